@@ -1,0 +1,444 @@
+//! The catalog format: what a `catalog/<product>.yaml` file may say.
+//!
+//! Every struct denies unknown keys, so a typo is an error with a line and column, never a key that
+//! silently does nothing. `catalog/README.md` documents this format for people, and
+//! `catalog/catalog.schema.json` (generated from these types' documentation by hand-kept rules in
+//! `schema.rs`) gives editors completion.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+
+/// One product catalog file.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Catalog {
+    pub product: ProductInfo,
+    pub policies: Policies,
+    /// Record types: fields, seed data, schemas catalog.
+    #[serde(default)]
+    pub records: BTreeMap<String, RecordType>,
+    #[serde(default)]
+    pub tools: Vec<Tool>,
+    /// Fixed-URI resources.
+    #[serde(default)]
+    pub resources: Vec<Resource>,
+    /// URI templates.
+    #[serde(default)]
+    pub templates: Vec<Template>,
+    #[serde(default)]
+    pub prompts: Vec<Prompt>,
+    /// Named completion sources.
+    #[serde(default)]
+    pub completions: BTreeMap<String, CompletionSource>,
+    /// API operations deliberately not offered as tools, each with its reason.
+    #[serde(default)]
+    pub exclusions: Vec<Exclusion>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProductInfo {
+    /// `banking`: lowercase, `[a-z0-9_]`.
+    pub name: String,
+    pub title: String,
+    pub version: String,
+    /// `kobana://<name>/`.
+    pub uri_prefix: String,
+    /// Prefix every tool name carries (may be empty).
+    #[serde(default)]
+    pub tool_prefix: String,
+    /// The naming pattern the tools follow, in one place (e.g. `banking_<family>_<resource>_<action>`).
+    pub naming: String,
+    /// Upstream Kobana API base URL for proxy mode.
+    pub api_base_url: String,
+    /// Instructions for the model, sent on `initialize` / `server/discover`.
+    #[serde(default)]
+    pub instructions: String,
+    /// The OpenAPI specs (paths relative to the repository root) whose operations the coverage
+    /// gate checks against this catalog's bindings.
+    #[serde(default)]
+    pub openapi: Vec<String>,
+    /// A test product (the conformance fixture): compiled, never served as a Kobana product.
+    #[serde(default)]
+    pub fixture: bool,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Policies {
+    /// A destructive tool when the server cannot ask: `run` or `refuse`.
+    pub unconfirmable_destructive: UnconfirmableDestructive,
+    /// `user_declined` or `USER_DECLINED`.
+    pub decline_code: String,
+    /// `ask_again` or `refuse`.
+    pub replay: ReplayPolicy,
+    /// Subset of `person`, `organization`, `workspace`.
+    pub confirmation_binds: Vec<BindField>,
+    #[serde(default = "default_ttl")]
+    pub confirmation_ttl_seconds: u64,
+    /// `fixed` or `{recent: N}`.
+    pub resources_list: ResourcesList,
+    #[serde(default)]
+    pub workspaced: bool,
+}
+
+fn default_ttl() -> u64 {
+    300
+}
+
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum UnconfirmableDestructive {
+    Run,
+    Refuse,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum ReplayPolicy {
+    AskAgain,
+    Refuse,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq, PartialOrd, Ord)]
+#[serde(rename_all = "snake_case")]
+pub enum BindField {
+    Person,
+    Organization,
+    Workspace,
+}
+
+#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum ResourcesList {
+    Fixed,
+    Recent(u32),
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RecordType {
+    pub title: String,
+    #[serde(default)]
+    pub description: String,
+    /// Field holding the string id (default `uid`).
+    #[serde(default = "default_id_field")]
+    pub id_field: String,
+    /// The API payload also carries a numeric `id` (dropped from resources).
+    #[serde(default)]
+    pub numeric_id: bool,
+    /// Records seeded in the sandbox (at least 25 for a listable type).
+    #[serde(default = "default_seed_count")]
+    pub seed_count: u32,
+    /// Ordered fields.
+    pub fields: BTreeMap<String, Field>,
+}
+
+fn default_id_field() -> String {
+    "uid".into()
+}
+fn default_seed_count() -> u32 {
+    30
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Field {
+    /// `string`, `integer`, `number`, `boolean`, `object`, `array`.
+    #[serde(rename = "type")]
+    pub ty: String,
+    #[serde(default)]
+    pub description: String,
+    #[serde(default, rename = "enum")]
+    pub enum_values: Vec<String>,
+    #[serde(default)]
+    pub sortable: bool,
+    /// Seed generator, see `catalog/README.md` (`uid`, `person_name`, `company_name`, `cpf`,
+    /// `cnpj`, `email`, `phone`, `pix_key`, `amount:MIN..MAX`, `date:-90..30`, `datetime:-30..0`,
+    /// `enum`, `ref:<record>`, `bool`, `int:MIN..MAX`, `text:<words>`, `const:<value>`, `sequence`).
+    #[serde(default)]
+    pub seed: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Tool {
+    pub name: String,
+    pub title: String,
+    pub description: String,
+    /// HTTP binding; exactly one of `http` and `handler`.
+    #[serde(default)]
+    pub http: Option<HttpBinding>,
+    /// Name of a hand-written handler in `runtime/src/extensions/`.
+    #[serde(default)]
+    pub handler: Option<String>,
+    /// Sandbox semantics.
+    #[serde(default)]
+    pub operation: Option<Operation>,
+    /// JSON Schema with an object root; no top-level `anyOf`/`oneOf`/`allOf`.
+    pub input_schema: serde_yaml::Value,
+    #[serde(default)]
+    pub output_schema: Option<serde_yaml::Value>,
+    pub annotations: Annotations,
+    /// Required on destructive tools: the clause of the product document that applies.
+    #[serde(default)]
+    pub destructive_clause: Option<String>,
+    /// Why a borderline tool was classified as it was.
+    #[serde(default)]
+    pub classification_note: Option<String>,
+    pub scope: String,
+    pub permission: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Annotations {
+    #[serde(rename = "readOnlyHint")]
+    pub read_only: bool,
+    /// Must be written explicitly on every tool that is not read-only.
+    #[serde(rename = "destructiveHint", default)]
+    pub destructive: Option<bool>,
+    #[serde(rename = "idempotentHint", default)]
+    pub idempotent: Option<bool>,
+    #[serde(rename = "openWorldHint", default)]
+    pub open_world: Option<bool>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HttpBinding {
+    /// `GET`, `POST`, `PUT`, `PATCH`, `DELETE`.
+    pub method: String,
+    /// Path template, e.g. `/v1/bank_billets/{id}`.
+    pub path: String,
+    /// Path variable → tool argument, when their names differ (default: same name).
+    #[serde(default)]
+    pub path_args: BTreeMap<String, String>,
+    /// Arguments sent in the query string.
+    #[serde(default)]
+    pub query: Vec<String>,
+    /// Body: omitted (none), `rest` (every other argument), a list of arguments, or
+    /// `{wrap: key, fields: [...]}`.
+    #[serde(default)]
+    pub body: Option<Body>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum Body {
+    Keyword(BodyKeyword),
+    Fields(Vec<String>),
+    Wrapped(WrappedBody),
+}
+
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum BodyKeyword {
+    Rest,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WrappedBody {
+    pub wrap: String,
+    pub fields: Vec<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Operation {
+    /// `list`, `get`, `create`, `update`, `delete`, `action`, `custom`.
+    pub kind: OperationKind,
+    /// The record type (key of `records`).
+    #[serde(default)]
+    pub record: Option<String>,
+    /// The argument carrying the record id (get/update/delete/action).
+    #[serde(default)]
+    pub id_arg: Option<String>,
+    /// For actions: the transition.
+    #[serde(default)]
+    pub action: Option<Action>,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum OperationKind {
+    List,
+    Get,
+    Create,
+    Update,
+    Delete,
+    Action,
+    Custom,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Action {
+    pub name: String,
+    /// State values the record may be in; empty means any.
+    #[serde(default)]
+    pub from: Vec<String>,
+    /// Fields set by the action, e.g. `{status: canceled}`.
+    pub set: BTreeMap<String, String>,
+    #[serde(default = "default_state_field")]
+    pub state_field: String,
+    /// A record type the action creates (pay → payment).
+    #[serde(default)]
+    pub creates: Option<String>,
+}
+
+fn default_state_field() -> String {
+    "status".into()
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Resource {
+    pub uri: String,
+    pub name: String,
+    #[serde(default)]
+    pub title: String,
+    pub description: String,
+    pub mime_type: String,
+    pub read_by: String,
+    pub content: Content,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Template {
+    pub uri_template: String,
+    pub name: String,
+    #[serde(default)]
+    pub title: String,
+    pub description: String,
+    pub mime_type: String,
+    pub read_by: String,
+    /// Template variable → argument of `read_by` (default: same name).
+    #[serde(default)]
+    pub args: BTreeMap<String, String>,
+    pub content: Content,
+    /// Records of this type appear in `resources/list` (when the policy is `recent`).
+    #[serde(default)]
+    pub listed: bool,
+    /// The list tool giving this type's most recent records.
+    #[serde(default)]
+    pub list_tool: Option<String>,
+    /// Template variable → completion source id.
+    #[serde(default)]
+    pub complete: BTreeMap<String, String>,
+    /// When the read is not a plain GET-by-id: what happens, for the docs.
+    #[serde(default)]
+    pub limitation: Option<String>,
+}
+
+/// `json`, `text`, `schema_catalog`, `schema_entry`, `{blob: {max_bytes}}`,
+/// `{blob_or_text: {max_bytes}}`, `{signed_url: {ttl_seconds}}`.
+#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum Content {
+    Json,
+    Text,
+    SchemaCatalog,
+    SchemaEntry,
+    Blob(SizeLimit),
+    BlobOrText(SizeLimit),
+    SignedUrl(UrlTtl),
+}
+
+#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct SizeLimit {
+    pub max_bytes: u64,
+}
+
+#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct UrlTtl {
+    pub ttl_seconds: u64,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Prompt {
+    pub name: String,
+    #[serde(default)]
+    pub title: String,
+    pub description: String,
+    #[serde(default)]
+    pub arguments: Vec<PromptArgument>,
+    /// Tools the prompt relies on.
+    pub uses: Vec<String>,
+    /// Whether the script writes. A prompt with `writes: false` may only use read-only tools.
+    pub writes: bool,
+    /// minijinja template of the first user message. Variables: the arguments (defaults already
+    /// resolved to concrete dates), `today`.
+    pub template: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PromptArgument {
+    pub name: String,
+    pub description: String,
+    #[serde(default)]
+    pub required: bool,
+    /// `date` (YYYY-MM-DD) or `month` (YYYY-MM).
+    #[serde(default)]
+    pub format: Option<ArgFormat>,
+    /// `today`, `today+90d`, `today-7d`, `current_month`, or a literal.
+    #[serde(default)]
+    pub default: Option<String>,
+    /// Completion source id.
+    #[serde(default)]
+    pub complete: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum ArgFormat {
+    Date,
+    Month,
+}
+
+/// A completion source.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum CompletionSource {
+    /// `{list_ids: {tool: x_list, field: uid, limit: 100}}`
+    ListIds(ListIds),
+    /// `{fixed: [a, b]}`
+    Fixed(Vec<String>),
+    /// `schema_names`
+    SchemaNames,
+    /// `{last_months: 12}`
+    LastMonths(u32),
+    /// `{today_and_month_starts: 12}`
+    TodayAndMonthStarts(u32),
+    /// `none`
+    None,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ListIds {
+    pub tool: String,
+    #[serde(default = "default_id_field")]
+    pub field: String,
+    #[serde(default = "default_limit")]
+    pub limit: u32,
+}
+
+fn default_limit() -> u32 {
+    100
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Exclusion {
+    /// `GET /v1/userinfo`
+    pub operation: String,
+    pub reason: String,
+}

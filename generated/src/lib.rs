@@ -1,0 +1,1 @@
+// placeholder until codegen emits this file

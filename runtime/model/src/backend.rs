@@ -1,0 +1,72 @@
+//! Where tool calls go: the embedded SQLite sandbox, or the upstream Kobana API.
+//!
+//! A backend executes one tool of one product for one caller. It knows nothing about MCP: the
+//! protocol layer has already checked permissions and confirmations, and turns the outcome into a
+//! `CallToolResult` or a resource read in the caller's era.
+
+use std::future::Future;
+use std::pin::Pin;
+
+use serde_json::{Map, Value};
+
+use crate::catalog::{Product, Tool};
+use crate::identity::Identity;
+
+/// A boxed, sendable future (keeps [`Backend`] object-safe without extra crates).
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// Everything a backend may need to know about the call besides the tool and its arguments.
+#[derive(Debug, Clone)]
+pub struct CallContext {
+    pub product: &'static Product,
+    pub identity: Identity,
+    /// The caller's bearer token, forwarded upstream in proxy mode.
+    pub bearer_token: Option<String>,
+    /// The workspace the call runs in (tool `workspace_id` argument, or the connection default).
+    pub workspace: Option<String>,
+    /// For calls that create or move money: a key derived from the confirmed call, so that a
+    /// retried call is not executed twice upstream.
+    pub idempotency_key: Option<String>,
+}
+
+/// What a tool produced.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Output {
+    /// A JSON document (record, list page, action result).
+    Json(Value),
+    /// A file (PDF, XML, attachment, …).
+    Bytes { mime_type: String, data: Vec<u8> },
+}
+
+/// Why a call failed. Every variant means nothing was changed.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum BackendError {
+    /// The record does not exist (in this organization / workspace).
+    #[error("not found: {0}")]
+    NotFound(String),
+    /// The arguments are not acceptable (names what is wrong).
+    #[error("invalid arguments: {0}")]
+    Invalid(String),
+    /// The action is illegal in the record's current state.
+    #[error("conflict: {0}")]
+    Conflict(String),
+    /// The upstream API answered with an error status.
+    #[error("upstream error {status}: {message}")]
+    Upstream { status: u16, message: String },
+    /// The backend could not be reached or timed out, or answered something unreadable.
+    #[error("backend unavailable: {0}")]
+    Unavailable(String),
+    /// Not implemented by this backend.
+    #[error("not supported: {0}")]
+    Unsupported(String),
+}
+
+/// Executes tools.
+pub trait Backend: Send + Sync + 'static {
+    fn call<'a>(
+        &'a self,
+        ctx: &'a CallContext,
+        tool: &'static Tool,
+        args: &'a Map<String, Value>,
+    ) -> BoxFuture<'a, Result<Output, BackendError>>;
+}

@@ -1,0 +1,409 @@
+//! The static shape of a compiled catalog.
+//!
+//! `codegen` turns each `catalog/<product>.yaml` into a `generated/src/<product>.rs` that builds one
+//! [`Product`] out of these types, entirely from `&'static` data. The runtime serves any `Product`
+//! without knowing which one it is: everything product-specific (policies, permissions, bindings,
+//! prompts, completions) is data here, never code.
+//!
+//! JSON that clients receive verbatim (tool descriptors, template descriptors, prompt descriptors)
+//! is serialized at generation time and kept as `&'static str`, so that listing does no schema work
+//! per request.
+
+/// One compiled product catalog.
+#[derive(Debug)]
+pub struct Product {
+    /// `banking`, `billing`, …: also the HTTP path segment when several products are served.
+    pub name: &'static str,
+    pub title: &'static str,
+    pub version: &'static str,
+    /// `kobana://<product>/`.
+    pub uri_prefix: &'static str,
+    /// Every tool name of the product starts with this (may be empty).
+    pub tool_prefix: &'static str,
+    /// The naming pattern the product's tools follow, as documentation.
+    pub naming: &'static str,
+    /// Base URL of the upstream Kobana API for this product (proxy mode).
+    pub api_base_url: &'static str,
+    /// `instructions` sent in `initialize` / `server/discover`.
+    pub instructions: &'static str,
+    pub policy: Policy,
+    pub tools: &'static [Tool],
+    /// Fixed-URI resources (`resources/list`).
+    pub resources: &'static [Resource],
+    /// URI templates (`resources/templates/list`).
+    pub templates: &'static [Template],
+    pub prompts: &'static [Prompt],
+    /// Named completion sources, referenced by prompt arguments and template variables.
+    pub completions: &'static [CompletionSource],
+    /// Record types the product stores (sandbox) and describes (schemas catalog).
+    pub records: &'static [RecordType],
+    /// Operations deliberately left out of the catalog, with the reason (coverage gate, docs).
+    pub exclusions: &'static [Exclusion],
+}
+
+/// Product policies: how confirmations, listings and workspaces behave. Read from the catalog.
+#[derive(Debug, Clone, Copy)]
+pub struct Policy {
+    /// What a destructive tool does when the server cannot ask (2025 era, or no form elicitation).
+    pub unconfirmable_destructive: UnconfirmableDestructive,
+    /// The error code of a declined confirmation: `user_declined` or `USER_DECLINED`.
+    pub decline_code: &'static str,
+    /// What a replayed (already used) confirmation gets.
+    pub replay: ReplayPolicy,
+    /// The identity fields a confirmation is bound to.
+    pub confirmation_binds: ConfirmationBinding,
+    /// How long a confirmation stays valid.
+    pub confirmation_ttl_secs: u64,
+    /// How `resources/list` is filled.
+    pub resources_list: ResourcesListPolicy,
+    /// Whether records live in a workspace (finance, inbox).
+    pub workspaced: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UnconfirmableDestructive {
+    /// Run the tool directly; the client confirms on `destructiveHint` (banking, billing).
+    Run,
+    /// Refuse with `confirmation_required`; nothing runs (finance, dashboards, inbox).
+    Refuse,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReplayPolicy {
+    /// Ask again, with a notice that the approval was already used and may already have run.
+    AskAgain,
+    /// Answer `confirmation_replayed`; nothing runs.
+    Refuse,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ConfirmationBinding {
+    pub person: bool,
+    pub organization: bool,
+    pub workspace: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ResourcesListPolicy {
+    /// `resources/list` gives the fixed URIs only.
+    FixedOnly,
+    /// `resources/list` gives the fixed URIs plus the URIs of the N most recent records of every
+    /// template type that takes part in listing and that the caller can list and read.
+    Recent(u32),
+}
+
+/// The four MCP tool annotations. `destructive` is always explicit on non-read-only tools.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Annotations {
+    pub read_only: bool,
+    pub destructive: bool,
+    pub idempotent: bool,
+    pub open_world: bool,
+}
+
+#[derive(Debug)]
+pub struct Tool {
+    pub name: &'static str,
+    pub title: &'static str,
+    pub description: &'static str,
+    /// The complete `Tool` object of `tools/list`, serialized at generation time.
+    pub descriptor_json: &'static str,
+    /// The input JSON Schema (always an object at the root), serialized.
+    pub input_schema_json: &'static str,
+    /// The output JSON Schema, serialized, when the tool has one.
+    pub output_schema_json: Option<&'static str>,
+    pub annotations: Annotations,
+    /// For destructive tools: the clause of the product document that makes it destructive.
+    pub destructive_clause: Option<&'static str>,
+    /// OAuth scope the caller needs (for example `charge.bank_billets`).
+    pub scope: &'static str,
+    /// Permission of the caller's role (for example `bank_billets.read`).
+    pub permission: &'static str,
+    /// How the tool runs.
+    pub binding: Binding,
+    /// What the tool does to the sandbox's records.
+    pub operation: Operation,
+}
+
+/// How a tool call is executed.
+#[derive(Debug, Clone, Copy)]
+pub enum Binding {
+    /// An HTTP operation of the product's API (proxied upstream, or served by the sandbox).
+    Http(HttpBinding),
+    /// A hand-written handler in an extension module, looked up by this name in the runtime's
+    /// extension registry (`runtime::extensions`).
+    Extension(&'static str),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HttpMethod {
+    Get,
+    Post,
+    Put,
+    Patch,
+    Delete,
+}
+
+impl HttpMethod {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            HttpMethod::Get => "GET",
+            HttpMethod::Post => "POST",
+            HttpMethod::Put => "PUT",
+            HttpMethod::Patch => "PATCH",
+            HttpMethod::Delete => "DELETE",
+        }
+    }
+
+    /// Idempotent by HTTP semantics: safe to retry.
+    pub fn is_idempotent(self) -> bool {
+        !matches!(self, HttpMethod::Post | HttpMethod::Patch)
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct HttpBinding {
+    pub method: HttpMethod,
+    /// Path template relative to the product's API base, e.g. `/v1/bank_billets/{id}`.
+    pub path: &'static str,
+    /// Tool arguments substituted into the path, in order of appearance: `(path var, argument)`.
+    pub path_params: &'static [(&'static str, &'static str)],
+    /// Tool arguments sent as query parameters.
+    pub query_params: &'static [&'static str],
+    /// How the body is built.
+    pub body: BodyMode,
+    /// The OpenAPI operation this binding maps to (`GET /v1/bank_billets/{id}`), when one exists.
+    pub operation_ref: Option<&'static str>,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub enum BodyMode {
+    /// No body.
+    None,
+    /// These arguments, as a JSON object.
+    Fields(&'static [&'static str]),
+    /// Every argument not used by path or query, as a JSON object.
+    Rest,
+    /// These arguments wrapped under one key, e.g. `{"bank_billet": {...}}`.
+    Wrapped(&'static str, &'static [&'static str]),
+}
+
+/// What a tool does to records. The sandbox executes this; the proxy ignores it.
+#[derive(Debug, Clone, Copy)]
+pub enum Operation {
+    /// Lists records of a type: filters by equal-valued arguments, newest first, paginated.
+    List {
+        record: &'static str,
+    },
+    /// Reads one record by id.
+    Get {
+        record: &'static str,
+        id_arg: &'static str,
+    },
+    Create {
+        record: &'static str,
+    },
+    Update {
+        record: &'static str,
+        id_arg: &'static str,
+    },
+    Delete {
+        record: &'static str,
+        id_arg: &'static str,
+    },
+    /// A state change on one record (cancel, pay, approve, …).
+    Action {
+        record: &'static str,
+        id_arg: &'static str,
+        action: &'static Action,
+    },
+    /// No record semantics (extension handlers, informational calls).
+    Custom,
+}
+
+/// A declared state transition.
+#[derive(Debug)]
+pub struct Action {
+    pub name: &'static str,
+    /// Allowed values of the record's state field before the action; empty means any.
+    pub from: &'static [&'static str],
+    /// The state field and its value after the action.
+    pub set: &'static [(&'static str, &'static str)],
+    /// The field holding the record's state (usually `status`).
+    pub state_field: &'static str,
+    /// A record of another type created by the action (pay → a payment record), if any.
+    pub creates: Option<&'static str>,
+}
+
+/// A fixed-URI resource.
+#[derive(Debug)]
+pub struct Resource {
+    pub uri: &'static str,
+    pub name: &'static str,
+    pub title: &'static str,
+    pub description: &'static str,
+    pub mime_type: &'static str,
+    /// The tool that reads it; the resource is visible only when that tool is callable.
+    pub read_by: &'static str,
+    pub content: ContentKind,
+    /// The `Resource` object of `resources/list`, serialized at generation time.
+    pub descriptor_json: &'static str,
+}
+
+/// A URI template (RFC 6570 level 1).
+#[derive(Debug)]
+pub struct Template {
+    pub uri_template: &'static str,
+    pub name: &'static str,
+    pub title: &'static str,
+    pub description: &'static str,
+    pub mime_type: &'static str,
+    pub read_by: &'static str,
+    /// `(template variable, argument of read_by)`.
+    pub args: &'static [(&'static str, &'static str)],
+    pub content: ContentKind,
+    /// Whether records of this type appear in `resources/list` (under `Recent(n)`).
+    pub listed: bool,
+    /// The list tool giving the most recent records of this type, if any.
+    pub list_tool: Option<&'static str>,
+    /// Completion source for each template variable: `(variable, source id)`.
+    pub completions: &'static [(&'static str, &'static str)],
+    /// A note for the docs when the read is not a plain GET-by-uid (nested path, gap, …).
+    pub limitation: Option<&'static str>,
+    /// The `ResourceTemplate` object of `resources/templates/list`, serialized.
+    pub descriptor_json: &'static str,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ContentKind {
+    /// The record as JSON (numeric `id` dropped).
+    JsonRecord,
+    /// Plain text (for example NF-e XML).
+    Text,
+    /// Base64 blob, refused above `max_bytes`.
+    Blob { max_bytes: u64 },
+    /// Blob when binary, text when the bytes are text (attachments).
+    BlobOrText { max_bytes: u64 },
+    /// A short-lived signed download URL, in JSON (the inbox `.eml`).
+    SignedUrl { ttl_secs: u64 },
+    /// The product's schemas catalog (generated from `records`).
+    SchemaCatalog,
+    /// One entry of the schemas catalog.
+    SchemaEntry,
+}
+
+#[derive(Debug)]
+pub struct Prompt {
+    pub name: &'static str,
+    pub title: &'static str,
+    pub description: &'static str,
+    pub arguments: &'static [PromptArgument],
+    /// Tools the prompt relies on; it is listed only when all are callable.
+    pub uses: &'static [&'static str],
+    /// Whether following the prompt writes (for read-only tokens it disappears).
+    pub writes: bool,
+    /// minijinja template of the user message.
+    pub template: &'static str,
+    /// The `Prompt` object of `prompts/list`, serialized at generation time.
+    pub descriptor_json: &'static str,
+}
+
+#[derive(Debug)]
+pub struct PromptArgument {
+    pub name: &'static str,
+    pub description: &'static str,
+    pub required: bool,
+    pub format: ArgFormat,
+    /// Default when absent: `today`, `today+90d`, `today-7d`, `current_month`, or a literal.
+    pub default: Option<&'static str>,
+    /// Completion source id.
+    pub complete: Option<&'static str>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ArgFormat {
+    Any,
+    /// `YYYY-MM-DD`
+    Date,
+    /// `YYYY-MM`
+    Month,
+}
+
+#[derive(Debug)]
+pub struct CompletionSource {
+    pub id: &'static str,
+    pub kind: CompletionKind,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub enum CompletionKind {
+    /// Ids from a list tool, most recent first, by prefix, up to `limit`, under the list tool's
+    /// permission (and the default workspace when the product is workspaced).
+    ListIds {
+        tool: &'static str,
+        field: &'static str,
+        limit: u32,
+    },
+    /// Values from a fixed set, by prefix.
+    Fixed(&'static [&'static str]),
+    /// Names of the product's schemas catalog, by prefix.
+    SchemaNames,
+    /// `YYYY-MM` of the last N months (current first).
+    LastMonths(u32),
+    /// Today, then the first day of each of the last N months (`YYYY-MM-DD`).
+    TodayAndMonthStarts(u32),
+    /// Always empty.
+    None,
+}
+
+/// A record type: its fields drive the sandbox store, seed data and the schemas catalog.
+#[derive(Debug)]
+pub struct RecordType {
+    /// Storage name, e.g. `bank_billets`.
+    pub name: &'static str,
+    pub title: &'static str,
+    pub description: &'static str,
+    /// The field holding the string id (`uid` or `id`).
+    pub id_field: &'static str,
+    /// Whether the API payload also carries a numeric `id` (dropped from resources).
+    pub numeric_id: bool,
+    /// How many records the sandbox seeds.
+    pub seed_count: u32,
+    pub fields: &'static [Field],
+    /// The schemas-catalog entry for this record, serialized at generation time.
+    pub schema_json: &'static str,
+}
+
+#[derive(Debug)]
+pub struct Field {
+    pub name: &'static str,
+    /// JSON type: `string`, `integer`, `number`, `boolean`, `object`, `array`.
+    pub ty: &'static str,
+    pub description: &'static str,
+    pub enum_values: &'static [&'static str],
+    pub sortable: bool,
+    /// Seed generator spec (see `catalog/README.md`), e.g. `person_name`, `cnpj`, `amount:10..5000`.
+    pub seed: &'static str,
+}
+
+#[derive(Debug)]
+pub struct Exclusion {
+    /// `GET /v1/userinfo`
+    pub operation: &'static str,
+    pub reason: &'static str,
+}
+
+impl Product {
+    pub fn tool(&self, name: &str) -> Option<&'static Tool> {
+        self.tools.iter().find(|t| t.name == name)
+    }
+    pub fn prompt(&self, name: &str) -> Option<&'static Prompt> {
+        self.prompts.iter().find(|p| p.name == name)
+    }
+    pub fn completion(&self, id: &str) -> Option<&'static CompletionSource> {
+        self.completions.iter().find(|c| c.id == id)
+    }
+    pub fn record(&self, name: &str) -> Option<&'static RecordType> {
+        self.records.iter().find(|r| r.name == name)
+    }
+}

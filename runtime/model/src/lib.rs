@@ -1,0 +1,8 @@
+//! The contract between generated catalogs and the runtime.
+//!
+//! Kept in its own small crate so that the `generated` tables depend only on these types (no
+//! tokio, no axum), and so that the runtime, the sandbox and the generator agree on one shape.
+
+pub mod backend;
+pub mod catalog;
+pub mod identity;

@@ -1,0 +1,1 @@
+//! The embedded sandbox: a SQLite store whose behaviour comes from the catalogs.
