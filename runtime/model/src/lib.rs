@@ -5,4 +5,5 @@
 
 pub mod backend;
 pub mod catalog;
+pub mod errors;
 pub mod identity;

@@ -1,0 +1,176 @@
+//! Every application error the servers emit, in one place.
+//!
+//! Protocol errors (JSON-RPC -32700 … -32603, -32002, -32020 … -32022) follow the MCP revisions
+//! and live in the runtime's protocol module. The errors here are Kobana's own: the codes a tool
+//! result (`isError: true`) or a refused resource read carries. The runtime builds every such
+//! answer from this table, and the generated docs list it per product (a product sees only the
+//! errors its policies can produce; see [`AppError::applies_to`]).
+//!
+//! Tool results carry them as `structuredContent: {"error": {"code", "message", …}}` plus the same
+//! text in a text block. Refused resource reads and prompt/completion refusals carry them as a
+//! JSON-RPC error with [`AppError::rpc_code`] and `data: {"error": code, …}`.
+
+use crate::catalog::{Policy, ReplayPolicy, UnconfirmableDestructive};
+
+/// One application error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AppError {
+    /// Wire code, e.g. `insufficient_scope`.
+    pub code: &'static str,
+    /// JSON-RPC error code used when the error is a protocol-level refusal (outside the range
+    /// the MCP specification reserves).
+    pub rpc_code: i64,
+    /// The message sent (English; the model reads it).
+    pub message: &'static str,
+    /// When it happens, for the docs.
+    pub when: &'static str,
+    pub scope: ErrorScope,
+}
+
+/// Which products can produce an error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorScope {
+    /// Every product.
+    All,
+    /// Products that refuse destructive tools they cannot confirm.
+    RefusingUnconfirmable,
+    /// Products that answer replays with `confirmation_replayed`.
+    RefusingReplay,
+    /// Products that ask again on replay.
+    AskingAgainOnReplay,
+    /// Workspaced products.
+    Workspaced,
+    /// Declines: the code is the product's own spelling (`decline_code`).
+    Decline,
+}
+
+impl AppError {
+    pub fn applies_to(&self, policy: &Policy) -> bool {
+        match self.scope {
+            ErrorScope::All | ErrorScope::Decline => true,
+            ErrorScope::RefusingUnconfirmable => {
+                policy.unconfirmable_destructive == UnconfirmableDestructive::Refuse
+            }
+            ErrorScope::RefusingReplay => policy.replay == ReplayPolicy::Refuse,
+            ErrorScope::AskingAgainOnReplay => policy.replay == ReplayPolicy::AskAgain,
+            ErrorScope::Workspaced => policy.workspaced,
+        }
+    }
+}
+
+pub const INSUFFICIENT_SCOPE: AppError = AppError {
+    code: "insufficient_scope",
+    rpc_code: -31001,
+    message: "The access token lacks the scope this needs",
+    when: "The token does not carry the OAuth scope of the tool (or of the tool that reads the resource).",
+    scope: ErrorScope::All,
+};
+
+pub const INSUFFICIENT_PERMISSION: AppError = AppError {
+    code: "insufficient_permission",
+    rpc_code: -31002,
+    message: "Your role lacks the permission this needs",
+    when: "The person's role lacks the permission of the tool (or of the tool that reads the resource).",
+    scope: ErrorScope::All,
+};
+
+pub const WORKSPACE_REQUIRED: AppError = AppError {
+    code: "workspace_required",
+    rpc_code: -31003,
+    message: "This connection has no default workspace; set one, or use the tools with workspace_id",
+    when: "A record resource is read while the person reaches several workspaces and the connection set no default.",
+    scope: ErrorScope::Workspaced,
+};
+
+pub const CONTENT_TOO_LARGE: AppError = AppError {
+    code: "content_too_large",
+    rpc_code: -31004,
+    message: "The file is larger than the resource size limit",
+    when: "A PDF or attachment read as a resource is above its size limit (10 MB).",
+    scope: ErrorScope::All,
+};
+
+pub const UPSTREAM_ERROR: AppError = AppError {
+    code: "upstream_error",
+    rpc_code: -31005,
+    message: "The Kobana API answered with an error",
+    when: "The upstream API answered 4xx/5xx (other than 404 on a read), timed out, or sent malformed JSON.",
+    scope: ErrorScope::All,
+};
+
+pub const INVALID_ARGUMENTS: AppError = AppError {
+    code: "invalid_arguments",
+    rpc_code: -32602,
+    message: "The arguments do not match the tool's input schema",
+    when: "A tool call's arguments fail the input schema; the result names each offending argument.",
+    scope: ErrorScope::All,
+};
+
+pub const INVALID_STATE_TRANSITION: AppError = AppError {
+    code: "invalid_state",
+    rpc_code: -31006,
+    message: "The action is not allowed in the record's current state",
+    when: "An action (cancel, pay, approve, …) is called on a record whose status does not allow it.",
+    scope: ErrorScope::All,
+};
+
+pub const NOT_FOUND: AppError = AppError {
+    code: "not_found",
+    rpc_code: -31007,
+    message: "No such record",
+    when: "A tool addresses a record that does not exist in this organization or workspace.",
+    scope: ErrorScope::All,
+};
+
+pub const CONFIRMATION_REQUIRED: AppError = AppError {
+    code: "confirmation_required",
+    rpc_code: -31010,
+    message: "This tool is destructive and needs a confirmation this client cannot give: use a 2026-07-28 client that declares form elicitation",
+    when: "A destructive tool is called on a 2025-era client, or a 2026-07-28 client without form elicitation. Nothing runs.",
+    scope: ErrorScope::RefusingUnconfirmable,
+};
+
+pub const CONFIRMATION_REPLAYED: AppError = AppError {
+    code: "confirmation_replayed",
+    rpc_code: -31011,
+    message: "This confirmation was already used; call the tool again without requestState and confirm again",
+    when: "A confirmed call is sent again with the same requestState. Nothing runs.",
+    scope: ErrorScope::RefusingReplay,
+};
+
+pub const CONFIRMATION_UNAVAILABLE: AppError = AppError {
+    code: "confirmation_unavailable",
+    rpc_code: -31012,
+    message: "The server cannot record the confirmation right now; nothing was run, try again later",
+    when: "The confirmation ledger (memory or Redis) cannot record the confirmation. Nothing runs.",
+    scope: ErrorScope::All,
+};
+
+/// The notice added when a replayed confirmation is asked again (banking, billing).
+pub const REPLAY_NOTICE: &str =
+    "This approval was already used, and the action may already have run. Confirm again only if you want it to run once more.";
+
+/// A declined confirmation. The code is the product's `decline_code`.
+pub const USER_DECLINED: AppError = AppError {
+    code: "user_declined",
+    rpc_code: -31013,
+    message: "You declined the confirmation; nothing was changed",
+    when: "The confirmation form was declined, cancelled, or answered no. Nothing runs.",
+    scope: ErrorScope::Decline,
+};
+
+/// Every application error, in docs order.
+pub const ALL: &[AppError] = &[
+    INSUFFICIENT_SCOPE,
+    INSUFFICIENT_PERMISSION,
+    WORKSPACE_REQUIRED,
+    NOT_FOUND,
+    INVALID_ARGUMENTS,
+    INVALID_STATE_TRANSITION,
+    CONTENT_TOO_LARGE,
+    UPSTREAM_ERROR,
+    USER_DECLINED,
+    CONFIRMATION_REQUIRED,
+    CONFIRMATION_REPLAYED,
+    CONFIRMATION_UNAVAILABLE,
+];
