@@ -1,4 +1,324 @@
 //! The kobana-mcp generator: YAML catalogs in, checked-in Rust tables and Markdown docs out.
+//!
+//! The pipeline is [`load_all`] (find, parse and validate every `catalog/*.yaml` and
+//! `catalog/fixtures/*.yaml`), [`generate`] (render every output file in memory), then either
+//! [`write`] (update `generated/`, touching only files whose content changed) or [`check`] (the
+//! drift gate: report every file of `generated/` that is stale, missing or extra).
+//!
+//! `generated/build.rs` calls [`build_script`]; the `codegen` binary calls the same functions.
 
+pub mod descriptors;
+pub mod diag;
+pub mod docs;
+pub mod load;
+pub mod locate;
 pub mod model;
 pub mod openapi;
+pub mod rust;
+pub mod schema;
+pub mod validate;
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use diag::{Diagnostic, Diagnostics};
+use load::Loaded;
+
+/// The command that regenerates everything, named in every drift report.
+pub const FIX_COMMAND: &str = "cargo run -p codegen";
+
+/// Where the catalogs and the generated crate are, from the repository root.
+#[derive(Debug, Clone)]
+pub struct Layout {
+    pub catalog_dir: PathBuf,
+    pub generated_dir: PathBuf,
+}
+
+impl Layout {
+    pub fn from_root(root: &Path) -> Layout {
+        Layout {
+            catalog_dir: root.join("catalog"),
+            generated_dir: root.join("generated"),
+        }
+    }
+}
+
+/// One output file: its path relative to `generated/` (`src/banking.rs`, `docs/README.md`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GeneratedFile {
+    pub path: String,
+    pub contents: String,
+}
+
+/// Why nothing was generated.
+#[derive(Debug)]
+pub enum GenerateError {
+    /// The catalogs have problems; each names file, line, column and key.
+    Catalog(Diagnostics),
+    /// The catalog folder cannot be read.
+    Io(PathBuf, std::io::Error),
+    /// A docs template failed to render (a bug in `codegen/templates/`).
+    Template(String),
+}
+
+impl fmt::Display for GenerateError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            GenerateError::Catalog(d) => write!(f, "{d}"),
+            GenerateError::Io(p, e) => write!(f, "{}: {e}", p.display()),
+            GenerateError::Template(e) => write!(f, "docs template: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for GenerateError {}
+
+impl GenerateError {
+    /// The diagnostics, when the error is about the catalogs.
+    pub fn diagnostics(&self) -> Option<&Diagnostics> {
+        match self {
+            GenerateError::Catalog(d) => Some(d),
+            _ => None,
+        }
+    }
+}
+
+/// Finds, parses and validates every catalog. All problems of all files come back together.
+pub fn load_all(catalog_dir: &Path) -> Result<Vec<Loaded>, GenerateError> {
+    let files =
+        load::discover(catalog_dir).map_err(|e| GenerateError::Io(catalog_dir.to_path_buf(), e))?;
+    let mut problems: Vec<Diagnostic> = Vec::new();
+    let mut loaded = Vec::new();
+    for path in files {
+        match load::read(catalog_dir, &path).and_then(load::parse) {
+            Ok(l) => {
+                problems.extend(validate::validate(&l));
+                loaded.push(l);
+            }
+            Err(d) => problems.push(d),
+        }
+    }
+    problems.extend(validate::validate_set(&loaded));
+    if problems.is_empty() {
+        Ok(loaded)
+    } else {
+        Err(GenerateError::Catalog(Diagnostics(problems)))
+    }
+}
+
+/// Renders every file of `generated/` from the catalogs in `catalog_dir`, in a fixed order.
+pub fn generate(catalog_dir: &Path) -> Result<Vec<GeneratedFile>, GenerateError> {
+    let loaded = load_all(catalog_dir)?;
+    generate_from(&loaded)
+}
+
+/// Renders the outputs of already validated catalogs.
+pub fn generate_from(loaded: &[Loaded]) -> Result<Vec<GeneratedFile>, GenerateError> {
+    let mut files = Vec::new();
+    let mut entries = Vec::new();
+    for l in loaded {
+        let module = l.catalog.product.name.clone();
+        let source = &l.source.display;
+        files.push(GeneratedFile {
+            path: format!("src/{module}.rs"),
+            contents: rust::product_module(&l.catalog, source),
+        });
+        files.push(GeneratedFile {
+            path: format!("docs/{module}.md"),
+            contents: docs::product_page(&l.catalog, source)
+                .map_err(|e| GenerateError::Template(format!("{e:#}")))?,
+        });
+        entries.push(rust::ModuleEntry {
+            module,
+            fixture: l.catalog.product.fixture,
+        });
+    }
+    files.push(GeneratedFile {
+        path: "src/lib.rs".into(),
+        contents: rust::lib_module(&entries),
+    });
+    let rank = |l: &&Loaded| {
+        let name = l.catalog.product.name.as_str();
+        let r = rust::PRODUCT_ORDER
+            .iter()
+            .position(|p| *p == name)
+            .unwrap_or(rust::PRODUCT_ORDER.len());
+        (r, name.to_string())
+    };
+    let mut products: Vec<&Loaded> = loaded
+        .iter()
+        .filter(|l| !l.catalog.product.fixture)
+        .collect();
+    products.sort_by_key(rank);
+    let mut fixtures: Vec<&Loaded> = loaded
+        .iter()
+        .filter(|l| l.catalog.product.fixture)
+        .collect();
+    fixtures.sort_by_key(rank);
+    let products: Vec<&model::Catalog> = products.iter().map(|l| &l.catalog).collect();
+    let fixtures: Vec<&model::Catalog> = fixtures.iter().map(|l| &l.catalog).collect();
+    files.push(GeneratedFile {
+        path: "docs/README.md".into(),
+        contents: docs::index_page(&products, &fixtures)
+            .map_err(|e| GenerateError::Template(format!("{e:#}")))?,
+    });
+    files.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(files)
+}
+
+/// Files under `generated/` that the generator owns: `src/*.rs` and `docs/*.md`.
+fn owned_files(generated_dir: &Path) -> std::io::Result<Vec<String>> {
+    let mut out = Vec::new();
+    for (sub, ext) in [("src", "rs"), ("docs", "md")] {
+        let dir = generated_dir.join(sub);
+        if !dir.is_dir() {
+            continue;
+        }
+        for entry in std::fs::read_dir(&dir)? {
+            let path = entry?.path();
+            if path.is_file() && path.extension().and_then(|e| e.to_str()) == Some(ext) {
+                if let Some(name) = path.file_name().and_then(|n| n.to_str()) {
+                    out.push(format!("{sub}/{name}"));
+                }
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// What [`write`] did.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct WriteReport {
+    pub written: Vec<String>,
+    pub unchanged: usize,
+    pub removed: Vec<String>,
+}
+
+/// Writes the files whose content changed and removes owned files no catalog produces any more.
+/// Unchanged files are not touched, so their timestamps do not trigger rebuilds.
+pub fn write(generated_dir: &Path, files: &[GeneratedFile]) -> std::io::Result<WriteReport> {
+    let mut report = WriteReport::default();
+    for f in files {
+        let path = generated_dir.join(&f.path);
+        match std::fs::read_to_string(&path) {
+            Ok(existing) if existing == f.contents => report.unchanged += 1,
+            _ => {
+                if let Some(parent) = path.parent() {
+                    std::fs::create_dir_all(parent)?;
+                }
+                write_atomically(&path, &f.contents)?;
+                report.written.push(f.path.clone());
+            }
+        }
+    }
+    for owned in owned_files(generated_dir)? {
+        if !files.iter().any(|f| f.path == owned) {
+            std::fs::remove_file(generated_dir.join(&owned))?;
+            report.removed.push(owned);
+        }
+    }
+    Ok(report)
+}
+
+/// Writes through a temporary file and a rename, so that a compiler reading the file meanwhile
+/// (two cargo commands running `build.rs` at once) never sees it half written.
+fn write_atomically(path: &Path, contents: &str) -> std::io::Result<()> {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
+    std::fs::write(&tmp, contents)?;
+    std::fs::rename(&tmp, path).inspect_err(|_| {
+        let _ = std::fs::remove_file(&tmp);
+    })
+}
+
+/// How a file of `generated/` differs from what the catalogs produce.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DriftKind {
+    /// The content differs (edited by hand, or the catalog changed).
+    Stale,
+    /// Not generated yet.
+    Missing,
+    /// No catalog produces it any more.
+    Extra,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Drift {
+    /// Path relative to `generated/`.
+    pub path: String,
+    pub kind: DriftKind,
+}
+
+impl fmt::Display for Drift {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let what = match self.kind {
+            DriftKind::Stale => "is stale (differs from what the catalogs generate)",
+            DriftKind::Missing => "is missing",
+            DriftKind::Extra => "is extra (no catalog generates it)",
+        };
+        write!(f, "generated/{} {what}; run `{FIX_COMMAND}`", self.path)
+    }
+}
+
+/// The drift gate: every owned file of `generated/` that differs from `files`.
+pub fn check(generated_dir: &Path, files: &[GeneratedFile]) -> std::io::Result<Vec<Drift>> {
+    let mut drift = Vec::new();
+    for f in files {
+        match std::fs::read_to_string(generated_dir.join(&f.path)) {
+            Ok(existing) if existing == f.contents => {}
+            Ok(_) => drift.push(Drift {
+                path: f.path.clone(),
+                kind: DriftKind::Stale,
+            }),
+            Err(_) => drift.push(Drift {
+                path: f.path.clone(),
+                kind: DriftKind::Missing,
+            }),
+        }
+    }
+    for owned in owned_files(generated_dir)? {
+        if !files.iter().any(|f| f.path == owned) {
+            drift.push(Drift {
+                path: owned,
+                kind: DriftKind::Extra,
+            });
+        }
+    }
+    Ok(drift)
+}
+
+/// The body of `generated/build.rs`: regenerate, and tell cargo what to watch.
+///
+/// `manifest_dir` is the `generated` crate's folder; the catalogs are in `../catalog`. Watching
+/// `generated/src` and `generated/docs` too means a hand edit is overwritten by the next build.
+pub fn build_script(manifest_dir: &Path) -> Result<(), Box<dyn std::error::Error>> {
+    let root = manifest_dir.parent().unwrap_or(manifest_dir);
+    let layout = Layout::from_root(root);
+    println!("cargo:rerun-if-changed={}", layout.catalog_dir.display());
+    let fixtures = layout.catalog_dir.join(load::FIXTURES_DIR);
+    if fixtures.is_dir() {
+        println!("cargo:rerun-if-changed={}", fixtures.display());
+    }
+    if let Ok(files) = load::discover(&layout.catalog_dir) {
+        for f in files {
+            println!("cargo:rerun-if-changed={}", f.display());
+        }
+    }
+    println!(
+        "cargo:rerun-if-changed={}",
+        root.join("codegen/templates").display()
+    );
+    for sub in ["src", "docs"] {
+        println!(
+            "cargo:rerun-if-changed={}",
+            layout.generated_dir.join(sub).display()
+        );
+    }
+    let files = generate(&layout.catalog_dir)?;
+    write(&layout.generated_dir, &files)?;
+    Ok(())
+}

@@ -128,7 +128,8 @@ pub struct RecordType {
     /// The API payload also carries a numeric `id` (dropped from resources).
     #[serde(default)]
     pub numeric_id: bool,
-    /// Records seeded in the sandbox (at least 25 for a listable type).
+    /// Records seeded in the sandbox (at least 25 for a listable type; exactly 1, and declared so,
+    /// for a type read by a `singleton` operation).
     #[serde(default = "default_seed_count")]
     pub seed_count: u32,
     /// Ordered fields.
@@ -248,12 +249,12 @@ pub struct WrappedBody {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Operation {
-    /// `list`, `get`, `create`, `update`, `delete`, `action`, `custom`.
+    /// `list`, `get`, `singleton`, `create`, `update`, `delete`, `action`, `custom`.
     pub kind: OperationKind,
     /// The record type (key of `records`).
     #[serde(default)]
     pub record: Option<String>,
-    /// The argument carrying the record id (get/update/delete/action).
+    /// The argument carrying the record id (get/update/delete/action; never on `singleton`).
     #[serde(default)]
     pub id_arg: Option<String>,
     /// For actions: the transition.
@@ -266,6 +267,9 @@ pub struct Operation {
 pub enum OperationKind {
     List,
     Get,
+    /// The one record of its type in the caller's organization (and workspace), read without an
+    /// id (`GET /v1/billing/organization`). Its record type is seeded with exactly one record.
+    Singleton,
     Create,
     Update,
     Delete,
@@ -280,13 +284,32 @@ pub struct Action {
     /// State values the record may be in; empty means any.
     #[serde(default)]
     pub from: Vec<String>,
-    /// Fields set by the action, e.g. `{status: canceled}`.
+    /// Fields set by the action, e.g. `{status: canceled}`. May be empty when the action edits a
+    /// list (`add` / `remove`).
+    #[serde(default)]
     pub set: BTreeMap<String, String>,
     #[serde(default = "default_state_field")]
     pub state_field: String,
     /// A record type the action creates (pay → payment).
     #[serde(default)]
     pub creates: Option<String>,
+    /// Appends an argument's value to an array field (no-op when already there).
+    #[serde(default)]
+    pub add: Option<ListEdit>,
+    /// Removes an argument's value from an array field (a conflict when it is not there).
+    #[serde(default)]
+    pub remove: Option<ListEdit>,
+}
+
+/// An edit of an array field of the record by the value of one tool argument, e.g.
+/// `{field: recipients, from_arg: email}`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ListEdit {
+    /// An `array` field of the operation's record type.
+    pub field: String,
+    /// The tool argument (a property of `input_schema`) whose value is added or removed.
+    pub from_arg: String,
 }
 
 fn default_state_field() -> String {

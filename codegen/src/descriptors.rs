@@ -1,0 +1,145 @@
+//! The JSON that clients receive verbatim, built once at generation time.
+//!
+//! `tools/list`, `resources/list`, `resources/templates/list` and `prompts/list` answer with these
+//! objects as they are; the schemas catalog serves the record entries. Keys come out in a fixed
+//! order (serde_json keeps insertion order here) so the generated files are byte-stable.
+
+use serde_json::{json, Map, Value};
+
+use crate::model::{Catalog, Prompt, RecordType, Resource, Template, Tool};
+
+/// The defaults for the annotations a catalog may leave out.
+pub struct ResolvedAnnotations {
+    pub read_only: bool,
+    pub destructive: bool,
+    pub idempotent: bool,
+    pub open_world: bool,
+}
+
+/// Fills the optional annotations: a read-only tool is idempotent and never destructive; a writing
+/// tool is idempotent when its HTTP method is (PUT, DELETE), not otherwise; `openWorldHint` is
+/// false unless written, since every tool talks to Kobana's own API (or its sandbox), a closed
+/// domain.
+pub fn resolve_annotations(t: &Tool) -> ResolvedAnnotations {
+    let a = &t.annotations;
+    let method_idempotent = t
+        .http
+        .as_ref()
+        .map(|h| matches!(h.method.as_str(), "GET" | "PUT" | "DELETE"))
+        .unwrap_or(false);
+    ResolvedAnnotations {
+        read_only: a.read_only,
+        destructive: !a.read_only && a.destructive.unwrap_or(true),
+        idempotent: a.idempotent.unwrap_or(a.read_only || method_idempotent),
+        open_world: a.open_world.unwrap_or(false),
+    }
+}
+
+/// A YAML value as JSON (catalog schemas have string keys; validation checked that).
+pub fn yaml_to_json(v: &serde_yaml::Value) -> Value {
+    serde_json::to_value(v).unwrap_or(Value::Null)
+}
+
+/// The `Tool` object of `tools/list`.
+pub fn tool(t: &Tool) -> Value {
+    let a = resolve_annotations(t);
+    let mut m = Map::new();
+    m.insert("name".into(), json!(t.name));
+    m.insert("title".into(), json!(t.title));
+    m.insert("description".into(), json!(t.description));
+    m.insert("inputSchema".into(), yaml_to_json(&t.input_schema));
+    if let Some(o) = &t.output_schema {
+        m.insert("outputSchema".into(), yaml_to_json(o));
+    }
+    m.insert(
+        "annotations".into(),
+        json!({
+            "title": t.title,
+            "readOnlyHint": a.read_only,
+            "destructiveHint": a.destructive,
+            "idempotentHint": a.idempotent,
+            "openWorldHint": a.open_world,
+        }),
+    );
+    Value::Object(m)
+}
+
+fn with_optional_title(mut m: Map<String, Value>, title: &str) -> Map<String, Value> {
+    if !title.is_empty() {
+        m.insert("title".into(), json!(title));
+    }
+    m
+}
+
+/// The `Resource` object of `resources/list` for a fixed URI.
+pub fn resource(r: &Resource) -> Value {
+    let mut m = Map::new();
+    m.insert("uri".into(), json!(r.uri));
+    m.insert("name".into(), json!(r.name));
+    let mut m = with_optional_title(m, &r.title);
+    m.insert("description".into(), json!(r.description));
+    m.insert("mimeType".into(), json!(r.mime_type));
+    Value::Object(m)
+}
+
+/// The `ResourceTemplate` object of `resources/templates/list`.
+pub fn template(t: &Template) -> Value {
+    let mut m = Map::new();
+    m.insert("uriTemplate".into(), json!(t.uri_template));
+    m.insert("name".into(), json!(t.name));
+    let mut m = with_optional_title(m, &t.title);
+    m.insert("description".into(), json!(t.description));
+    m.insert("mimeType".into(), json!(t.mime_type));
+    Value::Object(m)
+}
+
+/// The `Prompt` object of `prompts/list`.
+pub fn prompt(p: &Prompt) -> Value {
+    let mut m = Map::new();
+    m.insert("name".into(), json!(p.name));
+    let mut m = with_optional_title(m, &p.title);
+    m.insert("description".into(), json!(p.description));
+    let args: Vec<Value> = p
+        .arguments
+        .iter()
+        .map(|a| json!({"name": a.name, "description": a.description, "required": a.required}))
+        .collect();
+    m.insert("arguments".into(), Value::Array(args));
+    Value::Object(m)
+}
+
+/// The schemas-catalog entry of a record type.
+pub fn record_schema(name: &str, r: &RecordType) -> Value {
+    let mut fields = Map::new();
+    for (fname, f) in &r.fields {
+        let mut fm = Map::new();
+        fm.insert("type".into(), json!(f.ty));
+        if !f.description.is_empty() {
+            fm.insert("description".into(), json!(f.description));
+        }
+        if !f.enum_values.is_empty() {
+            fm.insert("enum".into(), json!(f.enum_values));
+        }
+        if f.sortable {
+            fm.insert("sortable".into(), json!(true));
+        }
+        fields.insert(fname.clone(), Value::Object(fm));
+    }
+    let mut m = Map::new();
+    m.insert("name".into(), json!(name));
+    m.insert("title".into(), json!(r.title));
+    if !r.description.is_empty() {
+        m.insert("description".into(), json!(r.description));
+    }
+    m.insert("id_field".into(), json!(r.id_field));
+    m.insert("fields".into(), Value::Object(fields));
+    Value::Object(m)
+}
+
+/// Tools in the order `tools/list` gives them: by name, so the order never depends on how the
+/// YAML happens to be arranged.
+pub fn sorted_tools(c: &Catalog) -> Vec<&Tool> {
+    let mut tools: Vec<&Tool> = c.tools.iter().collect();
+    tools.sort_by(|a, b| a.name.cmp(&b.name));
+    tools
+}

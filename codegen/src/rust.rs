@@ -1,0 +1,539 @@
+//! Rust output: one module per catalog building a `runtime_model::catalog::Product`, and the
+//! crate root listing them.
+//!
+//! Code is built as tokens with `quote` and printed with `prettyplease`, so it is always valid
+//! syntax and its layout does not depend on string formatting here. Everything is `&'static`
+//! data: the runtime never parses a catalog.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+
+use crate::descriptors::{self, resolve_annotations};
+use crate::model::{
+    ArgFormat, Body, Catalog, CompletionSource, Content, ListEdit, OperationKind, ReplayPolicy,
+    ResourcesList, Tool, UnconfirmableDestructive,
+};
+
+/// The order real products appear in `PRODUCTS`; any other product follows, by name.
+pub const PRODUCT_ORDER: &[&str] = &["banking", "billing", "finance", "dashboards", "inbox"];
+
+/// The first line of every generated Rust file.
+pub fn preamble(source: &str) -> String {
+    format!(
+        "// generated from {source}; do not edit by hand — run `cargo build` (or `cargo run -p codegen`)\n"
+    )
+}
+
+/// A number literal without a type suffix (`300`, not `300u64`): the field's type decides.
+fn num(n: impl Into<u64>) -> proc_macro2::Literal {
+    proc_macro2::Literal::u64_unsuffixed(n.into())
+}
+
+fn list_edit(e: &Option<ListEdit>) -> TokenStream {
+    match e {
+        Some(ListEdit { field, from_arg }) => {
+            quote!(Some(ListEdit { field: #field, from_arg: #from_arg }))
+        }
+        None => quote!(None),
+    }
+}
+
+fn opt_str(v: &Option<String>) -> TokenStream {
+    match v {
+        Some(s) => quote!(Some(#s)),
+        None => quote!(None),
+    }
+}
+
+fn str_slice<'s>(items: impl IntoIterator<Item = &'s String>) -> TokenStream {
+    let items: Vec<&String> = items.into_iter().collect();
+    quote!(&[#(#items),*])
+}
+
+fn pair_slice<'s>(items: impl IntoIterator<Item = (&'s String, &'s String)>) -> TokenStream {
+    let pairs = items.into_iter().map(|(a, b)| quote!((#a, #b)));
+    quote!(&[#(#pairs),*])
+}
+
+fn json_str(v: &serde_json::Value) -> String {
+    serde_json::to_string(v).unwrap_or_else(|_| "null".into())
+}
+
+fn content(c: &Content) -> TokenStream {
+    match c {
+        Content::Json => quote!(ContentKind::JsonRecord),
+        Content::Text => quote!(ContentKind::Text),
+        Content::SchemaCatalog => quote!(ContentKind::SchemaCatalog),
+        Content::SchemaEntry => quote!(ContentKind::SchemaEntry),
+        Content::Blob(s) => {
+            let n = num(s.max_bytes);
+            quote!(ContentKind::Blob { max_bytes: #n })
+        }
+        Content::BlobOrText(s) => {
+            let n = num(s.max_bytes);
+            quote!(ContentKind::BlobOrText { max_bytes: #n })
+        }
+        Content::SignedUrl(u) => {
+            let n = num(u.ttl_seconds);
+            quote!(ContentKind::SignedUrl { ttl_secs: #n })
+        }
+    }
+}
+
+fn binding(t: &Tool) -> TokenStream {
+    if let Some(h) = &t.http {
+        let method = match h.method.as_str() {
+            "POST" => quote!(HttpMethod::Post),
+            "PUT" => quote!(HttpMethod::Put),
+            "PATCH" => quote!(HttpMethod::Patch),
+            "DELETE" => quote!(HttpMethod::Delete),
+            _ => quote!(HttpMethod::Get),
+        };
+        let path = &h.path;
+        let vars = crate::validate::template_vars(&h.path).unwrap_or_default();
+        let params = vars.iter().map(|v| {
+            let arg = h.path_args.get(v).unwrap_or(v);
+            quote!((#v, #arg))
+        });
+        let query = str_slice(&h.query);
+        let body = match &h.body {
+            None => quote!(BodyMode::None),
+            Some(Body::Keyword(_)) => quote!(BodyMode::Rest),
+            Some(Body::Fields(f)) => {
+                let f = str_slice(f);
+                quote!(BodyMode::Fields(#f))
+            }
+            Some(Body::Wrapped(w)) => {
+                let key = &w.wrap;
+                let f = str_slice(&w.fields);
+                quote!(BodyMode::Wrapped(#key, #f))
+            }
+        };
+        let op_ref = format!("{} {}", h.method, h.path);
+        quote! {
+            Binding::Http(HttpBinding {
+                method: #method,
+                path: #path,
+                path_params: &[#(#params),*],
+                query_params: #query,
+                body: #body,
+                operation_ref: Some(#op_ref),
+            })
+        }
+    } else {
+        let handler = t.handler.clone().unwrap_or_default();
+        quote!(Binding::Extension(#handler))
+    }
+}
+
+fn operation(t: &Tool) -> TokenStream {
+    let Some(op) = &t.operation else {
+        return quote!(Operation::Custom);
+    };
+    let record = op.record.clone().unwrap_or_default();
+    let id_arg = op.id_arg.clone().unwrap_or_default();
+    match op.kind {
+        OperationKind::List => quote!(Operation::List { record: #record }),
+        OperationKind::Get => quote!(Operation::Get { record: #record, id_arg: #id_arg }),
+        OperationKind::Singleton => quote!(Operation::Singleton { record: #record }),
+        OperationKind::Create => quote!(Operation::Create { record: #record }),
+        OperationKind::Update => quote!(Operation::Update { record: #record, id_arg: #id_arg }),
+        OperationKind::Delete => quote!(Operation::Delete { record: #record, id_arg: #id_arg }),
+        OperationKind::Custom => quote!(Operation::Custom),
+        OperationKind::Action => match &op.action {
+            Some(a) => {
+                let name = &a.name;
+                let from = str_slice(&a.from);
+                let set = pair_slice(&a.set);
+                let state = &a.state_field;
+                let creates = opt_str(&a.creates);
+                let add = list_edit(&a.add);
+                let remove = list_edit(&a.remove);
+                quote! {
+                    Operation::Action {
+                        record: #record,
+                        id_arg: #id_arg,
+                        action: &Action {
+                            name: #name,
+                            from: #from,
+                            set: #set,
+                            state_field: #state,
+                            creates: #creates,
+                            add: #add,
+                            remove: #remove,
+                        },
+                    }
+                }
+            }
+            None => quote!(Operation::Custom),
+        },
+    }
+}
+
+fn tool(t: &Tool) -> TokenStream {
+    let a = resolve_annotations(t);
+    let (ro, de, id, ow) = (a.read_only, a.destructive, a.idempotent, a.open_world);
+    let name = &t.name;
+    let title = &t.title;
+    let description = &t.description;
+    let descriptor = json_str(&descriptors::tool(t));
+    let input = json_str(&descriptors::yaml_to_json(&t.input_schema));
+    let output = match &t.output_schema {
+        Some(o) => {
+            let s = json_str(&descriptors::yaml_to_json(o));
+            quote!(Some(#s))
+        }
+        None => quote!(None),
+    };
+    let clause = opt_str(&t.destructive_clause);
+    let scope = &t.scope;
+    let permission = &t.permission;
+    let binding = binding(t);
+    let operation = operation(t);
+    quote! {
+        Tool {
+            name: #name,
+            title: #title,
+            description: #description,
+            descriptor_json: #descriptor,
+            input_schema_json: #input,
+            output_schema_json: #output,
+            annotations: Annotations {
+                read_only: #ro,
+                destructive: #de,
+                idempotent: #id,
+                open_world: #ow,
+            },
+            destructive_clause: #clause,
+            scope: #scope,
+            permission: #permission,
+            binding: #binding,
+            operation: #operation,
+        }
+    }
+}
+
+fn policy(c: &Catalog) -> TokenStream {
+    let p = &c.policies;
+    let unconfirmable = match p.unconfirmable_destructive {
+        UnconfirmableDestructive::Run => quote!(UnconfirmableDestructive::Run),
+        UnconfirmableDestructive::Refuse => quote!(UnconfirmableDestructive::Refuse),
+    };
+    let replay = match p.replay {
+        ReplayPolicy::AskAgain => quote!(ReplayPolicy::AskAgain),
+        ReplayPolicy::Refuse => quote!(ReplayPolicy::Refuse),
+    };
+    use crate::model::BindField;
+    let has = |f: BindField| p.confirmation_binds.contains(&f);
+    let (person, org, ws) = (
+        has(BindField::Person),
+        has(BindField::Organization),
+        has(BindField::Workspace),
+    );
+    let decline = &p.decline_code;
+    let ttl = proc_macro2::Literal::u64_unsuffixed(p.confirmation_ttl_seconds);
+    let list = match p.resources_list {
+        ResourcesList::Fixed => quote!(ResourcesListPolicy::FixedOnly),
+        ResourcesList::Recent(n) => {
+            let n = num(n);
+            quote!(ResourcesListPolicy::Recent(#n))
+        }
+    };
+    let workspaced = p.workspaced;
+    quote! {
+        Policy {
+            unconfirmable_destructive: #unconfirmable,
+            decline_code: #decline,
+            replay: #replay,
+            confirmation_binds: ConfirmationBinding {
+                person: #person,
+                organization: #org,
+                workspace: #ws,
+            },
+            confirmation_ttl_secs: #ttl,
+            resources_list: #list,
+            workspaced: #workspaced,
+        }
+    }
+}
+
+/// The module `generated/src/<product>.rs` for one catalog.
+pub fn product_module(c: &Catalog, source: &str) -> String {
+    let info = &c.product;
+    let (name, title, version) = (&info.name, &info.title, &info.version);
+    let (uri_prefix, tool_prefix, naming) = (&info.uri_prefix, &info.tool_prefix, &info.naming);
+    let (api, instructions) = (&info.api_base_url, &info.instructions);
+    let policy = policy(c);
+    let tools = descriptors::sorted_tools(c).into_iter().map(tool);
+    let resources = c.resources.iter().map(|r| {
+        let (uri, rname, rtitle, desc, mime, read_by) = (
+            &r.uri,
+            &r.name,
+            &r.title,
+            &r.description,
+            &r.mime_type,
+            &r.read_by,
+        );
+        let content = content(&r.content);
+        let descriptor = json_str(&descriptors::resource(r));
+        quote! {
+            Resource {
+                uri: #uri,
+                name: #rname,
+                title: #rtitle,
+                description: #desc,
+                mime_type: #mime,
+                read_by: #read_by,
+                content: #content,
+                descriptor_json: #descriptor,
+            }
+        }
+    });
+    let templates = c.templates.iter().map(|t| {
+        let (uri, tname, ttitle, desc, mime, read_by) = (
+            &t.uri_template,
+            &t.name,
+            &t.title,
+            &t.description,
+            &t.mime_type,
+            &t.read_by,
+        );
+        // Every variable, in order of appearance, with its argument (same name by default).
+        let vars = crate::validate::template_vars(&t.uri_template).unwrap_or_default();
+        let args = vars.iter().map(|v| {
+            let arg = t.args.get(v).unwrap_or(v);
+            quote!((#v, #arg))
+        });
+        let content = content(&t.content);
+        let listed = t.listed;
+        let list_tool = opt_str(&t.list_tool);
+        let completions = pair_slice(&t.complete);
+        let limitation = opt_str(&t.limitation);
+        let descriptor = json_str(&descriptors::template(t));
+        quote! {
+            Template {
+                uri_template: #uri,
+                name: #tname,
+                title: #ttitle,
+                description: #desc,
+                mime_type: #mime,
+                read_by: #read_by,
+                args: &[#(#args),*],
+                content: #content,
+                listed: #listed,
+                list_tool: #list_tool,
+                completions: #completions,
+                limitation: #limitation,
+                descriptor_json: #descriptor,
+            }
+        }
+    });
+    let prompts = c.prompts.iter().map(|p| {
+        let (pname, ptitle, desc, template) = (&p.name, &p.title, &p.description, &p.template);
+        let args = p.arguments.iter().map(|a| {
+            let (aname, adesc, req) = (&a.name, &a.description, a.required);
+            let format = match a.format {
+                None => quote!(ArgFormat::Any),
+                Some(ArgFormat::Date) => quote!(ArgFormat::Date),
+                Some(ArgFormat::Month) => quote!(ArgFormat::Month),
+            };
+            let default = opt_str(&a.default);
+            let complete = opt_str(&a.complete);
+            quote! {
+                PromptArgument {
+                    name: #aname,
+                    description: #adesc,
+                    required: #req,
+                    format: #format,
+                    default: #default,
+                    complete: #complete,
+                }
+            }
+        });
+        let uses = str_slice(&p.uses);
+        let writes = p.writes;
+        let descriptor = json_str(&descriptors::prompt(p));
+        quote! {
+            Prompt {
+                name: #pname,
+                title: #ptitle,
+                description: #desc,
+                arguments: &[#(#args),*],
+                uses: #uses,
+                writes: #writes,
+                template: #template,
+                descriptor_json: #descriptor,
+            }
+        }
+    });
+    let completions = c.completions.iter().map(|(id, src)| {
+        let kind = match src {
+            CompletionSource::ListIds(l) => {
+                let (tool, field, limit) = (&l.tool, &l.field, num(l.limit));
+                quote!(CompletionKind::ListIds { tool: #tool, field: #field, limit: #limit })
+            }
+            CompletionSource::Fixed(v) => {
+                let v = str_slice(v);
+                quote!(CompletionKind::Fixed(#v))
+            }
+            CompletionSource::SchemaNames => quote!(CompletionKind::SchemaNames),
+            CompletionSource::LastMonths(n) => {
+                let n = num(*n);
+                quote!(CompletionKind::LastMonths(#n))
+            }
+            CompletionSource::TodayAndMonthStarts(n) => {
+                let n = num(*n);
+                quote!(CompletionKind::TodayAndMonthStarts(#n))
+            }
+            CompletionSource::None => quote!(CompletionKind::None),
+        };
+        quote!(CompletionSource { id: #id, kind: #kind })
+    });
+    let records = c.records.iter().map(|(rname, r)| {
+        let (rtitle, desc, id_field) = (&r.title, &r.description, &r.id_field);
+        let (numeric, seeds) = (r.numeric_id, num(r.seed_count));
+        let fields = r.fields.iter().map(|(fname, f)| {
+            let (ty, fdesc, sortable, seed) = (&f.ty, &f.description, f.sortable, &f.seed);
+            let enums = str_slice(&f.enum_values);
+            quote! {
+                Field {
+                    name: #fname,
+                    ty: #ty,
+                    description: #fdesc,
+                    enum_values: #enums,
+                    sortable: #sortable,
+                    seed: #seed,
+                }
+            }
+        });
+        let schema = json_str(&descriptors::record_schema(rname, r));
+        quote! {
+            RecordType {
+                name: #rname,
+                title: #rtitle,
+                description: #desc,
+                id_field: #id_field,
+                numeric_id: #numeric,
+                seed_count: #seeds,
+                fields: &[#(#fields),*],
+                schema_json: #schema,
+            }
+        }
+    });
+    let exclusions = c.exclusions.iter().map(|e| {
+        let (op, reason) = (&e.operation, &e.reason);
+        quote!(Exclusion { operation: #op, reason: #reason })
+    });
+    let doc = format!(" The `{name}` product ({title}), compiled from `{source}`.");
+    let file: TokenStream = quote! {
+        #![cfg_attr(rustfmt, rustfmt::skip)]
+        #![doc = #doc]
+        #![allow(clippy::all)]
+
+        use runtime_model::catalog::*;
+
+        pub static PRODUCT: Product = Product {
+            name: #name,
+            title: #title,
+            version: #version,
+            uri_prefix: #uri_prefix,
+            tool_prefix: #tool_prefix,
+            naming: #naming,
+            api_base_url: #api,
+            instructions: #instructions,
+            policy: #policy,
+            tools: TOOLS,
+            resources: RESOURCES,
+            templates: TEMPLATES,
+            prompts: PROMPTS,
+            completions: COMPLETIONS,
+            records: RECORDS,
+            exclusions: EXCLUSIONS,
+        };
+
+        /// Sorted by name: the order of `tools/list`.
+        static TOOLS: &[Tool] = &[#(#tools),*];
+        static RESOURCES: &[Resource] = &[#(#resources),*];
+        static TEMPLATES: &[Template] = &[#(#templates),*];
+        static PROMPTS: &[Prompt] = &[#(#prompts),*];
+        static COMPLETIONS: &[CompletionSource] = &[#(#completions),*];
+        static RECORDS: &[RecordType] = &[#(#records),*];
+        static EXCLUSIONS: &[Exclusion] = &[#(#exclusions),*];
+    };
+    print(file, &preamble(source))
+}
+
+/// A product catalog as the crate root sees it.
+pub struct ModuleEntry {
+    pub module: String,
+    pub fixture: bool,
+}
+
+/// `generated/src/lib.rs`: the modules, `PRODUCTS`, `FIXTURES` and `product(name)`.
+pub fn lib_module(entries: &[ModuleEntry]) -> String {
+    let mut products: Vec<&ModuleEntry> = entries.iter().filter(|e| !e.fixture).collect();
+    products.sort_by_key(|e| {
+        let rank = PRODUCT_ORDER
+            .iter()
+            .position(|p| *p == e.module)
+            .unwrap_or(PRODUCT_ORDER.len());
+        (rank, e.module.clone())
+    });
+    let mut fixtures: Vec<&ModuleEntry> = entries.iter().filter(|e| e.fixture).collect();
+    fixtures.sort_by(|a, b| a.module.cmp(&b.module));
+    let mut all: Vec<&ModuleEntry> = entries.iter().collect();
+    all.sort_by(|a, b| a.module.cmp(&b.module));
+    let mods = all.iter().map(|e| {
+        let m = format_ident!("{}", e.module);
+        quote! {
+            pub mod #m;
+        }
+    });
+    let refs = |list: &[&ModuleEntry]| -> Vec<TokenStream> {
+        list.iter()
+            .map(|e| {
+                let m = format_ident!("{}", e.module);
+                quote!(&#m::PRODUCT)
+            })
+            .collect()
+    };
+    let product_refs = refs(&products);
+    let fixture_refs = refs(&fixtures);
+    let file = quote! {
+        #![cfg_attr(rustfmt, rustfmt::skip)]
+        //! The compiled catalogs: one module per `catalog/<product>.yaml` (and per fixture under
+        //! `catalog/fixtures/`), each holding a `PRODUCT` static. Regenerated by `build.rs`.
+
+        #(#mods)*
+
+        use runtime_model::catalog::Product;
+
+        /// The real products, in the order banking, billing, finance, dashboards, inbox.
+        pub static PRODUCTS: &[&Product] = &[#(#product_refs),*];
+
+        /// Test products (the conformance fixture): compiled, never served as Kobana products.
+        pub static FIXTURES: &[&Product] = &[#(#fixture_refs),*];
+
+        /// A product or fixture by name.
+        pub fn product(name: &str) -> Option<&'static Product> {
+            PRODUCTS
+                .iter()
+                .chain(FIXTURES.iter())
+                .copied()
+                .find(|p| p.name == name)
+        }
+    };
+    print(
+        file,
+        &preamble("catalog/*.yaml and catalog/fixtures/*.yaml"),
+    )
+}
+
+fn print(tokens: TokenStream, preamble: &str) -> String {
+    let text = match syn::parse2::<syn::File>(tokens.clone()) {
+        Ok(file) => prettyplease::unparse(&file),
+        // Unreachable for tokens built above; keep the raw tokens so the compiler shows the error.
+        Err(_) => tokens.to_string(),
+    };
+    format!("{preamble}{text}")
+}
