@@ -1,0 +1,121 @@
+//! Shared reading of the product documents (`../shared/product-docs/*.txt`) for the
+//! `tests/<product>_docs.rs` integration tests, which each check one product's catalog, generated
+//! docs and sandbox against its document.
+//!
+//! Each integration test is its own crate, so the test files include this module with
+//! `#[path = "product_doc/mod.rs"] mod product_doc;` (the macros of `pt_br` and `es` refer to it
+//! by that name). What every product shares is here; `pt_br` holds the parsing and the checks of
+//! the pt-BR documents written as tab-separated tables (billing, dashboards), `es` those of the es
+//! documents written as Markdown-like tables (finance, inbox). The protocol checks reach the
+//! server through `harness`, the shared confirmation harness.
+
+// Each test crate uses only part of the shared code.
+#![allow(dead_code)]
+
+#[path = "../confirmation_harness/mod.rs"]
+pub mod harness;
+
+pub mod es;
+pub mod pt_br;
+
+use std::path::PathBuf;
+
+use runtime::catalog::Product;
+
+/// One product and the document that specifies it.
+#[derive(Debug, Clone, Copy)]
+pub struct ProductDoc {
+    /// The product name (`billing`), as `generated::product` and the generated docs know it.
+    pub product: &'static str,
+    /// The document's file name under `../shared/product-docs`.
+    pub document: &'static str,
+}
+
+impl ProductDoc {
+    /// The text of the product document.
+    pub fn document(&self) -> String {
+        let path = repo_root()
+            .join("../shared/product-docs")
+            .join(self.document);
+        std::fs::read_to_string(&path)
+            .unwrap_or_else(|e| panic!("cannot read the product document {}: {e}", path.display()))
+    }
+
+    /// `generated/docs/<product>.md`.
+    pub fn generated_docs(&self) -> String {
+        let path = repo_root()
+            .join("generated/docs")
+            .join(format!("{}.md", self.product));
+        std::fs::read_to_string(&path).unwrap_or_else(|e| {
+            panic!(
+                "cannot read {} (run `cargo run -p codegen`): {e}",
+                path.display()
+            )
+        })
+    }
+
+    /// The compiled catalog of the product.
+    pub fn product(&self) -> &'static Product {
+        generated::product(self.product)
+            .unwrap_or_else(|| panic!("product `{}` is not compiled", self.product))
+    }
+}
+
+pub fn repo_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Splits on commas that are not inside parentheses.
+pub fn split_top_level(s: &str) -> Vec<String> {
+    let (mut depth, mut cur, mut out) = (0i32, String::new(), Vec::new());
+    for c in s.chars() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(std::mem::take(&mut cur));
+                continue;
+            }
+            _ => {}
+        }
+        cur.push(c);
+    }
+    out.push(cur);
+    out.into_iter()
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .collect()
+}
+
+/// Today in Brasília (UTC-3), the sandbox's clock, shifted by `days`, as `YYYY-MM-DD`.
+pub fn day(days: i64) -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("clock after 1970")
+        .as_secs() as i64
+        - 3 * 3600
+        + days * 86_400;
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = secs.div_euclid(86_400) + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{d:02}")
+}
+
+/// `YYYY-MM` of the current month in Brasília (UTC-3), the sandbox's clock.
+pub fn current_month() -> String {
+    day(0)[..7].to_string()
+}
+
+/// `YYYY-MM` of the month before the current one.
+pub fn previous_month() -> String {
+    let today = day(0);
+    let first: i64 = today[8..10].parse().expect("day of month");
+    day(-first)[..7].to_string()
+}
