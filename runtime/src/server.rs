@@ -1,1 +1,173 @@
-//! See the module map in lib.rs.
+//! The configured server that transports drive.
+//!
+//! The CLI builds a [`ServerConfig`] (which products, which backend, who the caller is when no
+//! auth layer says otherwise, sealing keys, allowed origins, limits), turns it into a [`Server`]
+//! with [`Server::new`], and hands it to a transport:
+//!
+//! ```ignore
+//! let server = runtime::server::Server::new(config)?;
+//! // stdio: one product, newline-delimited JSON on stdin/stdout, returns on EOF.
+//! runtime::transport::stdio::run(server.clone(), "banking").await?;
+//! // HTTP: `/mcp` for one product, `/<product>/mcp` for several.
+//! runtime::transport::http::serve(server, "127.0.0.1:8080".parse()?, shutdown_signal).await?;
+//! ```
+//!
+//! Identity: on HTTP, when [`ServerConfig::auth`] is set, every request goes through
+//! `crate::auth::http::authenticate` and the engine uses the `Authenticated` identity it stores in
+//! the request; without it, every request is served as [`ServerConfig::default_identity`] (local
+//! and sandbox use). On stdio the CLI resolves the identity once (`crate::auth::stdio`) and passes
+//! it as `default_identity`.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use runtime_model::backend::Backend;
+use runtime_model::catalog::Product;
+use runtime_model::identity::Identity;
+
+use crate::protocol::engine::{Engine, EngineOptions};
+use crate::state::StateSealer;
+
+/// Everything a server needs.
+#[derive(Clone)]
+pub struct ServerConfig {
+    /// The products served (at least one). One product is served at `/mcp`; several at
+    /// `/<product>/mcp`.
+    pub products: Vec<&'static Product>,
+    /// Where tool calls go (sandbox or upstream proxy).
+    pub backend: Arc<dyn Backend>,
+    /// The caller when no auth layer identified one.
+    pub default_identity: Arc<Identity>,
+    /// The HTTP auth layer (bearer → identity, 401 + `WWW-Authenticate`); `None` = every request is
+    /// `default_identity`.
+    pub auth: Option<Arc<crate::auth::http::HttpAuth>>,
+    /// Keys sealing `requestState`; `None` = one random key for this process.
+    pub sealer: Option<StateSealer>,
+    /// The single-use ledger of confirmations; `None` = in memory (one process).
+    pub ledger: Option<Arc<dyn crate::confirm::Ledger>>,
+    /// Origins allowed besides loopback ones (`http://localhost:*`, `http://127.0.0.1:*`,
+    /// `http://[::1]:*`), written exactly as browsers send them (`https://app.example.com`).
+    pub allowed_origins: Vec<String>,
+    /// `Host` names accepted (DNS-rebinding protection); loopback names are always accepted.
+    /// Empty = any host (a server behind a proxy that checks it).
+    pub allowed_hosts: Vec<String>,
+    /// Whether `allowed_hosts` is enforced (true by default: the server binds to loopback).
+    pub check_host: bool,
+    /// Largest accepted request body.
+    pub max_body_bytes: usize,
+    /// Longest a request may run before it is answered with an error.
+    pub request_timeout: Duration,
+    /// Most concurrent 2025 sessions on HTTP.
+    pub max_sessions: usize,
+    pub engine: EngineOptions,
+}
+
+impl ServerConfig {
+    /// A configuration with the defaults: loopback origins and hosts only, 4 MiB bodies, 60 s
+    /// per request, no auth layer, an ephemeral sealing key.
+    pub fn new(
+        products: Vec<&'static Product>,
+        backend: Arc<dyn Backend>,
+        default_identity: Identity,
+    ) -> Self {
+        Self {
+            products,
+            backend,
+            default_identity: Arc::new(default_identity),
+            auth: None,
+            sealer: None,
+            ledger: None,
+            allowed_origins: Vec::new(),
+            allowed_hosts: Vec::new(),
+            check_host: true,
+            max_body_bytes: 4 * 1024 * 1024,
+            request_timeout: Duration::from_secs(60),
+            max_sessions: 10_000,
+            engine: EngineOptions::default(),
+        }
+    }
+}
+
+/// Why a server could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum ServerError {
+    #[error("no product to serve")]
+    NoProduct,
+    #[error("product {0} is listed twice")]
+    DuplicateProduct(String),
+    #[error("cannot create the requestState key: {0}")]
+    Sealer(String),
+    #[error("unknown product {0}; served: {1}")]
+    UnknownProduct(String, String),
+}
+
+/// A running configuration: one [`Engine`] per product.
+pub struct Server {
+    pub config: ServerConfig,
+    engines: Vec<Arc<Engine>>,
+}
+
+impl Server {
+    pub fn new(config: ServerConfig) -> Result<Arc<Self>, ServerError> {
+        if config.products.is_empty() {
+            return Err(ServerError::NoProduct);
+        }
+        for (i, p) in config.products.iter().enumerate() {
+            if config.products[..i].iter().any(|q| q.name == p.name) {
+                return Err(ServerError::DuplicateProduct(p.name.to_string()));
+            }
+        }
+        let sealer = match &config.sealer {
+            Some(s) => s.clone(),
+            None => StateSealer::ephemeral().map_err(|e| ServerError::Sealer(e.to_string()))?,
+        };
+        let sealer = Arc::new(sealer);
+        let ledger = config
+            .ledger
+            .clone()
+            .unwrap_or_else(|| Arc::new(crate::confirm::MemoryLedger::new()));
+        let confirmer = crate::confirm::Confirmer::new(sealer.clone(), ledger);
+        let engines = config
+            .products
+            .iter()
+            .map(|p| {
+                Arc::new(Engine::new(
+                    p,
+                    config.backend.clone(),
+                    sealer.clone(),
+                    confirmer.clone(),
+                    config.engine.clone(),
+                ))
+            })
+            .collect();
+        Ok(Arc::new(Self { config, engines }))
+    }
+
+    pub fn engines(&self) -> &[Arc<Engine>] {
+        &self.engines
+    }
+
+    /// The engine of a product.
+    pub fn engine(&self, product: &str) -> Result<&Arc<Engine>, ServerError> {
+        self.engines
+            .iter()
+            .find(|e| e.product.name == product)
+            .ok_or_else(|| {
+                let served: Vec<&str> = self.engines.iter().map(|e| e.product.name).collect();
+                ServerError::UnknownProduct(product.to_string(), served.join(", "))
+            })
+    }
+}
+
+/// An identity allowed everything (`all` scope, `*` permission): for fixtures and local demos.
+pub fn unrestricted_identity(person: &str) -> Identity {
+    Identity {
+        person: person.to_string(),
+        name: person.to_string(),
+        organization: "local".to_string(),
+        scopes: ["all".to_string()].into_iter().collect(),
+        permissions: ["*".to_string()].into_iter().collect(),
+        workspaces: Default::default(),
+        default_workspace: None,
+    }
+}

@@ -200,6 +200,11 @@ pub enum Operation {
         record: &'static str,
         id_arg: &'static str,
     },
+    /// Reads the one record of its type in the caller's organization (and workspace), without an
+    /// id: the token's organization. The sandbox seeds exactly one record of such a type.
+    Singleton {
+        record: &'static str,
+    },
     Create {
         record: &'static str,
     },
@@ -233,6 +238,19 @@ pub struct Action {
     pub state_field: &'static str,
     /// A record of another type created by the action (pay → a payment record), if any.
     pub creates: Option<&'static str>,
+    /// Appends an argument's value to an array field (adding a value already there changes nothing).
+    pub add: Option<ListEdit>,
+    /// Removes an argument's value from an array field (a value not there is a conflict).
+    pub remove: Option<ListEdit>,
+}
+
+/// An edit of an array field by the value of one tool argument (an inbox's recipients by `email`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ListEdit {
+    /// The array field of the record.
+    pub field: &'static str,
+    /// The tool argument whose value is added or removed.
+    pub from_arg: &'static str,
 }
 
 /// A fixed-URI resource.

@@ -122,6 +122,14 @@ pub const NOT_FOUND: AppError = AppError {
     scope: ErrorScope::All,
 };
 
+pub const NOT_AVAILABLE: AppError = AppError {
+    code: "not_available",
+    rpc_code: -31008,
+    message: "This record type has no operation in the Kobana API yet",
+    when: "A resource template (or its reading tool) whose records the API cannot read: no endpoint, or no read by id. The catalog's limitation note says which.",
+    scope: ErrorScope::All,
+};
+
 pub const CONFIRMATION_REQUIRED: AppError = AppError {
     code: "confirmation_required",
     rpc_code: -31010,
@@ -165,6 +173,7 @@ pub const ALL: &[AppError] = &[
     INSUFFICIENT_PERMISSION,
     WORKSPACE_REQUIRED,
     NOT_FOUND,
+    NOT_AVAILABLE,
     INVALID_ARGUMENTS,
     INVALID_STATE_TRANSITION,
     CONTENT_TOO_LARGE,

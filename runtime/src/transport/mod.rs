@@ -1,1 +1,6 @@
-//! See the module map in lib.rs.
+//! Transports: stdio (newline-delimited JSON) and Streamable HTTP (axum).
+
+pub mod body;
+pub mod headers;
+pub mod http;
+pub mod stdio;

@@ -1,0 +1,141 @@
+//! The benchmark server: the runtime serving the 312-tool catalog of `shared/bench-peers`
+//! (`tools.json`, built by its `build_catalog.py`), so that it can be measured beside the peers
+//! with the same requests (scripts/bench_http.sh).
+//!
+//! `bench_server <tools.json> http <port>` or `bench_server <tools.json> stdio`.
+//!
+//! The catalog is turned into a `Product` at start (leaked, as generated tables are `'static`),
+//! with each tool bound over HTTP to an in-process backend that echoes
+//! `{"ok": true, "tool": …, "arguments": …}`, as the peers' handlers do. Everything else (listing
+//! from pre-serialized bytes, permission filtering, schema validation, the confirmation gate, the
+//! result in the caller's era) is the real engine.
+
+use std::sync::Arc;
+
+use runtime::backend_api::{Backend, BackendError, BoxFuture, CallContext, Output};
+use runtime::catalog::*;
+use runtime::server::{unrestricted_identity, Server, ServerConfig};
+use serde_json::{json, Map, Value};
+
+struct Echo;
+
+impl Backend for Echo {
+    fn call<'a>(
+        &'a self,
+        _ctx: &'a CallContext,
+        tool: &'static Tool,
+        args: &'a Map<String, Value>,
+    ) -> BoxFuture<'a, Result<Output, BackendError>> {
+        Box::pin(async move {
+            Ok(Output::Json(
+                json!({"ok": true, "tool": tool.name, "arguments": args}),
+            ))
+        })
+    }
+}
+
+fn leak(s: String) -> &'static str {
+    Box::leak(s.into_boxed_str())
+}
+
+fn product(path: &str) -> Result<&'static Product, Box<dyn std::error::Error>> {
+    let tools: Vec<Value> = serde_json::from_slice(&std::fs::read(path)?)?;
+    let mut out = Vec::with_capacity(tools.len());
+    for t in tools {
+        let s = |k: &str| {
+            leak(
+                t.get(k)
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_string(),
+            )
+        };
+        let a = &t["annotations"];
+        let flag = |k: &str, d: bool| a.get(k).and_then(Value::as_bool).unwrap_or(d);
+        out.push(Tool {
+            name: s("name"),
+            title: s("title"),
+            description: s("description"),
+            descriptor_json: leak(serde_json::to_string(&t)?),
+            input_schema_json: leak(serde_json::to_string(&t["inputSchema"])?),
+            output_schema_json: None,
+            annotations: Annotations {
+                read_only: flag("readOnlyHint", false),
+                destructive: flag("destructiveHint", false),
+                idempotent: flag("idempotentHint", false),
+                open_world: flag("openWorldHint", true),
+            },
+            destructive_clause: None,
+            scope: "",
+            permission: "",
+            binding: Binding::Http(HttpBinding {
+                method: HttpMethod::Get,
+                path: "/",
+                path_params: &[],
+                query_params: &[],
+                body: BodyMode::None,
+                operation_ref: None,
+            }),
+            operation: Operation::Custom,
+        });
+    }
+    Ok(Box::leak(Box::new(Product {
+        name: "bench",
+        title: "Benchmark catalog",
+        version: "0.1.0",
+        uri_prefix: "bench://",
+        tool_prefix: "",
+        naming: "",
+        api_base_url: "http://127.0.0.1:9",
+        instructions: "",
+        policy: Policy {
+            unconfirmable_destructive: UnconfirmableDestructive::Run,
+            decline_code: "user_declined",
+            replay: ReplayPolicy::AskAgain,
+            confirmation_binds: ConfirmationBinding {
+                person: true,
+                organization: true,
+                workspace: false,
+            },
+            confirmation_ttl_secs: 300,
+            resources_list: ResourcesListPolicy::FixedOnly,
+            workspaced: false,
+        },
+        tools: Box::leak(out.into_boxed_slice()),
+        resources: &[],
+        templates: &[],
+        prompts: &[],
+        completions: &[],
+        records: &[],
+        exclusions: &[],
+    })))
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().collect();
+    let (Some(path), Some(mode)) = (args.get(1).cloned(), args.get(2).cloned()) else {
+        return Err("usage: bench_server <tools.json> http <port> | stdio".into());
+    };
+    let product = product(&path)?;
+    let server = Server::new(ServerConfig::new(
+        vec![product],
+        Arc::new(Echo),
+        unrestricted_identity("bench"),
+    ))?;
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    rt.block_on(async move {
+        if mode == "stdio" {
+            runtime::transport::stdio::run(server, "bench").await?;
+            return Ok::<(), Box<dyn std::error::Error>>(());
+        }
+        let port: u16 = args.get(3).ok_or("missing port")?.parse()?;
+        runtime::transport::http::serve(server, ([127, 0, 0, 1], port).into(), async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
+        .await?;
+        Ok(())
+    })
+}

@@ -1,0 +1,339 @@
+//! The protocol engine of one product: method dispatch over the generated tables, in either era.
+//!
+//! Transports parse messages, decide the era, check transport-level rules (headers, sessions), and
+//! build a [`Call`]; the engine answers. Results are era-shaped here: 2026 results carry
+//! `resultType` and `serverInfo` (and `ttlMs`/`cacheScope` when cacheable), 2025 results carry
+//! neither.
+
+use std::sync::{Arc, OnceLock};
+
+use runtime_model::backend::Backend;
+use runtime_model::catalog::Product;
+use serde_json::{json, Map, Value};
+
+use super::context::Call;
+use super::era::{self, LogLevel};
+use super::jsonrpc::{Request, RpcError};
+use super::listing::{self, ListKind, Listings, Page};
+use crate::confirm::Confirmer;
+use crate::extensions::{self, ProductExtension};
+use crate::state::StateSealer;
+
+/// What the engine answers to one request.
+#[derive(Debug, Clone)]
+pub enum Reply {
+    Value(Value),
+    /// A pre-serialized result object.
+    Raw(Page),
+    Error(RpcError),
+}
+
+impl From<RpcError> for Reply {
+    fn from(e: RpcError) -> Self {
+        Reply::Error(e)
+    }
+}
+
+/// A tool argument mirrored into an HTTP header.
+#[derive(Debug, Clone)]
+pub struct ParamHeader {
+    pub argument: String,
+    /// The `{name}` of `Mcp-Param-{name}`.
+    pub header: String,
+}
+
+/// Tunables of an engine.
+#[derive(Debug, Clone)]
+pub struct EngineOptions {
+    /// Items per list page.
+    pub page_size: usize,
+    /// `ttlMs` of cacheable 2026 results.
+    pub ttl_ms: u64,
+}
+
+impl Default for EngineOptions {
+    fn default() -> Self {
+        Self {
+            page_size: 500,
+            ttl_ms: 60_000,
+        }
+    }
+}
+
+/// Serves one product.
+pub struct Engine {
+    pub product: &'static Product,
+    pub backend: Arc<dyn Backend>,
+    pub sealer: Arc<StateSealer>,
+    /// The confirmation gate of destructive tools.
+    pub confirmer: Confirmer,
+    pub ext: Option<&'static ProductExtension>,
+    pub listings: Listings,
+    pub(crate) options: EngineOptions,
+    /// Compiled input schemas, by tool index, built on first call of each tool.
+    pub(crate) validators: Vec<OnceLock<Result<jsonschema::Validator, String>>>,
+    pub(crate) prompt_env: minijinja::Environment<'static>,
+    /// Per tool: the arguments mirrored into `Mcp-Param-*` headers (`x-mcp-header`), parsed on
+    /// first use.
+    param_headers: Vec<OnceLock<Vec<ParamHeader>>>,
+    /// Tool name → index in `product.tools` (a catalog has hundreds of tools).
+    tool_index: std::collections::HashMap<&'static str, usize>,
+    server_info: Value,
+    /// `,"resultType":"complete","_meta":{serverInfo}}`: closes a non-cacheable 2026 result.
+    complete_tail: String,
+    discover: OnceLock<Value>,
+}
+
+impl Engine {
+    pub fn new(
+        product: &'static Product,
+        backend: Arc<dyn Backend>,
+        sealer: Arc<StateSealer>,
+        confirmer: Confirmer,
+        options: EngineOptions,
+    ) -> Self {
+        let server_info = json!({"name": format!("kobana-mcp-{}", product.name), "title": product.title, "version": product.version});
+        let meta = json!({ era::META_SERVER_INFO: server_info });
+        let suffix = format!(
+            ",\"resultType\":\"complete\",\"ttlMs\":{},\"cacheScope\":\"private\",\"_meta\":{}",
+            options.ttl_ms, meta
+        );
+        let complete_tail = format!(",\"resultType\":\"complete\",\"_meta\":{meta}}}");
+        let mut prompt_env = minijinja::Environment::new();
+        prompt_env.set_undefined_behavior(minijinja::UndefinedBehavior::Lenient);
+        for p in product.prompts {
+            // A template that does not parse is reported when the prompt is used.
+            let _ = prompt_env.add_template(p.name, p.template);
+        }
+        Self {
+            product,
+            backend,
+            sealer,
+            confirmer,
+            ext: extensions::for_product(product.name),
+            listings: Listings::new(product, options.page_size, suffix),
+            validators: product.tools.iter().map(|_| OnceLock::new()).collect(),
+            prompt_env,
+            tool_index: product
+                .tools
+                .iter()
+                .enumerate()
+                .map(|(i, t)| (t.name, i))
+                .collect(),
+            param_headers: product.tools.iter().map(|_| OnceLock::new()).collect(),
+            options,
+            server_info,
+            complete_tail,
+            discover: OnceLock::new(),
+        }
+    }
+
+    /// The `x-mcp-header` arguments of a tool (2026 HTTP mirrors them into `Mcp-Param-{name}`).
+    pub fn param_headers(&self, idx: usize) -> &[ParamHeader] {
+        self.param_headers[idx].get_or_init(|| {
+            let schema_text = self.product.tools[idx].input_schema_json;
+            if !schema_text.contains("x-mcp-header") {
+                return Vec::new();
+            }
+            let schema: Value = serde_json::from_str(schema_text).unwrap_or(Value::Null);
+            let Some(props) = schema.get("properties").and_then(Value::as_object) else {
+                return Vec::new();
+            };
+            props
+                .iter()
+                .filter_map(|(name, p)| {
+                    Some(ParamHeader {
+                        argument: name.clone(),
+                        header: p.get("x-mcp-header")?.as_str()?.to_string(),
+                    })
+                })
+                .collect()
+        })
+    }
+
+    /// The index of a tool in `product.tools`.
+    pub fn tool_index(&self, name: &str) -> Option<usize> {
+        self.tool_index.get(name).copied()
+    }
+
+    pub(crate) fn complete_tail(&self) -> &str {
+        &self.complete_tail
+    }
+
+    pub fn server_info(&self) -> &Value {
+        &self.server_info
+    }
+
+    fn has_tools(&self) -> bool {
+        !self.product.tools.is_empty()
+    }
+    fn has_resources(&self) -> bool {
+        !self.product.resources.is_empty() || !self.product.templates.is_empty()
+    }
+    fn has_prompts(&self) -> bool {
+        !self.product.prompts.is_empty()
+    }
+    fn has_completions(&self) -> bool {
+        self.has_prompts() || !self.product.templates.is_empty()
+    }
+    fn subscribable(&self) -> bool {
+        self.ext.is_some_and(|e| e.resource_subscribe)
+    }
+
+    /// The capabilities served in an era: exactly what the methods below answer.
+    pub fn capabilities(&self, modern: bool) -> Value {
+        let mut caps = Map::new();
+        if self.has_tools() {
+            caps.insert("tools".into(), json!({}));
+        }
+        if self.has_resources() {
+            if !modern && self.subscribable() {
+                caps.insert("resources".into(), json!({"subscribe": true}));
+            } else {
+                caps.insert("resources".into(), json!({}));
+            }
+        }
+        if self.has_prompts() {
+            caps.insert("prompts".into(), json!({}));
+        }
+        if self.has_completions() {
+            caps.insert("completions".into(), json!({}));
+        }
+        if !modern {
+            caps.insert("logging".into(), json!({}));
+        }
+        Value::Object(caps)
+    }
+
+    /// The `initialize` result for a negotiated 2025 version.
+    pub fn initialize_result(&self, version: &'static str) -> Value {
+        let mut r = json!({
+            "protocolVersion": version,
+            "capabilities": self.capabilities(false),
+            "serverInfo": self.server_info,
+        });
+        if !self.product.instructions.is_empty() {
+            r["instructions"] = json!(self.product.instructions);
+        }
+        r
+    }
+
+    fn discover_result(&self) -> Value {
+        self.discover
+            .get_or_init(|| {
+                let mut r = json!({
+                    "resultType": "complete",
+                    "supportedVersions": era::SUPPORTED,
+                    "capabilities": self.capabilities(true),
+                    "ttlMs": self.options.ttl_ms,
+                    "cacheScope": "public",
+                    "_meta": { era::META_SERVER_INFO: self.server_info },
+                });
+                if !self.product.instructions.is_empty() {
+                    r["instructions"] = json!(self.product.instructions);
+                }
+                r
+            })
+            .clone()
+    }
+
+    /// Adds the 2026 envelope fields to a final result (no-op on 2025).
+    pub fn finish(&self, call: &Call, mut result: Value, cacheable: bool) -> Value {
+        if call.era.is_modern() {
+            if let Value::Object(m) = &mut result {
+                m.insert("resultType".into(), json!("complete"));
+                if cacheable {
+                    m.insert("ttlMs".into(), json!(self.options.ttl_ms));
+                    m.insert("cacheScope".into(), json!("private"));
+                }
+                let meta = m.entry("_meta").or_insert_with(|| json!({}));
+                if let Value::Object(meta) = meta {
+                    meta.insert(era::META_SERVER_INFO.into(), self.server_info.clone());
+                }
+            }
+        }
+        result
+    }
+
+    /// Answers one request. `initialize` is answered by the transport (it owns sessions), using
+    /// [`Engine::initialize_result`].
+    pub async fn handle(&self, req: &Request, call: &Call) -> Reply {
+        let modern = call.era.is_modern();
+        let p = &req.params;
+        let not_found = || Reply::Error(RpcError::method_not_found(&req.method));
+        match req.method.as_str() {
+            "server/discover" if modern => Reply::Value(self.discover_result()),
+            "ping" if !modern => Reply::Value(json!({})),
+            "logging/setLevel" if !modern => self.set_level(call, p),
+            "resources/subscribe" | "resources/unsubscribe" if !modern && self.subscribable() => {
+                self.subscribe(call, p, req.method == "resources/subscribe")
+            }
+            "tools/list" if self.has_tools() => self.list(call, ListKind::Tools, p),
+            "resources/list" if self.has_resources() => self.list_resources(call, p).await,
+            "resources/templates/list" if self.has_resources() => {
+                self.list(call, ListKind::Templates, p)
+            }
+            "prompts/list" if self.has_prompts() => self.list(call, ListKind::Prompts, p),
+            "tools/call" if self.has_tools() => self.call_tool(call, p).await,
+            "resources/read" if self.has_resources() => self.read_resource(call, p).await,
+            "prompts/get" if self.has_prompts() => self.get_prompt(call, p).await,
+            "completion/complete" if self.has_completions() => self.complete(call, p).await,
+            _ => not_found(),
+        }
+    }
+
+    pub(crate) fn list(&self, call: &Call, kind: ListKind, params: &Map<String, Value>) -> Reply {
+        let view = self.listings.view(&call.identity);
+        let pages = if call.era.is_modern() {
+            &view.modern
+        } else {
+            &view.legacy
+        };
+        let pages = match kind {
+            ListKind::Tools => &pages.tools,
+            ListKind::Resources => &pages.resources,
+            ListKind::Templates => &pages.templates,
+            ListKind::Prompts => &pages.prompts,
+        };
+        match listing::page(pages, kind, params.get("cursor")) {
+            Ok(page) => Reply::Raw(page.clone()),
+            Err(e) => Reply::Error(e),
+        }
+    }
+
+    fn set_level(&self, call: &Call, params: &Map<String, Value>) -> Reply {
+        let Some(level) = params
+            .get("level")
+            .and_then(Value::as_str)
+            .and_then(LogLevel::parse)
+        else {
+            return Reply::Error(RpcError::invalid_params(
+                "Invalid params: level must be one of debug, info, notice, warning, error, critical, alert, emergency",
+            ));
+        };
+        if let Some(s) = &call.session {
+            if let Ok(mut l) = s.log_level.lock() {
+                *l = Some(level);
+            }
+        }
+        Reply::Value(json!({}))
+    }
+
+    fn subscribe(&self, call: &Call, params: &Map<String, Value>, on: bool) -> Reply {
+        let Some(uri) = params.get("uri").and_then(Value::as_str) else {
+            return Reply::Error(RpcError::invalid_params(
+                "Invalid params: uri (a string) is required",
+            ));
+        };
+        if let Some(s) = &call.session {
+            if let Ok(mut subs) = s.subscriptions.lock() {
+                if on {
+                    subs.insert(uri.to_string());
+                } else {
+                    subs.remove(uri);
+                }
+            }
+        }
+        Reply::Value(json!({}))
+    }
+}

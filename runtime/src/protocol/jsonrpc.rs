@@ -1,0 +1,266 @@
+//! JSON-RPC 2.0 framing: parsing incoming messages, building responses and errors.
+//!
+//! Parsing is strict (a message that is not a JSON-RPC 2.0 object is answered with -32600 and the
+//! reason), and encoding writes bytes directly so that pre-serialized results (tool listings) are
+//! copied into the response without going through `serde_json::Value`.
+
+use serde_json::{Map, Value};
+
+/// Invalid JSON.
+pub const PARSE_ERROR: i64 = -32700;
+/// Not a valid JSON-RPC request object.
+pub const INVALID_REQUEST: i64 = -32600;
+/// Unknown method, or a method whose capability is not advertised.
+pub const METHOD_NOT_FOUND: i64 = -32601;
+/// Bad parameters: unknown tool/prompt, missing argument, bad cursor, bad `_meta`, bad state.
+pub const INVALID_PARAMS: i64 = -32602;
+/// A fault of the server.
+pub const INTERNAL_ERROR: i64 = -32603;
+/// Resource not found (2025 revisions only).
+pub const RESOURCE_NOT_FOUND_LEGACY: i64 = -32002;
+/// 2026-07-28: an HTTP header disagrees with the body, or a required header is missing.
+pub const HEADER_MISMATCH: i64 = -32020;
+/// 2026-07-28: the work needs a client capability the request did not declare.
+pub const MISSING_CLIENT_CAPABILITY: i64 = -32021;
+/// 2026-07-28: the protocol version is not supported.
+pub const UNSUPPORTED_VERSION: i64 = -32022;
+
+/// A JSON-RPC error object.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RpcError {
+    pub code: i64,
+    pub message: String,
+    pub data: Option<Value>,
+}
+
+impl RpcError {
+    pub fn new(code: i64, message: impl Into<String>) -> Self {
+        Self {
+            code,
+            message: message.into(),
+            data: None,
+        }
+    }
+    pub fn with_data(mut self, data: Value) -> Self {
+        self.data = Some(data);
+        self
+    }
+    pub fn invalid_params(message: impl Into<String>) -> Self {
+        Self::new(INVALID_PARAMS, message)
+    }
+    pub fn invalid_request(message: impl Into<String>) -> Self {
+        Self::new(INVALID_REQUEST, message)
+    }
+    pub fn method_not_found(method: &str) -> Self {
+        Self::new(METHOD_NOT_FOUND, format!("Method not found: {method}"))
+    }
+    pub fn internal(message: impl Into<String>) -> Self {
+        Self::new(INTERNAL_ERROR, message)
+    }
+    pub fn to_value(&self) -> Value {
+        let mut m = Map::new();
+        m.insert("code".into(), Value::from(self.code));
+        m.insert("message".into(), Value::from(self.message.clone()));
+        if let Some(d) = &self.data {
+            m.insert("data".into(), d.clone());
+        }
+        Value::Object(m)
+    }
+}
+
+impl std::fmt::Display for RpcError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "JSON-RPC error {}: {}", self.code, self.message)
+    }
+}
+
+/// A request (it has an `id`).
+#[derive(Debug, Clone)]
+pub struct Request {
+    pub id: Value,
+    pub method: String,
+    pub params: Map<String, Value>,
+}
+
+/// One incoming message.
+#[derive(Debug, Clone)]
+pub enum Incoming {
+    Request(Request),
+    Notification {
+        method: String,
+        params: Map<String, Value>,
+    },
+    /// The client's answer to a server→client request (2025 era).
+    Response {
+        id: Value,
+        outcome: Result<Value, Value>,
+    },
+}
+
+/// A message that could not be accepted, with the id when it could be read.
+#[derive(Debug, Clone)]
+pub struct Rejected {
+    pub id: Value,
+    pub error: RpcError,
+}
+
+/// Parses raw bytes of one message (not a batch).
+#[allow(clippy::result_large_err)] // rejections are rare; boxing would cost every caller
+pub fn parse_bytes(bytes: &[u8]) -> Result<Incoming, Rejected> {
+    let value: Value = serde_json::from_slice(bytes).map_err(|e| Rejected {
+        id: Value::Null,
+        error: RpcError::new(PARSE_ERROR, format!("Parse error: {e}")),
+    })?;
+    parse_value(value)
+}
+
+/// Validates the JSON-RPC 2.0 envelope of one message.
+#[allow(clippy::result_large_err)]
+pub fn parse_value(value: Value) -> Result<Incoming, Rejected> {
+    let Value::Object(mut obj) = value else {
+        return Err(Rejected {
+            id: Value::Null,
+            error: RpcError::invalid_request(
+                "Invalid Request: a JSON-RPC message must be a JSON object",
+            ),
+        });
+    };
+    let id = obj.remove("id");
+    let id_for_error = match &id {
+        Some(v @ (Value::String(_) | Value::Number(_))) => v.clone(),
+        _ => Value::Null,
+    };
+    let reject = |msg: &str| Rejected {
+        id: id_for_error.clone(),
+        error: RpcError::invalid_request(format!("Invalid Request: {msg}")),
+    };
+    if obj.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+        return Err(reject("\"jsonrpc\" must be \"2.0\""));
+    }
+    if let Some(id) = &id {
+        if !matches!(id, Value::String(_) | Value::Number(_)) {
+            return Err(reject("\"id\" must be a string or a number"));
+        }
+    }
+    match obj.remove("method") {
+        Some(Value::String(method)) => {
+            let params = match obj.remove("params") {
+                None | Some(Value::Null) => Map::new(),
+                Some(Value::Object(p)) => p,
+                Some(_) => {
+                    return Err(Rejected {
+                        id: id_for_error,
+                        error: RpcError::invalid_params(
+                            "Invalid params: \"params\" must be an object",
+                        ),
+                    })
+                }
+            };
+            Ok(match id {
+                Some(id) => Incoming::Request(Request { id, method, params }),
+                None => Incoming::Notification { method, params },
+            })
+        }
+        Some(_) => Err(reject("\"method\" must be a string")),
+        None => {
+            let Some(id) = id else {
+                return Err(reject("a message needs \"method\" or \"id\""));
+            };
+            if let Some(result) = obj.remove("result") {
+                Ok(Incoming::Response {
+                    id,
+                    outcome: Ok(result),
+                })
+            } else if let Some(error) = obj.remove("error") {
+                Ok(Incoming::Response {
+                    id,
+                    outcome: Err(error),
+                })
+            } else {
+                Err(reject("a response needs \"result\" or \"error\""))
+            }
+        }
+    }
+}
+
+/// Appends `{"jsonrpc":"2.0","id":<id>,"result":` to `out`.
+fn open_result(out: &mut Vec<u8>, id: &Value) {
+    out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
+    // Writing a string or number Value into a Vec cannot fail.
+    let _ = serde_json::to_writer(&mut *out, id);
+    out.extend_from_slice(b",\"result\":");
+}
+
+/// A success response whose result is already serialized JSON.
+pub fn encode_raw_result(id: &Value, result_json: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(result_json.len() + 48);
+    open_result(&mut out, id);
+    out.extend_from_slice(result_json);
+    out.push(b'}');
+    out
+}
+
+/// A success response.
+pub fn encode_result(id: &Value, result: &Value) -> Vec<u8> {
+    let mut out = Vec::with_capacity(256);
+    open_result(&mut out, id);
+    let _ = serde_json::to_writer(&mut out, result);
+    out.push(b'}');
+    out
+}
+
+/// An error response.
+pub fn encode_error(id: &Value, error: &RpcError) -> Vec<u8> {
+    let v = serde_json::json!({"jsonrpc": "2.0", "id": id, "error": error.to_value()});
+    serde_json::to_vec(&v).unwrap_or_default()
+}
+
+/// A notification message.
+pub fn notification(method: &str, params: Value) -> Value {
+    serde_json::json!({"jsonrpc": "2.0", "method": method, "params": params})
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parse_errors_name_the_problem() {
+        let e = parse_bytes(b"{not json").unwrap_err();
+        assert_eq!(e.error.code, PARSE_ERROR);
+        let e = parse_bytes(br#"{"jsonrpc":"2.0","id":null,"method":"x"}"#).unwrap_err();
+        assert_eq!(e.error.code, INVALID_REQUEST);
+        assert!(e.error.message.contains("id"));
+        let e = parse_bytes(br#"{"jsonrpc":"1.0","id":3,"method":"x"}"#).unwrap_err();
+        assert_eq!(e.id, Value::from(3));
+        assert!(e.error.message.contains("jsonrpc"));
+        let e = parse_bytes(br#"{"jsonrpc":"2.0","id":3,"method":"x","params":[1]}"#).unwrap_err();
+        assert_eq!(e.error.code, INVALID_PARAMS);
+    }
+
+    #[test]
+    fn parses_requests_notifications_and_responses() {
+        match parse_bytes(br#"{"jsonrpc":"2.0","id":"a","method":"ping"}"#).unwrap() {
+            Incoming::Request(r) => {
+                assert_eq!((r.id, r.method.as_str()), (Value::from("a"), "ping"))
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(
+            parse_bytes(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#).unwrap(),
+            Incoming::Notification { .. }
+        ));
+        assert!(matches!(
+            parse_bytes(br#"{"jsonrpc":"2.0","id":7,"result":{}}"#).unwrap(),
+            Incoming::Response { outcome: Ok(_), .. }
+        ));
+    }
+
+    #[test]
+    fn raw_results_are_spliced_verbatim() {
+        let bytes = encode_raw_result(&Value::from(5), br#"{"tools":[]}"#);
+        let v: Value = serde_json::from_slice(&bytes).unwrap();
+        assert_eq!(v["id"], 5);
+        assert_eq!(v["result"]["tools"], serde_json::json!([]));
+    }
+}

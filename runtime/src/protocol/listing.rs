@@ -1,0 +1,275 @@
+//! The four list methods, served from pre-serialized bytes.
+//!
+//! The catalog carries every descriptor as a JSON string built at generation time. For each
+//! distinct permission set (scopes + permissions) we concatenate, once, the descriptors that set
+//! may see into complete `result` objects, page by page and per era (the 2026 pages carry
+//! `resultType`, `ttlMs`, `cacheScope` and `serverInfo`). A `tools/list` request then costs a
+//! permission-set lookup and one copy of the page into the response: no serde work.
+
+use std::collections::hash_map::DefaultHasher;
+use std::collections::{BTreeSet, HashMap};
+use std::hash::{Hash, Hasher};
+use std::sync::{Arc, RwLock};
+
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use base64::Engine as _;
+use runtime_model::catalog::Product;
+use runtime_model::identity::Identity;
+
+use super::jsonrpc::RpcError;
+
+/// One page's bytes (a complete JSON `result` object); cloning shares them.
+pub type Page = axum::body::Bytes;
+
+/// The four listings, for one era.
+#[derive(Debug, Default)]
+pub struct EraPages {
+    pub tools: Vec<Page>,
+    pub resources: Vec<Page>,
+    pub templates: Vec<Page>,
+    pub prompts: Vec<Page>,
+}
+
+/// What one permission set may see.
+#[derive(Debug)]
+pub struct View {
+    /// By index in `product.tools`.
+    pub callable: Vec<bool>,
+    /// By index in `product.prompts`: every `uses` tool is callable.
+    pub usable_prompts: Vec<bool>,
+    pub legacy: EraPages,
+    pub modern: EraPages,
+}
+
+impl View {
+    pub fn can_call(&self, product: &Product, tool: &str) -> bool {
+        product
+            .tools
+            .iter()
+            .position(|t| t.name == tool)
+            .is_some_and(|i| self.callable[i])
+    }
+}
+
+#[derive(Debug, PartialEq, Eq)]
+struct Key {
+    scopes: BTreeSet<String>,
+    permissions: BTreeSet<String>,
+}
+
+/// Which list a cursor belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ListKind {
+    Tools,
+    Resources,
+    Templates,
+    Prompts,
+}
+
+impl ListKind {
+    fn tag(self) -> &'static str {
+        match self {
+            ListKind::Tools => "tools",
+            ListKind::Resources => "resources",
+            ListKind::Templates => "templates",
+            ListKind::Prompts => "prompts",
+        }
+    }
+    fn field(self) -> &'static str {
+        match self {
+            ListKind::Tools => "tools",
+            ListKind::Resources => "resources",
+            ListKind::Templates => "resourceTemplates",
+            ListKind::Prompts => "prompts",
+        }
+    }
+}
+
+/// Views by hash of the permission set (a bucket holds the sets sharing a hash).
+type ViewCache = HashMap<u64, Vec<(Key, Arc<View>)>>;
+
+/// Views per permission set, built on first use.
+pub struct Listings {
+    product: &'static Product,
+    page_size: usize,
+    modern_suffix: String,
+    views: RwLock<ViewCache>,
+}
+
+/// Upper bound of cached permission sets; beyond it the cache starts over.
+const MAX_VIEWS: usize = 4096;
+
+impl Listings {
+    /// `modern_suffix` is appended inside every 2026 page object (starts with a comma).
+    pub fn new(product: &'static Product, page_size: usize, modern_suffix: String) -> Self {
+        Self {
+            product,
+            page_size: page_size.max(1),
+            modern_suffix,
+            views: RwLock::new(HashMap::new()),
+        }
+    }
+
+    /// The view of this caller's permission set.
+    pub fn view(&self, identity: &Identity) -> Arc<View> {
+        let mut h = DefaultHasher::new();
+        identity.scopes.hash(&mut h);
+        identity.permissions.hash(&mut h);
+        let hash = h.finish();
+        if let Ok(map) = self.views.read() {
+            if let Some(bucket) = map.get(&hash) {
+                for (k, v) in bucket {
+                    if k.scopes == identity.scopes && k.permissions == identity.permissions {
+                        return v.clone();
+                    }
+                }
+            }
+        }
+        let view = Arc::new(self.build(identity));
+        if let Ok(mut map) = self.views.write() {
+            if map.len() >= MAX_VIEWS {
+                map.clear();
+            }
+            map.entry(hash).or_default().push((
+                Key {
+                    scopes: identity.scopes.clone(),
+                    permissions: identity.permissions.clone(),
+                },
+                view.clone(),
+            ));
+        }
+        view
+    }
+
+    fn build(&self, identity: &Identity) -> View {
+        let p = self.product;
+        let callable: Vec<bool> = p
+            .tools
+            .iter()
+            .map(|t| identity.can_call(t).is_ok())
+            .collect();
+        let can = |name: &str| {
+            p.tools
+                .iter()
+                .position(|t| t.name == name)
+                .is_some_and(|i| callable[i])
+        };
+        let usable_prompts: Vec<bool> = p
+            .prompts
+            .iter()
+            .map(|pr| pr.uses.iter().all(|u| can(u)))
+            .collect();
+        let tools: Vec<&str> = p
+            .tools
+            .iter()
+            .zip(&callable)
+            .filter(|(_, c)| **c)
+            .map(|(t, _)| t.descriptor_json)
+            .collect();
+        let resources: Vec<&str> = p
+            .resources
+            .iter()
+            .filter(|r| can(r.read_by))
+            .map(|r| r.descriptor_json)
+            .collect();
+        let templates: Vec<&str> = p
+            .templates
+            .iter()
+            .filter(|t| can(t.read_by))
+            .map(|t| t.descriptor_json)
+            .collect();
+        let prompts: Vec<&str> = p
+            .prompts
+            .iter()
+            .zip(&usable_prompts)
+            .filter(|(_, u)| **u)
+            .map(|(pr, _)| pr.descriptor_json)
+            .collect();
+        let era = |suffix: &str| EraPages {
+            tools: self.pages(ListKind::Tools, &tools, suffix),
+            resources: self.pages(ListKind::Resources, &resources, suffix),
+            templates: self.pages(ListKind::Templates, &templates, suffix),
+            prompts: self.pages(ListKind::Prompts, &prompts, suffix),
+        };
+        View {
+            legacy: era(""),
+            modern: era(&self.modern_suffix),
+            callable,
+            usable_prompts,
+        }
+    }
+
+    fn pages(&self, kind: ListKind, items: &[&str], suffix: &str) -> Vec<Page> {
+        let chunks: Vec<&[&str]> = if items.is_empty() {
+            vec![&[]]
+        } else {
+            items.chunks(self.page_size).collect()
+        };
+        let n = chunks.len();
+        chunks
+            .into_iter()
+            .enumerate()
+            .map(|(i, chunk)| {
+                let len: usize = chunk.iter().map(|s| s.len() + 1).sum();
+                let mut out = String::with_capacity(len + suffix.len() + 64);
+                out.push_str("{\"");
+                out.push_str(kind.field());
+                out.push_str("\":[");
+                for (j, d) in chunk.iter().enumerate() {
+                    if j > 0 {
+                        out.push(',');
+                    }
+                    out.push_str(d);
+                }
+                out.push(']');
+                if i + 1 < n {
+                    out.push_str(",\"nextCursor\":\"");
+                    out.push_str(&encode_cursor(kind, i + 1));
+                    out.push('"');
+                }
+                out.push_str(suffix);
+                out.push('}');
+                Page::from(out.into_bytes())
+            })
+            .collect()
+    }
+}
+
+/// An opaque cursor naming a page.
+pub fn encode_cursor(kind: ListKind, page: usize) -> String {
+    URL_SAFE_NO_PAD.encode(format!("{}:{page}", kind.tag()))
+}
+
+/// The page a `cursor` param names: page 0 without a cursor (or with the empty cursor); -32602 for
+/// anything we did not issue for this list or that is past its end. Pages only move forward, so
+/// following `nextCursor` always terminates.
+pub fn page<'a>(
+    pages: &'a [Page],
+    kind: ListKind,
+    cursor: Option<&serde_json::Value>,
+) -> Result<&'a Page, RpcError> {
+    let bad = || RpcError::invalid_params("Invalid cursor");
+    let idx = match cursor {
+        None | Some(serde_json::Value::Null) => 0,
+        Some(serde_json::Value::String(s)) if s.is_empty() => 0,
+        Some(serde_json::Value::String(s)) => {
+            let raw = URL_SAFE_NO_PAD.decode(s).map_err(|_| bad())?;
+            let text = std::str::from_utf8(&raw).map_err(|_| bad())?;
+            let (tag, n) = text.split_once(':').ok_or_else(bad)?;
+            if tag != kind.tag() {
+                return Err(bad());
+            }
+            let n: usize = n.parse().map_err(|_| bad())?;
+            if n == 0 {
+                return Err(bad());
+            }
+            n
+        }
+        Some(_) => {
+            return Err(RpcError::invalid_params(
+                "Invalid cursor: it must be a string",
+            ))
+        }
+    };
+    pages.get(idx).ok_or_else(bad)
+}

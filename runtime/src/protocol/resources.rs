@@ -1,0 +1,354 @@
+//! `resources/read`: URI → fixed resource or template → permission (via `read_by`) → workspace
+//! → the reading tool → contents in the resource's content kind.
+
+use base64::engine::general_purpose::STANDARD as B64;
+use base64::Engine as _;
+use runtime_model::backend::{BackendError, Output};
+use runtime_model::catalog::{ContentKind, ResourcesListPolicy, Template};
+use runtime_model::errors::{self, AppError};
+use serde_json::{json, Map, Value};
+
+use super::context::Call;
+use super::engine::{Engine, Reply};
+use super::jsonrpc::{RpcError, RESOURCE_NOT_FOUND_LEGACY};
+use super::tools::{is_text_mime, Dispatched};
+use crate::extensions::Target;
+
+/// Resource not found, in the caller's era (-32002 on 2025, -32602 on 2026; both with `data.uri`).
+pub fn not_found(call: &Call, uri: &str) -> RpcError {
+    let code = if call.era.is_modern() {
+        super::jsonrpc::INVALID_PARAMS
+    } else {
+        RESOURCE_NOT_FOUND_LEGACY
+    };
+    RpcError::new(code, format!("Resource not found: {uri}")).with_data(json!({ "uri": uri }))
+}
+
+/// A refused read: the application error's own JSON-RPC code, never "not found".
+pub fn refusal(err: &AppError, missing: Option<&str>) -> RpcError {
+    let mut data = Map::new();
+    data.insert("error".into(), json!(err.code));
+    if let Some(m) = missing {
+        data.insert("missing".into(), json!(m));
+    }
+    let message = match missing {
+        Some(m) => format!("{} (missing `{m}`)", err.message),
+        None => err.message.to_string(),
+    };
+    RpcError::new(err.rpc_code, message).with_data(Value::Object(data))
+}
+
+/// Matches an RFC 6570 level-1 template (`a/{x}/b`) against a URI; a variable matches a
+/// non-empty run of characters without `/`.
+pub fn match_template(template: &str, uri: &str) -> Option<Vec<(String, String)>> {
+    let mut vars = Vec::new();
+    let mut rest = uri;
+    let mut t = template;
+    while !t.is_empty() {
+        if let Some(stripped) = t.strip_prefix('{') {
+            let end = stripped.find('}')?;
+            let name = &stripped[..end];
+            t = &stripped[end + 1..];
+            let stop = match t.find('{') {
+                Some(i) => &t[..i],
+                None => t,
+            };
+            let limit = rest.find('/').unwrap_or(rest.len());
+            let value_end = if stop.is_empty() {
+                limit
+            } else {
+                let lit_first = stop.as_bytes()[0] as char;
+                rest[..]
+                    .find(lit_first)
+                    .filter(|i| *i <= limit)
+                    .unwrap_or(limit)
+            };
+            if value_end == 0 {
+                return None;
+            }
+            vars.push((name.to_string(), rest[..value_end].to_string()));
+            rest = &rest[value_end..];
+        } else {
+            let lit_end = t.find('{').unwrap_or(t.len());
+            let lit = &t[..lit_end];
+            rest = rest.strip_prefix(lit)?;
+            t = &t[lit_end..];
+        }
+    }
+    rest.is_empty().then_some(vars)
+}
+
+enum Located {
+    Fixed(&'static runtime_model::catalog::Resource),
+    Template(&'static Template, Vec<(String, String)>),
+}
+
+impl Engine {
+    /// `resources/list`: the fixed resources (pre-serialized pages); under `Recent(n)`, plus the
+    /// `n` most recent records of each listed template the caller may list and read, fetched
+    /// concurrently (one page: the dynamic part is bounded by `n` per type).
+    pub(crate) async fn list_resources(&self, call: &Call, params: &Map<String, Value>) -> Reply {
+        let ResourcesListPolicy::Recent(n) = self.product.policy.resources_list else {
+            return self.list(call, super::listing::ListKind::Resources, params);
+        };
+        match params.get("cursor") {
+            None | Some(Value::Null) => {}
+            Some(Value::String(s)) if s.is_empty() => {}
+            Some(_) => return RpcError::invalid_params("Invalid cursor").into(),
+        }
+        if self.product.policy.workspaced && call.identity.default_workspace.is_none() {
+            return self.list(call, super::listing::ListKind::Resources, params);
+        }
+        let view = self.listings.view(&call.identity);
+        let mut resources: Vec<Value> = self
+            .product
+            .resources
+            .iter()
+            .filter(|r| view.can_call(self.product, r.read_by))
+            .filter_map(|r| serde_json::from_str(r.descriptor_json).ok())
+            .collect();
+        let ctx = self.call_context(call, &Map::new());
+        resources.extend(
+            crate::backend::recent::recent_resources(
+                &ctx,
+                self.backend.clone(),
+                n,
+                Default::default(),
+            )
+            .await,
+        );
+        Reply::Value(self.finish(call, json!({ "resources": resources }), true))
+    }
+
+    fn locate(&self, uri: &str) -> Option<Located> {
+        if let Some(r) = self.product.resources.iter().find(|r| r.uri == uri) {
+            return Some(Located::Fixed(r));
+        }
+        self.product
+            .templates
+            .iter()
+            .find_map(|t| match_template(t.uri_template, uri).map(|v| Located::Template(t, v)))
+    }
+
+    pub(crate) async fn read_resource(&self, call: &Call, params: &Map<String, Value>) -> Reply {
+        let Some(uri) = params.get("uri").and_then(Value::as_str) else {
+            return RpcError::invalid_params(
+                "Invalid params: resources/read needs `uri` (a string)",
+            )
+            .into();
+        };
+        let Some(located) = self.locate(uri) else {
+            return not_found(call, uri).into();
+        };
+        let (read_by, content, mime, mut args) = match &located {
+            Located::Fixed(r) => (r.read_by, r.content, r.mime_type, Map::new()),
+            Located::Template(t, vars) => {
+                let mut args = Map::new();
+                for (var, value) in vars {
+                    let arg = t
+                        .args
+                        .iter()
+                        .find(|(v, _)| v == var)
+                        .map(|(_, a)| *a)
+                        .unwrap_or(var);
+                    args.insert(arg.to_string(), json!(value));
+                }
+                (t.read_by, t.content, t.mime_type, args)
+            }
+        };
+        let Some(tool) = self.product.tool(read_by) else {
+            return RpcError::internal(format!("resource {uri} is read by unknown tool {read_by}"))
+                .into();
+        };
+        if let Err(denial) = call.identity.can_call(tool) {
+            let err = if denial.code() == errors::INSUFFICIENT_SCOPE.code {
+                &errors::INSUFFICIENT_SCOPE
+            } else {
+                &errors::INSUFFICIENT_PERMISSION
+            };
+            return refusal(err, Some(denial.missing())).into();
+        }
+        let schema_content = matches!(
+            content,
+            ContentKind::SchemaCatalog | ContentKind::SchemaEntry
+        );
+        if self.product.policy.workspaced && !schema_content {
+            match &call.identity.default_workspace {
+                Some(ws) => {
+                    args.entry("workspace_id").or_insert_with(|| json!(ws));
+                }
+                None => return refusal(&errors::WORKSPACE_REQUIRED, None).into(),
+            }
+        }
+        let contents = match content {
+            ContentKind::SchemaCatalog => {
+                let schemas: Vec<Value> = self
+                    .product
+                    .records
+                    .iter()
+                    .filter_map(|r| serde_json::from_str(r.schema_json).ok())
+                    .collect();
+                vec![text_content(
+                    uri,
+                    mime,
+                    json!({ "schemas": schemas }).to_string(),
+                )]
+            }
+            ContentKind::SchemaEntry => {
+                let name = args
+                    .values()
+                    .next()
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
+                match self.product.record(name) {
+                    Some(r) => vec![text_content(uri, mime, r.schema_json.to_string())],
+                    None => return not_found(call, uri).into(),
+                }
+            }
+            _ => match self
+                .dispatch(
+                    call,
+                    tool,
+                    Target::Resource { tool, uri },
+                    &args,
+                    params,
+                    "resources/read",
+                    uri,
+                )
+                .await
+            {
+                Ok(Dispatched::Resource(c)) => c,
+                Ok(Dispatched::InputRequired(v)) => return Reply::Value(v),
+                Ok(Dispatched::Backend(Ok(out))) => {
+                    match self.contents_of(uri, mime, content, out) {
+                        Ok(c) => c,
+                        Err(e) => return e.into(),
+                    }
+                }
+                Ok(Dispatched::Backend(Err(BackendError::NotFound(_)))) => {
+                    return not_found(call, uri).into()
+                }
+                Ok(Dispatched::Backend(Err(e))) => {
+                    return RpcError::new(
+                        errors::UPSTREAM_ERROR.rpc_code,
+                        format!("{}: {e}", errors::UPSTREAM_ERROR.message),
+                    )
+                    .with_data(json!({"error": errors::UPSTREAM_ERROR.code}))
+                    .into()
+                }
+                Ok(Dispatched::Output(out)) => {
+                    let text: String = out
+                        .content
+                        .iter()
+                        .filter_map(|c| c.get("text").and_then(Value::as_str))
+                        .collect::<Vec<_>>()
+                        .join("\n");
+                    vec![text_content(uri, mime, text)]
+                }
+                Ok(Dispatched::Prompt(_)) => {
+                    return RpcError::internal("a resource handler answered a prompt").into()
+                }
+                Err(e) => return e.into(),
+            },
+        };
+        if contents.is_empty() {
+            return not_found(call, uri).into();
+        }
+        Reply::Value(self.finish(call, json!({ "contents": contents }), true))
+    }
+
+    fn contents_of(
+        &self,
+        uri: &str,
+        mime: &str,
+        kind: ContentKind,
+        out: Output,
+    ) -> Result<Vec<Value>, RpcError> {
+        let too_large = |len: usize, max: u64| {
+            (len as u64 > max).then(|| refusal(&errors::CONTENT_TOO_LARGE, None))
+        };
+        Ok(match (kind, out) {
+            (_, Output::Json(mut v)) => {
+                if kind == ContentKind::JsonRecord {
+                    // Resources show the record itself, without the numeric `id` (product docs).
+                    crate::backend::records::strip_numeric_id(&mut v);
+                    if let Some(rec) = crate::backend::records::record(&v) {
+                        v = Value::Object(rec.clone());
+                    }
+                }
+                match v {
+                    Value::String(s) if kind == ContentKind::Text => {
+                        vec![text_content(uri, mime, s)]
+                    }
+                    v => vec![text_content(uri, mime, v.to_string())],
+                }
+            }
+            (ContentKind::Blob { max_bytes }, Output::Bytes { mime_type, data }) => {
+                if let Some(e) = too_large(data.len(), max_bytes) {
+                    return Err(e);
+                }
+                vec![json!({"uri": uri, "mimeType": mime_type, "blob": B64.encode(&data)})]
+            }
+            (ContentKind::BlobOrText { max_bytes }, Output::Bytes { mime_type, data }) => {
+                if let Some(e) = too_large(data.len(), max_bytes) {
+                    return Err(e);
+                }
+                match (is_text_mime(&mime_type), String::from_utf8(data)) {
+                    (true, Ok(text)) => vec![text_content(uri, &mime_type, text)],
+                    (_, Ok(text)) => vec![
+                        json!({"uri": uri, "mimeType": mime_type, "blob": B64.encode(text.as_bytes())}),
+                    ],
+                    (_, Err(e)) => vec![
+                        json!({"uri": uri, "mimeType": mime_type, "blob": B64.encode(e.as_bytes())}),
+                    ],
+                }
+            }
+            (_, Output::Bytes { mime_type, data }) => match String::from_utf8(data) {
+                Ok(text) => vec![text_content(uri, &mime_type, text)],
+                Err(e) => vec![
+                    json!({"uri": uri, "mimeType": mime_type, "blob": B64.encode(e.as_bytes())}),
+                ],
+            },
+        })
+    }
+}
+
+fn text_content(uri: &str, mime: &str, text: String) -> Value {
+    json!({"uri": uri, "mimeType": mime, "text": text})
+}
+
+#[cfg(test)]
+mod tests {
+    use super::match_template;
+
+    #[test]
+    fn templates_match_level_one() {
+        assert_eq!(
+            match_template("test://template/{id}/data", "test://template/123/data"),
+            Some(vec![("id".into(), "123".into())])
+        );
+        assert_eq!(
+            match_template("test://template/{id}/data", "test://template//data"),
+            None
+        );
+        assert_eq!(
+            match_template("test://template/{id}/data", "test://template/1/2/data"),
+            None
+        );
+        assert_eq!(
+            match_template("kobana://b/billets/{uid}", "kobana://b/billets/abc"),
+            Some(vec![("uid".into(), "abc".into())])
+        );
+        assert_eq!(
+            match_template("kobana://b/{kind}.{fmt}", "kobana://b/x.json"),
+            Some(vec![
+                ("kind".into(), "x".into()),
+                ("fmt".into(), "json".into())
+            ])
+        );
+        assert_eq!(
+            match_template("kobana://b/billets/{uid}", "kobana://b/other/abc"),
+            None
+        );
+    }
+}

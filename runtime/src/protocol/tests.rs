@@ -1,0 +1,678 @@
+//! Engine tests over the generated catalogs (billing, finance) and the conformance fixture, with a
+//! recording backend: permission filtering, the tools/call flow, era-specific shapes, MRTR.
+
+use std::sync::{Arc, Mutex};
+
+use runtime_model::backend::{Backend, BackendError, BoxFuture, CallContext, Output};
+use runtime_model::catalog::{Product, Tool};
+use runtime_model::identity::Identity;
+use serde_json::{json, Map, Value};
+
+use super::context::Call;
+use super::engine::{Engine, EngineOptions, Reply};
+use super::era::Era;
+use super::jsonrpc::Request;
+use crate::confirm::{Confirmer, MemoryLedger};
+use crate::state::StateSealer;
+
+#[derive(Default)]
+struct Recorder {
+    calls: Mutex<Vec<(String, Option<String>)>>,
+}
+
+impl Backend for Recorder {
+    fn call<'a>(
+        &'a self,
+        ctx: &'a CallContext,
+        tool: &'static Tool,
+        args: &'a Map<String, Value>,
+    ) -> BoxFuture<'a, Result<Output, BackendError>> {
+        Box::pin(async move {
+            self.calls
+                .lock()
+                .unwrap()
+                .push((tool.name.to_string(), ctx.workspace.clone()));
+            if tool.name.ends_with("_list") {
+                return Ok(Output::Json(
+                    json!({"data": [{"id": "cus_1"}, {"id": "cus_2"}, {"id": "inv_9"}]}),
+                ));
+            }
+            match args.get("id").and_then(Value::as_str) {
+                Some("missing") => Err(BackendError::NotFound("no such record".into())),
+                Some(id) => Ok(Output::Json(json!({"id": id, "name": "x"}))),
+                None => Ok(Output::Json(json!([1, 2, 3]))),
+            }
+        })
+    }
+}
+
+fn product(name: &str) -> &'static Product {
+    generated::product(name).unwrap()
+}
+
+fn engine_with(p: &'static Product, page_size: usize) -> (Engine, Arc<Recorder>) {
+    let rec = Arc::new(Recorder::default());
+    let sealer = Arc::new(StateSealer::new(vec![("k1".into(), vec![7u8; 32])]).unwrap());
+    let confirmer = Confirmer::new(sealer.clone(), Arc::new(MemoryLedger::new()));
+    let e = Engine::new(
+        p,
+        rec.clone(),
+        sealer,
+        confirmer,
+        EngineOptions {
+            page_size,
+            ttl_ms: 1000,
+        },
+    );
+    (e, rec)
+}
+
+fn identity(scopes: &[&str], perms: &[&str]) -> Identity {
+    Identity {
+        person: "p1".into(),
+        name: "P".into(),
+        organization: "o1".into(),
+        scopes: scopes.iter().map(|s| s.to_string()).collect(),
+        permissions: perms.iter().map(|s| s.to_string()).collect(),
+        workspaces: Default::default(),
+        default_workspace: None,
+    }
+}
+
+fn call(era: Era, id: Identity, caps: Value) -> Call {
+    Call::detached(era, Arc::new(id), caps)
+}
+
+async fn ask(
+    e: &Engine,
+    c: &Call,
+    method: &str,
+    params: Value,
+) -> Result<Value, super::jsonrpc::RpcError> {
+    let req = Request {
+        id: json!(1),
+        method: method.into(),
+        params: params.as_object().cloned().unwrap_or_default(),
+    };
+    match e.handle(&req, c).await {
+        Reply::Value(v) => Ok(v),
+        Reply::Raw(b) => Ok(serde_json::from_slice(&b).unwrap()),
+        Reply::Error(err) => Err(err),
+    }
+}
+
+fn names(v: &Value, key: &str) -> Vec<String> {
+    v[key]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
+const LEGACY: Era = Era::Legacy("2025-11-25");
+
+#[tokio::test]
+async fn tools_are_listed_and_callable_only_with_scope_and_permission() {
+    let (e, rec) = engine_with(product("billing"), 500);
+    let reader = identity(&["read", "billing.customers"], &["customers.read"]);
+    let c = call(LEGACY, reader, json!({}));
+    let listed = names(
+        &ask(&e, &c, "tools/list", json!({})).await.unwrap(),
+        "tools",
+    );
+    assert_eq!(
+        listed,
+        vec!["billing_customers_get", "billing_customers_list"]
+    );
+
+    // A tool the caller may not call: an isError result naming what is missing; nothing runs.
+    let r = ask(
+        &e,
+        &c,
+        "tools/call",
+        json!({"name": "billing_customers_create", "arguments": {"name": "A"}}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(r["isError"], true);
+    assert_eq!(
+        r["structuredContent"]["error"]["code"],
+        "insufficient_scope"
+    );
+    assert_eq!(r["structuredContent"]["error"]["missing"], "write");
+    let writer_no_perm = identity(&["write", "billing.customers"], &["customers.read"]);
+    let c2 = call(LEGACY, writer_no_perm, json!({}));
+    let r = ask(
+        &e,
+        &c2,
+        "tools/call",
+        json!({"name": "billing_customers_create", "arguments": {"name": "A"}}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        r["structuredContent"]["error"]["code"],
+        "insufficient_permission"
+    );
+    assert_eq!(
+        r["structuredContent"]["error"]["missing"],
+        "customers.write"
+    );
+    assert!(rec.calls.lock().unwrap().is_empty());
+
+    // Unknown tool: a JSON-RPC error, not a result.
+    let err = ask(&e, &c, "tools/call", json!({"name": "nope"}))
+        .await
+        .unwrap_err();
+    assert_eq!(err.code, -32602);
+    assert!(err.message.contains("nope"));
+}
+
+#[tokio::test]
+async fn arguments_are_validated_against_the_schema_naming_each_argument() {
+    let (e, rec) = engine_with(product("billing"), 500);
+    let c = call(LEGACY, identity(&["all"], &["*"]), json!({}));
+    let r = ask(
+        &e,
+        &c,
+        "tools/call",
+        json!({"name": "billing_customers_get", "arguments": {"id": 5, "bogus": true}}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(r["isError"], true);
+    let err = &r["structuredContent"]["error"];
+    assert_eq!(err["code"], "invalid_arguments");
+    let details = err["details"].to_string();
+    assert!(details.contains("`id`"), "{details}");
+    assert!(rec.calls.lock().unwrap().is_empty());
+    let r = ask(
+        &e,
+        &c,
+        "tools/call",
+        json!({"name": "billing_customers_get", "arguments": {}}),
+    )
+    .await
+    .unwrap();
+    assert!(r["structuredContent"]["error"]["details"]
+        .to_string()
+        .contains("`id` is required"));
+
+    let r = ask(
+        &e,
+        &c,
+        "tools/call",
+        json!({"name": "billing_customers_get", "arguments": {"id": "cus_1"}}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(r.get("isError"), None);
+    assert_eq!(r["structuredContent"]["id"], "cus_1");
+    assert_eq!(rec.calls.lock().unwrap().len(), 1);
+    // A backend "not found" is a tool error with the application code.
+    let r = ask(
+        &e,
+        &c,
+        "tools/call",
+        json!({"name": "billing_customers_get", "arguments": {"id": "missing"}}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(r["structuredContent"]["error"]["code"], "not_found");
+}
+
+#[tokio::test]
+async fn results_follow_the_era() {
+    let (e, _) = engine_with(product("billing"), 500);
+    let modern = call(Era::Modern, identity(&["all"], &["*"]), json!({}));
+    let legacy = call(LEGACY, identity(&["all"], &["*"]), json!({}));
+    let m = ask(&e, &modern, "tools/list", json!({})).await.unwrap();
+    assert_eq!(m["resultType"], "complete");
+    assert_eq!(m["cacheScope"], "private");
+    assert!(m["ttlMs"].as_u64().is_some());
+    assert_eq!(
+        m["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],
+        "kobana-mcp-billing"
+    );
+    let l = ask(&e, &legacy, "tools/list", json!({})).await.unwrap();
+    assert!(l.get("resultType").is_none() && l.get("ttlMs").is_none());
+
+    // Resource not found: -32002 for 2025, -32602 with data.uri for 2026.
+    let uri = "kobana://billing/customers/missing";
+    let err = ask(&e, &legacy, "resources/read", json!({"uri": uri}))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        (err.code, err.data.clone().unwrap()["uri"].clone()),
+        (-32002, json!(uri))
+    );
+    let err = ask(&e, &modern, "resources/read", json!({"uri": uri}))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        (err.code, err.data.unwrap()["uri"].clone()),
+        (-32602, json!(uri))
+    );
+    let err = ask(
+        &e,
+        &modern,
+        "resources/read",
+        json!({"uri": "kobana://billing/nothing/here/at/all"}),
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(err.code, -32602);
+
+    // A non-object structuredContent is wrapped for 2025 and kept as is for 2026.
+    let tool = json!({"name": "billing_customers_list", "arguments": {}});
+    let m = ask(&e, &modern, "tools/call", tool.clone()).await.unwrap();
+    assert!(m["structuredContent"].is_object());
+    let (e2, _) = engine_with(product("billing"), 500);
+    let get_no_id = e2.tool_reply(
+        &legacy,
+        crate::extensions::ToolOutput {
+            content: vec![],
+            structured: Some(json!([1])),
+            is_error: false,
+        },
+    );
+    let Reply::Raw(v) = get_no_id else { panic!() };
+    let v: Value = serde_json::from_slice(&v).unwrap();
+    assert_eq!(v["structuredContent"], json!({"result": [1]}));
+    let Reply::Raw(v) = e2.tool_reply(
+        &modern,
+        crate::extensions::ToolOutput {
+            content: vec![],
+            structured: Some(json!([1])),
+            is_error: false,
+        },
+    ) else {
+        panic!()
+    };
+    let v: Value = serde_json::from_slice(&v).unwrap();
+    assert_eq!(v["resultType"], "complete");
+    assert_eq!(
+        v["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],
+        "kobana-mcp-billing"
+    );
+    assert_eq!(v["structuredContent"], json!([1]));
+}
+
+#[tokio::test]
+async fn resources_are_refused_with_the_application_error_never_not_found() {
+    let (e, _) = engine_with(product("billing"), 500);
+    let c = call(LEGACY, identity(&["read"], &[]), json!({}));
+    let err = ask(
+        &e,
+        &c,
+        "resources/read",
+        json!({"uri": "kobana://billing/customers/cus_1"}),
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(err.code, runtime_model::errors::INSUFFICIENT_SCOPE.rpc_code);
+    let data = err.data.unwrap();
+    assert_eq!(data["error"], "insufficient_scope");
+    assert_eq!(data["missing"], "billing.customers");
+    // Templates the caller cannot read are not listed.
+    let t = ask(&e, &c, "resources/templates/list", json!({}))
+        .await
+        .unwrap();
+    assert!(t["resourceTemplates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|t| !t["uriTemplate"].as_str().unwrap().contains("customers")));
+    let full = call(LEGACY, identity(&["all"], &["*"]), json!({}));
+    let r = ask(
+        &e,
+        &full,
+        "resources/read",
+        json!({"uri": "kobana://billing/customers/cus_1"}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(r["contents"][0]["uri"], "kobana://billing/customers/cus_1");
+    assert!(r["contents"][0]["text"].as_str().unwrap().contains("cus_1"));
+}
+
+#[tokio::test]
+async fn workspaced_records_need_a_default_workspace_but_schemas_do_not() {
+    let (e, rec) = engine_with(product("finance"), 500);
+    let mut id = identity(&["all"], &["*"]);
+    let c = call(LEGACY, id.clone(), json!({}));
+    let err = ask(
+        &e,
+        &c,
+        "resources/read",
+        json!({"uri": "kobana://finance/payables/p1"}),
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(err.data.unwrap()["error"], "workspace_required");
+    let schemas = ask(
+        &e,
+        &c,
+        "resources/read",
+        json!({"uri": "kobana://finance/schemas/payables"}),
+    )
+    .await;
+    assert!(schemas.is_ok(), "{schemas:?}");
+    id.default_workspace = Some("ws1".into());
+    let c = call(LEGACY, id, json!({}));
+    ask(
+        &e,
+        &c,
+        "resources/read",
+        json!({"uri": "kobana://finance/payables/p1"}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        rec.calls.lock().unwrap().last().unwrap().1.as_deref(),
+        Some("ws1")
+    );
+}
+
+#[tokio::test]
+async fn prompts_need_every_tool_they_use() {
+    let (e, _) = engine_with(product("billing"), 500);
+    let reader = identity(
+        &["read", "billing.invoices", "billing.payments"],
+        &["invoices.read", "payments.read"],
+    );
+    let c = call(LEGACY, reader, json!({}));
+    let listed = names(
+        &ask(&e, &c, "prompts/list", json!({})).await.unwrap(),
+        "prompts",
+    );
+    assert!(listed.contains(&"monthly_billing_summary".to_string()));
+    assert!(
+        !listed.contains(&"collect_overdue_invoices".to_string()),
+        "needs send_reminder (write)"
+    );
+    let err = ask(
+        &e,
+        &c,
+        "prompts/get",
+        json!({"name": "collect_overdue_invoices"}),
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(err.code, -32602);
+
+    // Defaults resolve to concrete dates; formats are checked.
+    let r = ask(
+        &e,
+        &c,
+        "prompts/get",
+        json!({"name": "monthly_billing_summary"}),
+    )
+    .await
+    .unwrap();
+    let text = r["messages"][0]["content"]["text"].as_str().unwrap();
+    let month = super::dates::fmt_month(super::dates::today());
+    assert!(text.contains(&format!("{month}-01")), "{text}");
+    let err = ask(
+        &e,
+        &c,
+        "prompts/get",
+        json!({"name": "monthly_billing_summary", "arguments": {"month": "2026-13"}}),
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(err.code, -32602);
+    assert!(err.message.contains("month"));
+    let full = call(LEGACY, identity(&["all"], &["*"]), json!({}));
+    let err = ask(
+        &e,
+        &full,
+        "prompts/get",
+        json!({"name": "customer_overview"}),
+    )
+    .await
+    .unwrap_err();
+    assert!(err.message.contains("customer_id"));
+}
+
+#[tokio::test]
+async fn completions_follow_permissions_and_sources() {
+    let (e, rec) = engine_with(product("billing"), 500);
+    let full = call(LEGACY, identity(&["all"], &["*"]), json!({}));
+    let params = json!({"ref": {"type": "ref/prompt", "name": "customer_overview"}, "argument": {"name": "customer_id", "value": "cus"}});
+    let r = ask(&e, &full, "completion/complete", params.clone())
+        .await
+        .unwrap();
+    assert_eq!(r["completion"]["values"], json!(["cus_1", "cus_2"]));
+    assert_eq!(rec.calls.lock().unwrap()[0].0, "billing_customers_list");
+    // The prompt is usable, but the completion's list tool is not: empty, and nothing runs.
+    let invoices_only = identity(
+        &["write", "billing.invoices"],
+        &["invoices.read", "invoices.write"],
+    );
+    let (e2, rec2) = engine_with(product("billing"), 500);
+    let overdue = json!({"ref": {"type": "ref/prompt", "name": "collect_overdue_invoices"},
+        "argument": {"name": "customer_id", "value": ""}});
+    let r = ask(
+        &e2,
+        &call(LEGACY, invoices_only.clone(), json!({})),
+        "completion/complete",
+        overdue,
+    )
+    .await
+    .unwrap();
+    assert_eq!(r["completion"]["values"], json!([]));
+    assert!(rec2.calls.lock().unwrap().is_empty());
+    // A prompt the caller cannot use cannot be completed either.
+    let err = ask(
+        &e2,
+        &call(LEGACY, invoices_only, json!({})),
+        "completion/complete",
+        params,
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(err.code, -32602, "customer_overview needs customers_get");
+    let months = json!({"ref": {"type": "ref/prompt", "name": "monthly_billing_summary"}, "argument": {"name": "month", "value": ""}});
+    let r = ask(&e, &full, "completion/complete", months).await.unwrap();
+    assert_eq!(r["completion"]["values"].as_array().unwrap().len(), 12);
+}
+
+#[tokio::test]
+async fn cursors_are_opaque_terminate_and_reject_garbage() {
+    let (e, _) = engine_with(product("billing"), 7);
+    let c = call(Era::Modern, identity(&["all"], &["*"]), json!({}));
+    let mut cursor: Option<String> = None;
+    let mut seen = Vec::new();
+    for _ in 0..100 {
+        let params = match &cursor {
+            Some(c) => json!({"cursor": c}),
+            None => json!({}),
+        };
+        let page = ask(&e, &c, "tools/list", params).await.unwrap();
+        assert_eq!(page["cacheScope"], "private");
+        seen.extend(names(&page, "tools"));
+        match page.get("nextCursor").and_then(Value::as_str) {
+            Some(n) => cursor = Some(n.to_string()),
+            None => break,
+        }
+    }
+    assert_eq!(seen.len(), product("billing").tools.len());
+    for bad in ["zzz", "dG9vbHM6OTk5", "cHJvbXB0czox", ""] {
+        let r = ask(&e, &c, "tools/list", json!({"cursor": bad})).await;
+        if bad.is_empty() {
+            assert!(r.is_ok(), "the empty cursor is the first page");
+        } else {
+            assert_eq!(r.unwrap_err().code, -32602, "{bad}");
+        }
+    }
+}
+
+#[tokio::test]
+async fn input_responses_count_only_with_a_valid_state_for_the_same_request() {
+    let (e, _) = engine_with(product("conformance"), 500);
+    let caps = json!({"elicitation": {}, "sampling": {}});
+    let c = call(Era::Modern, identity(&["all"], &["*"]), caps);
+    let tool = "test_input_required_result_elicitation";
+    let answer = json!({"user_name": {"action": "accept", "content": {"name": "Ana"}}});
+    // A first call bringing its own answer is asked anyway.
+    let r = ask(
+        &e,
+        &c,
+        "tools/call",
+        json!({"name": tool, "inputResponses": answer}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(r["resultType"], "input_required");
+    let state = r["requestState"].as_str().unwrap().to_string();
+    let ok = ask(
+        &e,
+        &c,
+        "tools/call",
+        json!({"name": tool, "inputResponses": answer, "requestState": state}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(ok["content"][0]["text"], "Hello, Ana!");
+    // Tampered, or issued for another tool, another caller or other arguments: refused.
+    let tampered = format!("{state}x");
+    let err = ask(
+        &e,
+        &c,
+        "tools/call",
+        json!({"name": tool, "inputResponses": answer, "requestState": tampered}),
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(err.code, -32602);
+    let err = ask(&e, &c, "tools/call", json!({"name": "test_input_required_result_request_state", "inputResponses": answer, "requestState": state})).await.unwrap_err();
+    assert_eq!(err.code, -32602);
+    let mut other = identity(&["all"], &["*"]);
+    other.person = "someone-else".into();
+    let c2 = call(Era::Modern, other, json!({"elicitation": {}}));
+    let err = ask(
+        &e,
+        &c2,
+        "tools/call",
+        json!({"name": tool, "inputResponses": answer, "requestState": state}),
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(err.code, -32602);
+    // A request type the client did not declare is never sent: -32021.
+    let bare = call(Era::Modern, identity(&["all"], &["*"]), json!({}));
+    let err = ask(
+        &e,
+        &bare,
+        "tools/call",
+        json!({"name": "test_missing_capability"}),
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(err.code, -32021);
+    assert_eq!(
+        err.data.unwrap()["requiredCapabilities"],
+        json!({"sampling": {}})
+    );
+}
+
+#[tokio::test]
+async fn capabilities_advertise_what_is_served() {
+    let (e, _) = engine_with(product("billing"), 500);
+    let caps = e.capabilities(true);
+    assert!(caps["resources"].get("subscribe").is_none());
+    assert!(caps.get("logging").is_none());
+    assert!(e.capabilities(false).get("logging").is_some());
+    let c = call(Era::Modern, identity(&["all"], &["*"]), json!({}));
+    for m in [
+        "ping",
+        "logging/setLevel",
+        "resources/subscribe",
+        "initialize",
+        "nope/nope",
+    ] {
+        assert_eq!(
+            ask(&e, &c, m, json!({})).await.unwrap_err().code,
+            -32601,
+            "{m}"
+        );
+    }
+    let legacy = call(LEGACY, identity(&["all"], &["*"]), json!({}));
+    assert_eq!(
+        ask(&e, &legacy, "resources/subscribe", json!({"uri": "x"}))
+            .await
+            .unwrap_err()
+            .code,
+        -32601
+    );
+    let (f, _) = engine_with(product("conformance"), 500);
+    assert_eq!(f.capabilities(false)["resources"]["subscribe"], true);
+    assert!(f.capabilities(true)["resources"].get("subscribe").is_none());
+}
+
+#[tokio::test]
+async fn recent_records_are_listed_under_the_recent_policy_only_when_readable() {
+    let (e, rec) = engine_with(product("banking"), 500);
+    let full = call(Era::Modern, identity(&["all"], &["*"]), json!({}));
+    let fixed = product("banking").resources.len();
+    let r = ask(&e, &full, "resources/list", json!({})).await.unwrap();
+    assert_eq!(r["cacheScope"], "private");
+    let n = r["resources"].as_array().unwrap().len();
+    assert!(
+        n > fixed,
+        "recent records appear beside the {fixed} fixed resources: {n}"
+    );
+    assert!(!rec.calls.lock().unwrap().is_empty());
+    // A caller who can call nothing sees nothing, and nothing is listed upstream.
+    let (e2, rec2) = engine_with(product("banking"), 500);
+    let none = call(Era::Modern, identity(&[], &[]), json!({}));
+    let r = ask(&e2, &none, "resources/list", json!({})).await.unwrap();
+    assert_eq!(r["resources"], json!([]));
+    assert!(rec2.calls.lock().unwrap().is_empty());
+    assert_eq!(
+        ask(&e2, &none, "resources/list", json!({"cursor": "x"}))
+            .await
+            .unwrap_err()
+            .code,
+        -32602
+    );
+}
+
+#[tokio::test]
+async fn destructive_tools_pass_the_confirmation_gate_first() {
+    let (e, rec) = engine_with(product("billing"), 500);
+    let args = json!({"name": "billing_customers_delete", "arguments": {"id": "cus_1"}});
+    // 2026 with form elicitation: asked first, nothing runs.
+    let asking = call(
+        Era::Modern,
+        identity(&["all"], &["*"]),
+        json!({"elicitation": {}}),
+    );
+    let r = ask(&e, &asking, "tools/call", args.clone()).await.unwrap();
+    assert_eq!(r["resultType"], "input_required");
+    assert!(r["inputRequests"]["confirm"]["method"] == "elicitation/create");
+    assert!(rec.calls.lock().unwrap().is_empty());
+    // Confirmed with the sealed state: it runs once.
+    let mut retry = args.clone();
+    retry["requestState"] = r["requestState"].clone();
+    retry["inputResponses"] =
+        json!({"confirm": {"action": "accept", "content": {"confirm": true}}});
+    let done = ask(&e, &asking, "tools/call", retry).await.unwrap();
+    assert_eq!(done["resultType"], "complete");
+    assert_eq!(rec.calls.lock().unwrap().len(), 1);
+    // 2025 on a `run` product: runs directly (the client confirms on destructiveHint).
+    let legacy = call(LEGACY, identity(&["all"], &["*"]), json!({}));
+    ask(&e, &legacy, "tools/call", args).await.unwrap();
+    assert_eq!(rec.calls.lock().unwrap().len(), 2);
+    // 2025 on a `refuse` product: refused with confirmation_required; nothing runs.
+    let (f, frec) = engine_with(product("finance"), 500);
+    let r = ask(&f, &legacy, "tools/call", json!({"name": "finance_categories_delete", "arguments": {"id": "c1", "workspace_id": "w1"}})).await.unwrap();
+    assert_eq!(r["isError"], true, "{r}");
+    assert_eq!(
+        r["structuredContent"]["error"]["code"],
+        "confirmation_required"
+    );
+    assert!(frec.calls.lock().unwrap().is_empty());
+}

@@ -1,0 +1,421 @@
+//! `tools/call`: find → permission → argument validation → confirmation gate → dispatch.
+
+use std::sync::Arc;
+
+use base64::engine::general_purpose::STANDARD as B64;
+use base64::Engine as _;
+use runtime_model::backend::{BackendError, CallContext, Output};
+use runtime_model::catalog::{Binding, Tool};
+use runtime_model::errors::{self, AppError};
+use serde_json::{json, Map, Value};
+
+use super::context::Call;
+use super::engine::{Engine, Reply};
+use super::era::Era;
+use super::jsonrpc::RpcError;
+use super::mrtr;
+use crate::confirm::{Gate, GateRequest};
+use crate::extensions::{self, ExtCtx, ExtOutcome, Handler, Target, ToolOutput};
+
+/// How many input rounds one request may take on the 2025 wire.
+const MAX_LEGACY_ROUNDS: usize = 8;
+
+/// A tool result carrying an application error: `structuredContent.error` plus the same text.
+pub fn app_error_output(
+    err: &AppError,
+    detail: Option<&str>,
+    extra: Map<String, Value>,
+) -> ToolOutput {
+    let message = match detail {
+        Some(d) => format!("{}: {d}", err.message),
+        None => err.message.to_string(),
+    };
+    let mut e = Map::new();
+    e.insert("code".into(), json!(err.code));
+    e.insert("message".into(), json!(message));
+    e.extend(extra);
+    let structured = json!({ "error": e });
+    ToolOutput {
+        content: vec![json!({"type": "text", "text": structured.to_string()})],
+        structured: Some(structured),
+        is_error: true,
+    }
+}
+
+/// The application error of a backend failure.
+pub fn backend_error_output(e: &BackendError) -> ToolOutput {
+    let (err, detail) = match e {
+        BackendError::NotFound(d) => (&errors::NOT_FOUND, d.clone()),
+        BackendError::Invalid(d) => (&errors::INVALID_ARGUMENTS, d.clone()),
+        BackendError::Conflict(d) => (&errors::INVALID_STATE_TRANSITION, d.clone()),
+        BackendError::Upstream { status, message } => {
+            (&errors::UPSTREAM_ERROR, format!("HTTP {status}: {message}"))
+        }
+        BackendError::Unavailable(d) => (&errors::UPSTREAM_ERROR, d.clone()),
+        BackendError::Unsupported(d) => (
+            &errors::UPSTREAM_ERROR,
+            format!("not supported by this backend: {d}"),
+        ),
+    };
+    app_error_output(err, Some(&detail), Map::new())
+}
+
+impl Engine {
+    pub(crate) async fn call_tool(&self, call: &Call, params: &Map<String, Value>) -> Reply {
+        let Some(name) = params.get("name").and_then(Value::as_str) else {
+            return RpcError::invalid_params("Invalid params: tools/call needs `name` (a string)")
+                .into();
+        };
+        let Some(idx) = self.tool_index(name) else {
+            return RpcError::invalid_params(format!("Unknown tool: {name}")).into();
+        };
+        let tool = &self.product.tools[idx];
+        let args = match params.get("arguments") {
+            None | Some(Value::Null) => Map::new(),
+            Some(Value::Object(m)) => m.clone(),
+            Some(_) => {
+                return RpcError::invalid_params("Invalid params: `arguments` must be an object")
+                    .into()
+            }
+        };
+        if let Err(denial) = call.identity.can_call(tool) {
+            let err = if denial.code() == errors::INSUFFICIENT_SCOPE.code {
+                &errors::INSUFFICIENT_SCOPE
+            } else {
+                &errors::INSUFFICIENT_PERMISSION
+            };
+            let mut extra = Map::new();
+            extra.insert("missing".into(), json!(denial.missing()));
+            let detail = format!("missing `{}`", denial.missing());
+            return self.tool_reply(call, app_error_output(err, Some(&detail), extra));
+        }
+        let args_value = Value::Object(args);
+        if let Some(problems) = self.validate_args(idx, &args_value) {
+            let mut extra = Map::new();
+            extra.insert("details".into(), json!(problems));
+            let detail = problems.join("; ");
+            return self.tool_reply(
+                call,
+                app_error_output(&errors::INVALID_ARGUMENTS, Some(&detail), extra),
+            );
+        }
+        let Value::Object(args) = args_value else {
+            return RpcError::internal("arguments changed shape").into();
+        };
+        // confirmation gate
+        let workspace = self.call_context_workspace(call, &args);
+        let gate = self
+            .confirmer
+            .gate(GateRequest {
+                product: self.product,
+                tool,
+                args: &args,
+                identity: &call.identity,
+                workspace: workspace.as_deref(),
+                modern: call.era.is_modern(),
+                form_elicitation: call.has_form_elicitation(),
+                input_responses: params.get("inputResponses"),
+                request_state: params.get("requestState").and_then(Value::as_str),
+                now: mrtr::now_unix(),
+            })
+            .await;
+        match gate {
+            Gate::Run => {}
+            Gate::InputRequired(v) => return Reply::Value(v),
+            Gate::Refuse {
+                error,
+                code,
+                message,
+            } => {
+                let mut e = Map::new();
+                e.insert("code".into(), json!(code));
+                e.insert("message".into(), json!(message));
+                let structured = json!({ "error": e });
+                let _ = error;
+                return self.tool_reply(
+                    call,
+                    ToolOutput {
+                        content: vec![json!({"type": "text", "text": structured.to_string()})],
+                        structured: Some(structured),
+                        is_error: true,
+                    },
+                );
+            }
+        }
+        match self
+            .dispatch(
+                call,
+                tool,
+                Target::Tool(tool),
+                &args,
+                params,
+                "tools/call",
+                name,
+            )
+            .await
+        {
+            Ok(Dispatched::Output(out)) => self.tool_reply(call, out),
+            Ok(Dispatched::Backend(Ok(output))) => {
+                self.tool_reply(call, output_to_tool(self, tool, output))
+            }
+            Ok(Dispatched::Backend(Err(e))) => self.tool_reply(call, backend_error_output(&e)),
+            Ok(Dispatched::Resource(contents)) => self.tool_reply(
+                call,
+                ToolOutput {
+                    content: contents
+                        .into_iter()
+                        .map(|c| json!({"type": "resource", "resource": c}))
+                        .collect(),
+                    ..ToolOutput::default()
+                },
+            ),
+            Ok(Dispatched::Prompt(_)) => {
+                RpcError::internal(format!("handler of {name} answered a prompt")).into()
+            }
+            Ok(Dispatched::InputRequired(v)) => Reply::Value(v),
+            Err(e) => e.into(),
+        }
+    }
+
+    /// `None` when the arguments satisfy the tool's input schema; else one line per problem, each
+    /// naming the argument.
+    pub(crate) fn validate_args(&self, idx: usize, args: &Value) -> Option<Vec<String>> {
+        let tool = &self.product.tools[idx];
+        let compiled = self.validators[idx].get_or_init(|| {
+            let schema: Value = serde_json::from_str(tool.input_schema_json)
+                .map_err(|e| format!("input schema of {} is not JSON: {e}", tool.name))?;
+            jsonschema::validator_for(&schema)
+                .map_err(|e| format!("input schema of {} does not compile: {e}", tool.name))
+        });
+        let validator = match compiled {
+            Ok(v) => v,
+            Err(e) => return Some(vec![e.clone()]),
+        };
+        if validator.is_valid(args) {
+            return None;
+        }
+        let problems: Vec<String> = validator
+            .iter_errors(args)
+            .map(|e| {
+                let path = e.instance_path.as_str();
+                let arg = path.trim_start_matches('/');
+                match &e.kind {
+                    jsonschema::error::ValidationErrorKind::Required { property } => {
+                        format!(
+                            "argument `{}` is required",
+                            property.as_str().unwrap_or_default()
+                        )
+                    }
+                    jsonschema::error::ValidationErrorKind::AdditionalProperties { unexpected } => {
+                        format!("unknown argument(s): {}", unexpected.join(", "))
+                    }
+                    _ if arg.is_empty() => format!("arguments: {e}"),
+                    _ => format!("argument `{}`: {e}", arg.replace('/', ".")),
+                }
+            })
+            .collect();
+        Some(problems)
+    }
+
+    /// The final `tools/call` result in the caller's era.
+    pub(crate) fn tool_reply(&self, call: &Call, out: ToolOutput) -> Reply {
+        let mut r = Map::new();
+        r.insert("content".into(), Value::Array(out.content));
+        if let Some(s) = out.structured {
+            match call.era {
+                Era::Modern => {
+                    r.insert("structuredContent".into(), s);
+                }
+                era if era.has_structured_content() => {
+                    let s = if s.is_object() {
+                        s
+                    } else {
+                        json!({ "result": s })
+                    };
+                    r.insert("structuredContent".into(), s);
+                }
+                _ => {}
+            }
+        }
+        if out.is_error {
+            r.insert("isError".into(), json!(true));
+        }
+        // Serialized once, with the 2026 envelope appended as pre-serialized bytes (no clone of
+        // serverInfo per call). `r` always has `content`, so it is a non-empty object.
+        let mut bytes = serde_json::to_vec(&Value::Object(r)).unwrap_or_default();
+        if call.era.is_modern() && bytes.last() == Some(&b'}') {
+            bytes.pop();
+            bytes.extend_from_slice(self.complete_tail().as_bytes());
+        }
+        Reply::Raw(bytes.into())
+    }
+
+    /// Runs a tool's binding (for `tools/call` or for a resource read).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) async fn dispatch(
+        &self,
+        call: &Call,
+        tool: &'static Tool,
+        target: Target<'_>,
+        args: &Map<String, Value>,
+        params: &Map<String, Value>,
+        method: &str,
+        target_name: &str,
+    ) -> Result<Dispatched, RpcError> {
+        match tool.binding {
+            Binding::Http(_) => {
+                let ctx = self.call_context(call, args);
+                Ok(Dispatched::Backend(
+                    self.backend.call(&ctx, tool, args).await,
+                ))
+            }
+            Binding::Extension(name) => {
+                let Some(handler) = extensions::tool_handler(name) else {
+                    return Err(RpcError::internal(format!(
+                        "tool {} names handler `{name}`, which no extension module provides",
+                        tool.name
+                    )));
+                };
+                self.run_handler(call, handler, target, args, params, method, target_name)
+                    .await
+            }
+        }
+    }
+
+    /// The workspace a call runs in: its `workspace_id` argument, else the connection default.
+    pub(crate) fn call_context_workspace(
+        &self,
+        call: &Call,
+        args: &Map<String, Value>,
+    ) -> Option<String> {
+        args.get("workspace_id")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+            .or_else(|| call.identity.default_workspace.clone())
+    }
+
+    pub(crate) fn call_context(&self, call: &Call, args: &Map<String, Value>) -> CallContext {
+        let workspace = self.call_context_workspace(call, args);
+        CallContext {
+            product: self.product,
+            identity: (*call.identity).clone(),
+            bearer_token: call.bearer_token.as_deref().map(str::to_string),
+            workspace,
+            idempotency_key: None,
+        }
+    }
+
+    /// Runs an extension handler through its input rounds.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) async fn run_handler(
+        &self,
+        call: &Call,
+        handler: Handler,
+        target: Target<'_>,
+        args: &Map<String, Value>,
+        params: &Map<String, Value>,
+        method: &str,
+        target_name: &str,
+    ) -> Result<Dispatched, RpcError> {
+        let args_value = Value::Object(args.clone());
+        let origin = mrtr::Origin {
+            method,
+            target: target_name,
+            args: &args_value,
+        };
+        let (mut answers, mut round) = if call.era.is_modern() {
+            let inputs = mrtr::accept(&self.sealer, call, &origin, params)?;
+            (inputs.answers, inputs.round)
+        } else {
+            (Map::new(), Value::Null)
+        };
+        for _ in 0..MAX_LEGACY_ROUNDS {
+            let ctx = ExtCtx {
+                product: self.product,
+                target,
+                call,
+                args,
+                answers: &answers,
+                round: &round,
+                backend: &self.backend,
+            };
+            match handler(&ctx).await? {
+                ExtOutcome::Tool(t) => return Ok(Dispatched::Output(t)),
+                ExtOutcome::Resource(c) => return Ok(Dispatched::Resource(c)),
+                ExtOutcome::Prompt(p) => return Ok(Dispatched::Prompt(p)),
+                ExtOutcome::Input(needed) => {
+                    if call.era.is_modern() {
+                        return mrtr::input_required(&self.sealer, call, &origin, needed)
+                            .map(Dispatched::InputRequired);
+                    }
+                    answers = mrtr::ask_legacy(call, &needed).await?;
+                    round = needed.data;
+                }
+            }
+        }
+        Err(RpcError::internal(format!(
+            "{target_name} asked for input more than {MAX_LEGACY_ROUNDS} times"
+        )))
+    }
+}
+
+/// What a binding produced.
+pub(crate) enum Dispatched {
+    Output(ToolOutput),
+    Backend(Result<Output, BackendError>),
+    Resource(Vec<Value>),
+    Prompt(Value),
+    InputRequired(Value),
+}
+
+/// A backend output as a tool result: JSON as text plus `structuredContent`; bytes as text when
+/// they are text, else an embedded blob.
+fn output_to_tool(engine: &Engine, tool: &Tool, output: Output) -> ToolOutput {
+    match output {
+        Output::Json(v) => ToolOutput {
+            content: vec![json!({"type": "text", "text": v.to_string()})],
+            structured: Some(v),
+            is_error: false,
+        },
+        Output::Bytes { mime_type, data } => {
+            if is_text_mime(&mime_type) {
+                if let Ok(text) = String::from_utf8(data.clone()) {
+                    return ToolOutput::text(text);
+                }
+            }
+            let uri = format!("{}files/{}", engine.product.uri_prefix, tool.name);
+            ToolOutput {
+                content: vec![
+                    json!({"type": "resource", "resource": {"uri": uri, "mimeType": mime_type, "blob": B64.encode(&data)}}),
+                ],
+                ..ToolOutput::default()
+            }
+        }
+    }
+}
+
+pub(crate) fn is_text_mime(m: &str) -> bool {
+    m.starts_with("text/") || m.contains("json") || m.contains("xml")
+}
+
+#[allow(dead_code)]
+fn _assert_send(e: Arc<Engine>) {
+    fn is_send<T: Send>(_: T) {}
+    is_send(async move {
+        let call = Call::detached(Era::Modern, Arc::new(empty_identity()), json!({}));
+        e.call_tool(&call, &Map::new()).await
+    });
+}
+
+#[allow(dead_code)]
+fn empty_identity() -> runtime_model::identity::Identity {
+    runtime_model::identity::Identity {
+        person: String::new(),
+        name: String::new(),
+        organization: String::new(),
+        scopes: Default::default(),
+        permissions: Default::default(),
+        workspaces: Default::default(),
+        default_workspace: None,
+    }
+}

@@ -1,0 +1,86 @@
+//! Response bodies: a few shared byte chunks sent with an exact length (a pre-serialized listing is
+//! spliced between the JSON-RPC envelope's head and tail without copying it), and an SSE stream fed
+//! by a channel.
+
+use std::collections::VecDeque;
+use std::convert::Infallible;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use axum::body::Bytes;
+use http_body::{Body, Frame, SizeHint};
+use tokio::sync::mpsc;
+
+/// Chunks with a known total length (sent with `Content-Length`).
+pub struct Chunks {
+    parts: VecDeque<Bytes>,
+    remaining: u64,
+}
+
+impl Chunks {
+    pub fn new(parts: impl IntoIterator<Item = Bytes>) -> Self {
+        let parts: VecDeque<Bytes> = parts.into_iter().filter(|b| !b.is_empty()).collect();
+        let remaining = parts.iter().map(|b| b.len() as u64).sum();
+        Self { parts, remaining }
+    }
+}
+
+impl Body for Chunks {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        _cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        match self.parts.pop_front() {
+            Some(b) => {
+                self.remaining -= b.len() as u64;
+                Poll::Ready(Some(Ok(Frame::data(b))))
+            }
+            None => Poll::Ready(None),
+        }
+    }
+    fn is_end_stream(&self) -> bool {
+        self.parts.is_empty()
+    }
+    fn size_hint(&self) -> SizeHint {
+        SizeHint::with_exact(self.remaining)
+    }
+}
+
+/// A streamed body (SSE events) fed by a channel; ends when every sender is gone.
+pub struct Channel {
+    rx: mpsc::Receiver<Bytes>,
+}
+
+impl Channel {
+    pub fn new(rx: mpsc::Receiver<Bytes>) -> Self {
+        Self { rx }
+    }
+}
+
+impl Body for Channel {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        match self.rx.poll_recv(cx) {
+            Poll::Ready(Some(b)) => Poll::Ready(Some(Ok(Frame::data(b)))),
+            Poll::Ready(None) => Poll::Ready(None),
+            Poll::Pending => Poll::Pending,
+        }
+    }
+}
+
+/// One SSE `message` event carrying a JSON-RPC message.
+pub fn sse_event(json: &[u8]) -> Bytes {
+    let mut out = Vec::with_capacity(json.len() + 24);
+    out.extend_from_slice(b"event: message\ndata: ");
+    out.extend_from_slice(json);
+    out.extend_from_slice(b"\n\n");
+    Bytes::from(out)
+}

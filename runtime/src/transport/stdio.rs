@@ -1,0 +1,172 @@
+//! stdio: one JSON-RPC message per line on stdin, one per line on stdout; logs go to stderr only.
+//!
+//! Requests run concurrently (a 2025 handler waiting for the client's answer to a server→client
+//! request must not block the reader). `initialize` makes the process a 2025 session; a request
+//! carrying the 2026 `_meta` is served statelessly at any time, before or without `initialize`.
+//! On EOF the server stops reading, lets in-flight requests finish, flushes, and returns.
+
+use std::sync::Arc;
+
+use serde_json::{json, Value};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::sync::mpsc;
+use tokio::task::JoinSet;
+
+use crate::protocol::context::{Call, Peer, Session};
+use crate::protocol::engine::Reply;
+use crate::protocol::era::{self, Era};
+use crate::protocol::jsonrpc::{self, Incoming, RpcError};
+use crate::protocol::modern;
+use crate::server::{Server, ServerError};
+
+/// Serves `product` on the process's stdin/stdout until EOF.
+pub async fn run(server: Arc<Server>, product: &str) -> Result<(), StdioError> {
+    run_io(server, product, tokio::io::stdin(), tokio::io::stdout()).await
+}
+
+/// Why the stdio loop stopped with an error.
+#[derive(Debug, thiserror::Error)]
+pub enum StdioError {
+    #[error(transparent)]
+    Server(#[from] ServerError),
+    #[error("stdio failed: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// Serves on any reader/writer pair (tests use in-memory pipes).
+pub async fn run_io<R, W>(
+    server: Arc<Server>,
+    product: &str,
+    reader: R,
+    mut writer: W,
+) -> Result<(), StdioError>
+where
+    R: AsyncRead + Unpin,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    let engine = server.engine(product)?.clone();
+    let (out_tx, mut out_rx) = mpsc::unbounded_channel::<Vec<u8>>();
+    let writer_task = tokio::spawn(async move {
+        while let Some(mut line) = out_rx.recv().await {
+            line.push(b'\n');
+            writer.write_all(&line).await?;
+            writer.flush().await?;
+        }
+        Ok::<(), std::io::Error>(())
+    });
+    let identity = server.config.default_identity.clone();
+    let mut session: Option<Arc<Session>> = None;
+    let mut tasks = JoinSet::new();
+    let mut lines = BufReader::new(reader).lines();
+    while let Some(line) = lines.next_line().await? {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let msg = match jsonrpc::parse_bytes(line.as_bytes()) {
+            Ok(m) => m,
+            Err(rej) => {
+                let _ = out_tx.send(jsonrpc::encode_error(&rej.id, &rej.error));
+                continue;
+            }
+        };
+        let req = match msg {
+            Incoming::Notification { .. } => continue,
+            Incoming::Response { id, outcome } => {
+                if let Some(s) = &session {
+                    s.requests.resolve(&id, outcome);
+                }
+                continue;
+            }
+            Incoming::Request(r) => r,
+        };
+        if req.method == "initialize" && !modern::has_modern_meta(&req.params) {
+            let version =
+                era::negotiate_legacy(req.params.get("protocolVersion").and_then(Value::as_str));
+            let caps = req
+                .params
+                .get("capabilities")
+                .filter(|c| c.is_object())
+                .cloned()
+                .unwrap_or_else(|| json!({}));
+            session = Some(Arc::new(Session::new("stdio".into(), version, caps)));
+            let _ = out_tx.send(jsonrpc::encode_result(
+                &req.id,
+                &engine.initialize_result(version),
+            ));
+            continue;
+        }
+        let call = if modern::has_modern_meta(&req.params) || req.method == "server/discover" {
+            let meta = match modern::read_meta(&req.params)
+                .and_then(|m| modern::check_version(&m.version).map(|_| m))
+            {
+                Ok(m) => m,
+                Err(e) => {
+                    let _ = out_tx.send(jsonrpc::encode_error(&req.id, &e));
+                    continue;
+                }
+            };
+            Call {
+                era: Era::Modern,
+                identity: identity.clone(),
+                bearer_token: None,
+                client_caps: Arc::new(meta.client_caps),
+                progress_token: modern::progress_token(&req.params),
+                log_level: meta.log_level,
+                peer: Peer::notifications(out_tx.clone()),
+                session: None,
+            }
+        } else {
+            let (version, caps, level, peer) = match &session {
+                Some(s) => (
+                    s.version,
+                    s.client_caps.clone(),
+                    s.log_level(),
+                    Peer::with_requests(out_tx.clone(), s.requests.clone()),
+                ),
+                None => (
+                    era::LEGACY[0],
+                    Arc::new(json!({})),
+                    None,
+                    Peer::notifications(out_tx.clone()),
+                ),
+            };
+            Call {
+                era: Era::Legacy(version),
+                identity: identity.clone(),
+                bearer_token: None,
+                client_caps: caps,
+                progress_token: modern::progress_token(&req.params),
+                log_level: level,
+                peer,
+                session: session.clone(),
+            }
+        };
+        let engine = engine.clone();
+        let out = out_tx.clone();
+        let limit = server.config.request_timeout;
+        tasks.spawn(async move {
+            let reply = match tokio::time::timeout(limit, engine.handle(&req, &call)).await {
+                Ok(r) => r,
+                Err(_) => Reply::Error(RpcError::internal(format!(
+                    "Request timed out after {} s",
+                    limit.as_secs()
+                ))),
+            };
+            let bytes = match &reply {
+                Reply::Value(v) => jsonrpc::encode_result(&req.id, v),
+                Reply::Raw(b) => jsonrpc::encode_raw_result(&req.id, b),
+                Reply::Error(e) => jsonrpc::encode_error(&req.id, e),
+            };
+            let _ = out.send(bytes);
+        });
+        // Reap finished tasks so the set does not grow without bound.
+        while tasks.try_join_next().is_some() {}
+    }
+    while tasks.join_next().await.is_some() {}
+    drop(out_tx);
+    match writer_task.await {
+        Ok(r) => r?,
+        Err(e) => return Err(StdioError::Io(std::io::Error::other(e.to_string()))),
+    }
+    Ok(())
+}

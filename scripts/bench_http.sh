@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# HTTP benchmark of the runtime beside the peers of ../shared/bench-peers (static bytes on axum,
+# the limit; rmcp, the official Rust SDK), measured in the same run with the same requests:
+# tools/list of the 312-tool catalog and tools/call of a small tool, on both wires, 32 concurrent
+# clients (oha on the same machine), a 2 s warm-up then 3 runs of 10 s, medians; RSS peak; stdio
+# cold start (spawn → initialize → tools/list answer, median of 10).
+#
+# Prints figures, never asserts. Env: SCRATCH (default /tmp/kobana-bench: catalog, peer builds,
+# oha, results), RUNS, DURATION, CONNS, N (as bench-peers). Needs python3, cargo, network access
+# to crates.io the first time (rmcp, oha).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+peers=${BENCH_PEERS:-$(cd "$root/../shared/bench-peers" 2>/dev/null && pwd || true)}
+[ -n "$peers" ] && [ -f "$peers/bench.py" ] || { echo "bench_http.sh: ../shared/bench-peers not found (set BENCH_PEERS)" >&2; exit 1; }
+S=${SCRATCH:-/tmp/kobana-bench}
+OUT=${OUT:-$S/results}
+mkdir -p "$S" "$OUT"
+
+# 1. The catalog, the peers (release, built outside the repository), the load generator.
+[ -f "$S/catalog/tools.json" ] || python3 "$peers/build_catalog.py" "$root/../shared/kobana-openapi" "$S/catalog"
+(cd "$peers/rust" && CARGO_TARGET_DIR="$S/rust-target" cargo build -q --release --locked)
+export OHA=${OHA:-$S/oha/bin/oha}
+[ -x "$OHA" ] || cargo install -q oha --locked --version 1.16.0 --root "$S/oha"
+
+# 2. Ours, in release.
+(cd "$root" && cargo build -q --release -p runtime --example bench_server)
+ours=${CARGO_TARGET_DIR:-$root/target}/release/examples/bench_server
+T="$S/rust-target/release"
+C="$S/catalog/tools.json"
+cat > "$S/peers.json" <<JSON
+{
+ "static": {"version": "axum 0.8 (static bytes)", "port": 18004, "cmd": ["$T/static_bytes", "$C", "18004"]},
+ "rmcp": {"version": "rmcp 3.11.0 (axum 0.8)", "port": 18003, "cmd": ["$T/peer_rmcp", "$C", "http", "18003"],
+          "stdio": ["$T/peer_rmcp", "$C", "stdio"]},
+ "kobana": {"version": "kobana-mcp runtime $(cd "$root" && git rev-parse --short HEAD 2>/dev/null || echo dev)", "port": 18006,
+            "cmd": ["$ours", "$C", "http", "18006"], "stdio": ["$ours", "$C", "stdio"]}
+}
+JSON
+
+# 3. Measure (the bench-peers scripts, unchanged), then the ratios.
+rm -f "$OUT/http.json" "$OUT/coldstart.json"
+python3 "$peers/bench.py" "$S/peers.json" "$OUT" static rmcp kobana
+python3 "$peers/coldstart.py" "$S/peers.json" "$OUT" rmcp kobana
+python3 - "$OUT" <<'PY'
+import json, os, sys
+out = sys.argv[1]
+http = json.load(open(os.path.join(out, "http.json")))
+cold = json.load(open(os.path.join(out, "coldstart.json"))) if os.path.exists(os.path.join(out, "coldstart.json")) else {}
+def med(peer, wire, method):
+    for s in http.get(peer, {}).get("scenarios", []):
+        if s["wire"] == wire and s["method"] == method and "median" in s:
+            return s["median"]
+print()
+print("| wire | method | kobana req/s | static req/s | rmcp req/s | ×static | ×rmcp | p99 ms kobana / static (ratio) | RSS peak MiB kobana |")
+print("|---|---|---|---|---|---|---|---|---|")
+for wire in ("2025-11-25", "2026-07-28"):
+    for method in ("tools/list", "tools/call"):
+        k, s, r = med("kobana", wire, method), med("static", wire, method), med("rmcp", wire, method)
+        if not (k and s and r):
+            print(f"| {wire} | {method} | missing result | | | | | | |")
+            continue
+        print(f"| {wire} | {method} | {k['rps']:,.0f} | {s['rps']:,.0f} | {r['rps']:,.0f} | {k['rps']/s['rps']:.2f} | "
+              f"{k['rps']/r['rps']:.1f} | {k['p99_ms']:.2f} / {s['p99_ms']:.2f} ({k['p99_ms']/s['p99_ms']:.2f}) | {k['rss_peak_mib']} |")
+for peer in ("kobana", "rmcp"):
+    c = cold.get(peer)
+    if c:
+        fields = {k: v for k, v in c.items() if "median" in k or k.endswith("_ms")}
+        print(f"stdio cold start {peer}: {json.dumps(fields)}")
+print(f"idle RSS MiB: kobana {http.get('kobana', {}).get('rss_idle_mib')}, static {http.get('static', {}).get('rss_idle_mib')}, rmcp {http.get('rmcp', {}).get('rss_idle_mib')}")
+PY
+echo "raw results: $OUT/http.json, $OUT/coldstart.json"
