@@ -1,0 +1,386 @@
+//! HTTP authentication: every request carries `Authorization: Bearer <token>`.
+//!
+//! [`authenticate`] is an axum middleware (install it with
+//! `axum::middleware::from_fn_with_state(Arc<HttpAuth>, authenticate)`): it resolves the bearer,
+//! applies the connection's default workspace (the `Kobana-Workspace-Id` header, else the
+//! `workspace_id` query parameter) and stores an [`Authenticated`] in the request's extensions,
+//! where the protocol engine reads it. There is no anonymous access on HTTP: a missing or invalid
+//! bearer gets 401 with `WWW-Authenticate: Bearer resource_metadata="…"` (RFC 9728 §5.1) pointing
+//! at the protected-resource metadata this module also serves ([`metadata_router`]).
+//!
+//! Error bodies are JSON-RPC error objects without an `id` (the request was not read), so MCP
+//! clients can show them.
+
+use std::sync::Arc;
+
+use axum::extract::{Query, Request, State};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::{Json, Router};
+use runtime_model::catalog::Product;
+use serde::Serialize;
+use serde_json::json;
+use std::collections::{BTreeSet, HashMap};
+
+use super::WORKSPACE_QUERY_PARAM;
+use super::{with_default_workspace, AuthError, Authenticated, Resolver, WORKSPACE_HEADER};
+
+/// Path of the RFC 9728 protected-resource metadata document.
+pub const METADATA_PATH: &str = "/.well-known/oauth-protected-resource";
+
+/// JSON-RPC error code of an authentication failure sent with HTTP 401/403/503 (an application
+/// code outside the range the MCP specification reserves).
+pub const AUTH_RPC_CODE: i64 = -31000;
+
+/// What the auth layer needs.
+pub struct HttpAuth {
+    resolver: Arc<dyn Resolver>,
+    /// Absolute URL of the metadata document, for `WWW-Authenticate`.
+    metadata_url: String,
+}
+
+impl HttpAuth {
+    /// `public_base_url` is the server's externally visible origin (and path prefix, if any),
+    /// e.g. `https://mcp.kobana.com.br`; the metadata URL is derived from it.
+    pub fn new(resolver: Arc<dyn Resolver>, public_base_url: &str) -> Self {
+        Self {
+            resolver,
+            metadata_url: format!("{}{METADATA_PATH}", public_base_url.trim_end_matches('/')),
+        }
+    }
+
+    pub fn metadata_url(&self) -> &str {
+        &self.metadata_url
+    }
+
+    /// Resolves the caller of one request from its headers and URI (the middleware's core, usable
+    /// by a transport that does not go through axum's middleware stack).
+    pub async fn authenticate_parts(
+        &self,
+        headers: &HeaderMap,
+        uri: &axum::http::Uri,
+    ) -> Result<Authenticated, AuthError> {
+        let token = bearer_token(headers)?;
+        let identity = self.resolver.resolve(token).await?;
+        let workspace = requested_workspace(headers, uri);
+        let identity = with_default_workspace(identity, workspace.as_deref())?;
+        Ok(Authenticated {
+            identity: Arc::new(identity),
+            token: Arc::from(token),
+        })
+    }
+
+    /// The HTTP answer to an authentication failure.
+    pub fn refusal(&self, err: &AuthError) -> Response {
+        let (status, challenge) = match err {
+            AuthError::Missing => (
+                StatusCode::UNAUTHORIZED,
+                Some(format!(
+                    "Bearer resource_metadata=\"{}\"",
+                    self.metadata_url
+                )),
+            ),
+            AuthError::Invalid => (
+                StatusCode::UNAUTHORIZED,
+                Some(format!(
+                    "Bearer error=\"invalid_token\", error_description=\"The access token is invalid or expired\", resource_metadata=\"{}\"",
+                    self.metadata_url
+                )),
+            ),
+            AuthError::ForeignWorkspace(_) => (StatusCode::FORBIDDEN, None),
+            AuthError::Unavailable(_) => (StatusCode::SERVICE_UNAVAILABLE, None),
+        };
+        let body = json!({
+            "jsonrpc": "2.0",
+            "error": {"code": AUTH_RPC_CODE, "message": err.to_string()},
+        });
+        let mut resp = (status, Json(body)).into_response();
+        if let Some(c) = challenge.and_then(|c| HeaderValue::from_str(&c).ok()) {
+            resp.headers_mut().insert(header::WWW_AUTHENTICATE, c);
+        }
+        resp
+    }
+}
+
+/// The axum middleware: authenticates the request or answers 401/403/503.
+pub async fn authenticate(
+    State(auth): State<Arc<HttpAuth>>,
+    mut req: Request,
+    next: Next,
+) -> Response {
+    match auth.authenticate_parts(req.headers(), req.uri()).await {
+        Ok(who) => {
+            req.extensions_mut().insert(who);
+            next.run(req).await
+        }
+        Err(err) => {
+            tracing::debug!(error = %err, "request refused by the auth layer");
+            auth.refusal(&err)
+        }
+    }
+}
+
+/// The bearer token of a request. A malformed `Authorization` header (another scheme, no token)
+/// counts as missing: the client gets the challenge that tells it how to obtain one.
+pub fn bearer_token(headers: &HeaderMap) -> Result<&str, AuthError> {
+    let value = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .ok_or(AuthError::Missing)?;
+    let (scheme, token) = value.trim().split_once(' ').ok_or(AuthError::Missing)?;
+    let token = token.trim();
+    if !scheme.eq_ignore_ascii_case("bearer") || token.is_empty() {
+        return Err(AuthError::Missing);
+    }
+    Ok(token)
+}
+
+/// The connection's requested default workspace: the header, else the query parameter.
+pub fn requested_workspace(headers: &HeaderMap, uri: &axum::http::Uri) -> Option<String> {
+    if let Some(v) = headers.get(WORKSPACE_HEADER).and_then(|v| v.to_str().ok()) {
+        return Some(v.trim().to_string());
+    }
+    Query::<HashMap<String, String>>::try_from_uri(uri)
+        .ok()
+        .and_then(|Query(q)| q.get(WORKSPACE_QUERY_PARAM).cloned())
+}
+
+/// The RFC 9728 protected-resource metadata document.
+#[derive(Debug, Clone, Serialize)]
+pub struct ProtectedResource {
+    /// The resource identifier (the server's public base URL).
+    pub resource: String,
+    pub authorization_servers: Vec<String>,
+    pub scopes_supported: Vec<String>,
+    pub bearer_methods_supported: Vec<String>,
+    pub resource_name: String,
+}
+
+impl ProtectedResource {
+    /// Metadata for a server at `public_base_url` serving `products`: the scopes are the meta
+    /// scopes plus every resource scope the products' tools use.
+    pub fn for_products(
+        public_base_url: &str,
+        authorization_servers: Vec<String>,
+        products: &[&Product],
+    ) -> Self {
+        let mut scopes: BTreeSet<String> = ["read", "write", "all"]
+            .into_iter()
+            .map(String::from)
+            .collect();
+        scopes.extend(
+            products
+                .iter()
+                .flat_map(|p| p.tools.iter())
+                .filter(|t| !t.scope.is_empty())
+                .map(|t| t.scope.to_string()),
+        );
+        let mut meta_first: Vec<String> = vec!["read".into(), "write".into(), "all".into()];
+        meta_first.extend(
+            scopes
+                .into_iter()
+                .filter(|s| !matches!(s.as_str(), "read" | "write" | "all")),
+        );
+        Self {
+            resource: public_base_url.trim_end_matches('/').to_string(),
+            authorization_servers,
+            scopes_supported: meta_first,
+            bearer_methods_supported: vec!["header".into()],
+            resource_name: "Kobana MCP".into(),
+        }
+    }
+}
+
+/// Serves the metadata at [`METADATA_PATH`] (and its path-suffixed form, RFC 9728 §3.1, for
+/// resources with a path such as `/banking`). Mount it outside the auth layer.
+pub fn metadata_router(meta: ProtectedResource) -> Router {
+    let meta = Arc::new(meta);
+    let m2 = meta.clone();
+    Router::new()
+        .route(
+            METADATA_PATH,
+            get(move || {
+                let m = meta.clone();
+                async move { Json((*m).clone()) }
+            }),
+        )
+        .route(
+            &format!("{METADATA_PATH}/{{*resource_path}}"),
+            get(move || {
+                let m = m2.clone();
+                async move { Json((*m).clone()) }
+            }),
+        )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::auth::EmbeddedResolver;
+    use crate::confirm::testing::product;
+    use axum::body::Body;
+    use axum::Extension;
+    use tower::ServiceExt;
+
+    fn app() -> Router {
+        let resolver = Arc::new(EmbeddedResolver::builtin(&[product()]).unwrap());
+        let auth = Arc::new(HttpAuth::new(resolver, "http://127.0.0.1:9999/"));
+        let meta = ProtectedResource::for_products(
+            "http://127.0.0.1:9999",
+            vec!["https://auth.example".into()],
+            &[product()],
+        );
+        Router::new()
+            .route(
+                "/mcp",
+                axum::routing::post(|Extension(who): Extension<Authenticated>| async move {
+                    Json(json!({
+                        "person": who.identity.person,
+                        "workspace": who.identity.default_workspace,
+                        "token": &*who.token,
+                    }))
+                }),
+            )
+            .layer(axum::middleware::from_fn_with_state(auth, authenticate))
+            .merge(metadata_router(meta))
+    }
+
+    async fn send(req: axum::http::Request<Body>) -> (StatusCode, HeaderMap, serde_json::Value) {
+        let resp = app().oneshot(req).await.unwrap();
+        let status = resp.status();
+        let headers = resp.headers().clone();
+        let bytes = axum::body::to_bytes(resp.into_body(), 1 << 20)
+            .await
+            .unwrap();
+        (status, headers, serde_json::from_slice(&bytes).unwrap())
+    }
+
+    fn post(auth: Option<&str>, uri: &str) -> axum::http::request::Builder {
+        let b = axum::http::Request::post(uri);
+        match auth {
+            Some(a) => b.header("authorization", a),
+            None => b,
+        }
+    }
+
+    #[tokio::test]
+    async fn missing_bearer_is_401_with_the_metadata_challenge() {
+        let (status, headers, body) = send(post(None, "/mcp").body(Body::empty()).unwrap()).await;
+        assert_eq!(status, StatusCode::UNAUTHORIZED);
+        assert_eq!(
+            headers[header::WWW_AUTHENTICATE],
+            "Bearer resource_metadata=\"http://127.0.0.1:9999/.well-known/oauth-protected-resource\""
+        );
+        assert_eq!(body["jsonrpc"], "2.0");
+        assert_eq!(body["error"]["code"], AUTH_RPC_CODE);
+        // Another scheme is as good as none.
+        let (status, _, _) =
+            send(post(Some("Basic abc"), "/mcp").body(Body::empty()).unwrap()).await;
+        assert_eq!(status, StatusCode::UNAUTHORIZED);
+    }
+
+    #[tokio::test]
+    async fn invalid_bearer_is_401_invalid_token() {
+        let (status, headers, body) = send(
+            post(Some("Bearer nope"), "/mcp")
+                .body(Body::empty())
+                .unwrap(),
+        )
+        .await;
+        assert_eq!(status, StatusCode::UNAUTHORIZED);
+        let challenge = headers[header::WWW_AUTHENTICATE].to_str().unwrap();
+        assert!(
+            challenge.starts_with("Bearer error=\"invalid_token\""),
+            "{challenge}"
+        );
+        assert!(challenge.contains(
+            "resource_metadata=\"http://127.0.0.1:9999/.well-known/oauth-protected-resource\""
+        ));
+        assert!(body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("invalid"));
+    }
+
+    #[tokio::test]
+    async fn a_valid_bearer_reaches_the_handler_with_its_identity() {
+        let (status, _, body) = send(
+            post(Some("bearer demo-full"), "/mcp")
+                .body(Body::empty())
+                .unwrap(),
+        )
+        .await;
+        assert_eq!(status, StatusCode::OK);
+        assert_eq!(body["person"], "per_demo_ana");
+        assert_eq!(body["workspace"], "ws_demo_main");
+        assert_eq!(body["token"], "demo-full");
+    }
+
+    #[tokio::test]
+    async fn the_default_workspace_comes_from_header_or_query() {
+        let (_, _, body) = send(
+            post(Some("Bearer demo-multi-workspace"), "/mcp")
+                .body(Body::empty())
+                .unwrap(),
+        )
+        .await;
+        assert_eq!(body["workspace"], serde_json::Value::Null);
+        let (_, _, body) = send(
+            post(Some("Bearer demo-multi-workspace"), "/mcp")
+                .header("kobana-workspace-id", "ws_demo_branch")
+                .body(Body::empty())
+                .unwrap(),
+        )
+        .await;
+        assert_eq!(body["workspace"], "ws_demo_branch");
+        let (_, _, body) = send(
+            post(
+                Some("Bearer demo-multi-workspace"),
+                "/mcp?workspace_id=ws_demo_main",
+            )
+            .body(Body::empty())
+            .unwrap(),
+        )
+        .await;
+        assert_eq!(body["workspace"], "ws_demo_main");
+        let (status, _, body) = send(
+            post(
+                Some("Bearer demo-multi-workspace"),
+                "/mcp?workspace_id=ws_demo_other",
+            )
+            .body(Body::empty())
+            .unwrap(),
+        )
+        .await;
+        assert_eq!(status, StatusCode::FORBIDDEN);
+        assert!(body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("ws_demo_other"));
+    }
+
+    #[tokio::test]
+    async fn the_metadata_document_is_served_without_auth() {
+        for path in [
+            METADATA_PATH,
+            "/.well-known/oauth-protected-resource/banking",
+        ] {
+            let (status, _, body) =
+                send(axum::http::Request::get(path).body(Body::empty()).unwrap()).await;
+            assert_eq!(status, StatusCode::OK, "{path}");
+            assert_eq!(body["resource"], "http://127.0.0.1:9999");
+            assert_eq!(body["authorization_servers"][0], "https://auth.example");
+            assert_eq!(body["bearer_methods_supported"], json!(["header"]));
+            let scopes: Vec<&str> = body["scopes_supported"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|s| s.as_str().unwrap())
+                .collect();
+            assert_eq!(&scopes[..3], &["read", "write", "all"]);
+            assert!(scopes.contains(&"test.things"), "{scopes:?}");
+        }
+    }
+}

@@ -1,0 +1,145 @@
+//! The caller of a stdio connection: one token for the whole process.
+//!
+//! The token comes from `KOBANA_ACCESS_TOKEN` and the default workspace from
+//! `KOBANA_WORKSPACE_ID`. The identity is resolved once at start-up; the protocol engine still
+//! checks it on every request.
+//!
+//! Without a token:
+//! - in sandbox mode the connection runs as the full demo identity (`demo-full`) and a notice goes
+//!   to stderr (stdout belongs to the protocol): the sandbox has only demo data, and an MCP client
+//!   launched without configuration should work out of the box;
+//! - in proxy mode (real data) start-up fails with an error naming `KOBANA_ACCESS_TOKEN`.
+
+use std::sync::Arc;
+
+use super::{with_default_workspace, AuthError, Authenticated, Resolver, TOKEN_ENV, WORKSPACE_ENV};
+
+/// The demo token a sandbox stdio connection uses when none is given.
+pub const SANDBOX_DEFAULT_TOKEN: &str = "demo-full";
+
+/// What the environment says about the stdio caller.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct StdioCredentials {
+    pub token: Option<String>,
+    pub workspace: Option<String>,
+}
+
+impl StdioCredentials {
+    /// Reads `KOBANA_ACCESS_TOKEN` and `KOBANA_WORKSPACE_ID` (empty values count as unset).
+    pub fn from_env() -> Self {
+        let var = |k: &str| {
+            std::env::var(k)
+                .ok()
+                .map(|v| v.trim().to_string())
+                .filter(|v| !v.is_empty())
+        };
+        Self {
+            token: var(TOKEN_ENV),
+            workspace: var(WORKSPACE_ENV),
+        }
+    }
+}
+
+/// Why a stdio connection cannot start.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StdioAuthError {
+    #[error("set {TOKEN_ENV} to a Kobana access token (no anonymous access outside the sandbox)")]
+    MissingToken,
+    #[error("{TOKEN_ENV} was not accepted: {0}")]
+    Rejected(AuthError),
+    #[error("{WORKSPACE_ENV}: {0}")]
+    Workspace(AuthError),
+}
+
+/// Resolves the stdio caller. `sandbox` selects the no-token fallback described in the module
+/// docs; the notice, when one is due, is returned so the caller prints it (to stderr).
+pub async fn resolve_stdio(
+    resolver: &dyn Resolver,
+    creds: &StdioCredentials,
+    sandbox: bool,
+) -> Result<(Authenticated, Option<String>), StdioAuthError> {
+    let (token, notice) = match (&creds.token, sandbox) {
+        (Some(t), _) => (t.clone(), None),
+        (None, true) => (
+            SANDBOX_DEFAULT_TOKEN.to_string(),
+            Some(format!(
+                "kobana-mcp: {TOKEN_ENV} is not set; the sandbox runs as the demo identity `{SANDBOX_DEFAULT_TOKEN}` (full access to demo data)"
+            )),
+        ),
+        (None, false) => return Err(StdioAuthError::MissingToken),
+    };
+    let identity = resolver
+        .resolve(&token)
+        .await
+        .map_err(StdioAuthError::Rejected)?;
+    let identity = with_default_workspace(identity, creds.workspace.as_deref())
+        .map_err(StdioAuthError::Workspace)?;
+    Ok((
+        Authenticated {
+            identity: Arc::new(identity),
+            token: Arc::from(token.as_str()),
+        },
+        notice,
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::auth::EmbeddedResolver;
+    use crate::confirm::testing::product;
+
+    fn resolver() -> EmbeddedResolver {
+        EmbeddedResolver::builtin(&[product()]).unwrap()
+    }
+
+    #[tokio::test]
+    async fn sandbox_without_token_runs_as_demo_full_with_a_notice() {
+        let (who, notice) = resolve_stdio(&resolver(), &StdioCredentials::default(), true)
+            .await
+            .unwrap();
+        assert_eq!(who.identity.person, "per_demo_ana");
+        assert!(notice.unwrap().contains(TOKEN_ENV));
+    }
+
+    #[tokio::test]
+    async fn proxy_without_token_refuses_to_start() {
+        let err = resolve_stdio(&resolver(), &StdioCredentials::default(), false)
+            .await
+            .unwrap_err();
+        assert_eq!(err, StdioAuthError::MissingToken);
+        assert!(err.to_string().contains("KOBANA_ACCESS_TOKEN"));
+    }
+
+    #[tokio::test]
+    async fn token_and_workspace_from_the_environment_values() {
+        let creds = StdioCredentials {
+            token: Some("demo-multi-workspace".into()),
+            workspace: Some("ws_demo_branch".into()),
+        };
+        let (who, notice) = resolve_stdio(&resolver(), &creds, true).await.unwrap();
+        assert_eq!(notice, None);
+        assert_eq!(
+            who.identity.default_workspace.as_deref(),
+            Some("ws_demo_branch")
+        );
+        let bad_ws = StdioCredentials {
+            token: Some("demo-multi-workspace".into()),
+            workspace: Some("ws_elsewhere".into()),
+        };
+        assert!(matches!(
+            resolve_stdio(&resolver(), &bad_ws, true).await,
+            Err(StdioAuthError::Workspace(_))
+        ));
+        let bad_token = StdioCredentials {
+            token: Some("wrong".into()),
+            workspace: None,
+        };
+        assert_eq!(
+            resolve_stdio(&resolver(), &bad_token, true)
+                .await
+                .unwrap_err(),
+            StdioAuthError::Rejected(AuthError::Invalid)
+        );
+    }
+}

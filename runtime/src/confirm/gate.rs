@@ -1,0 +1,677 @@
+//! The confirmation gate of `tools/call`.
+//!
+//! Rules (issue 4, product docs "Confirmation of destructive tools"), all read from the policy:
+//! - a tool that is not destructive runs;
+//! - a destructive tool on a 2025-era request, or on a 2026-07-28 request that does not declare
+//!   form elicitation, runs (`unconfirmable_destructive: run`) or is refused with
+//!   `confirmation_required` (`refuse`);
+//! - otherwise the first call runs nothing and gets the question ([`Gate::InputRequired`]); answers
+//!   are only read together with a `requestState` this server sealed, so a first call that brings
+//!   its own "yes" is asked anyway;
+//! - a `requestState` that does not open (tampered, sealed by another key, expired) or that was
+//!   issued for another tool, other arguments, another person / organization / workspace (as the
+//!   policy binds) gets a fresh question — "if anything does not match, the server simply asks
+//!   again" (product docs). Nothing runs, and the client can recover without an error path;
+//! - decline, cancel, or `confirm: false` (or an accept without `confirm: true`) → refused with the
+//!   product's `decline_code` and nothing runs;
+//! - `accept` + `confirm: true` → the state's nonce is recorded in the ledger *before* running:
+//!   first use → run; replay → ask again with [`REPLAY_NOTICE`] (`replay: ask_again`) or refuse
+//!   with `confirmation_replayed` (`refuse`); ledger failure → `confirmation_unavailable`.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use runtime_model::catalog::{Product, ReplayPolicy, Tool, UnconfirmableDestructive};
+use runtime_model::errors::{
+    AppError, CONFIRMATION_REPLAYED, CONFIRMATION_REQUIRED, CONFIRMATION_UNAVAILABLE,
+    REPLAY_NOTICE, USER_DECLINED,
+};
+use runtime_model::identity::Identity;
+use serde_json::{json, Map, Value};
+
+use super::ledger::Ledger;
+use crate::state::{canonical_args_hash, canonical_json, new_nonce, StateClaims, StateSealer};
+
+/// The `inputRequests` key of the confirmation question.
+pub const INPUT_KEY: &str = "confirm";
+/// The one boolean field of the confirmation form.
+pub const CONFIRM_FIELD: &str = "confirm";
+/// The JSON-RPC method a confirmation state is bound to.
+const METHOD: &str = "tools/call";
+/// Marks a state as a confirmation (in `StateClaims::data`), so other MRTR users can tell it apart.
+pub const STATE_PURPOSE: &str = "confirmation";
+
+/// One `tools/call` as the gate sees it.
+#[derive(Debug, Clone, Copy)]
+pub struct GateRequest<'a> {
+    pub product: &'static Product,
+    pub tool: &'static Tool,
+    /// The call's `arguments` (an object; `{}` when absent).
+    pub args: &'a Map<String, Value>,
+    pub identity: &'a Identity,
+    /// The workspace the call runs in (`workspace_id` argument, else the connection default).
+    pub workspace: Option<&'a str>,
+    /// A 2026-07-28 request.
+    pub modern: bool,
+    /// This request declares form elicitation (`elicitation: {}` or `{form: {}}`).
+    pub form_elicitation: bool,
+    /// `params.inputResponses`, as sent.
+    pub input_responses: Option<&'a Value>,
+    /// `params.requestState`, as sent.
+    pub request_state: Option<&'a str>,
+    /// Unix seconds.
+    pub now: u64,
+}
+
+/// The gate's verdict.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Gate {
+    /// Run the tool.
+    Run,
+    /// Return this `InputRequiredResult` (without `_meta`); nothing ran.
+    InputRequired(Value),
+    /// Return an `isError` tool result with this error; nothing ran. `code` is the wire code (the
+    /// product's spelling for declines), `message` the text to send.
+    Refuse {
+        error: AppError,
+        code: String,
+        message: String,
+    },
+}
+
+impl Gate {
+    fn refuse(error: AppError) -> Self {
+        Gate::Refuse {
+            error,
+            code: error.code.to_string(),
+            message: error.message.to_string(),
+        }
+    }
+}
+
+/// Confirms destructive tools. Cheap to clone.
+#[derive(Clone)]
+pub struct Confirmer {
+    pub sealer: Arc<StateSealer>,
+    pub ledger: Arc<dyn Ledger>,
+}
+
+/// What the client answered to the question.
+enum Answer {
+    Yes,
+    No,
+    /// No usable answer for the key: ask again.
+    Missing,
+}
+
+impl Confirmer {
+    pub fn new(sealer: Arc<StateSealer>, ledger: Arc<dyn Ledger>) -> Self {
+        Self { sealer, ledger }
+    }
+
+    /// Decides whether the call runs. See the module docs for the rules.
+    pub async fn gate(&self, req: GateRequest<'_>) -> Gate {
+        if !req.tool.annotations.destructive {
+            return Gate::Run;
+        }
+        let policy = &req.product.policy;
+        if !req.modern || !req.form_elicitation {
+            return match policy.unconfirmable_destructive {
+                UnconfirmableDestructive::Run => Gate::Run,
+                UnconfirmableDestructive::Refuse => Gate::refuse(CONFIRMATION_REQUIRED),
+            };
+        }
+        let args_hash = canonical_args_hash(&Value::Object(req.args.clone()));
+        let principal = principal(&req);
+        let Some(state) = req.request_state else {
+            return self.ask(&req, &args_hash, &principal, None);
+        };
+        let claims = match self.sealer.open(state, req.now) {
+            Ok(c) => c,
+            Err(e) => {
+                tracing::debug!(tool = req.tool.name, error = %e, "confirmation state refused; asking again");
+                return self.ask(&req, &args_hash, &principal, None);
+            }
+        };
+        let bound_here = claims.method == METHOD
+            && claims.target == req.tool.name
+            && claims.args_hash == args_hash
+            && claims.principal == principal
+            && claims.input_keys.iter().any(|k| k == INPUT_KEY)
+            && claims.data.get("purpose").and_then(Value::as_str) == Some(STATE_PURPOSE);
+        if !bound_here {
+            tracing::debug!(
+                tool = req.tool.name,
+                "confirmation state issued for another call; asking again"
+            );
+            return self.ask(&req, &args_hash, &principal, None);
+        }
+        match answer(req.input_responses) {
+            Answer::Missing => self.ask(&req, &args_hash, &principal, None),
+            Answer::No => Gate::Refuse {
+                error: USER_DECLINED,
+                code: policy.decline_code.to_string(),
+                message: USER_DECLINED.message.to_string(),
+            },
+            Answer::Yes => {
+                let ttl = Duration::from_secs(policy.confirmation_ttl_secs.max(1));
+                match self.ledger.record_once(&claims.nonce, ttl).await {
+                    Ok(true) => Gate::Run,
+                    Ok(false) => match policy.replay {
+                        ReplayPolicy::AskAgain => {
+                            self.ask(&req, &args_hash, &principal, Some(REPLAY_NOTICE))
+                        }
+                        ReplayPolicy::Refuse => Gate::refuse(CONFIRMATION_REPLAYED),
+                    },
+                    Err(e) => {
+                        tracing::warn!(tool = req.tool.name, error = %e, "confirmation ledger failed; refusing");
+                        Gate::refuse(CONFIRMATION_UNAVAILABLE)
+                    }
+                }
+            }
+        }
+    }
+
+    /// A fresh question with a freshly sealed state.
+    fn ask(
+        &self,
+        req: &GateRequest<'_>,
+        args_hash: &str,
+        principal: &str,
+        notice: Option<&str>,
+    ) -> Gate {
+        let Ok(nonce) = new_nonce() else {
+            // Without randomness no single-use key can be minted: refuse, nothing runs.
+            return Gate::refuse(CONFIRMATION_UNAVAILABLE);
+        };
+        let claims = StateClaims {
+            method: METHOD.to_string(),
+            target: req.tool.name.to_string(),
+            args_hash: args_hash.to_string(),
+            principal: principal.to_string(),
+            input_keys: vec![INPUT_KEY.to_string()],
+            exp: req.now + req.product.policy.confirmation_ttl_secs.max(1),
+            nonce,
+            data: json!({"purpose": STATE_PURPOSE}),
+        };
+        let mut requests = Map::new();
+        requests.insert(
+            INPUT_KEY.to_string(),
+            json!({
+                "method": "elicitation/create",
+                "params": {
+                    "mode": "form",
+                    "message": question(req, notice),
+                    "requestedSchema": {
+                        "type": "object",
+                        "properties": {
+                            CONFIRM_FIELD: {
+                                "type": "boolean",
+                                "title": format!("Run {}", display_title(req.tool)),
+                                "description": "Yes runs the action once with the arguments shown; no changes nothing.",
+                                "default": false
+                            }
+                        },
+                        "required": [CONFIRM_FIELD]
+                    }
+                }
+            }),
+        );
+        Gate::InputRequired(json!({
+            "resultType": "input_required",
+            "inputRequests": requests,
+            "requestState": self.sealer.seal(&claims),
+        }))
+    }
+}
+
+/// The principal string a confirmation is bound to: only the fields the policy binds, as
+/// canonical JSON (no separator can be smuggled through an id).
+fn principal(req: &GateRequest<'_>) -> String {
+    let binds = req.product.policy.confirmation_binds;
+    let mut m = Map::new();
+    if binds.person {
+        m.insert("person".into(), json!(req.identity.person));
+    }
+    if binds.organization {
+        m.insert("organization".into(), json!(req.identity.organization));
+    }
+    if binds.workspace {
+        m.insert("workspace".into(), json!(req.workspace));
+    }
+    canonical_json(&Value::Object(m))
+}
+
+fn display_title(tool: &Tool) -> &str {
+    if tool.title.is_empty() {
+        tool.name
+    } else {
+        tool.title
+    }
+}
+
+/// The form's message: the tool (title and name), why it is destructive, and the arguments the
+/// model chose, so the person sees exactly what would run.
+fn question(req: &GateRequest<'_>, notice: Option<&str>) -> String {
+    let mut text = String::new();
+    if let Some(n) = notice {
+        text.push_str(n);
+        text.push_str("\n\n");
+    }
+    text.push_str(&format!(
+        "Run {} ({})?",
+        display_title(req.tool),
+        req.tool.name
+    ));
+    if let Some(clause) = req.tool.destructive_clause {
+        text.push_str(&format!("\nWhy it needs your confirmation: {clause}"));
+    }
+    if req.args.is_empty() {
+        text.push_str("\nArguments: none");
+    } else {
+        let pretty = serde_json::to_string_pretty(&Value::Object(req.args.clone()))
+            .unwrap_or_else(|_| "{}".into());
+        text.push_str("\nArguments:\n");
+        text.push_str(&pretty);
+    }
+    text
+}
+
+/// Reads the answer under [`INPUT_KEY`]. Only `accept` with `confirm` exactly `true` is a yes;
+/// `decline`, `cancel`, or an accept without it are a no; anything unreadable is no answer.
+fn answer(responses: Option<&Value>) -> Answer {
+    let Some(r) = responses.and_then(|r| r.get(INPUT_KEY)) else {
+        return Answer::Missing;
+    };
+    match r.get("action").and_then(Value::as_str) {
+        Some("accept") => {
+            if r.pointer(&format!("/content/{CONFIRM_FIELD}")) == Some(&Value::Bool(true)) {
+                Answer::Yes
+            } else {
+                Answer::No
+            }
+        }
+        Some("decline") | Some("cancel") => Answer::No,
+        _ => Answer::Missing,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::confirm::ledger::{FailingLedger, MemoryLedger};
+    use crate::confirm::testing::{tool, LENIENT, STRICT};
+    use runtime_model::errors;
+    use std::collections::BTreeSet;
+
+    const NOW: u64 = 1_800_000_000;
+
+    fn person(id: &str, org: &str) -> Identity {
+        Identity {
+            person: id.into(),
+            name: String::new(),
+            organization: org.into(),
+            scopes: BTreeSet::from(["all".to_string()]),
+            permissions: BTreeSet::from(["*".to_string()]),
+            workspaces: BTreeSet::from(["ws1".to_string(), "ws2".to_string()]),
+            default_workspace: Some("ws1".into()),
+        }
+    }
+
+    fn confirmer() -> Confirmer {
+        Confirmer::new(
+            Arc::new(StateSealer::new(vec![("k1".into(), vec![9; 32])]).unwrap()),
+            Arc::new(MemoryLedger::new()),
+        )
+    }
+
+    fn args(uid: &str) -> Map<String, Value> {
+        json!({"id": uid}).as_object().unwrap().clone()
+    }
+
+    struct Call<'a> {
+        product: &'static Product,
+        tool: &'static str,
+        args: &'a Map<String, Value>,
+        identity: &'a Identity,
+        workspace: Option<&'a str>,
+        modern: bool,
+        form: bool,
+        responses: Option<&'a Value>,
+        state: Option<&'a str>,
+        now: u64,
+    }
+
+    impl<'a> Call<'a> {
+        fn new(
+            product: &'static Product,
+            args: &'a Map<String, Value>,
+            identity: &'a Identity,
+        ) -> Self {
+            Self {
+                product,
+                tool: "test_things_delete",
+                args,
+                identity,
+                workspace: Some("ws1"),
+                modern: true,
+                form: true,
+                responses: None,
+                state: None,
+                now: NOW,
+            }
+        }
+        fn req(&self) -> GateRequest<'a> {
+            GateRequest {
+                product: self.product,
+                tool: tool(self.tool),
+                args: self.args,
+                identity: self.identity,
+                workspace: self.workspace,
+                modern: self.modern,
+                form_elicitation: self.form,
+                input_responses: self.responses,
+                request_state: self.state,
+                now: self.now,
+            }
+        }
+    }
+
+    fn state_of(g: &Gate) -> String {
+        match g {
+            Gate::InputRequired(v) => v["requestState"].as_str().unwrap().to_string(),
+            other => panic!("expected a question, got {other:?}"),
+        }
+    }
+
+    fn yes() -> Value {
+        json!({"confirm": {"action": "accept", "content": {"confirm": true}}})
+    }
+
+    fn refusal_code(g: &Gate) -> &str {
+        match g {
+            Gate::Refuse { code, .. } => code,
+            other => panic!("expected a refusal, got {other:?}"),
+        }
+    }
+
+    #[tokio::test]
+    async fn non_destructive_tools_run_in_every_era() {
+        let c = confirmer();
+        let a = args("x");
+        let id = person("p", "o");
+        for product in [&LENIENT, &STRICT] {
+            for (modern, form) in [(false, false), (true, false), (true, true)] {
+                for t in ["test_things_list", "test_things_update"] {
+                    let mut call = Call::new(product, &a, &id);
+                    call.tool = t;
+                    call.modern = modern;
+                    call.form = form;
+                    assert_eq!(c.gate(call.req()).await, Gate::Run);
+                }
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn unconfirmable_destructive_follows_the_policy() {
+        let c = confirmer();
+        let a = args("x");
+        let id = person("p", "o");
+        for (modern, form) in [(false, false), (false, true), (true, false)] {
+            let mut call = Call::new(&LENIENT, &a, &id);
+            call.modern = modern;
+            call.form = form;
+            assert_eq!(c.gate(call.req()).await, Gate::Run);
+            let mut call = Call::new(&STRICT, &a, &id);
+            call.modern = modern;
+            call.form = form;
+            let g = c.gate(call.req()).await;
+            assert_eq!(refusal_code(&g), errors::CONFIRMATION_REQUIRED.code);
+        }
+    }
+
+    #[tokio::test]
+    async fn the_question_shows_the_tool_and_the_arguments() {
+        let c = confirmer();
+        let a = args("thing-42");
+        let id = person("p", "o");
+        let g = c.gate(Call::new(&LENIENT, &a, &id).req()).await;
+        let Gate::InputRequired(v) = &g else {
+            panic!("{g:?}")
+        };
+        assert_eq!(v["resultType"], "input_required");
+        let q = &v["inputRequests"][INPUT_KEY];
+        assert_eq!(q["method"], "elicitation/create");
+        assert_eq!(q["params"]["mode"], "form");
+        let msg = q["params"]["message"].as_str().unwrap();
+        assert!(
+            msg.contains("Delete a thing") && msg.contains("test_things_delete"),
+            "{msg}"
+        );
+        assert!(msg.contains("thing-42"), "{msg}");
+        let schema = &q["params"]["requestedSchema"];
+        assert_eq!(schema["properties"][CONFIRM_FIELD]["type"], "boolean");
+        assert_eq!(schema["required"], json!([CONFIRM_FIELD]));
+        assert_eq!(schema["properties"].as_object().unwrap().len(), 1);
+        // The state is sealed and bound for the policy's TTL.
+        let claims = c.sealer.open(&state_of(&g), NOW).unwrap();
+        assert_eq!(claims.exp, NOW + 300);
+        assert_eq!(claims.target, "test_things_delete");
+    }
+
+    #[tokio::test]
+    async fn a_yes_runs_once_and_a_replay_follows_the_policy() {
+        for (product, replay_asks) in [(&LENIENT, true), (&STRICT, false)] {
+            let c = confirmer();
+            let a = args("x");
+            let id = person("p", "o");
+            let state = state_of(&c.gate(Call::new(product, &a, &id).req()).await);
+            let responses = yes();
+            let mut retry = Call::new(product, &a, &id);
+            retry.state = Some(&state);
+            retry.responses = Some(&responses);
+            retry.now = NOW + 10;
+            assert_eq!(c.gate(retry.req()).await, Gate::Run);
+            let replay = c.gate(retry.req()).await;
+            if replay_asks {
+                let Gate::InputRequired(v) = &replay else {
+                    panic!("{replay:?}")
+                };
+                let msg = v["inputRequests"][INPUT_KEY]["params"]["message"]
+                    .as_str()
+                    .unwrap();
+                assert!(msg.starts_with(errors::REPLAY_NOTICE), "{msg}");
+                // The fresh question is a new confirmation that works once.
+                let fresh = state_of(&replay);
+                assert_ne!(fresh, state);
+                let mut again = Call::new(product, &a, &id);
+                again.state = Some(&fresh);
+                again.responses = Some(&responses);
+                assert_eq!(c.gate(again.req()).await, Gate::Run);
+            } else {
+                assert_eq!(refusal_code(&replay), errors::CONFIRMATION_REPLAYED.code);
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn a_first_call_with_its_own_yes_is_asked() {
+        let c = confirmer();
+        let a = args("x");
+        let id = person("p", "o");
+        let responses = yes();
+        let mut call = Call::new(&LENIENT, &a, &id);
+        call.responses = Some(&responses);
+        assert!(matches!(c.gate(call.req()).await, Gate::InputRequired(_)));
+    }
+
+    #[tokio::test]
+    async fn declines_use_the_products_code() {
+        for (product, code) in [(&LENIENT, "user_declined"), (&STRICT, "USER_DECLINED")] {
+            let c = confirmer();
+            let a = args("x");
+            let id = person("p", "o");
+            for answer in [
+                json!({"confirm": {"action": "decline"}}),
+                json!({"confirm": {"action": "cancel"}}),
+                json!({"confirm": {"action": "accept", "content": {"confirm": false}}}),
+                json!({"confirm": {"action": "accept", "content": {}}}),
+                json!({"confirm": {"action": "accept", "content": {"confirm": "true"}}}),
+            ] {
+                let state = state_of(&c.gate(Call::new(product, &a, &id).req()).await);
+                let mut retry = Call::new(product, &a, &id);
+                retry.state = Some(&state);
+                retry.responses = Some(&answer);
+                let g = c.gate(retry.req()).await;
+                let Gate::Refuse {
+                    error,
+                    code: got,
+                    message,
+                } = &g
+                else {
+                    panic!("{g:?}")
+                };
+                assert_eq!(*error, errors::USER_DECLINED);
+                assert_eq!(got, code, "{answer}");
+                assert_eq!(message, errors::USER_DECLINED.message);
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn a_missing_or_unreadable_answer_is_asked_again() {
+        let c = confirmer();
+        let a = args("x");
+        let id = person("p", "o");
+        let state = state_of(&c.gate(Call::new(&LENIENT, &a, &id).req()).await);
+        for responses in [
+            None,
+            Some(json!({})),
+            Some(json!({"other": {"action": "accept", "content": {"confirm": true}}})),
+            Some(json!({"confirm": {"action": "maybe"}})),
+            Some(json!({"confirm": "yes"})),
+        ] {
+            let mut retry = Call::new(&LENIENT, &a, &id);
+            retry.state = Some(&state);
+            retry.responses = responses.as_ref();
+            let g = c.gate(retry.req()).await;
+            assert!(matches!(g, Gate::InputRequired(_)), "{responses:?} → {g:?}");
+        }
+    }
+
+    #[tokio::test]
+    async fn bad_or_foreign_states_are_asked_again() {
+        let c = confirmer();
+        let a = args("x");
+        let id = person("p", "o");
+        let state = state_of(&c.gate(Call::new(&STRICT, &a, &id).req()).await);
+        let responses = yes();
+        let other_args = args("y");
+        let colleague = person("q", "o");
+        let other_org = person("p", "o2");
+        let foreign = Confirmer::new(
+            Arc::new(StateSealer::new(vec![("k1".into(), vec![1; 32])]).unwrap()),
+            Arc::new(MemoryLedger::new()),
+        );
+        let foreign_state = state_of(&foreign.gate(Call::new(&STRICT, &a, &id).req()).await);
+        let mut tampered = state.clone();
+        tampered.insert(10, 'A');
+
+        let mut cases: Vec<(&str, Call<'_>)> = Vec::new();
+        let mut t = Call::new(&STRICT, &a, &id);
+        t.state = Some(&tampered);
+        cases.push(("tampered", t));
+        let mut f = Call::new(&STRICT, &a, &id);
+        f.state = Some(&foreign_state);
+        cases.push(("foreign key", f));
+        let mut e = Call::new(&STRICT, &a, &id);
+        e.state = Some(&state);
+        e.now = NOW + 301;
+        cases.push(("expired", e));
+        let mut o = Call::new(&STRICT, &other_args, &id);
+        o.state = Some(&state);
+        cases.push(("other arguments", o));
+        let mut p = Call::new(&STRICT, &a, &colleague);
+        p.state = Some(&state);
+        cases.push(("another person", p));
+        let mut g = Call::new(&STRICT, &a, &other_org);
+        g.state = Some(&state);
+        cases.push(("another organization", g));
+        let mut w = Call::new(&STRICT, &a, &id);
+        w.state = Some(&state);
+        w.workspace = Some("ws2");
+        cases.push(("another workspace", w));
+        let mut d = Call::new(&STRICT, &a, &id);
+        d.state = Some(&state);
+        d.tool = "test_things_update";
+        // A non-destructive tool ignores confirmation state altogether: it just runs.
+        assert_eq!(c.gate(d.req()).await, Gate::Run);
+
+        for (what, mut call) in cases {
+            call.responses = Some(&responses);
+            let g = c.gate(call.req()).await;
+            assert!(matches!(g, Gate::InputRequired(_)), "{what}: {g:?}");
+        }
+        // None of those consumed the confirmation: the real retry still runs.
+        let mut real = Call::new(&STRICT, &a, &id);
+        real.state = Some(&state);
+        real.responses = Some(&responses);
+        assert_eq!(c.gate(real.req()).await, Gate::Run);
+    }
+
+    #[tokio::test]
+    async fn the_workspace_is_bound_only_when_the_policy_says_so() {
+        let c = confirmer();
+        let a = args("x");
+        let id = person("p", "o");
+        let state = state_of(&c.gate(Call::new(&LENIENT, &a, &id).req()).await);
+        let responses = yes();
+        let mut moved = Call::new(&LENIENT, &a, &id);
+        moved.state = Some(&state);
+        moved.responses = Some(&responses);
+        moved.workspace = Some("ws2");
+        assert_eq!(c.gate(moved.req()).await, Gate::Run);
+    }
+
+    #[tokio::test]
+    async fn canonically_equal_arguments_keep_the_confirmation() {
+        let c = confirmer();
+        let a: Map<String, Value> =
+            serde_json::from_str(r#"{"id": "x", "amount": 10, "meta": {"b": 1, "a": 2}}"#).unwrap();
+        let b: Map<String, Value> =
+            serde_json::from_str(r#"{"meta": {"a": 2.0, "b": 1}, "amount": 10.0, "id": "x"}"#)
+                .unwrap();
+        let id = person("p", "o");
+        let state = state_of(&c.gate(Call::new(&LENIENT, &a, &id).req()).await);
+        let responses = yes();
+        let mut retry = Call::new(&LENIENT, &b, &id);
+        retry.state = Some(&state);
+        retry.responses = Some(&responses);
+        assert_eq!(c.gate(retry.req()).await, Gate::Run);
+    }
+
+    #[tokio::test]
+    async fn a_failing_ledger_runs_nothing() {
+        let c = Confirmer::new(
+            Arc::new(StateSealer::new(vec![("k1".into(), vec![9; 32])]).unwrap()),
+            Arc::new(FailingLedger("redis down".into())),
+        );
+        for product in [&LENIENT, &STRICT] {
+            let a = args("x");
+            let id = person("p", "o");
+            let state = state_of(&c.gate(Call::new(product, &a, &id).req()).await);
+            let responses = yes();
+            let mut retry = Call::new(product, &a, &id);
+            retry.state = Some(&state);
+            retry.responses = Some(&responses);
+            let g = c.gate(retry.req()).await;
+            assert_eq!(refusal_code(&g), errors::CONFIRMATION_UNAVAILABLE.code);
+            // Declines still answer without the ledger.
+            let no = json!({"confirm": {"action": "decline"}});
+            retry.responses = Some(&no);
+            let g = c.gate(retry.req()).await;
+            assert_eq!(refusal_code(&g), product.policy.decline_code);
+        }
+    }
+}

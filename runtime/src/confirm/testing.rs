@@ -1,0 +1,159 @@
+//! Small static products for the unit tests of auth and confirm: one tool of each kind, and the
+//! two policy families the real catalogs use.
+
+use runtime_model::catalog::*;
+
+const fn annotations(read_only: bool, destructive: bool) -> Annotations {
+    Annotations {
+        read_only,
+        destructive,
+        idempotent: read_only,
+        open_world: false,
+    }
+}
+
+const fn make_tool(
+    name: &'static str,
+    title: &'static str,
+    permission: &'static str,
+    read_only: bool,
+    destructive: bool,
+    operation: Operation,
+) -> Tool {
+    Tool {
+        name,
+        title,
+        description: "test tool",
+        descriptor_json: "{}",
+        input_schema_json: r#"{"type":"object"}"#,
+        output_schema_json: None,
+        annotations: annotations(read_only, destructive),
+        destructive_clause: if destructive {
+            Some("deletes a thing")
+        } else {
+            None
+        },
+        scope: "test.things",
+        permission,
+        binding: Binding::Extension("test"),
+        operation,
+    }
+}
+
+static TOOLS: [Tool; 4] = [
+    make_tool(
+        "test_things_list",
+        "List things",
+        "things.list",
+        true,
+        false,
+        Operation::List { record: "things" },
+    ),
+    make_tool(
+        "test_things_get",
+        "Get a thing",
+        "things.read",
+        true,
+        false,
+        Operation::Get {
+            record: "things",
+            id_arg: "id",
+        },
+    ),
+    make_tool(
+        "test_things_update",
+        "Update a thing",
+        "things.write",
+        false,
+        false,
+        Operation::Update {
+            record: "things",
+            id_arg: "id",
+        },
+    ),
+    make_tool(
+        "test_things_delete",
+        "Delete a thing",
+        "things.delete",
+        false,
+        true,
+        Operation::Delete {
+            record: "things",
+            id_arg: "id",
+        },
+    ),
+];
+
+const fn product_with(name: &'static str, policy: Policy) -> Product {
+    Product {
+        name,
+        title: "Test",
+        version: "0.0.0",
+        uri_prefix: "kobana://test/",
+        tool_prefix: "test_",
+        naming: "",
+        api_base_url: "http://127.0.0.1:1",
+        instructions: "",
+        policy,
+        tools: &TOOLS,
+        resources: &[],
+        templates: &[],
+        prompts: &[],
+        completions: &[],
+        records: &[],
+        exclusions: &[],
+    }
+}
+
+/// Banking/billing-like: runs unconfirmable destructive tools, asks again on replay, binds person
+/// and organization.
+pub static LENIENT: Product = product_with(
+    "test_lenient",
+    Policy {
+        unconfirmable_destructive: UnconfirmableDestructive::Run,
+        decline_code: "user_declined",
+        replay: ReplayPolicy::AskAgain,
+        confirmation_binds: ConfirmationBinding {
+            person: true,
+            organization: true,
+            workspace: false,
+        },
+        confirmation_ttl_secs: 300,
+        resources_list: ResourcesListPolicy::FixedOnly,
+        workspaced: false,
+    },
+);
+
+/// Finance/inbox-like: refuses unconfirmable destructive tools and replays, binds the workspace too.
+pub static STRICT: Product = product_with(
+    "test_strict",
+    Policy {
+        unconfirmable_destructive: UnconfirmableDestructive::Refuse,
+        decline_code: "USER_DECLINED",
+        replay: ReplayPolicy::Refuse,
+        confirmation_binds: ConfirmationBinding {
+            person: true,
+            organization: true,
+            workspace: true,
+        },
+        confirmation_ttl_secs: 300,
+        resources_list: ResourcesListPolicy::FixedOnly,
+        workspaced: true,
+    },
+);
+
+pub fn product() -> &'static Product {
+    &LENIENT
+}
+
+pub fn tool_named(name: &str) -> &'static Tool {
+    TOOLS
+        .iter()
+        .find(|t| t.name == name)
+        .unwrap_or_else(|| panic!("no test tool {name}"))
+}
+
+/// The test tool of that name (panics if absent; tests only).
+pub fn tool(name: &str) -> &'static Tool {
+    tool_named(name)
+}
