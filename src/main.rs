@@ -1,4 +1,479 @@
-fn main() {
-    eprintln!("kobana-mcp: not built yet");
-    std::process::exit(2);
+//! `kobana-mcp`: serve Kobana's MCP products on the embedded sandbox or as a proxy to the Kobana
+//! API, and manage the sandbox.
+//!
+//! ```text
+//! kobana-mcp serve <product|all> [--stdio | --http ADDR] [--upstream URL] [--data-dir D] [--config FILE]
+//! kobana-mcp sandbox seed|reset [--products a,b]
+//! kobana-mcp sandbox serve-api --http ADDR
+//! ```
+//!
+//! Defaults: HTTP on 127.0.0.1:8080 (`all` serves `/<product>/mcp`, one product `/mcp`), the
+//! embedded sandbox in the per-user data directory, seeded on first use, tokens from the demo
+//! identities file. Logs go to stderr (`RUST_LOG`, default `info`).
+
+mod config;
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{anyhow, bail, Context};
+use clap::{Args, Parser, Subcommand};
+use runtime::auth::http::{metadata_router, HttpAuth, ProtectedResource};
+use runtime::auth::stdio::{resolve_stdio, StdioCredentials};
+use runtime::auth::{EmbeddedResolver, Resolver, UpstreamResolver};
+use runtime::backend::{Upstream, UpstreamConfig};
+use runtime::server::{Server, ServerConfig};
+use runtime_model::backend::Backend;
+use runtime_model::catalog::Product;
+use runtime_sandbox::{Sandbox, SandboxConfig};
+
+use config::FileConfig;
+
+/// The default HTTP address of `serve`.
+const DEFAULT_HTTP: &str = "127.0.0.1:8080";
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "kobana-mcp",
+    version,
+    about = "Kobana's MCP servers (banking, billing, finance, dashboards, inbox)"
+)]
+struct Cli {
+    /// Configuration file (TOML; see kobana-mcp.example.toml). Default: ./kobana-mcp.toml if present.
+    #[arg(long, global = true, env = "KOBANA_CONFIG")]
+    config: Option<PathBuf>,
+    /// Sandbox data directory. Default: $XDG_DATA_HOME/kobana-mcp or ~/.local/share/kobana-mcp.
+    #[arg(long, global = true, env = "KOBANA_DATA_DIR")]
+    data_dir: Option<PathBuf>,
+    /// Seed of the deterministic sandbox data (default 42).
+    #[arg(long, global = true, env = "KOBANA_SEED")]
+    seed: Option<u64>,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Serve one product, or `all`, over stdio or Streamable HTTP.
+    Serve(ServeArgs),
+    /// Manage the embedded sandbox.
+    Sandbox {
+        #[command(subcommand)]
+        command: SandboxCommand,
+    },
+    /// Serve a conformance fixture catalog (tests only).
+    #[command(hide = true)]
+    ServeFixture(FixtureArgs),
+}
+
+#[derive(Debug, Args)]
+struct TransportArgs {
+    /// Serve one connection over stdin/stdout (one product only).
+    #[arg(long, conflicts_with = "http")]
+    stdio: bool,
+    /// Serve Streamable HTTP on this address (default 127.0.0.1:8080).
+    #[arg(long, env = "KOBANA_HTTP_ADDR", value_name = "ADDR")]
+    http: Option<String>,
+}
+
+#[derive(Debug, Args)]
+struct ServeArgs {
+    /// A product name (banking, billing, finance, dashboards, inbox) or `all`.
+    product: String,
+    #[command(flatten)]
+    transport: TransportArgs,
+    /// Proxy mode: forward tool calls to this Kobana API base URL (`{product}` is replaced by the
+    /// product name). Without it, the embedded sandbox answers.
+    #[arg(long, env = "KOBANA_UPSTREAM_URL", value_name = "URL")]
+    upstream: Option<String>,
+    /// Timeout of each upstream attempt, in milliseconds.
+    #[arg(long, env = "KOBANA_UPSTREAM_TIMEOUT_MS", value_name = "MS")]
+    upstream_timeout_ms: Option<u64>,
+    /// Externally visible base URL (OAuth metadata, signed download links).
+    #[arg(long, env = "KOBANA_PUBLIC_URL", value_name = "URL")]
+    public_url: Option<String>,
+    /// Identities file for the embedded token resolver (default: the demo identities).
+    #[arg(long, env = "KOBANA_IDENTITIES_FILE", value_name = "FILE")]
+    identities: Option<PathBuf>,
+    /// Token resolver: `embedded` (default with the sandbox) or `upstream` (default in proxy mode).
+    #[arg(long, env = "KOBANA_AUTH", value_name = "embedded|upstream")]
+    auth: Option<String>,
+    /// Browser origin allowed besides loopback (repeatable; env: comma-separated).
+    #[arg(
+        long = "allowed-origin",
+        env = "KOBANA_ALLOWED_ORIGINS",
+        value_delimiter = ','
+    )]
+    allowed_origins: Vec<String>,
+}
+
+#[derive(Debug, Subcommand)]
+enum SandboxCommand {
+    /// (Re)create the seed data: every scope used so far, plus the demo organization.
+    Seed(ProductsArg),
+    /// Delete the sandbox data (it is seeded again on next use).
+    Reset(ProductsArg),
+    /// Serve the sandbox as a Kobana-like REST API (for proxy mode and its tests).
+    ServeApi(ServeApiArgs),
+}
+
+#[derive(Debug, Args)]
+struct ProductsArg {
+    /// Products to act on (comma-separated); default: all.
+    #[arg(long, value_delimiter = ',')]
+    products: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+struct ServeApiArgs {
+    /// Listen address.
+    #[arg(
+        long,
+        env = "KOBANA_SANDBOX_API_ADDR",
+        default_value = "127.0.0.1:9090",
+        value_name = "ADDR"
+    )]
+    http: String,
+    /// Products to serve (comma-separated); default: all.
+    #[arg(long, value_delimiter = ',')]
+    products: Vec<String>,
+    /// Accept any bearer token as the full demo identity (default: the demo identities file).
+    #[arg(long)]
+    any_token: bool,
+    /// Mount `POST /_sandbox/faults` to queue injected faults (tests only).
+    #[arg(long)]
+    allow_fault_injection: bool,
+}
+
+#[derive(Debug, Args)]
+struct FixtureArgs {
+    /// Fixture name (e.g. `conformance`).
+    name: String,
+    #[command(flatten)]
+    transport: TransportArgs,
+}
+
+fn init_logging() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .init();
+}
+
+#[tokio::main]
+async fn main() {
+    init_logging();
+    let cli = Cli::parse();
+    if let Err(e) = run(cli).await {
+        eprintln!("kobana-mcp: {e:#}");
+        std::process::exit(1);
+    }
+}
+
+async fn run(cli: Cli) -> anyhow::Result<()> {
+    let file = FileConfig::load(cli.config.as_deref())?;
+    let data_dir = cli
+        .data_dir
+        .clone()
+        .or(file.data_dir.clone())
+        .unwrap_or_else(runtime_sandbox::default_data_dir);
+    let seed = cli
+        .seed
+        .or(file.seed)
+        .unwrap_or(runtime_sandbox::DEFAULT_SEED);
+    match cli.command {
+        Command::Serve(args) => serve(args, &file, data_dir, seed).await,
+        Command::Sandbox { command } => sandbox(command, data_dir, seed).await,
+        Command::ServeFixture(args) => serve_fixture(args).await,
+    }
+}
+
+/// The products named on the command line (`all`, one name, or a comma-separated list).
+fn select_products(names: &[String]) -> anyhow::Result<Vec<&'static Product>> {
+    let all = generated::PRODUCTS;
+    if names.is_empty() || names.iter().any(|n| n == "all") {
+        if all.is_empty() {
+            bail!("no product catalog is compiled in (generated::PRODUCTS is empty)");
+        }
+        return Ok(all.to_vec());
+    }
+    names
+        .iter()
+        .map(|n| {
+            all.iter().copied().find(|p| p.name == n).ok_or_else(|| {
+                let known: Vec<&str> = all.iter().map(|p| p.name).collect();
+                anyhow!(
+                    "unknown product `{n}`; known: {}, or `all`",
+                    known.join(", ")
+                )
+            })
+        })
+        .collect()
+}
+
+fn parse_addr(s: &str) -> anyhow::Result<SocketAddr> {
+    s.parse()
+        .with_context(|| format!("`{s}` is not a listen address (expected e.g. 127.0.0.1:8080)"))
+}
+
+async fn shutdown_signal() {
+    let _ = tokio::signal::ctrl_c().await;
+    tracing::info!("shutting down");
+}
+
+async fn serve(
+    args: ServeArgs,
+    file: &FileConfig,
+    data_dir: PathBuf,
+    seed: u64,
+) -> anyhow::Result<()> {
+    let products = select_products(std::slice::from_ref(&args.product))?;
+    let stdio = args.transport.stdio;
+    if stdio && products.len() > 1 {
+        bail!("--stdio serves one product; name it instead of `all`");
+    }
+    let http = args
+        .transport
+        .http
+        .clone()
+        .or(file.serve.http.clone())
+        .unwrap_or_else(|| DEFAULT_HTTP.to_string());
+    let public_url = args
+        .public_url
+        .clone()
+        .or(file.serve.public_url.clone())
+        .unwrap_or_else(|| format!("http://{http}"));
+    let upstream_url = args.upstream.clone().or(file.upstream.url.clone());
+    let proxy = upstream_url.is_some() || !file.upstream.products.is_empty();
+
+    // Who the callers are.
+    let auth_kind = args
+        .auth
+        .clone()
+        .or(file.serve.auth.clone())
+        .unwrap_or_else(|| if proxy { "upstream" } else { "embedded" }.to_string());
+    let resolver: Arc<dyn Resolver> = match auth_kind.as_str() {
+        "embedded" => {
+            let identities = args.identities.clone().or(file.serve.identities.clone());
+            Arc::new(match identities {
+                Some(path) => EmbeddedResolver::from_file(&path, &products)?,
+                None => EmbeddedResolver::builtin(&products)?,
+            })
+        }
+        "upstream" => {
+            let base = upstream_url
+                .clone()
+                .map(|u| u.replace("{product}", products[0].name))
+                .unwrap_or_else(|| products[0].api_base_url.to_string());
+            Arc::new(
+                UpstreamResolver::new(&base, &products)
+                    .map_err(|e| anyhow!("upstream resolver: {e}"))?,
+            )
+        }
+        other => bail!("--auth must be `embedded` or `upstream`, not `{other}`"),
+    };
+
+    let stdio_creds = StdioCredentials::from_env();
+    let backend: Arc<dyn Backend>;
+    let mut sandbox_handle = None;
+    if proxy {
+        let mut cfg = UpstreamConfig {
+            base_url: upstream_url.clone(),
+            product_base_urls: file.upstream.products.clone(),
+            ..UpstreamConfig::default()
+        };
+        if let Some(ms) = args.upstream_timeout_ms.or(file.upstream.timeout_ms) {
+            cfg.timeout = Duration::from_millis(ms);
+        }
+        if let Some(n) = file.upstream.max_attempts {
+            cfg.max_attempts = n;
+        }
+        if stdio {
+            cfg.default_token = stdio_creds.token.clone();
+        }
+        tracing::info!(upstream = ?cfg.base_url, "proxy mode: tool calls go to the Kobana API");
+        backend = Arc::new(Upstream::new(cfg).map_err(|e| anyhow!(e))?);
+    } else {
+        let mut cfg = SandboxConfig::new(&data_dir);
+        cfg.seed = seed;
+        cfg.public_url = public_url.clone();
+        // On stdio there is no HTTP server for signed download links: serve them from a private
+        // loopback listener, unless a public URL was configured.
+        let files_listener =
+            if stdio && args.public_url.is_none() && file.serve.public_url.is_none() {
+                let l = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+                cfg.public_url = format!("http://{}", l.local_addr()?);
+                Some(l)
+            } else {
+                None
+            };
+        let sb = Sandbox::open(&cfg)?;
+        if let Some(listener) = files_listener {
+            let router = runtime_sandbox::api::files_router(sb.clone(), products.clone());
+            tracing::info!(url = %cfg.public_url, "signed downloads served here");
+            tokio::spawn(async move {
+                if let Err(e) = axum::serve(listener, router).await {
+                    tracing::error!(error = %e, "signed-download server stopped");
+                }
+            });
+        }
+        tracing::info!(db = %sb.db_path().display(), seed, "sandbox mode");
+        sandbox_handle = Some(sb.clone());
+        backend = Arc::new(sb);
+    }
+
+    if stdio {
+        let (who, notice) = resolve_stdio(resolver.as_ref(), &stdio_creds, !proxy)
+            .await
+            .map_err(|e| anyhow!("{e}"))?;
+        if let Some(n) = notice {
+            eprintln!("{n}");
+        }
+        let config = ServerConfig::new(products.clone(), backend, (*who.identity).clone());
+        let server = Server::new(config)?;
+        runtime::transport::stdio::run(server, products[0].name).await?;
+        return Ok(());
+    }
+
+    let addr = parse_addr(&http)?;
+    let mut config = ServerConfig::new(
+        products.clone(),
+        backend,
+        runtime::server::unrestricted_identity("anonymous"),
+    );
+    config.auth = Some(Arc::new(HttpAuth::new(resolver, &public_url)));
+    config.allowed_origins = args
+        .allowed_origins
+        .iter()
+        .chain(file.serve.allowed_origins.iter())
+        .cloned()
+        .collect();
+    config.allowed_hosts = file.serve.allowed_hosts.clone();
+    let server = Server::new(config)?;
+    let meta = ProtectedResource::for_products(
+        &public_url,
+        file.serve.authorization_servers.clone(),
+        &products,
+    );
+    let mut app = runtime::transport::http::router(server).merge(metadata_router(meta));
+    if let Some(sb) = sandbox_handle {
+        // Signed download links (inbox `.eml`) point here.
+        app = app.merge(runtime_sandbox::api::files_router(sb, products.clone()));
+    }
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .with_context(|| format!("cannot listen on {addr}"))?;
+    let paths: Vec<String> = if products.len() == 1 {
+        vec!["/mcp".into()]
+    } else {
+        products
+            .iter()
+            .map(|p| format!("/{}/mcp", p.name))
+            .collect()
+    };
+    tracing::info!(addr = %listener.local_addr()?, endpoints = ?paths, "serving MCP over HTTP");
+    axum::serve(listener, app)
+        .with_graceful_shutdown(shutdown_signal())
+        .await?;
+    Ok(())
+}
+
+async fn sandbox(command: SandboxCommand, data_dir: PathBuf, seed: u64) -> anyhow::Result<()> {
+    let mut cfg = SandboxConfig::new(&data_dir);
+    cfg.seed = seed;
+    match command {
+        SandboxCommand::Seed(p) => {
+            let sb = Sandbox::open(&cfg)?;
+            for product in select_products(&p.products)? {
+                let sb2 = sb.clone();
+                let out = tokio::task::spawn_blocking(move || {
+                    sb2.reseed(product, &[Sandbox::demo_scope(product)])
+                })
+                .await??;
+                for (scope, counts) in out {
+                    let total: i64 = counts
+                        .as_object()
+                        .map(|m| m.values().filter_map(|v| v.as_i64()).sum())
+                        .unwrap_or(0);
+                    println!(
+                        "seeded {} organization={} workspace={}: {total} records {counts}",
+                        product.name,
+                        scope.organization,
+                        if scope.workspace.is_empty() {
+                            "-"
+                        } else {
+                            &scope.workspace
+                        }
+                    );
+                }
+            }
+            println!("sandbox: {}", sb.db_path().display());
+        }
+        SandboxCommand::Reset(p) => {
+            let sb = Sandbox::open(&cfg)?;
+            for product in select_products(&p.products)? {
+                let n = sb.reset(product)?;
+                println!("reset {}: {n} records deleted", product.name);
+            }
+        }
+        SandboxCommand::ServeApi(a) => {
+            let products = select_products(&a.products)?;
+            let sb = Sandbox::open(&cfg)?;
+            let identities: runtime_sandbox::api::IdentityLookup = if a.any_token {
+                runtime_sandbox::api::any_token()
+            } else {
+                let resolver = EmbeddedResolver::builtin(&products)?;
+                Arc::new(move |token: &str| resolver.lookup(token).cloned())
+            };
+            let mut state = runtime_sandbox::api::ApiState::new(sb, products.clone(), identities);
+            state.admin = a.allow_fault_injection;
+            let addr = parse_addr(&a.http)?;
+            let listener = tokio::net::TcpListener::bind(addr)
+                .await
+                .with_context(|| format!("cannot listen on {addr}"))?;
+            let bound = listener.local_addr()?;
+            tracing::info!(addr = %bound, "sandbox REST API; proxy with --upstream http://{bound}/{{product}}");
+            axum::serve(listener, runtime_sandbox::api::router(state))
+                .with_graceful_shutdown(shutdown_signal())
+                .await?;
+        }
+    }
+    Ok(())
+}
+
+async fn serve_fixture(args: FixtureArgs) -> anyhow::Result<()> {
+    let product = generated::FIXTURES
+        .iter()
+        .copied()
+        .find(|p| p.name == args.name)
+        .ok_or_else(|| {
+            let known: Vec<&str> = generated::FIXTURES.iter().map(|p| p.name).collect();
+            anyhow!(
+                "unknown fixture `{}`; known: {}",
+                args.name,
+                known.join(", ")
+            )
+        })?;
+    // A private, throw-away sandbox: fixture runs never share state.
+    let dir = std::env::temp_dir().join(format!("kobana-mcp-fixture-{}", std::process::id()));
+    let sb = Sandbox::open(&SandboxConfig::new(&dir))?;
+    let identity = runtime::server::unrestricted_identity("fixture");
+    let server = Server::new(ServerConfig::new(vec![product], Arc::new(sb), identity))?;
+    let result = if args.transport.stdio {
+        runtime::transport::stdio::run(server, product.name)
+            .await
+            .map_err(anyhow::Error::from)
+    } else {
+        let addr = parse_addr(args.transport.http.as_deref().unwrap_or(DEFAULT_HTTP))?;
+        runtime::transport::http::serve(server, addr, shutdown_signal())
+            .await
+            .map_err(anyhow::Error::from)
+    };
+    let _ = std::fs::remove_dir_all(&dir);
+    result
 }

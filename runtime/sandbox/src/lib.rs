@@ -1,1 +1,329 @@
 //! The embedded sandbox: a SQLite store whose behaviour comes from the catalogs.
+//!
+//! [`Sandbox`] implements [`Backend`]: each tool's [`Operation`](runtime_model::catalog::Operation)
+//! says what it does (list, get, create, update, delete, a declared action), so no code is
+//! written per product. Records belong to the caller's organization and, for workspaced products,
+//! to a workspace; a scope is seeded deterministically the first time it is used, so every
+//! identity finds data on a fresh data directory.
+//!
+//! Shapes follow the Kobana API (see [`envelope`]): `/v2` paths answer `{status, data, …}`, other
+//! paths the bare record or array. Tool results keep a numeric `id` as the API does; the resource
+//! layer drops it with `runtime::backend::strip_numeric_id`.
+
+pub mod api;
+pub mod brazil;
+pub mod clock;
+pub mod demo;
+pub mod envelope;
+pub mod files;
+pub mod ops;
+pub mod rng;
+pub mod seed;
+pub mod store;
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use runtime_model::backend::{Backend, BackendError, BoxFuture, CallContext, Output};
+use runtime_model::catalog::{Product, Tool};
+use serde_json::{Map, Value};
+
+pub use files::Files;
+pub use store::{Scope, StoreError};
+
+/// The seed used when none is configured.
+pub const DEFAULT_SEED: u64 = 42;
+
+/// Organization and workspace `sandbox seed` fills when no identity has used the sandbox yet.
+pub const DEMO_ORGANIZATION: &str = "org_demo";
+pub const DEMO_WORKSPACE: &str = "ws_demo_main";
+
+#[derive(Debug, Clone)]
+pub struct SandboxConfig {
+    pub data_dir: PathBuf,
+    pub seed: u64,
+    /// Base URL signed download links point to (the server that mounts [`api::files_router`]).
+    pub public_url: String,
+}
+
+impl SandboxConfig {
+    pub fn new(data_dir: impl Into<PathBuf>) -> Self {
+        SandboxConfig {
+            data_dir: data_dir.into(),
+            seed: DEFAULT_SEED,
+            public_url: "http://127.0.0.1:8080".into(),
+        }
+    }
+}
+
+/// The per-user default data directory: `$XDG_DATA_HOME/kobana-mcp`, else
+/// `~/.local/share/kobana-mcp`, else `./.kobana-mcp` when no home is known.
+pub fn default_data_dir() -> PathBuf {
+    if let Some(x) = std::env::var_os("XDG_DATA_HOME").filter(|v| !v.is_empty()) {
+        return PathBuf::from(x).join("kobana-mcp");
+    }
+    if let Some(h) = std::env::var_os("HOME").filter(|v| !v.is_empty()) {
+        return PathBuf::from(h).join(".local/share/kobana-mcp");
+    }
+    PathBuf::from(".kobana-mcp")
+}
+
+struct Inner {
+    store: store::Store,
+    seed: u64,
+    files: Files,
+    /// Scopes known to be seeded (saves a query per call).
+    seeded: Mutex<HashSet<Scope>>,
+}
+
+/// The SQLite sandbox backend. Cheap to clone (shared state).
+#[derive(Clone)]
+pub struct Sandbox {
+    inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for Sandbox {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Sandbox")
+            .field("db", &self.inner.store.path())
+            .finish_non_exhaustive()
+    }
+}
+
+/// A key shared by every process using the data directory (serve and serve-api), created once.
+fn signing_key(dir: &Path) -> Result<Vec<u8>, StoreError> {
+    let path = dir.join("signing.key");
+    if let Ok(k) = std::fs::read(&path) {
+        if k.len() >= 32 {
+            return Ok(k);
+        }
+    }
+    let mut key = vec![0u8; 32];
+    let random = std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut key));
+    if random.is_err() {
+        let mut r = rng::Rng::derived(
+            time::OffsetDateTime::now_utc().unix_timestamp_nanos() as u64,
+            &format!("{}", std::process::id()),
+        );
+        key.iter_mut().for_each(|b| *b = r.next_u64() as u8);
+    }
+    std::fs::write(&path, &key).map_err(|source| StoreError::Dir { path, source })?;
+    Ok(key)
+}
+
+impl Sandbox {
+    /// Opens (or creates) the sandbox in `config.data_dir`.
+    pub fn open(config: &SandboxConfig) -> Result<Sandbox, StoreError> {
+        let store = store::Store::open(&config.data_dir)?;
+        let key = signing_key(&config.data_dir)?;
+        Ok(Sandbox {
+            inner: Arc::new(Inner {
+                store,
+                seed: config.seed,
+                files: Files::new(key, config.public_url.clone()),
+                seeded: Mutex::new(HashSet::new()),
+            }),
+        })
+    }
+
+    pub fn files(&self) -> &Files {
+        &self.inner.files
+    }
+
+    pub fn db_path(&self) -> &Path {
+        self.inner.store.path()
+    }
+
+    /// The scope a call runs in: the caller's organization and, for workspaced products, the
+    /// `workspace_id` argument or the connection's workspace (one the person can reach).
+    pub fn scope_of(
+        product: &'static Product,
+        ctx: &CallContext,
+        args: &Map<String, Value>,
+    ) -> Result<Scope, BackendError> {
+        let workspace = if product.policy.workspaced {
+            let ws = match args.get("workspace_id") {
+                Some(Value::String(s)) if !s.is_empty() => s.clone(),
+                Some(Value::Null) | None => ctx.workspace.clone().unwrap_or_default(),
+                Some(other) => {
+                    return Err(BackendError::Invalid(format!(
+                        "`workspace_id` must be a string, got {other}"
+                    )))
+                }
+            };
+            if ws.is_empty() {
+                return Err(BackendError::Invalid(format!(
+                    "{} records live in a workspace: pass `workspace_id`, or set a default workspace for the connection",
+                    product.name
+                )));
+            }
+            let reachable = &ctx.identity.workspaces;
+            if !reachable.is_empty() && !reachable.contains(&ws) {
+                return Err(BackendError::NotFound(format!(
+                    "workspace `{ws}` (not one you can reach)"
+                )));
+            }
+            ws
+        } else {
+            String::new()
+        };
+        Ok(Scope {
+            product: product.name.to_string(),
+            organization: ctx.identity.organization.clone(),
+            workspace,
+        })
+    }
+
+    /// Seeds `scope` if it has never been seeded (in its own transaction).
+    fn ensure_seeded(&self, product: &'static Product, scope: &Scope) -> Result<(), StoreError> {
+        if self
+            .inner
+            .seeded
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .contains(scope)
+        {
+            return Ok(());
+        }
+        let seed = self.inner.seed;
+        self.inner
+            .store
+            .transaction(|tx| -> Result<(), StoreError> {
+                if !store::is_seeded(tx, scope)? {
+                    let n = ops::seed_scope(tx, product, scope, seed, clock::now())?;
+                    tracing::info!(
+                        product = product.name,
+                        organization = scope.organization,
+                        workspace = scope.workspace,
+                        records = n,
+                        "seeded sandbox scope"
+                    );
+                }
+                Ok(())
+            })?;
+        self.inner
+            .seeded
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(scope.clone());
+        Ok(())
+    }
+
+    /// Runs one call synchronously (use from a blocking thread).
+    pub fn call_blocking(
+        &self,
+        ctx: &CallContext,
+        tool: &'static Tool,
+        args: &Map<String, Value>,
+    ) -> Result<Output, BackendError> {
+        let product = ctx.product;
+        let scope = Self::scope_of(product, ctx, args)?;
+        self.ensure_seeded(product, &scope).map_err(ops::db)?;
+        let now = clock::now();
+        self.inner.store.call_transaction(|tx| {
+            ops::execute(&ops::Call {
+                tx,
+                product,
+                scope: &scope,
+                tool,
+                args,
+                files: &self.inner.files,
+                now,
+            })
+        })
+    }
+
+    /// (Re)seeds `product`: every scope seeded so far plus `extra` scopes, from scratch.
+    /// Returns per scope the record counts by type.
+    pub fn reseed(
+        &self,
+        product: &'static Product,
+        extra: &[Scope],
+    ) -> Result<Vec<(Scope, Value)>, StoreError> {
+        let seed = self.inner.seed;
+        let out = self
+            .inner
+            .store
+            .transaction(|tx| -> Result<_, StoreError> {
+                let mut scopes = store::seeded_scopes(tx, product.name)?;
+                for s in extra {
+                    if !scopes.contains(s) {
+                        scopes.push(s.clone());
+                    }
+                }
+                let now = clock::now();
+                let mut out = Vec::new();
+                for scope in scopes {
+                    store::clear_scope(tx, &scope)?;
+                    ops::seed_scope(tx, product, &scope, seed, now)?;
+                    out.push((scope.clone(), ops::summary(tx, product, &scope)?));
+                }
+                Ok(out)
+            })?;
+        self.forget_seeded(product.name);
+        Ok(out)
+    }
+
+    /// Deletes every record of `product`; its scopes are seeded again on next use.
+    pub fn reset(&self, product: &'static Product) -> Result<usize, StoreError> {
+        let n = self
+            .inner
+            .store
+            .transaction(|tx| store::clear_product(tx, product.name))?;
+        self.forget_seeded(product.name);
+        Ok(n)
+    }
+
+    fn forget_seeded(&self, product: &str) {
+        self.inner
+            .seeded
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .retain(|s| s.product != product);
+    }
+
+    /// The scope `sandbox seed` fills by default for a product.
+    pub fn demo_scope(product: &Product) -> Scope {
+        Scope {
+            product: product.name.to_string(),
+            organization: DEMO_ORGANIZATION.to_string(),
+            workspace: if product.policy.workspaced {
+                DEMO_WORKSPACE.to_string()
+            } else {
+                String::new()
+            },
+        }
+    }
+
+    /// Loads one record (for signed downloads).
+    pub fn record_blocking(
+        &self,
+        scope: &Scope,
+        record: &str,
+        id: &str,
+    ) -> Result<Option<store::Row>, StoreError> {
+        self.inner
+            .store
+            .transaction(|tx| store::get(tx, scope, record, id))
+    }
+}
+
+impl Backend for Sandbox {
+    fn call<'a>(
+        &'a self,
+        ctx: &'a CallContext,
+        tool: &'static Tool,
+        args: &'a Map<String, Value>,
+    ) -> BoxFuture<'a, Result<Output, BackendError>> {
+        let this = self.clone();
+        let ctx = ctx.clone();
+        let args = args.clone();
+        Box::pin(async move {
+            tokio::task::spawn_blocking(move || this.call_blocking(&ctx, tool, &args))
+                .await
+                .map_err(|e| BackendError::Unavailable(format!("sandbox worker failed: {e}")))?
+        })
+    }
+}

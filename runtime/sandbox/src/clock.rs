@@ -1,0 +1,28 @@
+//! Dates and times as the Kobana API writes them (Brasília offset, `-03:00`).
+
+use time::format_description::well_known::Rfc3339;
+use time::{Date, Duration, OffsetDateTime, UtcOffset};
+
+/// The offset Kobana's API uses in its timestamps.
+pub fn brasilia() -> UtcOffset {
+    UtcOffset::from_hms(-3, 0, 0).unwrap_or(UtcOffset::UTC)
+}
+
+pub fn now() -> OffsetDateTime {
+    OffsetDateTime::now_utc().to_offset(brasilia())
+}
+
+/// `2026-11-30T10:15:00-03:00`
+pub fn datetime_string(t: OffsetDateTime) -> String {
+    let t = t.replace_nanosecond(0).unwrap_or(t);
+    t.format(&Rfc3339).unwrap_or_else(|_| t.to_string())
+}
+
+/// `2026-11-30`
+pub fn date_string(d: Date) -> String {
+    format!("{:04}-{:02}-{:02}", d.year(), u8::from(d.month()), d.day())
+}
+
+pub fn days(n: i64) -> Duration {
+    Duration::days(n)
+}

@@ -1,0 +1,52 @@
+//! Response shapes, as the Kobana API writes them.
+//!
+//! Rule (by the binding's path prefix): a path under `/v2` answers `{"status": 200, "data": …}`,
+//! lists adding `"pagination": {"page", "per_page", "prev_url", "next_url"}`; any other path
+//! (`/v1`, extension tools) answers the bare record or the bare array. The sandbox backend and
+//! `serve-api` use the same shapes, so the proxy returns what the sandbox would.
+
+use runtime_model::catalog::{Binding, Tool};
+use serde_json::{json, Map, Value};
+
+/// Whether a tool's API wraps its answers (`/v2`).
+pub fn is_v2(tool: &Tool) -> bool {
+    match tool.binding {
+        Binding::Http(h) => h.path.starts_with("/v2"),
+        Binding::Extension(_) => false,
+    }
+}
+
+pub fn one(tool: &Tool, record: Map<String, Value>) -> Value {
+    if is_v2(tool) {
+        json!({"status": 200, "data": Value::Object(record)})
+    } else {
+        Value::Object(record)
+    }
+}
+
+pub fn page(tool: &Tool, items: Vec<Value>, page: u64, per_page: u64, has_next: bool) -> Value {
+    if is_v2(tool) {
+        let url = |p: u64| format!("?page={p}&per_page={per_page}");
+        json!({
+            "status": 200,
+            "data": items,
+            "pagination": {
+                "page": page,
+                "per_page": per_page,
+                "prev_url": if page > 1 { Value::String(url(page - 1)) } else { Value::Null },
+                "next_url": if has_next { Value::String(url(page + 1)) } else { Value::Null },
+            }
+        })
+    } else {
+        Value::Array(items)
+    }
+}
+
+/// The records in a list answer: a bare array, or the `data` array of an envelope.
+pub fn items(value: &Value) -> Option<&Vec<Value>> {
+    match value {
+        Value::Array(a) => Some(a),
+        Value::Object(m) => m.get("data").and_then(Value::as_array),
+        _ => None,
+    }
+}

@@ -1,0 +1,657 @@
+//! What each catalog [`Operation`] does to the store. Product-agnostic: everything comes from the
+//! tool's operation, the record type's fields and the action's declared transition.
+
+use runtime_model::backend::{BackendError, Output};
+use runtime_model::catalog::{Action, Field, ListEdit, Operation, Product, RecordType, Tool};
+use rusqlite::Transaction;
+use serde_json::{json, Map, Value};
+use time::OffsetDateTime;
+
+use crate::clock;
+use crate::envelope;
+use crate::files::{self, Files};
+use crate::rng::Rng;
+use crate::seed::{self, RecordSeed, RefPool};
+use crate::store::{self, Row, Scope, StoreError};
+
+/// The largest page a list returns (the Kobana API's own maximum).
+pub const MAX_PER_PAGE: u64 = 50;
+pub const DEFAULT_PER_PAGE: u64 = 50;
+
+/// Arguments that steer a call and are never record filters.
+const CONTROL_ARGS: &[&str] = &[
+    "page",
+    "per_page",
+    "workspace_id",
+    "q",
+    "search",
+    "order",
+    "sort",
+];
+
+pub fn db(e: StoreError) -> BackendError {
+    BackendError::Unavailable(e.to_string())
+}
+
+pub struct Call<'a> {
+    pub tx: &'a Transaction<'a>,
+    pub product: &'static Product,
+    pub scope: &'a Scope,
+    pub tool: &'static Tool,
+    pub args: &'a Map<String, Value>,
+    pub files: &'a Files,
+    pub now: OffsetDateTime,
+}
+
+fn record_type(product: &'static Product, name: &str) -> Result<&'static RecordType, BackendError> {
+    product.record(name).ok_or_else(|| {
+        BackendError::Unsupported(format!(
+            "the catalog of {} names record type `{name}`, which it does not declare",
+            product.name
+        ))
+    })
+}
+
+fn id_of(args: &Map<String, Value>, id_arg: &str) -> Result<String, BackendError> {
+    match args.get(id_arg) {
+        Some(Value::String(s)) if !s.is_empty() => Ok(s.clone()),
+        Some(Value::Number(n)) => Ok(n.to_string()),
+        Some(other) => Err(BackendError::Invalid(format!(
+            "`{id_arg}` must be a record id (string), got {other}"
+        ))),
+        None => Err(BackendError::Invalid(format!("`{id_arg}` is required"))),
+    }
+}
+
+fn not_found(rt: &RecordType, id: &str) -> BackendError {
+    BackendError::NotFound(format!("{} `{id}`", rt.name))
+}
+
+/// Executes one tool call inside the caller's transaction.
+pub fn execute(c: &Call<'_>) -> Result<Output, BackendError> {
+    match c.tool.operation {
+        Operation::List { record } => list(c, record_type(c.product, record)?),
+        Operation::Get { record, id_arg } => get(c, record_type(c.product, record)?, id_arg),
+        Operation::Singleton { record } => singleton(c, record_type(c.product, record)?),
+        Operation::Create { record } => create(c, record_type(c.product, record)?),
+        Operation::Update { record, id_arg } => update(c, record_type(c.product, record)?, id_arg),
+        Operation::Delete { record, id_arg } => delete(c, record_type(c.product, record)?, id_arg),
+        Operation::Action {
+            record,
+            id_arg,
+            action,
+        } => act(c, record_type(c.product, record)?, id_arg, action),
+        Operation::Custom => Err(BackendError::Unsupported(format!(
+            "`{}` has no sandbox behaviour (custom operation)",
+            c.tool.name
+        ))),
+    }
+}
+
+fn positive_int(args: &Map<String, Value>, name: &str, default: u64) -> Result<u64, BackendError> {
+    let v = match args.get(name) {
+        None | Some(Value::Null) => return Ok(default),
+        Some(Value::Number(n)) => n.as_u64(),
+        Some(Value::String(s)) => s.parse::<u64>().ok(),
+        Some(_) => None,
+    };
+    match v {
+        Some(n) if n >= 1 => Ok(n),
+        _ => Err(BackendError::Invalid(format!(
+            "`{name}` must be a positive integer, got {}",
+            args.get(name).cloned().unwrap_or(Value::Null)
+        ))),
+    }
+}
+
+fn as_text(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        Value::Bool(b) => Some(b.to_string()),
+        _ => None,
+    }
+}
+
+/// Equality as a filter sees it: `"10"` matches `10`; an array field matches if any element does;
+/// an array argument matches if the field equals any of its values.
+fn filter_matches(field: &Value, arg: &Value) -> bool {
+    if let Value::Array(options) = arg {
+        return options.iter().any(|o| filter_matches(field, o));
+    }
+    if let Value::Array(elements) = field {
+        return elements.iter().any(|e| filter_matches(e, arg));
+    }
+    if field == arg {
+        return true;
+    }
+    match (as_text(field), as_text(arg)) {
+        (Some(a), Some(b)) => a == b,
+        _ => false,
+    }
+}
+
+/// For `created_from` / `expire_to`: the date field bounded, if the record type has one.
+fn range_field<'r>(rt: &'r RecordType, arg: &str) -> Option<(&'r Field, bool)> {
+    let (stem, lower) = if let Some(s) = arg.strip_suffix("_from") {
+        (s, true)
+    } else if let Some(s) = arg.strip_suffix("_to") {
+        (s, false)
+    } else {
+        return None;
+    };
+    let names = [
+        format!("{stem}_at"),
+        format!("{stem}_on"),
+        format!("{stem}_date"),
+        stem.to_string(),
+    ];
+    names
+        .iter()
+        .find_map(|n| rt.fields.iter().find(|f| f.name == n))
+        .map(|f| (f, lower))
+}
+
+fn date_part(s: &str) -> &str {
+    s.get(0..10).unwrap_or(s)
+}
+
+fn list(c: &Call<'_>, rt: &RecordType) -> Result<Output, BackendError> {
+    let page = positive_int(c.args, "page", 1)?;
+    let per_page = positive_int(c.args, "per_page", DEFAULT_PER_PAGE)?.min(MAX_PER_PAGE);
+    let search = c
+        .args
+        .get("q")
+        .or_else(|| c.args.get("search"))
+        .and_then(Value::as_str)
+        .map(str::to_lowercase);
+
+    let mut equal: Vec<(&str, &Value)> = Vec::new();
+    let mut ranges: Vec<(&str, bool, String)> = Vec::new();
+    for (name, value) in c.args {
+        if CONTROL_ARGS.contains(&name.as_str()) || value.is_null() {
+            continue;
+        }
+        if rt.fields.iter().any(|f| f.name == name) {
+            equal.push((name.as_str(), value));
+        } else if let Some((field, lower)) = range_field(rt, name) {
+            let bound = as_text(value).ok_or_else(|| {
+                BackendError::Invalid(format!("`{name}` must be a date (YYYY-MM-DD), got {value}"))
+            })?;
+            ranges.push((field.name, lower, bound));
+        }
+    }
+
+    let rows = store::list(c.tx, c.scope, rt.name).map_err(db)?;
+    let matching: Vec<Row> = rows
+        .into_iter()
+        .filter(|row| {
+            equal.iter().all(|(name, arg)| {
+                row.json
+                    .get(*name)
+                    .is_some_and(|field| filter_matches(field, arg))
+            }) && ranges.iter().all(|(name, lower, bound)| {
+                match row.json.get(*name).and_then(Value::as_str) {
+                    Some(v) => {
+                        let (v, b) = (date_part(v), date_part(bound));
+                        if *lower {
+                            v >= b
+                        } else {
+                            v <= b
+                        }
+                    }
+                    None => false,
+                }
+            }) && search.as_ref().is_none_or(|q| {
+                Value::Object(row.json.clone())
+                    .to_string()
+                    .to_lowercase()
+                    .contains(q)
+            })
+        })
+        .collect();
+    let start = ((page - 1) * per_page) as usize;
+    let has_next = matching.len() > start + per_page as usize;
+    let items: Vec<Value> = matching
+        .into_iter()
+        .skip(start)
+        .take(per_page as usize)
+        .map(|r| Value::Object(r.json))
+        .collect();
+    Ok(Output::Json(envelope::page(
+        c.tool, items, page, per_page, has_next,
+    )))
+}
+
+fn load(c: &Call<'_>, rt: &RecordType, id_arg: &str) -> Result<Row, BackendError> {
+    let id = id_of(c.args, id_arg)?;
+    store::get(c.tx, c.scope, rt.name, &id)
+        .map_err(db)?
+        .ok_or_else(|| not_found(rt, &id))
+}
+
+fn get(c: &Call<'_>, rt: &RecordType, id_arg: &str) -> Result<Output, BackendError> {
+    let row = load(c, rt, id_arg)?;
+    files::render(c.product, c.tool, rt, &row, c.scope, c.files, c.now)
+        .unwrap_or_else(|| Ok(Output::Json(envelope::one(c.tool, row.json))))
+}
+
+/// The one record of a singleton type in the caller's scope (the token's organization). The seed
+/// makes exactly one; should a scope somehow hold more, the oldest is the one.
+fn singleton(c: &Call<'_>, rt: &RecordType) -> Result<Output, BackendError> {
+    let row = store::list(c.tx, c.scope, rt.name)
+        .map_err(db)?
+        .into_iter()
+        .min_by_key(|r| r.seq)
+        .ok_or_else(|| {
+            BackendError::NotFound(format!("{}: this scope holds no record of it", rt.name))
+        })?;
+    Ok(Output::Json(envelope::one(c.tool, row.json)))
+}
+
+/// Arguments that are fields of the record (except its ids), typed as the field says.
+fn field_args(rt: &RecordType, args: &Map<String, Value>, skip: &[&str]) -> Map<String, Value> {
+    let mut out = Map::new();
+    for field in rt.fields {
+        if field.name == rt.id_field || field.name == "id" || skip.contains(&field.name) {
+            continue;
+        }
+        if let Some(v) = args.get(field.name) {
+            out.insert(field.name.to_string(), v.clone());
+        }
+    }
+    out
+}
+
+fn has_field(rt: &RecordType, name: &str) -> bool {
+    rt.fields.iter().any(|f| f.name == name)
+}
+
+fn touch(rt: &RecordType, json: &mut Map<String, Value>, now: OffsetDateTime) {
+    if has_field(rt, "updated_at") {
+        json.insert(
+            "updated_at".into(),
+            Value::String(clock::datetime_string(now)),
+        );
+    }
+}
+
+fn new_row(
+    c: &Call<'_>,
+    rt: &RecordType,
+    mut json: Map<String, Value>,
+) -> Result<(Row, String), BackendError> {
+    let seq = store::next_seq(c.tx, c.scope, rt.name).map_err(db)?;
+    let created = clock::datetime_string(c.now);
+    let mut rng = Rng::derived(seq as u64 ^ c.now.unix_timestamp_nanos() as u64, rt.name);
+    let id =
+        crate::brazil::uuid_v7_like(&mut rng, (c.now.unix_timestamp_nanos() / 1_000_000) as i64);
+    json.insert(rt.id_field.to_string(), Value::String(id.clone()));
+    if rt.numeric_id {
+        json.insert("id".into(), Value::from(seq));
+    }
+    for stamp in ["created_at", "updated_at"] {
+        if has_field(rt, stamp) {
+            json.insert(stamp.into(), Value::String(created.clone()));
+        }
+    }
+    if !c.scope.workspace.is_empty() && has_field(rt, "workspace_id") {
+        json.insert(
+            "workspace_id".into(),
+            Value::String(c.scope.workspace.clone()),
+        );
+    }
+    // The initial state: the first declared value of each state field not given.
+    for field in rt.fields.iter().filter(|f| !f.enum_values.is_empty()) {
+        if !json.contains_key(field.name) {
+            json.insert(
+                field.name.to_string(),
+                seed::typed_value(field, field.enum_values[0]),
+            );
+        }
+    }
+    Ok((Row { id, seq, json }, created))
+}
+
+fn create(c: &Call<'_>, rt: &RecordType) -> Result<Output, BackendError> {
+    let json = field_args(rt, c.args, &[]);
+    let (row, created) = new_row(c, rt, json)?;
+    store::put(c.tx, c.scope, rt.name, &row, &created).map_err(db)?;
+    Ok(Output::Json(envelope::one(c.tool, row.json)))
+}
+
+fn update(c: &Call<'_>, rt: &RecordType, id_arg: &str) -> Result<Output, BackendError> {
+    let mut row = load(c, rt, id_arg)?;
+    let changes = field_args(rt, c.args, &[id_arg, "created_at"]);
+    if changes.is_empty() {
+        return Err(BackendError::Invalid(format!(
+            "nothing to update: give at least one field of {} ({})",
+            rt.name,
+            rt.fields
+                .iter()
+                .map(|f| f.name)
+                .collect::<Vec<_>>()
+                .join(", ")
+        )));
+    }
+    row.json.extend(changes);
+    touch(rt, &mut row.json, c.now);
+    let created = created_of(&row);
+    store::put(c.tx, c.scope, rt.name, &row, &created).map_err(db)?;
+    Ok(Output::Json(envelope::one(c.tool, row.json)))
+}
+
+fn created_of(row: &Row) -> String {
+    row.json
+        .get("created_at")
+        .and_then(Value::as_str)
+        .map(str::to_string)
+        .unwrap_or_default()
+}
+
+fn delete(c: &Call<'_>, rt: &RecordType, id_arg: &str) -> Result<Output, BackendError> {
+    let row = load(c, rt, id_arg)?;
+    store::delete(c.tx, c.scope, rt.name, &row.id).map_err(db)?;
+    let mut answer = Map::new();
+    answer.insert(rt.id_field.to_string(), Value::String(row.id.clone()));
+    answer.insert("deleted".into(), Value::Bool(true));
+    Ok(Output::Json(envelope::one(c.tool, answer)))
+}
+
+/// An action's declared value: `now`, `today`, `null`, or a literal typed like the field.
+fn action_value(rt: &RecordType, field: &str, raw: &str, now: OffsetDateTime) -> Value {
+    match raw {
+        "now" => Value::String(clock::datetime_string(now)),
+        "today" => Value::String(clock::date_string(now.date())),
+        _ => match rt.fields.iter().find(|f| f.name == field) {
+            Some(f) => seed::typed_value(f, raw),
+            None => Value::String(raw.to_string()),
+        },
+    }
+}
+
+fn act(
+    c: &Call<'_>,
+    rt: &RecordType,
+    id_arg: &str,
+    action: &Action,
+) -> Result<Output, BackendError> {
+    let mut row = load(c, rt, id_arg)?;
+    let current = row
+        .json
+        .get(action.state_field)
+        .and_then(as_text_ref)
+        .unwrap_or_default();
+    if !action.from.is_empty() && !action.from.contains(&current.as_str()) {
+        return Err(BackendError::Conflict(format!(
+            "cannot {} {} `{}`: its {} is `{}`; allowed only when {} is {}",
+            action.name,
+            rt.name,
+            row.id,
+            action.state_field,
+            if current.is_empty() {
+                "unset"
+            } else {
+                &current
+            },
+            action.state_field,
+            action
+                .from
+                .iter()
+                .map(|s| format!("`{s}`"))
+                .collect::<Vec<_>>()
+                .join(" or ")
+        )));
+    }
+    let edit_args: Vec<&str> = [action.add, action.remove]
+        .iter()
+        .flatten()
+        .map(|e| e.from_arg)
+        .collect();
+    let mut skip = vec![id_arg, action.state_field, "created_at"];
+    skip.extend(&edit_args);
+    if let Some(edit) = action.add {
+        edit_list(c, rt, &mut row, edit, ListChange::Add)?;
+    }
+    if let Some(edit) = action.remove {
+        edit_list(c, rt, &mut row, edit, ListChange::Remove)?;
+    }
+    let extra = field_args(rt, c.args, &skip);
+    row.json.extend(extra);
+    for (field, raw) in action.set {
+        let v = action_value(rt, field, raw, c.now);
+        // `status: paid` also stamps `paid_at` when the record has it.
+        if *field == action.state_field {
+            let stamp = format!("{raw}_at");
+            if has_field(rt, &stamp) {
+                row.json
+                    .insert(stamp, Value::String(clock::datetime_string(c.now)));
+            }
+        }
+        row.json.insert(field.to_string(), v);
+    }
+    touch(rt, &mut row.json, c.now);
+    let created_at = created_of(&row);
+    store::put(c.tx, c.scope, rt.name, &row, &created_at).map_err(db)?;
+
+    let mut answer = row.json.clone();
+    if let Some(target) = action.creates {
+        let trt = record_type(c.product, target)?;
+        let made = create_linked(c, trt, rt, &row, action)?;
+        answer.insert(target.to_string(), Value::Object(made));
+    }
+    Ok(Output::Json(envelope::one(c.tool, answer)))
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ListChange {
+    Add,
+    Remove,
+}
+
+/// Adds the argument's value to (or removes it from) an array field of the record, in memory; the
+/// caller stores the record in the same transaction. Adding a value already present changes
+/// nothing (the call stays idempotent); removing a value that is not there is a conflict naming it.
+fn edit_list(
+    c: &Call<'_>,
+    rt: &RecordType,
+    row: &mut Row,
+    edit: ListEdit,
+    change: ListChange,
+) -> Result<(), BackendError> {
+    let value = match c.args.get(edit.from_arg) {
+        None | Some(Value::Null) => {
+            return Err(BackendError::Invalid(format!(
+                "`{}` is required",
+                edit.from_arg
+            )))
+        }
+        Some(Value::String(s)) if s.trim().is_empty() => {
+            return Err(BackendError::Invalid(format!(
+                "`{}` must not be empty",
+                edit.from_arg
+            )))
+        }
+        Some(v) => v.clone(),
+    };
+    let slot = row
+        .json
+        .entry(edit.field.to_string())
+        .or_insert(Value::Null);
+    if slot.is_null() {
+        *slot = Value::Array(Vec::new());
+    }
+    let Value::Array(items) = slot else {
+        return Err(BackendError::Unavailable(format!(
+            "{} `{}`: its `{}` holds {slot}, not a list",
+            rt.name, row.id, edit.field
+        )));
+    };
+    let same =
+        |item: &Value| item == &value || as_text(item).is_some_and(|t| Some(t) == as_text(&value));
+    let position = items.iter().position(same);
+    match (change, position) {
+        (ListChange::Add, Some(_)) => {}
+        (ListChange::Add, None) => items.push(value),
+        (ListChange::Remove, Some(at)) => {
+            items.remove(at);
+        }
+        (ListChange::Remove, None) => {
+            return Err(BackendError::Conflict(format!(
+                "{} `{}`: {value} is not in its `{}`",
+                rt.name, row.id, edit.field
+            )))
+        }
+    }
+    Ok(())
+}
+
+fn as_text_ref(v: &Value) -> Option<String> {
+    as_text(v)
+}
+
+/// The record an action creates (pay → a payment): seeded like any record of its type, then
+/// linked to the source, carrying the source's shared fields (amount, paid_at, …) and the
+/// call's arguments, in the state the action set when that type has it.
+fn create_linked(
+    c: &Call<'_>,
+    trt: &'static RecordType,
+    source_rt: &RecordType,
+    source: &Row,
+    action: &Action,
+) -> Result<Map<String, Value>, BackendError> {
+    let seq = store::next_seq(c.tx, c.scope, trt.name).map_err(db)?;
+    let mut rng = Rng::derived(seq as u64, &format!("{}:{}", trt.name, source.id));
+    let refs = RefPool::new();
+    let mut s = RecordSeed {
+        rng: &mut rng,
+        now: c.now,
+        index: usize::MAX,
+        seq,
+        refs: &refs,
+    };
+    let seeded = seed::generate_record(c.product, trt, &mut s);
+    let mut json = seeded.json;
+    for field in trt.fields {
+        let points_to_source = matches!(
+            seed::generator(c.product, trt, field),
+            seed::Gen::Ref(ref t) if t == source_rt.name
+        );
+        if points_to_source {
+            let v = if field.ty == "integer" {
+                Value::from(source.seq)
+            } else {
+                Value::String(source.id.clone())
+            };
+            json.insert(field.name.to_string(), v);
+        } else if !field.enum_values.is_empty() {
+            let set_value = action
+                .set
+                .iter()
+                .map(|(_, v)| *v)
+                .find(|v| field.enum_values.contains(v))
+                .unwrap_or(field.enum_values[0]);
+            json.insert(field.name.to_string(), seed::typed_value(field, set_value));
+        } else if ![trt.id_field, "id", "uid", "created_at", "updated_at"].contains(&field.name) {
+            if let Some(v) = source.json.get(field.name).filter(|v| !v.is_null()) {
+                json.insert(field.name.to_string(), v.clone());
+            }
+        }
+    }
+    json.extend(field_args(trt, c.args, &["created_at"]));
+    for stamp in ["created_at", "updated_at"] {
+        if has_field(trt, stamp) {
+            json.insert(stamp.into(), Value::String(clock::datetime_string(c.now)));
+        }
+    }
+    let mut rng = Rng::derived(seq as u64 ^ 0x5eed, trt.name);
+    let id =
+        crate::brazil::uuid_v7_like(&mut rng, (c.now.unix_timestamp_nanos() / 1_000_000) as i64);
+    json.insert(trt.id_field.to_string(), Value::String(id.clone()));
+    if trt.numeric_id {
+        json.insert("id".into(), Value::from(seq));
+    }
+    let row = Row { id, seq, json };
+    store::put(
+        c.tx,
+        c.scope,
+        trt.name,
+        &row,
+        &clock::datetime_string(c.now),
+    )
+    .map_err(db)?;
+    Ok(row.json)
+}
+
+/// Seeds one scope: every record type of the product, referenced types first.
+pub fn seed_scope(
+    tx: &Transaction<'_>,
+    product: &'static Product,
+    scope: &Scope,
+    seed_number: u64,
+    now: OffsetDateTime,
+) -> Result<usize, StoreError> {
+    let mut refs = RefPool::new();
+    let mut total = 0;
+    let label = format!(
+        "{}/{}/{}",
+        scope.product, scope.organization, scope.workspace
+    );
+    for rt in seed::dependency_order(product) {
+        let mut rng = Rng::derived(seed_number, &format!("{label}/{}", rt.name));
+        let mut seeded = Vec::new();
+        for index in 0..seed::seed_count(product, rt) {
+            let mut s = RecordSeed {
+                rng: &mut rng,
+                now,
+                index,
+                seq: index as i64 + 1,
+                refs: &refs,
+            };
+            seeded.push(seed::generate_record(product, rt, &mut s));
+        }
+        // Numeric ids grow with creation time, as the API's do.
+        seeded.sort_by_key(|r| r.created_at);
+        let mut ids = Vec::new();
+        for (index, mut rec) in seeded.into_iter().enumerate() {
+            let seq = index as i64 + 1;
+            if rt.numeric_id {
+                rec.json.insert("id".into(), Value::from(seq));
+            }
+            if !scope.workspace.is_empty() && has_field(rt, "workspace_id") {
+                rec.json.insert(
+                    "workspace_id".into(),
+                    Value::String(scope.workspace.clone()),
+                );
+            }
+            let created = clock::datetime_string(rec.created_at);
+            let row = Row {
+                id: rec.id.clone(),
+                seq,
+                json: rec.json,
+            };
+            store::put(tx, scope, rt.name, &row, &created)?;
+            ids.push((rec.id, seq));
+            total += 1;
+        }
+        refs.insert(rt.name.to_string(), ids);
+    }
+    store::mark_seeded(tx, scope, seed_number)?;
+    Ok(total)
+}
+
+/// A summary of the seeded data of one scope, for `sandbox seed` output.
+pub fn summary(
+    tx: &Transaction<'_>,
+    product: &'static Product,
+    scope: &Scope,
+) -> Result<Value, StoreError> {
+    let mut counts = Map::new();
+    for rt in product.records {
+        counts.insert(
+            rt.name.to_string(),
+            json!(store::count(tx, scope, rt.name)?),
+        );
+    }
+    Ok(Value::Object(counts))
+}

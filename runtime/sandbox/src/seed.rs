@@ -1,0 +1,543 @@
+//! Seed data: one generator per field, from the catalog's `seed` spec (or a default guessed from
+//! the field's type and name), deterministic from the seed number.
+//!
+//! Specs (`catalog/README.md`): `uid`, `person_name`, `company_name`, `cpf`, `cnpj`, `email`,
+//! `phone`, `pix_key`, `amount:MIN..MAX`, `date:-90..30` (days from today), `datetime:-30..0`,
+//! `enum`, `ref:<record>`, `bool`, `int:MIN..MAX`, `text:<words>` (a word count, or `a|b|c`
+//! choices), `const:<value>`, `sequence`.
+//!
+//! Variety rule: an `enum` field takes every value once over the first records of a type (then
+//! random values), so every state a prompt looks for (overdue, rejected, failed) exists. A
+//! timestamp field named after a non-initial enum value (`paid_at` next to `status: paid`) is only
+//! filled when the record is in that state.
+
+use std::collections::HashMap;
+
+use runtime_model::catalog::{Field, Operation, Product, RecordType};
+use serde_json::{Map, Number, Value};
+use time::OffsetDateTime;
+
+use crate::brazil;
+use crate::clock;
+use crate::rng::Rng;
+
+/// A parsed seed generator.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Gen {
+    Uid,
+    PersonName,
+    CompanyName,
+    Cpf,
+    Cnpj,
+    CpfOrCnpj,
+    Email,
+    Phone,
+    PixKey,
+    Amount(f64, f64),
+    Date(i64, i64),
+    DateTime(i64, i64),
+    Enum,
+    Ref(String),
+    Bool,
+    Int(i64, i64),
+    Words(usize),
+    Choice(Vec<String>),
+    Const(String),
+    Sequence,
+    Url,
+    EmptyObject,
+    EmptyArray,
+}
+
+fn range<T: std::str::FromStr>(spec: &str, what: &str) -> Result<(T, T), String> {
+    let (a, b) = spec
+        .split_once("..")
+        .ok_or_else(|| format!("`{what}` needs a range MIN..MAX, got `{spec}`"))?;
+    let a = a
+        .trim()
+        .parse::<T>()
+        .map_err(|_| format!("`{what}`: `{a}` is not a number"))?;
+    let b = b
+        .trim()
+        .parse::<T>()
+        .map_err(|_| format!("`{what}`: `{b}` is not a number"))?;
+    Ok((a, b))
+}
+
+/// Parses a non-empty seed spec.
+pub fn parse_spec(spec: &str) -> Result<Gen, String> {
+    let (head, arg) = match spec.split_once(':') {
+        Some((h, a)) => (h.trim(), Some(a)),
+        None => (spec.trim(), None),
+    };
+    let need = |what: &str| arg.ok_or_else(|| format!("seed `{what}` needs an argument"));
+    Ok(match head {
+        "uid" => Gen::Uid,
+        "person_name" => Gen::PersonName,
+        "company_name" => Gen::CompanyName,
+        "cpf" => Gen::Cpf,
+        "cnpj" => Gen::Cnpj,
+        "email" => Gen::Email,
+        "phone" => Gen::Phone,
+        "pix_key" => Gen::PixKey,
+        "amount" => {
+            let (a, b) = range::<f64>(need("amount")?, "amount")?;
+            Gen::Amount(a, b)
+        }
+        "date" => {
+            let (a, b) = range::<i64>(need("date")?, "date")?;
+            Gen::Date(a, b)
+        }
+        "datetime" => {
+            let (a, b) = range::<i64>(need("datetime")?, "datetime")?;
+            Gen::DateTime(a, b)
+        }
+        "enum" => Gen::Enum,
+        "ref" => Gen::Ref(need("ref")?.trim().to_string()),
+        "bool" => Gen::Bool,
+        "int" => {
+            let (a, b) = range::<i64>(need("int")?, "int")?;
+            Gen::Int(a, b)
+        }
+        "text" => {
+            let a = need("text")?.trim();
+            match a.parse::<usize>() {
+                Ok(n) => Gen::Words(n),
+                Err(_) => Gen::Choice(
+                    a.split('|')
+                        .map(|s| s.trim().to_string())
+                        .filter(|s| !s.is_empty())
+                        .collect(),
+                ),
+            }
+        }
+        "const" => Gen::Const(need("const")?.to_string()),
+        "sequence" => Gen::Sequence,
+        other => return Err(format!("unknown seed generator `{other}`")),
+    })
+}
+
+fn strip_suffix_any<'a>(name: &'a str, suffixes: &[&str]) -> Option<&'a str> {
+    suffixes.iter().find_map(|s| name.strip_suffix(s))
+}
+
+/// The record type a `<thing>_id` / `<thing>_uid` field most likely points to.
+fn guess_ref(product: &Product, field: &str) -> Option<String> {
+    let stem = strip_suffix_any(field, &["_uid", "_id"])?;
+    let candidates = [format!("{stem}s"), format!("{stem}es"), stem.to_string()];
+    for c in &candidates {
+        if product.record(c).is_some() {
+            return Some(c.clone());
+        }
+    }
+    product
+        .records
+        .iter()
+        .find(|r| {
+            candidates
+                .iter()
+                .any(|c| r.name.ends_with(&format!("_{c}")))
+        })
+        .map(|r| r.name.to_string())
+}
+
+/// The generator of a field: its `seed` spec, or a default from its type and name.
+pub fn generator(product: &Product, record: &RecordType, field: &Field) -> Gen {
+    if !field.seed.trim().is_empty() {
+        if let Ok(g) = parse_spec(field.seed) {
+            return g;
+        }
+        tracing::warn!(
+            product = product.name,
+            record = record.name,
+            field = field.name,
+            spec = field.seed,
+            "unreadable seed spec; using the default generator"
+        );
+    }
+    default_generator(product, record, field)
+}
+
+fn default_generator(product: &Product, record: &RecordType, field: &Field) -> Gen {
+    let n = field.name;
+    let has = |s: &str| n.contains(s);
+    if n == record.id_field {
+        return if field.ty == "integer" {
+            Gen::Sequence
+        } else {
+            Gen::Uid
+        };
+    }
+    if n == "id" {
+        return Gen::Sequence;
+    }
+    if !field.enum_values.is_empty() {
+        return Gen::Enum;
+    }
+    match field.ty {
+        "boolean" => return Gen::Bool,
+        "object" => return Gen::EmptyObject,
+        "array" => return Gen::EmptyArray,
+        _ => {}
+    }
+    if n.ends_with("_at") {
+        return if has("expire") || has("due") || has("scheduled") {
+            Gen::DateTime(-45, 45)
+        } else {
+            Gen::DateTime(-90, 0)
+        };
+    }
+    if n.ends_with("_on") || n.ends_with("_date") || n == "date" {
+        return if has("expire") || has("due") || has("scheduled") {
+            Gen::Date(-45, 45)
+        } else {
+            Gen::Date(-90, 0)
+        };
+    }
+    if has("cpf_cnpj") || has("document") {
+        return Gen::CpfOrCnpj;
+    }
+    if has("cnpj") {
+        return Gen::Cnpj;
+    }
+    if has("cpf") {
+        return Gen::Cpf;
+    }
+    if has("email") {
+        return Gen::Email;
+    }
+    if has("phone") || has("telefone") {
+        return Gen::Phone;
+    }
+    if has("pix_key") || n == "key" {
+        return Gen::PixKey;
+    }
+    if has("company") || has("business_name") || has("legal_name") || has("trade_name") {
+        return Gen::CompanyName;
+    }
+    if has("name") && field.ty == "string" {
+        return Gen::PersonName;
+    }
+    if let Some(target) = guess_ref(product, n) {
+        return Gen::Ref(target);
+    }
+    if n.ends_with("_uid") {
+        return Gen::Uid;
+    }
+    if has("url") {
+        return Gen::Url;
+    }
+    let money = [
+        "amount", "value", "price", "total", "balance", "fee", "cost",
+    ];
+    if money.iter().any(|m| has(m)) {
+        return Gen::Amount(10.0, 5000.0);
+    }
+    match field.ty {
+        "integer" => Gen::Int(0, 100),
+        "number" => Gen::Amount(0.0, 1000.0),
+        _ => Gen::Words(3),
+    }
+}
+
+/// Ids of existing records, by type, for `ref:` fields: `(string id, numeric id)`.
+pub type RefPool = HashMap<String, Vec<(String, i64)>>;
+
+/// The inputs of one generated record.
+pub struct RecordSeed<'a> {
+    pub rng: &'a mut Rng,
+    pub now: OffsetDateTime,
+    /// Position of the record in its type's seed (drives enum coverage).
+    pub index: usize,
+    /// Sequence number (numeric id, `sequence` fields).
+    pub seq: i64,
+    pub refs: &'a RefPool,
+}
+
+fn typed_string(field: &Field, s: String) -> Value {
+    match field.ty {
+        "integer" => s
+            .parse::<i64>()
+            .map(Value::from)
+            .unwrap_or(Value::String(s)),
+        "number" => s
+            .parse::<f64>()
+            .ok()
+            .and_then(Number::from_f64)
+            .map(Value::Number)
+            .unwrap_or(Value::String(s)),
+        "boolean" => match s.as_str() {
+            "true" => Value::Bool(true),
+            "false" => Value::Bool(false),
+            _ => Value::String(s),
+        },
+        _ => Value::String(s),
+    }
+}
+
+/// A value for `field`, typed like the field (`amount` on a string field gives `"123.45"`).
+pub fn typed_value(field: &Field, raw: &str) -> Value {
+    if raw == "null" {
+        return Value::Null;
+    }
+    typed_string(field, raw.to_string())
+}
+
+fn amount_value(field: &Field, v: f64) -> Value {
+    let cents = (v * 100.0).round() / 100.0;
+    match field.ty {
+        "string" => Value::String(format!("{cents:.2}")),
+        "integer" => Value::from(cents.round() as i64),
+        _ => Number::from_f64(cents)
+            .map(Value::Number)
+            .unwrap_or(Value::Null),
+    }
+}
+
+/// Generates one value.
+pub fn generate(
+    gen: &Gen,
+    field: &Field,
+    s: &mut RecordSeed<'_>,
+    created_at: OffsetDateTime,
+) -> Value {
+    let rng = &mut *s.rng;
+    match gen {
+        Gen::Uid => Value::String(brazil::uuid_v7_like(
+            rng,
+            (created_at.unix_timestamp_nanos() / 1_000_000) as i64,
+        )),
+        Gen::PersonName => Value::String(brazil::person_name(rng)),
+        Gen::CompanyName => Value::String(brazil::company_name(rng)),
+        Gen::Cpf => Value::String(brazil::cpf(rng)),
+        Gen::Cnpj => Value::String(brazil::cnpj(rng)),
+        Gen::CpfOrCnpj => {
+            if rng.chance(60) {
+                Value::String(brazil::cpf(rng))
+            } else {
+                Value::String(brazil::cnpj(rng))
+            }
+        }
+        Gen::Email => Value::String(brazil::email(rng)),
+        Gen::Phone => Value::String(brazil::phone(rng)),
+        Gen::PixKey => Value::String(brazil::pix_key(rng)),
+        Gen::Amount(min, max) => {
+            let lo = (min * 100.0).round() as i64;
+            let hi = (max * 100.0).round() as i64;
+            amount_value(field, rng.range_i64(lo, hi) as f64 / 100.0)
+        }
+        Gen::Date(a, b) => {
+            let d = s.now.date() + clock::days(rng.range_i64(*a, *b));
+            Value::String(clock::date_string(d))
+        }
+        Gen::DateTime(a, b) => {
+            let secs = rng.range_i64(a * 86_400, b * 86_400);
+            Value::String(clock::datetime_string(
+                s.now + time::Duration::seconds(secs),
+            ))
+        }
+        Gen::Enum => {
+            let values = field.enum_values;
+            if values.is_empty() {
+                Value::Null
+            } else if s.index < values.len() {
+                typed_string(field, values[s.index].to_string())
+            } else {
+                typed_string(field, rng.pick(values).to_string())
+            }
+        }
+        Gen::Ref(target) => match s.refs.get(target).filter(|v| !v.is_empty()) {
+            Some(pool) => {
+                let (uid, num) = rng.pick(pool).clone();
+                if field.ty == "integer" {
+                    Value::from(num)
+                } else {
+                    Value::String(uid)
+                }
+            }
+            None => Value::Null,
+        },
+        Gen::Bool => Value::Bool(rng.chance(50)),
+        Gen::Int(a, b) => {
+            let v = rng.range_i64(*a, *b);
+            if field.ty == "string" {
+                Value::String(v.to_string())
+            } else {
+                Value::from(v)
+            }
+        }
+        Gen::Words(n) => Value::String(brazil::words(rng, *n)),
+        Gen::Choice(options) => {
+            if options.is_empty() {
+                Value::Null
+            } else {
+                typed_string(field, rng.pick(options).clone())
+            }
+        }
+        Gen::Const(v) => {
+            if field.ty == "string" {
+                Value::String(v.clone())
+            } else {
+                serde_json::from_str(v).unwrap_or_else(|_| Value::String(v.clone()))
+            }
+        }
+        Gen::Sequence => {
+            if field.ty == "string" {
+                Value::String(format!("{:08}", s.seq))
+            } else {
+                Value::from(s.seq)
+            }
+        }
+        Gen::Url => Value::String(format!(
+            "https://app.kobana.com.br/sandbox/{:016x}",
+            rng.next_u64()
+        )),
+        Gen::EmptyObject => Value::Object(Map::new()),
+        Gen::EmptyArray => Value::Array(Vec::new()),
+    }
+}
+
+/// The record's state fields: fields with enumerated values.
+fn enum_fields(rt: &RecordType) -> impl Iterator<Item = &Field> {
+    rt.fields.iter().filter(|f| !f.enum_values.is_empty())
+}
+
+/// A seeded record and its creation time.
+pub struct Seeded {
+    pub json: Map<String, Value>,
+    pub id: String,
+    pub created_at: OffsetDateTime,
+}
+
+/// Generates one record of `rt`.
+pub fn generate_record(product: &Product, rt: &RecordType, s: &mut RecordSeed<'_>) -> Seeded {
+    // Creation time first: the uid (UUIDv7-like) is derived from it.
+    let created_field = rt.fields.iter().find(|f| f.name == "created_at");
+    let created_gen = created_field
+        .map(|f| generator(product, rt, f))
+        .unwrap_or(Gen::DateTime(-90, 0));
+    let (lo, hi) = match created_gen {
+        Gen::DateTime(a, b) | Gen::Date(a, b) => (a, b),
+        _ => (-90, 0),
+    };
+    let secs = s.rng.range_i64(lo * 86_400, hi.min(0) * 86_400);
+    let created_at = s.now + time::Duration::seconds(secs);
+
+    let mut json = Map::new();
+    for field in rt.fields {
+        let value = if field.name == "created_at" || field.name == "updated_at" {
+            Value::String(clock::datetime_string(created_at))
+        } else {
+            let gen = generator(product, rt, field);
+            generate(&gen, field, s, created_at)
+        };
+        json.insert(field.name.to_string(), value);
+    }
+    if rt.numeric_id && !json.contains_key("id") {
+        json.insert("id".into(), Value::from(s.seq));
+    }
+    let id = match json.get(rt.id_field) {
+        Some(Value::String(v)) => v.clone(),
+        Some(Value::Number(n)) => n.to_string(),
+        _ => {
+            let uid = brazil::uuid_v7_like(
+                s.rng,
+                (created_at.unix_timestamp_nanos() / 1_000_000) as i64,
+            );
+            json.insert(rt.id_field.to_string(), Value::String(uid.clone()));
+            uid
+        }
+    };
+    blank_timestamps_of_other_states(rt, &mut json);
+    Seeded {
+        json,
+        id,
+        created_at,
+    }
+}
+
+/// `paid_at` stays empty unless the record is `paid` (same for `canceled_at`, …); the first
+/// (initial) state's timestamp is kept.
+fn blank_timestamps_of_other_states(rt: &RecordType, json: &mut Map<String, Value>) {
+    for state in enum_fields(rt) {
+        let current = json
+            .get(state.name)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
+        // The initial state's timestamp (`received_at` next to `received`) always stays.
+        for value in state.enum_values.iter().skip(1) {
+            for suffix in ["_at", "_on"] {
+                let ts = format!("{value}{suffix}");
+                if *value != current && json.contains_key(&ts) {
+                    json.insert(ts, Value::Null);
+                }
+            }
+        }
+    }
+}
+
+/// Whether some list tool lists this record type.
+pub fn is_listable(product: &Product, record: &str) -> bool {
+    product
+        .tools
+        .iter()
+        .any(|t| matches!(t.operation, Operation::List { record: r } if r == record))
+}
+
+/// Whether some tool reads this record type as a singleton (the token's organization).
+pub fn is_singleton(product: &Product, record: &str) -> bool {
+    product
+        .tools
+        .iter()
+        .any(|t| matches!(t.operation, Operation::Singleton { record: r } if r == record))
+}
+
+/// How many records of `rt` to seed: exactly one for a singleton type (whatever else reads it),
+/// else the catalog's count, at least 25 for a listable type.
+pub fn seed_count(product: &Product, rt: &RecordType) -> usize {
+    let n = rt.seed_count as usize;
+    if is_singleton(product, rt.name) {
+        1
+    } else if is_listable(product, rt.name) {
+        n.max(25)
+    } else {
+        n
+    }
+}
+
+/// Record types in an order where referenced types come first (cycles broken in catalog order).
+pub fn dependency_order(product: &'static Product) -> Vec<&'static RecordType> {
+    let deps: Vec<Vec<String>> = product
+        .records
+        .iter()
+        .map(|rt| {
+            rt.fields
+                .iter()
+                .filter_map(|f| match generator(product, rt, f) {
+                    Gen::Ref(t) if t != rt.name => Some(t),
+                    _ => None,
+                })
+                .collect()
+        })
+        .collect();
+    let mut done: Vec<bool> = vec![false; product.records.len()];
+    let mut order = Vec::new();
+    while order.len() < product.records.len() {
+        let ready = (0..product.records.len()).find(|&i| {
+            !done[i]
+                && deps[i].iter().all(|d| {
+                    product
+                        .records
+                        .iter()
+                        .position(|r| r.name == d)
+                        .map(|j| done[j])
+                        .unwrap_or(true)
+                })
+        });
+        let i = ready.unwrap_or_else(|| (0..done.len()).find(|&i| !done[i]).unwrap_or(0));
+        done[i] = true;
+        order.push(&product.records[i]);
+    }
+    order
+}

@@ -1,0 +1,293 @@
+//! The SQLite store: one generic table of JSON records, keyed by product, organization,
+//! workspace, record type and id, plus the list of seeded scopes.
+//!
+//! Every tool call runs in one transaction ([`Store::transaction`]), so a failing tool changes
+//! nothing. One connection behind a mutex, used from `spawn_blocking`, keeps writes serialised;
+//! WAL lets a second process (for example `serve-api` next to `serve`) read at the same time.
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use rusqlite::{params, Connection, OptionalExtension, Transaction};
+use serde_json::{Map, Value};
+
+use crate::clock;
+
+/// Who owns a set of records: the caller's organization and, for workspaced products, workspace.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Scope {
+    pub product: String,
+    pub organization: String,
+    /// Empty when the product is not workspaced.
+    pub workspace: String,
+}
+
+/// A stored record.
+#[derive(Debug, Clone)]
+pub struct Row {
+    pub id: String,
+    pub seq: i64,
+    pub json: Map<String, Value>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("sandbox database {path}: {source}")]
+    Open {
+        path: PathBuf,
+        source: rusqlite::Error,
+    },
+    #[error("sandbox database: {0}")]
+    Sql(#[from] rusqlite::Error),
+    #[error("sandbox data directory {path}: {source}")]
+    Dir {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+pub struct Store {
+    conn: Mutex<Connection>,
+    path: PathBuf,
+}
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS records (
+    product      TEXT NOT NULL,
+    organization TEXT NOT NULL,
+    workspace    TEXT NOT NULL,
+    type         TEXT NOT NULL,
+    id           TEXT NOT NULL,
+    seq          INTEGER NOT NULL,
+    created_at   TEXT NOT NULL,
+    json         TEXT NOT NULL,
+    PRIMARY KEY (product, organization, workspace, type, id)
+);
+CREATE INDEX IF NOT EXISTS records_recent
+    ON records (product, organization, workspace, type, created_at DESC, seq DESC);
+CREATE TABLE IF NOT EXISTS scopes (
+    product      TEXT NOT NULL,
+    organization TEXT NOT NULL,
+    workspace    TEXT NOT NULL,
+    seed         INTEGER NOT NULL,
+    seeded_at    TEXT NOT NULL,
+    PRIMARY KEY (product, organization, workspace)
+);
+";
+
+impl Store {
+    /// Opens (creating if needed) `<dir>/sandbox.sqlite3`.
+    pub fn open(dir: &Path) -> Result<Store, StoreError> {
+        std::fs::create_dir_all(dir).map_err(|source| StoreError::Dir {
+            path: dir.to_path_buf(),
+            source,
+        })?;
+        let path = dir.join("sandbox.sqlite3");
+        let conn = Connection::open(&path).map_err(|source| StoreError::Open {
+            path: path.clone(),
+            source,
+        })?;
+        conn.busy_timeout(std::time::Duration::from_secs(5))?;
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+        conn.pragma_update(None, "synchronous", "NORMAL")?;
+        conn.execute_batch(SCHEMA)?;
+        Ok(Store {
+            conn: Mutex::new(conn),
+            path,
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// [`Store::transaction`] for tool calls: store failures become `BackendError::Unavailable`.
+    pub fn call_transaction<T>(
+        &self,
+        f: impl FnOnce(&Transaction<'_>) -> Result<T, runtime_model::backend::BackendError>,
+    ) -> Result<T, runtime_model::backend::BackendError> {
+        let mut conn = self.conn.lock().unwrap_or_else(|p| p.into_inner());
+        let db = |e: rusqlite::Error| {
+            runtime_model::backend::BackendError::Unavailable(format!("sandbox database: {e}"))
+        };
+        let tx = conn.transaction().map_err(db)?;
+        let out = f(&tx)?;
+        tx.commit().map_err(db)?;
+        Ok(out)
+    }
+
+    /// Runs `f` in one transaction: committed when it returns `Ok`, rolled back otherwise.
+    pub fn transaction<T, E: From<StoreError>>(
+        &self,
+        f: impl FnOnce(&Transaction<'_>) -> Result<T, E>,
+    ) -> Result<T, E> {
+        // A poisoned lock only means another call panicked mid-transaction; SQLite rolled it back.
+        let mut conn = self.conn.lock().unwrap_or_else(|p| p.into_inner());
+        let tx = conn.transaction().map_err(StoreError::from)?;
+        let out = f(&tx)?;
+        tx.commit().map_err(StoreError::from)?;
+        Ok(out)
+    }
+}
+
+pub fn is_seeded(tx: &Transaction<'_>, scope: &Scope) -> Result<bool, StoreError> {
+    Ok(tx
+        .query_row(
+            "SELECT 1 FROM scopes WHERE product=?1 AND organization=?2 AND workspace=?3",
+            params![scope.product, scope.organization, scope.workspace],
+            |_| Ok(()),
+        )
+        .optional()?
+        .is_some())
+}
+
+pub fn mark_seeded(tx: &Transaction<'_>, scope: &Scope, seed: u64) -> Result<(), StoreError> {
+    tx.execute(
+        "INSERT OR REPLACE INTO scopes (product, organization, workspace, seed, seeded_at)
+         VALUES (?1, ?2, ?3, ?4, ?5)",
+        params![
+            scope.product,
+            scope.organization,
+            scope.workspace,
+            seed as i64,
+            clock::datetime_string(clock::now())
+        ],
+    )?;
+    Ok(())
+}
+
+/// Every scope seeded so far for a product.
+pub fn seeded_scopes(tx: &Transaction<'_>, product: &str) -> Result<Vec<Scope>, StoreError> {
+    let mut stmt =
+        tx.prepare("SELECT organization, workspace FROM scopes WHERE product=?1 ORDER BY 1, 2")?;
+    let rows = stmt.query_map(params![product], |r| {
+        Ok(Scope {
+            product: product.to_string(),
+            organization: r.get(0)?,
+            workspace: r.get(1)?,
+        })
+    })?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// Deletes every record and seeded scope of a product.
+pub fn clear_product(tx: &Transaction<'_>, product: &str) -> Result<usize, StoreError> {
+    let n = tx.execute("DELETE FROM records WHERE product=?1", params![product])?;
+    tx.execute("DELETE FROM scopes WHERE product=?1", params![product])?;
+    Ok(n)
+}
+
+/// Deletes the records of one scope (and forgets it was seeded).
+pub fn clear_scope(tx: &Transaction<'_>, scope: &Scope) -> Result<(), StoreError> {
+    tx.execute(
+        "DELETE FROM records WHERE product=?1 AND organization=?2 AND workspace=?3",
+        params![scope.product, scope.organization, scope.workspace],
+    )?;
+    tx.execute(
+        "DELETE FROM scopes WHERE product=?1 AND organization=?2 AND workspace=?3",
+        params![scope.product, scope.organization, scope.workspace],
+    )?;
+    Ok(())
+}
+
+fn parse_row(id: String, seq: i64, json: String) -> rusqlite::Result<Row> {
+    let json = match serde_json::from_str::<Value>(&json) {
+        Ok(Value::Object(m)) => m,
+        _ => Map::new(),
+    };
+    Ok(Row { id, seq, json })
+}
+
+/// Every record of a type in a scope, newest first.
+pub fn list(tx: &Transaction<'_>, scope: &Scope, ty: &str) -> Result<Vec<Row>, StoreError> {
+    let mut stmt = tx.prepare_cached(
+        "SELECT id, seq, json FROM records
+         WHERE product=?1 AND organization=?2 AND workspace=?3 AND type=?4
+         ORDER BY created_at DESC, seq DESC",
+    )?;
+    let rows = stmt.query_map(
+        params![scope.product, scope.organization, scope.workspace, ty],
+        |r| parse_row(r.get(0)?, r.get(1)?, r.get(2)?),
+    )?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// One record by its string id, or by its numeric id when `key` is a number.
+pub fn get(
+    tx: &Transaction<'_>,
+    scope: &Scope,
+    ty: &str,
+    key: &str,
+) -> Result<Option<Row>, StoreError> {
+    let numeric = key.parse::<i64>().ok();
+    let mut stmt = tx.prepare_cached(
+        "SELECT id, seq, json FROM records
+         WHERE product=?1 AND organization=?2 AND workspace=?3 AND type=?4
+           AND (id=?5 OR (?6 IS NOT NULL AND seq=?6))
+         ORDER BY (id=?5) DESC LIMIT 1",
+    )?;
+    Ok(stmt
+        .query_row(
+            params![
+                scope.product,
+                scope.organization,
+                scope.workspace,
+                ty,
+                key,
+                numeric
+            ],
+            |r| parse_row(r.get(0)?, r.get(1)?, r.get(2)?),
+        )
+        .optional()?)
+}
+
+pub fn next_seq(tx: &Transaction<'_>, scope: &Scope, ty: &str) -> Result<i64, StoreError> {
+    Ok(tx.query_row(
+        "SELECT COALESCE(MAX(seq), 0) + 1 FROM records
+         WHERE product=?1 AND organization=?2 AND workspace=?3 AND type=?4",
+        params![scope.product, scope.organization, scope.workspace, ty],
+        |r| r.get(0),
+    )?)
+}
+
+/// Inserts or replaces a record.
+pub fn put(
+    tx: &Transaction<'_>,
+    scope: &Scope,
+    ty: &str,
+    row: &Row,
+    created_at: &str,
+) -> Result<(), StoreError> {
+    let json = Value::Object(row.json.clone()).to_string();
+    tx.execute(
+        "INSERT OR REPLACE INTO records
+         (product, organization, workspace, type, id, seq, created_at, json)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+        params![
+            scope.product,
+            scope.organization,
+            scope.workspace,
+            ty,
+            row.id,
+            row.seq,
+            created_at,
+            json
+        ],
+    )?;
+    Ok(())
+}
+
+pub fn delete(tx: &Transaction<'_>, scope: &Scope, ty: &str, id: &str) -> Result<bool, StoreError> {
+    Ok(tx.execute(
+        "DELETE FROM records WHERE product=?1 AND organization=?2 AND workspace=?3 AND type=?4 AND id=?5",
+        params![scope.product, scope.organization, scope.workspace, ty, id],
+    )? > 0)
+}
+
+pub fn count(tx: &Transaction<'_>, scope: &Scope, ty: &str) -> Result<i64, StoreError> {
+    Ok(tx.query_row(
+        "SELECT COUNT(*) FROM records WHERE product=?1 AND organization=?2 AND workspace=?3 AND type=?4",
+        params![scope.product, scope.organization, scope.workspace, ty],
+        |r| r.get(0),
+    )?)
+}

@@ -1,0 +1,545 @@
+//! The upstream proxy backend: every tool call becomes one request to the Kobana API.
+//!
+//! - Host: the product's `api_base_url` from the catalog, or the server's configured override
+//!   ([`UpstreamConfig::base_url`], from the CLI/config/env only). Nothing a client sends (header,
+//!   argument) can change it: arguments only fill the binding's path variables, which are
+//!   percent-encoded as one segment each.
+//! - Request: path, query and body from the tool's [`HttpBinding`]; the caller's bearer token;
+//!   `Kobana-Workspace-Id` when the call runs in a workspace.
+//! - Every attempt has a timeout. Idempotent methods (GET, PUT, DELETE) are retried a bounded
+//!   number of times on timeouts, connection failures, 429, 500, 502, 503 and 504, with
+//!   exponential backoff, honouring `Retry-After`. POST and PATCH are never retried.
+//! - `Idempotency-Key` on every POST of a tool that is not read-only (those create or move
+//!   money): the confirmation layer's key ([`CallContext::idempotency_key`]) or, without one, a
+//!   SHA-256 of tool, canonical arguments, person, organization and workspace — so the same
+//!   confirmed call always carries the same key and is not executed twice upstream.
+//! - Answers: 2xx JSON → [`Output::Json`]; 2xx non-JSON (PDF, XML) → [`Output::Bytes`]; 404 →
+//!   [`BackendError::NotFound`]; other 4xx/5xx → [`BackendError::Upstream`] with the API's
+//!   message; unreadable or malformed JSON, timeouts → [`BackendError::Unavailable`] saying so.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use reqwest::header::{HeaderMap, HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE, RETRY_AFTER};
+use runtime_model::backend::{Backend, BackendError, BoxFuture, CallContext, Output};
+use runtime_model::catalog::{Binding, BodyMode, HttpBinding, HttpMethod, Product, Tool};
+use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
+
+/// Largest upstream answer read (bigger ones are refused, not buffered).
+const MAX_RESPONSE_BYTES: usize = 64 * 1024 * 1024;
+
+/// Proxy settings. Built by the CLI from flags, config file and environment — never from a request.
+#[derive(Debug, Clone)]
+pub struct UpstreamConfig {
+    /// Base URL for every product, overriding the catalogs' `api_base_url`. `{product}` is
+    /// replaced by the product name (`http://127.0.0.1:9000/{product}` for `sandbox serve-api`).
+    pub base_url: Option<String>,
+    /// Per-product base URLs (win over `base_url`).
+    pub product_base_urls: HashMap<String, String>,
+    /// Timeout of each attempt (connect + answer).
+    pub timeout: Duration,
+    /// Attempts for idempotent methods (1 = no retry).
+    pub max_attempts: u32,
+    /// First backoff delay; doubled on each retry.
+    pub backoff: Duration,
+    /// Longest `Retry-After` honoured; a longer one ends the retries.
+    pub max_retry_after: Duration,
+    /// Token sent when the call carries none (a stdio connection's `KOBANA_ACCESS_TOKEN`).
+    pub default_token: Option<String>,
+}
+
+impl Default for UpstreamConfig {
+    fn default() -> Self {
+        UpstreamConfig {
+            base_url: None,
+            product_base_urls: HashMap::new(),
+            timeout: Duration::from_secs(20),
+            max_attempts: 3,
+            backoff: Duration::from_millis(200),
+            max_retry_after: Duration::from_secs(10),
+            default_token: None,
+        }
+    }
+}
+
+/// The proxy backend.
+#[derive(Debug, Clone)]
+pub struct Upstream {
+    client: reqwest::Client,
+    config: UpstreamConfig,
+}
+
+impl Upstream {
+    pub fn new(config: UpstreamConfig) -> Result<Self, String> {
+        let client = reqwest::Client::builder()
+            .timeout(config.timeout)
+            .connect_timeout(config.timeout)
+            .user_agent(concat!("kobana-mcp/", env!("CARGO_PKG_VERSION")))
+            // Never follow a redirect to another host with the caller's token.
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .map_err(|e| format!("cannot build the HTTP client: {e}"))?;
+        Ok(Upstream { client, config })
+    }
+
+    /// The API base URL used for a product.
+    pub fn base_url(&self, product: &Product) -> String {
+        let raw = self
+            .config
+            .product_base_urls
+            .get(product.name)
+            .or(self.config.base_url.as_ref())
+            .map(|s| s.replace("{product}", product.name))
+            .unwrap_or_else(|| product.api_base_url.to_string());
+        raw.trim_end_matches('/').to_string()
+    }
+}
+
+/// Percent-encodes one path segment or query component.
+fn encode(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+fn scalar(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// The request a binding makes from the arguments: path (with query) and JSON body.
+pub fn build_request(
+    tool: &Tool,
+    binding: &HttpBinding,
+    args: &Map<String, Value>,
+) -> Result<(String, Option<Value>), BackendError> {
+    let mut path = binding.path.to_string();
+    let mut used: Vec<&str> = Vec::new();
+    for (var, arg) in binding.path_params {
+        let value = match args.get(*arg) {
+            Some(Value::String(s)) if !s.is_empty() => s.clone(),
+            Some(Value::Number(n)) => n.to_string(),
+            Some(other) if !other.is_null() => {
+                return Err(BackendError::Invalid(format!(
+                    "`{arg}` must be a string or number (path of {}), got {other}",
+                    tool.name
+                )))
+            }
+            _ => {
+                return Err(BackendError::Invalid(format!(
+                    "`{arg}` is required (path of {})",
+                    tool.name
+                )))
+            }
+        };
+        // `.` and `..` alone would be resolved as dot segments: encode them too.
+        let segment = if value == "." || value == ".." {
+            value.replace('.', "%2E")
+        } else {
+            encode(&value)
+        };
+        path = path.replace(&format!("{{{var}}}"), &segment);
+        used.push(arg);
+    }
+    let mut query: Vec<String> = Vec::new();
+    for name in binding.query_params {
+        used.push(name);
+        match args.get(*name) {
+            None | Some(Value::Null) => {}
+            Some(Value::Array(items)) => {
+                for item in items {
+                    query.push(format!("{}[]={}", encode(name), encode(&scalar(item))));
+                }
+            }
+            Some(v) => query.push(format!("{}={}", encode(name), encode(&scalar(v)))),
+        }
+    }
+    if !query.is_empty() {
+        path.push('?');
+        path.push_str(&query.join("&"));
+    }
+    let pick = |fields: &[&str]| -> Map<String, Value> {
+        fields
+            .iter()
+            .filter_map(|f| args.get(*f).map(|v| (f.to_string(), v.clone())))
+            .collect()
+    };
+    let body = match binding.body {
+        BodyMode::None => None,
+        BodyMode::Fields(fields) => Some(Value::Object(pick(fields))),
+        BodyMode::Rest => Some(Value::Object(
+            args.iter()
+                .filter(|(k, _)| !used.contains(&k.as_str()))
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+        )),
+        BodyMode::Wrapped(key, fields) => {
+            let mut outer = Map::new();
+            outer.insert(key.to_string(), Value::Object(pick(fields)));
+            Some(Value::Object(outer))
+        }
+    };
+    Ok((path, body))
+}
+
+/// JSON with object keys sorted at every level: the same arguments always give the same text.
+pub fn canonical_json(v: &Value) -> String {
+    match v {
+        Value::Object(m) => {
+            let mut keys: Vec<&String> = m.keys().collect();
+            keys.sort();
+            let inner: Vec<String> = keys
+                .into_iter()
+                .map(|k| format!("{}:{}", Value::String(k.clone()), canonical_json(&m[k])))
+                .collect();
+            format!("{{{}}}", inner.join(","))
+        }
+        Value::Array(a) => format!(
+            "[{}]",
+            a.iter().map(canonical_json).collect::<Vec<_>>().join(",")
+        ),
+        other => other.to_string(),
+    }
+}
+
+/// The `Idempotency-Key` of a call: the confirmed call's key, else one derived from the call.
+pub fn idempotency_key(ctx: &CallContext, tool: &Tool, args: &Map<String, Value>) -> String {
+    if let Some(k) = ctx.idempotency_key.as_ref().filter(|k| !k.is_empty()) {
+        return k.clone();
+    }
+    let mut h = Sha256::new();
+    for part in [
+        ctx.product.name,
+        tool.name,
+        &canonical_json(&Value::Object(args.clone())),
+        &ctx.identity.person,
+        &ctx.identity.organization,
+        ctx.workspace.as_deref().unwrap_or(""),
+    ] {
+        h.update(part.as_bytes());
+        h.update([0u8]);
+    }
+    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Whether a call carries an `Idempotency-Key`: POSTs of tools that write.
+pub fn needs_idempotency_key(tool: &Tool, binding: &HttpBinding) -> bool {
+    binding.method == HttpMethod::Post && !tool.annotations.read_only
+}
+
+/// The message of an upstream error body (`message`, `error`, `errors[…]`), else its text.
+fn upstream_message(body: &[u8]) -> String {
+    let text = String::from_utf8_lossy(body);
+    let from_json = serde_json::from_slice::<Value>(body).ok().and_then(|v| {
+        let s = |v: &Value| v.as_str().map(str::to_string);
+        s(&v["message"])
+            .or_else(|| s(&v["error"]["message"]))
+            .or_else(|| s(&v["error"]))
+            .or_else(|| {
+                v["errors"].as_array().map(|errs| {
+                    errs.iter()
+                        .filter_map(|e| {
+                            s(e).or_else(|| s(&e["detail"]))
+                                .or_else(|| s(&e["title"]))
+                                .or_else(|| s(&e["message"]))
+                        })
+                        .collect::<Vec<_>>()
+                        .join("; ")
+                })
+            })
+            .filter(|m| !m.is_empty())
+    });
+    let msg = from_json.unwrap_or_else(|| text.trim().to_string());
+    let mut msg: String = msg.chars().take(500).collect();
+    if msg.is_empty() {
+        msg = "(empty body)".into();
+    }
+    msg
+}
+
+enum Attempt {
+    Done(Result<Output, BackendError>),
+    /// A retryable failure, with the delay the server asked for.
+    Retry(BackendError, Option<Duration>),
+}
+
+fn retry_after(headers: &HeaderMap) -> Option<Duration> {
+    headers
+        .get(RETRY_AFTER)?
+        .to_str()
+        .ok()?
+        .trim()
+        .parse::<u64>()
+        .ok()
+        .map(Duration::from_secs)
+}
+
+fn is_json(ct: &str) -> bool {
+    ct.is_empty() || ct.contains("json")
+}
+
+impl Upstream {
+    async fn attempt(
+        &self,
+        method: reqwest::Method,
+        url: &str,
+        headers: &HeaderMap,
+        body: Option<&Value>,
+    ) -> Attempt {
+        let mut req = self.client.request(method, url).headers(headers.clone());
+        if let Some(b) = body {
+            req = req.json(b);
+        }
+        let resp = match req.send().await {
+            Ok(r) => r,
+            Err(e) if e.is_timeout() => {
+                return Attempt::Retry(
+                    BackendError::Unavailable(format!(
+                        "the Kobana API did not answer within {} ms",
+                        self.config.timeout.as_millis()
+                    )),
+                    None,
+                )
+            }
+            Err(e) => {
+                return Attempt::Retry(
+                    BackendError::Unavailable(format!("cannot reach the Kobana API: {e}")),
+                    None,
+                )
+            }
+        };
+        let status = resp.status().as_u16();
+        let wait = retry_after(resp.headers());
+        let ct = resp
+            .headers()
+            .get(CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+            .to_ascii_lowercase();
+        if resp
+            .content_length()
+            .is_some_and(|n| n as usize > MAX_RESPONSE_BYTES)
+        {
+            return Attempt::Done(Err(BackendError::Unavailable(format!(
+                "the Kobana API answer is larger than {MAX_RESPONSE_BYTES} bytes"
+            ))));
+        }
+        let bytes = match resp.bytes().await {
+            Ok(b) => b,
+            Err(e) if e.is_timeout() => {
+                return Attempt::Retry(
+                    BackendError::Unavailable(format!(
+                        "the Kobana API answer did not arrive within {} ms",
+                        self.config.timeout.as_millis()
+                    )),
+                    None,
+                )
+            }
+            Err(e) => {
+                return Attempt::Done(Err(BackendError::Unavailable(format!(
+                    "the Kobana API answer (HTTP {status}) could not be read completely: {e}"
+                ))))
+            }
+        };
+        if (200..300).contains(&status) {
+            if !is_json(&ct) {
+                let mime = ct.split(';').next().unwrap_or("").trim().to_string();
+                return Attempt::Done(Ok(Output::Bytes {
+                    mime_type: mime,
+                    data: bytes.to_vec(),
+                }));
+            }
+            if bytes.iter().all(u8::is_ascii_whitespace) {
+                return Attempt::Done(Ok(Output::Json(Value::Object(Map::new()))));
+            }
+            return Attempt::Done(match serde_json::from_slice::<Value>(&bytes) {
+                Ok(v) => Ok(Output::Json(v)),
+                Err(e) => Err(BackendError::Unavailable(format!(
+                    "the Kobana API answered malformed JSON (HTTP {status}, {} bytes): {e}",
+                    bytes.len()
+                ))),
+            });
+        }
+        let message = upstream_message(&bytes);
+        let err = if status == 404 {
+            BackendError::NotFound(message)
+        } else {
+            BackendError::Upstream { status, message }
+        };
+        if matches!(status, 429 | 500 | 502 | 503 | 504) {
+            Attempt::Retry(err, wait)
+        } else {
+            Attempt::Done(Err(err))
+        }
+    }
+
+    async fn forward(
+        &self,
+        ctx: &CallContext,
+        tool: &'static Tool,
+        args: &Map<String, Value>,
+    ) -> Result<Output, BackendError> {
+        let Binding::Http(ref binding) = tool.binding else {
+            return Err(BackendError::Unsupported(format!(
+                "`{}` has no HTTP binding to forward (it is an extension tool)",
+                tool.name
+            )));
+        };
+        let (path, body) = build_request(tool, binding, args)?;
+        let url = format!("{}{}", self.base_url(ctx.product), path);
+        let mut headers = HeaderMap::new();
+        headers.insert(ACCEPT, HeaderValue::from_static("application/json"));
+        if let Some(token) = ctx
+            .bearer_token
+            .as_ref()
+            .or(self.config.default_token.as_ref())
+        {
+            let v = HeaderValue::from_str(&format!("Bearer {token}")).map_err(|_| {
+                BackendError::Invalid(
+                    "the bearer token has characters a header cannot carry".into(),
+                )
+            })?;
+            headers.insert(AUTHORIZATION, v);
+        }
+        if let Some(ws) = ctx
+            .workspace
+            .as_ref()
+            .filter(|_| ctx.product.policy.workspaced)
+        {
+            if let Ok(v) = HeaderValue::from_str(ws) {
+                headers.insert("kobana-workspace-id", v);
+            }
+        }
+        if needs_idempotency_key(tool, binding) {
+            let key = idempotency_key(ctx, tool, args);
+            if let Ok(v) = HeaderValue::from_str(&key) {
+                headers.insert("idempotency-key", v);
+            }
+        }
+        let method = match binding.method {
+            HttpMethod::Get => reqwest::Method::GET,
+            HttpMethod::Post => reqwest::Method::POST,
+            HttpMethod::Put => reqwest::Method::PUT,
+            HttpMethod::Patch => reqwest::Method::PATCH,
+            HttpMethod::Delete => reqwest::Method::DELETE,
+        };
+        let attempts = if binding.method.is_idempotent() {
+            self.config.max_attempts.max(1)
+        } else {
+            1
+        };
+        let mut delay = self.config.backoff;
+        let mut n = 1;
+        loop {
+            match self
+                .attempt(method.clone(), &url, &headers, body.as_ref())
+                .await
+            {
+                Attempt::Done(result) => return result,
+                Attempt::Retry(err, wait) => {
+                    if n >= attempts {
+                        return Err(err);
+                    }
+                    let pause = match wait {
+                        Some(w) if w > self.config.max_retry_after => return Err(err),
+                        Some(w) => w,
+                        None => delay,
+                    };
+                    tracing::debug!(tool = tool.name, attempt = n, ?pause, error = %err, "retrying upstream call");
+                    tokio::time::sleep(pause).await;
+                    delay = delay.saturating_mul(2);
+                    n += 1;
+                }
+            }
+        }
+    }
+}
+
+impl Backend for Upstream {
+    fn call<'a>(
+        &'a self,
+        ctx: &'a CallContext,
+        tool: &'static Tool,
+        args: &'a Map<String, Value>,
+    ) -> BoxFuture<'a, Result<Output, BackendError>> {
+        Box::pin(self.forward(ctx, tool, args))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn canonical_json_ignores_key_order() {
+        let a = json!({"b": 1, "a": {"y": [1, {"q": 2, "p": 1}], "x": null}});
+        let b = json!({"a": {"x": null, "y": [1, {"p": 1, "q": 2}]}, "b": 1});
+        assert_eq!(canonical_json(&a), canonical_json(&b));
+        assert_eq!(canonical_json(&json!({"b": 1, "a": 2})), r#"{"a":2,"b":1}"#);
+    }
+
+    #[test]
+    fn upstream_messages_are_extracted() {
+        assert_eq!(upstream_message(br#"{"message":"boom"}"#), "boom");
+        assert_eq!(
+            upstream_message(br#"{"errors":[{"title":"a"},{"detail":"b"}]}"#),
+            "a; b"
+        );
+        assert_eq!(upstream_message(br#"{"error":{"message":"x"}}"#), "x");
+        assert_eq!(upstream_message(b"plain text"), "plain text");
+        assert_eq!(upstream_message(b""), "(empty body)");
+    }
+
+    #[test]
+    fn path_arguments_cannot_retarget_the_host() {
+        static BINDING: HttpBinding = HttpBinding {
+            method: HttpMethod::Get,
+            path: "/v1/things/{id}",
+            path_params: &[("id", "id")],
+            query_params: &["status"],
+            body: BodyMode::None,
+            operation_ref: None,
+        };
+        static TOOL: Tool = Tool {
+            name: "t",
+            title: "",
+            description: "",
+            descriptor_json: "{}",
+            input_schema_json: "{}",
+            output_schema_json: None,
+            annotations: runtime_model::catalog::Annotations {
+                read_only: true,
+                destructive: false,
+                idempotent: true,
+                open_world: true,
+            },
+            destructive_clause: None,
+            scope: "",
+            permission: "",
+            binding: Binding::Http(BINDING),
+            operation: runtime_model::catalog::Operation::Custom,
+        };
+        let args = json!({"id": "../../@evil.example/x?y=1", "status": ["a b", "c"]});
+        let (path, body) = build_request(&TOOL, &BINDING, args.as_object().unwrap()).unwrap();
+        assert_eq!(
+            path,
+            "/v1/things/..%2F..%2F%40evil.example%2Fx%3Fy%3D1?status[]=a%20b&status[]=c"
+        );
+        assert!(body.is_none());
+        let err = build_request(&TOOL, &BINDING, &Map::new()).unwrap_err();
+        assert_eq!(
+            err,
+            BackendError::Invalid("`id` is required (path of t)".into())
+        );
+    }
+}
