@@ -102,7 +102,8 @@ pub const INVALID_ARGUMENTS: AppError = AppError {
     code: "invalid_arguments",
     rpc_code: -32602,
     message: "The arguments do not match the tool's input schema",
-    when: "A tool call's arguments fail the input schema; the result names each offending argument.",
+    when:
+        "A tool call's arguments fail the input schema; the result names each offending argument.",
     scope: ErrorScope::All,
 };
 
@@ -110,7 +111,8 @@ pub const INVALID_STATE_TRANSITION: AppError = AppError {
     code: "invalid_state",
     rpc_code: -31006,
     message: "The action is not allowed in the record's current state",
-    when: "An action (cancel, pay, approve, …) is called on a record whose status does not allow it.",
+    when:
+        "An action (cancel, pay, approve, …) is called on a record whose status does not allow it.",
     scope: ErrorScope::All,
 };
 
@@ -149,7 +151,8 @@ pub const CONFIRMATION_REPLAYED: AppError = AppError {
 pub const CONFIRMATION_UNAVAILABLE: AppError = AppError {
     code: "confirmation_unavailable",
     rpc_code: -31012,
-    message: "The server cannot record the confirmation right now; nothing was run, try again later",
+    message:
+        "The server cannot record the confirmation right now; nothing was run, try again later",
     when: "The confirmation ledger (memory or Redis) cannot record the confirmation. Nothing runs.",
     scope: ErrorScope::All,
 };
