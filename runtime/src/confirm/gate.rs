@@ -66,8 +66,10 @@ pub struct GateRequest<'a> {
 /// The gate's verdict.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Gate {
-    /// Run the tool.
-    Run,
+    /// Run the tool. `confirmed_key` is set when the call was confirmed: a key derived from the
+    /// confirmation's ledger nonce ([`confirmed_idempotency_key`]), which the engine forwards as the
+    /// call's idempotency key — one key per confirmation, the same for every upstream retry of it.
+    Run { confirmed_key: Option<String> },
     /// Return this `InputRequiredResult` (without `_meta`); nothing ran.
     InputRequired(Value),
     /// Return an `isError` tool result with this error; nothing ran. `code` is the wire code (the
@@ -80,6 +82,16 @@ pub enum Gate {
 }
 
 impl Gate {
+    /// Run, without a confirmation (the tool is not destructive, or the era cannot confirm).
+    pub const RUN_UNCONFIRMED: Gate = Gate::Run {
+        confirmed_key: None,
+    };
+
+    /// Whether the verdict is to run the tool.
+    pub fn runs(&self) -> bool {
+        matches!(self, Gate::Run { .. })
+    }
+
     fn refuse(error: AppError) -> Self {
         Gate::Refuse {
             error,
@@ -112,12 +124,12 @@ impl Confirmer {
     /// Decides whether the call runs. See the module docs for the rules.
     pub async fn gate(&self, req: GateRequest<'_>) -> Gate {
         if !req.tool.annotations.destructive {
-            return Gate::Run;
+            return Gate::RUN_UNCONFIRMED;
         }
         let policy = &req.product.policy;
         if !req.modern || !req.form_elicitation {
             return match policy.unconfirmable_destructive {
-                UnconfirmableDestructive::Run => Gate::Run,
+                UnconfirmableDestructive::Run => Gate::RUN_UNCONFIRMED,
                 UnconfirmableDestructive::Refuse => Gate::refuse(CONFIRMATION_REQUIRED),
             };
         }
@@ -156,7 +168,9 @@ impl Confirmer {
             Answer::Yes => {
                 let ttl = Duration::from_secs(policy.confirmation_ttl_secs.max(1));
                 match self.ledger.record_once(&claims.nonce, ttl).await {
-                    Ok(true) => Gate::Run,
+                    Ok(true) => Gate::Run {
+                        confirmed_key: Some(confirmed_idempotency_key(&claims.nonce)),
+                    },
                     Ok(false) => match policy.replay {
                         ReplayPolicy::AskAgain => {
                             self.ask(&req, &args_hash, &principal, Some(REPLAY_NOTICE))
@@ -296,6 +310,17 @@ fn answer(responses: Option<&Value>) -> Answer {
     }
 }
 
+/// The idempotency key of a confirmed call: derived from (not equal to) the confirmation's ledger
+/// nonce, so the ledger's key never leaves the server while each confirmation still maps to one
+/// upstream key.
+pub fn confirmed_idempotency_key(nonce: &str) -> String {
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    h.update(b"kobana-mcp/confirmed-call\0");
+    h.update(nonce.as_bytes());
+    crate::state::hex(&h.finalize())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -407,7 +432,7 @@ mod tests {
                     call.tool = t;
                     call.modern = modern;
                     call.form = form;
-                    assert_eq!(c.gate(call.req()).await, Gate::Run);
+                    assert_eq!(c.gate(call.req()).await, Gate::RUN_UNCONFIRMED);
                 }
             }
         }
@@ -422,7 +447,7 @@ mod tests {
             let mut call = Call::new(&LENIENT, &a, &id);
             call.modern = modern;
             call.form = form;
-            assert_eq!(c.gate(call.req()).await, Gate::Run);
+            assert_eq!(c.gate(call.req()).await, Gate::RUN_UNCONFIRMED);
             let mut call = Call::new(&STRICT, &a, &id);
             call.modern = modern;
             call.form = form;
@@ -472,7 +497,14 @@ mod tests {
             retry.state = Some(&state);
             retry.responses = Some(&responses);
             retry.now = NOW + 10;
-            assert_eq!(c.gate(retry.req()).await, Gate::Run);
+            // The confirmed call carries the key derived from its state's ledger nonce.
+            let nonce = c.sealer.open(&state, NOW).unwrap().nonce;
+            assert_eq!(
+                c.gate(retry.req()).await,
+                Gate::Run {
+                    confirmed_key: Some(confirmed_idempotency_key(&nonce))
+                }
+            );
             let replay = c.gate(retry.req()).await;
             if replay_asks {
                 let Gate::InputRequired(v) = &replay else {
@@ -488,7 +520,13 @@ mod tests {
                 let mut again = Call::new(product, &a, &id);
                 again.state = Some(&fresh);
                 again.responses = Some(&responses);
-                assert_eq!(c.gate(again.req()).await, Gate::Run);
+                let Gate::Run {
+                    confirmed_key: Some(second),
+                } = c.gate(again.req()).await
+                else {
+                    panic!("the fresh confirmation runs");
+                };
+                assert_ne!(second, confirmed_idempotency_key(&nonce));
             } else {
                 assert_eq!(refusal_code(&replay), errors::CONFIRMATION_REPLAYED.code);
             }
@@ -606,7 +644,7 @@ mod tests {
         d.state = Some(&state);
         d.tool = "test_things_update";
         // A non-destructive tool ignores confirmation state altogether: it just runs.
-        assert_eq!(c.gate(d.req()).await, Gate::Run);
+        assert!(c.gate(d.req()).await.runs());
 
         for (what, mut call) in cases {
             call.responses = Some(&responses);
@@ -617,7 +655,7 @@ mod tests {
         let mut real = Call::new(&STRICT, &a, &id);
         real.state = Some(&state);
         real.responses = Some(&responses);
-        assert_eq!(c.gate(real.req()).await, Gate::Run);
+        assert!(c.gate(real.req()).await.runs());
     }
 
     #[tokio::test]
@@ -631,7 +669,7 @@ mod tests {
         moved.state = Some(&state);
         moved.responses = Some(&responses);
         moved.workspace = Some("ws2");
-        assert_eq!(c.gate(moved.req()).await, Gate::Run);
+        assert!(c.gate(moved.req()).await.runs());
     }
 
     #[tokio::test]
@@ -648,7 +686,7 @@ mod tests {
         let mut retry = Call::new(&LENIENT, &b, &id);
         retry.state = Some(&state);
         retry.responses = Some(&responses);
-        assert_eq!(c.gate(retry.req()).await, Gate::Run);
+        assert!(c.gate(retry.req()).await.runs());
     }
 
     #[tokio::test]

@@ -16,7 +16,7 @@ pub mod redis_ledger;
 #[cfg(test)]
 pub(crate) mod testing;
 
-pub use gate::{Confirmer, Gate, GateRequest, CONFIRM_FIELD, INPUT_KEY};
+pub use gate::{confirmed_idempotency_key, Confirmer, Gate, GateRequest, CONFIRM_FIELD, INPUT_KEY};
 pub use ledger::{FailingLedger, Ledger, LedgerError, MemoryLedger};
 pub use redis_ledger::RedisLedger;
 

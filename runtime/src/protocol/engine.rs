@@ -258,6 +258,10 @@ impl Engine {
     /// Answers one request. `initialize` is answered by the transport (it owns sessions), using
     /// [`Engine::initialize_result`].
     pub async fn handle(&self, req: &Request, call: &Call) -> Reply {
+        super::request_log::logged(&req.method, &req.params, self.answer(req, call)).await
+    }
+
+    async fn answer(&self, req: &Request, call: &Call) -> Reply {
         let modern = call.era.is_modern();
         let p = &req.params;
         let not_found = || Reply::Error(RpcError::method_not_found(&req.method));

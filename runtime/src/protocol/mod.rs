@@ -7,6 +7,7 @@
 //! - [`listing`], [`tools`], [`resources`], [`prompts`], [`completion`]: the methods.
 //! - [`mrtr`]: multi round-trip requests (sealed `requestState`).
 //! - [`modern`]: validation of a 2026 request's `_meta`.
+//! - [`request_log`]: the one log line of each request.
 
 pub mod completion;
 pub mod context;
@@ -18,6 +19,7 @@ pub mod listing;
 pub mod modern;
 pub mod mrtr;
 pub mod prompts;
+pub mod request_log;
 pub mod resources;
 pub mod tools;
 

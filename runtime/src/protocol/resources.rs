@@ -12,7 +12,7 @@ use super::context::Call;
 use super::engine::{Engine, Reply};
 use super::jsonrpc::{RpcError, RESOURCE_NOT_FOUND_LEGACY};
 use super::tools::{is_text_mime, Dispatched};
-use crate::extensions::Target;
+use crate::extensions::{catalog, Target};
 
 /// Resource not found, in the caller's era (-32002 on 2025, -32602 on 2026; both with `data.uri`).
 pub fn not_found(call: &Call, uri: &str) -> RpcError {
@@ -181,27 +181,21 @@ impl Engine {
             }
         }
         let contents = match content {
-            ContentKind::SchemaCatalog => {
-                let schemas: Vec<Value> = self
-                    .product
-                    .records
-                    .iter()
-                    .filter_map(|r| serde_json::from_str(r.schema_json).ok())
-                    .collect();
-                vec![text_content(
-                    uri,
-                    mime,
-                    json!({ "schemas": schemas }).to_string(),
-                )]
-            }
+            // Built by the same functions as the `*_schemas_list` / `*_schemas_get` tools, so the
+            // resource and the tool answer the same JSON.
+            ContentKind::SchemaCatalog => vec![text_content(
+                uri,
+                mime,
+                catalog::catalog_json(self.product).to_string(),
+            )],
             ContentKind::SchemaEntry => {
                 let name = args
                     .values()
                     .next()
                     .and_then(Value::as_str)
                     .unwrap_or_default();
-                match self.product.record(name) {
-                    Some(r) => vec![text_content(uri, mime, r.schema_json.to_string())],
+                match catalog::entry_json(self.product, name) {
+                    Some(entry) => vec![text_content(uri, mime, entry.to_string())],
                     None => return not_found(call, uri).into(),
                 }
             }
@@ -212,8 +206,8 @@ impl Engine {
                     Target::Resource { tool, uri },
                     &args,
                     params,
-                    "resources/read",
-                    uri,
+                    ("resources/read", uri),
+                    None,
                 )
                 .await
             {

@@ -18,6 +18,24 @@ use crate::state::StateSealer;
 #[derive(Default)]
 struct Recorder {
     calls: Mutex<Vec<(String, Option<String>)>>,
+    /// The `CallContext::idempotency_key` of each call, in order.
+    keys: Mutex<Vec<Option<String>>>,
+}
+
+/// The bytes the recorder answers for file tools: a 3 000-byte "PDF", a large XML.
+fn fake_pdf() -> Vec<u8> {
+    let mut pdf = b"%PDF-1.7\n".to_vec();
+    pdf.extend((0..2991u32).map(|i| (i % 251) as u8 | 0x80));
+    pdf
+}
+
+fn fake_xml(len: usize) -> String {
+    let mut xml = String::from("<nfe>");
+    while xml.len() < len - 6 {
+        xml.push_str("<i>é</i>");
+    }
+    xml.push_str("</nfe>");
+    xml
 }
 
 impl Backend for Recorder {
@@ -32,6 +50,24 @@ impl Backend for Recorder {
                 .lock()
                 .unwrap()
                 .push((tool.name.to_string(), ctx.workspace.clone()));
+            self.keys.lock().unwrap().push(ctx.idempotency_key.clone());
+            if tool.name.ends_with("_get_pdf") {
+                return Ok(Output::Bytes {
+                    mime_type: "application/pdf".into(),
+                    data: fake_pdf(),
+                });
+            }
+            if tool.name.ends_with("_get_xml") {
+                let len = if args.get("id").and_then(Value::as_str) == Some("big") {
+                    200 * 1024
+                } else {
+                    100
+                };
+                return Ok(Output::Bytes {
+                    mime_type: "application/xml".into(),
+                    data: fake_xml(len).into_bytes(),
+                });
+            }
             if tool.name.ends_with("_list") {
                 return Ok(Output::Json(
                     json!({"data": [{"id": "cus_1"}, {"id": "cus_2"}, {"id": "inv_9"}]}),
@@ -675,4 +711,412 @@ async fn destructive_tools_pass_the_confirmation_gate_first() {
         "confirmation_required"
     );
     assert!(frec.calls.lock().unwrap().is_empty());
+}
+
+fn key_of(rec: &Recorder) -> Option<String> {
+    rec.keys.lock().unwrap().last().cloned().flatten()
+}
+
+#[tokio::test]
+async fn calls_that_move_money_carry_an_idempotency_key_stable_per_call_unique_per_confirmation() {
+    let (e, rec) = engine_with(product("billing"), 500);
+    let all = || identity(&["all"], &["*"]);
+    let legacy = call(LEGACY, all(), json!({}));
+    let create = |doc: &str| {
+        json!({"name": "billing_customers_create",
+               "arguments": {"name": "Ana", "document": doc, "email": "a@x.com"}})
+    };
+    // An unconfirmed POST that writes: a key derived from the call, the same on a retry.
+    ask(&e, &legacy, "tools/call", create("12345678901"))
+        .await
+        .unwrap();
+    let first = key_of(&rec).expect("a create carries a key");
+    ask(&e, &legacy, "tools/call", create("12345678901"))
+        .await
+        .unwrap();
+    assert_eq!(key_of(&rec).as_deref(), Some(first.as_str()));
+    // Other arguments, or another person, are another call.
+    ask(&e, &legacy, "tools/call", create("12345678902"))
+        .await
+        .unwrap();
+    assert_ne!(key_of(&rec).as_deref(), Some(first.as_str()));
+    let mut other = all();
+    other.person = "p2".into();
+    ask(
+        &e,
+        &call(LEGACY, other, json!({})),
+        "tools/call",
+        create("12345678901"),
+    )
+    .await
+    .unwrap();
+    assert_ne!(key_of(&rec).as_deref(), Some(first.as_str()));
+    // A read carries none.
+    ask(
+        &e,
+        &legacy,
+        "tools/call",
+        json!({"name": "billing_customers_get", "arguments": {"id": "cus_1"}}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(key_of(&rec), None);
+
+    // A confirmed destructive call: the key comes from the confirmation.
+    let refund = json!({"name": "billing_payments_refund", "arguments": {"id": "pay_1"}});
+    let modern = call(Era::Modern, all(), json!({"elicitation": {}}));
+    let mut confirmed_keys = Vec::new();
+    for _ in 0..2 {
+        let q = ask(&e, &modern, "tools/call", refund.clone())
+            .await
+            .unwrap();
+        assert_eq!(q["resultType"], "input_required", "{q}");
+        let mut yes = refund.clone();
+        yes["requestState"] = q["requestState"].clone();
+        yes["inputResponses"] =
+            json!({"confirm": {"action": "accept", "content": {"confirm": true}}});
+        let done = ask(&e, &modern, "tools/call", yes).await.unwrap();
+        assert_eq!(done["resultType"], "complete", "{done}");
+        confirmed_keys.push(key_of(&rec).expect("a confirmed call carries a key"));
+    }
+    assert_ne!(
+        confirmed_keys[0], confirmed_keys[1],
+        "each confirmation is its own call"
+    );
+    // Unconfirmed (2025 on a `run` product), the same refund gets the call-derived key instead.
+    ask(&e, &legacy, "tools/call", refund.clone())
+        .await
+        .unwrap();
+    let derived = key_of(&rec).unwrap();
+    assert!(!confirmed_keys.contains(&derived));
+    ask(&e, &legacy, "tools/call", refund).await.unwrap();
+    assert_eq!(key_of(&rec).as_deref(), Some(derived.as_str()));
+    // The upstream backend sends the engine's key on every attempt of the call (it derives its own
+    // only when the engine gave none).
+    let tool = product("billing").tool("billing_payments_refund").unwrap();
+    let ctx = CallContext {
+        product: product("billing"),
+        identity: all(),
+        bearer_token: None,
+        workspace: None,
+        idempotency_key: Some(confirmed_keys[0].clone()),
+    };
+    let args = json!({"id": "pay_1"}).as_object().cloned().unwrap();
+    for _attempt in 0..3 {
+        assert_eq!(
+            crate::backend::upstream::idempotency_key(&ctx, tool, &args),
+            confirmed_keys[0]
+        );
+    }
+}
+
+fn content_of_type<'a>(r: &'a Value, kind: &str) -> Vec<&'a Value> {
+    r["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["type"] == kind)
+        .collect()
+}
+
+#[tokio::test]
+async fn tools_describe_files_and_resources_return_them() {
+    use base64::Engine as _;
+    use sha2::{Digest, Sha256};
+    let (e, _rec) = engine_with(product("billing"), 500);
+    let modern = call(Era::Modern, identity(&["all"], &["*"]), json!({}));
+    let get_pdf = json!({"name": "billing_invoices_get_pdf", "arguments": {"id": "inv_1"}});
+    let r = ask(&e, &modern, "tools/call", get_pdf.clone())
+        .await
+        .unwrap();
+    assert!(
+        !r.to_string().contains("\"blob\""),
+        "a tool never embeds the file: {r}"
+    );
+    let file = &r["structuredContent"]["file"];
+    let pdf = fake_pdf();
+    assert_eq!(file["mimeType"], "application/pdf");
+    assert_eq!(file["size"], pdf.len());
+    assert_eq!(
+        file["sha256"],
+        crate::state::hex(&Sha256::digest(&pdf)),
+        "{r}"
+    );
+    let uri = "kobana://billing/invoices/inv_1/pdf";
+    assert_eq!(file["uri"], uri);
+    let links = content_of_type(&r, "resource_link");
+    assert_eq!(links.len(), 1, "{r}");
+    assert_eq!(links[0]["uri"], uri);
+    assert_eq!(links[0]["mimeType"], "application/pdf");
+    assert_eq!(links[0]["size"], pdf.len());
+    // The resource is the document itself.
+    let read = ask(&e, &modern, "resources/read", json!({"uri": uri}))
+        .await
+        .unwrap();
+    let blob = read["contents"][0]["blob"].as_str().unwrap();
+    assert_eq!(
+        base64::engine::general_purpose::STANDARD
+            .decode(blob)
+            .unwrap(),
+        pdf
+    );
+    // An id a URI cannot carry as it is: described, without a link.
+    let odd = ask(
+        &e,
+        &modern,
+        "tools/call",
+        json!({"name": "billing_invoices_get_pdf", "arguments": {"id": "a/b c"}}),
+    )
+    .await
+    .unwrap();
+    assert!(content_of_type(&odd, "resource_link").is_empty(), "{odd}");
+    assert!(
+        odd["structuredContent"]["file"].get("uri").is_none(),
+        "{odd}"
+    );
+    assert_eq!(odd["structuredContent"]["file"]["size"], pdf.len());
+    // 2025-03-26 has no resource_link: the text names the URI instead.
+    let old = call(
+        Era::Legacy("2025-03-26"),
+        identity(&["all"], &["*"]),
+        json!({}),
+    );
+    let r = ask(&e, &old, "tools/call", get_pdf).await.unwrap();
+    assert!(content_of_type(&r, "resource_link").is_empty(), "{r}");
+    assert!(r["content"][0]["text"].as_str().unwrap().contains(uri));
+
+    // Text files stay inline when small, and are cut (pointing at the resource) when large.
+    let small = ask(
+        &e,
+        &modern,
+        "tools/call",
+        json!({"name": "billing_nfes_get_xml", "arguments": {"id": "n1"}}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(small["content"][0]["text"], fake_xml(100));
+    assert_eq!(small["content"].as_array().unwrap().len(), 1);
+    let big = ask(
+        &e,
+        &modern,
+        "tools/call",
+        json!({"name": "billing_nfes_get_xml", "arguments": {"id": "big"}}),
+    )
+    .await
+    .unwrap();
+    let full = fake_xml(200 * 1024);
+    let shown = big["content"][0]["text"].as_str().unwrap();
+    assert!(shown.len() <= super::tools::MAX_INLINE_TEXT && shown.len() > 60 * 1024);
+    assert!(full.starts_with(shown));
+    let note = big["content"][1]["text"].as_str().unwrap();
+    assert!(note.contains("kobana://billing/nfes/big/xml"), "{note}");
+    assert!(note.contains(&full.len().to_string()), "{note}");
+    assert_eq!(
+        content_of_type(&big, "resource_link")[0]["uri"],
+        "kobana://billing/nfes/big/xml"
+    );
+    let read = ask(
+        &e,
+        &modern,
+        "resources/read",
+        json!({"uri": "kobana://billing/nfes/big/xml"}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(read["contents"][0]["text"], full);
+}
+
+#[tokio::test]
+async fn the_schemas_resource_and_tools_answer_the_same_json() {
+    let (e, _rec) = engine_with(product("billing"), 500);
+    let c = call(Era::Modern, identity(&["all"], &["*"]), json!({}));
+    let text_json = |r: &Value, at: &str| -> Value {
+        serde_json::from_str(r.pointer(at).and_then(Value::as_str).unwrap()).unwrap()
+    };
+    let tool = ask(
+        &e,
+        &c,
+        "tools/call",
+        json!({"name": "billing_schemas_list", "arguments": {}}),
+    )
+    .await
+    .unwrap();
+    let res = ask(
+        &e,
+        &c,
+        "resources/read",
+        json!({"uri": "kobana://billing/schemas"}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        text_json(&res, "/contents/0/text"),
+        tool["structuredContent"]
+    );
+    assert_eq!(
+        text_json(&res, "/contents/0/text"),
+        crate::extensions::catalog::catalog_json(product("billing"))
+    );
+    let name = product("billing").records[0].name;
+    let tool = ask(
+        &e,
+        &c,
+        "tools/call",
+        json!({"name": "billing_schemas_get", "arguments": {"resource": name}}),
+    )
+    .await
+    .unwrap();
+    let res = ask(
+        &e,
+        &c,
+        "resources/read",
+        json!({"uri": format!("kobana://billing/schemas/{name}")}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        text_json(&res, "/contents/0/text"),
+        tool["structuredContent"]
+    );
+    // Unknown entry: not found in the caller's era.
+    let uri = json!({"uri": "kobana://billing/schemas/nope"});
+    let modern = ask(&e, &c, "resources/read", uri.clone())
+        .await
+        .unwrap_err();
+    assert_eq!(modern.code, super::jsonrpc::INVALID_PARAMS);
+    let legacy = call(LEGACY, identity(&["all"], &["*"]), json!({}));
+    let old = ask(&e, &legacy, "resources/read", uri).await.unwrap_err();
+    assert_eq!(old.code, super::jsonrpc::RESOURCE_NOT_FOUND_LEGACY);
+}
+
+/// Captures the request lines (target `kobana_mcp::request`) as field maps.
+#[derive(Clone, Default)]
+struct RequestLines(Arc<Mutex<Vec<std::collections::BTreeMap<String, String>>>>);
+
+impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for RequestLines {
+    fn on_event(
+        &self,
+        event: &tracing::Event<'_>,
+        _ctx: tracing_subscriber::layer::Context<'_, S>,
+    ) {
+        struct Fields<'a>(&'a mut std::collections::BTreeMap<String, String>);
+        impl tracing::field::Visit for Fields<'_> {
+            fn record_debug(&mut self, f: &tracing::field::Field, v: &dyn std::fmt::Debug) {
+                self.0.insert(f.name().to_string(), format!("{v:?}"));
+            }
+            fn record_str(&mut self, f: &tracing::field::Field, v: &str) {
+                self.0.insert(f.name().to_string(), v.to_string());
+            }
+        }
+        if event.metadata().target() != super::request_log::TARGET {
+            return;
+        }
+        let mut fields = std::collections::BTreeMap::new();
+        event.record(&mut Fields(&mut fields));
+        self.0.lock().unwrap().push(fields);
+    }
+}
+
+#[tokio::test]
+async fn every_request_logs_one_line_with_method_name_duration_and_outcome() {
+    use tracing_subscriber::layer::SubscriberExt as _;
+    let (e, _rec) = engine_with(product("billing"), 500);
+    // Other tests hit the request-log callsite concurrently; tracing caches a callsite's interest
+    // when it is first registered, so register it (one unobserved request) and rebuild the cache
+    // once our subscriber is in place, or the lines could be filtered out by a stale "never".
+    let warm_up = call(LEGACY, identity(&[], &[]), json!({}));
+    let _ = ask(&e, &warm_up, "tools/list", json!({})).await;
+    let lines = RequestLines::default();
+    let _guard =
+        tracing::subscriber::set_default(tracing_subscriber::registry().with(lines.clone()));
+    tracing::callsite::rebuild_interest_cache();
+    let secret = "12345678901";
+    let reader = identity(&["read", "billing.customers"], &["customers.read"]);
+    let all = identity(&["all"], &["*"]);
+    let cases: Vec<(Call, &str, Value, &str, &str, &str)> = vec![
+        (
+            call(LEGACY, reader.clone(), json!({})),
+            "tools/list",
+            json!({}),
+            "",
+            "ok",
+            "",
+        ),
+        (
+            call(Era::Modern, reader.clone(), json!({})),
+            "tools/call",
+            json!({"name": "billing_customers_get", "arguments": {"id": secret}}),
+            "billing_customers_get",
+            "ok",
+            "",
+        ),
+        (
+            call(LEGACY, reader.clone(), json!({})),
+            "tools/call",
+            json!({"name": "billing_customers_create", "arguments": {"name": "A", "document": secret, "email": "a@x.com"}}),
+            "billing_customers_create",
+            "is_error",
+            "insufficient_scope",
+        ),
+        (
+            call(Era::Modern, all.clone(), json!({"elicitation": {}})),
+            "tools/call",
+            json!({"name": "billing_customers_delete", "arguments": {"id": secret}}),
+            "billing_customers_delete",
+            "input_required",
+            "",
+        ),
+        (
+            call(Era::Modern, all.clone(), json!({})),
+            "tools/call",
+            json!({"name": "no_such_tool", "arguments": {"id": secret}}),
+            "no_such_tool",
+            "error",
+            "-32602",
+        ),
+        (
+            call(LEGACY, all.clone(), json!({})),
+            "resources/read",
+            json!({"uri": "kobana://billing/schemas"}),
+            "kobana://billing/schemas",
+            "ok",
+            "",
+        ),
+        (
+            call(Era::Modern, all, json!({})),
+            "nope/nope",
+            json!({}),
+            "",
+            "error",
+            "-32601",
+        ),
+    ];
+    for (i, (c, method, params, name, outcome, code)) in cases.iter().enumerate() {
+        let _ = ask(&e, c, method, params.clone()).await;
+        let got = lines.0.lock().unwrap();
+        assert_eq!(got.len(), i + 1, "one line per request: {got:?}");
+        let line = &got[i];
+        assert_eq!(line["method"], *method, "{line:?}");
+        assert_eq!(line["name"], *name, "{line:?}");
+        assert_eq!(line["outcome"], *outcome, "{line:?}");
+        assert_eq!(line["code"], *code, "{line:?}");
+        assert!(line["duration_us"].parse::<u64>().is_ok(), "{line:?}");
+        assert!(
+            line.values().all(|v| !v.contains(secret)),
+            "argument values are never logged: {line:?}"
+        );
+    }
+    // A request the transport gives up on (time limit) is still logged, once.
+    let params = json!({"name": "billing_customers_get"});
+    let stuck = super::request_log::logged(
+        "tools/call",
+        params.as_object().unwrap(),
+        std::future::pending::<Reply>(),
+    );
+    let timed_out = tokio::time::timeout(std::time::Duration::from_millis(5), stuck).await;
+    assert!(timed_out.is_err());
+    let got = lines.0.lock().unwrap();
+    assert_eq!(got.len(), cases.len() + 1, "{got:?}");
+    assert_eq!(got[cases.len()]["outcome"], "cancelled");
+    assert_eq!(got[cases.len()]["name"], "billing_customers_get");
 }

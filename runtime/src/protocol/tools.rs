@@ -2,12 +2,11 @@
 
 use std::sync::Arc;
 
-use base64::engine::general_purpose::STANDARD as B64;
-use base64::Engine as _;
 use runtime_model::backend::{BackendError, CallContext, Output};
-use runtime_model::catalog::{Binding, Tool};
+use runtime_model::catalog::{Binding, HttpMethod, Product, Tool};
 use runtime_model::errors::{self, AppError};
 use serde_json::{json, Map, Value};
+use sha2::{Digest, Sha256};
 
 use super::context::Call;
 use super::engine::{Engine, Reply};
@@ -16,6 +15,7 @@ use super::jsonrpc::RpcError;
 use super::mrtr;
 use crate::confirm::{Gate, GateRequest};
 use crate::extensions::{self, ExtCtx, ExtOutcome, Handler, Target, ToolOutput};
+use crate::state::{canonical_args_hash, hex};
 
 /// How many input rounds one request may take on the 2025 wire.
 const MAX_LEGACY_ROUNDS: usize = 8;
@@ -119,8 +119,8 @@ impl Engine {
                 now: mrtr::now_unix(),
             })
             .await;
-        match gate {
-            Gate::Run => {}
+        let confirmed_key = match gate {
+            Gate::Run { confirmed_key } => confirmed_key,
             Gate::InputRequired(v) => return Reply::Value(v),
             Gate::Refuse {
                 error,
@@ -141,7 +141,9 @@ impl Engine {
                     },
                 );
             }
-        }
+        };
+        let idempotency_key =
+            confirmed_key.or_else(|| derived_idempotency_key(self.product, call, tool, &args));
         match self
             .dispatch(
                 call,
@@ -149,14 +151,14 @@ impl Engine {
                 Target::Tool(tool),
                 &args,
                 params,
-                "tools/call",
-                name,
+                ("tools/call", name),
+                idempotency_key,
             )
             .await
         {
             Ok(Dispatched::Output(out)) => self.tool_reply(call, out),
             Ok(Dispatched::Backend(Ok(output))) => {
-                self.tool_reply(call, output_to_tool(self, tool, output))
+                self.tool_reply(call, output_to_tool(self, call, tool, &args, output))
             }
             Ok(Dispatched::Backend(Err(e))) => self.tool_reply(call, backend_error_output(&e)),
             Ok(Dispatched::Resource(contents)) => self.tool_reply(
@@ -219,6 +221,14 @@ impl Engine {
 
     /// The final `tools/call` result in the caller's era.
     pub(crate) fn tool_reply(&self, call: &Call, out: ToolOutput) -> Reply {
+        if out.is_error {
+            let code = out
+                .structured
+                .as_ref()
+                .and_then(|s| s.pointer("/error/code"))
+                .and_then(Value::as_str);
+            super::request_log::note_tool_error(code);
+        }
         let mut r = Map::new();
         r.insert("content".into(), Value::Array(out.content));
         if let Some(s) = out.structured {
@@ -250,7 +260,9 @@ impl Engine {
         Reply::Raw(bytes.into())
     }
 
-    /// Runs a tool's binding (for `tools/call` or for a resource read).
+    /// Runs a tool's binding (for `tools/call` or for a resource read). `origin` is the
+    /// JSON-RPC method and the name of what it targets; `idempotency_key` goes to the backend's
+    /// [`CallContext`].
     #[allow(clippy::too_many_arguments)]
     pub(crate) async fn dispatch(
         &self,
@@ -259,12 +271,13 @@ impl Engine {
         target: Target<'_>,
         args: &Map<String, Value>,
         params: &Map<String, Value>,
-        method: &str,
-        target_name: &str,
+        (method, target_name): (&str, &str),
+        idempotency_key: Option<String>,
     ) -> Result<Dispatched, RpcError> {
         match tool.binding {
             Binding::Http(_) => {
-                let ctx = self.call_context(call, args);
+                let mut ctx = self.call_context(call, args);
+                ctx.idempotency_key = idempotency_key;
                 Ok(Dispatched::Backend(
                     self.backend.call(&ctx, tool, args).await,
                 ))
@@ -368,30 +381,159 @@ pub(crate) enum Dispatched {
     InputRequired(Value),
 }
 
-/// A backend output as a tool result: JSON as text plus `structuredContent`; bytes as text when
-/// they are text, else an embedded blob.
-fn output_to_tool(engine: &Engine, tool: &Tool, output: Output) -> ToolOutput {
-    match output {
-        Output::Json(v) => ToolOutput {
-            content: vec![json!({"type": "text", "text": v.to_string()})],
-            structured: Some(v),
-            is_error: false,
-        },
-        Output::Bytes { mime_type, data } => {
-            if is_text_mime(&mime_type) {
-                if let Ok(text) = String::from_utf8(data.clone()) {
-                    return ToolOutput::text(text);
-                }
-            }
-            let uri = format!("{}files/{}", engine.product.uri_prefix, tool.name);
-            ToolOutput {
-                content: vec![
-                    json!({"type": "resource", "resource": {"uri": uri, "mimeType": mime_type, "blob": B64.encode(&data)}}),
-                ],
-                ..ToolOutput::default()
+/// The idempotency key of an unconfirmed call that creates or moves money (a POST binding of a
+/// tool that is not read-only): a SHA-256 of product, tool, canonical arguments, person,
+/// organization and workspace, so a client's retry of the same call carries the same key and the
+/// API runs it once. `None` for every other call.
+pub(crate) fn derived_idempotency_key(
+    product: &Product,
+    call: &Call,
+    tool: &'static Tool,
+    args: &Map<String, Value>,
+) -> Option<String> {
+    let Binding::Http(binding) = &tool.binding else {
+        return None;
+    };
+    if binding.method != HttpMethod::Post || tool.annotations.read_only {
+        return None;
+    }
+    let args_hash = canonical_args_hash(&Value::Object(args.clone()));
+    let workspace = args
+        .get("workspace_id")
+        .and_then(Value::as_str)
+        .or(call.identity.default_workspace.as_deref())
+        .unwrap_or("");
+    let mut h = Sha256::new();
+    for part in [
+        "kobana-mcp/call",
+        product.name,
+        tool.name,
+        &args_hash,
+        &call.identity.person,
+        &call.identity.organization,
+        workspace,
+    ] {
+        h.update(part.as_bytes());
+        h.update([0u8]);
+    }
+    Some(hex(&h.finalize()))
+}
+
+/// Largest text file a tool result carries inline; beyond it the text is cut and the result
+/// points at the resource that reads the whole document.
+pub(crate) const MAX_INLINE_TEXT: usize = 64 * 1024;
+
+/// A backend output as a tool result. JSON: as text plus `structuredContent`. Files: tools only
+/// describe them (product docs: "Diferente das tools, que só descrevem o arquivo…") — mime type,
+/// size, SHA-256 and a `resource_link` to the resource that returns the document; text files
+/// (NF-e XML) stay inline up to [`MAX_INLINE_TEXT`].
+fn output_to_tool(
+    engine: &Engine,
+    call: &Call,
+    tool: &Tool,
+    args: &Map<String, Value>,
+    output: Output,
+) -> ToolOutput {
+    let (mime_type, data) = match output {
+        Output::Json(v) => {
+            return ToolOutput {
+                content: vec![json!({"type": "text", "text": v.to_string()})],
+                structured: Some(v),
+                is_error: false,
             }
         }
+        Output::Bytes { mime_type, data } => (mime_type, data),
+    };
+    let uri = resource_uri_of(engine.product, tool, args);
+    let links_allowed = call.era.has_structured_content();
+    let link = |uri: &str| {
+        json!({
+            "type": "resource_link",
+            "uri": uri,
+            "name": tool.name,
+            "mimeType": mime_type,
+            "size": data.len(),
+        })
+    };
+    if is_text_mime(&mime_type) {
+        if let Ok(text) = std::str::from_utf8(&data) {
+            if text.len() <= MAX_INLINE_TEXT {
+                return ToolOutput::text(text.to_string());
+            }
+            let mut cut = MAX_INLINE_TEXT;
+            while !text.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            let where_ = match &uri {
+                Some(u) => format!("read the resource {u} for the full text"),
+                None => "the full text is not shown here".to_string(),
+            };
+            let note = format!(
+                "[truncated: first {cut} of {} bytes shown; {where_}]",
+                data.len()
+            );
+            let mut content = vec![
+                json!({"type": "text", "text": &text[..cut]}),
+                json!({"type": "text", "text": note}),
+            ];
+            if let (Some(u), true) = (&uri, links_allowed) {
+                content.push(link(u));
+            }
+            return ToolOutput {
+                content,
+                ..ToolOutput::default()
+            };
+        }
     }
+    let sha256 = hex(&Sha256::digest(&data));
+    let mut file = Map::new();
+    file.insert("mimeType".into(), json!(mime_type));
+    file.insert("size".into(), json!(data.len()));
+    file.insert("sha256".into(), json!(sha256));
+    if let Some(u) = &uri {
+        file.insert("uri".into(), json!(u));
+    }
+    let mut summary = format!("File: {mime_type}, {} bytes, sha256 {sha256}.", data.len());
+    if let Some(u) = &uri {
+        summary.push_str(&format!(" Read the resource {u} to get the document."));
+    }
+    let mut content = vec![json!({"type": "text", "text": summary})];
+    if let (Some(u), true) = (&uri, links_allowed) {
+        content.push(link(u));
+    }
+    ToolOutput {
+        content,
+        structured: Some(json!({ "file": file })),
+        is_error: false,
+    }
+}
+
+/// The URI of the resource that this tool reads, with the template's variables filled from the
+/// call's arguments; `None` when no resource or template is read by the tool, or an argument is
+/// missing or has characters a URI segment cannot carry unencoded.
+fn resource_uri_of(product: &Product, tool: &Tool, args: &Map<String, Value>) -> Option<String> {
+    if let Some(r) = product.resources.iter().find(|r| r.read_by == tool.name) {
+        return Some(r.uri.to_string());
+    }
+    let template = product.templates.iter().find(|t| t.read_by == tool.name)?;
+    let mut uri = template.uri_template.to_string();
+    for (var, arg) in template.args {
+        let value = match args.get(*arg)? {
+            // Only values a URI carries as they are: a read gives the variable back verbatim, so
+            // a percent-encoded value would name another record.
+            Value::String(s)
+                if !s.is_empty()
+                    && s.bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || b"-._~".contains(&b)) =>
+            {
+                s.clone()
+            }
+            Value::Number(n) => n.to_string(),
+            _ => return None,
+        };
+        uri = uri.replace(&format!("{{{var}}}"), &value);
+    }
+    (!uri.contains('{')).then_some(uri)
 }
 
 pub(crate) fn is_text_mime(m: &str) -> bool {

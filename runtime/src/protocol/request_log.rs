@@ -1,0 +1,124 @@
+//! One log line per request: method, the name it targets, duration and outcome.
+//!
+//! Emitted by [`super::engine::Engine::handle`], so every request the engine answers is logged
+//! once whatever the transport (stdio, HTTP) or era. Fields are structured (target
+//! [`TARGET`]): `method`, `name` (tool or prompt name, resource URI; empty for lists),
+//! `duration_us`, `outcome` (`ok`, `error`, `is_error`, `input_required`, `cancelled`) and `code` (the
+//! JSON-RPC error code, or the application error code of an `isError` result). Argument values,
+//! answers and tokens are never logged.
+
+use std::cell::RefCell;
+use std::time::Instant;
+
+use serde_json::{Map, Value};
+
+use super::engine::Reply;
+
+/// The `tracing` target of request lines.
+pub const TARGET: &str = "kobana_mcp::request";
+
+tokio::task_local! {
+    /// The application error code of the `isError` tool result being answered, set by
+    /// `tool_reply` (the result itself is pre-serialized bytes by then).
+    static TOOL_ERROR: RefCell<Option<String>>;
+}
+
+/// Runs one request's future and logs its line. A request whose future is dropped before it
+/// answers (the transport's time limit, a closed connection) is logged with outcome `cancelled`.
+pub async fn logged<F>(method: &str, params: &Map<String, Value>, answer: F) -> Reply
+where
+    F: std::future::Future<Output = Reply>,
+{
+    let mut pending = Pending {
+        method,
+        name: target_name(method, params),
+        started: Instant::now(),
+        answered: false,
+    };
+    let (reply, tool_error) = TOOL_ERROR
+        .scope(RefCell::new(None), async {
+            let reply = answer.await;
+            let tool_error = TOOL_ERROR.with(|c| c.borrow_mut().take());
+            (reply, tool_error)
+        })
+        .await;
+    pending.answered = true;
+    let (outcome, code) = outcome(&reply, tool_error);
+    pending.log(outcome, code.as_deref().unwrap_or(""));
+    reply
+}
+
+/// A request being answered; logs `cancelled` if dropped unanswered.
+struct Pending<'a> {
+    method: &'a str,
+    name: &'a str,
+    started: Instant,
+    answered: bool,
+}
+
+impl Pending<'_> {
+    fn log(&self, outcome: &str, code: &str) {
+        let duration_us = u64::try_from(self.started.elapsed().as_micros()).unwrap_or(u64::MAX);
+        tracing::info!(
+            target: TARGET,
+            method = self.method,
+            name = self.name,
+            duration_us,
+            outcome,
+            code,
+            "request"
+        );
+    }
+}
+
+impl Drop for Pending<'_> {
+    fn drop(&mut self) {
+        if !self.answered {
+            self.log("cancelled", "");
+        }
+    }
+}
+
+/// Records that the tool result being answered is an `isError` result with this code.
+pub(crate) fn note_tool_error(code: Option<&str>) {
+    let _ = TOOL_ERROR.try_with(|c| {
+        *c.borrow_mut() = Some(code.unwrap_or("unknown").to_string());
+    });
+}
+
+/// The tool or prompt name, or the resource URI, a request targets.
+fn target_name<'a>(method: &str, params: &'a Map<String, Value>) -> &'a str {
+    let key = match method {
+        "tools/call" | "prompts/get" => "name",
+        "resources/read" | "resources/subscribe" | "resources/unsubscribe" => "uri",
+        "completion/complete" => {
+            let r = params.get("ref");
+            return r
+                .and_then(|r| r.get("name").or_else(|| r.get("uri")))
+                .and_then(Value::as_str)
+                .unwrap_or("");
+        }
+        _ => return "",
+    };
+    params.get(key).and_then(Value::as_str).unwrap_or("")
+}
+
+fn outcome(reply: &Reply, tool_error: Option<String>) -> (&'static str, Option<String>) {
+    match reply {
+        Reply::Error(e) => ("error", Some(e.code.to_string())),
+        _ if tool_error.is_some() => ("is_error", tool_error),
+        Reply::Value(v)
+            if v.get("resultType").and_then(Value::as_str) == Some("input_required") =>
+        {
+            ("input_required", None)
+        }
+        Reply::Value(v) if v.get("isError") == Some(&Value::Bool(true)) => {
+            let code = v
+                .pointer("/structuredContent/error/code")
+                .and_then(Value::as_str)
+                .unwrap_or("unknown");
+            ("is_error", Some(code.to_string()))
+        }
+        _ => ("ok", None),
+    }
+}
