@@ -42,6 +42,10 @@ pub struct ServeSection {
     /// OAuth authorization servers announced in the protected-resource metadata.
     #[serde(default)]
     pub authorization_servers: Vec<String>,
+    /// Confirmation ledger: `memory` or `redis://…` (shared by several instances).
+    pub ledger: Option<String>,
+    /// `requestState` keys, `kid:hexkey,…` (first signs); the same on every instance.
+    pub state_keys: Option<String>,
 }
 
 #[derive(Debug, Default, Clone, Deserialize)]
@@ -85,6 +89,15 @@ mod tests {
         let c: FileConfig = toml::from_str(text).unwrap();
         assert_eq!(c.serve.http.as_deref(), Some("127.0.0.1:8080"));
         assert_eq!(c.seed, Some(42));
+    }
+
+    #[test]
+    fn multi_instance_keys_parse() {
+        let c: FileConfig =
+            toml::from_str("[serve]\nledger = \"redis://r:6379\"\nstate_keys = \"k1:00ff\"\n")
+                .unwrap();
+        assert_eq!(c.serve.ledger.as_deref(), Some("redis://r:6379"));
+        assert_eq!(c.serve.state_keys.as_deref(), Some("k1:00ff"));
     }
 
     #[test]

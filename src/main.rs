@@ -3,15 +3,19 @@
 //!
 //! ```text
 //! kobana-mcp serve <product|all> [--stdio | --http ADDR] [--upstream URL] [--data-dir D] [--config FILE]
+//!                  [--ledger memory|redis://…] [--state-keys KID:HEX,…]
 //! kobana-mcp sandbox seed|reset [--products a,b]
 //! kobana-mcp sandbox serve-api --http ADDR
 //! ```
 //!
 //! Defaults: HTTP on 127.0.0.1:8080 (`all` serves `/<product>/mcp`, one product `/mcp`), the
 //! embedded sandbox in the per-user data directory, seeded on first use, tokens from the demo
-//! identities file. Logs go to stderr (`RUST_LOG`, default `info`).
+//! identities file. Logs go to stderr (`RUST_LOG`, default `info`). Several instances share a
+//! Redis ledger (`KOBANA_LEDGER`) and the `requestState` keys (`KOBANA_STATE_KEYS`). Over stdio
+//! the sandbox opens on the first tool call, so the first answers come from the catalog alone.
 
 mod config;
+mod lazy_sandbox;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -25,11 +29,13 @@ use runtime::auth::stdio::{resolve_stdio, StdioCredentials};
 use runtime::auth::{EmbeddedResolver, Resolver, UpstreamResolver};
 use runtime::backend::{Upstream, UpstreamConfig};
 use runtime::server::{Server, ServerConfig};
+use runtime::state::StateSealer;
 use runtime_model::backend::Backend;
 use runtime_model::catalog::Product;
 use runtime_sandbox::{Sandbox, SandboxConfig};
 
 use config::FileConfig;
+use lazy_sandbox::LazySandbox;
 
 /// The default HTTP address of `serve`.
 const DEFAULT_HTTP: &str = "127.0.0.1:8080";
@@ -107,6 +113,21 @@ struct ServeArgs {
         value_delimiter = ','
     )]
     allowed_origins: Vec<String>,
+    /// Confirmation ledger: `memory` (default; one process) or a `redis://…` URL shared by every
+    /// instance behind one load balancer, so a confirmation is used once across all of them.
+    #[arg(long, env = "KOBANA_LEDGER", value_name = "memory|redis://…")]
+    ledger: Option<String>,
+    /// Keys sealing `requestState` (`kid:hexkey,…`, the first signs; keys of 16+ bytes). Instances
+    /// sharing a ledger must share these keys. Prefer KOBANA_STATE_KEYS or `serve.state_keys` in
+    /// the config file: a flag's value is visible to every user in `ps`. Default: one random key
+    /// per process.
+    #[arg(
+        long,
+        env = "KOBANA_STATE_KEYS",
+        hide_env_values = true,
+        value_name = "KID:HEX,…"
+    )]
+    state_keys: Option<String>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -221,6 +242,29 @@ fn parse_addr(s: &str) -> anyhow::Result<SocketAddr> {
         .with_context(|| format!("`{s}` is not a listen address (expected e.g. 127.0.0.1:8080)"))
 }
 
+/// The confirmation ledger and the `requestState` keys, shared by the instances of one deployment
+/// (flag > environment > config file; defaults: in-memory ledger, one random key).
+fn multi_instance(
+    args: &ServeArgs,
+    file: &FileConfig,
+) -> anyhow::Result<(Arc<dyn runtime::confirm::Ledger>, Option<StateSealer>)> {
+    let ledger_setting = args.ledger.clone().or(file.serve.ledger.clone());
+    let ledger = runtime::confirm::ledger_from_setting(ledger_setting.as_deref()).map_err(|e| {
+        anyhow!("confirmation ledger (--ledger / KOBANA_LEDGER / serve.ledger): {e}")
+    })?;
+    let sealer = match args.state_keys.clone().or(file.serve.state_keys.clone()) {
+        Some(spec) if !spec.trim().is_empty() => {
+            Some(StateSealer::from_spec(&spec).map_err(|e| {
+                anyhow!(
+                    "requestState keys (--state-keys / KOBANA_STATE_KEYS / serve.state_keys): {e}"
+                )
+            })?)
+        }
+        _ => None,
+    };
+    Ok((ledger, sealer))
+}
+
 async fn shutdown_signal() {
     let _ = tokio::signal::ctrl_c().await;
     tracing::info!("shutting down");
@@ -249,6 +293,7 @@ async fn serve(
         .or(file.serve.public_url.clone())
         .unwrap_or_else(|| format!("http://{http}"));
     let upstream_url = args.upstream.clone().or(file.upstream.url.clone());
+    let (ledger, sealer) = multi_instance(&args, file)?;
     let proxy = upstream_url.is_some() || !file.upstream.products.is_empty();
 
     // Who the callers are.
@@ -293,9 +338,6 @@ async fn serve(
         if let Some(n) = file.upstream.max_attempts {
             cfg.max_attempts = n;
         }
-        if stdio {
-            cfg.default_token = stdio_creds.token.clone();
-        }
         tracing::info!(upstream = ?cfg.base_url, "proxy mode: tool calls go to the Kobana API");
         backend = Arc::new(Upstream::new(cfg).map_err(|e| anyhow!(e))?);
     } else {
@@ -312,19 +354,33 @@ async fn serve(
             } else {
                 None
             };
-        let sb = Sandbox::open(&cfg)?;
-        if let Some(listener) = files_listener {
-            let router = runtime_sandbox::api::files_router(sb.clone(), products.clone());
-            tracing::info!(url = %cfg.public_url, "signed downloads served here");
-            tokio::spawn(async move {
-                if let Err(e) = axum::serve(listener, router).await {
-                    tracing::error!(error = %e, "signed-download server stopped");
-                }
-            });
+        if stdio {
+            // Cold start: the first answers need only the catalog; the sandbox opens (and each
+            // scope seeds) on the first tool call.
+            let lazy = LazySandbox::new(cfg.clone());
+            if let Some(listener) = files_listener {
+                let (lazy, products) = (lazy.clone(), products.clone());
+                tracing::info!(url = %cfg.public_url, "signed downloads served here");
+                tokio::spawn(async move {
+                    // Links exist only once a call opened the sandbox; until then connections
+                    // wait in the listen backlog.
+                    let Some(sb) = lazy.opened().await else {
+                        return;
+                    };
+                    let router = runtime_sandbox::api::files_router(sb, products);
+                    if let Err(e) = axum::serve(listener, router).await {
+                        tracing::error!(error = %e, "signed-download server stopped");
+                    }
+                });
+            }
+            tracing::info!(data_dir = %data_dir.display(), seed, "sandbox mode (opened on first call)");
+            backend = Arc::new(lazy);
+        } else {
+            let sb = Sandbox::open(&cfg)?;
+            tracing::info!(db = %sb.db_path().display(), seed, "sandbox mode");
+            sandbox_handle = Some(sb.clone());
+            backend = Arc::new(sb);
         }
-        tracing::info!(db = %sb.db_path().display(), seed, "sandbox mode");
-        sandbox_handle = Some(sb.clone());
-        backend = Arc::new(sb);
     }
 
     if stdio {
@@ -334,7 +390,11 @@ async fn serve(
         if let Some(n) = notice {
             eprintln!("{n}");
         }
-        let config = ServerConfig::new(products.clone(), backend, (*who.identity).clone());
+        let mut config = ServerConfig::new(products.clone(), backend, (*who.identity).clone());
+        config.ledger = Some(ledger);
+        config.sealer = sealer;
+        // Proxy mode forwards it upstream with every call.
+        config.default_bearer_token = stdio_creds.token.as_deref().map(Arc::from);
         let server = Server::new(config)?;
         runtime::transport::stdio::run(server, products[0].name).await?;
         return Ok(());
@@ -346,6 +406,8 @@ async fn serve(
         backend,
         runtime::server::unrestricted_identity("anonymous"),
     );
+    config.ledger = Some(ledger);
+    config.sealer = sealer;
     config.auth = Some(Arc::new(HttpAuth::new(resolver, &public_url)));
     config.allowed_origins = args
         .allowed_origins

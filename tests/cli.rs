@@ -374,3 +374,340 @@ async fn flags_beat_environment_which_beats_the_config_file() {
         "the flag wins over the environment"
     );
 }
+
+/// A 2026-07-28 request declaring form elicitation, over Streamable HTTP (JSON or SSE answer).
+async fn modern_rpc(url: &str, token: &str, method: &str, mut params: Value) -> Value {
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}},
+    });
+    let mut req = reqwest::Client::new()
+        .post(url)
+        .bearer_auth(token)
+        .header("Content-Type", "application/json")
+        .header("Accept", "application/json, text/event-stream")
+        .header("MCP-Protocol-Version", "2026-07-28")
+        .header("Mcp-Method", method);
+    if let Some(name) = params["name"].as_str() {
+        req = req.header("Mcp-Name", name);
+    }
+    let text = req
+        .json(&json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let sse_message = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("data:"))
+        .filter_map(|d| serde_json::from_str::<Value>(d.trim()).ok())
+        .rfind(|m| m.get("id").is_some());
+    sse_message.unwrap_or_else(|| serde_json::from_str(&text).unwrap_or(Value::String(text)))
+}
+
+/// A billing delete tool taking only the record id, with the list tool that finds ids.
+fn billing_delete_target() -> (&'static str, &'static str, &'static str, &'static str) {
+    use runtime_model::catalog::Operation;
+    let p = generated::product("billing").unwrap();
+    let required = |t: &runtime_model::catalog::Tool| -> Vec<String> {
+        let s: Value = serde_json::from_str(t.input_schema_json).unwrap();
+        s["required"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(|v| v.as_str().map(String::from))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    for del in p.tools.iter().filter(|t| t.annotations.destructive) {
+        let Operation::Delete { record, id_arg } = del.operation else {
+            continue;
+        };
+        if required(del) != [id_arg.to_string()] {
+            continue;
+        }
+        let list = p.tools.iter().find(|t| {
+            matches!(t.operation, Operation::List { record: r } if r == record)
+                && matches!(t.binding, runtime_model::catalog::Binding::Http(_))
+                && required(t).is_empty()
+        });
+        if let (Some(list), Some(rec)) = (list, p.record(record)) {
+            return (del.name, id_arg, list.name, rec.id_field);
+        }
+    }
+    panic!("billing has no destructive delete tool with a listable record");
+}
+
+/// Issue 4: two `serve billing --http` processes sharing KOBANA_LEDGER (Redis) and
+/// KOBANA_STATE_KEYS (and, like one deployment, one sandbox store). A destructive call confirmed
+/// on A runs there once; replayed on B, it is not run again: B asks again with the replay notice
+/// (billing policy). Without the shared ledger B would run it (and answer `not_found`).
+#[tokio::test]
+async fn a_confirmation_used_on_one_instance_is_not_run_again_on_another() {
+    let Ok(redis) = std::env::var("REDIS_URL") else {
+        eprintln!("skipped: REDIS_URL is not set (scripts/test.sh starts a Redis and sets it)");
+        return;
+    };
+    let keys = format!("test1:{}", "ab".repeat(32));
+    let dir = tempfile::tempdir().unwrap();
+    let serve = |dir: &std::path::Path, port: u16| {
+        let mut cmd = kobana(dir);
+        cmd.args(["serve", "billing", "--http", &format!("127.0.0.1:{port}")])
+            .env("KOBANA_LEDGER", &redis)
+            .env("KOBANA_STATE_KEYS", &keys);
+        start(cmd, port)
+    };
+    let (port_a, port_b) = (free_port(), free_port());
+    let _a = serve(dir.path(), port_a);
+    let _b = serve(dir.path(), port_b);
+    let url_a = format!("http://127.0.0.1:{port_a}/mcp");
+    let url_b = format!("http://127.0.0.1:{port_b}/mcp");
+    let (delete, id_arg, list, id_field) = billing_delete_target();
+
+    let listed = modern_rpc(
+        &url_a,
+        "demo-full",
+        "tools/call",
+        json!({"name": list, "arguments": {}}),
+    )
+    .await;
+    let text = listed["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    let body: Value = serde_json::from_str(text).unwrap_or_else(|_| panic!("{listed}"));
+    let first = body["data"]
+        .as_array()
+        .and_then(|a| a.first())
+        .or_else(|| body.as_array().and_then(|a| a.first()))
+        .unwrap_or_else(|| panic!("no records: {listed}"));
+    let id = first[id_field].clone();
+    let args = json!({ id_arg: id });
+    let listed_on = |url: String| async move {
+        let v = modern_rpc(
+            &url,
+            "demo-full",
+            "tools/call",
+            json!({"name": list, "arguments": {}}),
+        )
+        .await;
+        v["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    };
+    let id_text = id.to_string();
+    assert!(
+        listed_on(url_b.clone()).await.contains(&id_text),
+        "B sees the record"
+    );
+
+    let question = modern_rpc(
+        &url_a,
+        "demo-full",
+        "tools/call",
+        json!({"name": delete, "arguments": args}),
+    )
+    .await;
+    assert_eq!(
+        question["result"]["resultType"], "input_required",
+        "{question}"
+    );
+    let state = question["result"]["requestState"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let yes = json!({"confirm": {"action": "accept", "content": {"confirm": true}}});
+    let confirmed =
+        json!({"name": delete, "arguments": args, "requestState": state, "inputResponses": yes});
+    let ran = modern_rpc(&url_a, "demo-full", "tools/call", confirmed.clone()).await;
+    assert_ne!(
+        ran["result"]["isError"],
+        json!(true),
+        "runs once on A: {ran}"
+    );
+    assert_ne!(
+        ran["result"]["resultType"], "input_required",
+        "runs once on A: {ran}"
+    );
+
+    let replay = modern_rpc(&url_b, "demo-full", "tools/call", confirmed).await;
+    assert_eq!(
+        replay["result"]["resultType"], "input_required",
+        "asked again on B: {replay}"
+    );
+    assert!(
+        replay
+            .to_string()
+            .contains(runtime_model::errors::REPLAY_NOTICE),
+        "B warns the approval was used: {replay}"
+    );
+    assert!(
+        !listed_on(url_b.clone()).await.contains(&id_text),
+        "the confirmed delete ran once"
+    );
+}
+
+/// The ledger and the requestState keys come from flags, then KOBANA_LEDGER / KOBANA_STATE_KEYS,
+/// then the config file; a bad value stops the server with an error naming the setting and what
+/// is wrong with it.
+#[test]
+fn bad_ledger_and_state_keys_are_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let fails = |cmd: &mut Command| -> String {
+        let out = cmd.output().unwrap();
+        assert_eq!(out.status.code(), Some(1), "{out:?}");
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let err = fails(
+        kobana(dir.path())
+            .args(["serve", "billing", "--http", "127.0.0.1:1"])
+            .args(["--ledger", "postgres://db"]),
+    );
+    assert!(
+        err.contains("--ledger") && err.contains("postgres://db"),
+        "{err}"
+    );
+
+    let err = fails(
+        kobana(dir.path())
+            .args(["serve", "billing", "--stdio"])
+            .env("KOBANA_STATE_KEYS", "k1:not-hex"),
+    );
+    assert!(
+        err.contains("KOBANA_STATE_KEYS") && err.contains("\"k1\" is not valid hexadecimal"),
+        "{err}"
+    );
+
+    let cfg = dir.path().join("keys.toml");
+    std::fs::write(&cfg, "[serve]\nstate_keys = \"k1:abcd\"\n").unwrap();
+    let err = fails(kobana(dir.path()).arg("--config").arg(&cfg).args([
+        "serve",
+        "billing",
+        "--http",
+        "127.0.0.1:1",
+    ]));
+    assert!(
+        err.contains("serve.state_keys") && err.contains("\"k1\" is 2 bytes"),
+        "{err}"
+    );
+}
+
+#[tokio::test]
+async fn ledger_flags_beat_environment_which_beats_the_config_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("ledger.toml");
+    std::fs::write(&cfg, "[serve]\nledger = \"nosuch://file\"\n").unwrap();
+    // The file's bad value loses to a good environment value…
+    let port = free_port();
+    let mut cmd = kobana(dir.path());
+    cmd.arg("--config")
+        .arg(&cfg)
+        .args(["serve", "billing", "--http", &format!("127.0.0.1:{port}")])
+        .env("KOBANA_LEDGER", "memory");
+    let _env_wins = start(cmd, port);
+    // …and a bad environment value loses to a good flag.
+    let port = free_port();
+    let mut cmd = kobana(dir.path());
+    cmd.args(["serve", "billing", "--http", &format!("127.0.0.1:{port}")])
+        .args(["--ledger", "memory"])
+        .env("KOBANA_LEDGER", "nosuch://env");
+    let _flag_wins = start(cmd, port);
+}
+
+/// stdio has no Authorization header: proxy mode forwards KOBANA_ACCESS_TOKEN upstream with every
+/// call (`sandbox serve-api` here checks it against the demo identities).
+#[test]
+fn stdio_proxy_forwards_the_access_token() {
+    let (api_dir, mcp_dir) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let api_port = free_port();
+    let mut api = kobana(api_dir.path());
+    api.args([
+        "sandbox",
+        "serve-api",
+        "--http",
+        &format!("127.0.0.1:{api_port}"),
+    ]);
+    let _api = start(api, api_port);
+    let call = |token: &str| -> Value {
+        let mut child = Running(
+            kobana(mcp_dir.path())
+                .args(["serve", "banking", "--stdio", "--auth", "embedded"])
+                .args([
+                    "--upstream",
+                    &format!("http://127.0.0.1:{api_port}/{{product}}"),
+                ])
+                .env("KOBANA_ACCESS_TOKEN", token)
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap(),
+        );
+        let mut stdin = child.0.stdin.take().unwrap();
+        let req = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {
+            "name": list_tool("banking"), "arguments": {"per_page": 2},
+            "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                      "io.modelcontextprotocol/clientCapabilities": {}}}});
+        writeln!(stdin, "{req}").unwrap();
+        let mut line = String::new();
+        BufReader::new(child.0.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        serde_json::from_str(&line).unwrap()
+    };
+    let v = call("demo-full");
+    assert_ne!(v["result"]["isError"], json!(true), "{v}");
+    let text = v["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(text.contains("\"uid\""), "records come from serve-api: {v}");
+}
+
+/// Over stdio the sandbox opens on the first call, and the private signed-download server starts
+/// with it: an inbox `.eml` link handed out over stdio downloads.
+#[tokio::test]
+async fn stdio_eml_links_download_once_the_sandbox_opened() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = Running(
+        kobana(dir.path())
+            .args(["serve", "inbox", "--stdio"])
+            .env("KOBANA_ACCESS_TOKEN", "demo-full")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let mut stdin = child.0.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.0.stdout.take().unwrap());
+    let mut call = |id: u64, name: &str, arguments: Value| -> Value {
+        let req = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+            "name": name, "arguments": arguments,
+            "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                      "io.modelcontextprotocol/clientCapabilities": {}}}});
+        writeln!(stdin, "{req}").unwrap();
+        let mut line = String::new();
+        stdout.read_line(&mut line).unwrap();
+        let v: Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(v["id"], id, "{v}");
+        let text = v["result"]["content"][0]["text"].as_str().unwrap_or("null");
+        serde_json::from_str(text).unwrap_or_else(|_| panic!("{v}"))
+    };
+    let list = call(1, "emails_list", json!({"per_page": 1}));
+    let id = runtime::backend::list_items(&list)
+        .and_then(|a| a.first())
+        .map(|e| e["uid"].clone())
+        .unwrap_or(Value::Null);
+    assert!(id.is_string(), "{list}");
+    let link = call(2, "emails_get_eml", json!({ "id": id }));
+    let link = runtime::backend::records::record(&link)
+        .cloned()
+        .unwrap_or_default();
+    let download = link["url"].as_str().unwrap_or_else(|| panic!("{link:?}"));
+    let resp = reqwest::get(download).await.unwrap();
+    assert_eq!(resp.status(), 200, "{download}");
+    assert_eq!(resp.headers()["content-type"], "message/rfc822");
+}

@@ -38,6 +38,10 @@ pub struct ServerConfig {
     pub backend: Arc<dyn Backend>,
     /// The caller when no auth layer identified one.
     pub default_identity: Arc<Identity>,
+    /// The caller's bearer token when the transport carries none (stdio: `KOBANA_ACCESS_TOKEN`),
+    /// handed to the backend in every call so proxy mode forwards it upstream. HTTP ignores it:
+    /// each request brings its own `Authorization` header.
+    pub default_bearer_token: Option<Arc<str>>,
     /// The HTTP auth layer (bearer → identity, 401 + `WWW-Authenticate`); `None` = every request is
     /// `default_identity`.
     pub auth: Option<Arc<crate::auth::http::HttpAuth>>,
@@ -74,6 +78,7 @@ impl ServerConfig {
             products,
             backend,
             default_identity: Arc::new(default_identity),
+            default_bearer_token: None,
             auth: None,
             sealer: None,
             ledger: None,

@@ -55,6 +55,8 @@ where
         Ok::<(), std::io::Error>(())
     });
     let identity = server.config.default_identity.clone();
+    // stdio has no per-request credentials: every call carries the process's token.
+    let bearer = server.config.default_bearer_token.clone();
     let mut session: Option<Arc<Session>> = None;
     let mut tasks = JoinSet::new();
     let mut lines = BufReader::new(reader).lines();
@@ -108,7 +110,7 @@ where
             Call {
                 era: Era::Modern,
                 identity: identity.clone(),
-                bearer_token: None,
+                bearer_token: bearer.clone(),
                 client_caps: Arc::new(meta.client_caps),
                 progress_token: modern::progress_token(&req.params),
                 log_level: meta.log_level,
@@ -133,7 +135,7 @@ where
             Call {
                 era: Era::Legacy(version),
                 identity: identity.clone(),
-                bearer_token: None,
+                bearer_token: bearer.clone(),
                 client_caps: caps,
                 progress_token: modern::progress_token(&req.params),
                 log_level: level,
