@@ -134,7 +134,12 @@ impl StateSealer {
                 continue;
             }
             let (kid, hex) = part.split_once(':').ok_or_else(|| {
-                StateError::BadKeys(format!("entry {} ({part:?}) must be `kid:hexkey`", i + 1))
+                // Never echo the entry: without a `:` it may be a bare key pasted by mistake.
+                StateError::BadKeys(format!(
+                    "entry {} must be `kid:hexkey` (it has no `:`; {} characters)",
+                    i + 1,
+                    part.len()
+                ))
             })?;
             let key = decode_hex(hex).ok_or_else(|| {
                 StateError::BadKeys(format!("key {kid:?} is not valid hexadecimal"))
@@ -447,6 +452,10 @@ mod tests {
         .unwrap();
         assert_eq!(s.signing_key_id(), "k2");
         assert!(StateSealer::from_spec("k2").is_err());
+        // A bare key pasted without its id is refused without echoing it.
+        let bare = "00112233445566778899aabbccddeeff";
+        let err = StateSealer::from_spec(bare).err().map(|e| e.to_string());
+        assert!(err.as_deref().is_some_and(|e| !e.contains(bare)), "{err:?}");
         assert!(StateSealer::from_spec("k2:zz112233445566778899aabbccddeeff").is_err());
         assert!(StateSealer::from_spec("").is_err());
     }
