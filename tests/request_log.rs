@@ -1,0 +1,141 @@
+//! One log line per request (issue 5): method, name, duration and outcome, never argument values.
+//!
+//! Its own test binary with a single test, because it installs the process-wide tracing
+//! subscriber: a scoped subscriber in the runtime's unit tests raced with the interest cache of
+//! tests running beside it, and could miss lines.
+
+#[path = "confirmation_harness/mod.rs"]
+mod harness;
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+
+use runtime::protocol::engine::Reply;
+use runtime::protocol::request_log::{logged, TARGET};
+use serde_json::{json, Value};
+use tracing_subscriber::layer::SubscriberExt as _;
+
+type Line = BTreeMap<String, String>;
+
+/// Captures the request lines (target `kobana_mcp::request`) as field maps.
+#[derive(Clone, Default)]
+struct RequestLines(Arc<Mutex<Vec<Line>>>);
+
+impl RequestLines {
+    fn snapshot(&self) -> Vec<Line> {
+        self.0.lock().map(|v| v.clone()).unwrap_or_default()
+    }
+}
+
+impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for RequestLines {
+    fn on_event(&self, event: &tracing::Event<'_>, _: tracing_subscriber::layer::Context<'_, S>) {
+        struct Fields<'a>(&'a mut Line);
+        impl tracing::field::Visit for Fields<'_> {
+            fn record_debug(&mut self, f: &tracing::field::Field, v: &dyn std::fmt::Debug) {
+                self.0.insert(f.name().to_string(), format!("{v:?}"));
+            }
+            fn record_str(&mut self, f: &tracing::field::Field, v: &str) {
+                self.0.insert(f.name().to_string(), v.to_string());
+            }
+        }
+        if event.metadata().target() != TARGET {
+            return;
+        }
+        let mut fields = Line::new();
+        event.record(&mut Fields(&mut fields));
+        if let Ok(mut lines) = self.0.lock() {
+            lines.push(fields);
+        }
+    }
+}
+
+#[tokio::test]
+async fn every_request_logs_one_line_with_method_name_duration_and_outcome() {
+    let lines = RequestLines::default();
+    tracing::subscriber::set_global_default(tracing_subscriber::registry().with(lines.clone()))
+        .expect("the only subscriber of this test binary");
+
+    let billing = generated::product("billing").expect("billing is generated");
+    let s = harness::start(harness::Options {
+        products: vec![billing],
+        ..harness::Options::all_products()
+    })
+    .await;
+    let secret = "12345678901";
+    let modern = s.client("billing", "demo-full");
+    let legacy = s.client("billing", "demo-full").legacy("2025-11-25");
+    let reader = s.client("billing", "demo-readonly").legacy("2025-11-25");
+
+    // (client, method, params, logged name, outcome, code)
+    let cases: Vec<(&harness::Client, &str, Value, &str, &str, &str)> = vec![
+        (&legacy, "tools/list", json!({}), "", "ok", ""),
+        (
+            &modern,
+            "tools/call",
+            json!({"name": "billing_customers_get", "arguments": {"id": secret}}),
+            "billing_customers_get",
+            "is_error",
+            "not_found",
+        ),
+        (
+            &reader,
+            "tools/call",
+            json!({"name": "billing_customers_create",
+                   "arguments": {"name": "A", "document": secret, "email": "a@x.com"}}),
+            "billing_customers_create",
+            "is_error",
+            "insufficient_scope",
+        ),
+        (
+            &modern,
+            "tools/call",
+            json!({"name": "billing_customers_delete", "arguments": {"id": secret}}),
+            "billing_customers_delete",
+            "input_required",
+            "",
+        ),
+        (
+            &modern,
+            "tools/call",
+            json!({"name": "no_such_tool", "arguments": {"id": secret}}),
+            "no_such_tool",
+            "error",
+            "-32602",
+        ),
+        (
+            &legacy,
+            "resources/read",
+            json!({"uri": "kobana://billing/schemas"}),
+            "kobana://billing/schemas",
+            "ok",
+            "",
+        ),
+        (&modern, "nope/nope", json!({}), "", "error", "-32601"),
+    ];
+    for (i, (client, method, params, name, outcome, code)) in cases.iter().enumerate() {
+        let _ = client.request(method, params.clone()).await;
+        let got = lines.snapshot();
+        assert_eq!(got.len(), i + 1, "one line per request: {got:?}");
+        let line = &got[i];
+        assert_eq!(line["method"], *method, "{line:?}");
+        assert_eq!(line["name"], *name, "{line:?}");
+        assert_eq!(line["outcome"], *outcome, "{line:?}");
+        assert_eq!(line["code"], *code, "{line:?}");
+        assert!(line["duration_us"].parse::<u64>().is_ok(), "{line:?}");
+        assert!(
+            line.values().all(|v| !v.contains(secret)),
+            "argument values are never logged: {line:?}"
+        );
+    }
+
+    // A request the transport gives up on (time limit, closed connection) is still logged, once.
+    let params = json!({"name": "billing_customers_get"});
+    let params = params.as_object().cloned().unwrap_or_default();
+    let stuck = logged("tools/call", &params, std::future::pending::<Reply>());
+    let timed_out = tokio::time::timeout(std::time::Duration::from_millis(5), stuck).await;
+    assert!(timed_out.is_err());
+    let got = lines.snapshot();
+    assert_eq!(got.len(), cases.len() + 1, "{got:?}");
+    assert_eq!(got[cases.len()]["outcome"], "cancelled");
+    assert_eq!(got[cases.len()]["name"], "billing_customers_get");
+}
