@@ -17,6 +17,10 @@ use runtime::catalog::*;
 use runtime::server::{unrestricted_identity, Server, ServerConfig};
 use serde_json::{json, Map, Value};
 
+/// The allocator the `kobana-mcp` binary uses.
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 struct Echo;
 
 impl Backend for Echo {
@@ -111,6 +115,54 @@ fn product(path: &str) -> Result<&'static Product, Box<dyn std::error::Error>> {
     })))
 }
 
+/// Drives `n` `tools/call` requests through the HTTP router in process (no sockets), one at a
+/// time, and prints the mean cost of one: the runtime's own share of a request, which
+/// `callgrind` can count exactly (`valgrind --tool=callgrind bench_server <tools.json> inproc N`).
+async fn inproc(
+    server: Arc<Server>,
+    n: usize,
+    wire: &str,
+) -> Result<(), Box<dyn std::error::Error>> {
+    use tower::ServiceExt;
+    let app = runtime::transport::http::router(server);
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "bench", "version": "1"},
+    });
+    let mut params = json!({"name": "banking_v1_bank_billets_get", "arguments": {"id": "42"}});
+    let modern = wire == "2026-07-28";
+    if modern {
+        params["_meta"] = meta;
+    }
+    let body =
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}).to_string();
+    let started = std::time::Instant::now();
+    for _ in 0..n {
+        let mut req = axum::http::Request::post("/mcp")
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("host", "127.0.0.1:8080")
+            .header("mcp-protocol-version", wire);
+        if modern {
+            req = req
+                .header("mcp-method", "tools/call")
+                .header("mcp-name", "banking_v1_bank_billets_get");
+        }
+        let resp = app
+            .clone()
+            .oneshot(req.body(axum::body::Body::from(body.clone()))?)
+            .await?;
+        let bytes = axum::body::to_bytes(resp.into_body(), usize::MAX).await?;
+        if !bytes.starts_with(b"{") {
+            return Err(format!("unexpected answer: {}", String::from_utf8_lossy(&bytes)).into());
+        }
+    }
+    let per = started.elapsed().as_secs_f64() * 1e6 / n as f64;
+    println!("{wire} tools/call in process: {per:.2} µs per request over {n}");
+    Ok(())
+}
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
     let (Some(path), Some(mode)) = (args.get(1).cloned(), args.get(2).cloned()) else {
@@ -127,6 +179,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .enable_all()
         .build()?;
     rt.block_on(async move {
+        if mode == "inproc" {
+            let n: usize = args.get(3).ok_or("missing request count")?.parse()?;
+            let wire = args.get(4).map_or("2025-11-25", String::as_str);
+            return inproc(server, n, wire).await;
+        }
         if mode == "stdio" {
             runtime::transport::stdio::run(server, "bench").await?;
             return Ok::<(), Box<dyn std::error::Error>>(());

@@ -273,15 +273,21 @@ impl Engine {
                 self.subscribe(call, p, req.method == "resources/subscribe")
             }
             "tools/list" if self.has_tools() => self.list(call, ListKind::Tools, p),
-            "resources/list" if self.has_resources() => self.list_resources(call, p).await,
+            // Each method's future is boxed: inline, the largest (several KB) would size this
+            // one, and every request would copy it whole at each move.
+            "resources/list" if self.has_resources() => {
+                Box::pin(self.list_resources(call, p)).await
+            }
             "resources/templates/list" if self.has_resources() => {
                 self.list(call, ListKind::Templates, p)
             }
             "prompts/list" if self.has_prompts() => self.list(call, ListKind::Prompts, p),
-            "tools/call" if self.has_tools() => self.call_tool(call, p).await,
-            "resources/read" if self.has_resources() => self.read_resource(call, p).await,
-            "prompts/get" if self.has_prompts() => self.get_prompt(call, p).await,
-            "completion/complete" if self.has_completions() => self.complete(call, p).await,
+            "tools/call" if self.has_tools() => Box::pin(self.call_tool(call, p)).await,
+            "resources/read" if self.has_resources() => Box::pin(self.read_resource(call, p)).await,
+            "prompts/get" if self.has_prompts() => Box::pin(self.get_prompt(call, p)).await,
+            "completion/complete" if self.has_completions() => {
+                Box::pin(self.complete(call, p)).await
+            }
             _ => not_found(),
         }
     }

@@ -107,11 +107,54 @@ pub struct Rejected {
 /// Parses raw bytes of one message (not a batch).
 #[allow(clippy::result_large_err)] // rejections are rare; boxing would cost every caller
 pub fn parse_bytes(bytes: &[u8]) -> Result<Incoming, Rejected> {
+    if let Some(m) = parse_common(bytes) {
+        return Ok(m);
+    }
     let value: Value = serde_json::from_slice(bytes).map_err(|e| Rejected {
         id: Value::Null,
         error: RpcError::new(PARSE_ERROR, format!("Parse error: {e}")),
     })?;
     parse_value(value)
+}
+
+/// The shape nearly every message has: `jsonrpc`, `method`, an optional `id` and `params`.
+#[derive(serde::Deserialize)]
+struct CommonEnvelope<'a> {
+    #[serde(borrow)]
+    jsonrpc: std::borrow::Cow<'a, str>,
+    #[serde(default, deserialize_with = "present")]
+    id: Option<Value>,
+    method: String,
+    #[serde(default)]
+    params: Option<Map<String, Value>>,
+}
+
+/// `Some` whenever the key is there, `null` included (a missing key is `None` by default).
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+    serde::Deserialize::deserialize(d).map(Some)
+}
+
+/// Reads a well-formed request or notification straight into its parts, without building a map
+/// for the envelope. `None` for anything else (responses, malformed messages), which
+/// [`parse_value`] then reads and, if need be, rejects with the precise reason.
+fn parse_common(bytes: &[u8]) -> Option<Incoming> {
+    let e: CommonEnvelope = serde_json::from_slice(bytes).ok()?;
+    if e.jsonrpc != "2.0" {
+        return None;
+    }
+    let params = e.params.unwrap_or_default();
+    match e.id {
+        None => Some(Incoming::Notification {
+            method: e.method,
+            params,
+        }),
+        Some(id @ (Value::String(_) | Value::Number(_))) => Some(Incoming::Request(Request {
+            id,
+            method: e.method,
+            params,
+        })),
+        Some(_) => None,
+    }
 }
 
 /// Validates the JSON-RPC 2.0 envelope of one message.

@@ -229,33 +229,39 @@ impl Engine {
                 .and_then(Value::as_str);
             super::request_log::note_tool_error(code);
         }
-        let mut r = Map::new();
-        r.insert("content".into(), Value::Array(out.content));
-        if let Some(s) = out.structured {
+        // Written straight to bytes (no intermediate map): `content`, then `structuredContent`
+        // in the caller's era, then `isError`, then the 2026 envelope as pre-serialized bytes
+        // (no clone of serverInfo per call).
+        let mut bytes = Vec::with_capacity(256);
+        bytes.extend_from_slice(b"{\"content\":");
+        write_json(&mut bytes, &out.content);
+        if let Some(s) = &out.structured {
             match call.era {
                 Era::Modern => {
-                    r.insert("structuredContent".into(), s);
+                    bytes.extend_from_slice(b",\"structuredContent\":");
+                    write_json(&mut bytes, s);
                 }
                 era if era.has_structured_content() => {
-                    let s = if s.is_object() {
-                        s
+                    bytes.extend_from_slice(b",\"structuredContent\":");
+                    if s.is_object() {
+                        write_json(&mut bytes, s);
                     } else {
-                        json!({ "result": s })
-                    };
-                    r.insert("structuredContent".into(), s);
+                        // 2025 structured content is an object: wrap anything else.
+                        bytes.extend_from_slice(b"{\"result\":");
+                        write_json(&mut bytes, s);
+                        bytes.push(b'}');
+                    }
                 }
                 _ => {}
             }
         }
         if out.is_error {
-            r.insert("isError".into(), json!(true));
+            bytes.extend_from_slice(b",\"isError\":true");
         }
-        // Serialized once, with the 2026 envelope appended as pre-serialized bytes (no clone of
-        // serverInfo per call). `r` always has `content`, so it is a non-empty object.
-        let mut bytes = serde_json::to_vec(&Value::Object(r)).unwrap_or_default();
-        if call.era.is_modern() && bytes.last() == Some(&b'}') {
-            bytes.pop();
+        if call.era.is_modern() {
             bytes.extend_from_slice(self.complete_tail().as_bytes());
+        } else {
+            bytes.push(b'}');
         }
         Reply::Raw(bytes.into())
     }
@@ -379,6 +385,11 @@ pub(crate) enum Dispatched {
     Resource(Vec<Value>),
     Prompt(Value),
     InputRequired(Value),
+}
+
+/// Appends `value` as JSON. Serializing a `Value` into a `Vec` cannot fail (its keys are strings).
+fn write_json<T: serde::Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) {
+    let _ = serde_json::to_writer(&mut *out, value);
 }
 
 /// The idempotency key of an unconfirmed call that creates or moves money (a POST binding of a

@@ -1,24 +1,30 @@
 //! The 2026-07-28 HTTP headers (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`): reading them,
 //! decoding `=?base64?…?=` values, and checking them against the body (-32020 on any mismatch).
 
-use axum::http::HeaderMap;
+use std::borrow::Cow;
+
+use axum::http::{HeaderMap, HeaderName};
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
 use serde_json::{Map, Value};
 
 use crate::protocol::jsonrpc::{RpcError, HEADER_MISMATCH};
 
-pub const PROTOCOL_VERSION: &str = "mcp-protocol-version";
-pub const METHOD: &str = "mcp-method";
-pub const NAME: &str = "mcp-name";
-pub const SESSION_ID: &str = "mcp-session-id";
+// Pre-parsed names: a lookup by `&str` would parse and validate the name on every request.
+pub const PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
+pub const METHOD: HeaderName = HeaderName::from_static("mcp-method");
+pub const NAME: HeaderName = HeaderName::from_static("mcp-name");
+pub const SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
 
 fn mismatch(msg: String) -> RpcError {
     RpcError::new(HEADER_MISMATCH, format!("Header mismatch: {msg}"))
 }
 
 /// A header's value: trimmed, and decoded when written `=?base64?<b64>?=`. `Ok(None)` when absent.
-pub fn value(headers: &HeaderMap, name: &str) -> Result<Option<String>, RpcError> {
+pub fn value<'h, K>(headers: &'h HeaderMap, name: K) -> Result<Option<Cow<'h, str>>, RpcError>
+where
+    K: axum::http::header::AsHeaderName + std::fmt::Display + Copy,
+{
     let Some(raw) = headers.get(name) else {
         return Ok(None);
     };
@@ -35,9 +41,9 @@ pub fn value(headers: &HeaderMap, name: &str) -> Result<Option<String>, RpcError
             .map_err(|_| mismatch(format!("{name} is not valid base64 inside =?base64?…?=")))?;
         let decoded = String::from_utf8(bytes)
             .map_err(|_| mismatch(format!("{name} does not decode to UTF-8")))?;
-        return Ok(Some(decoded));
+        return Ok(Some(Cow::Owned(decoded)));
     }
-    Ok(Some(text.to_string()))
+    Ok(Some(Cow::Borrowed(text)))
 }
 
 /// Checks `Mcp-Method` and, where defined, `Mcp-Name` against the body.
@@ -46,7 +52,7 @@ pub fn check_method_and_name(
     method: &str,
     params: &Map<String, Value>,
 ) -> Result<(), RpcError> {
-    match value(headers, METHOD)? {
+    match value(headers, &METHOD)? {
         None => return Err(mismatch("the Mcp-Method header is required".into())),
         Some(m) if m != method => {
             return Err(mismatch(format!(
@@ -61,7 +67,7 @@ pub fn check_method_and_name(
         _ => return Ok(()),
     };
     let body_name = body_name.and_then(Value::as_str).unwrap_or("");
-    match value(headers, NAME)? {
+    match value(headers, &NAME)? {
         None => Err(mismatch(format!(
             "the Mcp-Name header is required for {method}"
         ))),
@@ -131,11 +137,11 @@ mod tests {
     #[test]
     fn base64_values_are_decoded_and_bad_ones_rejected() {
         let h = headers(&[("mcp-name", "=?base64?SGVsbG8=?=")]);
-        assert_eq!(value(&h, NAME).unwrap().as_deref(), Some("Hello"));
+        assert_eq!(value(&h, &NAME).unwrap().as_deref(), Some("Hello"));
         let h = headers(&[("mcp-name", "=?base64?SGVsbG8?=")]);
-        assert_eq!(value(&h, NAME).unwrap_err().code, HEADER_MISMATCH);
+        assert_eq!(value(&h, &NAME).unwrap_err().code, HEADER_MISMATCH);
         let h = headers(&[("mcp-name", "  padded  ")]);
-        assert_eq!(value(&h, NAME).unwrap().as_deref(), Some("padded"));
+        assert_eq!(value(&h, &NAME).unwrap().as_deref(), Some("padded"));
     }
 
     #[test]

@@ -107,8 +107,9 @@ fn router_with_sessions(server: Arc<Server>, sessions: Arc<Sessions>) -> Router 
             crate::auth::http::authenticate,
         ));
     }
+    // No tower-http trace layer: the engine logs one line per request (protocol::request_log),
+    // and a span per HTTP request would cost every request for nothing by default.
     r.layer(middleware::from_fn_with_state(server.clone(), guard))
-        .layer(tower_http::trace::TraceLayer::new_for_http())
 }
 
 /// Binds `addr` and serves until `shutdown` resolves; in-flight requests are finished, open 2025
@@ -334,13 +335,15 @@ async fn handle_post(State(route): State<Route>, req: Request) -> Response {
         .map(|v| v.trim().to_string());
 
     if bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[') {
-        return handle_batch(
+        // Boxed, like every branch below: this handler's future would otherwise be as large as
+        // its largest branch, and every request would copy it whole when axum boxes it.
+        return Box::pin(handle_batch(
             &route,
             &who,
             &bytes,
             session_header.as_deref(),
             version_header.as_deref(),
-        )
+        ))
         .await;
     }
     let msg = match jsonrpc::parse_bytes(&bytes) {
@@ -394,7 +397,7 @@ async fn handle_post(State(route): State<Route>, req: Request) -> Response {
         Incoming::Request(req) => {
             if let Some(s) = session {
                 let call = legacy_call(&who, s.version, Some(s), &req.params);
-                return run(&route, req, call).await;
+                return Box::pin(run(&route, req, call)).await;
             }
             let modern_wire = modern::has_modern_meta(&req.params)
                 || req.method == "server/discover"
@@ -402,7 +405,14 @@ async fn handle_post(State(route): State<Route>, req: Request) -> Response {
                     .as_deref()
                     .is_some_and(|v| !era::is_legacy_name(v));
             if modern_wire {
-                return modern_request(&route, &who, h, version_header.as_deref(), req).await;
+                return Box::pin(modern_request(
+                    &route,
+                    &who,
+                    h,
+                    version_header.as_deref(),
+                    req,
+                ))
+                .await;
             }
             let version = version_header
                 .as_deref()
@@ -418,7 +428,7 @@ async fn handle_post(State(route): State<Route>, req: Request) -> Response {
                 return error_response(StatusCode::BAD_REQUEST, &req.id, &err);
             }
             let call = legacy_call(&who, version, None, &req.params);
-            run(&route, req, call).await
+            Box::pin(run(&route, req, call)).await
         }
     }
 }
@@ -554,24 +564,38 @@ async fn modern_request(
 
 type ReplyFuture = Pin<Box<dyn Future<Output = Reply> + Send>>;
 
+/// The answer to a request that ran out of time (its work was dropped, so nothing more happens).
+fn timed_out(limit: std::time::Duration) -> Reply {
+    Reply::Error(RpcError::internal(format!(
+        "Request timed out after {} s",
+        limit.as_secs()
+    )))
+}
+
 /// Runs one request, answering JSON, or SSE once the handler emits a message before finishing.
 async fn run(route: &Route, req: RpcRequest, mut call: Call) -> Response {
+    let era = call.era;
+    let limit = route.server.config.request_timeout;
+    if call.session.is_none() && call.progress_token.is_none() && call.log_level.is_none() {
+        // Nothing can reach the client before the answer (no progress token, no log level, no
+        // stream for server requests): answer JSON without setting up a message channel.
+        let reply = match tokio::time::timeout(limit, route.engine.handle(&req, &call)).await {
+            Ok(r) => r,
+            Err(_) => timed_out(limit),
+        };
+        return reply_response(era, &req.id, reply);
+    }
     let (tx, mut rx) = mpsc::unbounded_channel::<Vec<u8>>();
     call.peer = match &call.session {
         Some(s) => Peer::with_requests(tx, s.requests.clone()),
         None => Peer::notifications(tx),
     };
-    let era = call.era;
     let id = req.id.clone();
     let engine = route.engine.clone();
-    let limit = route.server.config.request_timeout;
     let mut fut: ReplyFuture = Box::pin(async move {
         match tokio::time::timeout(limit, engine.handle(&req, &call)).await {
             Ok(r) => r,
-            Err(_) => Reply::Error(RpcError::internal(format!(
-                "Request timed out after {} s",
-                limit.as_secs()
-            ))),
+            Err(_) => timed_out(limit),
         }
     });
     let first = tokio::select! {
