@@ -28,6 +28,10 @@ pub struct Product {
     pub instructions: &'static str,
     pub policy: Policy,
     pub tools: &'static [Tool],
+    /// Every tool's `descriptor_json`, in order, joined by commas: each descriptor is a slice of
+    /// this text, so a listing that shows every tool is this one static string, sent without a
+    /// copy. Empty for tables not built by the generator (their listings are assembled).
+    pub tools_json: &'static str,
     /// Fixed-URI resources (`resources/list`).
     pub resources: &'static [Resource],
     /// URI templates (`resources/templates/list`).
@@ -423,5 +427,16 @@ impl Product {
     }
     pub fn record(&self, name: &str) -> Option<&'static RecordType> {
         self.records.iter().find(|r| r.name == name)
+    }
+}
+
+/// The part `start..end` of a generated catalog's joined descriptor text, checked at compile time
+/// (the generator computes the offsets; a wrong one fails the build, never a request).
+pub const fn json_slice(joined: &'static str, start: usize, end: usize) -> &'static str {
+    let (_, tail) = joined.as_bytes().split_at(start);
+    let (part, _) = tail.split_at(end - start);
+    match core::str::from_utf8(part) {
+        Ok(s) => s,
+        Err(_) => panic!("descriptor offsets do not fall on character boundaries"),
     }
 }

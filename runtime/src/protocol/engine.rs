@@ -12,7 +12,7 @@ use runtime_model::catalog::Product;
 use serde_json::{json, Map, Value};
 
 use super::context::Call;
-use super::era::{self, LogLevel};
+use super::era::{self, Era, LogLevel};
 use super::jsonrpc::{Request, RpcError};
 use super::listing::{self, ListKind, Listings, Page};
 use crate::confirm::Confirmer;
@@ -300,6 +300,9 @@ impl Engine {
             &view.legacy
         };
         let pages = match kind {
+            ListKind::Tools if call.era == Era::Legacy("2025-03-26") => {
+                self.listings.tools_2025_03_26(&view)
+            }
             ListKind::Tools => &pages.tools,
             ListKind::Resources => &pages.resources,
             ListKind::Templates => &pages.templates,

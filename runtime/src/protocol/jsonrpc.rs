@@ -227,11 +227,22 @@ pub fn parse_value(value: Value) -> Result<Incoming, Rejected> {
 }
 
 /// Appends `{"jsonrpc":"2.0","id":<id>,"result":` to `out`.
-fn open_result(out: &mut Vec<u8>, id: &Value) {
+pub fn open_result(out: &mut Vec<u8>, id: &Value) {
     out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
     // Writing a string or number Value into a Vec cannot fail.
     let _ = serde_json::to_writer(&mut *out, id);
     out.extend_from_slice(b",\"result\":");
+}
+
+/// A success response whose result is a pre-serialized page (its segments, in order).
+pub fn encode_page_result(id: &Value, page: &super::listing::Page) -> Vec<u8> {
+    let mut out = Vec::with_capacity(page.len() + 48);
+    open_result(&mut out, id);
+    for s in page.segments() {
+        out.extend_from_slice(s);
+    }
+    out.push(b'}');
+    out
 }
 
 /// A success response whose result is already serialized JSON.

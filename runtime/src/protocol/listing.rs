@@ -4,13 +4,19 @@
 //! distinct permission set (scopes + permissions) we concatenate, once, the descriptors that set
 //! may see into complete `result` objects, page by page and per era (the 2026 pages carry
 //! `resultType`, `ttlMs`, `cacheScope` and `serverInfo`). A `tools/list` request then costs a
-//! permission-set lookup and one copy of the page into the response: no serde work.
+//! permission-set lookup and one copy of the page into the response: no serde work. A tool
+//! listing that shows every tool of a generated catalog is not even assembled: its descriptors are
+//! the catalog's joined static text ([`Product::tools_json`]), sent as it is.
+//!
+//! 2025-03-26 predates `outputSchema`: its tool pages are built (on the first such request) from
+//! the descriptors without it.
 
 use std::collections::hash_map::DefaultHasher;
 use std::collections::{BTreeSet, HashMap};
 use std::hash::{Hash, Hasher};
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, OnceLock, RwLock};
 
+use axum::body::Bytes;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;
 use runtime_model::catalog::Product;
@@ -18,8 +24,43 @@ use runtime_model::identity::Identity;
 
 use super::jsonrpc::RpcError;
 
-/// One page's bytes (a complete JSON `result` object); cloning shares them.
-pub type Page = axum::body::Bytes;
+/// One page: a complete JSON `result` object, as byte segments to send one after the other
+/// (static catalog text is one of them, not copied). Cloning shares them.
+#[derive(Debug, Clone)]
+pub struct Page(Arc<[Bytes]>);
+
+impl Page {
+    pub fn segments(&self) -> &[Bytes] {
+        &self.0
+    }
+    pub fn len(&self) -> usize {
+        self.0.iter().map(Bytes::len).sum()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// The page in one buffer.
+    pub fn to_vec(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.len());
+        for s in self.0.iter() {
+            out.extend_from_slice(s);
+        }
+        out
+    }
+}
+
+impl From<Vec<u8>> for Page {
+    fn from(bytes: Vec<u8>) -> Self {
+        Page(Arc::from([Bytes::from(bytes)]))
+    }
+}
+
+impl From<Bytes> for Page {
+    fn from(bytes: Bytes) -> Self {
+        Page(Arc::from([bytes]))
+    }
+}
+
 
 /// The four listings, for one era.
 #[derive(Debug, Default)]
@@ -39,6 +80,10 @@ pub struct View {
     pub usable_prompts: Vec<bool>,
     pub legacy: EraPages,
     pub modern: EraPages,
+    /// The tool pages for 2025-03-26 clients (no `outputSchema`), built on first use.
+    legacy_2025_03_26_tools: OnceLock<Vec<Page>>,
+    /// The descriptors of the callable tools (input of the pages above).
+    tool_descriptors: Vec<&'static str>,
 }
 
 impl View {
@@ -159,7 +204,7 @@ impl Listings {
             .iter()
             .map(|pr| pr.uses.iter().all(|u| can(u)))
             .collect();
-        let tools: Vec<&str> = p
+        let tools: Vec<&'static str> = p
             .tools
             .iter()
             .zip(&callable)
@@ -185,8 +230,13 @@ impl Listings {
             .filter(|(_, u)| **u)
             .map(|(pr, _)| pr.descriptor_json)
             .collect();
+        let every_tool = callable.iter().all(|c| *c);
         let era = |suffix: &str| EraPages {
-            tools: self.pages(ListKind::Tools, &tools, suffix),
+            tools: match every_tool {
+                true => self.every_tool_pages(suffix),
+                false => None,
+            }
+            .unwrap_or_else(|| self.pages(ListKind::Tools, &tools, suffix)),
             resources: self.pages(ListKind::Resources, &resources, suffix),
             templates: self.pages(ListKind::Templates, &templates, suffix),
             prompts: self.pages(ListKind::Prompts, &prompts, suffix),
@@ -196,7 +246,37 @@ impl Listings {
             modern: era(&self.modern_suffix),
             callable,
             usable_prompts,
+            legacy_2025_03_26_tools: OnceLock::new(),
+            tool_descriptors: tools,
         }
+    }
+
+    /// The 2025-03-26 tool pages of `view`: its descriptors without `outputSchema`.
+    pub fn tools_2025_03_26<'v>(&self, view: &'v View) -> &'v [Page] {
+        view.legacy_2025_03_26_tools.get_or_init(|| {
+            let stripped: Vec<String> = view
+                .tool_descriptors
+                .iter()
+                .map(|d| without_output_schema(d))
+                .collect();
+            let refs: Vec<&str> = stripped.iter().map(String::as_str).collect();
+            self.pages(ListKind::Tools, &refs, "")
+        })
+    }
+
+    /// The single page listing every tool, straight from the catalog's joined descriptor text;
+    /// `None` when the catalog has none or the tools need more than one page.
+    fn every_tool_pages(&self, suffix: &str) -> Option<Vec<Page>> {
+        let joined = self.product.tools_json;
+        if joined.is_empty() || self.product.tools.len() > self.page_size {
+            return None;
+        }
+        let tail = format!("]{suffix}}}");
+        Some(vec![Page(Arc::from([
+            Bytes::from_static(b"{\"tools\":["),
+            Bytes::from_static(joined.as_bytes()),
+            Bytes::from(tail.into_bytes()),
+        ]))])
     }
 
     fn pages(&self, kind: ListKind, items: &[&str], suffix: &str) -> Vec<Page> {
@@ -232,6 +312,17 @@ impl Listings {
                 Page::from(out.into_bytes())
             })
             .collect()
+    }
+}
+
+/// A tool descriptor without its `outputSchema` (unchanged when it has none or does not parse).
+fn without_output_schema(descriptor: &str) -> String {
+    match serde_json::from_str::<serde_json::Value>(descriptor) {
+        Ok(serde_json::Value::Object(mut m)) if m.contains_key("outputSchema") => {
+            m.remove("outputSchema");
+            serde_json::Value::Object(m).to_string()
+        }
+        _ => descriptor.to_string(),
     }
 }
 

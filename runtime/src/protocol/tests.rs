@@ -132,7 +132,7 @@ async fn ask(
     };
     match e.handle(&req, c).await {
         Reply::Value(v) => Ok(v),
-        Reply::Raw(b) => Ok(serde_json::from_slice(&b).unwrap()),
+        Reply::Raw(b) => Ok(serde_json::from_slice(&b.to_vec()).unwrap()),
         Reply::Error(err) => Err(err),
     }
 }
@@ -314,7 +314,7 @@ async fn results_follow_the_era() {
         },
     );
     let Reply::Raw(v) = get_no_id else { panic!() };
-    let v: Value = serde_json::from_slice(&v).unwrap();
+    let v: Value = serde_json::from_slice(&v.to_vec()).unwrap();
     assert_eq!(v["structuredContent"], json!({"result": [1]}));
     let Reply::Raw(v) = e2.tool_reply(
         &modern,
@@ -326,7 +326,7 @@ async fn results_follow_the_era() {
     ) else {
         panic!()
     };
-    let v: Value = serde_json::from_slice(&v).unwrap();
+    let v: Value = serde_json::from_slice(&v.to_vec()).unwrap();
     assert_eq!(v["resultType"], "complete");
     assert_eq!(
         v["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],

@@ -191,7 +191,7 @@ fn status_of(era: Era, reply: &Reply) -> StatusCode {
 fn encode_reply(id: &Value, reply: &Reply) -> Vec<u8> {
     match reply {
         Reply::Value(v) => jsonrpc::encode_result(id, v),
-        Reply::Raw(b) => jsonrpc::encode_raw_result(id, b),
+        Reply::Raw(page) => jsonrpc::encode_page_result(id, page),
         Reply::Error(e) => jsonrpc::encode_error(id, e),
     }
 }
@@ -204,11 +204,10 @@ fn reply_response(era: Era, id: &Value, reply: Reply) -> Response {
         head.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
         let _ = serde_json::to_writer(&mut head, id);
         head.extend_from_slice(b",\"result\":");
-        let mut r = Response::new(Body::new(Chunks::new([
-            Bytes::from(head),
-            page.clone(),
-            Bytes::from_static(b"}"),
-        ])));
+        let parts = std::iter::once(Bytes::from(head))
+            .chain(page.segments().iter().cloned())
+            .chain(std::iter::once(Bytes::from_static(b"}")));
+        let mut r = Response::new(Body::new(Chunks::new(parts)));
         *r.status_mut() = status;
         r.headers_mut().insert(
             header::CONTENT_TYPE,

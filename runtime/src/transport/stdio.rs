@@ -7,6 +7,7 @@
 
 use std::sync::Arc;
 
+use axum::body::Bytes;
 use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
@@ -45,12 +46,37 @@ where
     W: AsyncWrite + Unpin + Send + 'static,
 {
     let engine = server.engine(product)?.clone();
+    // Two queues to stdout: messages (notifications, server→client requests, parse errors) and
+    // answers, as byte segments so that a pre-serialized listing is written without a copy. A
+    // handler queues its messages before its answer, and the writer drains messages first, so
+    // they always precede the answer they belong to.
     let (out_tx, mut out_rx) = mpsc::unbounded_channel::<Vec<u8>>();
+    let (answer_tx, mut answer_rx) = mpsc::unbounded_channel::<Vec<Bytes>>();
     let writer_task = tokio::spawn(async move {
-        while let Some(mut line) = out_rx.recv().await {
-            line.push(b'\n');
-            writer.write_all(&line).await?;
-            writer.flush().await?;
+        let (mut messages_open, mut answers_open) = (true, true);
+        loop {
+            tokio::select! {
+                biased;
+                m = out_rx.recv(), if messages_open => match m {
+                    Some(mut line) => {
+                        line.push(b'\n');
+                        writer.write_all(&line).await?;
+                        writer.flush().await?;
+                    }
+                    None => messages_open = false,
+                },
+                a = answer_rx.recv(), if answers_open => match a {
+                    Some(parts) => {
+                        for part in &parts {
+                            writer.write_all(part).await?;
+                        }
+                        writer.write_all(b"\n").await?;
+                        writer.flush().await?;
+                    }
+                    None => answers_open = false,
+                },
+                else => break,
+            }
         }
         Ok::<(), std::io::Error>(())
     });
@@ -144,7 +170,7 @@ where
             }
         };
         let engine = engine.clone();
-        let out = out_tx.clone();
+        let out = answer_tx.clone();
         let limit = server.config.request_timeout;
         tasks.spawn(async move {
             let reply = match tokio::time::timeout(limit, engine.handle(&req, &call)).await {
@@ -154,18 +180,27 @@ where
                     limit.as_secs()
                 ))),
             };
-            let bytes = match &reply {
-                Reply::Value(v) => jsonrpc::encode_result(&req.id, v),
-                Reply::Raw(b) => jsonrpc::encode_raw_result(&req.id, b),
-                Reply::Error(e) => jsonrpc::encode_error(&req.id, e),
+            let parts = match &reply {
+                Reply::Value(v) => vec![Bytes::from(jsonrpc::encode_result(&req.id, v))],
+                Reply::Raw(page) => {
+                    let mut head = Vec::with_capacity(48);
+                    jsonrpc::open_result(&mut head, &req.id);
+                    let mut parts = Vec::with_capacity(page.segments().len() + 2);
+                    parts.push(Bytes::from(head));
+                    parts.extend(page.segments().iter().cloned());
+                    parts.push(Bytes::from_static(b"}"));
+                    parts
+                }
+                Reply::Error(e) => vec![Bytes::from(jsonrpc::encode_error(&req.id, e))],
             };
-            let _ = out.send(bytes);
+            let _ = out.send(parts);
         });
         // Reap finished tasks so the set does not grow without bound.
         while tasks.try_join_next().is_some() {}
     }
     while tasks.join_next().await.is_some() {}
     drop(out_tx);
+    drop(answer_tx);
     match writer_task.await {
         Ok(r) => r?,
         Err(e) => return Err(StdioError::Io(std::io::Error::other(e.to_string()))),
