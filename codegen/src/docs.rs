@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 
 use crate::descriptors::{resolve_annotations, sorted_tools};
 use crate::model::{
-    ArgFormat, BindField, Catalog, CompletionSource, Content, ReplayPolicy, ResourcesList,
+    ArgFormat, BindField, Body, Catalog, CompletionSource, Content, ReplayPolicy, ResourcesList,
     UnconfirmableDestructive,
 };
 
@@ -225,6 +225,49 @@ pub fn counts(c: &Catalog) -> Value {
     })
 }
 
+/// The tools that upload a file (multipart bodies), by name, each with its file parts described:
+/// argument → form part (Content-Type, where the filename comes from, default filename).
+fn uploads(c: &Catalog) -> Vec<Value> {
+    sorted_tools(c)
+        .into_iter()
+        .filter_map(|t| {
+            let Some(Body::Multipart(m)) = t.http.as_ref().and_then(|h| h.body.as_ref()) else {
+                return None;
+            };
+            let files: Vec<String> =
+                m.multipart
+                    .files
+                    .iter()
+                    .map(|f| {
+                        let segments: Vec<&str> = f.arg.split('.').collect();
+                        let media = crate::validate::property_at(&t.input_schema, &segments)
+                            .and_then(|s| s.get("contentMediaType"))
+                            .and_then(|m| m.as_str())
+                            .unwrap_or(runtime_model::upload::OCTET_STREAM);
+                        let mut detail = vec![format!("`{media}`")];
+                        if let Some(a) = &f.filename_arg {
+                            detail.push(format!("filename from `{a}`"));
+                        }
+                        if let Some(a) = &f.filename_field {
+                            detail.push(format!("filename from the field `{a}`"));
+                        }
+                        let default = f.default_filename.clone().unwrap_or_else(|| {
+                            segments.last().copied().unwrap_or("file").to_string()
+                        });
+                        detail.push(format!("default `{default}`"));
+                        format!(
+                            "`{}` → part `{}` ({})",
+                            f.arg,
+                            runtime_model::upload::form_name(&segments),
+                            detail.join(", ")
+                        )
+                    })
+                    .collect();
+            Some(json!({"name": t.name, "files": files.join("<br>")}))
+        })
+        .collect()
+}
+
 /// `generated/docs/<product>.md`.
 pub fn product_page(c: &Catalog, source: &str) -> Result<String, minijinja::Error> {
     let env = environment()?;
@@ -242,7 +285,7 @@ pub fn product_page(c: &Catalog, source: &str) -> Result<String, minijinja::Erro
             } else {
                 "write".to_string()
             };
-            json!({"name": t.name, "title": t.title, "kind": kind, "scope": t.scope, "permission": t.permission})
+            json!({"name": t.name, "title": t.title, "kind": kind, "scope": t.scope, "permission": t.permission, "output_schema": t.output_schema.is_some()})
         })
         .collect();
     let destructive: Vec<Value> = sorted_tools(c)
@@ -328,6 +371,7 @@ pub fn product_page(c: &Catalog, source: &str) -> Result<String, minijinja::Erro
         .iter()
         .map(|r| json!({"uri": r.uri, "description": r.description, "mime_type": r.mime_type, "read_by": r.read_by}))
         .collect();
+    let uploads = uploads(c);
     let exclusions: Vec<Value> = c
         .exclusions
         .iter()
@@ -356,6 +400,7 @@ pub fn product_page(c: &Catalog, source: &str) -> Result<String, minijinja::Erro
         tools => tools,
         destructive => destructive,
         exclusions => exclusions,
+        uploads => uploads,
         errors => errors_rows(c),
     })
 }

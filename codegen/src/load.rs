@@ -262,7 +262,7 @@ fn between<'a>(text: &'a str, start: &str, end: &str) -> Option<&'a str> {
 fn shape_hint(path: &str, message: &str) -> Option<String> {
     if message.contains("untagged enum Body") {
         return Some(
-            "`body` is `rest` (every argument not in path or query), a list of argument names, or `{wrap: <key>, fields: [<argument>, …]}`".into(),
+            "`body` is `rest` (every argument not in path or query), a list of argument names, `{wrap: <key>, fields: [<argument>, …]}`, or `{multipart: {files: [{arg: <argument>, filename_arg: …, filename_field: …, default_filename: …}]}}`".into(),
         );
     }
     if path.ends_with(".content") || message.contains("enum Content") {

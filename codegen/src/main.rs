@@ -5,6 +5,7 @@
 //! cargo run -p codegen -- --check              # fail if generated/ is stale (CI drift gate)
 //! cargo run -p codegen -- import-openapi SPEC… [--catalog PATH]
 //! cargo run -p codegen -- coverage
+//! cargo run -p codegen -- output-schemas [--catalog PATH] [--write] [--only T,…] [--skip T,…]
 //! ```
 //! Every command takes `--root DIR` (the repository root; by default the nearest folder above the
 //! current one holding `catalog/` and `generated/`).
@@ -17,6 +18,7 @@ use codegen::{Layout, FIX_COMMAND};
 const USAGE: &str = "usage: codegen [--root DIR] [--check]
        codegen [--root DIR] import-openapi SPEC... [--catalog PATH]
        codegen [--root DIR] coverage
+       codegen [--root DIR] output-schemas [--catalog PATH] [--write] [--only TOOL,...] [--skip TOOL,...]
 
   (no command)    validate catalog/*.yaml and catalog/fixtures/*.yaml, write generated/ and
                   catalog/catalog.schema.json (only files whose content changed)
@@ -24,7 +26,10 @@ const USAGE: &str = "usage: codegen [--root DIR] [--check]
                   (and a stale catalog/catalog.schema.json)
   CODEGEN_TIMINGS=1 in the environment prints how long loading and rendering took
   import-openapi  propose catalog entries for OpenAPI operations the catalog does not map
-  coverage        check every OpenAPI operation is mapped or excluded";
+  coverage        check every OpenAPI operation is mapped or excluded
+  output-schemas  derive each HTTP-bound tool's output schema from its operation's 2xx answer
+                  and report which are usable (default catalog: catalog/banking.yaml); --write
+                  inserts/refreshes the generated `output_schema:` blocks in the catalog";
 
 enum Command {
     Generate {
@@ -35,6 +40,11 @@ enum Command {
         catalog: Option<PathBuf>,
     },
     Coverage,
+    OutputSchemas {
+        catalog: Option<PathBuf>,
+        write: bool,
+        selection: codegen::openapi::fill::Selection,
+    },
     Help,
 }
 
@@ -49,6 +59,16 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Args, String> {
     let mut sub: Option<String> = None;
     let mut positional = Vec::new();
     let mut catalog = None;
+    let mut write = false;
+    let mut selection = codegen::openapi::fill::Selection::default();
+    let names = |v: Option<String>, flag: &str| -> Result<Vec<String>, String> {
+        let v = v.ok_or(format!("{flag} needs a comma-separated list of tool names"))?;
+        Ok(v.split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+            .collect())
+    };
     let mut it = args.into_iter();
     while let Some(a) = it.next() {
         match a.as_str() {
@@ -57,13 +77,16 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Args, String> {
             "--catalog" => {
                 catalog = Some(PathBuf::from(it.next().ok_or("--catalog needs a file")?))
             }
+            "--write" => write = true,
+            "--only" => selection.only.extend(names(it.next(), "--only")?),
+            "--skip" => selection.skip.extend(names(it.next(), "--skip")?),
             "-h" | "--help" | "help" => {
                 return Ok(Args {
                     root,
                     command: Command::Help,
                 })
             }
-            "import-openapi" | "coverage" if sub.is_none() => sub = Some(a),
+            "import-openapi" | "coverage" | "output-schemas" if sub.is_none() => sub = Some(a),
             s if s.starts_with('-') => return Err(format!("unknown option `{s}`")),
             _ if sub.is_some() => positional.push(PathBuf::from(a)),
             s => return Err(format!("unknown command `{s}`")),
@@ -80,6 +103,16 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Args, String> {
                 catalog,
             }
         }
+        Some("output-schemas") => {
+            if !positional.is_empty() {
+                return Err("output-schemas takes no positional arguments".into());
+            }
+            Command::OutputSchemas {
+                catalog,
+                write,
+                selection,
+            }
+        }
         Some(_) => {
             if !positional.is_empty() {
                 return Err("coverage takes no arguments".into());
@@ -87,6 +120,9 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Args, String> {
             Command::Coverage
         }
     };
+    if write && !matches!(command, Command::OutputSchemas { .. }) {
+        return Err("--write is an option of output-schemas".into());
+    }
     Ok(Args { root, command })
 }
 
@@ -175,6 +211,40 @@ fn run(args: Args) -> Result<(), String> {
             let text = codegen::openapi::import_openapi(&catalog, &specs)
                 .map_err(|e| format!("import-openapi: {e:#}"))?;
             print!("{text}");
+            Ok(())
+        }
+        Command::OutputSchemas {
+            catalog,
+            write,
+            selection,
+        } => {
+            let catalog = catalog.unwrap_or_else(|| layout.catalog_dir.join("banking.yaml"));
+            let (verdicts, summary) =
+                codegen::openapi::fill::run(&catalog, &root, &selection, write)
+                    .map_err(|e| format!("output-schemas: {e:#}"))?;
+            let mut usable = 0;
+            for v in &verdicts {
+                match &v.verdict {
+                    codegen::openapi::output::Verdict::Usable { status, .. } => {
+                        usable += 1;
+                        println!("usable    {}  {} ({status})", v.tool, v.operation);
+                    }
+                    codegen::openapi::output::Verdict::Unusable(why) => {
+                        println!("none      {}  {}: {why}", v.tool, v.operation);
+                    }
+                }
+            }
+            println!(
+                "output-schemas: {usable}/{} HTTP-bound tools have a usable schema; {} {} inserted, {} replaced, {} unchanged, {} removed, {} skipped, {} hand-written kept",
+                verdicts.len(),
+                if write { "written:" } else { "would be (dry run, --write to apply):" },
+                summary.inserted,
+                summary.replaced,
+                summary.unchanged,
+                summary.removed,
+                summary.skipped,
+                summary.hand_written.len()
+            );
             Ok(())
         }
         Command::Coverage => {

@@ -219,8 +219,8 @@ pub struct HttpBinding {
     /// Arguments sent in the query string.
     #[serde(default)]
     pub query: Vec<String>,
-    /// Body: omitted (none), `rest` (every other argument), a list of arguments, or
-    /// `{wrap: key, fields: [...]}`.
+    /// Body: omitted (none), `rest` (every other argument), a list of arguments,
+    /// `{wrap: key, fields: [...]}`, or `{multipart: {files: [...]}}` (a file upload).
     #[serde(default)]
     pub body: Option<Body>,
 }
@@ -231,6 +231,7 @@ pub enum Body {
     Keyword(BodyKeyword),
     Fields(Vec<String>),
     Wrapped(WrappedBody),
+    Multipart(MultipartBody),
 }
 
 #[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
@@ -244,6 +245,42 @@ pub enum BodyKeyword {
 pub struct WrappedBody {
     pub wrap: String,
     pub fields: Vec<String>,
+}
+
+/// `{multipart: {files: [...]}}`: the API takes a `multipart/form-data` form (a file upload).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MultipartBody {
+    pub multipart: MultipartForm,
+}
+
+/// The form: the listed file arguments become file parts (base64 in the tool's arguments, raw
+/// bytes on the wire); every other argument not in the path or query becomes a text part, objects
+/// and arrays with Rails-style bracketed names (`custom_data[key]`, `tags[]`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MultipartForm {
+    pub files: Vec<FilePart>,
+}
+
+/// One file part of a multipart form.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FilePart {
+    /// The argument holding the file's content, `type: string` with `contentEncoding: base64`; a
+    /// property nested in an object argument is written as a dotted path (`files.crt_file`) and
+    /// sent as `files[crt_file]`. Its `contentMediaType`, when given, is the part's Content-Type.
+    pub arg: String,
+    /// A tool argument that only names the uploaded file (not sent as a field of its own).
+    #[serde(default)]
+    pub filename_arg: Option<String>,
+    /// An API field that names the file: sent as its own text part and used as the part's
+    /// filename too.
+    #[serde(default)]
+    pub filename_field: Option<String>,
+    /// The part's filename when no argument gives one (default: the argument's last segment).
+    #[serde(default)]
+    pub default_filename: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -10,8 +10,8 @@ use quote::{format_ident, quote};
 
 use crate::descriptors::{self, resolve_annotations};
 use crate::model::{
-    ArgFormat, Body, Catalog, CompletionSource, Content, ListEdit, OperationKind, ReplayPolicy,
-    ResourcesList, Tool, UnconfirmableDestructive,
+    ArgFormat, Body, Catalog, CompletionSource, Content, FilePart, ListEdit, OperationKind,
+    ReplayPolicy, ResourcesList, Tool, UnconfirmableDestructive,
 };
 
 /// The order real products appear in `PRODUCTS`; any other product follows, by name.
@@ -80,6 +80,47 @@ fn content(c: &Content) -> TokenStream {
     }
 }
 
+/// A dotted argument path (`files.crt_file`) as a `&[&str]` literal.
+fn arg_path(dotted: &str) -> TokenStream {
+    let segments = dotted.split('.');
+    quote!(&[#(#segments),*])
+}
+
+/// One file part of a multipart body; its Content-Type is the schema's `contentMediaType`.
+fn file_field(t: &Tool, f: &FilePart) -> TokenStream {
+    let arg = arg_path(&f.arg);
+    let segments: Vec<&str> = f.arg.split('.').collect();
+    let media_type = crate::validate::property_at(&t.input_schema, &segments)
+        .and_then(|s| s.get("contentMediaType"))
+        .and_then(|m| m.as_str())
+        .unwrap_or(runtime_model::upload::OCTET_STREAM);
+    let (filename_arg, is_field) = match (&f.filename_field, &f.filename_arg) {
+        (Some(name), _) => (Some(name), true),
+        (None, Some(name)) => (Some(name), false),
+        (None, None) => (None, false),
+    };
+    let filename_arg = match filename_arg {
+        Some(name) => {
+            let p = arg_path(name);
+            quote!(Some(#p))
+        }
+        None => quote!(None),
+    };
+    let default_filename = f
+        .default_filename
+        .clone()
+        .unwrap_or_else(|| segments.last().copied().unwrap_or("file").to_string());
+    quote! {
+        FileField {
+            arg: #arg,
+            filename_arg: #filename_arg,
+            filename_is_field: #is_field,
+            default_filename: #default_filename,
+            media_type: #media_type,
+        }
+    }
+}
+
 fn binding(t: &Tool) -> TokenStream {
     if let Some(h) = &t.http {
         let method = match h.method.as_str() {
@@ -107,6 +148,10 @@ fn binding(t: &Tool) -> TokenStream {
                 let key = &w.wrap;
                 let f = str_slice(&w.fields);
                 quote!(BodyMode::Wrapped(#key, #f))
+            }
+            Some(Body::Multipart(m)) => {
+                let files = m.multipart.files.iter().map(|f| file_field(t, f));
+                quote!(BodyMode::Multipart { files: &[#(#files),*] })
             }
         };
         let op_ref = format!("{} {}", h.method, h.path);

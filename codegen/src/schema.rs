@@ -163,11 +163,23 @@ pub fn catalog_schema() -> Value {
                 "path": {"type": "string", "pattern": "^/", "description": "Path template, e.g. /v1/bank_billets/{id}; each {var} is an argument of the input schema."},
                 "path_args": string_map("Path variable → tool argument, when their names differ."),
                 "query": strings("Arguments sent in the query string."),
-                "body": {"description": "Omitted (no body), `rest` (every argument not in path or query), a list of arguments, or {wrap: key, fields: [...]}.", "oneOf": [{"const": "rest"}, {"type": "array", "items": {"type": "string"}}, r("wrapped_body")]},
+                "body": {"description": "Omitted (no body), `rest` (every argument not in path or query), a list of arguments, {wrap: key, fields: [...]}, or {multipart: {files: [...]}} for a file upload.", "oneOf": [{"const": "rest"}, {"type": "array", "items": {"type": "string"}}, r("wrapped_body"), r("multipart_body")]},
             })),
             "wrapped_body": object("Arguments wrapped under one key, e.g. {\"bank_billet\": {...}}.", &["wrap", "fields"], json!({
                 "wrap": s("The wrapping key."),
                 "fields": strings("The arguments inside it."),
+            })),
+            "multipart_body": object("The API takes a multipart/form-data form (a file upload). POST, PUT or PATCH only.", &["multipart"], json!({
+                "multipart": r("multipart_form"),
+            })),
+            "multipart_form": object("File arguments become file parts (base64 in the arguments, raw bytes on the wire); every other argument not in path or query becomes a text part, objects and arrays with bracketed names (custom_data[key], tags[]).", &["files"], json!({
+                "files": {"type": "array", "items": r("file_part"), "minItems": 1, "description": "The file parts."},
+            })),
+            "file_part": object("One file part.", &["arg"], json!({
+                "arg": {"type": "string", "pattern": "^[A-Za-z0-9_]+(\\.[A-Za-z0-9_]+)*$", "description": "The argument holding the content: type string with contentEncoding base64 (contentMediaType, when given, is the part's Content-Type). A property nested in an object argument is a dotted path (files.crt_file), sent as files[crt_file]."},
+                "filename_arg": s("A tool argument that only names the uploaded file (not sent as a field of its own)."),
+                "filename_field": s("An API field that names the file: sent as its own text part and used as the part's filename."),
+                "default_filename": s("The part's filename when no argument gives one (default: the argument's last segment)."),
             })),
             "operation": object("What the tool does to the sandbox's records.", &["kind"], json!({
                 "kind": {"enum": ["list", "get", "singleton", "create", "update", "delete", "action", "custom"], "description": "`singleton`: the one record of its type in the caller's organization (and workspace), read without an id; its record type has `seed_count: 1`."},

@@ -20,6 +20,8 @@ pub const MAX_TOOL_NAME: usize = 64;
 /// The two spellings of the decline error.
 const DECLINE_CODES: &[&str] = &["user_declined", "USER_DECLINED"];
 const HTTP_METHODS: &[&str] = &["GET", "POST", "PUT", "PATCH", "DELETE"];
+/// The methods that can carry a multipart form.
+const MULTIPART_METHODS: &[&str] = &["POST", "PUT", "PATCH"];
 const FIELD_TYPES: &[&str] = &["string", "integer", "number", "boolean", "object", "array"];
 /// Variables every prompt template receives besides its arguments.
 const PROMPT_GLOBALS: &[&str] = &["today"];
@@ -122,6 +124,55 @@ pub fn schema_required(schema: &serde_yaml::Value) -> Vec<String> {
                 .collect()
         })
         .unwrap_or_default()
+}
+
+/// The schema of a (possibly nested) property: `["files", "crt_file"]` is
+/// `properties.files.properties.crt_file`.
+pub fn property_at<'v>(
+    schema: &'v serde_yaml::Value,
+    path: &[&str],
+) -> Option<&'v serde_yaml::Value> {
+    path.iter()
+        .try_fold(schema, |s, seg| s.get("properties")?.get(*seg))
+}
+
+/// `type: string`, alone or with `null`.
+fn is_string_schema(schema: &serde_yaml::Value) -> bool {
+    match schema.get("type") {
+        Some(serde_yaml::Value::String(t)) => t == "string",
+        Some(serde_yaml::Value::Sequence(ts)) => {
+            ts.iter().any(|t| t.as_str() == Some("string"))
+                && ts
+                    .iter()
+                    .all(|t| matches!(t.as_str(), Some("string" | "null")))
+        }
+        _ => false,
+    }
+}
+
+/// Dotted paths of every property (at any depth of `properties`) declared
+/// `contentEncoding: base64`.
+pub fn base64_properties(schema: &serde_yaml::Value) -> Vec<String> {
+    fn walk(schema: &serde_yaml::Value, prefix: &str, out: &mut Vec<String>) {
+        let Some(props) = schema.get("properties").and_then(|p| p.as_mapping()) else {
+            return;
+        };
+        for (k, v) in props {
+            let Some(k) = k.as_str() else { continue };
+            let path = if prefix.is_empty() {
+                k.to_string()
+            } else {
+                format!("{prefix}.{k}")
+            };
+            if v.get("contentEncoding").and_then(|e| e.as_str()) == Some("base64") {
+                out.push(path.clone());
+            }
+            walk(v, &path, out);
+        }
+    }
+    let mut out = Vec::new();
+    walk(schema, "", &mut out);
+    out
 }
 
 /// The `{var}` names of an RFC 6570 level-1 template, or what is wrong with it.
@@ -735,6 +786,9 @@ impl<'a> Validator<'a> {
                         );
                     }
                 }
+                if let Some(Body::Multipart(m)) = &http.body {
+                    self.multipart(&hpath, t, http, &m.multipart);
+                }
                 if http.method == "GET" && http.body.is_some() {
                     self.key(
                         &key_path(&hpath, "body"),
@@ -742,6 +796,165 @@ impl<'a> Validator<'a> {
                         Some("send GET arguments with `query:`, or use POST".into()),
                     );
                 }
+            }
+        }
+    }
+
+    /// A `{multipart: {files: [...]}}` body: a method that carries a body, and file parts whose
+    /// arguments are base64 strings of the input schema, each named once, none in path or query;
+    /// every base64 property of the schema is one of the file parts.
+    fn multipart(
+        &mut self,
+        hpath: &str,
+        t: &Tool,
+        http: &crate::model::HttpBinding,
+        form: &crate::model::MultipartForm,
+    ) {
+        let fpath = key_path(&key_path(&key_path(hpath, "body"), "multipart"), "files");
+        if !MULTIPART_METHODS.contains(&http.method.as_str()) {
+            self.value(
+                &key_path(hpath, "method"),
+                format!("a `{}` binding cannot send a multipart form", http.method),
+                Some(format!(
+                    "a multipart body needs {}",
+                    one_of(MULTIPART_METHODS)
+                )),
+            );
+        }
+        if form.files.is_empty() {
+            self.value(
+                &fpath,
+                "a multipart body with no file part".into(),
+                Some("list the file arguments: `files: [{arg: <base64 argument>}]`, or use `body: rest` for a JSON body".into()),
+            );
+        }
+        let base64_props = base64_properties(&t.input_schema);
+        let path_args: Vec<String> = template_vars(&http.path)
+            .unwrap_or_default()
+            .into_iter()
+            .map(|v| http.path_args.get(&v).cloned().unwrap_or(v))
+            .collect();
+        let mut seen: BTreeSet<&str> = BTreeSet::new();
+        for (j, file) in form.files.iter().enumerate() {
+            let part = index_path(&fpath, j);
+            let apath = key_path(&part, "arg");
+            let segments: Vec<&str> = file.arg.split('.').collect();
+            if !seen.insert(file.arg.as_str()) {
+                self.value(
+                    &apath,
+                    format!("the file argument `{}` is listed twice", file.arg),
+                    Some("list each file argument once".into()),
+                );
+            }
+            if path_args
+                .iter()
+                .chain(&http.query)
+                .any(|a| a == segments[0])
+            {
+                self.value(
+                    &apath,
+                    format!(
+                        "the file argument `{}` is also sent in the path or query",
+                        file.arg
+                    ),
+                    Some(
+                        "a file part is sent in the body only; remove it from `path`/`query`"
+                            .into(),
+                    ),
+                );
+            }
+            match property_at(&t.input_schema, &segments) {
+                None => {
+                    let hint = if base64_props.is_empty() {
+                        "a property of input_schema with `type: string` and `contentEncoding: base64`; nest with a dotted path (`files.crt_file`)".to_string()
+                    } else {
+                        format!(
+                            "one of the input schema's base64 properties: {}",
+                            one_of(&base64_props.iter().map(String::as_str).collect::<Vec<_>>())
+                        )
+                    };
+                    self.value(
+                        &apath,
+                        format!(
+                            "the file argument `{}` is not in the input schema",
+                            file.arg
+                        ),
+                        Some(hint),
+                    );
+                }
+                Some(schema) => {
+                    if !is_string_schema(schema)
+                        || schema.get("contentEncoding").and_then(|v| v.as_str()) != Some("base64")
+                    {
+                        self.value(
+                            &apath,
+                            format!(
+                                "the file argument `{}` is not a base64 string in the input schema",
+                                file.arg
+                            ),
+                            Some("declare it `type: string` with `contentEncoding: base64` (and `contentMediaType` when the file type is known): the model sends the file's bytes base64-encoded".into()),
+                        );
+                    }
+                }
+            }
+            if let (Some(_), Some(_)) = (&file.filename_arg, &file.filename_field) {
+                self.key(
+                    &key_path(&part, "filename_field"),
+                    "a file part has both `filename_arg` and `filename_field`".into(),
+                    Some("`filename_field` when the API has its own field naming the file (it is sent too), `filename_arg` when the argument only names the part".into()),
+                );
+            }
+            for (key, name) in [
+                ("filename_arg", &file.filename_arg),
+                ("filename_field", &file.filename_field),
+            ] {
+                let Some(name) = name else { continue };
+                let npath = key_path(&part, key);
+                let segs: Vec<&str> = name.split('.').collect();
+                match property_at(&t.input_schema, &segs) {
+                    None => self.value(
+                        &npath,
+                        format!("the filename argument `{name}` is not in the input schema"),
+                        Some(
+                            "a `type: string` property of input_schema (dotted path when nested)"
+                                .into(),
+                        ),
+                    ),
+                    Some(schema) if !is_string_schema(schema) => self.value(
+                        &npath,
+                        format!(
+                            "the filename argument `{name}` is not a string in the input schema"
+                        ),
+                        Some("declare it `type: string` (or `[string, \"null\"]`)".into()),
+                    ),
+                    Some(_) if form.files.iter().any(|f| &f.arg == name) => self.value(
+                        &npath,
+                        format!("`{name}` is a file argument, not a file name"),
+                        Some("name a separate string argument, e.g. `<file>_filename`".into()),
+                    ),
+                    Some(_) => {}
+                }
+            }
+            if let Some(d) = &file.default_filename {
+                let bad = d.trim().is_empty()
+                    || d.chars()
+                        .any(|c| c.is_control() || matches!(c, '/' | '\\' | '"'));
+                if bad {
+                    self.value(
+                        &key_path(&part, "default_filename"),
+                        format!("`{d}` cannot name an uploaded file"),
+                        Some("a plain file name without `/`, `\\`, `\"` or control characters, e.g. `retorno.ret`".into()),
+                    );
+                }
+            }
+        }
+        for prop in &base64_props {
+            if !form.files.iter().any(|f| &f.arg == prop) {
+                self.value(
+                    &fpath,
+                    format!("the base64 argument `{prop}` is not a file part, so it would be sent as text"),
+                    Some(format!("add `{{arg: {prop}}}` to `files`, or drop `contentEncoding: base64` from it")),
+                );
             }
         }
     }

@@ -16,9 +16,10 @@ use serde_yaml::Value;
 const FULL: &str = include_str!("data/full.yaml");
 const TINY: &str = include_str!("data/tiny.yaml");
 const BOGUS: &str = "zz_bogus_key";
-/// The structs of `model.rs` reachable by inserting a key into `full.yaml`: all 19 but
-/// `WrappedBody`, which sits inside an untagged enum (serde then reports "did not match any
-/// variant" instead of the key list); it is checked on its own.
+/// The structs of `model.rs` reachable by inserting a key into `full.yaml`: all 22 but
+/// `WrappedBody`, `MultipartBody`, `MultipartForm` and `FilePart`, which sit inside an untagged
+/// enum (serde then reports "did not match any variant" instead of the key list); they are
+/// checked on their own.
 const MODEL_STRUCTS: usize = 18;
 
 fn repo_root() -> PathBuf {
@@ -157,6 +158,31 @@ fn every_model_struct_has_the_same_keys_in_the_schema() {
     .to_string();
     let wrapped = wrapped.split(" at line").next().unwrap();
     model_sets.insert(expected_keys(wrapped).expect("WrappedBody lists its keys"));
+    // The multipart body's structs sit inside the same untagged enum: checked on their own too.
+    let own_keys = |err: serde_yaml::Error, what: &str| {
+        let text = err.to_string();
+        let text = text.split(" at line").next().unwrap().to_string();
+        expected_keys(&text).unwrap_or_else(|| panic!("{what} lists its keys: {text}"))
+    };
+    model_sets.insert(own_keys(
+        serde_yaml::from_str::<codegen::model::MultipartBody>(&format!(
+            "{{multipart: {{files: []}}, {BOGUS}: 1}}"
+        ))
+        .unwrap_err(),
+        "MultipartBody",
+    ));
+    model_sets.insert(own_keys(
+        serde_yaml::from_str::<codegen::model::MultipartForm>(&format!(
+            "{{files: [], {BOGUS}: 1}}"
+        ))
+        .unwrap_err(),
+        "MultipartForm",
+    ));
+    model_sets.insert(own_keys(
+        serde_yaml::from_str::<codegen::model::FilePart>(&format!("{{arg: x, {BOGUS}: 1}}"))
+            .unwrap_err(),
+        "FilePart",
+    ));
     let mut schema_sets = Vec::new();
     schema_objects(&codegen::schema::catalog_schema(), &mut schema_sets);
     for keys in &model_sets {

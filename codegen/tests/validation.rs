@@ -908,3 +908,305 @@ fn action_that_neither_sets_nor_edits_a_list() {
     );
     assert!(hint(&d).contains("add:"), "{d}");
 }
+
+// ------------------------------------------------------------------------------------------------
+// Multipart bodies (file uploads)
+// ------------------------------------------------------------------------------------------------
+
+/// An upload tool, inserted as `tools[5]` (before `tiny_schemas_list`): one top-level file with a
+/// filename argument, one nested file with a default filename.
+const UPLOAD_TOOL: &str = "  - name: tiny_orders_upload
+    title: Upload an order file
+    description: Uploads a file of orders.
+    http:
+      method: POST
+      path: /v1/orders/{uid}/files
+      query: [notify]
+      body:
+        multipart:
+          files:
+            - arg: document
+              filename_arg: document_filename
+            - arg: meta.scan
+              default_filename: scan.pdf
+    input_schema:
+      type: object
+      properties:
+        uid: {type: string}
+        notify: {type: boolean}
+        document: {type: string, contentEncoding: base64, contentMediaType: text/csv}
+        document_filename: {type: [string, 'null']}
+        meta:
+          type: object
+          properties:
+            scan: {type: string, contentEncoding: base64}
+            note: {type: string}
+        label: {type: string}
+      required: [uid, document]
+    annotations:
+      readOnlyHint: false
+      destructiveHint: false
+    scope: shop.orders
+    permission: orders.write
+";
+
+/// `TINY` with the upload tool, its text changed from `from` (once in the tool) to `to`.
+fn with_upload(from: &str, to: &str) -> String {
+    assert_eq!(
+        UPLOAD_TOOL.matches(from).count(),
+        1,
+        "test bug: `{from}` must occur once in the upload tool"
+    );
+    let tool = UPLOAD_TOOL.replacen(from, to, 1);
+    mutate(
+        "  - name: tiny_schemas_list\n",
+        &format!("{tool}  - name: tiny_schemas_list\n"),
+    )
+}
+
+const FILES: &str = "tools[5].http.body.multipart.files";
+
+#[test]
+fn an_upload_tool_is_valid_and_generates_its_file_parts() {
+    let text = with_upload("name: tiny_orders_upload", "name: tiny_orders_upload");
+    let dir = tempfile::tempdir().unwrap();
+    let catalog = dir.path().join("catalog");
+    std::fs::create_dir_all(&catalog).unwrap();
+    std::fs::write(catalog.join("tiny.yaml"), &text).unwrap();
+    let files = codegen::generate(&catalog).unwrap_or_else(|e| panic!("{e}"));
+    let module = files
+        .iter()
+        .find(|f| f.path == "src/tiny.rs")
+        .expect("the tiny module");
+    let code: String = module.contents.split_whitespace().collect();
+    // The media type comes from `contentMediaType`; a nested argument is a path; the default
+    // filename is the argument's last segment unless given.
+    assert!(
+        code.contains(r#"FileField{arg:&["document"],filename_arg:Some(&["document_filename"]),filename_is_field:false,default_filename:"document",media_type:"text/csv",}"#),
+        "{}",
+        module.contents
+    );
+    assert!(
+        code.contains(r#"FileField{arg:&["meta","scan"],filename_arg:None,filename_is_field:false,default_filename:"scan.pdf",media_type:"application/octet-stream",}"#),
+        "{}",
+        module.contents
+    );
+    let docs = files
+        .iter()
+        .find(|f| f.path == "docs/tiny.md")
+        .expect("the tiny docs");
+    assert!(
+        docs.contents.contains("| `tiny_orders_upload` | `document` → part `document` (`text/csv`, filename from `document_filename`, default `document`)<br>`meta.scan` → part `meta[scan]` (`application/octet-stream`, default `scan.pdf`) |"),
+        "{}",
+        docs.contents
+    );
+}
+
+#[test]
+fn multipart_needs_a_method_with_a_body() {
+    let text = with_upload("      method: POST\n", "      method: DELETE\n");
+    let d = expect(
+        &text,
+        "tools[5].http.method",
+        "a `DELETE` binding cannot send a multipart form",
+        "method: DELETE",
+    );
+    assert!(hint(&d).contains("`POST`, `PUT`, `PATCH`"), "{d}");
+}
+
+#[test]
+fn multipart_without_files() {
+    let text = with_upload(
+        "          files:
+            - arg: document
+              filename_arg: document_filename
+            - arg: meta.scan
+              default_filename: scan.pdf
+",
+        "          files: []
+",
+    );
+    expect(
+        &text,
+        FILES,
+        "a multipart body with no file part",
+        "files: []",
+    );
+}
+
+#[test]
+fn multipart_file_argument_not_in_the_input_schema() {
+    let text = with_upload("- arg: document\n", "- arg: documnt\n");
+    let d = expect(
+        &text,
+        &format!("{FILES}[0].arg"),
+        "the file argument `documnt` is not in the input schema",
+        "arg: documnt",
+    );
+    assert!(hint(&d).contains("`document`, `meta.scan`"), "{d}");
+}
+
+#[test]
+fn multipart_nested_file_argument_not_in_the_input_schema() {
+    let text = with_upload("- arg: meta.scan\n", "- arg: meta.scans\n");
+    expect(
+        &text,
+        &format!("{FILES}[1].arg"),
+        "the file argument `meta.scans` is not in the input schema",
+        "arg: meta.scans",
+    );
+}
+
+#[test]
+fn multipart_file_argument_must_be_a_base64_string() {
+    let text = with_upload(
+        "document: {type: string, contentEncoding: base64, contentMediaType: text/csv}",
+        "document: {type: string, format: binary}",
+    );
+    let d = expect(
+        &text,
+        &format!("{FILES}[0].arg"),
+        "`document` is not a base64 string in the input schema",
+        "- arg: document",
+    );
+    assert!(hint(&d).contains("contentEncoding: base64"), "{d}");
+    let text = with_upload(
+        "document: {type: string, contentEncoding: base64, contentMediaType: text/csv}",
+        "document: {type: object, contentEncoding: base64}",
+    );
+    expect(
+        &text,
+        &format!("{FILES}[0].arg"),
+        "`document` is not a base64 string",
+        "- arg: document",
+    );
+}
+
+#[test]
+fn multipart_file_argument_listed_twice() {
+    let text = with_upload(
+        "            - arg: meta.scan
+              default_filename: scan.pdf
+",
+        "            - arg: meta.scan
+              default_filename: scan.pdf
+            - arg: document
+",
+    );
+    let d = expect(
+        &text,
+        &format!("{FILES}[2].arg"),
+        "the file argument `document` is listed twice",
+        "- arg: document\n    input_schema",
+    );
+    assert!(hint(&d).contains("once"), "{d}");
+}
+
+#[test]
+fn multipart_file_argument_sent_in_the_query() {
+    let text = with_upload("query: [notify]", "query: [notify, document]");
+    expect(
+        &text,
+        &format!("{FILES}[0].arg"),
+        "`document` is also sent in the path or query",
+        "- arg: document",
+    );
+}
+
+#[test]
+fn multipart_filename_arg_and_field_together() {
+    let text = with_upload(
+        "              filename_arg: document_filename\n",
+        "              filename_arg: document_filename\n              filename_field: label\n",
+    );
+    let d = expect(
+        &text,
+        &format!("{FILES}[0].filename_field"),
+        "both `filename_arg` and `filename_field`",
+        "filename_field: label",
+    );
+    assert!(hint(&d).contains("`filename_field` when the API"), "{d}");
+}
+
+#[test]
+fn multipart_filename_argument_not_in_the_input_schema() {
+    let text = with_upload(
+        "filename_arg: document_filename",
+        "filename_arg: document_name",
+    );
+    expect(
+        &text,
+        &format!("{FILES}[0].filename_arg"),
+        "the filename argument `document_name` is not in the input schema",
+        "filename_arg: document_name",
+    );
+}
+
+#[test]
+fn multipart_filename_argument_must_be_a_string() {
+    let text = with_upload("filename_arg: document_filename", "filename_arg: notify");
+    expect(
+        &text,
+        &format!("{FILES}[0].filename_arg"),
+        "the filename argument `notify` is not a string",
+        "filename_arg: notify",
+    );
+}
+
+#[test]
+fn multipart_filename_argument_cannot_be_a_file() {
+    let text = with_upload("filename_arg: document_filename", "filename_arg: meta.scan");
+    expect(
+        &text,
+        &format!("{FILES}[0].filename_arg"),
+        "`meta.scan` is a file argument, not a file name",
+        "filename_arg: meta.scan",
+    );
+}
+
+#[test]
+fn multipart_default_filename_must_be_a_plain_name() {
+    let text = with_upload(
+        "default_filename: scan.pdf",
+        "default_filename: ../scan.pdf",
+    );
+    let d = expect(
+        &text,
+        &format!("{FILES}[1].default_filename"),
+        "`../scan.pdf` cannot name an uploaded file",
+        "default_filename: ../scan.pdf",
+    );
+    assert!(hint(&d).contains("retorno.ret"), "{d}");
+}
+
+#[test]
+fn multipart_base64_argument_left_out_of_the_files() {
+    let text = with_upload(
+        "            - arg: meta.scan
+              default_filename: scan.pdf
+",
+        "",
+    );
+    let d = expect(
+        &text,
+        FILES,
+        "the base64 argument `meta.scan` is not a file part, so it would be sent as text",
+        "files:",
+    );
+    assert!(hint(&d).contains("{arg: meta.scan}"), "{d}");
+}
+
+#[test]
+fn multipart_key_typo_says_what_a_body_may_be() {
+    let text = with_upload(
+        "filename_arg: document_filename",
+        "filename_ar: document_filename",
+    );
+    let d = expect(
+        &text,
+        "tools[5].http.body",
+        "untagged enum Body",
+        "body:\n        multipart:",
+    );
+    assert!(hint(&d).contains("filename_field"), "{d}");
+}

@@ -8,7 +8,9 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value};
 
 use super::coverage::CatalogView;
+use super::fill::sandbox_shape_conflict;
 use super::naming::{name_operation, Action, Naming};
+use super::output::{derive, Verdict};
 use super::spec::{inputs, tidy, Inputs, Spec, SpecOperation};
 
 /// Verbs that fall under the product document's first destructive list (cancel, protest, write
@@ -117,11 +119,28 @@ fn entry(
     tool.insert("title".into(), title(op, naming.as_ref()).into());
     tool.insert("description".into(), description(op, &inputs).into());
     tool.insert("http".into(), http(op, &inputs));
+    if !inputs.files.is_empty() {
+        notes.push((
+            "multipart".into(),
+            "a file upload: add `filename_arg`/`filename_field` and `default_filename` to each file, and `contentMediaType` to its schema, where known".into(),
+        ));
+    }
     tool.insert(
         "operation".into(),
         operation(op, naming.as_ref(), &inputs, view, &mut notes),
     );
     tool.insert("input_schema".into(), Value::Object(inputs.schema.clone()));
+    // The output schema, by the same rule `codegen output-schemas` applies to existing tools.
+    if let Verdict::Usable { schema, .. } = derive(op.spec, op) {
+        let kind = tool
+            .get("operation")
+            .and_then(|o| o.get("kind"))
+            .and_then(Value::as_str)
+            .unwrap_or("custom");
+        if sandbox_shape_conflict(kind, &op.path, &schema).is_none() {
+            tool.insert("output_schema".into(), Value::Object(schema));
+        }
+    }
     let mut ann = Map::new();
     ann.insert("readOnlyHint".into(), read_only.into());
     ann.insert("destructiveHint".into(), destructive.into());
@@ -209,7 +228,13 @@ fn description(op: &SpecOperation<'_>, inputs: &Inputs) -> String {
         text.push(' ');
         text.push_str(&detail);
     }
-    if let Some(media) = &inputs.body_media_type {
+    if !inputs.files.is_empty() {
+        let args: Vec<String> = inputs.files.iter().map(|f| format!("`{f}`")).collect();
+        text.push_str(&format!(
+            " The file is uploaded as multipart/form-data: pass its content base64-encoded in {}.",
+            args.join(", ")
+        ));
+    } else if let Some(media) = &inputs.body_media_type {
         text.push_str(&format!(" The API takes this body as {media}."));
     }
     text
@@ -225,7 +250,22 @@ fn http(op: &SpecOperation<'_>, inputs: &Inputs) -> Value {
             Value::Array(inputs.query.iter().cloned().map(Value::String).collect()),
         );
     }
-    if inputs.body_is_rest {
+    if !inputs.files.is_empty() {
+        let files: Vec<Value> = inputs
+            .files
+            .iter()
+            .map(|f| {
+                let mut part = Map::new();
+                part.insert("arg".into(), f.clone().into());
+                Value::Object(part)
+            })
+            .collect();
+        let mut form = Map::new();
+        form.insert("files".into(), Value::Array(files));
+        let mut body = Map::new();
+        body.insert("multipart".into(), Value::Object(form));
+        m.insert("body".into(), Value::Object(body));
+    } else if inputs.body_is_rest {
         m.insert("body".into(), "rest".into());
     } else if !inputs.body.is_empty() {
         m.insert(
@@ -333,7 +373,9 @@ mod tests {
                     {"name": "status", "in": "query", "schema": {"type": "string"}}]}},
                 "/v1/bank_billets/{id}": {"get": {"summary": "Informações do Boleto"}},
                 "/v1/bank_billets/{id}/cancel": {"put": {"summary": "Cancelar o Boleto",
-                    "requestBody": {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/cancel"}}}}}},
+                    "requestBody": {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/cancel"}}}},
+                    "responses": {"200": {"content": {"application/json": {"schema": {"type": "object",
+                        "properties": {"status": {"type": "string", "nullable": true}}}}}}}}},
                 "/v1/bank_billets/{id}/send_email": {"post": {"summary": "Enviar por e-mail"}},
                 "/v1/bank_billet_accounts/{id}/ask": {"get": {"summary": "Solicitar Homologação"}},
                 "/v1/userinfo": {"get": {"summary": "descontinuado"}}
@@ -396,7 +438,16 @@ exclusions:
         assert_eq!(list["scope"], "charge.bank_billets");
         assert_eq!(list["permission"], "charge.bank_billets.read");
 
+        assert!(
+            list.get("output_schema").is_none(),
+            "no response in the spec"
+        );
+
         let cancel = tool(&tools, "banking_charge_bank_billet_cancel");
+        assert_eq!(
+            cancel["output_schema"],
+            json!({"type": "object", "properties": {"status": {"type": ["string", "null"]}}})
+        );
         assert_eq!(cancel["http"]["body"], "rest");
         assert_eq!(cancel["annotations"]["destructiveHint"], true);
         assert_eq!(cancel["destructive_clause"], "cancel");
@@ -431,6 +482,52 @@ exclusions:
             .insert("banking_charge_bank_billet_list".into());
         let text = propose(&v, &[spec()]);
         assert!(text.contains("name: banking_charge_bank_billet_list_get  # review"));
+    }
+
+    #[test]
+    fn multipart_bodies_are_proposed_as_uploads() {
+        let s = Spec {
+            path: PathBuf::from("upload.json"),
+            doc: json!({"paths": {
+                "/v2/admin/certificates": {"post": {"summary": "Incluir um Certificado",
+                    "requestBody": {"content": {"multipart/form-data": {"schema": {"$ref": "#/components/schemas/cert"}}}}}}
+            },
+            "components": {"schemas": {"cert": {"type": "object", "required": ["label"], "properties": {
+                "label": {"type": "string"},
+                "source": {"type": "string", "format": "binary", "description": "Arquivo."},
+                "files": {"type": "object", "properties": {
+                    "pfx_file": {"type": "string", "format": "binary"},
+                    "pfx_password": {"type": "string", "format": "password"}}}}}}}}),
+        };
+        let text = propose(&view(), &[s]);
+        let doc: serde_yaml::Value = serde_yaml::from_str(&text).unwrap();
+        let tools = serde_json::to_value(doc).unwrap()["tools"].clone();
+        let t = &tools[0];
+        assert_eq!(
+            t["http"]["body"],
+            json!({"multipart": {"files": [{"arg": "source"}, {"arg": "files.pfx_file"}]}})
+        );
+        let props = &t["input_schema"]["properties"];
+        assert_eq!(
+            props["source"],
+            json!({"type": "string", "contentEncoding": "base64", "description": "Arquivo: file content, base64-encoded."})
+        );
+        assert_eq!(
+            props["files"]["properties"]["pfx_file"]["contentEncoding"],
+            "base64"
+        );
+        assert_eq!(
+            props["files"]["properties"]["pfx_password"]["format"],
+            "password"
+        );
+        assert!(t["description"]
+            .as_str()
+            .unwrap()
+            .contains("uploaded as multipart/form-data: pass its content base64-encoded in `source`, `files.pfx_file`"));
+        assert!(
+            text.contains("multipart:  # review: a file upload"),
+            "{text}"
+        );
     }
 
     #[test]

@@ -5,8 +5,10 @@
 //! keeps catalog and specs in step, so no operation is silently missing or bound to nothing.
 
 pub mod coverage;
+pub mod fill;
 pub mod import;
 pub mod naming;
+pub mod output;
 pub mod spec;
 
 use std::path::{Path, PathBuf};

@@ -162,6 +162,42 @@ pub struct Inputs {
     pub body_is_rest: bool,
     /// The body's media type when it is not JSON (file uploads).
     pub body_media_type: Option<String>,
+    /// For a `multipart/form-data` body: the (dotted) arguments that are files, already turned
+    /// from `format: binary` into base64 strings.
+    pub files: Vec<String>,
+}
+
+/// Turns every `format: binary` string property (at any depth) into a base64 string argument,
+/// collecting the dotted paths: a model passes a file's bytes base64-encoded.
+fn binary_to_base64(props: &mut Map<String, Value>, prefix: &str, out: &mut Vec<String>) {
+    for (name, schema) in props.iter_mut() {
+        let path = if prefix.is_empty() {
+            name.clone()
+        } else {
+            format!("{prefix}.{name}")
+        };
+        let Some(obj) = schema.as_object_mut() else {
+            continue;
+        };
+        if obj.get("format").and_then(Value::as_str) == Some("binary") {
+            obj.remove("format");
+            obj.insert("type".into(), "string".into());
+            obj.insert("contentEncoding".into(), "base64".into());
+            let text = obj
+                .get("description")
+                .and_then(Value::as_str)
+                .map(|d| d.trim_end_matches('.').to_string())
+                .filter(|d| !d.is_empty());
+            let description = match text {
+                Some(d) => format!("{d}: file content, base64-encoded."),
+                None => "File content, base64-encoded.".to_string(),
+            };
+            obj.insert("description".into(), description.into());
+            out.push(path);
+        } else if let Some(Value::Object(inner)) = obj.get_mut("properties") {
+            binary_to_base64(inner, &path, out);
+        }
+    }
 }
 
 /// Builds the arguments of an operation: path and query parameters plus the request body's
@@ -261,6 +297,17 @@ pub fn inputs(op: &SpecOperation<'_>) -> Inputs {
             }
         }
         out.body_is_rest = !out.body.is_empty() && out.body.len() == body_props.len();
+        if out.body_media_type.as_deref() == Some("multipart/form-data") {
+            let mut body_args: Map<String, Value> = out
+                .body
+                .iter()
+                .filter_map(|n| props.get(n).map(|v| (n.clone(), v.clone())))
+                .collect();
+            binary_to_base64(&mut body_args, "", &mut out.files);
+            for (name, schema) in body_args {
+                props.insert(name, schema);
+            }
+        }
     }
     out.schema.insert("type".into(), "object".into());
     out.schema.insert("properties".into(), Value::Object(props));

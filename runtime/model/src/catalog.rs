@@ -190,6 +190,27 @@ pub enum BodyMode {
     Rest,
     /// These arguments wrapped under one key, e.g. `{"bank_billet": {...}}`.
     Wrapped(&'static str, &'static [&'static str]),
+    /// A `multipart/form-data` form (a file upload): each of `files` is a file part whose bytes
+    /// the model sends base64-encoded; every other argument not used by path or query is a text
+    /// part (see [`crate::upload`] for the names and encodings).
+    Multipart { files: &'static [FileField] },
+}
+
+/// One file part of a multipart body.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FileField {
+    /// The argument holding the base64 content, as a path: `["file"]`, or `["files", "crt_file"]`
+    /// for a property nested in an object argument (sent as the part `files[crt_file]`).
+    pub arg: &'static [&'static str],
+    /// The argument whose value is the part's filename, if any.
+    pub filename_arg: Option<&'static [&'static str]>,
+    /// Whether that argument is an API field too (then it is also sent as a text part); when
+    /// false it only names the part and is not sent.
+    pub filename_is_field: bool,
+    /// The filename when no argument gives one.
+    pub default_filename: &'static str,
+    /// The part's `Content-Type` (the schema's `contentMediaType`, else `application/octet-stream`).
+    pub media_type: &'static str,
 }
 
 /// What a tool does to records. The sandbox executes this; the proxy ignores it.

@@ -7,3 +7,4 @@ pub mod backend;
 pub mod catalog;
 pub mod errors;
 pub mod identity;
+pub mod upload;

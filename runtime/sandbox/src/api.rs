@@ -8,6 +8,11 @@
 //! Also served: `GET /files/<product>/<type>/<id>?…&sig=…`, the signed downloads (see
 //! [`crate::files`]).
 //!
+//! Bodies are JSON, or for the upload operations (multipart bindings) a `multipart/form-data`
+//! form, read back into the tool's arguments the way the proxy built it (file parts base64-encoded
+//! into their argument, bracketed text names into objects and arrays, text typed by the input
+//! schema), so the proxy → serve-api path runs the same sandbox call as a direct one.
+//!
 //! Idempotency: a `POST` carrying an `Idempotency-Key` already seen for the same token answers
 //! the first response again without running anything, as the Kobana API does.
 //!
@@ -21,14 +26,15 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use axum::body::{Body, Bytes};
-use axum::extract::{Path, RawQuery, State};
+use axum::extract::{FromRequest, Multipart, Path, RawQuery, State};
 use axum::http::{header, HeaderMap, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
 use runtime_model::backend::{Backend, BackendError, CallContext, Output};
-use runtime_model::catalog::{Binding, HttpBinding, Operation, Product, Tool};
+use runtime_model::catalog::{Binding, BodyMode, FileField, HttpBinding, Operation, Product, Tool};
 use runtime_model::identity::Identity;
+use runtime_model::upload;
 use serde_json::{json, Map, Value};
 
 use crate::files::FileRef;
@@ -450,7 +456,26 @@ async fn run(
     };
 
     let mut args = Map::new();
-    if !body.is_empty() {
+    let is_form = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|ct| ct.to_ascii_lowercase().starts_with("multipart/form-data"));
+    if is_form {
+        let BodyMode::Multipart { files } = binding.body else {
+            return error(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                "invalid_body",
+                &format!(
+                    "{} {path} takes a JSON body, not a multipart form",
+                    method.as_str()
+                ),
+            );
+        };
+        match form_args(headers, body, files, tool).await {
+            Ok(a) => args = a,
+            Err(resp) => return resp,
+        }
+    } else if !body.is_empty() {
         match serde_json::from_slice::<Value>(body) {
             Ok(Value::Object(obj)) => {
                 for (k, v) in obj {
@@ -563,6 +588,57 @@ async fn run(
             .insert(key, (status, ct.clone(), bytes.clone()));
     }
     (status, [(header::CONTENT_TYPE, ct)], Body::from(bytes)).into_response()
+}
+
+/// The arguments a multipart form carries for an upload tool.
+async fn form_args(
+    headers: &HeaderMap,
+    body: &Bytes,
+    files: &'static [FileField],
+    tool: &'static Tool,
+) -> Result<Map<String, Value>, Response> {
+    let invalid = |m: String| error(StatusCode::BAD_REQUEST, "invalid_body", &m);
+    let mut request = axum::http::Request::new(Body::from(body.clone()));
+    if let Some(ct) = headers.get(header::CONTENT_TYPE) {
+        request
+            .headers_mut()
+            .insert(header::CONTENT_TYPE, ct.clone());
+    }
+    let mut form = Multipart::from_request(request, &())
+        .await
+        .map_err(|e| invalid(format!("the multipart form cannot be read: {e}")))?;
+    let mut texts = Vec::new();
+    let mut uploads = Vec::new();
+    loop {
+        let field = match form.next_field().await {
+            Ok(Some(f)) => f,
+            Ok(None) => break,
+            Err(e) => return Err(invalid(format!("the multipart form is malformed: {e}"))),
+        };
+        let name = field.name().unwrap_or_default().to_string();
+        let filename = field.file_name().map(str::to_string);
+        let data = field
+            .bytes()
+            .await
+            .map_err(|e| invalid(format!("the form part `{name}` cannot be read: {e}")))?;
+        match filename {
+            Some(f) => uploads.push((name, Some(f), data.to_vec())),
+            None => {
+                let value = String::from_utf8(data.to_vec())
+                    .map_err(|_| invalid(format!("the text part `{name}` is not UTF-8")))?;
+                texts.push(upload::TextPart { name, value });
+            }
+        }
+    }
+    let args = upload::args_from_form(files, texts, uploads).map_err(|e| backend_error(&e))?;
+    let mut value = Value::Object(args);
+    if let Ok(schema) = serde_json::from_str::<Value>(tool.input_schema_json) {
+        upload::coerce_to_schema(&mut value, &schema);
+    }
+    match value {
+        Value::Object(m) => Ok(m),
+        _ => Ok(Map::new()),
+    }
 }
 
 async fn download(

@@ -297,6 +297,20 @@ impl Sandbox {
         }
     }
 
+    /// Every record of one type in `scope`, newest first, seeding the scope on first use (for
+    /// tests and tools that need real ids of a type that has no list tool).
+    pub fn records_blocking(
+        &self,
+        product: &'static Product,
+        scope: &Scope,
+        record: &str,
+    ) -> Result<Vec<store::Row>, StoreError> {
+        self.ensure_seeded(product, scope)?;
+        self.inner
+            .store
+            .transaction(|tx| store::list(tx, scope, record))
+    }
+
     /// Loads one record (for signed downloads).
     pub fn record_blocking(
         &self,

@@ -2,9 +2,13 @@
 //! tool's operation, the record type's fields and the action's declared transition.
 
 use runtime_model::backend::{BackendError, Output};
-use runtime_model::catalog::{Action, Field, ListEdit, Operation, Product, RecordType, Tool};
+use runtime_model::catalog::{
+    Action, Binding, BodyMode, Field, ListEdit, Operation, Product, RecordType, Tool,
+};
+use runtime_model::upload;
 use rusqlite::Transaction;
 use serde_json::{json, Map, Value};
+use sha2::{Digest, Sha256};
 use time::OffsetDateTime;
 
 use crate::clock;
@@ -67,8 +71,59 @@ fn not_found(rt: &RecordType, id: &str) -> BackendError {
     BackendError::NotFound(format!("{} `{id}`", rt.name))
 }
 
+/// The files a multipart (upload) tool received, decoded, as the record describes them: form
+/// field, name, size, SHA-256 and media type, never the bytes. Empty for other tools. A file
+/// argument that is not base64 is an error naming it; an upload tool given no file at all is an
+/// error listing its file arguments.
+fn uploaded_files(tool: &Tool, args: &Map<String, Value>) -> Result<Vec<Value>, BackendError> {
+    let Binding::Http(ref binding) = tool.binding else {
+        return Ok(Vec::new());
+    };
+    let BodyMode::Multipart { files } = binding.body else {
+        return Ok(Vec::new());
+    };
+    let decoded = upload::decode_files(files, args)?;
+    if decoded.is_empty() {
+        let names: Vec<String> = files
+            .iter()
+            .map(|f| format!("`{}`", f.arg.join(".")))
+            .collect();
+        return Err(BackendError::Invalid(format!(
+            "`{}` uploads a file: give {} with the file's content, base64-encoded",
+            tool.name,
+            names.join(" or ")
+        )));
+    }
+    Ok(decoded
+        .into_iter()
+        .map(|f| {
+            let digest = Sha256::digest(&f.data);
+            let sha256: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+            json!({
+                "field": f.name,
+                "filename": f.filename,
+                "content_type": f.media_type,
+                "byte_size": f.data.len(),
+                "sha256": sha256,
+            })
+        })
+        .collect())
+}
+
 /// Executes one tool call inside the caller's transaction.
 pub fn execute(c: &Call<'_>) -> Result<Output, BackendError> {
+    let uploads = uploaded_files(c.tool, c.args)?;
+    if !uploads.is_empty() {
+        return match c.tool.operation {
+            Operation::Create { record } => {
+                create_upload(c, record_type(c.product, record)?, uploads)
+            }
+            _ => Err(BackendError::Unsupported(format!(
+                "`{}` uploads a file; the sandbox stores uploads only for `create` operations",
+                c.tool.name
+            ))),
+        };
+    }
     match c.tool.operation {
         Operation::List { record } => list(c, record_type(c.product, record)?),
         Operation::Get { record, id_arg } => get(c, record_type(c.product, record)?, id_arg),
@@ -315,6 +370,32 @@ fn new_row(
 
 fn create(c: &Call<'_>, rt: &RecordType) -> Result<Output, BackendError> {
     let json = field_args(rt, c.args, &[]);
+    let (row, created) = new_row(c, rt, json)?;
+    store::put(c.tx, c.scope, rt.name, &row, &created).map_err(db)?;
+    Ok(Output::Json(envelope::one(c.tool, row.json)))
+}
+
+/// Key of a created record listing the files it was uploaded with.
+pub const UPLOADED_FILES: &str = "uploaded_files";
+
+/// A record created by an upload: the fields given, plus what was uploaded (`uploaded_files`),
+/// and, when the type has a `filename` field left empty, the first file's name, as the API
+/// fills it.
+fn create_upload(
+    c: &Call<'_>,
+    rt: &RecordType,
+    uploads: Vec<Value>,
+) -> Result<Output, BackendError> {
+    let mut json = field_args(rt, c.args, &[]);
+    let blank = json
+        .get("filename")
+        .is_none_or(|v| v.as_str().is_none_or(str::is_empty));
+    if has_field(rt, "filename") && blank {
+        if let Some(name) = uploads.first().and_then(|u| u.get("filename")).cloned() {
+            json.insert("filename".into(), name);
+        }
+    }
+    json.insert(UPLOADED_FILES.into(), Value::Array(uploads));
     let (row, created) = new_row(c, rt, json)?;
     store::put(c.tx, c.scope, rt.name, &row, &created).map_err(db)?;
     Ok(Output::Json(envelope::one(c.tool, row.json)))
@@ -654,4 +735,95 @@ pub fn summary(
         );
     }
     Ok(Value::Object(counts))
+}
+
+#[cfg(test)]
+mod upload_tests {
+    use super::*;
+    use runtime_model::catalog::{Annotations, FileField, HttpBinding, HttpMethod};
+
+    const fn tool(body: BodyMode) -> Tool {
+        Tool {
+            name: "t_upload",
+            title: "",
+            description: "",
+            descriptor_json: "{}",
+            input_schema_json: "{}",
+            output_schema_json: None,
+            annotations: Annotations {
+                read_only: false,
+                destructive: false,
+                idempotent: false,
+                open_world: false,
+            },
+            destructive_clause: None,
+            scope: "",
+            permission: "",
+            binding: Binding::Http(HttpBinding {
+                method: HttpMethod::Post,
+                path: "/v1/x",
+                path_params: &[],
+                query_params: &[],
+                body,
+                operation_ref: None,
+            }),
+            operation: Operation::Custom,
+        }
+    }
+
+    static UPLOAD: Tool = tool(BodyMode::Multipart {
+        files: &[FileField {
+            arg: &["doc", "file"],
+            filename_arg: Some(&["doc", "name"]),
+            filename_is_field: false,
+            default_filename: "doc.bin",
+            media_type: "text/plain",
+        }],
+    });
+    static JSON: Tool = tool(BodyMode::Rest);
+
+    fn args(v: Value) -> Map<String, Value> {
+        v.as_object().cloned().unwrap_or_default()
+    }
+
+    #[test]
+    fn an_upload_is_described_by_name_size_and_digest() {
+        // "abc": its SHA-256 is the FIPS 180-2 test vector.
+        let got = uploaded_files(
+            &UPLOAD,
+            &args(json!({"doc": {"file": "YWJj", "name": "a/b/notes.txt"}})),
+        )
+        .unwrap();
+        assert_eq!(
+            got,
+            vec![json!({
+                "field": "doc[file]",
+                "filename": "notes.txt",
+                "content_type": "text/plain",
+                "byte_size": 3,
+                "sha256": "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
+            })]
+        );
+    }
+
+    #[test]
+    fn missing_or_broken_files_are_refused_by_name() {
+        let none = uploaded_files(&UPLOAD, &args(json!({"doc": {}}))).unwrap_err();
+        assert_eq!(
+            none,
+            BackendError::Invalid(
+                "`t_upload` uploads a file: give `doc.file` with the file's content, base64-encoded"
+                    .into()
+            )
+        );
+        let broken = uploaded_files(&UPLOAD, &args(json!({"doc": {"file": "a"}}))).unwrap_err();
+        assert!(
+            matches!(&broken, BackendError::Invalid(m) if m.starts_with("`doc.file` is not valid base64")),
+            "{broken:?}"
+        );
+        // A JSON tool has no uploads, whatever its arguments.
+        assert!(uploaded_files(&JSON, &args(json!({"file": "!!"})))
+            .unwrap()
+            .is_empty());
+    }
 }

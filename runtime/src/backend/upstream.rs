@@ -5,7 +5,10 @@
 //!   argument) can change it: arguments only fill the binding's path variables, which are
 //!   percent-encoded as one segment each.
 //! - Request: path, query and body from the tool's [`HttpBinding`]; the caller's bearer token;
-//!   `Kobana-Workspace-Id` when the call runs in a workspace.
+//!   `Kobana-Workspace-Id` when the call runs in a workspace. A multipart binding (a file upload)
+//!   sends a real `multipart/form-data` form: the base64 file arguments decoded into file parts,
+//!   the other arguments as text parts (see [`runtime_model::upload`]); a file argument that is
+//!   not base64 is [`BackendError::Invalid`] naming it, and nothing is sent.
 //! - Every attempt has a timeout. Idempotent methods (GET, PUT, DELETE) are retried a bounded
 //!   number of times on timeouts, connection failures, 429, 500, 502, 503 and 504, with
 //!   exponential backoff, honouring `Retry-After`. POST and PATCH are never retried.
@@ -23,6 +26,7 @@ use std::time::Duration;
 use reqwest::header::{HeaderMap, HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE, RETRY_AFTER};
 use runtime_model::backend::{Backend, BackendError, BoxFuture, CallContext, Output};
 use runtime_model::catalog::{Binding, BodyMode, HttpBinding, HttpMethod, Product, Tool};
+use runtime_model::upload::{self, Form};
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
@@ -116,12 +120,20 @@ fn scalar(v: &Value) -> String {
     }
 }
 
-/// The request a binding makes from the arguments: path (with query) and JSON body.
+/// The body of an upstream request.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RequestBody {
+    Json(Value),
+    /// A `multipart/form-data` form, rebuilt into a request for each attempt.
+    Multipart(Form),
+}
+
+/// The request a binding makes from the arguments: path (with query) and body.
 pub fn build_request(
     tool: &Tool,
     binding: &HttpBinding,
     args: &Map<String, Value>,
-) -> Result<(String, Option<Value>), BackendError> {
+) -> Result<(String, Option<RequestBody>), BackendError> {
     let mut path = binding.path.to_string();
     let mut used: Vec<&str> = Vec::new();
     for (var, arg) in binding.path_params {
@@ -175,18 +187,21 @@ pub fn build_request(
     };
     let body = match binding.body {
         BodyMode::None => None,
-        BodyMode::Fields(fields) => Some(Value::Object(pick(fields))),
-        BodyMode::Rest => Some(Value::Object(
+        BodyMode::Fields(fields) => Some(RequestBody::Json(Value::Object(pick(fields)))),
+        BodyMode::Rest => Some(RequestBody::Json(Value::Object(
             args.iter()
                 .filter(|(k, _)| !used.contains(&k.as_str()))
                 .map(|(k, v)| (k.clone(), v.clone()))
                 .collect(),
-        )),
+        ))),
         BodyMode::Wrapped(key, fields) => {
             let mut outer = Map::new();
             outer.insert(key.to_string(), Value::Object(pick(fields)));
-            Some(Value::Object(outer))
+            Some(RequestBody::Json(Value::Object(outer)))
         }
+        BodyMode::Multipart { files } => Some(RequestBody::Multipart(upload::build_form(
+            files, args, &used,
+        )?)),
     };
     Ok((path, body))
 }
@@ -283,6 +298,27 @@ fn retry_after(headers: &HeaderMap) -> Option<Duration> {
         .map(Duration::from_secs)
 }
 
+/// A reqwest form from a [`Form`] (built anew for each attempt: a form is consumed by sending).
+fn multipart_form(form: &Form) -> reqwest::multipart::Form {
+    let mut out = reqwest::multipart::Form::new();
+    for t in &form.texts {
+        out = out.text(t.name.clone(), t.value.clone());
+    }
+    for f in &form.files {
+        let part = reqwest::multipart::Part::bytes(f.data.clone()).file_name(f.filename.clone());
+        // The media type comes from the catalog; one reqwest cannot parse is sent as bytes.
+        let part = match part.mime_str(&f.media_type) {
+            Ok(p) => p,
+            Err(_) => reqwest::multipart::Part::bytes(f.data.clone())
+                .file_name(f.filename.clone())
+                .mime_str(upload::OCTET_STREAM)
+                .unwrap_or_else(|_| reqwest::multipart::Part::bytes(f.data.clone())),
+        };
+        out = out.part(f.name.clone(), part);
+    }
+    out
+}
+
 fn is_json(ct: &str) -> bool {
     ct.is_empty() || ct.contains("json")
 }
@@ -293,11 +329,13 @@ impl Upstream {
         method: reqwest::Method,
         url: &str,
         headers: &HeaderMap,
-        body: Option<&Value>,
+        body: Option<&RequestBody>,
     ) -> Attempt {
         let mut req = self.client.request(method, url).headers(headers.clone());
-        if let Some(b) = body {
-            req = req.json(b);
+        match body {
+            Some(RequestBody::Json(b)) => req = req.json(b),
+            Some(RequestBody::Multipart(form)) => req = req.multipart(multipart_form(form)),
+            None => {}
         }
         let resp = match req.send().await {
             Ok(r) => r,
@@ -541,5 +579,268 @@ mod tests {
             err,
             BackendError::Invalid("`id` is required (path of t)".into())
         );
+    }
+
+    mod multipart {
+        use super::*;
+        use axum::extract::Multipart;
+        use axum::http::{HeaderMap as AxumHeaders, StatusCode};
+        use std::sync::{Arc, Mutex};
+        use std::time::Duration;
+
+        use runtime_model::catalog::{Annotations, FileField, Operation};
+        use runtime_model::identity::Identity;
+
+        static FILES: &[FileField] = &[
+            FileField {
+                arg: &["source"],
+                filename_arg: Some(&["source_filename"]),
+                filename_is_field: false,
+                default_filename: "extrato.ret",
+                media_type: "text/plain",
+            },
+            FileField {
+                arg: &["files", "pfx_file"],
+                filename_arg: None,
+                filename_is_field: false,
+                default_filename: "certificate.pfx",
+                media_type: "application/x-pkcs12",
+            },
+        ];
+        static BINDING: HttpBinding = HttpBinding {
+            method: HttpMethod::Post,
+            path: "/v2/accounts/{account_uid}/imports",
+            path_params: &[("account_uid", "account_uid")],
+            query_params: &[],
+            body: BodyMode::Multipart { files: FILES },
+            operation_ref: None,
+        };
+        static TOOL: Tool = Tool {
+            name: "upload",
+            title: "",
+            description: "",
+            descriptor_json: "{}",
+            input_schema_json: "{}",
+            output_schema_json: None,
+            annotations: Annotations {
+                read_only: false,
+                destructive: false,
+                idempotent: false,
+                open_world: false,
+            },
+            destructive_clause: None,
+            scope: "",
+            permission: "",
+            binding: Binding::Http(BINDING),
+            operation: Operation::Custom,
+        };
+        static PRODUCT: Product = Product {
+            name: "banking",
+            title: "",
+            version: "",
+            uri_prefix: "kobana://banking/",
+            tool_prefix: "",
+            naming: "",
+            api_base_url: "http://127.0.0.1:9",
+            instructions: "",
+            policy: runtime_model::catalog::Policy {
+                unconfirmable_destructive: runtime_model::catalog::UnconfirmableDestructive::Run,
+                decline_code: "user_declined",
+                replay: runtime_model::catalog::ReplayPolicy::AskAgain,
+                confirmation_binds: runtime_model::catalog::ConfirmationBinding {
+                    person: true,
+                    organization: true,
+                    workspace: false,
+                },
+                confirmation_ttl_secs: 60,
+                resources_list: runtime_model::catalog::ResourcesListPolicy::FixedOnly,
+                workspaced: false,
+            },
+            tools: &[],
+            resources: &[],
+            templates: &[],
+            prompts: &[],
+            completions: &[],
+            records: &[],
+            exclusions: &[],
+        };
+
+        /// One part as the test server parsed it: name, filename, content type, bytes.
+        type SeenPart = (String, Option<String>, Option<String>, Vec<u8>);
+
+        #[derive(Default)]
+        struct Seen {
+            requests: usize,
+            path: String,
+            content_type: String,
+            idempotency_key: Option<String>,
+            parts: Vec<SeenPart>,
+        }
+
+        /// A server that parses every request as a multipart form; answers `status`.
+        async fn server(status: StatusCode) -> (String, Arc<Mutex<Seen>>) {
+            let seen = Arc::new(Mutex::new(Seen::default()));
+            let state = seen.clone();
+            let app = axum::Router::new().fallback(
+                move |uri: axum::http::Uri, headers: AxumHeaders, mut form: Multipart| {
+                    let state = state.clone();
+                    async move {
+                        let mut parts = Vec::new();
+                        while let Some(field) = form.next_field().await.unwrap() {
+                            let name = field.name().unwrap_or_default().to_string();
+                            let filename = field.file_name().map(str::to_string);
+                            let ct = field.content_type().map(str::to_string);
+                            let bytes = field.bytes().await.unwrap().to_vec();
+                            parts.push((name, filename, ct, bytes));
+                        }
+                        let mut s = state.lock().unwrap();
+                        s.requests += 1;
+                        s.path = uri.path().to_string();
+                        s.content_type = headers
+                            .get("content-type")
+                            .and_then(|v| v.to_str().ok())
+                            .unwrap_or_default()
+                            .to_string();
+                        s.idempotency_key = headers
+                            .get("idempotency-key")
+                            .and_then(|v| v.to_str().ok())
+                            .map(str::to_string);
+                        s.parts = parts;
+                        (
+                            status,
+                            [("content-type", "application/json")],
+                            r#"{"uid":"imp_1","status":"enqueued"}"#,
+                        )
+                    }
+                },
+            );
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            let base = format!("http://{}", listener.local_addr().unwrap());
+            tokio::spawn(async move { axum::serve(listener, app).await });
+            (base, seen)
+        }
+
+        fn upstream(base: &str) -> Upstream {
+            Upstream::new(UpstreamConfig {
+                base_url: Some(base.to_string()),
+                timeout: Duration::from_secs(5),
+                backoff: Duration::from_millis(10),
+                ..UpstreamConfig::default()
+            })
+            .unwrap()
+        }
+
+        fn ctx() -> CallContext {
+            CallContext {
+                product: &PRODUCT,
+                identity: Identity {
+                    person: "p".into(),
+                    name: "P".into(),
+                    organization: "o".into(),
+                    scopes: Default::default(),
+                    permissions: Default::default(),
+                    workspaces: Default::default(),
+                    default_workspace: None,
+                },
+                bearer_token: Some("tok".into()),
+                workspace: None,
+                idempotency_key: None,
+            }
+        }
+
+        fn args() -> Map<String, Value> {
+            json!({
+                "account_uid": "acc_1",
+                // "CNAB\n" followed by two non-UTF-8 bytes.
+                "source": "Q05BQgr//g==",
+                "source_filename": "RET 01.ret",
+                "external_id": "ext-9",
+                "amount": 12.5,
+                "notify": true,
+                "custom_data": {"codigo": "123", "vip": false},
+                "tags": ["a", "b"],
+                "files": {"pfx_file": "AAEC/w==", "pfx_password": "s3cret"},
+                "ignored": null,
+            })
+            .as_object()
+            .cloned()
+            .unwrap()
+        }
+
+        #[tokio::test]
+        async fn uploads_are_sent_as_a_real_multipart_form() {
+            let (base, seen) = server(StatusCode::CREATED).await;
+            let out = upstream(&base).call(&ctx(), &TOOL, &args()).await.unwrap();
+            assert_eq!(
+                out,
+                Output::Json(json!({"uid": "imp_1", "status": "enqueued"}))
+            );
+            let s = seen.lock().unwrap();
+            assert_eq!(s.requests, 1);
+            assert_eq!(s.path, "/v2/accounts/acc_1/imports");
+            assert!(
+                s.content_type.starts_with("multipart/form-data; boundary="),
+                "{}",
+                s.content_type
+            );
+            assert!(s.idempotency_key.as_deref().is_some_and(|k| k.len() == 64));
+            let text = |name: &str, value: &str| -> SeenPart {
+                (name.into(), None, None, value.as_bytes().to_vec())
+            };
+            assert_eq!(
+                s.parts,
+                vec![
+                    text("external_id", "ext-9"),
+                    text("amount", "12.5"),
+                    text("notify", "true"),
+                    text("custom_data[codigo]", "123"),
+                    text("custom_data[vip]", "false"),
+                    text("tags[]", "a"),
+                    text("tags[]", "b"),
+                    text("files[pfx_password]", "s3cret"),
+                    (
+                        "source".into(),
+                        Some("RET 01.ret".into()),
+                        Some("text/plain".into()),
+                        b"CNAB\n\xff\xfe".to_vec()
+                    ),
+                    (
+                        "files[pfx_file]".into(),
+                        Some("certificate.pfx".into()),
+                        Some("application/x-pkcs12".into()),
+                        vec![0, 1, 2, 255]
+                    ),
+                ]
+            );
+        }
+
+        #[tokio::test]
+        async fn bad_base64_is_refused_before_any_request() {
+            let (base, seen) = server(StatusCode::CREATED).await;
+            let mut a = args();
+            a.insert("files".into(), json!({"pfx_file": "%%% not base64"}));
+            let err = upstream(&base).call(&ctx(), &TOOL, &a).await.unwrap_err();
+            match err {
+                BackendError::Invalid(m) => {
+                    assert!(m.starts_with("`files.pfx_file` is not valid base64"), "{m}")
+                }
+                other => panic!("{other:?}"),
+            }
+            assert_eq!(seen.lock().unwrap().requests, 0);
+        }
+
+        #[tokio::test]
+        async fn a_failed_upload_is_not_retried() {
+            let (base, seen) = server(StatusCode::SERVICE_UNAVAILABLE).await;
+            let err = upstream(&base)
+                .call(&ctx(), &TOOL, &args())
+                .await
+                .unwrap_err();
+            assert!(
+                matches!(err, BackendError::Upstream { status: 503, .. }),
+                "{err:?}"
+            );
+            assert_eq!(seen.lock().unwrap().requests, 1);
+        }
     }
 }

@@ -7,6 +7,7 @@
 //! - [`listing`], [`tools`], [`resources`], [`prompts`], [`completion`]: the methods.
 //! - [`mrtr`]: multi round-trip requests (sealed `requestState`).
 //! - [`modern`]: validation of a 2026 request's `_meta`.
+//! - [`output_schema`]: a tool's declared `outputSchema` enforced on its answers.
 //! - [`request_log`]: the one log line of each request.
 
 pub mod completion;
@@ -18,6 +19,7 @@ pub mod jsonrpc;
 pub mod listing;
 pub mod modern;
 pub mod mrtr;
+pub mod output_schema;
 pub mod prompts;
 pub mod request_log;
 pub mod resources;

@@ -447,11 +447,14 @@ fn output_to_tool(
 ) -> ToolOutput {
     let (mime_type, data) = match output {
         Output::Json(v) => {
+            if let Err(mismatch) = super::output_schema::check(tool, &v) {
+                return mismatch;
+            }
             return ToolOutput {
                 content: vec![json!({"type": "text", "text": v.to_string()})],
                 structured: Some(v),
                 is_error: false,
-            }
+            };
         }
         Output::Bytes { mime_type, data } => (mime_type, data),
     };

@@ -1,0 +1,234 @@
+//! Enforcing a tool's declared `outputSchema` on what its backend answered.
+//!
+//! MCP: when a tool declares an output schema, its `structuredContent` MUST conform, and clients
+//! may reject a result that does not. Banking's schemas come from Kobana's OpenAPI specs, so an
+//! upstream answer can drift from them. Such an answer is not passed on as structured content:
+//! the caller gets an `isError` result saying the operation *was carried out* (HTTP 2xx — it must
+//! not be retried blindly) but its answer does not match the schema at a given place, with the raw
+//! answer as text so nothing is lost; a warning is logged.
+//!
+//! Each schema is compiled once per process, on first use, and cached by the address of its static
+//! text (tools sharing an identical schema text may share the validator).
+
+use std::collections::HashMap;
+use std::sync::{Arc, OnceLock, RwLock};
+
+use runtime_model::catalog::Tool;
+use serde_json::{json, Value};
+
+use crate::extensions::ToolOutput;
+
+/// A compiled schema, or why it does not compile.
+type Compiled = Arc<Result<jsonschema::Validator, String>>;
+
+/// Validators by `(address, length)` of the tool's `output_schema_json`.
+static VALIDATORS: OnceLock<RwLock<HashMap<(usize, usize), Compiled>>> = OnceLock::new();
+
+/// The compiled output schema of `tool`, `None` when it declares none.
+fn validator(tool: &Tool) -> Option<Compiled> {
+    let text = tool.output_schema_json?;
+    let key = (text.as_ptr() as usize, text.len());
+    let cache = VALIDATORS.get_or_init(|| RwLock::new(HashMap::new()));
+    if let Some(found) = cache.read().ok().and_then(|m| m.get(&key).cloned()) {
+        return Some(found);
+    }
+    let compiled: Compiled = Arc::new(
+        serde_json::from_str::<Value>(text)
+            .map_err(|e| format!("the output schema of {} is not JSON: {e}", tool.name))
+            .and_then(|schema| {
+                jsonschema::validator_for(&schema).map_err(|e| {
+                    format!("the output schema of {} does not compile: {e}", tool.name)
+                })
+            }),
+    );
+    match cache.write() {
+        Ok(mut m) => Some(m.entry(key).or_insert(compiled).clone()),
+        Err(_) => Some(compiled),
+    }
+}
+
+/// `Ok` when `tool` declares no output schema or `answer` conforms to it; otherwise the
+/// `isError` result to send instead of the answer (no `structuredContent`).
+pub(crate) fn check(tool: &Tool, answer: &Value) -> Result<(), ToolOutput> {
+    let Some(compiled) = validator(tool) else {
+        return Ok(());
+    };
+    let validator = match compiled.as_ref() {
+        Ok(v) => v,
+        Err(why) => {
+            // A catalog bug (tests compile every schema): the answer cannot be checked, and
+            // refusing it would fail every call of the tool; pass it on and say so.
+            tracing::warn!(tool = tool.name, "{why}; answer passed on unchecked");
+            return Ok(());
+        }
+    };
+    // `is_valid` is the fast path (no error values built); the errors only when it fails.
+    if validator.is_valid(answer) {
+        return Ok(());
+    }
+    let Some(error) = validator.iter_errors(answer).next() else {
+        return Ok(());
+    };
+    let path = error.instance_path.to_string();
+    let path = if path.is_empty() {
+        "/".to_string()
+    } else {
+        path
+    };
+    tracing::warn!(
+        tool = tool.name,
+        instance_path = %path,
+        error = %error,
+        "the answer does not match the tool's declared output schema"
+    );
+    let text = format!(
+        "The operation was carried out (HTTP 2xx) but its answer does not match the declared \
+         output schema at `{path}`: {error}. Do not repeat the call to retry it. Raw answer: {answer}"
+    );
+    Err(ToolOutput {
+        content: vec![json!({"type": "text", "text": text})],
+        structured: None,
+        is_error: true,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use runtime_model::catalog::Product;
+
+    fn banking() -> &'static Product {
+        generated::product("banking").unwrap()
+    }
+
+    #[test]
+    fn conforming_answers_and_tools_without_a_schema_pass() {
+        let pix_get = banking().tool("banking_charge_pix_get").unwrap();
+        assert!(pix_get.output_schema_json.is_some());
+        let good = json!({"status": 200, "data": {"uid": "u1", "amount": 12.5, "status": "paid"}});
+        assert!(check(pix_get, &good).is_ok());
+        let no_schema = banking()
+            .tools
+            .iter()
+            .find(|t| t.output_schema_json.is_none())
+            .unwrap();
+        assert!(check(no_schema, &json!([1, 2])).is_ok());
+    }
+
+    #[test]
+    fn a_drifting_answer_becomes_an_error_naming_the_place_with_the_raw_answer() {
+        let pix_get = banking().tool("banking_charge_pix_get").unwrap();
+        let bad = json!({"status": 200, "data": {"uid": "u1", "amount": "12,50"}});
+        let out = check(pix_get, &bad).unwrap_err();
+        assert!(out.is_error);
+        assert!(out.structured.is_none());
+        let text = out.content[0]["text"].as_str().unwrap();
+        assert!(
+            text.starts_with("The operation was carried out (HTTP 2xx)"),
+            "{text}"
+        );
+        assert!(text.contains("at `/data/amount`"), "{text}");
+        assert!(text.contains(&bad.to_string()), "{text}");
+        // a non-object answer breaks the object root
+        let out = check(pix_get, &json!([1])).unwrap_err();
+        assert!(out.content[0]["text"].as_str().unwrap().contains("at `/`"));
+    }
+
+    #[test]
+    fn each_schema_is_compiled_once() {
+        let tool = banking().tool("banking_charge_pix_list").unwrap();
+        let a = validator(tool).unwrap();
+        let b = validator(tool).unwrap();
+        assert!(Arc::ptr_eq(&a, &b));
+    }
+}
+
+#[cfg(test)]
+mod engine_tests {
+    use std::sync::Arc;
+
+    use runtime_model::backend::{Backend, BackendError, BoxFuture, CallContext, Output};
+    use runtime_model::catalog::Tool;
+    use runtime_model::identity::Identity;
+    use serde_json::{json, Map, Value};
+
+    use crate::confirm::{Confirmer, MemoryLedger};
+    use crate::protocol::context::Call;
+    use crate::protocol::engine::{Engine, EngineOptions, Reply};
+    use crate::protocol::era::Era;
+    use crate::protocol::jsonrpc::Request;
+    use crate::state::StateSealer;
+
+    /// Answers every call with the same JSON.
+    struct Fixed(Value);
+
+    impl Backend for Fixed {
+        fn call<'a>(
+            &'a self,
+            _ctx: &'a CallContext,
+            _tool: &'static Tool,
+            _args: &'a Map<String, Value>,
+        ) -> BoxFuture<'a, Result<Output, BackendError>> {
+            Box::pin(async move { Ok(Output::Json(self.0.clone())) })
+        }
+    }
+
+    async fn call_pix_get(answer: Value, era: Era) -> Value {
+        let product = generated::product("banking").unwrap();
+        let sealer = Arc::new(StateSealer::new(vec![("k1".into(), vec![7u8; 32])]).unwrap());
+        let confirmer = Confirmer::new(sealer.clone(), Arc::new(MemoryLedger::new()));
+        let engine = Engine::new(
+            product,
+            Arc::new(Fixed(answer)),
+            sealer,
+            confirmer,
+            EngineOptions {
+                page_size: 50,
+                ttl_ms: 1000,
+            },
+        );
+        let identity = Identity {
+            person: "p1".into(),
+            name: "P".into(),
+            organization: "o1".into(),
+            scopes: ["all".to_string()].into_iter().collect(),
+            permissions: ["*".to_string()].into_iter().collect(),
+            workspaces: Default::default(),
+            default_workspace: None,
+        };
+        let call = Call::detached(era, Arc::new(identity), json!({}));
+        let req = Request {
+            id: json!(1),
+            method: "tools/call".into(),
+            params: json!({"name": "banking_charge_pix_get", "arguments": {"uid": "u1"}})
+                .as_object()
+                .cloned()
+                .unwrap(),
+        };
+        match engine.handle(&req, &call).await {
+            Reply::Value(v) => v,
+            Reply::Raw(b) => serde_json::from_slice(&b).unwrap(),
+            Reply::Error(e) => panic!("{e:?}"),
+        }
+    }
+
+    #[tokio::test]
+    async fn tools_call_enforces_the_declared_output_schema() {
+        let good =
+            json!({"status": 200, "data": {"uid": "u1", "amount": 10.0, "status": "opened"}});
+        let r = call_pix_get(good.clone(), Era::Legacy("2025-11-25")).await;
+        assert_eq!(r.get("isError"), None);
+        assert_eq!(r["structuredContent"], good);
+
+        let bad = json!({"status": 200, "data": {"uid": "u1", "status": "lost"}});
+        for era in [Era::Legacy("2025-11-25"), Era::Modern] {
+            let r = call_pix_get(bad.clone(), era).await;
+            assert_eq!(r["isError"], true, "{r}");
+            assert!(r.get("structuredContent").is_none(), "{r}");
+            let text = r["content"][0]["text"].as_str().unwrap();
+            assert!(text.contains("carried out (HTTP 2xx)"), "{text}");
+            assert!(text.contains("at `/data/status`"), "{text}");
+            assert!(text.contains("\"lost\""), "{text}");
+        }
+    }
+}
