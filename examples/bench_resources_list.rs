@@ -100,6 +100,7 @@ fn product() -> &'static Product {
             workspaced: false,
         },
         tools: Box::leak(tools.into_boxed_slice()),
+        tools_json: "",
         resources: &[],
         templates: Box::leak(templates.into_boxed_slice()),
         prompts: &[],

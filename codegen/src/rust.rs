@@ -215,13 +215,15 @@ fn operation(t: &Tool) -> TokenStream {
     }
 }
 
-fn tool(t: &Tool) -> TokenStream {
+/// `descriptor` is where the tool's descriptor lies in the joined `TOOLS_JSON` text.
+fn tool(t: &Tool, descriptor: std::ops::Range<usize>) -> TokenStream {
     let a = resolve_annotations(t);
     let (ro, de, id, ow) = (a.read_only, a.destructive, a.idempotent, a.open_world);
     let name = &t.name;
     let title = &t.title;
     let description = &t.description;
-    let descriptor = json_str(&descriptors::tool(t));
+    let (start, end) = (descriptor.start, descriptor.end);
+    let descriptor = quote!(json_slice(TOOLS_JSON, #start, #end));
     let input = json_str(&descriptors::yaml_to_json(&t.input_schema));
     let output = match &t.output_schema {
         Some(o) => {
@@ -309,7 +311,20 @@ pub fn product_module(c: &Catalog, source: &str) -> String {
     let (uri_prefix, tool_prefix, naming) = (&info.uri_prefix, &info.tool_prefix, &info.naming);
     let (api, instructions) = (&info.api_base_url, &info.instructions);
     let policy = policy(c);
-    let tools = descriptors::sorted_tools(c).into_iter().map(tool);
+    // Every descriptor joined by commas, in listing order: a listing of every tool is this text
+    // as it is, and each tool's descriptor a slice of it.
+    let sorted = descriptors::sorted_tools(c);
+    let mut tools_json = String::new();
+    let mut ranges = Vec::with_capacity(sorted.len());
+    for (i, t) in sorted.iter().enumerate() {
+        if i > 0 {
+            tools_json.push(',');
+        }
+        let start = tools_json.len();
+        tools_json.push_str(&json_str(&descriptors::tool(t)));
+        ranges.push(start..tools_json.len());
+    }
+    let tools = sorted.into_iter().zip(ranges).map(|(t, r)| tool(t, r));
     let resources = c.resources.iter().map(|r| {
         let (uri, rname, rtitle, desc, mime, read_by) = (
             &r.uri,
@@ -488,6 +503,7 @@ pub fn product_module(c: &Catalog, source: &str) -> String {
             instructions: #instructions,
             policy: #policy,
             tools: TOOLS,
+            tools_json: TOOLS_JSON,
             resources: RESOURCES,
             templates: TEMPLATES,
             prompts: PROMPTS,
@@ -498,6 +514,8 @@ pub fn product_module(c: &Catalog, source: &str) -> String {
 
         /// Sorted by name: the order of `tools/list`.
         static TOOLS: &[Tool] = &[#(#tools),*];
+        /// Every tool descriptor, in that order, joined by commas.
+        const TOOLS_JSON: &str = #tools_json;
         static RESOURCES: &[Resource] = &[#(#resources),*];
         static TEMPLATES: &[Template] = &[#(#templates),*];
         static PROMPTS: &[Prompt] = &[#(#prompts),*];

@@ -44,8 +44,20 @@ fn leak(s: String) -> &'static str {
 
 fn product(path: &str) -> Result<&'static Product, Box<dyn std::error::Error>> {
     let tools: Vec<Value> = serde_json::from_slice(&std::fs::read(path)?)?;
+    // As the generator does: the descriptors joined into one text, each tool's a slice of it.
+    let mut joined = String::new();
+    let mut ranges = Vec::with_capacity(tools.len());
+    for (i, t) in tools.iter().enumerate() {
+        if i > 0 {
+            joined.push(',');
+        }
+        let start = joined.len();
+        joined.push_str(&serde_json::to_string(t)?);
+        ranges.push(start..joined.len());
+    }
+    let joined = leak(joined);
     let mut out = Vec::with_capacity(tools.len());
-    for t in tools {
+    for (t, range) in tools.into_iter().zip(ranges) {
         let s = |k: &str| {
             leak(
                 t.get(k)
@@ -60,7 +72,7 @@ fn product(path: &str) -> Result<&'static Product, Box<dyn std::error::Error>> {
             name: s("name"),
             title: s("title"),
             description: s("description"),
-            descriptor_json: leak(serde_json::to_string(&t)?),
+            descriptor_json: &joined[range],
             input_schema_json: leak(serde_json::to_string(&t["inputSchema"])?),
             output_schema_json: None,
             annotations: Annotations {
@@ -106,6 +118,7 @@ fn product(path: &str) -> Result<&'static Product, Box<dyn std::error::Error>> {
             workspaced: false,
         },
         tools: Box::leak(out.into_boxed_slice()),
+        tools_json: joined,
         resources: &[],
         templates: &[],
         prompts: &[],

@@ -445,6 +445,7 @@ pub static PRODUCT: Product = Product {
     instructions: "",
     policy: POLICY,
     tools: TOOLS,
+    tools_json: "",
     resources: &[],
     templates: TEMPLATES,
     prompts: &[],
@@ -553,6 +554,7 @@ pub static INBOX: Product = Product {
         ..POLICY
     },
     tools: INBOX_TOOLS,
+    tools_json: "",
     resources: &[],
     templates: INBOX_TEMPLATES,
     prompts: &[],

@@ -231,6 +231,7 @@ static PRODUCT: Product = Product {
         workspaced: false,
     },
     tools: TOOLS,
+    tools_json: "",
     resources: &[],
     templates: &[],
     prompts: &[],

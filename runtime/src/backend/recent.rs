@@ -292,6 +292,7 @@ mod tests {
                 workspaced: false,
             },
             tools: Box::leak(tools.into_boxed_slice()),
+            tools_json: "",
             resources: &[],
             templates: Box::leak(templates.into_boxed_slice()),
             prompts: &[],

@@ -657,6 +657,7 @@ mod tests {
                 workspaced: false,
             },
             tools: &[],
+            tools_json: "",
             resources: &[],
             templates: &[],
             prompts: &[],

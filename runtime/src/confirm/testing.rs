@@ -96,6 +96,7 @@ const fn product_with(name: &'static str, policy: Policy) -> Product {
         instructions: "",
         policy,
         tools: &TOOLS,
+        tools_json: "",
         resources: &[],
         templates: &[],
         prompts: &[],

@@ -22,7 +22,45 @@ use crate::server::{Server, ServerError};
 
 /// Serves `product` on the process's stdin/stdout until EOF.
 pub async fn run(server: Arc<Server>, product: &str) -> Result<(), StdioError> {
-    run_io(server, product, tokio::io::stdin(), tokio::io::stdout()).await
+    serve(server, product, tokio::io::stdin(), Sink::<tokio::io::Stdout>::ProcessStdout).await
+}
+
+/// Where answers are written.
+enum Sink<W> {
+    /// Any async writer (tests use in-memory pipes).
+    Async(W),
+    /// The process's stdout, written from a blocking thread straight from our buffers: tokio's
+    /// `Stdout` would first copy each write into a buffer of its own (a 900 KB listing is a few
+    /// hundred fresh pages to fault in on a cold start).
+    ProcessStdout,
+}
+
+impl<W: AsyncWrite + Unpin> Sink<W> {
+    /// Writes one message (its parts, then a newline) and flushes it.
+    async fn send(&mut self, parts: Vec<Bytes>) -> std::io::Result<()> {
+        match self {
+            Sink::Async(w) => {
+                for part in &parts {
+                    w.write_all(part).await?;
+                }
+                w.write_all(b"\n").await?;
+                w.flush().await
+            }
+            Sink::ProcessStdout => {
+                let written = tokio::task::spawn_blocking(move || {
+                    use std::io::Write;
+                    let mut out = std::io::stdout().lock();
+                    for part in &parts {
+                        out.write_all(part)?;
+                    }
+                    out.write_all(b"\n")?;
+                    out.flush()
+                })
+                .await;
+                written.map_err(|e| std::io::Error::other(e.to_string()))?
+            }
+        }
+    }
 }
 
 /// Why the stdio loop stopped with an error.
@@ -39,7 +77,20 @@ pub async fn run_io<R, W>(
     server: Arc<Server>,
     product: &str,
     reader: R,
-    mut writer: W,
+    writer: W,
+) -> Result<(), StdioError>
+where
+    R: AsyncRead + Unpin,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    serve(server, product, reader, Sink::Async(writer)).await
+}
+
+async fn serve<R, W>(
+    server: Arc<Server>,
+    product: &str,
+    reader: R,
+    mut sink: Sink<W>,
 ) -> Result<(), StdioError>
 where
     R: AsyncRead + Unpin,
@@ -58,21 +109,11 @@ where
             tokio::select! {
                 biased;
                 m = out_rx.recv(), if messages_open => match m {
-                    Some(mut line) => {
-                        line.push(b'\n');
-                        writer.write_all(&line).await?;
-                        writer.flush().await?;
-                    }
+                    Some(line) => sink.send(vec![Bytes::from(line)]).await?,
                     None => messages_open = false,
                 },
                 a = answer_rx.recv(), if answers_open => match a {
-                    Some(parts) => {
-                        for part in &parts {
-                            writer.write_all(part).await?;
-                        }
-                        writer.write_all(b"\n").await?;
-                        writer.flush().await?;
-                    }
+                    Some(parts) => sink.send(parts).await?,
                     None => answers_open = false,
                 },
                 else => break,
