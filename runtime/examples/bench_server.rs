@@ -17,10 +17,6 @@ use runtime::catalog::*;
 use runtime::server::{unrestricted_identity, Server, ServerConfig};
 use serde_json::{json, Map, Value};
 
-/// The allocator the `kobana-mcp` binary uses.
-#[global_allocator]
-static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 struct Echo;
 
 impl Backend for Echo {
