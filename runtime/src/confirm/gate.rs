@@ -21,7 +21,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use runtime_model::catalog::{Product, ReplayPolicy, Tool, UnconfirmableDestructive};
+use runtime_model::catalog::{
+    Binding, BodyMode, HttpBinding, Product, ReplayPolicy, Tool, UnconfirmableDestructive,
+};
 use runtime_model::errors::{
     AppError, CONFIRMATION_REPLAYED, CONFIRMATION_REQUIRED, CONFIRMATION_UNAVAILABLE,
     REPLAY_NOTICE, USER_DECLINED,
@@ -283,8 +285,16 @@ fn question(req: &GateRequest<'_>, notice: Option<&str>) -> String {
     if req.args.is_empty() {
         text.push_str("\nArguments: none");
     } else {
-        let pretty = serde_json::to_string_pretty(&Value::Object(req.args.clone()))
-            .unwrap_or_else(|_| "{}".into());
+        // An uploaded file is described, not pasted into the question.
+        let shown = match &req.tool.binding {
+            Binding::Http(HttpBinding {
+                body: BodyMode::Multipart { files },
+                ..
+            }) => runtime_model::upload::abbreviate_files(files, req.args),
+            _ => req.args.clone(),
+        };
+        let pretty =
+            serde_json::to_string_pretty(&Value::Object(shown)).unwrap_or_else(|_| "{}".into());
         text.push_str("\nArguments:\n");
         text.push_str(&pretty);
     }
@@ -711,5 +721,43 @@ mod tests {
             let g = c.gate(retry.req()).await;
             assert_eq!(refusal_code(&g), product.policy.decline_code);
         }
+    }
+
+    #[tokio::test]
+    async fn an_uploaded_file_is_described_in_the_question_not_pasted() {
+        let banking = generated::product("banking").unwrap();
+        let upload = banking
+            .tools
+            .iter()
+            .find(|t| t.name == "banking_charge_discharge_create")
+            .unwrap();
+        assert!(upload.annotations.destructive);
+        let content = "QUJD".repeat(5000);
+        let a = json!({"file": content, "filename": "retorno.ret"})
+            .as_object()
+            .unwrap()
+            .clone();
+        let id = person("p", "o");
+        let g = confirmer()
+            .gate(GateRequest {
+                product: banking,
+                tool: upload,
+                args: &a,
+                identity: &id,
+                workspace: None,
+                modern: true,
+                form_elicitation: true,
+                input_responses: None,
+                request_state: None,
+                now: NOW,
+            })
+            .await;
+        let Gate::InputRequired(v) = g else {
+            panic!("expected a question, got {g:?}")
+        };
+        let text = v.to_string();
+        assert!(text.contains("<file: 20000 base64 characters>"), "{text}");
+        assert!(text.contains("retorno.ret"));
+        assert!(!text.contains(&content[..64]));
     }
 }

@@ -311,6 +311,41 @@ mod tests {
     }
 
     #[test]
+    fn the_typed_fast_path_reads_exactly_what_the_general_reader_reads() {
+        let cases: &[&[u8]] = &[
+            br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{"a":[1,{"b":null}]},"_meta":{"k":"v"}}}"#,
+            br#"{"method":"ping","id":"x","jsonrpc":"2.0"}"#,
+            br#"{"jsonrpc":"2.0","id":2.5,"method":"m","params":null}"#,
+            br#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}"#,
+            br#"{"jsonrpc":"2.0","id":3,"method":"m","extra":true}"#,
+            br#"{"jsonrpc":"2.0","id":"a\u00e9\n","method":"m\u002fx"}"#,
+        ];
+        for bytes in cases {
+            let fast = parse_common(bytes).expect("a well-formed request takes the fast path");
+            let general = parse_value(serde_json::from_slice(bytes).unwrap()).unwrap();
+            let text = String::from_utf8_lossy(bytes);
+            assert_eq!(format!("{fast:?}"), format!("{general:?}"), "{text}");
+        }
+        // Everything else falls through to the general reader, which names the problem.
+        for bytes in [
+            &br#"{"jsonrpc":"2.0","id":null,"method":"x"}"#[..],
+            br#"{"jsonrpc":"1.0","id":3,"method":"x"}"#,
+            br#"{"jsonrpc":"2.0","id":3,"method":"x","params":[1]}"#,
+            br#"{"jsonrpc":"2.0","id":3,"method":7}"#,
+            br#"{"jsonrpc":"2.0","id":{},"method":"x"}"#,
+            br#"{"jsonrpc":"2.0","id":7,"result":{}}"#,
+            br#"{"jsonrpc":"2.0","id":1,"id":2,"method":"x"}"#,
+            br#"[1]"#,
+        ] {
+            let text = String::from_utf8_lossy(bytes);
+            assert!(parse_common(bytes).is_none(), "{text}");
+        }
+        let e = parse_bytes(br#"{"jsonrpc":"2.0","id":3,"method":7}"#).unwrap_err();
+        assert_eq!(e.error.code, INVALID_REQUEST);
+        assert_eq!(e.id, Value::from(3));
+    }
+
+    #[test]
     fn raw_results_are_spliced_verbatim() {
         let bytes = encode_raw_result(&Value::from(5), br#"{"tools":[]}"#);
         let v: Value = serde_json::from_slice(&bytes).unwrap();

@@ -61,7 +61,6 @@ impl From<Bytes> for Page {
     }
 }
 
-
 /// The four listings, for one era.
 #[derive(Debug, Default)]
 pub struct EraPages {

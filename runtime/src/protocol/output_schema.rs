@@ -207,7 +207,7 @@ mod engine_tests {
         };
         match engine.handle(&req, &call).await {
             Reply::Value(v) => v,
-            Reply::Raw(b) => serde_json::from_slice(&b).unwrap(),
+            Reply::Raw(b) => serde_json::from_slice(&b.to_vec()).unwrap(),
             Reply::Error(e) => panic!("{e:?}"),
         }
     }

@@ -988,3 +988,52 @@ async fn the_schemas_resource_and_tools_answer_the_same_json() {
     let old = ask(&e, &legacy, "resources/read", uri).await.unwrap_err();
     assert_eq!(old.code, super::jsonrpc::RESOURCE_NOT_FOUND_LEGACY);
 }
+
+#[tokio::test]
+async fn a_full_tool_listing_is_the_catalogs_joined_text_and_2025_03_26_gets_no_output_schemas() {
+    let p = product("banking");
+    let (e, _) = engine_with(p, 500);
+    let everyone = identity(&["all"], &["*"]);
+    // The page of someone who may call every tool is the joined descriptor text, byte for byte.
+    let view = e.listings.view(&everyone);
+    let page = &view.legacy.tools[0];
+    assert!(
+        page.segments().len() > 1,
+        "the joined text is sent as its own segment"
+    );
+    let joined: Vec<&str> = p.tools.iter().map(|t| t.descriptor_json).collect();
+    let expected = format!("{{\"tools\":[{}]}}", joined.join(","));
+    assert_eq!(page.to_vec(), expected.into_bytes());
+    assert_eq!(p.tools_json, joined.join(","));
+
+    let with_schema = p
+        .tools
+        .iter()
+        .filter(|t| t.output_schema_json.is_some())
+        .count();
+    assert!(with_schema > 0, "banking declares output schemas");
+    let count = |v: &Value| {
+        v["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|t| t.get("outputSchema").is_some())
+            .count()
+    };
+    let c = call(LEGACY, everyone.clone(), json!({}));
+    let recent = ask(&e, &c, "tools/list", json!({})).await.unwrap();
+    assert_eq!(count(&recent), with_schema);
+    let old = call(Era::Legacy("2025-03-26"), everyone.clone(), json!({}));
+    let old_list = ask(&e, &old, "tools/list", json!({})).await.unwrap();
+    assert_eq!(count(&old_list), 0, "2025-03-26 predates outputSchema");
+    assert_eq!(names(&old_list, "tools"), names(&recent, "tools"));
+
+    // Someone who sees part of the catalog gets an assembled page of just those tools.
+    let reader = identity(&["read", "charge.bank_billets"], &["bank_billets.read"]);
+    let c = call(LEGACY, reader, json!({}));
+    let some = names(
+        &ask(&e, &c, "tools/list", json!({})).await.unwrap(),
+        "tools",
+    );
+    assert!(!some.is_empty() && some.len() < p.tools.len());
+}

@@ -22,7 +22,13 @@ use crate::server::{Server, ServerError};
 
 /// Serves `product` on the process's stdin/stdout until EOF.
 pub async fn run(server: Arc<Server>, product: &str) -> Result<(), StdioError> {
-    serve(server, product, tokio::io::stdin(), Sink::<tokio::io::Stdout>::ProcessStdout).await
+    serve(
+        server,
+        product,
+        tokio::io::stdin(),
+        Sink::<tokio::io::Stdout>::ProcessStdout,
+    )
+    .await
 }
 
 /// Where answers are written.
