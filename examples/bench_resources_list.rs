@@ -26,23 +26,15 @@ fn leak(s: String) -> &'static str {
 
 fn tool(name: &'static str, operation: Operation) -> Tool {
     Tool {
-        name,
-        title: "",
-        description: "",
-        descriptor_json: "{}",
         input_schema_json: r#"{"type":"object","properties":{"page":{"type":"integer"},"per_page":{"type":"integer"}}}"#,
-        output_schema_json: None,
         annotations: Annotations {
             read_only: true,
-            destructive: false,
             idempotent: true,
             open_world: true,
+            ..Annotations::NONE
         },
-        destructive_clause: None,
-        scope: "",
-        permission: "",
-        binding: Binding::Extension("bench"),
         operation,
+        ..Tool::bare(name, Binding::Extension("bench"))
     }
 }
 
@@ -78,35 +70,15 @@ fn product() -> &'static Product {
         });
     }
     Box::leak(Box::new(Product {
-        name: "bench",
         title: "Bench",
-        version: "0",
         uri_prefix: "kobana://bench/",
-        tool_prefix: "",
-        naming: "",
         api_base_url: "",
-        instructions: "",
         policy: Policy {
-            unconfirmable_destructive: UnconfirmableDestructive::Run,
-            decline_code: "user_declined",
-            replay: ReplayPolicy::AskAgain,
-            confirmation_binds: ConfirmationBinding {
-                person: true,
-                organization: true,
-                workspace: false,
-            },
-            confirmation_ttl_secs: 300,
             resources_list: ResourcesListPolicy::Recent(RECENT),
-            workspaced: false,
+            ..Policy::RUN_UNCONFIRMED
         },
-        tools: Box::leak(tools.into_boxed_slice()),
-        tools_json: "",
-        resources: &[],
         templates: Box::leak(templates.into_boxed_slice()),
-        prompts: &[],
-        completions: &[],
-        records: &[],
-        exclusions: &[],
+        ..Product::bare("bench", Box::leak(tools.into_boxed_slice()))
     }))
 }
 

@@ -70,57 +70,30 @@ fn product(path: &str) -> Result<&'static Product, Box<dyn std::error::Error>> {
             description: s("description"),
             descriptor_json: &joined[range],
             input_schema_json: leak(serde_json::to_string(&t["inputSchema"])?),
-            output_schema_json: None,
             annotations: Annotations {
                 read_only: flag("readOnlyHint", false),
                 destructive: flag("destructiveHint", false),
                 idempotent: flag("idempotentHint", false),
                 open_world: flag("openWorldHint", true),
             },
-            destructive_clause: None,
-            scope: "",
-            permission: "",
-            binding: Binding::Http(HttpBinding {
-                method: HttpMethod::Get,
-                path: "/",
-                path_params: &[],
-                query_params: &[],
-                body: BodyMode::None,
-                operation_ref: None,
-            }),
-            operation: Operation::Custom,
+            ..Tool::bare(
+                "",
+                Binding::Http(HttpBinding {
+                    method: HttpMethod::Get,
+                    path: "/",
+                    path_params: &[],
+                    query_params: &[],
+                    body: BodyMode::None,
+                    operation_ref: None,
+                }),
+            )
         });
     }
     Ok(Box::leak(Box::new(Product {
-        name: "bench",
         title: "Benchmark catalog",
-        version: "0.1.0",
         uri_prefix: "bench://",
-        tool_prefix: "",
-        naming: "",
-        api_base_url: "http://127.0.0.1:9",
-        instructions: "",
-        policy: Policy {
-            unconfirmable_destructive: UnconfirmableDestructive::Run,
-            decline_code: "user_declined",
-            replay: ReplayPolicy::AskAgain,
-            confirmation_binds: ConfirmationBinding {
-                person: true,
-                organization: true,
-                workspace: false,
-            },
-            confirmation_ttl_secs: 300,
-            resources_list: ResourcesListPolicy::FixedOnly,
-            workspaced: false,
-        },
-        tools: Box::leak(out.into_boxed_slice()),
         tools_json: joined,
-        resources: &[],
-        templates: &[],
-        prompts: &[],
-        completions: &[],
-        records: &[],
-        exclusions: &[],
+        ..Product::bare("bench", Box::leak(out.into_boxed_slice()))
     })))
 }
 

@@ -580,13 +580,9 @@ fn escape_pointer(s: &str) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
-    use std::path::PathBuf;
 
     fn spec(doc: Value) -> Spec {
-        Spec {
-            path: PathBuf::from("inline.json"),
-            doc,
-        }
+        Spec::inline(doc)
     }
 
     /// A v2-style spec: a list and a get answering `{status, data}` around a self-referencing

@@ -571,16 +571,24 @@ pub fn tidy(text: &str) -> String {
     }
 }
 
+impl Spec {
+    /// A spec held in memory (tests), named `inline.json` in messages.
+    #[cfg(test)]
+    pub(crate) fn inline(doc: Value) -> Spec {
+        Spec {
+            path: PathBuf::from("inline.json"),
+            doc,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
 
     fn spec(doc: Value) -> Spec {
-        Spec {
-            path: PathBuf::from("inline.json"),
-            doc,
-        }
+        Spec::inline(doc)
     }
 
     #[test]

@@ -436,7 +436,84 @@ pub struct Exclusion {
     pub reason: &'static str,
 }
 
+// Bases for tables built by hand (tests, benchmarks, the sandbox's demo catalog): each sets
+// what it needs with struct update syntax (`Tool { permission: "x.read", ..Tool::bare(..) }`).
+
+impl Annotations {
+    /// Every hint false.
+    pub const NONE: Annotations = Annotations {
+        read_only: false,
+        destructive: false,
+        idempotent: false,
+        open_world: false,
+    };
+}
+
+impl Policy {
+    /// Banking's policy: a destructive tool runs when the client cannot be asked, a replayed
+    /// confirmation is asked again, confirmations bind person and organization for 5 minutes,
+    /// `resources/list` shows fixed resources only, records are not in workspaces.
+    pub const RUN_UNCONFIRMED: Policy = Policy {
+        unconfirmable_destructive: UnconfirmableDestructive::Run,
+        decline_code: "user_declined",
+        replay: ReplayPolicy::AskAgain,
+        confirmation_binds: ConfirmationBinding {
+            person: true,
+            organization: true,
+            workspace: false,
+        },
+        confirmation_ttl_secs: 300,
+        resources_list: ResourcesListPolicy::FixedOnly,
+        workspaced: false,
+    };
+}
+
+impl Tool {
+    /// A tool with a name and a binding only: no title, description, scope or permission, a `{}`
+    /// descriptor, an object input schema, no output schema, no hints, a custom operation.
+    pub const fn bare(name: &'static str, binding: Binding) -> Tool {
+        Tool {
+            name,
+            title: "",
+            description: "",
+            descriptor_json: "{}",
+            input_schema_json: "{\"type\":\"object\"}",
+            output_schema_json: None,
+            annotations: Annotations::NONE,
+            destructive_clause: None,
+            scope: "",
+            permission: "",
+            binding,
+            operation: Operation::Custom,
+        }
+    }
+}
+
 impl Product {
+    /// A product with a name and tools only, under [`Policy::RUN_UNCONFIRMED`], with no resources,
+    /// prompts, completions or records, bound to an unreachable API.
+    pub const fn bare(name: &'static str, tools: &'static [Tool]) -> Product {
+        Product {
+            name,
+            title: "",
+            version: "0.0.0",
+            uri_prefix: "test://",
+            tool_prefix: "",
+            naming: "",
+            api_base_url: "http://127.0.0.1:9",
+            instructions: "",
+            policy: Policy::RUN_UNCONFIRMED,
+            tools,
+            tools_json: "",
+            resources: &[],
+            templates: &[],
+            prompts: &[],
+            completions: &[],
+            records: &[],
+            exclusions: &[],
+        }
+    }
+
     pub fn tool(&self, name: &str) -> Option<&'static Tool> {
         self.tools.iter().find(|t| t.name == name)
     }

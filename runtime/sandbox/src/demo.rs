@@ -70,18 +70,12 @@ const fn tool(
     operation: Operation,
 ) -> Tool {
     Tool {
-        name,
         title: name,
         description: name,
-        descriptor_json: "{}",
-        input_schema_json: "{\"type\":\"object\"}",
-        output_schema_json: None,
         annotations,
-        destructive_clause: None,
-        scope: "",
         permission,
-        binding,
         operation,
+        ..Tool::bare(name, binding)
     }
 }
 
@@ -419,39 +413,22 @@ pub static TEMPLATES: &[Template] = &[
 ];
 
 const POLICY: Policy = Policy {
-    unconfirmable_destructive: UnconfirmableDestructive::Run,
-    decline_code: "user_declined",
-    replay: ReplayPolicy::AskAgain,
-    confirmation_binds: ConfirmationBinding {
-        person: true,
-        organization: true,
-        workspace: false,
-    },
-    confirmation_ttl_secs: 300,
     resources_list: ResourcesListPolicy::Recent(20),
-    workspaced: false,
+    ..Policy::RUN_UNCONFIRMED
 };
 
 /// A billing-like product: customers (v2), bank billets (v1, numeric id) with cancel/pay actions,
 /// payments created by `pay`, a PDF, and one custom tool.
 pub static PRODUCT: Product = Product {
-    name: "demo",
     title: "Demo",
-    version: "0.0.0",
     uri_prefix: "kobana://demo/",
     tool_prefix: "demo_",
     naming: "demo_<resource>_<action>",
     api_base_url: "https://api-sandbox.kobana.com.br",
-    instructions: "",
     policy: POLICY,
-    tools: TOOLS,
-    tools_json: "",
-    resources: &[],
     templates: TEMPLATES,
-    prompts: &[],
-    completions: &[],
     records: RECORDS,
-    exclusions: &[],
+    ..Product::bare("demo", TOOLS)
 };
 
 pub static INBOX_TOOLS: &[Tool] = &[
@@ -540,27 +517,18 @@ pub static INBOX_TEMPLATES: &[Template] = &[Template {
 
 /// A workspaced inbox-like product with a signed `.eml` download.
 pub static INBOX: Product = Product {
-    name: "demo_inbox",
     title: "Demo inbox",
-    version: "0.0.0",
     uri_prefix: "kobana://demo_inbox/",
     tool_prefix: "demo_inbox_",
     naming: "demo_inbox_<resource>_<action>",
     api_base_url: "https://api-sandbox.kobana.com.br",
-    instructions: "",
     policy: Policy {
         workspaced: true,
-        resources_list: ResourcesListPolicy::FixedOnly,
-        ..POLICY
+        ..Policy::RUN_UNCONFIRMED
     },
-    tools: INBOX_TOOLS,
-    tools_json: "",
-    resources: &[],
     templates: INBOX_TEMPLATES,
-    prompts: &[],
-    completions: &[],
     records: INBOX_RECORDS,
-    exclusions: &[],
+    ..Product::bare("demo_inbox", INBOX_TOOLS)
 };
 
 /// Both demo products.

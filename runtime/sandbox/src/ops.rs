@@ -740,26 +740,12 @@ pub fn summary(
 #[cfg(test)]
 mod upload_tests {
     use super::*;
-    use runtime_model::catalog::{Annotations, FileField, HttpBinding, HttpMethod};
+    use runtime_model::catalog::{FileField, HttpBinding, HttpMethod};
 
     const fn tool(body: BodyMode) -> Tool {
-        Tool {
-            name: "t_upload",
-            title: "",
-            description: "",
-            descriptor_json: "{}",
-            input_schema_json: "{}",
-            output_schema_json: None,
-            annotations: Annotations {
-                read_only: false,
-                destructive: false,
-                idempotent: false,
-                open_world: false,
-            },
-            destructive_clause: None,
-            scope: "",
-            permission: "",
-            binding: Binding::Http(HttpBinding {
+        Tool::bare(
+            "t_upload",
+            Binding::Http(HttpBinding {
                 method: HttpMethod::Post,
                 path: "/v1/x",
                 path_params: &[],
@@ -767,8 +753,7 @@ mod upload_tests {
                 body,
                 operation_ref: None,
             }),
-            operation: Operation::Custom,
-        }
+        )
     }
 
     static UPLOAD: Tool = tool(BodyMode::Multipart {

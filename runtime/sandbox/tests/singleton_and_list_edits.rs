@@ -35,30 +35,24 @@ const fn field(name: &'static str, ty: &'static str, seed: &'static str) -> Fiel
 }
 
 const fn tool(name: &'static str, path: &'static str, operation: Operation) -> Tool {
+    let binding = Binding::Http(HttpBinding {
+        method: HttpMethod::Get,
+        path,
+        path_params: &[],
+        query_params: &[],
+        body: BodyMode::None,
+        operation_ref: None,
+    });
     Tool {
-        name,
         title: name,
         description: name,
-        descriptor_json: "{}",
-        input_schema_json: "{\"type\":\"object\"}",
-        output_schema_json: None,
         annotations: if matches!(operation, Operation::Action { .. }) {
             WRITE
         } else {
             READ
         },
-        destructive_clause: None,
-        scope: "",
-        permission: "",
-        binding: Binding::Http(HttpBinding {
-            method: HttpMethod::Get,
-            path,
-            path_params: &[],
-            query_params: &[],
-            body: BodyMode::None,
-            operation_ref: None,
-        }),
         operation,
+        ..Tool::bare(name, binding)
     }
 }
 
@@ -209,35 +203,13 @@ static RECORDS: &[RecordType] = &[
 ];
 
 static PRODUCT: Product = Product {
-    name: "singles",
     title: "Singletons and list edits",
-    version: "0.0.0",
     uri_prefix: "kobana://singles/",
     tool_prefix: "t_",
     naming: "t_<resource>_<action>",
     api_base_url: "https://api-sandbox.kobana.com.br",
-    instructions: "",
-    policy: Policy {
-        unconfirmable_destructive: UnconfirmableDestructive::Run,
-        decline_code: "user_declined",
-        replay: ReplayPolicy::AskAgain,
-        confirmation_binds: ConfirmationBinding {
-            person: true,
-            organization: true,
-            workspace: false,
-        },
-        confirmation_ttl_secs: 300,
-        resources_list: ResourcesListPolicy::FixedOnly,
-        workspaced: false,
-    },
-    tools: TOOLS,
-    tools_json: "",
-    resources: &[],
-    templates: &[],
-    prompts: &[],
-    completions: &[],
     records: RECORDS,
-    exclusions: &[],
+    ..Product::bare("singles", TOOLS)
 };
 
 fn ctx(org: &str) -> CallContext {

@@ -212,23 +212,16 @@ mod tests {
 
     fn tool(name: String, permission: &'static str, operation: Operation) -> Tool {
         Tool {
-            name: leak(name).as_str(),
-            title: "",
-            description: "",
-            descriptor_json: "{}",
             input_schema_json: r#"{"type":"object","properties":{"page":{},"per_page":{}}}"#,
-            output_schema_json: None,
             annotations: Annotations {
                 read_only: true,
-                destructive: false,
                 idempotent: true,
                 open_world: true,
+                ..Annotations::NONE
             },
-            destructive_clause: None,
-            scope: "",
             permission,
-            binding: Binding::Extension("x"),
             operation,
+            ..Tool::bare(leak(name).as_str(), Binding::Extension("x"))
         }
     }
 
@@ -270,35 +263,14 @@ mod tests {
             });
         }
         leak(Product {
-            name: "p",
-            title: "",
-            version: "",
             uri_prefix: "kobana://p/",
-            tool_prefix: "",
-            naming: "",
             api_base_url: "",
-            instructions: "",
             policy: Policy {
-                unconfirmable_destructive: UnconfirmableDestructive::Run,
-                decline_code: "user_declined",
-                replay: ReplayPolicy::AskAgain,
-                confirmation_binds: ConfirmationBinding {
-                    person: true,
-                    organization: true,
-                    workspace: false,
-                },
-                confirmation_ttl_secs: 300,
                 resources_list: ResourcesListPolicy::Recent(3),
-                workspaced: false,
+                ..Policy::RUN_UNCONFIRMED
             },
-            tools: Box::leak(tools.into_boxed_slice()),
-            tools_json: "",
-            resources: &[],
             templates: Box::leak(templates.into_boxed_slice()),
-            prompts: &[],
-            completions: &[],
-            records: &[],
-            exclusions: &[],
+            ..Product::bare("p", Box::leak(tools.into_boxed_slice()))
         })
     }
 

@@ -549,23 +549,13 @@ mod tests {
             operation_ref: None,
         };
         static TOOL: Tool = Tool {
-            name: "t",
-            title: "",
-            description: "",
-            descriptor_json: "{}",
-            input_schema_json: "{}",
-            output_schema_json: None,
             annotations: runtime_model::catalog::Annotations {
                 read_only: true,
-                destructive: false,
                 idempotent: true,
                 open_world: true,
+                ..runtime_model::catalog::Annotations::NONE
             },
-            destructive_clause: None,
-            scope: "",
-            permission: "",
-            binding: Binding::Http(BINDING),
-            operation: runtime_model::catalog::Operation::Custom,
+            ..Tool::bare("t", Binding::Http(BINDING))
         };
         let args = json!({"id": "../../@evil.example/x?y=1", "status": ["a b", "c"]});
         let (path, body) = build_request(&TOOL, &BINDING, args.as_object().unwrap()).unwrap();
@@ -588,7 +578,7 @@ mod tests {
         use std::sync::{Arc, Mutex};
         use std::time::Duration;
 
-        use runtime_model::catalog::{Annotations, FileField, Operation};
+        use runtime_model::catalog::FileField;
         use runtime_model::identity::Identity;
 
         static FILES: &[FileField] = &[
@@ -615,56 +605,8 @@ mod tests {
             body: BodyMode::Multipart { files: FILES },
             operation_ref: None,
         };
-        static TOOL: Tool = Tool {
-            name: "upload",
-            title: "",
-            description: "",
-            descriptor_json: "{}",
-            input_schema_json: "{}",
-            output_schema_json: None,
-            annotations: Annotations {
-                read_only: false,
-                destructive: false,
-                idempotent: false,
-                open_world: false,
-            },
-            destructive_clause: None,
-            scope: "",
-            permission: "",
-            binding: Binding::Http(BINDING),
-            operation: Operation::Custom,
-        };
-        static PRODUCT: Product = Product {
-            name: "banking",
-            title: "",
-            version: "",
-            uri_prefix: "kobana://banking/",
-            tool_prefix: "",
-            naming: "",
-            api_base_url: "http://127.0.0.1:9",
-            instructions: "",
-            policy: runtime_model::catalog::Policy {
-                unconfirmable_destructive: runtime_model::catalog::UnconfirmableDestructive::Run,
-                decline_code: "user_declined",
-                replay: runtime_model::catalog::ReplayPolicy::AskAgain,
-                confirmation_binds: runtime_model::catalog::ConfirmationBinding {
-                    person: true,
-                    organization: true,
-                    workspace: false,
-                },
-                confirmation_ttl_secs: 60,
-                resources_list: runtime_model::catalog::ResourcesListPolicy::FixedOnly,
-                workspaced: false,
-            },
-            tools: &[],
-            tools_json: "",
-            resources: &[],
-            templates: &[],
-            prompts: &[],
-            completions: &[],
-            records: &[],
-            exclusions: &[],
-        };
+        static TOOL: Tool = Tool::bare("upload", Binding::Http(BINDING));
+        static PRODUCT: Product = Product::bare("banking", &[]);
 
         /// One part as the test server parsed it: name, filename, content type, bytes.
         type SeenPart = (String, Option<String>, Option<String>, Vec<u8>);

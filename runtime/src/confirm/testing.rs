@@ -21,12 +21,8 @@ const fn make_tool(
     operation: Operation,
 ) -> Tool {
     Tool {
-        name,
         title,
         description: "test tool",
-        descriptor_json: "{}",
-        input_schema_json: r#"{"type":"object"}"#,
-        output_schema_json: None,
         annotations: annotations(read_only, destructive),
         destructive_clause: if destructive {
             Some("deletes a thing")
@@ -35,8 +31,8 @@ const fn make_tool(
         },
         scope: "test.things",
         permission,
-        binding: Binding::Extension("test"),
         operation,
+        ..Tool::bare(name, Binding::Extension("test"))
     }
 }
 
@@ -86,44 +82,18 @@ static TOOLS: [Tool; 4] = [
 
 const fn product_with(name: &'static str, policy: Policy) -> Product {
     Product {
-        name,
         title: "Test",
-        version: "0.0.0",
         uri_prefix: "kobana://test/",
         tool_prefix: "test_",
-        naming: "",
         api_base_url: "http://127.0.0.1:1",
-        instructions: "",
         policy,
-        tools: &TOOLS,
-        tools_json: "",
-        resources: &[],
-        templates: &[],
-        prompts: &[],
-        completions: &[],
-        records: &[],
-        exclusions: &[],
+        ..Product::bare(name, &TOOLS)
     }
 }
 
 /// Banking/billing-like: runs unconfirmable destructive tools, asks again on replay, binds person
 /// and organization.
-pub static LENIENT: Product = product_with(
-    "test_lenient",
-    Policy {
-        unconfirmable_destructive: UnconfirmableDestructive::Run,
-        decline_code: "user_declined",
-        replay: ReplayPolicy::AskAgain,
-        confirmation_binds: ConfirmationBinding {
-            person: true,
-            organization: true,
-            workspace: false,
-        },
-        confirmation_ttl_secs: 300,
-        resources_list: ResourcesListPolicy::FixedOnly,
-        workspaced: false,
-    },
-);
+pub static LENIENT: Product = product_with("test_lenient", Policy::RUN_UNCONFIRMED);
 
 /// Finance/inbox-like: refuses unconfirmable destructive tools and replays, binds the workspace too.
 pub static STRICT: Product = product_with(
