@@ -121,7 +121,8 @@ async fn main() {
             permissions: ["*".to_string()].into_iter().collect(),
             workspaces: Default::default(),
             default_workspace: None,
-        },
+        }
+        .into(),
         bearer_token: None,
         workspace: None,
         idempotency_key: None,

@@ -25,7 +25,8 @@ fn ctx() -> CallContext {
             permissions: BTreeSet::from(["*".to_string()]),
             workspaces: BTreeSet::new(),
             default_workspace: None,
-        },
+        }
+        .into(),
         bearer_token: None,
         workspace: None,
         idempotency_key: None,

@@ -39,7 +39,8 @@ fn ctx(token: Option<&str>) -> CallContext {
             permissions: BTreeSet::from(["*".to_string()]),
             workspaces: BTreeSet::new(),
             default_workspace: None,
-        },
+        }
+        .into(),
         bearer_token: token.map(str::to_string),
         workspace: None,
         idempotency_key: None,

@@ -27,7 +27,8 @@ fn ctx(product: &'static Product) -> CallContext {
             permissions: BTreeSet::from(["*".to_string()]),
             workspaces: BTreeSet::new(),
             default_workspace: None,
-        },
+        }
+        .into(),
         bearer_token: None,
         workspace: product
             .policy

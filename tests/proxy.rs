@@ -47,7 +47,7 @@ fn proxy(api: &Api) -> Upstream {
 fn ctx(product: &'static Product, token: &str) -> CallContext {
     CallContext {
         product,
-        identity: api::demo_identity(),
+        identity: api::demo_identity().into(),
         bearer_token: Some(token.into()),
         workspace: None,
         idempotency_key: None,

@@ -20,7 +20,8 @@ fn ctx(product: &'static Product) -> CallContext {
             permissions: ["*".to_string()].into_iter().collect(),
             workspaces: Default::default(),
             default_workspace: None,
-        },
+        }
+        .into(),
         bearer_token: None,
         workspace: product.policy.workspaced.then(|| "ws_test".to_string()),
         idempotency_key: None,

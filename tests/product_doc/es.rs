@@ -755,7 +755,7 @@ impl Sandboxed {
         .expect("identity");
         let ctx = runtime::backend_api::CallContext {
             product,
-            identity,
+            identity: identity.into(),
             bearer_token: None,
             workspace: Some(workspace.to_string()),
             idempotency_key: None,

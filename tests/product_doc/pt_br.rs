@@ -1246,7 +1246,7 @@ impl Sandboxed {
         .expect("identity");
         let ctx = runtime::backend_api::CallContext {
             product,
-            identity,
+            identity: identity.into(),
             bearer_token: None,
             workspace: None,
             idempotency_key: None,

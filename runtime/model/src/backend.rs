@@ -6,6 +6,7 @@
 
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
@@ -19,7 +20,8 @@ pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 #[derive(Debug, Clone)]
 pub struct CallContext {
     pub product: &'static Product,
-    pub identity: Identity,
+    /// Shared with the request that makes the call (no copy per call).
+    pub identity: Arc<Identity>,
     /// The caller's bearer token, forwarded upstream in proxy mode.
     pub bearer_token: Option<String>,
     /// The workspace the call runs in (tool `workspace_id` argument, or the connection default).

@@ -549,7 +549,7 @@ async fn run(
         .or_else(|| identity.default_workspace.clone());
     let ctx = CallContext {
         product,
-        identity,
+        identity: identity.into(),
         bearer_token: Some(token),
         workspace,
         idempotency_key: idem,

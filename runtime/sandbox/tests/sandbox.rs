@@ -23,7 +23,7 @@ fn identity(org: &str, workspaces: &[&str]) -> Identity {
 fn ctx(product: &'static Product, org: &str) -> CallContext {
     CallContext {
         product,
-        identity: identity(org, &[]),
+        identity: identity(org, &[]).into(),
         bearer_token: None,
         workspace: None,
         idempotency_key: None,
@@ -444,7 +444,7 @@ async fn organizations_and_workspaces_are_isolated() {
     assert!(matches!(err, BackendError::NotFound(_)));
 
     let mut w = ctx(&demo::INBOX, "org_a");
-    w.identity = identity("org_a", &["ws1", "ws2"]);
+    w.identity = identity("org_a", &["ws1", "ws2"]).into();
     let err = call(&sb, &w, "demo_inbox_emails_list", json!({}))
         .await
         .unwrap_err();

@@ -223,7 +223,8 @@ fn ctx(org: &str) -> CallContext {
             permissions: BTreeSet::from(["*".to_string()]),
             workspaces: Default::default(),
             default_workspace: None,
-        },
+        }
+        .into(),
         bearer_token: None,
         workspace: None,
         idempotency_key: None,

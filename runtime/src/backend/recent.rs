@@ -319,7 +319,7 @@ mod tests {
         let product = product(40);
         let ctx = CallContext {
             product,
-            identity: identity(),
+            identity: identity().into(),
             bearer_token: None,
             workspace: None,
             idempotency_key: None,

@@ -684,7 +684,8 @@ mod tests {
                     permissions: Default::default(),
                     workspaces: Default::default(),
                     default_workspace: None,
-                },
+                }
+                .into(),
                 bearer_token: Some("tok".into()),
                 workspace: None,
                 idempotency_key: None,

@@ -796,7 +796,7 @@ async fn calls_that_move_money_carry_an_idempotency_key_stable_per_call_unique_p
     let tool = product("billing").tool("billing_payments_refund").unwrap();
     let ctx = CallContext {
         product: product("billing"),
-        identity: all(),
+        identity: all().into(),
         bearer_token: None,
         workspace: None,
         idempotency_key: Some(confirmed_keys[0].clone()),

@@ -317,7 +317,7 @@ impl Engine {
         let workspace = self.call_context_workspace(call, args);
         CallContext {
             product: self.product,
-            identity: (*call.identity).clone(),
+            identity: call.identity.clone(),
             bearer_token: call.bearer_token.as_deref().map(str::to_string),
             workspace,
             idempotency_key: None,
