@@ -15,6 +15,7 @@ use super::context::Call;
 use super::era::{self, Era, LogLevel};
 use super::jsonrpc::{Request, RpcError};
 use super::listing::{self, ListKind, Listings, Page};
+use super::schemas::ToolSchemas;
 use crate::confirm::Confirmer;
 use crate::extensions::{self, ProductExtension};
 use crate::state::StateSealer;
@@ -70,8 +71,8 @@ pub struct Engine {
     pub ext: Option<&'static ProductExtension>,
     pub listings: Listings,
     pub(crate) options: EngineOptions,
-    /// Compiled input schemas, by tool index, built on first call of each tool.
-    pub(crate) validators: Vec<OnceLock<Result<jsonschema::Validator, String>>>,
+    /// Each tool's input and output schema, compiled on first use.
+    pub(crate) schemas: ToolSchemas,
     pub(crate) prompt_env: minijinja::Environment<'static>,
     /// Per tool: the arguments mirrored into `Mcp-Param-*` headers (`x-mcp-header`), parsed on
     /// first use.
@@ -112,7 +113,7 @@ impl Engine {
             confirmer,
             ext: extensions::for_product(product.name),
             listings: Listings::new(product, options.page_size, suffix),
-            validators: product.tools.iter().map(|_| OnceLock::new()).collect(),
+            schemas: ToolSchemas::new(product),
             prompt_env,
             tool_index: product
                 .tools

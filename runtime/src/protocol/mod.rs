@@ -23,6 +23,7 @@ pub mod output_schema;
 pub mod prompts;
 pub mod request_log;
 pub mod resources;
+pub(crate) mod schemas;
 pub mod tools;
 
 pub use context::{Call, Peer, Session};

@@ -7,53 +7,26 @@
 //! not be retried blindly) but its answer does not match the schema at a given place, with the raw
 //! answer as text so nothing is lost; a warning is logged.
 //!
-//! Each schema is compiled once per process, on first use, and cached by the address of its static
-//! text (tools sharing an identical schema text may share the validator).
-
-use std::collections::HashMap;
-use std::sync::{Arc, OnceLock, RwLock};
+//! The schema comes compiled from the engine's [`ToolSchemas`](super::schemas::ToolSchemas).
 
 use runtime_model::catalog::Tool;
 use serde_json::{json, Value};
 
+use super::schemas::Compiled;
 use crate::extensions::ToolOutput;
-
-/// A compiled schema, or why it does not compile.
-type Compiled = Arc<Result<jsonschema::Validator, String>>;
-
-/// Validators by `(address, length)` of the tool's `output_schema_json`.
-static VALIDATORS: OnceLock<RwLock<HashMap<(usize, usize), Compiled>>> = OnceLock::new();
-
-/// The compiled output schema of `tool`, `None` when it declares none.
-fn validator(tool: &Tool) -> Option<Compiled> {
-    let text = tool.output_schema_json?;
-    let key = (text.as_ptr() as usize, text.len());
-    let cache = VALIDATORS.get_or_init(|| RwLock::new(HashMap::new()));
-    if let Some(found) = cache.read().ok().and_then(|m| m.get(&key).cloned()) {
-        return Some(found);
-    }
-    let compiled: Compiled = Arc::new(
-        serde_json::from_str::<Value>(text)
-            .map_err(|e| format!("the output schema of {} is not JSON: {e}", tool.name))
-            .and_then(|schema| {
-                jsonschema::validator_for(&schema).map_err(|e| {
-                    format!("the output schema of {} does not compile: {e}", tool.name)
-                })
-            }),
-    );
-    match cache.write() {
-        Ok(mut m) => Some(m.entry(key).or_insert(compiled).clone()),
-        Err(_) => Some(compiled),
-    }
-}
 
 /// `Ok` when `tool` declares no output schema or `answer` conforms to it; otherwise the
 /// `isError` result to send instead of the answer (no `structuredContent`).
-pub(crate) fn check(tool: &Tool, answer: &Value) -> Result<(), ToolOutput> {
-    let Some(compiled) = validator(tool) else {
+/// `schema` is the tool's compiled output schema, `None` when it declares none.
+pub(crate) fn check(
+    tool: &Tool,
+    schema: Option<&Compiled>,
+    answer: &Value,
+) -> Result<(), ToolOutput> {
+    let Some(compiled) = schema else {
         return Ok(());
     };
-    let validator = match compiled.as_ref() {
+    let validator = match compiled {
         Ok(v) => v,
         Err(why) => {
             // A catalog bug (tests compile every schema): the answer cannot be checked, and
@@ -95,10 +68,27 @@ pub(crate) fn check(tool: &Tool, answer: &Value) -> Result<(), ToolOutput> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::schemas::ToolSchemas;
     use runtime_model::catalog::Product;
+    use std::sync::OnceLock;
 
     fn banking() -> &'static Product {
         generated::product("banking").unwrap()
+    }
+
+    /// Banking's schemas, compiled once for these tests as an engine compiles them.
+    fn schemas() -> &'static ToolSchemas {
+        static SCHEMAS: OnceLock<ToolSchemas> = OnceLock::new();
+        SCHEMAS.get_or_init(|| ToolSchemas::new(banking()))
+    }
+
+    fn validator(tool: &Tool) -> Option<&'static Compiled> {
+        let idx = banking().tools.iter().position(|t| t.name == tool.name)?;
+        schemas().output(idx)
+    }
+
+    fn check(tool: &Tool, answer: &Value) -> Result<(), ToolOutput> {
+        super::check(tool, validator(tool), answer)
     }
 
     #[test]
@@ -139,7 +129,7 @@ mod tests {
         let tool = banking().tool("banking_charge_pix_list").unwrap();
         let a = validator(tool).unwrap();
         let b = validator(tool).unwrap();
-        assert!(Arc::ptr_eq(&a, &b));
+        assert!(std::ptr::eq(a, b));
     }
 }
 

@@ -158,7 +158,7 @@ impl Engine {
         {
             Ok(Dispatched::Output(out)) => self.tool_reply(call, out),
             Ok(Dispatched::Backend(Ok(output))) => {
-                self.tool_reply(call, output_to_tool(self, call, tool, &args, output))
+                self.tool_reply(call, output_to_tool(self, call, idx, &args, output))
             }
             Ok(Dispatched::Backend(Err(e))) => self.tool_reply(call, backend_error_output(&e)),
             Ok(Dispatched::Resource(contents)) => self.tool_reply(
@@ -182,14 +182,7 @@ impl Engine {
     /// `None` when the arguments satisfy the tool's input schema; else one line per problem, each
     /// naming the argument.
     pub(crate) fn validate_args(&self, idx: usize, args: &Value) -> Option<Vec<String>> {
-        let tool = &self.product.tools[idx];
-        let compiled = self.validators[idx].get_or_init(|| {
-            let schema: Value = serde_json::from_str(tool.input_schema_json)
-                .map_err(|e| format!("input schema of {} is not JSON: {e}", tool.name))?;
-            jsonschema::validator_for(&schema)
-                .map_err(|e| format!("input schema of {} does not compile: {e}", tool.name))
-        });
-        let validator = match compiled {
+        let validator = match self.schemas.input(idx) {
             Ok(v) => v,
             Err(e) => return Some(vec![e.clone()]),
         };
@@ -441,13 +434,15 @@ pub(crate) const MAX_INLINE_TEXT: usize = 64 * 1024;
 fn output_to_tool(
     engine: &Engine,
     call: &Call,
-    tool: &Tool,
+    idx: usize,
     args: &Map<String, Value>,
     output: Output,
 ) -> ToolOutput {
+    let tool = &engine.product.tools[idx];
     let (mime_type, data) = match output {
         Output::Json(v) => {
-            if let Err(mismatch) = super::output_schema::check(tool, &v) {
+            let schema = engine.schemas.output(idx);
+            if let Err(mismatch) = super::output_schema::check(tool, schema, &v) {
                 return mismatch;
             }
             return ToolOutput {
