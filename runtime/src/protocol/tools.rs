@@ -157,8 +157,14 @@ impl Engine {
             .await
         {
             Ok(Dispatched::Output(out)) => self.tool_reply(call, out),
-            Ok(Dispatched::Backend(Ok(output))) => {
-                self.tool_reply(call, output_to_tool(self, call, idx, &args, output))
+            Ok(Dispatched::Backend(Ok(Output::Json(answer)))) => {
+                match super::output_schema::check(tool, self.schemas.output(idx), &answer) {
+                    Ok(()) => self.json_reply(call, &answer),
+                    Err(mismatch) => self.tool_reply(call, mismatch),
+                }
+            }
+            Ok(Dispatched::Backend(Ok(Output::Bytes { mime_type, data }))) => {
+                self.tool_reply(call, file_to_tool(self, call, tool, &args, mime_type, data))
             }
             Ok(Dispatched::Backend(Err(e))) => self.tool_reply(call, backend_error_output(&e)),
             Ok(Dispatched::Resource(contents)) => self.tool_reply(
@@ -222,33 +228,67 @@ impl Engine {
                 .and_then(Value::as_str);
             super::request_log::note_tool_error(code);
         }
-        // Written straight to bytes (no intermediate map): `content`, then `structuredContent`
-        // in the caller's era, then `isError`, then the 2026 envelope as pre-serialized bytes
-        // (no clone of serverInfo per call).
+        self.write_tool_result(
+            call,
+            |bytes| write_json(bytes, &out.content),
+            out.structured.as_ref().map(Structured::Value),
+            out.is_error,
+        )
+    }
+
+    /// The result of a JSON answer: serialized once, that text is both the text block and
+    /// `structuredContent` (a model reads the text; a program reads the structure).
+    fn json_reply(&self, call: &Call, answer: &Value) -> Reply {
+        let text = answer.to_string();
+        self.write_tool_result(
+            call,
+            |bytes| {
+                bytes.extend_from_slice(b"[{\"type\":\"text\",\"text\":");
+                write_json(bytes, text.as_str());
+                bytes.extend_from_slice(b"}]");
+            },
+            Some(Structured::Raw {
+                json: &text,
+                is_object: answer.is_object(),
+            }),
+            false,
+        )
+    }
+
+    /// Writes a `tools/call` result straight to bytes (no intermediate map): `content`, then
+    /// `structuredContent` in the caller's era, then `isError`, then the 2026 envelope as
+    /// pre-serialized bytes (no clone of serverInfo per call).
+    fn write_tool_result(
+        &self,
+        call: &Call,
+        content: impl FnOnce(&mut Vec<u8>),
+        structured: Option<Structured<'_>>,
+        is_error: bool,
+    ) -> Reply {
         let mut bytes = Vec::with_capacity(256);
         bytes.extend_from_slice(b"{\"content\":");
-        write_json(&mut bytes, &out.content);
-        if let Some(s) = &out.structured {
+        content(&mut bytes);
+        if let Some(s) = structured {
             match call.era {
                 Era::Modern => {
                     bytes.extend_from_slice(b",\"structuredContent\":");
-                    write_json(&mut bytes, s);
+                    s.write(&mut bytes);
                 }
                 era if era.has_structured_content() => {
                     bytes.extend_from_slice(b",\"structuredContent\":");
                     if s.is_object() {
-                        write_json(&mut bytes, s);
+                        s.write(&mut bytes);
                     } else {
                         // 2025 structured content is an object: wrap anything else.
                         bytes.extend_from_slice(b"{\"result\":");
-                        write_json(&mut bytes, s);
+                        s.write(&mut bytes);
                         bytes.push(b'}');
                     }
                 }
                 _ => {}
             }
         }
-        if out.is_error {
+        if is_error {
             bytes.extend_from_slice(b",\"isError\":true");
         }
         if call.era.is_modern() {
@@ -380,6 +420,27 @@ pub(crate) enum Dispatched {
     InputRequired(Value),
 }
 
+/// `structuredContent`: a value, or a JSON answer already serialized.
+enum Structured<'a> {
+    Value(&'a Value),
+    Raw { json: &'a str, is_object: bool },
+}
+
+impl Structured<'_> {
+    fn is_object(&self) -> bool {
+        match self {
+            Structured::Value(v) => v.is_object(),
+            Structured::Raw { is_object, .. } => *is_object,
+        }
+    }
+    fn write(&self, out: &mut Vec<u8>) {
+        match self {
+            Structured::Value(v) => write_json(out, v),
+            Structured::Raw { json, .. } => out.extend_from_slice(json.as_bytes()),
+        }
+    }
+}
+
 /// Appends `value` as JSON. Serializing a `Value` into a `Vec` cannot fail (its keys are strings).
 fn write_json<T: serde::Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) {
     let _ = serde_json::to_writer(&mut *out, value);
@@ -427,32 +488,18 @@ pub(crate) fn derived_idempotency_key(
 /// points at the resource that reads the whole document.
 pub(crate) const MAX_INLINE_TEXT: usize = 64 * 1024;
 
-/// A backend output as a tool result. JSON: as text plus `structuredContent`. Files: tools only
-/// describe them (product docs: "Diferente das tools, que só descrevem o arquivo…") — mime type,
-/// size, SHA-256 and a `resource_link` to the resource that returns the document; text files
-/// (NF-e XML) stay inline up to [`MAX_INLINE_TEXT`].
-fn output_to_tool(
+/// A file a backend answered, as a tool result: tools only describe files (product docs:
+/// "Diferente das tools, que só descrevem o arquivo…") — mime type, size, SHA-256 and a
+/// `resource_link` to the resource that returns the document; text files (NF-e XML) stay inline
+/// up to [`MAX_INLINE_TEXT`].
+fn file_to_tool(
     engine: &Engine,
     call: &Call,
-    idx: usize,
+    tool: &Tool,
     args: &Map<String, Value>,
-    output: Output,
+    mime_type: String,
+    data: Vec<u8>,
 ) -> ToolOutput {
-    let tool = &engine.product.tools[idx];
-    let (mime_type, data) = match output {
-        Output::Json(v) => {
-            let schema = engine.schemas.output(idx);
-            if let Err(mismatch) = super::output_schema::check(tool, schema, &v) {
-                return mismatch;
-            }
-            return ToolOutput {
-                content: vec![json!({"type": "text", "text": v.to_string()})],
-                structured: Some(v),
-                is_error: false,
-            };
-        }
-        Output::Bytes { mime_type, data } => (mime_type, data),
-    };
     let uri = resource_uri_of(engine.product, tool, args);
     let links_allowed = call.era.has_structured_content();
     let link = |uri: &str| {
