@@ -245,15 +245,6 @@ pub fn encode_page_result(id: &Value, page: &super::listing::Page) -> Vec<u8> {
     out
 }
 
-/// A success response whose result is already serialized JSON.
-pub fn encode_raw_result(id: &Value, result_json: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(result_json.len() + 48);
-    open_result(&mut out, id);
-    out.extend_from_slice(result_json);
-    out.push(b'}');
-    out
-}
-
 /// A success response.
 pub fn encode_result(id: &Value, result: &Value) -> Vec<u8> {
     let mut out = Vec::with_capacity(256);
@@ -347,7 +338,8 @@ mod tests {
 
     #[test]
     fn raw_results_are_spliced_verbatim() {
-        let bytes = encode_raw_result(&Value::from(5), br#"{"tools":[]}"#);
+        let page = super::super::listing::Page::from(br#"{"tools":[]}"#.to_vec());
+        let bytes = encode_page_result(&Value::from(5), &page);
         let v: Value = serde_json::from_slice(&bytes).unwrap();
         assert_eq!(v["id"], 5);
         assert_eq!(v["result"]["tools"], serde_json::json!([]));
