@@ -10,8 +10,8 @@ mod harness;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
-use runtime::protocol::engine::Reply;
 use runtime::protocol::request_log::{logged, TARGET};
+use runtime::protocol::Reply;
 use serde_json::{json, Value};
 use tracing_subscriber::layer::SubscriberExt as _;
 

@@ -25,6 +25,7 @@ use runtime_model::backend::Backend;
 use runtime_model::catalog::Product;
 use runtime_model::identity::Identity;
 
+use crate::contract::Extensions;
 use crate::protocol::engine::{Engine, EngineOptions};
 use crate::state::StateSealer;
 
@@ -64,6 +65,8 @@ pub struct ServerConfig {
     /// Most concurrent 2025 sessions on HTTP.
     pub max_sessions: usize,
     pub engine: EngineOptions,
+    /// The hand-written handlers the engines may call; [`crate::extensions::ALL`] by default.
+    pub extensions: Extensions,
 }
 
 impl ServerConfig {
@@ -89,6 +92,7 @@ impl ServerConfig {
             request_timeout: Duration::from_secs(60),
             max_sessions: 10_000,
             engine: EngineOptions::default(),
+            extensions: crate::extensions::ALL,
         }
     }
 }
@@ -141,6 +145,7 @@ impl Server {
                     config.backend.clone(),
                     sealer.clone(),
                     confirmer.clone(),
+                    config.extensions,
                     config.engine.clone(),
                 ))
             })

@@ -11,9 +11,10 @@ use std::time::Duration;
 use runtime_model::backend::BoxFuture;
 use serde_json::{json, Map, Value};
 
-use super::{ExtCtx, ExtOutcome, InputNeeded, ProductExtension, Target, ToolOutput};
-use crate::protocol::era::LogLevel;
-use crate::protocol::jsonrpc::RpcError;
+use crate::contract::era::LogLevel;
+use crate::contract::{
+    ExtCtx, ExtOutcome, InputNeeded, ProductExtension, RpcError, Target, ToolOutput,
+};
 
 /// A 1×1 PNG.
 pub const PNG_BASE64: &str =

@@ -5,10 +5,11 @@ use runtime_model::backend::Output;
 use runtime_model::catalog::CompletionKind;
 use serde_json::{json, Map, Value};
 
-use super::context::Call;
 use super::dates;
-use super::engine::{Engine, Reply};
-use super::jsonrpc::RpcError;
+use super::engine::Engine;
+use super::reply::Reply;
+use crate::contract::Call;
+use crate::contract::RpcError;
 
 /// The most values one answer carries (the schema's `maxItems`).
 pub const MAX_VALUES: usize = 100;

@@ -11,29 +11,14 @@ use runtime_model::backend::Backend;
 use runtime_model::catalog::Product;
 use serde_json::{json, Map, Value};
 
-use super::context::Call;
-use super::era::{self, Era, LogLevel};
-use super::jsonrpc::{Request, RpcError};
-use super::listing::{self, ListKind, Listings, Page};
+use super::jsonrpc::Request;
+use super::listing::{self, ListKind, Listings};
+use super::reply::Reply;
 use super::schemas::ToolSchemas;
 use crate::confirm::Confirmer;
-use crate::extensions::{self, ProductExtension};
+use crate::contract::era::{self, Era, LogLevel};
+use crate::contract::{Call, Extensions, ProductExtension, RpcError};
 use crate::state::StateSealer;
-
-/// What the engine answers to one request.
-#[derive(Debug, Clone)]
-pub enum Reply {
-    Value(Value),
-    /// A pre-serialized result object.
-    Raw(Page),
-    Error(RpcError),
-}
-
-impl From<RpcError> for Reply {
-    fn from(e: RpcError) -> Self {
-        Reply::Error(e)
-    }
-}
 
 /// A tool argument mirrored into an HTTP header.
 #[derive(Debug, Clone)]
@@ -68,6 +53,9 @@ pub struct Engine {
     pub sealer: Arc<StateSealer>,
     /// The confirmation gate of destructive tools.
     pub confirmer: Confirmer,
+    /// The hand-written handlers this engine may call (given when it is built).
+    pub extensions: Extensions,
+    /// This product's own extension parts, if any.
     pub ext: Option<&'static ProductExtension>,
     pub listings: Listings,
     pub(crate) options: EngineOptions,
@@ -91,6 +79,7 @@ impl Engine {
         backend: Arc<dyn Backend>,
         sealer: Arc<StateSealer>,
         confirmer: Confirmer,
+        extensions: Extensions,
         options: EngineOptions,
     ) -> Self {
         let server_info = json!({"name": format!("kobana-mcp-{}", product.name), "title": product.title, "version": product.version});
@@ -111,7 +100,8 @@ impl Engine {
             backend,
             sealer,
             confirmer,
-            ext: extensions::for_product(product.name),
+            extensions,
+            ext: extensions.for_product(product.name),
             listings: Listings::new(product, options.page_size, suffix),
             schemas: ToolSchemas::new(product),
             prompt_env,

@@ -6,73 +6,10 @@
 
 use serde_json::{Map, Value};
 
-/// Invalid JSON.
-pub const PARSE_ERROR: i64 = -32700;
-/// Not a valid JSON-RPC request object.
-pub const INVALID_REQUEST: i64 = -32600;
-/// Unknown method, or a method whose capability is not advertised.
-pub const METHOD_NOT_FOUND: i64 = -32601;
-/// Bad parameters: unknown tool/prompt, missing argument, bad cursor, bad `_meta`, bad state.
-pub const INVALID_PARAMS: i64 = -32602;
-/// A fault of the server.
-pub const INTERNAL_ERROR: i64 = -32603;
-/// Resource not found (2025 revisions only).
-pub const RESOURCE_NOT_FOUND_LEGACY: i64 = -32002;
-/// 2026-07-28: an HTTP header disagrees with the body, or a required header is missing.
-pub const HEADER_MISMATCH: i64 = -32020;
-/// 2026-07-28: the work needs a client capability the request did not declare.
-pub const MISSING_CLIENT_CAPABILITY: i64 = -32021;
-/// 2026-07-28: the protocol version is not supported.
-pub const UNSUPPORTED_VERSION: i64 = -32022;
-
-/// A JSON-RPC error object.
-#[derive(Debug, Clone, PartialEq)]
-pub struct RpcError {
-    pub code: i64,
-    pub message: String,
-    pub data: Option<Value>,
-}
-
-impl RpcError {
-    pub fn new(code: i64, message: impl Into<String>) -> Self {
-        Self {
-            code,
-            message: message.into(),
-            data: None,
-        }
-    }
-    pub fn with_data(mut self, data: Value) -> Self {
-        self.data = Some(data);
-        self
-    }
-    pub fn invalid_params(message: impl Into<String>) -> Self {
-        Self::new(INVALID_PARAMS, message)
-    }
-    pub fn invalid_request(message: impl Into<String>) -> Self {
-        Self::new(INVALID_REQUEST, message)
-    }
-    pub fn method_not_found(method: &str) -> Self {
-        Self::new(METHOD_NOT_FOUND, format!("Method not found: {method}"))
-    }
-    pub fn internal(message: impl Into<String>) -> Self {
-        Self::new(INTERNAL_ERROR, message)
-    }
-    pub fn to_value(&self) -> Value {
-        let mut m = Map::new();
-        m.insert("code".into(), Value::from(self.code));
-        m.insert("message".into(), Value::from(self.message.clone()));
-        if let Some(d) = &self.data {
-            m.insert("data".into(), d.clone());
-        }
-        Value::Object(m)
-    }
-}
-
-impl std::fmt::Display for RpcError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "JSON-RPC error {}: {}", self.code, self.message)
-    }
-}
+pub use crate::contract::error::{
+    RpcError, HEADER_MISMATCH, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND,
+    MISSING_CLIENT_CAPABILITY, PARSE_ERROR, RESOURCE_NOT_FOUND_LEGACY, UNSUPPORTED_VERSION,
+};
 
 /// A request (it has an `id`).
 #[derive(Debug, Clone)]
@@ -258,11 +195,6 @@ pub fn encode_result(id: &Value, result: &Value) -> Vec<u8> {
 pub fn encode_error(id: &Value, error: &RpcError) -> Vec<u8> {
     let v = serde_json::json!({"jsonrpc": "2.0", "id": id, "error": error.to_value()});
     serde_json::to_vec(&v).unwrap_or_default()
-}
-
-/// A notification message.
-pub fn notification(method: &str, params: Value) -> Value {
-    serde_json::json!({"jsonrpc": "2.0", "method": method, "params": params})
 }
 
 #[cfg(test)]

@@ -22,7 +22,7 @@ use base64::Engine as _;
 use runtime_model::catalog::Product;
 use runtime_model::identity::Identity;
 
-use super::jsonrpc::RpcError;
+use crate::contract::RpcError;
 
 /// One page: a complete JSON `result` object, as byte segments to send one after the other
 /// (static catalog text is one of them, not copied). Cloning shares them.

@@ -1,9 +1,11 @@
 //! MCP over JSON-RPC, in both protocol eras, served from the generated tables.
 //!
-//! - [`jsonrpc`]: framing and error codes.
-//! - [`era`]: revisions, `_meta` keys, log levels.
-//! - [`context`]: one request's caller, capabilities and channel back ([`context::Call`]).
-//! - [`engine`]: method dispatch of one product ([`engine::Engine`]).
+//! What a request carries (its [`Call`], its era, its error type) and what handlers receive and
+//! answer is the handler contract, [`crate::contract`]; this module implements the methods on it.
+//!
+//! - [`jsonrpc`]: framing (parsing messages, encoding answers).
+//! - [`engine`]: method dispatch of one product ([`engine::Engine`]), built with its extensions.
+//! - [`reply`]: what the engine answers ([`Reply`]), before the connection layer encodes it.
 //! - [`listing`], [`tools`], [`resources`], [`prompts`], [`completion`]: the methods.
 //! - [`mrtr`]: multi round-trip requests (sealed `requestState`).
 //! - [`modern`]: validation of a 2026 request's `_meta`.
@@ -11,24 +13,22 @@
 //! - [`request_log`]: the one log line of each request.
 
 pub mod completion;
-pub mod context;
 pub mod dates;
 pub mod engine;
-pub mod era;
 pub mod jsonrpc;
 pub mod listing;
 pub mod modern;
 pub mod mrtr;
 pub mod output_schema;
 pub mod prompts;
+pub mod reply;
 pub mod request_log;
 pub mod resources;
 pub(crate) mod schemas;
 pub mod tools;
 
-pub use context::{Call, Peer, Session};
-pub use engine::{Engine, EngineOptions, Reply};
-pub use era::Era;
+pub use engine::{Engine, EngineOptions};
+pub use reply::Reply;
 
 #[cfg(test)]
 mod tests;

@@ -2,8 +2,8 @@
 
 use serde_json::{json, Map, Value};
 
-use super::era::{self, LogLevel};
-use super::jsonrpc::{RpcError, UNSUPPORTED_VERSION};
+use crate::contract::era::{self, LogLevel};
+use crate::contract::error::{RpcError, UNSUPPORTED_VERSION};
 
 /// What a 2026 request says about itself.
 #[derive(Debug, Clone)]

@@ -14,9 +14,9 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde_json::{json, Map, Value};
 
-use super::context::Call;
-use super::jsonrpc::{RpcError, MISSING_CLIENT_CAPABILITY};
-use crate::extensions::InputNeeded;
+use crate::contract::error::{RpcError, MISSING_CLIENT_CAPABILITY};
+use crate::contract::Call;
+use crate::contract::InputNeeded;
 use crate::state::{canonical_args_hash, new_nonce, StateClaims, StateSealer};
 
 /// How long a sealed `requestState` stays valid.

@@ -13,7 +13,7 @@ use runtime_model::catalog::Tool;
 use serde_json::{json, Value};
 
 use super::schemas::Compiled;
-use crate::extensions::ToolOutput;
+use crate::contract::ToolOutput;
 
 /// `Ok` when `tool` declares no output schema or `answer` conforms to it; otherwise the
 /// `isError` result to send instead of the answer (no `structuredContent`).
@@ -143,10 +143,10 @@ mod engine_tests {
     use serde_json::{json, Map, Value};
 
     use crate::confirm::{Confirmer, MemoryLedger};
-    use crate::protocol::context::Call;
-    use crate::protocol::engine::{Engine, EngineOptions, Reply};
-    use crate::protocol::era::Era;
+    use crate::contract::{Call, Era};
+    use crate::protocol::engine::{Engine, EngineOptions};
     use crate::protocol::jsonrpc::Request;
+    use crate::protocol::reply::Reply;
     use crate::state::StateSealer;
 
     /// Answers every call with the same JSON.
@@ -172,6 +172,7 @@ mod engine_tests {
             Arc::new(Fixed(answer)),
             sealer,
             confirmer,
+            crate::extensions::ALL,
             EngineOptions {
                 page_size: 50,
                 ttl_ms: 1000,

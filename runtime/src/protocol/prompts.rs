@@ -4,12 +4,13 @@
 use runtime_model::catalog::{ArgFormat, Prompt};
 use serde_json::{json, Map, Value};
 
-use super::context::Call;
 use super::dates;
-use super::engine::{Engine, Reply};
-use super::jsonrpc::RpcError;
+use super::engine::Engine;
+use super::reply::Reply;
 use super::tools::Dispatched;
-use crate::extensions::{self, Target};
+use crate::contract::Call;
+use crate::contract::RpcError;
+use crate::contract::Target;
 
 /// Checks the arguments of a prompt and fills defaults; -32602 naming the argument on failure.
 pub fn resolve_arguments(
@@ -88,7 +89,7 @@ impl Engine {
             Ok(a) => a,
             Err(e) => return e.into(),
         };
-        if let Some(handler) = extensions::prompt_handler(self.product.name, name) {
+        if let Some(handler) = self.extensions.prompt_handler(self.product.name, name) {
             return match self
                 .run_handler(
                     call,

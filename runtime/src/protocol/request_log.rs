@@ -12,7 +12,7 @@ use std::time::Instant;
 
 use serde_json::{Map, Value};
 
-use super::engine::Reply;
+use super::reply::Reply;
 
 /// The `tracing` target of request lines.
 pub const TARGET: &str = "kobana_mcp::request";

@@ -8,20 +8,17 @@ use runtime_model::catalog::{ContentKind, ResourcesListPolicy, Template};
 use runtime_model::errors::{self, AppError};
 use serde_json::{json, Map, Value};
 
-use super::context::Call;
-use super::engine::{Engine, Reply};
-use super::jsonrpc::{RpcError, RESOURCE_NOT_FOUND_LEGACY};
+use super::engine::Engine;
+use super::reply::Reply;
 use super::tools::{is_text_mime, Dispatched};
-use crate::extensions::{catalog, Target};
+use crate::contract::Call;
+use crate::contract::RpcError;
+use crate::contract::Target;
+use crate::record_schemas;
 
-/// Resource not found, in the caller's era (-32002 on 2025, -32602 on 2026; both with `data.uri`).
+/// Resource not found, in the caller's era ([`RpcError::resource_not_found`]).
 pub fn not_found(call: &Call, uri: &str) -> RpcError {
-    let code = if call.era.is_modern() {
-        super::jsonrpc::INVALID_PARAMS
-    } else {
-        RESOURCE_NOT_FOUND_LEGACY
-    };
-    RpcError::new(code, format!("Resource not found: {uri}")).with_data(json!({ "uri": uri }))
+    RpcError::resource_not_found(call.era, uri)
 }
 
 /// A refused read: the application error's own JSON-RPC code, never "not found".
@@ -186,7 +183,7 @@ impl Engine {
             ContentKind::SchemaCatalog => vec![text_content(
                 uri,
                 mime,
-                catalog::catalog_json(self.product).to_string(),
+                record_schemas::catalog_json(self.product).to_string(),
             )],
             ContentKind::SchemaEntry => {
                 let name = args
@@ -194,7 +191,7 @@ impl Engine {
                     .next()
                     .and_then(Value::as_str)
                     .unwrap_or_default();
-                match catalog::entry_json(self.product, name) {
+                match record_schemas::entry_json(self.product, name) {
                     Some(entry) => vec![text_content(uri, mime, entry.to_string())],
                     None => return not_found(call, uri).into(),
                 }

@@ -8,11 +8,12 @@ use runtime_model::catalog::{Product, Tool};
 use runtime_model::identity::Identity;
 use serde_json::{json, Map, Value};
 
-use super::context::Call;
-use super::engine::{Engine, EngineOptions, Reply};
-use super::era::Era;
+use super::engine::{Engine, EngineOptions};
 use super::jsonrpc::Request;
+use super::reply::Reply;
 use crate::confirm::{Confirmer, MemoryLedger};
+use crate::contract::Call;
+use crate::contract::Era;
 use crate::state::StateSealer;
 
 #[derive(Default)]
@@ -95,6 +96,7 @@ fn engine_with(p: &'static Product, page_size: usize) -> (Engine, Arc<Recorder>)
         rec.clone(),
         sealer,
         confirmer,
+        crate::extensions::ALL,
         EngineOptions {
             page_size,
             ttl_ms: 1000,
@@ -307,7 +309,7 @@ async fn results_follow_the_era() {
     let (e2, _) = engine_with(product("billing"), 500);
     let get_no_id = e2.tool_reply(
         &legacy,
-        crate::extensions::ToolOutput {
+        crate::contract::ToolOutput {
             content: vec![],
             structured: Some(json!([1])),
             is_error: false,
@@ -318,7 +320,7 @@ async fn results_follow_the_era() {
     assert_eq!(v["structuredContent"], json!({"result": [1]}));
     let Reply::Raw(v) = e2.tool_reply(
         &modern,
-        crate::extensions::ToolOutput {
+        crate::contract::ToolOutput {
             content: vec![],
             structured: Some(json!([1])),
             is_error: false,
@@ -955,7 +957,7 @@ async fn the_schemas_resource_and_tools_answer_the_same_json() {
     );
     assert_eq!(
         text_json(&res, "/contents/0/text"),
-        crate::extensions::catalog::catalog_json(product("billing"))
+        crate::record_schemas::catalog_json(product("billing"))
     );
     let name = product("billing").records[0].name;
     let tool = ask(

@@ -8,13 +8,14 @@ use runtime_model::errors::{self, AppError};
 use serde_json::{json, Map, Value};
 use sha2::{Digest, Sha256};
 
-use super::context::Call;
-use super::engine::{Engine, Reply};
-use super::era::Era;
-use super::jsonrpc::RpcError;
+use super::engine::Engine;
 use super::mrtr;
+use super::reply::Reply;
 use crate::confirm::{Gate, GateRequest};
-use crate::extensions::{self, ExtCtx, ExtOutcome, Handler, Target, ToolOutput};
+use crate::contract::Call;
+use crate::contract::Era;
+use crate::contract::RpcError;
+use crate::contract::{ExtCtx, ExtOutcome, Handler, Target, ToolOutput};
 use crate::state::{canonical_args_hash, hex};
 
 /// How many input rounds one request may take on the 2025 wire.
@@ -322,7 +323,7 @@ impl Engine {
                 ))
             }
             Binding::Extension(name) => {
-                let Some(handler) = extensions::tool_handler(name) else {
+                let Some(handler) = self.extensions.tool_handler(name) else {
                     return Err(RpcError::internal(format!(
                         "tool {} names handler `{name}`, which no extension module provides",
                         tool.name

@@ -32,11 +32,12 @@ use tokio::sync::mpsc;
 use super::body::{self, Chunks};
 use super::headers;
 use crate::auth::Authenticated;
-use crate::protocol::context::{Call, Peer, Session};
-use crate::protocol::engine::{Engine, Reply};
-use crate::protocol::era::{self, Era};
+use crate::contract::call::{Call, Peer, Session};
+use crate::contract::era::{self, Era};
+use crate::protocol::engine::Engine;
 use crate::protocol::jsonrpc::{self, Incoming, Request as RpcRequest, RpcError};
 use crate::protocol::modern;
+use crate::protocol::reply::Reply;
 use crate::server::Server;
 
 /// Sessions of the 2025 wire, shared by every route of one router.

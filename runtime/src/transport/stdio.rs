@@ -13,11 +13,11 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 
-use crate::protocol::context::{Call, Peer, Session};
-use crate::protocol::engine::Reply;
-use crate::protocol::era::{self, Era};
+use crate::contract::call::{Call, Peer, Session};
+use crate::contract::era::{self, Era};
 use crate::protocol::jsonrpc::{self, Incoming, RpcError};
 use crate::protocol::modern;
+use crate::protocol::reply::Reply;
 use crate::server::{Server, ServerError};
 
 /// Serves `product` on the process's stdin/stdout until EOF.

@@ -2,7 +2,7 @@
 //!
 //! One server answers both eras at once: the 2025 revisions (handshake, sessions, server→client
 //! requests) and 2026-07-28 (stateless, everything in each request's `_meta`). The era is chosen
-//! per request by the transport, never per connection.
+//! per request by the connection layer (`crate::connection`), never per connection.
 
 /// The stateless revision.
 pub const MODERN: &str = "2026-07-28";

@@ -1,7 +1,7 @@
 //! What one request carries besides its params: era, caller, client capabilities, and the channel
 //! back to the client for notifications (and, on the 2025 wire, server→client requests).
 //!
-//! Nothing here is cached per connection: the transport builds a fresh [`Call`] for every request
+//! Nothing here is cached per connection: the connection layer builds a fresh [`Call`] for every request
 //! (2026 capabilities come from that request's `_meta`; 2025 ones from the session's `initialize`).
 
 use std::collections::HashMap;
@@ -14,7 +14,7 @@ use serde_json::{json, Value};
 use tokio::sync::{mpsc, oneshot};
 
 use super::era::{Era, LogLevel};
-use super::jsonrpc::{self, RpcError};
+use super::error::RpcError;
 
 /// How long a server→client request (2025 era) may stay unanswered.
 pub const CLIENT_REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
@@ -132,7 +132,8 @@ impl Peer {
     pub fn notify(&self, method: &str, params: Value) {
         if let Some(out) = &self.out {
             let _ = out.send(
-                serde_json::to_vec(&jsonrpc::notification(method, params)).unwrap_or_default(),
+                serde_json::to_vec(&json!({"jsonrpc": "2.0", "method": method, "params": params}))
+                    .unwrap_or_default(),
             );
         }
     }

@@ -1,0 +1,566 @@
+//! The crates' modules import one another one way: no circle of `crate::`/`super::`/`self::`
+//! imports between the files of `runtime/src`, `runtime/model/src`, `runtime/sandbox/src` and
+//! `codegen/src`.
+//!
+//! A node is a module file (`mod.rs` counts as its folder, `lib.rs` as the crate root). An edge is
+//! any path a file names, in a `use` or inline (`crate::backend::records::record(..)`), resolved to
+//! the deepest module file it reaches. Test-only code (`#[cfg(test)]` modules, inline or in their
+//! own file) is left out: a test may look at the whole crate. Comments and string literals are
+//! blanked before paths are read, so neither can invent or hide an edge.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+#[test]
+fn no_import_circles_in_the_runtime_and_the_generator() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut found = Vec::new();
+    for src in [
+        "runtime/src",
+        "runtime/model/src",
+        "runtime/sandbox/src",
+        "codegen/src",
+    ] {
+        let dir = root.join(src);
+        assert!(dir.is_dir(), "{} is missing", dir.display());
+        for cycle in import_cycles(&dir) {
+            found.push(format!("{src}: {}", cycle.join(" -> ")));
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "import circles (each file imports the next):\n{}",
+        found.join("\n")
+    );
+}
+
+/// The checker finds a circle it is shown, through `super::`, `crate::`, inline paths and `mod.rs`
+/// folders, and ignores test modules, comments and strings.
+#[test]
+fn the_checker_sees_circles_and_only_circles() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |rel: &str, text: &str| {
+        let p = dir.path().join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    };
+    write("lib.rs", "pub mod a;\npub mod b;\npub mod c;\n");
+    write("a/mod.rs", "pub mod x;\nuse crate::b::{self, B};\n");
+    write("a/x.rs", "pub struct X;\n");
+    write(
+        "b.rs",
+        "pub struct B;\nfn f() { let _ = crate::c::g(); }\n\
+         // crate::a::x is only a comment\n\
+         const S: &str = \"crate::a::x\";\n\
+         #[cfg(test)]\nmod tests { use crate::a::x::X; fn t() { let _ = '{'; } }\n",
+    );
+    write("c.rs", "pub fn g() {}\nuse super::a::x::X;\n");
+    assert!(import_cycles(dir.path()).is_empty());
+    // Now `x` imports `b`: a -> b -> c -> a/x -> b.
+    write("a/x.rs", "pub struct X;\nuse crate::b::B;\n");
+    let cycles = import_cycles(dir.path());
+    assert_eq!(cycles.len(), 1, "{cycles:?}");
+    let names: BTreeSet<&str> = cycles[0].iter().map(String::as_str).collect();
+    assert!(names.contains("a/x.rs") && names.contains("b.rs") && names.contains("c.rs"));
+    assert!(!names.contains("a/mod.rs"), "{cycles:?}");
+}
+
+/// One circle per strongly connected group of files, each as a closed path of file names.
+fn import_cycles(src: &Path) -> Vec<Vec<String>> {
+    let files = module_files(src);
+    let modules: BTreeMap<Vec<String>, String> = files
+        .iter()
+        .map(|(m, f)| (m.clone(), rel(src, f)))
+        .collect();
+    let test_only = test_only_modules(&files);
+    let mut edges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (module, file) in &files {
+        if test_only.iter().any(|t| module.starts_with(t)) {
+            continue;
+        }
+        let name = rel(src, file);
+        let text = std::fs::read_to_string(file).unwrap();
+        let code = strip_test_modules(&blank_comments_and_strings(&text));
+        let out = edges.entry(name.clone()).or_default();
+        for path in named_paths(&code) {
+            if let Some(target) = resolve(module, &path, &modules) {
+                if target != name {
+                    out.insert(target);
+                }
+            }
+        }
+    }
+    cycles(&edges)
+}
+
+fn rel(src: &Path, file: &Path) -> String {
+    file.strip_prefix(src)
+        .unwrap()
+        .to_string_lossy()
+        .replace('\\', "/")
+}
+
+/// Every `.rs` file with its module path (`a/b.rs` and `a/b/mod.rs` → `[a, b]`, `lib.rs` → `[]`).
+/// `main.rs` and `bin/` are other crates (they reach the library by its name), so not nodes.
+fn module_files(src: &Path) -> Vec<(Vec<String>, PathBuf)> {
+    let mut out = Vec::new();
+    let mut stack = vec![src.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                if path.file_name().is_some_and(|n| n != "bin") {
+                    stack.push(path);
+                }
+                continue;
+            }
+            if path.extension().is_none_or(|e| e != "rs") {
+                continue;
+            }
+            let relp = rel(src, &path);
+            if relp == "main.rs" {
+                continue;
+            }
+            let mut parts: Vec<String> = relp
+                .trim_end_matches(".rs")
+                .split('/')
+                .map(str::to_string)
+                .collect();
+            if matches!(parts.last().map(String::as_str), Some("mod" | "lib")) {
+                parts.pop();
+            }
+            out.push((parts, path));
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Modules declared by their parent as `#[cfg(test)] mod name;` (a whole file of test code).
+fn test_only_modules(files: &[(Vec<String>, PathBuf)]) -> Vec<Vec<String>> {
+    let mut out = Vec::new();
+    for (module, file) in files {
+        let text = blank_comments_and_strings(&std::fs::read_to_string(file).unwrap());
+        let lines: Vec<&str> = text.lines().map(str::trim).collect();
+        for w in lines.windows(2) {
+            if w[0] != "#[cfg(test)]" {
+                continue;
+            }
+            let decl = w[1]
+                .trim_start_matches("pub(crate) ")
+                .trim_start_matches("pub ");
+            if let Some(name) = decl.strip_prefix("mod ").and_then(|r| r.strip_suffix(';')) {
+                let mut m = module.clone();
+                m.push(name.trim().to_string());
+                out.push(m);
+            }
+        }
+    }
+    out
+}
+
+/// Replaces the text of comments, string and char literals with spaces (lines kept).
+fn blank_comments_and_strings(text: &str) -> String {
+    let c: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    let blank = |ch: char| if ch == '\n' { '\n' } else { ' ' };
+    let mut i = 0;
+    while i < c.len() {
+        if c[i] == '/' && c.get(i + 1) == Some(&'/') {
+            while i < c.len() && c[i] != '\n' {
+                out.push(' ');
+                i += 1;
+            }
+        } else if c[i] == '/' && c.get(i + 1) == Some(&'*') {
+            let mut depth = 0;
+            while i < c.len() {
+                if c[i] == '/' && c.get(i + 1) == Some(&'*') {
+                    depth += 1;
+                    out.push_str("  ");
+                    i += 2;
+                } else if c[i] == '*' && c.get(i + 1) == Some(&'/') {
+                    depth -= 1;
+                    out.push_str("  ");
+                    i += 2;
+                    if depth == 0 {
+                        break;
+                    }
+                } else {
+                    out.push(blank(c[i]));
+                    i += 1;
+                }
+            }
+        } else if c[i] == 'r'
+            && matches!(c.get(i + 1), Some('"' | '#'))
+            && (i == 0 || !(c[i - 1].is_alphanumeric() || c[i - 1] == '_'))
+        {
+            // Raw string: r"…", r#"…"#.
+            let mut j = i + 1;
+            let mut hashes = 0;
+            while c.get(j) == Some(&'#') {
+                hashes += 1;
+                j += 1;
+            }
+            if c.get(j) != Some(&'"') {
+                out.push(c[i]);
+                i += 1;
+                continue;
+            }
+            j += 1;
+            loop {
+                if j >= c.len() {
+                    break;
+                }
+                if c[j] == '"' && (0..hashes).all(|k| c.get(j + 1 + k) == Some(&'#')) {
+                    j += 1 + hashes;
+                    break;
+                }
+                j += 1;
+            }
+            for &ch in &c[i..j.min(c.len())] {
+                out.push(blank(ch));
+            }
+            i = j;
+        } else if c[i] == '"' {
+            let mut j = i + 1;
+            while j < c.len() && c[j] != '"' {
+                if c[j] == '\\' {
+                    j += 1;
+                }
+                j += 1;
+            }
+            for &ch in &c[i..(j + 1).min(c.len())] {
+                out.push(blank(ch));
+            }
+            i = j + 1;
+        } else if c[i] == '\'' {
+            // A char literal ('x', '\n', '\u{7b}'); anything else is a lifetime.
+            let end = if c.get(i + 1) == Some(&'\\') {
+                (i + 2..c.len()).find(|&j| c[j] == '\'')
+            } else if c.get(i + 2) == Some(&'\'') {
+                Some(i + 2)
+            } else {
+                None
+            };
+            match end {
+                Some(e) => {
+                    for _ in i..=e {
+                        out.push(' ');
+                    }
+                    i = e + 1;
+                }
+                None => {
+                    out.push('\'');
+                    i += 1;
+                }
+            }
+        } else {
+            out.push(c[i]);
+            i += 1;
+        }
+    }
+    out
+}
+
+/// Removes `#[cfg(test)] mod name { … }` blocks (braces balance once strings are blanked).
+fn strip_test_modules(code: &str) -> String {
+    let mut out = String::with_capacity(code.len());
+    let mut rest = code;
+    while let Some(at) = rest.find("#[cfg(test)]") {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + "#[cfg(test)]".len()..];
+        let decl = after.trim_start();
+        let decl = decl
+            .strip_prefix("pub(crate) ")
+            .or_else(|| decl.strip_prefix("pub "))
+            .unwrap_or(decl);
+        let is_block = decl.starts_with("mod ")
+            && decl
+                .find(['{', ';'])
+                .is_some_and(|k| decl.as_bytes()[k] == b'{');
+        if !is_block {
+            out.push_str("#[cfg(test)]");
+            rest = after;
+            continue;
+        }
+        let open = after.find('{').unwrap();
+        let mut depth = 0;
+        let mut end = after.len();
+        for (k, ch) in after[open..].char_indices() {
+            match ch {
+                '{' => depth += 1,
+                '}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        end = open + k + 1;
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        rest = &after[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Every path starting at `crate`, `super` or `self` that the code names: `use` trees expanded,
+/// inline paths as written.
+fn named_paths(code: &str) -> Vec<Vec<String>> {
+    let mut out = Vec::new();
+    // `use` statements (possibly over several lines).
+    let mut rest = code;
+    while let Some(at) = find_word(rest, "use") {
+        let tail = &rest[at + 3..];
+        let Some(end) = tail.find(';') else { break };
+        expand_use_tree(&tail[..end], &mut Vec::new(), &mut out);
+        rest = &tail[end..];
+    }
+    // Inline paths, outside `use` statements (whose heads alone would name parent modules).
+    let without_uses = remove_uses(code);
+    let bytes = without_uses.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let starts_word = i == 0 || !(bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_');
+        if starts_word {
+            for head in ["crate::", "super::", "self::"] {
+                if without_uses[i..].starts_with(head) {
+                    let mut j = i;
+                    let mut segs = Vec::new();
+                    loop {
+                        let seg_end = without_uses[j..]
+                            .find(|ch: char| !(ch.is_alphanumeric() || ch == '_'))
+                            .map_or(without_uses.len(), |k| j + k);
+                        if seg_end == j {
+                            break;
+                        }
+                        segs.push(without_uses[j..seg_end].to_string());
+                        if without_uses[seg_end..].starts_with("::") {
+                            j = seg_end + 2;
+                        } else {
+                            break;
+                        }
+                    }
+                    i = j;
+                    out.push(segs);
+                    break;
+                }
+            }
+        }
+        i += 1;
+    }
+    out
+}
+
+fn find_word(s: &str, word: &str) -> Option<usize> {
+    let b = s.as_bytes();
+    let mut from = 0;
+    while let Some(k) = s[from..].find(word) {
+        let at = from + k;
+        let before_ok = at == 0 || !(b[at - 1].is_ascii_alphanumeric() || b[at - 1] == b'_');
+        let after = b.get(at + word.len()).copied().unwrap_or(b' ');
+        if before_ok && after.is_ascii_whitespace() {
+            return Some(at);
+        }
+        from = at + word.len();
+    }
+    None
+}
+
+fn remove_uses(code: &str) -> String {
+    let mut out = String::with_capacity(code.len());
+    let mut rest = code;
+    while let Some(at) = find_word(rest, "use") {
+        out.push_str(&rest[..at]);
+        let tail = &rest[at..];
+        let end = tail.find(';').map_or(tail.len(), |e| e + 1);
+        rest = &tail[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Expands `a::{b, c::{self, d}}` into `[a, b]`, `[a, c, self]`, `[a, c, d]`; keeps only paths
+/// that start at `crate`, `super` or `self`.
+fn expand_use_tree(tree: &str, prefix: &mut Vec<String>, out: &mut Vec<Vec<String>>) {
+    let tree = tree.trim();
+    if let Some(open) = tree.find('{') {
+        let head = tree[..open].trim().trim_end_matches("::");
+        let depth_before = prefix.len();
+        prefix.extend(
+            head.split("::")
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(str::to_string),
+        );
+        let inner = &tree[open + 1..tree.rfind('}').unwrap_or(tree.len())];
+        for part in split_top_level(inner) {
+            expand_use_tree(part, prefix, out);
+        }
+        prefix.truncate(depth_before);
+        return;
+    }
+    if tree.is_empty() {
+        return;
+    }
+    let path = tree.split(" as ").next().unwrap_or(tree);
+    let mut full = prefix.clone();
+    full.extend(path.split("::").map(|s| s.trim().to_string()));
+    if matches!(
+        full.first().map(String::as_str),
+        Some("crate" | "super" | "self")
+    ) {
+        out.push(full);
+    }
+}
+
+fn split_top_level(s: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let (mut depth, mut start) = (0, 0);
+    for (k, ch) in s.char_indices() {
+        match ch {
+            '{' => depth += 1,
+            '}' => depth -= 1,
+            ',' if depth == 0 => {
+                parts.push(&s[start..k]);
+                start = k + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&s[start..]);
+    parts
+}
+
+/// The deepest module file a path reaches from `module`.
+fn resolve(
+    module: &[String],
+    path: &[String],
+    modules: &BTreeMap<Vec<String>, String>,
+) -> Option<String> {
+    let mut at: Vec<String> = match path.first().map(String::as_str) {
+        Some("crate") => Vec::new(),
+        Some("self") => module.to_vec(),
+        Some("super") => module.to_vec(),
+        _ => return None,
+    };
+    let mut segs = &path[1..];
+    if path[0] == "super" {
+        at.pop();
+        while segs.first().is_some_and(|s| s == "super") {
+            at.pop();
+            segs = &segs[1..];
+        }
+    }
+    let mut best = modules.get(&at).cloned();
+    for s in segs {
+        if s == "self" || s == "*" {
+            break;
+        }
+        at.push(s.clone());
+        match modules.get(&at) {
+            Some(f) => best = Some(f.clone()),
+            None => break,
+        }
+    }
+    best
+}
+
+/// One circle per strongly connected group (Tarjan), as a closed path through the group.
+fn cycles(edges: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
+    struct Tarjan<'a> {
+        edges: &'a BTreeMap<String, BTreeSet<String>>,
+        index: BTreeMap<&'a str, usize>,
+        low: BTreeMap<&'a str, usize>,
+        stack: Vec<&'a str>,
+        on_stack: BTreeSet<&'a str>,
+        groups: Vec<Vec<&'a str>>,
+    }
+    impl<'a> Tarjan<'a> {
+        fn visit(&mut self, v: &'a str) {
+            let n = self.index.len();
+            self.index.insert(v, n);
+            self.low.insert(v, n);
+            self.stack.push(v);
+            self.on_stack.insert(v);
+            for w in self.edges.get(v).into_iter().flatten() {
+                let w = w.as_str();
+                if !self.index.contains_key(w) {
+                    self.visit(w);
+                    let lw = self.low[w];
+                    let lv = self.low.get_mut(v).unwrap();
+                    *lv = (*lv).min(lw);
+                } else if self.on_stack.contains(w) {
+                    let iw = self.index[w];
+                    let lv = self.low.get_mut(v).unwrap();
+                    *lv = (*lv).min(iw);
+                }
+            }
+            if self.low[v] == self.index[v] {
+                let mut group = Vec::new();
+                while let Some(w) = self.stack.pop() {
+                    self.on_stack.remove(w);
+                    group.push(w);
+                    if w == v {
+                        break;
+                    }
+                }
+                if group.len() > 1 {
+                    self.groups.push(group);
+                }
+            }
+        }
+    }
+    let mut t = Tarjan {
+        edges,
+        index: BTreeMap::new(),
+        low: BTreeMap::new(),
+        stack: Vec::new(),
+        on_stack: BTreeSet::new(),
+        groups: Vec::new(),
+    };
+    for v in edges.keys() {
+        if !t.index.contains_key(v.as_str()) {
+            t.visit(v);
+        }
+    }
+    t.groups
+        .into_iter()
+        .map(|group| {
+            // A closed walk from the group's first file back to it, staying inside the group.
+            let members: BTreeSet<&str> = group.iter().copied().collect();
+            let start = *members.iter().next().unwrap();
+            let mut path = vec![start.to_string()];
+            let mut seen = BTreeSet::from([start]);
+            let mut at = start;
+            loop {
+                let next = edges[at]
+                    .iter()
+                    .map(String::as_str)
+                    .filter(|w| members.contains(w))
+                    .find(|w| *w == start || !seen.contains(w))
+                    .or_else(|| {
+                        edges[at]
+                            .iter()
+                            .map(String::as_str)
+                            .find(|w| members.contains(w))
+                    })
+                    .unwrap();
+                path.push(next.to_string());
+                if next == start || !seen.insert(next) {
+                    break;
+                }
+                at = next;
+            }
+            // The group may be larger than this walk; name every member too.
+            if members.len() > path.len() - 1 {
+                path.push(format!(
+                    "(the whole circle group: {})",
+                    members.iter().copied().collect::<Vec<_>>().join(", ")
+                ));
+            }
+            path
+        })
+        .collect()
+}
