@@ -22,6 +22,7 @@ pub use runtime_model::{backend as backend_api, catalog, errors, identity};
 pub mod auth;
 pub mod backend;
 pub mod confirm;
+pub mod connection;
 pub mod contract;
 pub mod extensions;
 pub mod protocol;

@@ -42,25 +42,6 @@ impl Era {
     }
 }
 
-/// The legacy version we answer `initialize` with: the requested one when we serve it, else our
-/// newest legacy version (the client then decides whether it can use it).
-pub fn negotiate_legacy(requested: Option<&str>) -> &'static str {
-    requested
-        .and_then(|r| LEGACY.iter().find(|v| **v == r).copied())
-        .unwrap_or(LEGACY[0])
-}
-
-/// A legacy version string we serve, as `'static`.
-pub fn legacy_version(v: &str) -> Option<&'static str> {
-    LEGACY.iter().find(|l| **l == v).copied()
-}
-
-/// Known pre-2026 revisions, including ones we do not serve (2024-11-05): such a header means the
-/// client speaks the handshake wire.
-pub fn is_legacy_name(v: &str) -> bool {
-    legacy_version(v).is_some() || v == "2024-11-05"
-}
-
 /// RFC 5424 levels of `logging/setLevel` and `io.modelcontextprotocol/logLevel`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum LogLevel {
@@ -105,15 +86,6 @@ impl LogLevel {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn legacy_negotiation_echoes_or_counter_offers() {
-        assert_eq!(negotiate_legacy(Some("2025-06-18")), "2025-06-18");
-        assert_eq!(negotiate_legacy(Some("1999-01-01")), "2025-11-25");
-        assert_eq!(negotiate_legacy(None), "2025-11-25");
-        assert!(is_legacy_name("2024-11-05"));
-        assert!(!is_legacy_name(MODERN));
-    }
 
     #[test]
     fn log_levels_are_ordered() {

@@ -8,7 +8,6 @@
 //! - [`reply`]: what the engine answers ([`Reply`]), before the connection layer encodes it.
 //! - [`listing`], [`tools`], [`resources`], [`prompts`], [`completion`]: the methods.
 //! - [`mrtr`]: multi round-trip requests (sealed `requestState`).
-//! - [`modern`]: validation of a 2026 request's `_meta`.
 //! - [`output_schema`]: a tool's declared `outputSchema` enforced on its answers.
 //! - [`request_log`]: the one log line of each request.
 
@@ -17,7 +16,6 @@ pub mod dates;
 pub mod engine;
 pub mod jsonrpc;
 pub mod listing;
-pub mod modern;
 pub mod mrtr;
 pub mod output_schema;
 pub mod prompts;

@@ -1,5 +1,7 @@
 //! stdio: one JSON-RPC message per line on stdin, one per line on stdout; logs go to stderr only.
 //!
+//! This file moves lines; what a message means (era, `initialize`, the call context, the time
+//! limit, the answer's bytes) is the connection layer's ([`crate::connection`]), as for HTTP.
 //! Requests run concurrently (a 2025 handler waiting for the client's answer to a server→client
 //! request must not block the reader). `initialize` makes the process a 2025 session; a request
 //! carrying the 2026 `_meta` is served statelessly at any time, before or without `initialize`.
@@ -8,16 +10,13 @@
 use std::sync::Arc;
 
 use axum::body::Bytes;
-use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 
-use crate::contract::call::{Call, Peer, Session};
-use crate::contract::era::{self, Era};
-use crate::protocol::jsonrpc::{self, Incoming, RpcError};
-use crate::protocol::modern;
-use crate::protocol::reply::Reply;
+use crate::connection::{self, Caller, Outer, SessionRef, Step};
+use crate::contract::call::Session;
+use crate::protocol::jsonrpc;
 use crate::server::{Server, ServerError};
 
 /// Serves `product` on the process's stdin/stdout until EOF.
@@ -127,9 +126,12 @@ where
         }
         Ok::<(), std::io::Error>(())
     });
-    let identity = server.config.default_identity.clone();
-    // stdio has no per-request credentials: every call carries the process's token.
-    let bearer = server.config.default_bearer_token.clone();
+    // stdio has no per-request credentials: every call carries the process's identity and token.
+    let caller = Caller {
+        identity: server.config.default_identity.clone(),
+        bearer: server.config.default_bearer_token.clone(),
+    };
+    let limit = server.config.request_timeout;
     let mut session: Option<Arc<Session>> = None;
     let mut tasks = JoinSet::new();
     let mut lines = BufReader::new(reader).lines();
@@ -137,110 +139,46 @@ where
         if line.trim().is_empty() {
             continue;
         }
-        let msg = match jsonrpc::parse_bytes(line.as_bytes()) {
-            Ok(m) => m,
-            Err(rej) => {
-                let _ = out_tx.send(jsonrpc::encode_error(&rej.id, &rej.error));
-                continue;
-            }
+        let named = match &session {
+            Some(s) => SessionRef::Found(s.clone()),
+            None => SessionRef::None,
         };
-        let req = match msg {
-            Incoming::Notification { .. } => continue,
-            Incoming::Response { id, outcome } => {
-                if let Some(s) = &session {
-                    s.requests.resolve(&id, outcome);
-                }
-                continue;
-            }
-            Incoming::Request(r) => r,
-        };
-        if req.method == "initialize" && !modern::has_modern_meta(&req.params) {
-            let version =
-                era::negotiate_legacy(req.params.get("protocolVersion").and_then(Value::as_str));
-            let caps = req
-                .params
-                .get("capabilities")
-                .filter(|c| c.is_object())
-                .cloned()
-                .unwrap_or_else(|| json!({}));
-            session = Some(Arc::new(Session::new("stdio".into(), version, caps)));
-            let _ = out_tx.send(jsonrpc::encode_result(
-                &req.id,
-                &engine.initialize_result(version),
-            ));
+        if connection::is_batch(line.as_bytes()) {
+            let (engine, caller, out) = (engine.clone(), caller.clone(), answer_tx.clone());
+            tasks.spawn(async move {
+                let bytes = line.as_bytes();
+                let answer =
+                    connection::batch(&engine, bytes, named, Outer::NotCarried, &caller, limit)
+                        .await;
+                let line = match answer {
+                    Ok(Some(bytes)) => bytes,
+                    Ok(None) => return,
+                    Err(e) => jsonrpc::encode_error(&serde_json::Value::Null, &e),
+                };
+                let _ = out.send(vec![Bytes::from(line)]);
+            });
             continue;
         }
-        let call = if modern::has_modern_meta(&req.params) || req.method == "server/discover" {
-            let meta = match modern::read_meta(&req.params)
-                .and_then(|m| modern::check_version(&m.version).map(|_| m))
-            {
-                Ok(m) => m,
-                Err(e) => {
-                    let _ = out_tx.send(jsonrpc::encode_error(&req.id, &e));
+        let (req, mut call) =
+            match connection::route_bytes(line.as_bytes(), named, Outer::NotCarried, &caller) {
+                Step::Serve(req, call) => (req, call),
+                Step::Notification | Step::Response { .. } => continue,
+                Step::Initialize(handshake) => {
+                    session = Some(handshake.session("stdio".into()));
+                    let _ = out_tx.send(handshake.answer(&engine));
+                    continue;
+                }
+                Step::Refused { id, error, .. } => {
+                    let _ = out_tx.send(jsonrpc::encode_error(&id, &error));
                     continue;
                 }
             };
-            Call {
-                era: Era::Modern,
-                identity: identity.clone(),
-                bearer_token: bearer.clone(),
-                client_caps: Arc::new(meta.client_caps),
-                progress_token: modern::progress_token(&req.params),
-                log_level: meta.log_level,
-                peer: Peer::notifications(out_tx.clone()),
-                session: None,
-            }
-        } else {
-            let (version, caps, level, peer) = match &session {
-                Some(s) => (
-                    s.version,
-                    s.client_caps.clone(),
-                    s.log_level(),
-                    Peer::with_requests(out_tx.clone(), s.requests.clone()),
-                ),
-                None => (
-                    era::LEGACY[0],
-                    Arc::new(json!({})),
-                    None,
-                    Peer::notifications(out_tx.clone()),
-                ),
-            };
-            Call {
-                era: Era::Legacy(version),
-                identity: identity.clone(),
-                bearer_token: bearer.clone(),
-                client_caps: caps,
-                progress_token: modern::progress_token(&req.params),
-                log_level: level,
-                peer,
-                session: session.clone(),
-            }
-        };
+        connection::attach(&mut call, out_tx.clone());
         let engine = engine.clone();
         let out = answer_tx.clone();
-        let limit = server.config.request_timeout;
         tasks.spawn(async move {
-            let reply = match tokio::time::timeout(limit, engine.handle(&req, &call)).await {
-                Ok(r) => r,
-                Err(_) => Reply::Error(RpcError::internal(format!(
-                    "Request timed out after {} s",
-                    limit.as_secs()
-                ))),
-            };
-            let parts = match &reply {
-                Reply::Value(v) => vec![Bytes::from(jsonrpc::encode_result(&req.id, v))],
-                Reply::Raw(page) => {
-                    let mut head = Vec::with_capacity(48);
-                    jsonrpc::open_result(&mut head, &req.id);
-                    let mut parts = Vec::with_capacity(page.segments().len() + 2);
-                    parts.push(Bytes::from(head));
-                    parts.extend(page.segments().iter().cloned());
-                    parts.push(Bytes::from_static(b"}"));
-                    parts
-                }
-                Reply::Error(e) => vec![Bytes::from(jsonrpc::encode_error(&req.id, e))],
-            };
-            let _ = out.send(parts);
+            let reply = connection::answer(&engine, &req, &call, limit).await;
+            let _ = out.send(connection::encode(&req.id, reply).into_segments());
         });
         // Reap finished tasks so the set does not grow without bound.
         while tasks.try_join_next().is_some() {}

@@ -1,0 +1,361 @@
+//! The connection layer: what happens to a message between the bytes a transport read and the
+//! bytes it writes back, the same whichever transport brought it.
+//!
+//! A transport reads a message and hands it to [`route`] with what only it knows: the caller
+//! ([`Caller`]: HTTP's auth layer, stdio's process token), the session the message names
+//! ([`SessionRef`]: HTTP's `Mcp-Session-Id`, stdio's process after `initialize`) and the version
+//! it carries outside the body ([`Outer`]: HTTP's `MCP-Protocol-Version`, nothing on stdio).
+//! [`route`] chooses the era ([`era`] has the rule), reads the 2026 `_meta` ([`modern`]), and
+//! answers with a [`Step`]: a handshake to open a session with, a request with its [`Call`]
+//! built, or a refusal with its error. The transport then runs the request through [`answer`]
+//! (the time limit), and writes [`encode`]'s bytes: JSON, SSE events (HTTP) or a line (stdio).
+//! Batches (2025-03-26 only) go through [`batch`].
+//!
+//! What stays in the transports: reading and writing bytes, HTTP's headers (the 2026
+//! `Mcp-Method`/`Mcp-Name`/`Mcp-Param-*` checks), status codes, SSE, GET/DELETE, and the Origin
+//! and auth layers.
+
+pub mod encode;
+pub mod era;
+pub mod modern;
+pub mod sessions;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use runtime_model::identity::Identity;
+use serde_json::{json, Map, Value};
+use tokio::sync::mpsc;
+
+use crate::contract::call::{Call, Peer, Session};
+use crate::contract::era::Era;
+use crate::contract::error::{RpcError, HEADER_MISMATCH, INVALID_REQUEST, PARSE_ERROR};
+use crate::protocol::engine::Engine;
+use crate::protocol::jsonrpc::{self, Incoming, Request};
+use crate::protocol::reply::Reply;
+pub use encode::{encode, encode_reply, Encoded};
+pub use sessions::{SessionRef, SessionTable};
+
+/// Who is calling, as the transport learned it.
+#[derive(Clone)]
+pub struct Caller {
+    pub identity: Arc<Identity>,
+    /// The bearer token, forwarded to the backend in proxy mode.
+    pub bearer: Option<Arc<str>>,
+}
+
+/// The protocol version a transport carries outside the body.
+#[derive(Debug, Clone, Copy)]
+pub enum Outer<'a> {
+    /// The transport has no such place (stdio).
+    NotCarried,
+    /// HTTP without `MCP-Protocol-Version`.
+    Absent,
+    /// HTTP's `MCP-Protocol-Version`, trimmed.
+    Header(&'a str),
+}
+
+impl<'a> Outer<'a> {
+    fn stated(self) -> Option<&'a str> {
+        match self {
+            Outer::Header(v) => Some(v),
+            Outer::NotCarried | Outer::Absent => None,
+        }
+    }
+}
+
+/// What [`route`] made of one message.
+pub enum Step {
+    /// A notification: nothing to answer.
+    Notification,
+    /// A client's answer to a server→client request; `delivered` is false when it names no
+    /// session (HTTP answers 400; stdio has nobody to tell).
+    Response { delivered: bool },
+    /// The 2025 handshake: open a session from it, then send [`Handshake::answer`].
+    Initialize(Handshake),
+    /// A request to answer, with its context built.
+    Serve(Request, Call),
+    /// Refused before any method ran.
+    Refused {
+        id: Value,
+        error: RpcError,
+        why: Refusal,
+    },
+}
+
+/// Why a message was refused (HTTP picks its status from it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refusal {
+    /// Not JSON, or not a JSON-RPC message (-32700, -32600).
+    Malformed,
+    /// A 2026 request whose `_meta` or version is wrong (-32602, -32020, -32022).
+    Modern,
+    /// A 2025 request stating a revision we do not serve (-32600).
+    UnsupportedVersion,
+    /// It names a session that ended or never existed (-32600).
+    UnknownSession,
+}
+
+/// A 2025 `initialize`: the negotiated version and the client's capabilities.
+pub struct Handshake {
+    pub id: Value,
+    pub version: &'static str,
+    client_caps: Value,
+}
+
+impl Handshake {
+    fn read(req: Request) -> Self {
+        let version =
+            era::negotiate_legacy(req.params.get("protocolVersion").and_then(Value::as_str));
+        let client_caps = match req.params.get("capabilities") {
+            Some(c @ Value::Object(_)) => c.clone(),
+            _ => json!({}),
+        };
+        Self {
+            id: req.id,
+            version,
+            client_caps,
+        }
+    }
+
+    /// The session this handshake opens, under the id its transport gives it.
+    pub fn session(&self, id: String) -> Arc<Session> {
+        Arc::new(Session::new(id, self.version, self.client_caps.clone()))
+    }
+
+    /// The `initialize` answer.
+    pub fn answer(&self, engine: &Engine) -> Vec<u8> {
+        jsonrpc::encode_result(&self.id, &engine.initialize_result(self.version))
+    }
+}
+
+/// Whether a body is a JSON-RPC batch (a JSON array).
+pub fn is_batch(bytes: &[u8]) -> bool {
+    bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[')
+}
+
+/// Parses one message and routes it ([`route`]).
+pub fn route_bytes(bytes: &[u8], session: SessionRef, outer: Outer<'_>, caller: &Caller) -> Step {
+    match jsonrpc::parse_bytes(bytes) {
+        Ok(msg) => route(msg, session, outer, caller),
+        Err(rej) => Step::Refused {
+            id: rej.id,
+            error: rej.error,
+            why: Refusal::Malformed,
+        },
+    }
+}
+
+/// Chooses the era of one message and builds what serving it needs (the rule: [`era`]).
+pub fn route(msg: Incoming, session: SessionRef, outer: Outer<'_>, caller: &Caller) -> Step {
+    let req = match msg {
+        Incoming::Request(r) => r,
+        Incoming::Notification { .. } => {
+            return match session {
+                SessionRef::Unknown => unknown_session(Value::Null),
+                _ => Step::Notification,
+            }
+        }
+        Incoming::Response { id, outcome } => {
+            return match session {
+                SessionRef::Found(s) => {
+                    s.requests.resolve(&id, outcome);
+                    Step::Response { delivered: true }
+                }
+                SessionRef::Unknown => unknown_session(Value::Null),
+                SessionRef::None => Step::Response { delivered: false },
+            }
+        }
+    };
+    let modern_meta = modern::has_modern_meta(&req.params);
+    // A 2026 request naming `initialize` is a removed method: the engine answers -32601.
+    if req.method == "initialize" && !modern_meta {
+        return Step::Initialize(Handshake::read(req));
+    }
+    let modern_wire = modern_meta
+        || req.method == "server/discover"
+        || outer.stated().is_some_and(|v| !era::is_legacy_name(v));
+    if modern_wire {
+        return match modern_call(&req, outer, caller) {
+            Ok(call) => Step::Serve(req, call),
+            Err(error) => Step::Refused {
+                id: req.id,
+                error,
+                why: Refusal::Modern,
+            },
+        };
+    }
+    match session {
+        SessionRef::Found(s) => {
+            let call = legacy_call(caller, s.version, Some(s), &req.params);
+            Step::Serve(req, call)
+        }
+        SessionRef::Unknown => unknown_session(req.id),
+        SessionRef::None => match era::sessionless_version(outer.stated()) {
+            Ok(version) => {
+                let call = legacy_call(caller, version, None, &req.params);
+                Step::Serve(req, call)
+            }
+            Err(error) => Step::Refused {
+                id: req.id,
+                error,
+                why: Refusal::UnsupportedVersion,
+            },
+        },
+    }
+}
+
+fn unknown_session(id: Value) -> Step {
+    Step::Refused {
+        id,
+        error: RpcError::invalid_request(
+            "Session not found: it ended or never existed; initialize again",
+        ),
+        why: Refusal::UnknownSession,
+    }
+}
+
+/// A 2026 request's context: `_meta` present (-32602) → the transport's version agrees with it
+/// (-32020) → the version is served (-32022).
+fn modern_call(req: &Request, outer: Outer<'_>, caller: &Caller) -> Result<Call, RpcError> {
+    let meta = modern::read_meta(&req.params)?;
+    match outer {
+        Outer::NotCarried => {}
+        Outer::Absent => {
+            return Err(RpcError::new(
+                HEADER_MISMATCH,
+                "Header mismatch: the MCP-Protocol-Version header is required",
+            ))
+        }
+        Outer::Header(v) if v != meta.version => {
+            return Err(RpcError::new(
+                HEADER_MISMATCH,
+                format!(
+                    "Header mismatch: MCP-Protocol-Version {v:?} differs from _meta protocolVersion {:?}",
+                    meta.version
+                ),
+            ))
+        }
+        Outer::Header(_) => {}
+    }
+    modern::check_version(&meta.version)?;
+    Ok(Call {
+        era: Era::Modern,
+        identity: caller.identity.clone(),
+        bearer_token: caller.bearer.clone(),
+        client_caps: Arc::new(meta.client_caps),
+        progress_token: modern::progress_token(&req.params),
+        log_level: meta.log_level,
+        peer: Peer::none(),
+        session: None,
+    })
+}
+
+/// A 2025 request's context: capabilities and log level from its session, if any.
+fn legacy_call(
+    caller: &Caller,
+    version: &'static str,
+    session: Option<Arc<Session>>,
+    params: &Map<String, Value>,
+) -> Call {
+    Call {
+        era: Era::Legacy(version),
+        identity: caller.identity.clone(),
+        bearer_token: caller.bearer.clone(),
+        client_caps: session
+            .as_ref()
+            .map_or_else(|| Arc::new(json!({})), |s| s.client_caps.clone()),
+        progress_token: modern::progress_token(params),
+        log_level: session.as_ref().and_then(|s| s.log_level()),
+        peer: Peer::none(),
+        session,
+    }
+}
+
+/// Whether anything can reach the client before the answer (a progress token, a log level, or a
+/// session's stream for server→client requests). When not, a transport needs no channel.
+pub fn may_send_before_answer(call: &Call) -> bool {
+    call.session.is_some() || call.progress_token.is_some() || call.log_level.is_some()
+}
+
+/// Gives a request its channel back to the client: notifications, plus server→client requests
+/// when it belongs to a session.
+pub fn attach(call: &mut Call, out: mpsc::UnboundedSender<Vec<u8>>) {
+    call.peer = match &call.session {
+        Some(s) => Peer::with_requests(out, s.requests.clone()),
+        None => Peer::notifications(out),
+    };
+}
+
+/// Answers one request within `limit`; past it the work is dropped and the answer is an error.
+pub async fn answer(engine: &Engine, req: &Request, call: &Call, limit: Duration) -> Reply {
+    match tokio::time::timeout(limit, engine.handle(req, call)).await {
+        Ok(r) => r,
+        Err(_) => Reply::Error(RpcError::internal(format!(
+            "Request timed out after {} s",
+            limit.as_secs()
+        ))),
+    }
+}
+
+/// A JSON-RPC batch (2025-03-26 only: the session's version, or the stated or
+/// [unstated](era::UNSTATED) one). Members are answered in order, each within `limit`.
+/// `Ok(None)` when nothing needs an answer (only notifications and responses); `Err` refuses the
+/// whole batch.
+pub async fn batch(
+    engine: &Engine,
+    bytes: &[u8],
+    session: SessionRef,
+    outer: Outer<'_>,
+    caller: &Caller,
+    limit: Duration,
+) -> Result<Option<Vec<u8>>, RpcError> {
+    let session = match session {
+        SessionRef::Found(s) => Some(s),
+        SessionRef::None | SessionRef::Unknown => None,
+    };
+    let version = match &session {
+        Some(s) => Some(s.version),
+        None => era::sessionless_version(outer.stated()).ok(),
+    };
+    if version != Some("2025-03-26") {
+        return Err(RpcError::invalid_request(
+            "JSON-RPC batches are only accepted on protocol revision 2025-03-26",
+        ));
+    }
+    let items: Vec<Value> = match serde_json::from_slice(bytes) {
+        Ok(Value::Array(a)) if !a.is_empty() => a,
+        Ok(_) => {
+            return Err(RpcError::new(
+                INVALID_REQUEST,
+                "Invalid Request: an empty batch",
+            ))
+        }
+        Err(e) => return Err(RpcError::new(PARSE_ERROR, format!("Parse error: {e}"))),
+    };
+    let mut out = Vec::new();
+    for item in items {
+        let answered = match jsonrpc::parse_value(item) {
+            Ok(Incoming::Request(req)) => {
+                let call = legacy_call(caller, "2025-03-26", session.clone(), &req.params);
+                let reply = answer(engine, &req, &call, limit).await;
+                encode_reply(&req.id, &reply)
+            }
+            Ok(Incoming::Response { id, outcome }) => {
+                if let Some(s) = &session {
+                    s.requests.resolve(&id, outcome);
+                }
+                continue;
+            }
+            Ok(Incoming::Notification { .. }) => continue,
+            Err(rej) => jsonrpc::encode_error(&rej.id, &rej.error),
+        };
+        out.push(if out.is_empty() { b'[' } else { b',' });
+        out.extend_from_slice(&answered);
+    }
+    if out.is_empty() {
+        return Ok(None);
+    }
+    out.push(b']');
+    Ok(Some(out))
+}
