@@ -359,3 +359,6 @@ pub async fn batch(
     out.push(b']');
     Ok(Some(out))
 }
+
+#[cfg(test)]
+mod tests;
