@@ -1,6 +1,6 @@
 //! The kobana-mcp runtime: serves any generated catalog over MCP.
 //!
-//! Module map (one job each). Imports go one way, down this list (`tests/architecture.rs` fails
+//! Module map (one job each). Imports go one way, down this list (`runtime/tests/architecture.rs` fails
 //! on any circle):
 //! - `transport`: stdio and Streamable HTTP (axum): bytes, headers, status codes, SSE.
 //! - `connection`: what both transports share: era choice, `initialize` and sessions, the call

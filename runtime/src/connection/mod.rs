@@ -8,7 +8,7 @@
 //! [`route`] chooses the era ([`era`] has the rule), reads the 2026 `_meta` ([`modern`]), and
 //! answers with a [`Step`]: a handshake to open a session with, a request with its [`Call`]
 //! built, or a refusal with its error. The transport then runs the request through [`answer`]
-//! (the time limit), and writes [`encode`]'s bytes: JSON, SSE events (HTTP) or a line (stdio).
+//! (the time limit), and writes [`encode()`]'s bytes: JSON, SSE events (HTTP) or a line (stdio).
 //! Batches (2025-03-26 only) go through [`batch`].
 //!
 //! What stays in the transports: reading and writing bytes, HTTP's headers (the 2026

@@ -1,9 +1,9 @@
 //! The protocol engine of one product: method dispatch over the generated tables, in either era.
 //!
-//! Transports parse messages, decide the era, check transport-level rules (headers, sessions), and
-//! build a [`Call`]; the engine answers. Results are era-shaped here: 2026 results carry
-//! `resultType` and `serverInfo` (and `ttlMs`/`cacheScope` when cacheable), 2025 results carry
-//! neither.
+//! The connection layer (`crate::connection`) parses messages, decides the era, opens sessions
+//! and builds a [`Call`]; transports check their own rules (HTTP headers); the engine answers.
+//! Results are era-shaped here: 2026 results carry `resultType` and `serverInfo` (and
+//! `ttlMs`/`cacheScope` when cacheable), 2025 results carry neither.
 
 use std::sync::{Arc, OnceLock};
 
@@ -246,8 +246,8 @@ impl Engine {
         result
     }
 
-    /// Answers one request. `initialize` is answered by the transport (it owns sessions), using
-    /// [`Engine::initialize_result`].
+    /// Answers one request. `initialize` is answered by the connection layer (it opens
+    /// sessions), using [`Engine::initialize_result`].
     pub async fn handle(&self, req: &Request, call: &Call) -> Reply {
         super::request_log::logged(&req.method, &req.params, self.answer(req, call)).await
     }

@@ -1,6 +1,6 @@
 //! MCP over JSON-RPC, in both protocol eras, served from the generated tables.
 //!
-//! What a request carries (its [`Call`], its era, its error type) and what handlers receive and
+//! What a request carries (its [`Call`](crate::contract::Call), its era, its error type) and what handlers receive and
 //! answer is the handler contract, [`crate::contract`]; this module implements the methods on it.
 //!
 //! - [`jsonrpc`]: framing (parsing messages, encoding answers).

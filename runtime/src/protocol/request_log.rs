@@ -24,7 +24,7 @@ tokio::task_local! {
 }
 
 /// Runs one request's future and logs its line. A request whose future is dropped before it
-/// answers (the transport's time limit, a closed connection) is logged with outcome `cancelled`.
+/// answers (the connection layer's time limit, a closed connection) is logged with outcome `cancelled`.
 pub async fn logged<F>(method: &str, params: &Map<String, Value>, answer: F) -> Reply
 where
     F: std::future::Future<Output = Reply>,
