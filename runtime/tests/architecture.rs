@@ -4,7 +4,9 @@
 //!
 //! A node is a module file (`mod.rs` counts as its folder, `lib.rs` as the crate root). An edge is
 //! any path a file names, in a `use` or inline (`crate::backend::records::record(..)`), resolved to
-//! the deepest module file it reaches. Test-only code (`#[cfg(test)]` modules, inline or in their
+//! the deepest module file it reaches; a path may also start at one of the file's own submodules
+//! (`pub use embedded::EmbeddedResolver;` in `auth/mod.rs` is an edge to `auth/embedded.rs`), so
+//! a folder whose `mod.rs` re-exports a child that imports `super::` items is a circle too. Test-only code (`#[cfg(test)]` modules, inline or in their
 //! own file) is left out: a test may look at the whole crate. Comments and string literals are
 //! blanked before paths are read, so neither can invent or hide an edge.
 
@@ -63,6 +65,23 @@ fn the_checker_sees_circles_and_only_circles() {
     let names: BTreeSet<&str> = cycles[0].iter().map(String::as_str).collect();
     assert!(names.contains("a/x.rs") && names.contains("b.rs") && names.contains("c.rs"));
     assert!(!names.contains("a/mod.rs"), "{cycles:?}");
+    // A folder whose mod.rs re-exports a child that imports the folder's own items.
+    write("a/x.rs", "pub struct X;\nuse super::Y;\n");
+    write("a/mod.rs", "pub mod x;\npub use x::X;\npub struct Y;\n");
+    let cycles = import_cycles(dir.path());
+    assert_eq!(cycles.len(), 1, "{cycles:?}");
+    assert_eq!(cycles[0], ["a/mod.rs", "a/x.rs", "a/mod.rs"]);
+    // Naming the child inline (`x::X`) is the same edge; `other::x::X` is not.
+    write(
+        "a/mod.rs",
+        "pub mod x;\npub struct Y;\nfn f() { let _ = x::X; }\n",
+    );
+    assert_eq!(import_cycles(dir.path()).len(), 1);
+    write(
+        "a/mod.rs",
+        "pub mod x;\npub struct Y;\nfn f() { let _ = other::x::X; }\n",
+    );
+    assert!(import_cycles(dir.path()).is_empty());
 }
 
 /// One circle per strongly connected group of files, each as a closed path of file names.
@@ -81,8 +100,14 @@ fn import_cycles(src: &Path) -> Vec<Vec<String>> {
         let name = rel(src, file);
         let text = std::fs::read_to_string(file).unwrap();
         let code = strip_test_modules(&blank_comments_and_strings(&text));
+        let children: Vec<&str> = files
+            .iter()
+            .filter(|(m, _)| m.len() == module.len() + 1 && m.starts_with(module))
+            .filter(|(m, _)| !test_only.contains(m))
+            .map(|(m, _)| m[module.len()].as_str())
+            .collect();
         let out = edges.entry(name.clone()).or_default();
-        for path in named_paths(&code) {
+        for path in named_paths(&code, &children) {
             if let Some(target) = resolve(module, &path, &modules) {
                 if target != name {
                     out.insert(target);
@@ -305,27 +330,36 @@ fn strip_test_modules(code: &str) -> String {
     out
 }
 
-/// Every path starting at `crate`, `super` or `self` that the code names: `use` trees expanded,
-/// inline paths as written.
-fn named_paths(code: &str) -> Vec<Vec<String>> {
+/// Every path starting at `crate`, `super`, `self` or one of the module's `children` that the
+/// code names: `use` trees expanded, inline paths as written. A child path comes back as
+/// `self::child::…`.
+fn named_paths(code: &str, children: &[&str]) -> Vec<Vec<String>> {
     let mut out = Vec::new();
     // `use` statements (possibly over several lines).
     let mut rest = code;
     while let Some(at) = find_word(rest, "use") {
         let tail = &rest[at + 3..];
         let Some(end) = tail.find(';') else { break };
-        expand_use_tree(&tail[..end], &mut Vec::new(), &mut out);
+        expand_use_tree(&tail[..end], &mut Vec::new(), children, &mut out);
         rest = &tail[end..];
     }
     // Inline paths, outside `use` statements (whose heads alone would name parent modules).
     let without_uses = remove_uses(code);
     let bytes = without_uses.as_bytes();
+    let heads: Vec<String> = ["crate", "super", "self"]
+        .iter()
+        .chain(children)
+        .map(|h| format!("{h}::"))
+        .collect();
     let mut i = 0;
     while i < bytes.len() {
-        let starts_word = i == 0 || !(bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_');
+        let starts_word = i == 0
+            || !(bytes[i - 1].is_ascii_alphanumeric()
+                || bytes[i - 1] == b'_'
+                || bytes[i - 1] == b':');
         if starts_word {
-            for head in ["crate::", "super::", "self::"] {
-                if without_uses[i..].starts_with(head) {
+            for head in &heads {
+                if without_uses[i..].starts_with(head.as_str()) {
                     let mut j = i;
                     let mut segs = Vec::new();
                     loop {
@@ -343,6 +377,9 @@ fn named_paths(code: &str) -> Vec<Vec<String>> {
                         }
                     }
                     i = j;
+                    if !matches!(segs[0].as_str(), "crate" | "super" | "self") {
+                        segs.insert(0, "self".to_string());
+                    }
                     out.push(segs);
                     break;
                 }
@@ -382,8 +419,13 @@ fn remove_uses(code: &str) -> String {
 }
 
 /// Expands `a::{b, c::{self, d}}` into `[a, b]`, `[a, c, self]`, `[a, c, d]`; keeps only paths
-/// that start at `crate`, `super` or `self`.
-fn expand_use_tree(tree: &str, prefix: &mut Vec<String>, out: &mut Vec<Vec<String>>) {
+/// that start at `crate`, `super`, `self` or a child module (as `self::child::…`).
+fn expand_use_tree(
+    tree: &str,
+    prefix: &mut Vec<String>,
+    children: &[&str],
+    out: &mut Vec<Vec<String>>,
+) {
     let tree = tree.trim();
     if let Some(open) = tree.find('{') {
         let head = tree[..open].trim().trim_end_matches("::");
@@ -396,7 +438,7 @@ fn expand_use_tree(tree: &str, prefix: &mut Vec<String>, out: &mut Vec<Vec<Strin
         );
         let inner = &tree[open + 1..tree.rfind('}').unwrap_or(tree.len())];
         for part in split_top_level(inner) {
-            expand_use_tree(part, prefix, out);
+            expand_use_tree(part, prefix, children, out);
         }
         prefix.truncate(depth_before);
         return;
@@ -407,11 +449,13 @@ fn expand_use_tree(tree: &str, prefix: &mut Vec<String>, out: &mut Vec<Vec<Strin
     let path = tree.split(" as ").next().unwrap_or(tree);
     let mut full = prefix.clone();
     full.extend(path.split("::").map(|s| s.trim().to_string()));
-    if matches!(
-        full.first().map(String::as_str),
-        Some("crate" | "super" | "self")
-    ) {
-        out.push(full);
+    match full.first().map(String::as_str) {
+        Some("crate" | "super" | "self") => out.push(full),
+        Some(head) if children.contains(&head) => {
+            full.insert(0, "self".to_string());
+            out.push(full);
+        }
+        _ => {}
     }
 }
 

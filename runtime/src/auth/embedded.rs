@@ -21,7 +21,7 @@ use runtime_model::identity::Identity;
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
-use super::{AuthError, Resolver};
+use super::resolver::{AuthError, Resolver};
 use crate::state::hex;
 
 /// The identities file that ships with the project.

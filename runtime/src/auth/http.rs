@@ -24,8 +24,10 @@ use serde::Serialize;
 use serde_json::json;
 use std::collections::{BTreeSet, HashMap};
 
-use super::WORKSPACE_QUERY_PARAM;
-use super::{with_default_workspace, AuthError, Authenticated, Resolver, WORKSPACE_HEADER};
+use super::resolver::WORKSPACE_QUERY_PARAM;
+use super::resolver::{
+    with_default_workspace, AuthError, Authenticated, Resolver, WORKSPACE_HEADER,
+};
 
 /// Path of the RFC 9728 protected-resource metadata document.
 pub const METADATA_PATH: &str = "/.well-known/oauth-protected-resource";

@@ -12,7 +12,9 @@
 
 use std::sync::Arc;
 
-use super::{with_default_workspace, AuthError, Authenticated, Resolver, TOKEN_ENV, WORKSPACE_ENV};
+use super::resolver::{
+    with_default_workspace, AuthError, Authenticated, Resolver, TOKEN_ENV, WORKSPACE_ENV,
+};
 
 /// The demo token a sandbox stdio connection uses when none is given.
 pub const SANDBOX_DEFAULT_TOKEN: &str = "demo-full";

@@ -25,7 +25,7 @@ use runtime_model::identity::Identity;
 use serde_json::Value;
 
 use super::embedded::token_digest;
-use super::{AuthError, Resolver};
+use super::resolver::{AuthError, Resolver};
 
 /// Default cache lifetime of a resolved identity.
 pub const DEFAULT_CACHE_TTL: Duration = Duration::from_secs(60);
