@@ -150,12 +150,12 @@ where
                 let answer =
                     connection::batch(&engine, bytes, named, Outer::NotCarried, &caller, limit)
                         .await;
-                let line = match answer {
+                let reply = match answer {
                     Ok(Some(bytes)) => bytes,
-                    Ok(None) => return,
+                    Ok(None) => return, // only notifications and responses: nothing to say
                     Err(e) => jsonrpc::encode_error(&serde_json::Value::Null, &e),
                 };
-                let _ = out.send(vec![Bytes::from(line)]);
+                let _ = out.send(vec![Bytes::from(reply)]);
             });
             continue;
         }
