@@ -7,6 +7,7 @@
 //!
 //! `generated/build.rs` calls [`build_script`]; the `codegen` binary calls the same functions.
 
+pub mod derived;
 pub mod descriptors;
 pub mod diag;
 pub mod docs;
@@ -91,7 +92,8 @@ pub fn load_all(catalog_dir: &Path) -> Result<Vec<Loaded>, GenerateError> {
     let mut loaded = Vec::new();
     for path in files {
         match load::read(catalog_dir, &path).and_then(load::parse) {
-            Ok(l) => {
+            Ok(mut l) => {
+                problems.extend(load::attach_output_schemas(&mut l));
                 problems.extend(validate::validate(&l));
                 loaded.push(l);
             }
@@ -300,12 +302,22 @@ pub fn build_script(manifest_dir: &Path) -> Result<(), Box<dyn std::error::Error
     let layout = Layout::from_root(root);
     println!("cargo:rerun-if-changed={}", layout.catalog_dir.display());
     let fixtures = layout.catalog_dir.join(load::FIXTURES_DIR);
-    if fixtures.is_dir() {
-        println!("cargo:rerun-if-changed={}", fixtures.display());
+    for dir in [
+        fixtures.clone(),
+        layout.catalog_dir.join(derived::DERIVED_DIR),
+        fixtures.join(derived::DERIVED_DIR),
+    ] {
+        if dir.is_dir() {
+            println!("cargo:rerun-if-changed={}", dir.display());
+        }
     }
     if let Ok(files) = load::discover(&layout.catalog_dir) {
         for f in files {
             println!("cargo:rerun-if-changed={}", f.display());
+            let sidecar = derived::output_schemas_path(&f);
+            if sidecar.is_file() {
+                println!("cargo:rerun-if-changed={}", sidecar.display());
+            }
         }
     }
     println!(

@@ -23,13 +23,15 @@ const USAGE: &str = "usage: codegen [--root DIR] [--check]
   (no command)    validate catalog/*.yaml and catalog/fixtures/*.yaml, write generated/ and
                   catalog/catalog.schema.json (only files whose content changed)
   --check         write nothing; fail naming every stale, missing or extra file of generated/
-                  (and a stale catalog/catalog.schema.json)
+                  (and a stale catalog/catalog.schema.json, or a catalog/derived/*.output-schemas.yaml
+                  that differs from what output-schemas --write gives; that last check is skipped,
+                  saying so, when the OpenAPI specs are absent: KOBANA_SPECS_DIR, default ../shared)
   CODEGEN_TIMINGS=1 in the environment prints how long loading and rendering took
   import-openapi  propose catalog entries for OpenAPI operations the catalog does not map
   coverage        check every OpenAPI operation is mapped or excluded
   output-schemas  derive each HTTP-bound tool's output schema from its operation's 2xx answer
                   and report which are usable (default catalog: catalog/banking.yaml); --write
-                  inserts/refreshes the generated `output_schema:` blocks in the catalog";
+                  writes them to the generated catalog/derived/<product>.output-schemas.yaml";
 
 enum Command {
     Generate {
@@ -162,11 +164,22 @@ fn run_generate(root: &Path, layout: &Layout, check: bool) -> Result<(), String>
             .map_err(|e| format!("{}: {e}", layout.generated_dir.display()))?;
         let mut lines: Vec<String> = drift.iter().map(|d| d.to_string()).collect();
         lines.extend(codegen::schema::check_schema(root));
+        let derived = codegen::openapi::fill::check(&layout.catalog_dir, root)
+            .map_err(|e| format!("output schemas: {e:#}"))?;
+        lines.extend(derived.drift);
+        for skipped in &derived.skipped {
+            println!("codegen: {skipped}");
+        }
         if lines.is_empty() {
             println!(
-                "codegen: generated/ and {} are up to date ({} files)",
+                "codegen: generated/ and {} are up to date ({} files); output-schema sidecars checked against the OpenAPI specs: {}",
                 codegen::schema::SCHEMA_PATH,
-                files.len() + 1
+                files.len() + 1,
+                if derived.current.is_empty() {
+                    "none".to_string()
+                } else {
+                    derived.current.join(", ")
+                }
             );
             return Ok(());
         }
@@ -235,7 +248,7 @@ fn run(args: Args) -> Result<(), String> {
                 }
             }
             println!(
-                "output-schemas: {usable}/{} HTTP-bound tools have a usable schema; {} {} inserted, {} replaced, {} unchanged, {} removed, {} skipped, {} hand-written kept",
+                "output-schemas: {usable}/{} HTTP-bound tools have a usable schema; {} {} inserted, {} replaced, {} unchanged, {} removed, {} skipped, {} hand-written in the catalog (left out)",
                 verdicts.len(),
                 if write { "written:" } else { "would be (dry run, --write to apply):" },
                 summary.inserted,

@@ -622,19 +622,37 @@ impl<'a> Validator<'a> {
         let Some(schema) = &t.output_schema else {
             return;
         };
-        let path = key_path(base, "output_schema");
+        // A derived schema is reported where it is written: in the generated sidecar.
+        let sidecar = self
+            .l
+            .output_schemas
+            .as_ref()
+            .filter(|f| f.tools.contains(&t.name));
+        let report = |v: &mut Self, message: &str, hint: &str| {
+            match sidecar {
+            Some(f) => v.out.push(f.at_value(
+                &key_path(&key_path("", &t.name), "schema"),
+                message.into(),
+                Some(format!(
+                    "{hint}; the file is generated: fix the rule in codegen/src/openapi/output.rs and run `{}`",
+                    crate::derived::OUTPUT_SCHEMAS_COMMAND
+                )),
+            )),
+            None => v.value(&key_path(base, "output_schema"), message.into(), Some(hint.into())),
+        }
+        };
         if schema.get("type").and_then(|v| v.as_str()) != Some("object") {
-            self.value(
-                &path,
-                "the output schema's root is not `type: object`".into(),
-                Some("MCP structured content is a JSON object: `type: object` at the root".into()),
+            report(
+                self,
+                "the output schema's root is not `type: object`",
+                "MCP structured content is a JSON object: `type: object` at the root",
             );
         }
         if serde_json::to_value(schema).is_err() {
-            self.value(
-                &path,
-                "the output schema cannot be expressed as JSON".into(),
-                Some("string keys only".into()),
+            report(
+                self,
+                "the output schema cannot be expressed as JSON",
+                "string keys only",
             );
         }
     }
