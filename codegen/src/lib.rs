@@ -13,6 +13,7 @@ pub mod diag;
 pub mod docs;
 pub mod load;
 pub mod locate;
+pub mod lower;
 pub mod model;
 pub mod openapi;
 pub mod rust;

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 pub const MAX_TOOL_NAME: usize = 64;
 
 /// The two spellings of the decline error.
-pub(super) const DECLINE_CODES: &[&str] = &["user_declined", "USER_DECLINED"];
+pub const DECLINE_CODES: &[&str] = &["user_declined", "USER_DECLINED"];
 pub(super) const HTTP_METHODS: &[&str] = &["GET", "POST", "PUT", "PATCH", "DELETE"];
 /// The methods that can carry a multipart form.
 pub(super) const MULTIPART_METHODS: &[&str] = &["POST", "PUT", "PATCH"];
