@@ -161,9 +161,15 @@ mod tests {
         assert_eq!(p.confirmation_ttl_secs, 300, "the catalog's default");
         assert_eq!(p.resources_list, ResourcesListPolicy::Recent(5));
         let literal = tokens(&p).to_string();
-        assert!(literal.contains("UnconfirmableDestructive :: Refuse"), "{literal}");
+        assert!(
+            literal.contains("UnconfirmableDestructive :: Refuse"),
+            "{literal}"
+        );
         assert!(literal.contains("\"USER_DECLINED\""), "{literal}");
-        assert!(literal.contains("ResourcesListPolicy :: Recent (5)"), "{literal}");
+        assert!(
+            literal.contains("ResourcesListPolicy :: Recent (5)"),
+            "{literal}"
+        );
         let rows = rows(&p);
         let value = |name: &str| {
             rows.iter()

@@ -85,31 +85,18 @@ pub(super) fn one_of(values: &[&str]) -> String {
         .join(", ")
 }
 
-/// Closest candidate by edit distance, for "did you mean" hints.
+/// Closest candidate by edit distance (Levenshtein, from `strsim`), for "did you mean" hints:
+/// within a third of the longer name's length (at least 2 edits), the nearest first.
 pub(super) fn closest<'b>(
     word: &str,
     candidates: impl IntoIterator<Item = &'b str>,
 ) -> Option<&'b str> {
     candidates
         .into_iter()
-        .map(|c| (edit_distance(word, c), c))
+        .map(|c| (strsim::levenshtein(word, c), c))
         .filter(|(d, c)| *d <= (c.len().max(word.len()) / 3).max(2))
         .min()
         .map(|(_, c)| c)
-}
-
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let cost = usize::from(ca != *cb);
-            cur.push((prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1));
-        }
-        prev = cur;
-    }
-    prev[b.len()]
 }
 
 /// What `seed:` may say, for hints.
