@@ -3,8 +3,7 @@
 
 use std::collections::BTreeMap;
 
-/// Longest tool name the MCP clients accept.
-pub const MAX_TOOL_NAME: usize = 64;
+pub use crate::model::{MAX_TOOL_NAME, SEED_SIMPLE};
 
 /// The two spellings of the decline error.
 pub const DECLINE_CODES: &[&str] = &["user_declined", "USER_DECLINED"];
@@ -101,21 +100,6 @@ pub(super) fn closest<'b>(
 
 /// What `seed:` may say, for hints.
 pub const SEED_HINT: &str = "`uid`, `person_name`, `company_name`, `cpf`, `cnpj`, `email`, `phone`, `pix_key`, `amount:MIN..MAX`, `date:FROM..TO` (days from today), `datetime:FROM..TO`, `enum`, `ref:<record>`, `bool`, `int:MIN..MAX`, `text:<words>`, `const:<value>`, `sequence`";
-
-/// The seed generators without parameters.
-pub const SEED_SIMPLE: &[&str] = &[
-    "uid",
-    "person_name",
-    "company_name",
-    "cpf",
-    "cnpj",
-    "email",
-    "phone",
-    "pix_key",
-    "enum",
-    "bool",
-    "sequence",
-];
 
 pub(super) fn check_seed(
     spec: &str,
