@@ -15,8 +15,9 @@ use anyhow::{bail, Context};
 use serde_json::{Map, Value};
 
 use super::coverage::CatalogView;
+use super::location::{spec_path, SPECS_DIR_VAR};
 use super::output::{derive, Verdict};
-use super::spec::{spec_path, OperationKey, Spec, SPECS_DIR_VAR};
+use super::spec::{OperationKey, Spec};
 use crate::derived::{self, DerivedOutputSchema};
 
 /// The verdict for one tool.
