@@ -1,7 +1,8 @@
 //! The kobana-mcp generator: YAML catalogs in, checked-in Rust tables and Markdown docs out.
 //!
-//! The pipeline is [`load_all`] (find, parse and validate every `catalog/*.yaml` and
-//! `catalog/fixtures/*.yaml`), [`generate`] (render every output file in memory), then either
+//! The pipeline is [`load_all`] (find and parse every `catalog/*.yaml` and
+//! `catalog/fixtures/*.yaml`, merge each one's generated sidecar from `derived/` (see [`derived`]),
+//! and validate), [`generate`] (render every output file in memory), then either
 //! [`write()`] (update `generated/`, touching only files whose content changed) or [`check`] (the
 //! drift gate: report every file of `generated/` that is stale, missing or extra).
 //!
