@@ -4,30 +4,24 @@
 //! objects as they are; the schemas catalog serves the record entries. Keys come out in a fixed
 //! order (serde_json keeps insertion order here) so the generated files are byte-stable.
 
+use runtime_model::catalog::Annotations;
 use serde_json::{json, Map, Value};
 
 use crate::model::{Catalog, Prompt, RecordType, Resource, Template, Tool};
 
-/// The defaults for the annotations a catalog may leave out.
-pub struct ResolvedAnnotations {
-    pub read_only: bool,
-    pub destructive: bool,
-    pub idempotent: bool,
-    pub open_world: bool,
-}
-
-/// Fills the optional annotations: a read-only tool is idempotent and never destructive; a writing
+/// The runtime's annotations of a tool, lowered once (the Rust tables, the descriptors and the
+/// docs all read this). Fills the optional annotations: a read-only tool is idempotent and never destructive; a writing
 /// tool is idempotent when its HTTP method is (PUT, DELETE), not otherwise; `openWorldHint` is
 /// false unless written, since every tool talks to Kobana's own API (or its sandbox), a closed
 /// domain.
-pub fn resolve_annotations(t: &Tool) -> ResolvedAnnotations {
+pub fn resolve_annotations(t: &Tool) -> Annotations {
     let a = &t.annotations;
     let method_idempotent = t
         .http
         .as_ref()
         .map(|h| matches!(h.method.as_str(), "GET" | "PUT" | "DELETE"))
         .unwrap_or(false);
-    ResolvedAnnotations {
+    Annotations {
         read_only: a.read_only,
         destructive: !a.read_only && a.destructive.unwrap_or(true),
         idempotent: a.idempotent.unwrap_or(a.read_only || method_idempotent),

@@ -7,13 +7,12 @@
 //! server does: both come from the same catalog.
 
 use minijinja::{context, Environment};
+use runtime_model::catalog::ResourcesListPolicy;
 use serde_json::{json, Value};
 
 use crate::descriptors::{resolve_annotations, sorted_tools};
-use crate::model::{
-    ArgFormat, BindField, Body, Catalog, CompletionSource, Content, ReplayPolicy, ResourcesList,
-    UnconfirmableDestructive,
-};
+use crate::lower;
+use crate::model::{Body, Catalog};
 
 pub const PRODUCT_TEMPLATE: &str = include_str!("../templates/product.md.jinja");
 pub const INDEX_TEMPLATE: &str = include_str!("../templates/index.md.jinja");
@@ -72,135 +71,12 @@ fn environment() -> Result<Environment<'static>, minijinja::Error> {
     Ok(env)
 }
 
-/// What a content kind means, in a docs cell.
-fn content_text(c: &Content) -> String {
-    match c {
-        Content::Json => "JSON record".into(),
-        Content::Text => "text".into(),
-        Content::SchemaCatalog => "schemas catalog (JSON)".into(),
-        Content::SchemaEntry => "schemas catalog entry (JSON)".into(),
-        Content::Blob(s) => format!("base64 blob, up to {}", bytes(s.max_bytes)),
-        Content::BlobOrText(s) => format!("blob or text, up to {}", bytes(s.max_bytes)),
-        Content::SignedUrl(u) => format!("signed download URL, valid {} s", u.ttl_seconds),
-    }
-}
-
-fn bytes(n: u64) -> String {
-    if n >= 1024 * 1024 && n.is_multiple_of(1024 * 1024) {
-        format!("{} MB", n / (1024 * 1024))
-    } else if n >= 1_000_000 && n.is_multiple_of(1_000_000) {
-        format!("{} MB", n / 1_000_000)
-    } else if n >= 1024 && n.is_multiple_of(1024) {
-        format!("{} KB", n / 1024)
-    } else {
-        format!("{n} bytes")
-    }
-}
-
 /// What a completion source suggests, in a docs cell.
 fn suggestions_text(c: &Catalog, id: &str) -> String {
     match c.completions.get(id) {
-        Some(CompletionSource::ListIds(l)) => format!(
-            "`{}` values from `{}` matching the typed prefix, most recent first, up to {}",
-            l.field, l.tool, l.limit
-        ),
-        Some(CompletionSource::Fixed(v)) => v
-            .iter()
-            .map(|x| format!("`{x}`"))
-            .collect::<Vec<_>>()
-            .join(", "),
-        Some(CompletionSource::SchemaNames) => "names of the schemas catalog".into(),
-        Some(CompletionSource::LastMonths(n)) => {
-            format!("the last {n} months as `YYYY-MM`, current first")
-        }
-        Some(CompletionSource::TodayAndMonthStarts(n)) => {
-            format!("today, then the first day of each of the last {n} months (`YYYY-MM-DD`)")
-        }
-        Some(CompletionSource::None) => "none".into(),
+        Some(src) => lower::completion::text(src),
         None => format!("unknown source `{id}`"),
     }
-}
-
-fn policies_rows(c: &Catalog) -> Vec<Value> {
-    let p = &c.policies;
-    let binds = p
-        .confirmation_binds
-        .iter()
-        .map(|b| match b {
-            BindField::Person => "person",
-            BindField::Organization => "organization",
-            BindField::Workspace => "workspace",
-        })
-        .collect::<Vec<_>>()
-        .join(", ");
-    let (unconf, unconf_meaning) = match p.unconfirmable_destructive {
-        UnconfirmableDestructive::Run => ("run", "A destructive tool called by a client that cannot confirm (2025-era, or without form elicitation) runs directly; the client confirms on `destructiveHint`."),
-        UnconfirmableDestructive::Refuse => ("refuse", "A destructive tool called by a client that cannot confirm is refused with `confirmation_required`; nothing runs."),
-    };
-    let (replay, replay_meaning) = match p.replay {
-        ReplayPolicy::AskAgain => ("ask_again", "A confirmation used twice is asked again, with a notice that the action may already have run."),
-        ReplayPolicy::Refuse => ("refuse", "A confirmation used twice is refused with `confirmation_replayed`; nothing runs."),
-    };
-    let (list, list_meaning) = match p.resources_list {
-        ResourcesList::Fixed => ("fixed".to_string(), "`resources/list` gives the fixed URIs only.".to_string()),
-        ResourcesList::Recent(n) => (
-            format!("recent: {n}"),
-            format!("`resources/list` gives the fixed URIs plus the {n} most recent records of each listed type the caller can read."),
-        ),
-    };
-    vec![
-        json!({"name": "Destructive tool, client cannot confirm", "value": unconf, "meaning": unconf_meaning}),
-        json!({"name": "Decline code", "value": format!("`{}`", p.decline_code), "meaning": "The error code of a declined confirmation."}),
-        json!({"name": "Replayed confirmation", "value": replay, "meaning": replay_meaning}),
-        json!({"name": "Confirmation bound to", "value": binds, "meaning": "A confirmation is valid only for the same identity fields."}),
-        json!({"name": "Confirmation lifetime", "value": format!("{} s", p.confirmation_ttl_seconds), "meaning": "After this, the confirmation must be given again."}),
-        json!({"name": "`resources/list`", "value": list, "meaning": list_meaning}),
-        json!({"name": "Workspaced", "value": if p.workspaced { "yes" } else { "no" }, "meaning": if p.workspaced { "Records live in a workspace; reads use the connection's default workspace." } else { "Records belong to the organization." }}),
-    ]
-}
-
-/// The runtime's view of the policies, to filter the error table exactly as the runtime would.
-fn runtime_policy(c: &Catalog) -> runtime_model::catalog::Policy {
-    use runtime_model::catalog as rc;
-    let p = &c.policies;
-    rc::Policy {
-        unconfirmable_destructive: match p.unconfirmable_destructive {
-            UnconfirmableDestructive::Run => rc::UnconfirmableDestructive::Run,
-            UnconfirmableDestructive::Refuse => rc::UnconfirmableDestructive::Refuse,
-        },
-        decline_code: "",
-        replay: match p.replay {
-            ReplayPolicy::AskAgain => rc::ReplayPolicy::AskAgain,
-            ReplayPolicy::Refuse => rc::ReplayPolicy::Refuse,
-        },
-        confirmation_binds: rc::ConfirmationBinding {
-            person: p.confirmation_binds.contains(&BindField::Person),
-            organization: p.confirmation_binds.contains(&BindField::Organization),
-            workspace: p.confirmation_binds.contains(&BindField::Workspace),
-        },
-        confirmation_ttl_secs: p.confirmation_ttl_seconds,
-        resources_list: match p.resources_list {
-            ResourcesList::Fixed => rc::ResourcesListPolicy::FixedOnly,
-            ResourcesList::Recent(n) => rc::ResourcesListPolicy::Recent(n),
-        },
-        workspaced: p.workspaced,
-    }
-}
-
-fn errors_rows(c: &Catalog) -> Vec<Value> {
-    use runtime_model::errors::{ErrorScope, ALL};
-    let policy = runtime_policy(c);
-    ALL.iter()
-        .filter(|e| e.applies_to(&policy))
-        .map(|e| {
-            let code = if e.scope == ErrorScope::Decline {
-                c.policies.decline_code.as_str()
-            } else {
-                e.code
-            };
-            json!({"code": code, "message": e.message, "when": e.when})
-        })
-        .collect()
 }
 
 /// Counts shown on a product page and in the index.
@@ -234,35 +110,27 @@ fn uploads(c: &Catalog) -> Vec<Value> {
             let Some(Body::Multipart(m)) = t.http.as_ref().and_then(|h| h.body.as_ref()) else {
                 return None;
             };
-            let files: Vec<String> =
-                m.multipart
-                    .files
-                    .iter()
-                    .map(|f| {
-                        let segments: Vec<&str> = f.arg.split('.').collect();
-                        let media = crate::validate::property_at(&t.input_schema, &segments)
-                            .and_then(|s| s.get("contentMediaType"))
-                            .and_then(|m| m.as_str())
-                            .unwrap_or(runtime_model::upload::OCTET_STREAM);
-                        let mut detail = vec![format!("`{media}`")];
-                        if let Some(a) = &f.filename_arg {
-                            detail.push(format!("filename from `{a}`"));
-                        }
-                        if let Some(a) = &f.filename_field {
-                            detail.push(format!("filename from the field `{a}`"));
-                        }
-                        let default = f.default_filename.clone().unwrap_or_else(|| {
-                            segments.last().copied().unwrap_or("file").to_string()
-                        });
-                        detail.push(format!("default `{default}`"));
-                        format!(
-                            "`{}` → part `{}` ({})",
-                            f.arg,
-                            runtime_model::upload::form_name(&segments),
-                            detail.join(", ")
-                        )
-                    })
-                    .collect();
+            let files: Vec<String> = m
+                .multipart
+                .files
+                .iter()
+                .map(|f| {
+                    let p = lower::upload::resolve(t, f);
+                    let mut detail = vec![format!("`{}`", p.media_type)];
+                    match (p.filename_arg, p.filename_is_field) {
+                        (Some(a), false) => detail.push(format!("filename from `{a}`")),
+                        (Some(a), true) => detail.push(format!("filename from the field `{a}`")),
+                        (None, _) => {}
+                    }
+                    detail.push(format!("default `{}`", p.default_filename));
+                    format!(
+                        "`{}` → part `{}` ({})",
+                        f.arg,
+                        runtime_model::upload::form_name(&p.arg),
+                        detail.join(", ")
+                    )
+                })
+                .collect();
             Some(json!({"name": t.name, "files": files.join("<br>")}))
         })
         .collect()
@@ -271,6 +139,7 @@ fn uploads(c: &Catalog) -> Vec<Value> {
 /// `generated/docs/<product>.md`.
 pub fn product_page(c: &Catalog, source: &str) -> Result<String, minijinja::Error> {
     let env = environment()?;
+    let policy = lower::policy::lower(&c.policies);
     let tools: Vec<Value> = sorted_tools(c)
         .into_iter()
         .map(|t| {
@@ -302,8 +171,8 @@ pub fn product_page(c: &Catalog, source: &str) -> Result<String, minijinja::Erro
             let listed = if !t.listed {
                 "no (read by URI only)".to_string()
             } else {
-                match (&c.policies.resources_list, &t.list_tool) {
-                    (ResourcesList::Recent(n), Some(lt)) => {
+                match (policy.resources_list, &t.list_tool) {
+                    (ResourcesListPolicy::Recent(n), Some(lt)) => {
                         format!("yes ({n} most recent, from `{lt}`)")
                     }
                     _ => "no (the product lists fixed URIs only)".to_string(),
@@ -313,7 +182,7 @@ pub fn product_page(c: &Catalog, source: &str) -> Result<String, minijinja::Erro
                 "uri_template": t.uri_template,
                 "description": t.description,
                 "read_by": t.read_by,
-                "content": content_text(&t.content),
+                "content": lower::content::text(lower::content::lower(&t.content)),
                 "listed": listed,
                 "limitation": t.limitation,
             })
@@ -332,10 +201,8 @@ pub fn product_page(c: &Catalog, source: &str) -> Result<String, minijinja::Erro
                 .iter()
                 .map(|a| {
                     let mut parts = vec![if a.required { "required" } else { "optional" }.to_string()];
-                    match a.format {
-                        Some(ArgFormat::Date) => parts.push("`YYYY-MM-DD`".into()),
-                        Some(ArgFormat::Month) => parts.push("`YYYY-MM`".into()),
-                        None => {}
+                    if let Some(f) = lower::prompt::format_text(lower::prompt::lower_format(a.format)) {
+                        parts.push(f.into());
                     }
                     if let Some(d) = &a.default {
                         parts.push(format!("default `{d}`"));
@@ -391,7 +258,7 @@ pub fn product_page(c: &Catalog, source: &str) -> Result<String, minijinja::Erro
         preamble => preamble(source),
         product => product,
         counts => counts(c),
-        policies => policies_rows(c),
+        policies => lower::policy::rows(&policy),
         resources => resources,
         templates => templates,
         limitations => limitations,
@@ -401,7 +268,7 @@ pub fn product_page(c: &Catalog, source: &str) -> Result<String, minijinja::Erro
         destructive => destructive,
         exclusions => exclusions,
         uploads => uploads,
-        errors => errors_rows(c),
+        errors => lower::policy::error_rows(&policy),
     })
 }
 
@@ -434,12 +301,5 @@ mod tests {
     #[test]
     fn blockquotes_keep_lines() {
         assert_eq!(blockquote("one\n\ntwo\n"), "> one\n>\n> two");
-    }
-
-    #[test]
-    fn sizes_read_naturally() {
-        assert_eq!(bytes(10 * 1024 * 1024), "10 MB");
-        assert_eq!(bytes(2048), "2 KB");
-        assert_eq!(bytes(1000), "1000 bytes");
     }
 }

@@ -1,17 +1,20 @@
 //! The kobana-mcp generator: YAML catalogs in, checked-in Rust tables and Markdown docs out.
 //!
-//! The pipeline is [`load_all`] (find, parse and validate every `catalog/*.yaml` and
-//! `catalog/fixtures/*.yaml`), [`generate`] (render every output file in memory), then either
-//! [`write`] (update `generated/`, touching only files whose content changed) or [`check`] (the
+//! The pipeline is [`load_all`] (find and parse every `catalog/*.yaml` and
+//! `catalog/fixtures/*.yaml`, merge each one's generated sidecar from `derived/` (see [`derived`]),
+//! and validate), [`generate`] (render every output file in memory), then either
+//! [`write()`] (update `generated/`, touching only files whose content changed) or [`check`] (the
 //! drift gate: report every file of `generated/` that is stale, missing or extra).
 //!
 //! `generated/build.rs` calls [`build_script`]; the `codegen` binary calls the same functions.
 
+pub mod derived;
 pub mod descriptors;
 pub mod diag;
 pub mod docs;
 pub mod load;
 pub mod locate;
+pub mod lower;
 pub mod model;
 pub mod openapi;
 pub mod rust;
@@ -91,7 +94,8 @@ pub fn load_all(catalog_dir: &Path) -> Result<Vec<Loaded>, GenerateError> {
     let mut loaded = Vec::new();
     for path in files {
         match load::read(catalog_dir, &path).and_then(load::parse) {
-            Ok(l) => {
+            Ok(mut l) => {
+                problems.extend(load::attach_output_schemas(&mut l));
                 problems.extend(validate::validate(&l));
                 loaded.push(l);
             }
@@ -187,7 +191,7 @@ fn owned_files(generated_dir: &Path) -> std::io::Result<Vec<String>> {
     Ok(out)
 }
 
-/// What [`write`] did.
+/// What [`write()`] did.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct WriteReport {
     pub written: Vec<String>,
@@ -300,12 +304,22 @@ pub fn build_script(manifest_dir: &Path) -> Result<(), Box<dyn std::error::Error
     let layout = Layout::from_root(root);
     println!("cargo:rerun-if-changed={}", layout.catalog_dir.display());
     let fixtures = layout.catalog_dir.join(load::FIXTURES_DIR);
-    if fixtures.is_dir() {
-        println!("cargo:rerun-if-changed={}", fixtures.display());
+    for dir in [
+        fixtures.clone(),
+        layout.catalog_dir.join(derived::DERIVED_DIR),
+        fixtures.join(derived::DERIVED_DIR),
+    ] {
+        if dir.is_dir() {
+            println!("cargo:rerun-if-changed={}", dir.display());
+        }
     }
     if let Ok(files) = load::discover(&layout.catalog_dir) {
         for f in files {
             println!("cargo:rerun-if-changed={}", f.display());
+            let sidecar = derived::output_schemas_path(&f);
+            if sidecar.is_file() {
+                println!("cargo:rerun-if-changed={}", sidecar.display());
+            }
         }
     }
     println!(

@@ -4,10 +4,12 @@
 //! the conformance fixture). Each is parsed by `serde_yaml` into [`crate::model::Catalog`], whose
 //! structs deny unknown keys, and indexed by [`PositionIndex`] so later checks can point at keys.
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
+use crate::derived;
 use crate::diag::Diagnostic;
-use crate::locate::PositionIndex;
+use crate::locate::{index_path, key_path, PositionIndex};
 use crate::model::Catalog;
 
 /// The folder of fixture catalogs, inside the catalog folder.
@@ -32,6 +34,8 @@ pub struct SourceFile {
 pub struct Loaded {
     pub source: SourceFile,
     pub catalog: Catalog,
+    /// The generated output-schemas sidecar merged into `catalog`, if the catalog has one.
+    pub output_schemas: Option<derived::OutputSchemasFile>,
     /// Built on first use: only a catalog with problems needs positions, and indexing is a
     /// second parse of the text.
     index: std::sync::OnceLock<PositionIndex>,
@@ -154,6 +158,7 @@ pub fn parse(source: SourceFile) -> Result<Loaded, Diagnostic> {
         Ok(catalog) => Ok(Loaded {
             source,
             catalog,
+            output_schemas: None,
             index: std::sync::OnceLock::new(),
         }),
         Err(e) => {
@@ -162,6 +167,70 @@ pub fn parse(source: SourceFile) -> Result<Loaded, Diagnostic> {
             Err(shape_error(&source, &index, path, e.to_string()))
         }
     }
+}
+
+/// Reads the output-schemas sidecar of `l` (if there is one) and merges it into the catalog.
+/// Returns the problems: an unreadable or malformed file, an entry for a tool the catalog does
+/// not have, a tool whose `output_schema` is written both by hand and in the sidecar.
+pub fn attach_output_schemas(l: &mut Loaded) -> Vec<Diagnostic> {
+    let path = derived::output_schemas_path(&l.source.path);
+    let display = derived::output_schemas_display(&l.source.display);
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Vec::new(),
+        Err(e) => {
+            return vec![Diagnostic {
+                file: display,
+                line: 0,
+                column: 0,
+                path: String::new(),
+                message: format!("cannot read the file: {e}"),
+                hint: None,
+            }]
+        }
+    };
+    let entries = match derived::parse_output_schemas(&display, &text) {
+        Ok(e) => e,
+        Err(d) => return vec![d],
+    };
+    let mut file = derived::OutputSchemasFile {
+        display,
+        text,
+        tools: BTreeSet::new(),
+    };
+    let mut problems = Vec::new();
+    for (tool, entry) in entries {
+        let Some(i) = l.catalog.tools.iter().position(|t| t.name == tool) else {
+            problems.push(file.at_value(
+                &key_path("", &tool),
+                format!("the catalog {} has no tool `{tool}`", l.source.display),
+                Some(format!(
+                    "the file is stale: run `{}` (it needs the OpenAPI specs), or delete the entry",
+                    derived::OUTPUT_SCHEMAS_COMMAND
+                )),
+            ));
+            continue;
+        };
+        if l.catalog.tools[i].output_schema.is_some() {
+            let at = key_path(&index_path("tools", i), "output_schema");
+            problems.push(l.at_key(
+                &at,
+                format!(
+                    "tool `{tool}` declares `output_schema` here and also in {} (`{tool}`)",
+                    file.display
+                ),
+                Some(format!(
+                    "keep one: delete this hand-written schema to use the derived one, or run `{}`, which leaves hand-written tools out of the generated file",
+                    derived::OUTPUT_SCHEMAS_COMMAND
+                )),
+            ));
+            continue;
+        }
+        l.catalog.tools[i].output_schema = Some(entry.schema);
+        file.tools.insert(tool);
+    }
+    l.output_schemas = Some(file);
+    problems
 }
 
 /// A serde_path_to_error path written the way the position index keys it.

@@ -8,122 +8,94 @@
 //! cargo run -p codegen -- output-schemas [--catalog PATH] [--write] [--only T,…] [--skip T,…]
 //! ```
 //! Every command takes `--root DIR` (the repository root; by default the nearest folder above the
-//! current one holding `catalog/` and `generated/`).
+//! current one holding `catalog/` and `generated/`) and `--help`. The command line is declared
+//! with clap below.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use clap::{CommandFactory, Parser, Subcommand};
 use codegen::{Layout, FIX_COMMAND};
 
-const USAGE: &str = "usage: codegen [--root DIR] [--check]
-       codegen [--root DIR] import-openapi SPEC... [--catalog PATH]
-       codegen [--root DIR] coverage
-       codegen [--root DIR] output-schemas [--catalog PATH] [--write] [--only TOOL,...] [--skip TOOL,...]
-
-  (no command)    validate catalog/*.yaml and catalog/fixtures/*.yaml, write generated/ and
-                  catalog/catalog.schema.json (only files whose content changed)
-  --check         write nothing; fail naming every stale, missing or extra file of generated/
-                  (and a stale catalog/catalog.schema.json)
-  CODEGEN_TIMINGS=1 in the environment prints how long loading and rendering took
-  import-openapi  propose catalog entries for OpenAPI operations the catalog does not map
-  coverage        check every OpenAPI operation is mapped or excluded
-  output-schemas  derive each HTTP-bound tool's output schema from its operation's 2xx answer
-                  and report which are usable (default catalog: catalog/banking.yaml); --write
-                  inserts/refreshes the generated `output_schema:` blocks in the catalog";
-
-enum Command {
-    Generate {
-        check: bool,
-    },
-    ImportOpenapi {
-        specs: Vec<PathBuf>,
-        catalog: Option<PathBuf>,
-    },
-    Coverage,
-    OutputSchemas {
-        catalog: Option<PathBuf>,
-        write: bool,
-        selection: codegen::openapi::fill::Selection,
-    },
-    Help,
-}
-
-struct Args {
+/// Validates the catalogs and writes generated/ (with no command), or runs an OpenAPI tool.
+#[derive(Debug, Parser)]
+#[command(
+    name = "codegen",
+    about = "Validate kobana-mcp's catalogs and generate the Rust tables and Markdown docs",
+    long_about = "With no command: validate catalog/*.yaml and catalog/fixtures/*.yaml (with their \
+generated sidecars under derived/), then write generated/ and catalog/catalog.schema.json, touching \
+only files whose content changed.",
+    after_help = "CODEGEN_TIMINGS=1 in the environment prints how long loading and rendering took.\n\
+KOBANA_SPECS_DIR names the folder holding kobana-openapi/ (default ../shared beside the repository)."
+)]
+struct Cli {
+    /// The repository root (default: the nearest folder above the current one holding catalog/ and
+    /// generated/)
+    #[arg(long, global = true, value_name = "DIR")]
     root: Option<PathBuf>,
-    command: Command,
+    /// Write nothing; fail naming every stale, missing or extra file of generated/, a stale
+    /// catalog/catalog.schema.json, or a catalog/derived/*.output-schemas.yaml that differs from
+    /// what `output-schemas --write` gives (that last check is skipped, saying so, when the OpenAPI
+    /// specs are absent)
+    #[arg(long)]
+    check: bool,
+    #[command(subcommand)]
+    command: Option<Command>,
 }
 
-fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Args, String> {
-    let mut root = None;
-    let mut check = false;
-    let mut sub: Option<String> = None;
-    let mut positional = Vec::new();
-    let mut catalog = None;
-    let mut write = false;
-    let mut selection = codegen::openapi::fill::Selection::default();
-    let names = |v: Option<String>, flag: &str| -> Result<Vec<String>, String> {
-        let v = v.ok_or(format!("{flag} needs a comma-separated list of tool names"))?;
-        Ok(v.split(',')
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-            .map(str::to_string)
-            .collect())
-    };
-    let mut it = args.into_iter();
-    while let Some(a) = it.next() {
-        match a.as_str() {
-            "--root" => root = Some(PathBuf::from(it.next().ok_or("--root needs a folder")?)),
-            "--check" => check = true,
-            "--catalog" => {
-                catalog = Some(PathBuf::from(it.next().ok_or("--catalog needs a file")?))
-            }
-            "--write" => write = true,
-            "--only" => selection.only.extend(names(it.next(), "--only")?),
-            "--skip" => selection.skip.extend(names(it.next(), "--skip")?),
-            "-h" | "--help" | "help" => {
-                return Ok(Args {
-                    root,
-                    command: Command::Help,
-                })
-            }
-            "import-openapi" | "coverage" | "output-schemas" if sub.is_none() => sub = Some(a),
-            s if s.starts_with('-') => return Err(format!("unknown option `{s}`")),
-            _ if sub.is_some() => positional.push(PathBuf::from(a)),
-            s => return Err(format!("unknown command `{s}`")),
-        }
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Propose catalog entries (YAML, on stdout) for OpenAPI operations the catalog does not map
+    ImportOpenapi {
+        /// The OpenAPI specs (JSON)
+        #[arg(required = true, value_name = "SPEC")]
+        specs: Vec<PathBuf>,
+        /// The catalog to compare with (default: catalog/banking.yaml)
+        #[arg(long, value_name = "PATH")]
+        catalog: Option<PathBuf>,
+    },
+    /// Check that every OpenAPI operation is mapped to a tool or excluded with a reason
+    Coverage,
+    /// Derive each HTTP-bound tool's output schema from its operation's 2xx answer and report which
+    /// are usable; --write writes them to the generated catalog/derived/<product>.output-schemas.yaml
+    OutputSchemas {
+        /// The catalog (default: catalog/banking.yaml)
+        #[arg(long, value_name = "PATH")]
+        catalog: Option<PathBuf>,
+        /// Write the sidecar (without it, a dry run that reports what would change)
+        #[arg(long)]
+        write: bool,
+        /// Change only these tools' entries
+        #[arg(long, value_name = "TOOL,...", value_delimiter = ',')]
+        only: Vec<String>,
+        /// Never change these tools' entries
+        #[arg(long, value_name = "TOOL,...", value_delimiter = ',')]
+        skip: Vec<String>,
+    },
+}
+
+/// Parses the command line; `--check` belongs to generation and takes no command.
+fn parse_cli<I, T>(args: I) -> Result<Cli, clap::Error>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    let cli = Cli::try_parse_from(args)?;
+    if cli.check && cli.command.is_some() {
+        return Err(Cli::command().error(
+            clap::error::ErrorKind::ArgumentConflict,
+            "`--check` checks generated/ and takes no command; run it alone",
+        ));
     }
-    let command = match sub.as_deref() {
-        None => Command::Generate { check },
-        Some("import-openapi") => {
-            if positional.is_empty() {
-                return Err("import-openapi needs at least one OpenAPI spec".into());
-            }
-            Command::ImportOpenapi {
-                specs: positional,
-                catalog,
-            }
-        }
-        Some("output-schemas") => {
-            if !positional.is_empty() {
-                return Err("output-schemas takes no positional arguments".into());
-            }
-            Command::OutputSchemas {
-                catalog,
-                write,
-                selection,
-            }
-        }
-        Some(_) => {
-            if !positional.is_empty() {
-                return Err("coverage takes no arguments".into());
-            }
-            Command::Coverage
-        }
-    };
-    if write && !matches!(command, Command::OutputSchemas { .. }) {
-        return Err("--write is an option of output-schemas".into());
-    }
-    Ok(Args { root, command })
+    Ok(cli)
+}
+
+/// Tool names of `--only`/`--skip`, without blanks.
+fn names(list: Vec<String>) -> std::collections::BTreeSet<String> {
+    list.into_iter()
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .collect()
 }
 
 /// The nearest folder at or above the current one with `catalog/` and `generated/`; else the
@@ -162,11 +134,22 @@ fn run_generate(root: &Path, layout: &Layout, check: bool) -> Result<(), String>
             .map_err(|e| format!("{}: {e}", layout.generated_dir.display()))?;
         let mut lines: Vec<String> = drift.iter().map(|d| d.to_string()).collect();
         lines.extend(codegen::schema::check_schema(root));
+        let derived = codegen::openapi::fill::check(&layout.catalog_dir, root)
+            .map_err(|e| format!("output schemas: {e:#}"))?;
+        lines.extend(derived.drift);
+        for skipped in &derived.skipped {
+            println!("codegen: {skipped}");
+        }
         if lines.is_empty() {
             println!(
-                "codegen: generated/ and {} are up to date ({} files)",
+                "codegen: generated/ and {} are up to date ({} files); output-schema sidecars checked against the OpenAPI specs: {}",
                 codegen::schema::SCHEMA_PATH,
-                files.len() + 1
+                files.len() + 1,
+                if derived.current.is_empty() {
+                    "none".to_string()
+                } else {
+                    derived.current.join(", ")
+                }
             );
             return Ok(());
         }
@@ -197,27 +180,28 @@ fn run_generate(root: &Path, layout: &Layout, check: bool) -> Result<(), String>
     Ok(())
 }
 
-fn run(args: Args) -> Result<(), String> {
-    let root = args.root.unwrap_or_else(find_root);
+fn run(cli: Cli) -> Result<(), String> {
+    let root = cli.root.unwrap_or_else(find_root);
     let layout = Layout::from_root(&root);
-    match args.command {
-        Command::Help => {
-            println!("{USAGE}");
-            Ok(())
-        }
-        Command::Generate { check } => run_generate(&root, &layout, check),
-        Command::ImportOpenapi { specs, catalog } => {
+    match cli.command {
+        None => run_generate(&root, &layout, cli.check),
+        Some(Command::ImportOpenapi { specs, catalog }) => {
             let catalog = catalog.unwrap_or_else(|| layout.catalog_dir.join("banking.yaml"));
             let text = codegen::openapi::import_openapi(&catalog, &specs)
                 .map_err(|e| format!("import-openapi: {e:#}"))?;
             print!("{text}");
             Ok(())
         }
-        Command::OutputSchemas {
+        Some(Command::OutputSchemas {
             catalog,
             write,
-            selection,
-        } => {
+            only,
+            skip,
+        }) => {
+            let selection = codegen::openapi::fill::Selection {
+                only: names(only),
+                skip: names(skip),
+            };
             let catalog = catalog.unwrap_or_else(|| layout.catalog_dir.join("banking.yaml"));
             let (verdicts, summary) =
                 codegen::openapi::fill::run(&catalog, &root, &selection, write)
@@ -235,7 +219,7 @@ fn run(args: Args) -> Result<(), String> {
                 }
             }
             println!(
-                "output-schemas: {usable}/{} HTTP-bound tools have a usable schema; {} {} inserted, {} replaced, {} unchanged, {} removed, {} skipped, {} hand-written kept",
+                "output-schemas: {usable}/{} HTTP-bound tools have a usable schema; {} {} inserted, {} replaced, {} unchanged, {} removed, {} skipped, {} hand-written in the catalog (left out)",
                 verdicts.len(),
                 if write { "written:" } else { "would be (dry run, --write to apply):" },
                 summary.inserted,
@@ -247,7 +231,7 @@ fn run(args: Args) -> Result<(), String> {
             );
             Ok(())
         }
-        Command::Coverage => {
+        Some(Command::Coverage) => {
             let lines = codegen::openapi::coverage(&layout.catalog_dir, &root)
                 .map_err(|e| format!("coverage: {e:#}"))?;
             for l in lines {
@@ -259,14 +243,9 @@ fn run(args: Args) -> Result<(), String> {
 }
 
 fn main() -> ExitCode {
-    let args = match parse_args(std::env::args().skip(1)) {
-        Ok(a) => a,
-        Err(e) => {
-            eprintln!("codegen: {e}\n\n{USAGE}");
-            return ExitCode::from(2);
-        }
-    };
-    match run(args) {
+    // clap prints usage errors (exit 2) and --help itself.
+    let cli = parse_cli(std::env::args_os()).unwrap_or_else(|e| e.exit());
+    match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("{e}");
@@ -279,36 +258,71 @@ fn main() -> ExitCode {
 mod tests {
     use super::*;
 
-    fn parse(args: &[&str]) -> Result<Args, String> {
-        parse_args(args.iter().map(|s| s.to_string()))
+    fn parse(args: &[&str]) -> Result<Cli, clap::Error> {
+        parse_cli(std::iter::once("codegen").chain(args.iter().copied()))
+    }
+
+    #[test]
+    fn the_command_line_is_well_formed() {
+        Cli::command().debug_assert();
     }
 
     #[test]
     fn commands_parse() {
-        assert!(matches!(
-            parse(&[]).unwrap().command,
-            Command::Generate { check: false }
-        ));
-        assert!(matches!(
-            parse(&["--check"]).unwrap().command,
-            Command::Generate { check: true }
-        ));
+        let cli = parse(&[]).unwrap();
+        assert!(cli.command.is_none() && !cli.check);
+        assert!(parse(&["--check"]).unwrap().check);
         match parse(&["import-openapi", "a.json", "b.json", "--catalog", "c.yaml"])
             .unwrap()
             .command
         {
-            Command::ImportOpenapi { specs, catalog } => {
+            Some(Command::ImportOpenapi { specs, catalog }) => {
                 assert_eq!(specs.len(), 2);
                 assert_eq!(catalog, Some(PathBuf::from("c.yaml")));
             }
-            _ => panic!("expected import-openapi"),
+            other => panic!("expected import-openapi, got {other:?}"),
         }
         assert!(matches!(
             parse(&["coverage"]).unwrap().command,
-            Command::Coverage
+            Some(Command::Coverage)
         ));
-        assert!(parse(&["--chek"]).is_err());
-        assert!(parse(&["import-openapi"]).is_err());
-        assert!(parse(&["frobnicate"]).is_err());
+        match parse(&[
+            "--root",
+            "/r",
+            "output-schemas",
+            "--write",
+            "--only",
+            "a, b,",
+            "--skip",
+            "c",
+        ])
+        .unwrap()
+        {
+            Cli {
+                root: Some(root),
+                command:
+                    Some(Command::OutputSchemas {
+                        write, only, skip, ..
+                    }),
+                ..
+            } => {
+                assert_eq!(root, PathBuf::from("/r"));
+                assert!(write);
+                assert_eq!(names(only).into_iter().collect::<Vec<_>>(), ["a", "b"]);
+                assert_eq!(names(skip).into_iter().collect::<Vec<_>>(), ["c"]);
+            }
+            other => panic!("expected output-schemas, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn mistakes_are_refused_with_the_reason() {
+        let err = |args: &[&str]| parse(args).unwrap_err().to_string();
+        assert!(err(&["--chek"]).contains("--check"), "a did-you-mean");
+        assert!(err(&["import-openapi"]).contains("<SPEC>"));
+        assert!(err(&["frobnicate"]).contains("frobnicate"));
+        assert!(err(&["--write"]).contains("--write"));
+        assert!(err(&["--check", "coverage"]).contains("takes no command"));
+        assert!(err(&["coverage", "extra"]).contains("extra"));
     }
 }

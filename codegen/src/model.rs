@@ -2,21 +2,43 @@
 //!
 //! Every struct denies unknown keys, so a typo is an error with a line and column, never a key that
 //! silently does nothing. `catalog/README.md` documents this format for people, and
-//! `catalog/catalog.schema.json` (generated from these types' documentation by hand-kept rules in
-//! `schema.rs`) gives editors completion.
+//! `catalog/catalog.schema.json` gives editors completion: it is derived from these types by
+//! `schemars` (`crate::schema`), their doc comments becoming its descriptions; the `schemars`
+//! attributes here add what a Rust type cannot say (patterns, lengths, conditional keys).
 
 use std::collections::BTreeMap;
 
+use schemars::JsonSchema;
 use serde::Deserialize;
 
-/// One product catalog file.
-#[derive(Debug, Clone, Deserialize)]
+/// Longest tool name the MCP clients accept.
+pub const MAX_TOOL_NAME: usize = 64;
+
+/// The seed generators without parameters.
+pub const SEED_SIMPLE: &[&str] = &[
+    "uid",
+    "person_name",
+    "company_name",
+    "cpf",
+    "cnpj",
+    "email",
+    "phone",
+    "pix_key",
+    "enum",
+    "bool",
+    "sequence",
+];
+
+/// A product catalog file: one product's MCP server (tools, resources, templates, prompts,
+/// completions and policies). See catalog/README.md.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Catalog {
     pub product: ProductInfo,
     pub policies: Policies,
-    /// Record types: fields, seed data, schemas catalog.
+    /// Record types by storage name (e.g. bank_billets): fields, seed data, schemas catalog.
     #[serde(default)]
+    #[schemars(extend("propertyNames" = {"pattern": "^[a-z][a-z0-9_]*$"}))]
     pub records: BTreeMap<String, RecordType>,
     #[serde(default)]
     pub tools: Vec<Tool>,
@@ -36,21 +58,25 @@ pub struct Catalog {
     pub exclusions: Vec<Exclusion>,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ProductInfo {
-    /// `banking`: lowercase, `[a-z0-9_]`.
+    /// `banking`: lowercase, `[a-z0-9_]`; equals the file name and the generated module name.
+    #[schemars(regex(pattern = "^[a-z][a-z0-9_]*$"))]
     pub name: String,
     pub title: String,
     pub version: String,
-    /// `kobana://<name>/`.
+    /// `kobana://<name>/`: every URI and URI template starts with it.
+    #[schemars(regex(pattern = "^[a-z][a-z0-9+.-]*://(.*/)?$"))]
     pub uri_prefix: String,
     /// Prefix every tool name carries (may be empty).
     #[serde(default)]
+    #[schemars(regex(pattern = "^[a-z0-9_]*$"))]
     pub tool_prefix: String,
     /// The naming pattern the tools follow, in one place (e.g. `banking_<family>_<resource>_<action>`).
     pub naming: String,
     /// Upstream Kobana API base URL for proxy mode.
+    #[schemars(regex(pattern = "^https?://"))]
     pub api_base_url: String,
     /// Instructions for the model, sent on `initialize` / `server/discover`.
     #[serde(default)]
@@ -64,21 +90,27 @@ pub struct ProductInfo {
     pub fixture: bool,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Policies {
     /// A destructive tool when the server cannot ask: `run` or `refuse`.
     pub unconfirmable_destructive: UnconfirmableDestructive,
-    /// `user_declined` or `USER_DECLINED`.
+    /// `user_declined` or `USER_DECLINED`: the spelling of the declined-confirmation error.
+    #[schemars(extend("enum" = ["user_declined", "USER_DECLINED"]))]
     pub decline_code: String,
     /// `ask_again` or `refuse`.
     pub replay: ReplayPolicy,
-    /// Subset of `person`, `organization`, `workspace`.
+    /// The identity fields a confirmation is bound to: a subset of `person`, `organization`,
+    /// `workspace`.
+    #[schemars(length(min = 1), extend("uniqueItems" = true))]
     pub confirmation_binds: Vec<BindField>,
+    /// How long a confirmation stays valid, in seconds.
     #[serde(default = "default_ttl")]
+    #[schemars(range(min = 1))]
     pub confirmation_ttl_seconds: u64,
     /// `fixed` or `{recent: N}`.
     pub resources_list: ResourcesList,
+    /// Records live in a workspace (finance, inbox).
     #[serde(default)]
     pub workspaced: bool,
 }
@@ -87,21 +119,21 @@ fn default_ttl() -> u64 {
     300
 }
 
-#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum UnconfirmableDestructive {
     Run,
     Refuse,
 }
 
-#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum ReplayPolicy {
     AskAgain,
     Refuse,
 }
 
-#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema, PartialEq, Eq, PartialOrd, Ord)]
 #[serde(rename_all = "snake_case")]
 pub enum BindField {
     Person,
@@ -109,14 +141,14 @@ pub enum BindField {
     Workspace,
 }
 
-#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Deserialize, JsonSchema, PartialEq, Eq)]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
 pub enum ResourcesList {
     Fixed,
     Recent(u32),
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RecordType {
     pub title: String,
@@ -143,11 +175,12 @@ fn default_seed_count() -> u32 {
     30
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Field {
     /// `string`, `integer`, `number`, `boolean`, `object`, `array`.
     #[serde(rename = "type")]
+    #[schemars(extend("enum" = ["string", "integer", "number", "boolean", "object", "array"]))]
     pub ty: String,
     #[serde(default)]
     pub description: String,
@@ -159,12 +192,58 @@ pub struct Field {
     /// `cnpj`, `email`, `phone`, `pix_key`, `amount:MIN..MAX`, `date:-90..30`, `datetime:-30..0`,
     /// `enum`, `ref:<record>`, `bool`, `int:MIN..MAX`, `text:<words>`, `const:<value>`, `sequence`).
     #[serde(default)]
+    #[schemars(transform = seed_pattern)]
     pub seed: String,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+/// The grammar of `seed:` as a pattern, from [`SEED_SIMPLE`].
+fn seed_pattern(schema: &mut schemars::Schema) {
+    let simple = SEED_SIMPLE.join("|");
+    let num = r"-?\d+(\.\d+)?";
+    let int = r"-?\d+";
+    schema.insert(
+        "pattern".into(),
+        format!(
+            r"^({simple}|amount:{num}\.\.{num}|(date|datetime|int):{int}\.\.{int}|ref:[a-z][a-z0-9_]*|(text|const):.+)$"
+        )
+        .into(),
+    );
+}
+
+/// The pattern of a tool name: `[a-z0-9_]`, at most [`MAX_TOOL_NAME`] characters.
+fn tool_name_pattern(schema: &mut schemars::Schema) {
+    schema.insert(
+        "pattern".into(),
+        format!("^[a-z0-9_]{{1,{MAX_TOOL_NAME}}}$").into(),
+    );
+}
+
+/// An input schema: a JSON Schema with an object root and no top-level combinator.
+fn input_schema_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({
+        "type": "object",
+        "required": ["type"],
+        "properties": {"type": {"const": "object"}},
+        "not": {"anyOf": [{"required": ["anyOf"]}, {"required": ["oneOf"]}, {"required": ["allOf"]}]},
+    })
+}
+
+/// An output schema: a JSON Schema with an object root.
+fn output_schema_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({
+        "type": "object",
+        "required": ["type"],
+        "properties": {"type": {"const": "object"}},
+    })
+}
+
+/// A tool. Exactly one of `http` and `handler`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(extend("oneOf" = [{"required": ["http"]}, {"required": ["handler"]}]))]
 pub struct Tool {
+    /// `[a-z0-9_]`, at most 64 characters, starting with `product.tool_prefix`.
+    #[schemars(transform = tool_name_pattern)]
     pub name: String,
     pub title: String,
     pub description: String,
@@ -173,13 +252,18 @@ pub struct Tool {
     pub http: Option<HttpBinding>,
     /// Name of a hand-written handler in `runtime/src/extensions/`.
     #[serde(default)]
+    #[schemars(regex(pattern = "^[a-z][a-z0-9_]*$"))]
     pub handler: Option<String>,
     /// Sandbox semantics.
     #[serde(default)]
     pub operation: Option<Operation>,
-    /// JSON Schema with an object root; no top-level `anyOf`/`oneOf`/`allOf`.
+    /// JSON Schema of the arguments: an object at the root, no top-level `anyOf`/`oneOf`/`allOf`.
+    #[schemars(schema_with = "input_schema_schema")]
     pub input_schema: serde_yaml::Value,
+    /// JSON Schema of `structuredContent`: an object at the root. (banking's are derived into
+    /// `catalog/derived/banking.output-schemas.yaml`.)
     #[serde(default)]
+    #[schemars(schema_with = "output_schema_schema")]
     pub output_schema: Option<serde_yaml::Value>,
     pub annotations: Annotations,
     /// Required on destructive tools: the clause of the product document that applies.
@@ -192,8 +276,13 @@ pub struct Tool {
     pub permission: String,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+/// The MCP tool annotations. `destructiveHint` is explicit on every tool that is not read-only.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(extend(
+    "if" = {"properties": {"readOnlyHint": {"const": false}}},
+    "then" = {"required": ["destructiveHint"]}
+))]
 pub struct Annotations {
     #[serde(rename = "readOnlyHint")]
     pub read_only: bool,
@@ -206,12 +295,14 @@ pub struct Annotations {
     pub open_world: Option<bool>,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct HttpBinding {
     /// `GET`, `POST`, `PUT`, `PATCH`, `DELETE`.
+    #[schemars(extend("enum" = ["GET", "POST", "PUT", "PATCH", "DELETE"]))]
     pub method: String,
-    /// Path template, e.g. `/v1/bank_billets/{id}`.
+    /// Path template, e.g. `/v1/bank_billets/{id}`; each `{var}` is an argument of the input schema.
+    #[schemars(regex(pattern = "^/"))]
     pub path: String,
     /// Path variable → tool argument, when their names differ (default: same name).
     #[serde(default)]
@@ -225,7 +316,7 @@ pub struct HttpBinding {
     pub body: Option<Body>,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(untagged)]
 pub enum Body {
     Keyword(BodyKeyword),
@@ -234,13 +325,13 @@ pub enum Body {
     Multipart(MultipartBody),
 }
 
-#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum BodyKeyword {
     Rest,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WrappedBody {
     pub wrap: String,
@@ -248,7 +339,7 @@ pub struct WrappedBody {
 }
 
 /// `{multipart: {files: [...]}}`: the API takes a `multipart/form-data` form (a file upload).
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct MultipartBody {
     pub multipart: MultipartForm,
@@ -257,19 +348,22 @@ pub struct MultipartBody {
 /// The form: the listed file arguments become file parts (base64 in the tool's arguments, raw
 /// bytes on the wire); every other argument not in the path or query becomes a text part, objects
 /// and arrays with Rails-style bracketed names (`custom_data[key]`, `tags[]`).
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct MultipartForm {
+    /// The file parts.
+    #[schemars(length(min = 1))]
     pub files: Vec<FilePart>,
 }
 
 /// One file part of a multipart form.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FilePart {
     /// The argument holding the file's content, `type: string` with `contentEncoding: base64`; a
     /// property nested in an object argument is written as a dotted path (`files.crt_file`) and
     /// sent as `files[crt_file]`. Its `contentMediaType`, when given, is the part's Content-Type.
+    #[schemars(regex(pattern = r"^[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)*$"))]
     pub arg: String,
     /// A tool argument that only names the uploaded file (not sent as a field of its own).
     #[serde(default)]
@@ -283,7 +377,7 @@ pub struct FilePart {
     pub default_filename: Option<String>,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Operation {
     /// `list`, `get`, `singleton`, `create`, `update`, `delete`, `action`, `custom`.
@@ -299,7 +393,7 @@ pub struct Operation {
     pub action: Option<Action>,
 }
 
-#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum OperationKind {
     List,
@@ -314,7 +408,7 @@ pub enum OperationKind {
     Custom,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Action {
     pub name: String,
@@ -340,7 +434,7 @@ pub struct Action {
 
 /// An edit of an array field of the record by the value of one tool argument, e.g.
 /// `{field: recipients, from_arg: email}`.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ListEdit {
     /// An `array` field of the operation's record type.
@@ -353,7 +447,7 @@ fn default_state_field() -> String {
     "status".into()
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Resource {
     pub uri: String,
@@ -366,7 +460,7 @@ pub struct Resource {
     pub content: Content,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Template {
     pub uri_template: String,
@@ -396,7 +490,7 @@ pub struct Template {
 
 /// `json`, `text`, `schema_catalog`, `schema_entry`, `{blob: {max_bytes}}`,
 /// `{blob_or_text: {max_bytes}}`, `{signed_url: {ttl_seconds}}`.
-#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Deserialize, JsonSchema, PartialEq, Eq)]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
 pub enum Content {
     Json,
@@ -408,19 +502,19 @@ pub enum Content {
     SignedUrl(UrlTtl),
 }
 
-#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Deserialize, JsonSchema, PartialEq, Eq)]
 #[serde(deny_unknown_fields)]
 pub struct SizeLimit {
     pub max_bytes: u64,
 }
 
-#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Deserialize, JsonSchema, PartialEq, Eq)]
 #[serde(deny_unknown_fields)]
 pub struct UrlTtl {
     pub ttl_seconds: u64,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Prompt {
     pub name: String,
@@ -438,7 +532,7 @@ pub struct Prompt {
     pub template: String,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PromptArgument {
     pub name: String,
@@ -456,7 +550,7 @@ pub struct PromptArgument {
     pub complete: Option<String>,
 }
 
-#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum ArgFormat {
     Date,
@@ -464,7 +558,7 @@ pub enum ArgFormat {
 }
 
 /// A completion source.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
 pub enum CompletionSource {
     /// `{list_ids: {tool: x_list, field: uid, limit: 100}}`
@@ -481,13 +575,17 @@ pub enum CompletionSource {
     None,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ListIds {
+    /// A list tool (operation kind list, or a name ending in `_list`).
     pub tool: String,
+    /// The field whose values are suggested.
     #[serde(default = "default_id_field")]
     pub field: String,
+    /// At most this many values (1 to 100).
     #[serde(default = "default_limit")]
+    #[schemars(range(min = 1, max = 100))]
     pub limit: u32,
 }
 
@@ -495,10 +593,11 @@ fn default_limit() -> u32 {
     100
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Exclusion {
-    /// `GET /v1/userinfo`
+    /// `METHOD /path`, e.g. `GET /v1/userinfo`.
+    #[schemars(regex(pattern = "^(GET|POST|PUT|PATCH|DELETE) /"))]
     pub operation: String,
     pub reason: String,
 }

@@ -9,10 +9,8 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 use crate::descriptors::{self, resolve_annotations};
-use crate::model::{
-    ArgFormat, Body, Catalog, CompletionSource, Content, FilePart, ListEdit, OperationKind,
-    ReplayPolicy, ResourcesList, Tool, UnconfirmableDestructive,
-};
+use crate::lower;
+use crate::model::{Body, Catalog, FilePart, ListEdit, OperationKind, Tool};
 
 /// The order real products appear in `PRODUCTS`; any other product follows, by name.
 pub const PRODUCT_ORDER: &[&str] = &["banking", "billing", "finance", "dashboards", "inbox"];
@@ -59,57 +57,26 @@ fn json_str(v: &serde_json::Value) -> String {
     serde_json::to_string(v).unwrap_or_else(|_| "null".into())
 }
 
-fn content(c: &Content) -> TokenStream {
-    match c {
-        Content::Json => quote!(ContentKind::JsonRecord),
-        Content::Text => quote!(ContentKind::Text),
-        Content::SchemaCatalog => quote!(ContentKind::SchemaCatalog),
-        Content::SchemaEntry => quote!(ContentKind::SchemaEntry),
-        Content::Blob(s) => {
-            let n = num(s.max_bytes);
-            quote!(ContentKind::Blob { max_bytes: #n })
-        }
-        Content::BlobOrText(s) => {
-            let n = num(s.max_bytes);
-            quote!(ContentKind::BlobOrText { max_bytes: #n })
-        }
-        Content::SignedUrl(u) => {
-            let n = num(u.ttl_seconds);
-            quote!(ContentKind::SignedUrl { ttl_secs: #n })
-        }
-    }
-}
-
 /// A dotted argument path (`files.crt_file`) as a `&[&str]` literal.
 fn arg_path(dotted: &str) -> TokenStream {
     let segments = dotted.split('.');
     quote!(&[#(#segments),*])
 }
 
-/// One file part of a multipart body; its Content-Type is the schema's `contentMediaType`.
+/// One file part of a multipart body (see [`lower::upload`]).
 fn file_field(t: &Tool, f: &FilePart) -> TokenStream {
-    let arg = arg_path(&f.arg);
-    let segments: Vec<&str> = f.arg.split('.').collect();
-    let media_type = crate::validate::property_at(&t.input_schema, &segments)
-        .and_then(|s| s.get("contentMediaType"))
-        .and_then(|m| m.as_str())
-        .unwrap_or(runtime_model::upload::OCTET_STREAM);
-    let (filename_arg, is_field) = match (&f.filename_field, &f.filename_arg) {
-        (Some(name), _) => (Some(name), true),
-        (None, Some(name)) => (Some(name), false),
-        (None, None) => (None, false),
-    };
-    let filename_arg = match filename_arg {
+    let p = lower::upload::resolve(t, f);
+    let arg = &p.arg;
+    let arg = quote!(&[#(#arg),*]);
+    let filename_arg = match p.filename_arg {
         Some(name) => {
-            let p = arg_path(name);
-            quote!(Some(#p))
+            let path = arg_path(name);
+            quote!(Some(#path))
         }
         None => quote!(None),
     };
-    let default_filename = f
-        .default_filename
-        .clone()
-        .unwrap_or_else(|| segments.last().copied().unwrap_or("file").to_string());
+    let (is_field, default_filename, media_type) =
+        (p.filename_is_field, &p.default_filename, p.media_type);
     quote! {
         FileField {
             arg: #arg,
@@ -260,57 +227,13 @@ fn tool(t: &Tool, descriptor: std::ops::Range<usize>) -> TokenStream {
     }
 }
 
-fn policy(c: &Catalog) -> TokenStream {
-    let p = &c.policies;
-    let unconfirmable = match p.unconfirmable_destructive {
-        UnconfirmableDestructive::Run => quote!(UnconfirmableDestructive::Run),
-        UnconfirmableDestructive::Refuse => quote!(UnconfirmableDestructive::Refuse),
-    };
-    let replay = match p.replay {
-        ReplayPolicy::AskAgain => quote!(ReplayPolicy::AskAgain),
-        ReplayPolicy::Refuse => quote!(ReplayPolicy::Refuse),
-    };
-    use crate::model::BindField;
-    let has = |f: BindField| p.confirmation_binds.contains(&f);
-    let (person, org, ws) = (
-        has(BindField::Person),
-        has(BindField::Organization),
-        has(BindField::Workspace),
-    );
-    let decline = &p.decline_code;
-    let ttl = proc_macro2::Literal::u64_unsuffixed(p.confirmation_ttl_seconds);
-    let list = match p.resources_list {
-        ResourcesList::Fixed => quote!(ResourcesListPolicy::FixedOnly),
-        ResourcesList::Recent(n) => {
-            let n = num(n);
-            quote!(ResourcesListPolicy::Recent(#n))
-        }
-    };
-    let workspaced = p.workspaced;
-    quote! {
-        Policy {
-            unconfirmable_destructive: #unconfirmable,
-            decline_code: #decline,
-            replay: #replay,
-            confirmation_binds: ConfirmationBinding {
-                person: #person,
-                organization: #org,
-                workspace: #ws,
-            },
-            confirmation_ttl_secs: #ttl,
-            resources_list: #list,
-            workspaced: #workspaced,
-        }
-    }
-}
-
 /// The module `generated/src/<product>.rs` for one catalog.
 pub fn product_module(c: &Catalog, source: &str) -> String {
     let info = &c.product;
     let (name, title, version) = (&info.name, &info.title, &info.version);
     let (uri_prefix, tool_prefix, naming) = (&info.uri_prefix, &info.tool_prefix, &info.naming);
     let (api, instructions) = (&info.api_base_url, &info.instructions);
-    let policy = policy(c);
+    let policy = lower::policy::tokens(&lower::policy::lower(&c.policies));
     // Every descriptor joined by commas, in listing order: a listing of every tool is this text
     // as it is, and each tool's descriptor a slice of it.
     let sorted = descriptors::sorted_tools(c);
@@ -334,7 +257,7 @@ pub fn product_module(c: &Catalog, source: &str) -> String {
             &r.mime_type,
             &r.read_by,
         );
-        let content = content(&r.content);
+        let content = lower::content::tokens(lower::content::lower(&r.content));
         let descriptor = json_str(&descriptors::resource(r));
         quote! {
             Resource {
@@ -364,7 +287,7 @@ pub fn product_module(c: &Catalog, source: &str) -> String {
             let arg = t.args.get(v).unwrap_or(v);
             quote!((#v, #arg))
         });
-        let content = content(&t.content);
+        let content = lower::content::tokens(lower::content::lower(&t.content));
         let listed = t.listed;
         let list_tool = opt_str(&t.list_tool);
         let completions = pair_slice(&t.complete);
@@ -392,11 +315,7 @@ pub fn product_module(c: &Catalog, source: &str) -> String {
         let (pname, ptitle, desc, template) = (&p.name, &p.title, &p.description, &p.template);
         let args = p.arguments.iter().map(|a| {
             let (aname, adesc, req) = (&a.name, &a.description, a.required);
-            let format = match a.format {
-                None => quote!(ArgFormat::Any),
-                Some(ArgFormat::Date) => quote!(ArgFormat::Date),
-                Some(ArgFormat::Month) => quote!(ArgFormat::Month),
-            };
+            let format = lower::prompt::format_tokens(lower::prompt::lower_format(a.format));
             let default = opt_str(&a.default);
             let complete = opt_str(&a.complete);
             quote! {
@@ -427,26 +346,7 @@ pub fn product_module(c: &Catalog, source: &str) -> String {
         }
     });
     let completions = c.completions.iter().map(|(id, src)| {
-        let kind = match src {
-            CompletionSource::ListIds(l) => {
-                let (tool, field, limit) = (&l.tool, &l.field, num(l.limit));
-                quote!(CompletionKind::ListIds { tool: #tool, field: #field, limit: #limit })
-            }
-            CompletionSource::Fixed(v) => {
-                let v = str_slice(v);
-                quote!(CompletionKind::Fixed(#v))
-            }
-            CompletionSource::SchemaNames => quote!(CompletionKind::SchemaNames),
-            CompletionSource::LastMonths(n) => {
-                let n = num(*n);
-                quote!(CompletionKind::LastMonths(#n))
-            }
-            CompletionSource::TodayAndMonthStarts(n) => {
-                let n = num(*n);
-                quote!(CompletionKind::TodayAndMonthStarts(#n))
-            }
-            CompletionSource::None => quote!(CompletionKind::None),
-        };
+        let kind = lower::completion::tokens(src);
         quote!(CompletionSource { id: #id, kind: #kind })
     });
     let records = c.records.iter().map(|(rname, r)| {

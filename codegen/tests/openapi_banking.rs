@@ -1,5 +1,6 @@
 //! The coverage gate and the importer against the real banking catalog and Kobana's OpenAPI specs
-//! (`../shared/kobana-openapi/`, referenced by `product.openapi`).
+//! (`../shared/kobana-openapi/`, referenced by `product.openapi`; `KOBANA_SPECS_DIR` moves
+//! `../shared`). These tests need the specs: without them each fails naming the missing file first.
 
 use std::path::{Path, PathBuf};
 
@@ -9,12 +10,24 @@ fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
+/// The specs, found as the catalog names them; panics naming the first one that is missing.
 fn specs() -> Vec<PathBuf> {
-    let dir = repo_root().join("../shared/kobana-openapi");
-    vec![
-        dir.join("kobana-api-v1_0-openapi-3_1.json"),
-        dir.join("kobana-api-v2_0-openapi-3_1.json"),
+    let root = repo_root();
+    let specs: Vec<PathBuf> = [
+        "../shared/kobana-openapi/kobana-api-v1_0-openapi-3_1.json",
+        "../shared/kobana-openapi/kobana-api-v2_0-openapi-3_1.json",
     ]
+    .iter()
+    .map(|rel| codegen::openapi::location::spec_path(&root, rel))
+    .collect();
+    if let Some(missing) = specs.iter().find(|p| !p.is_file()) {
+        panic!(
+            "missing OpenAPI spec {} (set {} to the folder holding kobana-openapi/)",
+            missing.display(),
+            codegen::openapi::location::SPECS_DIR_VAR
+        );
+    }
+    specs
 }
 
 /// `(mapped, total, excluded, unaccounted)` from a coverage line.
@@ -30,6 +43,7 @@ fn numbers(line: &str) -> (usize, usize, usize, usize) {
 
 #[test]
 fn the_banking_catalog_accounts_for_every_operation() {
+    specs();
     let root = repo_root();
     let lines = coverage(&root.join("catalog"), &root).expect("coverage gate passes");
     let line = lines
@@ -52,6 +66,7 @@ fn the_importer_proposes_nothing_for_the_complete_catalog() {
 
 /// Drops the tools bound to the given operation from a copy of the catalog.
 fn catalog_without(method: &str, path: &str) -> (tempfile::TempDir, PathBuf) {
+    specs();
     let root = repo_root();
     let text = std::fs::read_to_string(root.join("catalog/banking.yaml")).unwrap();
     let mut doc: serde_yaml::Value = serde_yaml::from_str(&text).unwrap();
@@ -69,7 +84,7 @@ fn catalog_without(method: &str, path: &str) -> (tempfile::TempDir, PathBuf) {
         .unwrap()
         .iter()
         .map(|p| {
-            let joined = root.join(p.as_str().unwrap());
+            let joined = codegen::openapi::location::spec_path(&root, p.as_str().unwrap());
             serde_yaml::Value::String(joined.to_string_lossy().into_owned())
         })
         .collect();

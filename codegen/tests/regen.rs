@@ -309,5 +309,10 @@ fn command_line_rejects_unknown_options() {
     let repo = temp_repo();
     let out = codegen_bin(repo.path(), &["--chek"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown option `--chek`"));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("unexpected argument '--chek'"), "{stderr}");
+    assert!(
+        stderr.contains("'--check'"),
+        "suggests the flag meant: {stderr}"
+    );
 }

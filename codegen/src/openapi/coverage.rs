@@ -244,7 +244,7 @@ pub fn run(catalog_dir: &Path, repo_root: &Path) -> anyhow::Result<Vec<String>> 
         let mut specs = Vec::new();
         for rel in &view.openapi {
             specs.push(
-                Spec::load(&repo_root.join(rel))
+                Spec::load(&super::location::spec_path(repo_root, rel))
                     .with_context(|| format!("`product.openapi` of {}", file.display()))?,
             );
         }

@@ -130,7 +130,8 @@ fn entry(
         operation(op, naming.as_ref(), &inputs, view, &mut notes),
     );
     tool.insert("input_schema".into(), Value::Object(inputs.schema.clone()));
-    // The output schema, by the same rule `codegen output-schemas` applies to existing tools.
+    // The output schema is derived data: it goes to the catalog's generated sidecar, never into
+    // the entry people paste. Say when the operation has one (by the rule `output-schemas` applies).
     if let Verdict::Usable { schema, .. } = derive(op.spec, op) {
         let kind = tool
             .get("operation")
@@ -138,7 +139,13 @@ fn entry(
             .and_then(Value::as_str)
             .unwrap_or("custom");
         if sandbox_shape_conflict(kind, &op.path, &schema).is_none() {
-            tool.insert("output_schema".into(), Value::Object(schema));
+            notes.push((
+                "input_schema".into(),
+                format!(
+                    "the answer has a usable output schema: after adding this entry, run `{}` to derive it into catalog/derived/",
+                    crate::derived::OUTPUT_SCHEMAS_COMMAND
+                ),
+            ));
         }
     }
     let mut ann = Map::new();
@@ -444,9 +451,18 @@ exclusions:
         );
 
         let cancel = tool(&tools, "banking_charge_bank_billet_cancel");
-        assert_eq!(
-            cancel["output_schema"],
-            json!({"type": "object", "properties": {"status": {"type": ["string", "null"]}}})
+        assert!(
+            cancel.get("output_schema").is_none(),
+            "derived data stays out of the proposal"
+        );
+        let text = propose(&view(), &[spec()]);
+        let cancel_text = text
+            .split("\n- ")
+            .find(|e| e.contains("banking_charge_bank_billet_cancel"))
+            .unwrap();
+        assert!(
+            cancel_text.contains("usable output schema: after adding this entry, run `cargo run -p codegen -- output-schemas --write`"),
+            "{cancel_text}"
         );
         assert_eq!(cancel["http"]["body"], "rest");
         assert_eq!(cancel["annotations"]["destructiveHint"], true);

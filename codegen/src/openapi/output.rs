@@ -6,7 +6,7 @@
 //! is bound by (types, nesting, enums of state fields) and drops what would make honest answers
 //! fail or only bloats `tools/list`:
 //!
-//! * `$ref`s are inlined (a cycle, or nesting deeper than [`MAX_DEPTH`], becomes `{}`: anything);
+//! * `$ref`s are inlined (a cycle, or nesting deeper than 8 levels, becomes `{}`: anything);
 //! * OpenAPI `nullable: true` becomes a 2020-12 type array (`[string, "null"]`, and `null` joins an
 //!   enum); `anyOf [X, {type: null}]` becomes X with `null` in its type; `oneOf` becomes `anyOf`
 //!   (the API does not guarantee its variants are exclusive);
@@ -15,8 +15,8 @@
 //! * objects are never closed (`additionalProperties: false` is dropped): the API adds fields;
 //! * `writeOnly` properties are dropped (never in an answer); `example(s)`, `format`, `readOnly`,
 //!   `deprecated`, `title` and value constraints (`minimum`, `pattern`, `maxLength`, …) are dropped;
-//! * descriptions are cut to their first sentence, at most [`DESCRIPTION_LIMIT`] characters;
-//!   enums longer than [`MAX_ENUM`] values are dropped (the field stays a typed string);
+//! * descriptions are cut to their first sentence, at most 100 characters;
+//!   enums longer than 40 values are dropped (the field stays a typed string);
 //! * alternatives that are all records (`anyOf` of objects, e.g. a payment that is a billet, a
 //!   Pix or a utility payment) are merged into one record holding every variant's fields.
 //!
@@ -25,24 +25,16 @@
 //! schemas catalog resource describe the fields), and records nested deeper than
 //! [`MAX_PROPERTY_LEVELS`] are plain objects.
 //!
-//! The usability rule ([`derive`]) is written down in `catalog/README.md` ("Output schemas").
+//! The conversion itself is in [`super::convert`]. The usability rule ([`derive()`]) is written down in `catalog/README.md` ("Output schemas").
 
 use serde_json::{Map, Value};
 
+use super::convert::convert;
 use super::spec::{Spec, SpecOperation};
-
-/// How deep `$ref`s are followed; Kobana's records nest a few levels (billet → payer → address).
-const MAX_DEPTH: usize = 8;
-
-/// Longest description kept (the first sentence, cut with an ellipsis beyond this).
-pub const DESCRIPTION_LIMIT: usize = 100;
 
 /// Property levels [`compact`] keeps: envelope (1), record fields (2), their sub-records (3) and
 /// those sub-records' fields (4); below that an object is just `type: object`.
 pub const MAX_PROPERTY_LEVELS: usize = 4;
-
-/// Enums longer than this are dropped from output schemas (event codes run to hundreds).
-const MAX_ENUM: usize = 40;
 
 /// The outcome for one operation.
 #[derive(Debug, Clone, PartialEq)]
@@ -147,7 +139,7 @@ pub fn derive(spec: &Spec, op: &SpecOperation<'_>) -> Verdict {
         }
     }
     if let Some(example) = example {
-        if let Err(at) = conforms(&Value::Object(schema.clone()), example, "") {
+        if let Some(at) = first_mismatch(&Value::Object(schema.clone()), example) {
             return Verdict::Unusable(format!(
                 "the spec's own {status} example does not match its schema at `{}`",
                 if at.is_empty() { "/" } else { at.as_str() }
@@ -224,356 +216,16 @@ fn describes_fields(schema: &Value) -> bool {
     false
 }
 
-/// Converts one OpenAPI schema into the output-schema subset (see the module docs).
-pub fn convert(spec: &Spec, schema: &Value, depth: usize, seen: &mut Vec<String>) -> Value {
-    let Some(obj) = schema.as_object() else {
-        return schema.clone();
-    };
-    if let Some(reference) = obj.get("$ref").and_then(Value::as_str) {
-        if depth > MAX_DEPTH || seen.iter().any(|s| s == reference) {
-            return Value::Object(Map::new());
-        }
-        let Some(target) = reference
-            .strip_prefix('#')
-            .and_then(|p| spec.doc.pointer(p))
-        else {
-            return Value::Object(Map::new());
-        };
-        // Kobana's `{data, create, update}` components (EDI boxes, mailbox entries) are not
-        // schemas: their `data` part is the record an answer carries.
-        let target = match target.get("data") {
-            Some(data) if !is_schema(target) => data,
-            _ => target,
-        };
-        seen.push(reference.to_string());
-        let mut out = convert(spec, target, depth + 1, seen);
-        seen.pop();
-        // A description next to the `$ref` speaks about this use of the record: it wins.
-        if let (Value::Object(m), Some(d)) = (&mut out, obj.get("description")) {
-            let text = short_description(d.as_str().unwrap_or(""));
-            if !text.is_empty() {
-                m.insert("description".into(), text.into());
-            }
-        }
-        return out;
+/// Where `value` first fails `schema` (a JSON pointer, empty for the root), checked by the
+/// `jsonschema` crate, the validator the runtime and the tests use too.
+pub fn first_mismatch(schema: &Value, value: &Value) -> Option<String> {
+    match jsonschema::validator_for(schema) {
+        Ok(validator) => validator
+            .iter_errors(value)
+            .next()
+            .map(|e| e.instance_path.to_string()),
+        Err(e) => Some(format!("(the derived schema does not compile: {e})")),
     }
-    let mut out = Map::new();
-    if let Some(t) = obj.get("type") {
-        out.insert("type".into(), t.clone());
-    }
-    if let Some(d) = obj.get("description").and_then(Value::as_str) {
-        let text = short_description(d);
-        if !text.is_empty() {
-            out.insert("description".into(), text.into());
-        }
-    }
-    if let Some(values) = obj.get("enum").and_then(Value::as_array) {
-        if values.len() <= MAX_ENUM {
-            out.insert("enum".into(), Value::Array(values.clone()));
-        }
-    }
-    if let Some(c) = obj.get("const") {
-        out.insert("const".into(), c.clone());
-    }
-    if let Some(props) = obj.get("properties").and_then(Value::as_object) {
-        let mut flat = Map::new();
-        for (name, sub) in props {
-            if is_write_only(spec, sub) {
-                continue;
-            }
-            flat.insert(name.clone(), convert(spec, sub, depth + 1, seen));
-        }
-        out.insert("properties".into(), Value::Object(flat));
-    }
-    if let Some(items) = obj.get("items") {
-        out.insert("items".into(), convert(spec, items, depth + 1, seen));
-    }
-    if let Some(extra) = obj.get("additionalProperties").filter(|v| v.is_object()) {
-        out.insert(
-            "additionalProperties".into(),
-            convert(spec, extra, depth + 1, seen),
-        );
-    }
-    for combinator in ["anyOf", "oneOf", "allOf"] {
-        let Some(parts) = obj.get(combinator).and_then(Value::as_array) else {
-            continue;
-        };
-        let mut converted: Vec<Value> = Vec::new();
-        for p in parts {
-            let c = convert(spec, p, depth + 1, seen);
-            if !converted.contains(&c) {
-                converted.push(c);
-            }
-        }
-        if combinator == "allOf" {
-            // An empty part (`{}`) constrains nothing; drop it.
-            converted.retain(|c| c.as_object().is_some_and(|m| !m.is_empty()));
-            if !converted.is_empty() {
-                out.insert("allOf".into(), Value::Array(converted));
-            }
-            continue;
-        }
-        // Alternatives: any unconstrained one makes the whole thing unconstrained.
-        if converted.iter().any(|c| {
-            c.as_object()
-                .is_some_and(|m| m.keys().all(|k| k == "description"))
-        }) {
-            continue;
-        }
-        let (nulls, others): (Vec<Value>, Vec<Value>) =
-            converted.into_iter().partition(is_null_type);
-        match (nulls.is_empty(), others.len()) {
-            (false, 0) => {
-                out.insert("type".into(), "null".into());
-            }
-            (false, 1) if others[0].get("type").is_some() => {
-                let Value::Object(mut only) = others[0].clone() else {
-                    continue;
-                };
-                add_null(&mut only);
-                merge_missing(&mut out, only);
-            }
-            (true, 1) => {
-                if let Value::Object(only) = others[0].clone() {
-                    merge_missing(&mut out, only);
-                }
-            }
-            (no_null, _) => {
-                let mut alts = others;
-                match merge_records(&alts) {
-                    Some(mut record) => {
-                        if !no_null {
-                            add_null(&mut record);
-                        }
-                        merge_missing(&mut out, record);
-                    }
-                    None => {
-                        if !no_null {
-                            alts.push(serde_json::json!({"type": "null"}));
-                        }
-                        out.insert("anyOf".into(), Value::Array(alts));
-                    }
-                }
-            }
-        }
-    }
-    if obj.get("nullable").and_then(Value::as_bool) == Some(true) {
-        add_null(&mut out);
-        // `nullable` covers the alternatives too: null must pass the anyOf.
-        if let Some(Value::Array(alts)) = out.get_mut("anyOf") {
-            if !alts.iter().any(is_null_type) {
-                alts.push(serde_json::json!({"type": "null"}));
-            }
-        }
-    }
-    Value::Object(out)
-}
-
-/// Whether a component is a schema (rather than Kobana's `{data, create, update}` bundle).
-fn is_schema(v: &Value) -> bool {
-    [
-        "type",
-        "properties",
-        "items",
-        "anyOf",
-        "oneOf",
-        "allOf",
-        "$ref",
-        "enum",
-    ]
-    .iter()
-    .any(|k| v.get(k).is_some())
-}
-
-/// Alternatives that are all records with fields, as one record: every variant's fields, a field
-/// the variants type differently becoming the `anyOf` of its distinct schemas. `None` when some
-/// alternative is not such a record.
-fn merge_records(alts: &[Value]) -> Option<Map<String, Value>> {
-    let mut fields: Vec<(String, Vec<Value>)> = Vec::new();
-    for alt in alts {
-        if alt.get("type").and_then(Value::as_str) != Some("object") {
-            return None;
-        }
-        let props = alt.get("properties").and_then(Value::as_object)?;
-        for (name, schema) in props {
-            match fields.iter_mut().find(|(n, _)| n == name) {
-                Some((_, schemas)) if !schemas.contains(schema) => schemas.push(schema.clone()),
-                Some(_) => {}
-                None => fields.push((name.clone(), vec![schema.clone()])),
-            }
-        }
-    }
-    let mut props = Map::new();
-    for (name, mut schemas) in fields {
-        let schema = if schemas.len() == 1 {
-            schemas.remove(0)
-        } else {
-            serde_json::json!({ "anyOf": schemas })
-        };
-        props.insert(name, schema);
-    }
-    let mut record = Map::new();
-    record.insert("type".into(), "object".into());
-    record.insert("properties".into(), Value::Object(props));
-    Some(record)
-}
-
-/// Keys of `extra` that `out` lacks are copied (the outer description wins).
-fn merge_missing(out: &mut Map<String, Value>, extra: Map<String, Value>) {
-    for (k, v) in extra {
-        out.entry(k).or_insert(v);
-    }
-}
-
-fn is_null_type(v: &Value) -> bool {
-    v.get("type").and_then(Value::as_str) == Some("null")
-}
-
-/// Lets `null` through a typed schema: into its `type` (string or array) and its `enum`.
-fn add_null(m: &mut Map<String, Value>) {
-    match m.get_mut("type") {
-        Some(Value::String(t)) if t != "null" => {
-            let t = std::mem::take(t);
-            m.insert("type".into(), serde_json::json!([t, "null"]));
-        }
-        Some(Value::Array(types)) if !types.iter().any(|t| t == "null") => {
-            types.push("null".into());
-        }
-        _ => {}
-    }
-    if let Some(Value::Array(values)) = m.get_mut("enum") {
-        if !values.contains(&Value::Null) {
-            values.push(Value::Null);
-        }
-    }
-}
-
-/// A property the API never sends back (`writeOnly: true`, on it or on the record it names).
-fn is_write_only(spec: &Spec, schema: &Value) -> bool {
-    if schema.get("writeOnly").and_then(Value::as_bool) == Some(true) {
-        return true;
-    }
-    schema
-        .get("$ref")
-        .and_then(Value::as_str)
-        .and_then(|r| r.strip_prefix('#'))
-        .and_then(|p| spec.doc.pointer(p))
-        .and_then(|t| t.get("writeOnly"))
-        .and_then(Value::as_bool)
-        == Some(true)
-}
-
-/// The first sentence (or line), at most [`DESCRIPTION_LIMIT`] characters, without markdown
-/// emphasis noise.
-pub fn short_description(text: &str) -> String {
-    let first_line = text
-        .lines()
-        .map(str::trim)
-        .find(|l| !l.is_empty())
-        .unwrap_or("");
-    let flat = first_line.split_whitespace().collect::<Vec<_>>().join(" ");
-    let sentence = match flat.find(". ") {
-        Some(i) => &flat[..=i],
-        None => flat.as_str(),
-    };
-    if sentence.chars().count() <= DESCRIPTION_LIMIT {
-        return sentence.to_string();
-    }
-    let cut: String = sentence.chars().take(DESCRIPTION_LIMIT - 1).collect();
-    let cut = match cut.rfind(' ') {
-        Some(i) if i > DESCRIPTION_LIMIT / 2 => cut[..i].to_string(),
-        _ => cut,
-    };
-    format!("{}…", cut.trim_end_matches([',', ';', ':', ' ']))
-}
-
-/// Whether `value` conforms to `schema`, for the subset [`convert`] produces (type, enum,
-/// const, properties, items, additionalProperties, anyOf, allOf). `Err` holds the JSON pointer of
-/// the first value that does not. Used on the spec's own examples; the runtime and the tests use
-/// the `jsonschema` crate.
-pub fn conforms(schema: &Value, value: &Value, at: &str) -> Result<(), String> {
-    let Some(s) = schema.as_object() else {
-        return match schema {
-            Value::Bool(false) => Err(at.to_string()),
-            _ => Ok(()),
-        };
-    };
-    if let Some(t) = s.get("type") {
-        let types: Vec<&str> = match t {
-            Value::String(one) => vec![one.as_str()],
-            Value::Array(many) => many.iter().filter_map(Value::as_str).collect(),
-            _ => Vec::new(),
-        };
-        if !types.is_empty() && !types.iter().any(|t| has_type(value, t)) {
-            return Err(at.to_string());
-        }
-    }
-    if let Some(values) = s.get("enum").and_then(Value::as_array) {
-        if !values.iter().any(|v| json_equal(v, value)) {
-            return Err(at.to_string());
-        }
-    }
-    if let Some(c) = s.get("const") {
-        if !json_equal(c, value) {
-            return Err(at.to_string());
-        }
-    }
-    if let Value::Object(fields) = value {
-        let props = s.get("properties").and_then(Value::as_object);
-        for (name, v) in fields {
-            let here = format!("{at}/{}", escape_pointer(name));
-            match props.and_then(|p| p.get(name)) {
-                Some(sub) => conforms(sub, v, &here)?,
-                None => {
-                    if let Some(extra) = s.get("additionalProperties") {
-                        conforms(extra, v, &here)?;
-                    }
-                }
-            }
-        }
-    }
-    if let (Value::Array(elements), Some(items)) = (value, s.get("items")) {
-        for (i, e) in elements.iter().enumerate() {
-            conforms(items, e, &format!("{at}/{i}"))?;
-        }
-    }
-    if let Some(parts) = s.get("allOf").and_then(Value::as_array) {
-        for p in parts {
-            conforms(p, value, at)?;
-        }
-    }
-    if let Some(parts) = s.get("anyOf").and_then(Value::as_array) {
-        if !parts.is_empty() && !parts.iter().any(|p| conforms(p, value, at).is_ok()) {
-            return Err(at.to_string());
-        }
-    }
-    Ok(())
-}
-
-fn has_type(v: &Value, t: &str) -> bool {
-    match t {
-        "null" => v.is_null(),
-        "boolean" => v.is_boolean(),
-        "string" => v.is_string(),
-        "array" => v.is_array(),
-        "object" => v.is_object(),
-        "number" => v.is_number(),
-        // JSON Schema: 1.0 is an integer.
-        "integer" => v.is_i64() || v.is_u64() || v.as_f64().is_some_and(|f| f.fract() == 0.0),
-        _ => true,
-    }
-}
-
-/// JSON equality where `1` equals `1.0` (as JSON Schema compares numbers).
-fn json_equal(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
-        _ => a == b,
-    }
-}
-
-fn escape_pointer(s: &str) -> String {
-    s.replace('~', "~0").replace('/', "~1")
 }
 
 #[cfg(test)]
@@ -694,23 +346,35 @@ mod tests {
     }
 
     #[test]
-    fn the_example_checker_agrees_with_the_jsonschema_crate() {
+    fn examples_are_checked_against_the_derived_schema() {
         let s = kobana_like();
         let schema = Value::Object(verdict(&s, "GET", "/v2/things").schema().unwrap().clone());
-        let validator = jsonschema::validator_for(&schema).unwrap();
-        let cases = [
+        let ok = [
             json!({"status": 200, "data": [{"uid": "a", "status": null, "amount": 1}]}),
-            json!({"status": 200, "data": [{"uid": "a", "status": "gone"}]}),
-            json!({"status": 200, "data": [{"parent": {"uid": 3}}]}),
             json!({"status": 200, "data": [{"parent": null, "kind": 3, "extra": [1]}]}),
-            json!({"status": "200", "data": []}),
-            json!({"status": 1.0, "data": [{"kind": true}]}),
-            json!({"data": {"uid": "a"}}),
+            json!({"status": 1.0, "data": []}),
+            // `parent` refers back to a record being inlined (a cycle): it is `{}`, anything
+            json!({"status": 200, "data": [{"parent": {"uid": 3}}]}),
         ];
-        for case in cases {
+        for case in ok {
+            assert_eq!(first_mismatch(&schema, &case), None, "{case}");
+        }
+        let bad = [
+            (
+                json!({"status": 200, "data": [{"uid": "a", "status": "gone"}]}),
+                "/data/0/status",
+            ),
+            (json!({"status": "200", "data": []}), "/status"),
+            (json!({"data": {"uid": "a"}}), "/data"),
+            (
+                json!({"status": 1.0, "data": [{"kind": true}]}),
+                "/data/0/kind",
+            ),
+        ];
+        for (case, at) in bad {
             assert_eq!(
-                conforms(&schema, &case, "").is_ok(),
-                validator.is_valid(&case),
+                first_mismatch(&schema, &case).as_deref(),
+                Some(at),
                 "{case}"
             );
         }
@@ -754,15 +418,5 @@ mod tests {
             compacted["properties"]["a"]["properties"]["b"]["properties"]["c"]["properties"]["d"],
             json!({"type": "object"})
         );
-    }
-
-    #[test]
-    fn descriptions_are_cut_to_a_short_first_sentence() {
-        assert_eq!(short_description("Amount. In BRL."), "Amount.");
-        assert_eq!(short_description("\n  First line\nsecond"), "First line");
-        let long = "word ".repeat(60);
-        let cut = short_description(&long);
-        assert!(cut.chars().count() <= DESCRIPTION_LIMIT, "{cut}");
-        assert!(cut.ends_with('…'));
     }
 }

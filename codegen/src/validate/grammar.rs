@@ -1,0 +1,242 @@
+//! The small grammars of catalog values, as pure functions: names, RFC 6570 level-1 templates,
+//! seed generators, prompt-argument defaults, and the wording of "one of" / "did you mean" hints.
+
+use std::collections::BTreeMap;
+
+pub use crate::model::{MAX_TOOL_NAME, SEED_SIMPLE};
+
+/// The two spellings of the decline error.
+pub const DECLINE_CODES: &[&str] = &["user_declined", "USER_DECLINED"];
+pub(super) const HTTP_METHODS: &[&str] = &["GET", "POST", "PUT", "PATCH", "DELETE"];
+/// The methods that can carry a multipart form.
+pub(super) const MULTIPART_METHODS: &[&str] = &["POST", "PUT", "PATCH"];
+pub(super) const FIELD_TYPES: &[&str] =
+    &["string", "integer", "number", "boolean", "object", "array"];
+/// Words a Rust module cannot be named (the product name becomes a module name).
+pub(super) const RUST_KEYWORDS: &[&str] = &[
+    "as", "async", "await", "break", "const", "continue", "crate", "dyn", "else", "enum", "extern",
+    "false", "fn", "for", "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub",
+    "ref", "return", "self", "static", "struct", "super", "trait", "true", "type", "unsafe", "use",
+    "where", "while", "abstract", "become", "box", "do", "final", "macro", "override", "priv",
+    "typeof", "unsized", "virtual", "yield", "try", "gen",
+];
+
+/// The `{var}` names of an RFC 6570 level-1 template, or what is wrong with it.
+pub fn template_vars(template: &str) -> Result<Vec<String>, String> {
+    let mut vars = Vec::new();
+    let mut rest = template;
+    while let Some(open) = rest.find(['{', '}']) {
+        if rest[open..].starts_with('}') {
+            return Err("a `}` without its `{`".into());
+        }
+        let after = &rest[open + 1..];
+        let close = after
+            .find('}')
+            .ok_or_else(|| "a `{` without its `}`".to_string())?;
+        let name = &after[..close];
+        if name.is_empty() {
+            return Err("an empty `{}` expression".into());
+        }
+        if let Some(op) = name.chars().next().filter(|c| "+#./;?&=,!@|".contains(*c)) {
+            return Err(format!(
+                "`{{{name}}}` uses the operator `{op}`, which is RFC 6570 level 2 or 3; only simple `{{name}}` variables (level 1) are allowed"
+            ));
+        }
+        if name.contains(':') || name.contains('*') {
+            return Err(format!(
+                "`{{{name}}}` uses a modifier (`:N` or `*`), which is RFC 6570 level 4; only simple `{{name}}` variables (level 1) are allowed"
+            ));
+        }
+        if name.contains(',') {
+            return Err(format!(
+                "`{{{name}}}` lists several variables in one expression; write one `{{name}}` per variable"
+            ));
+        }
+        if !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            return Err(format!(
+                "`{{{name}}}` is not a variable name; use letters, digits and `_`"
+            ));
+        }
+        if vars.iter().any(|v| v == name) {
+            return Err(format!("the variable `{{{name}}}` appears twice"));
+        }
+        vars.push(name.to_string());
+        rest = &after[close + 1..];
+    }
+    Ok(vars)
+}
+
+pub(super) fn is_snake_name(s: &str) -> bool {
+    !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+}
+
+pub(super) fn is_identifier(s: &str) -> bool {
+    is_snake_name(s) && s.chars().next().is_some_and(|c| c.is_ascii_lowercase())
+}
+
+pub(super) fn one_of(values: &[&str]) -> String {
+    values
+        .iter()
+        .map(|v| format!("`{v}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Closest candidate by edit distance (Levenshtein, from `strsim`), for "did you mean" hints:
+/// within a third of the longer name's length (at least 2 edits), the nearest first.
+pub(super) fn closest<'b>(
+    word: &str,
+    candidates: impl IntoIterator<Item = &'b str>,
+) -> Option<&'b str> {
+    candidates
+        .into_iter()
+        .map(|c| (strsim::levenshtein(word, c), c))
+        .filter(|(d, c)| *d <= (c.len().max(word.len()) / 3).max(2))
+        .min()
+        .map(|(_, c)| c)
+}
+
+/// What `seed:` may say, for hints.
+pub const SEED_HINT: &str = "`uid`, `person_name`, `company_name`, `cpf`, `cnpj`, `email`, `phone`, `pix_key`, `amount:MIN..MAX`, `date:FROM..TO` (days from today), `datetime:FROM..TO`, `enum`, `ref:<record>`, `bool`, `int:MIN..MAX`, `text:<words>`, `const:<value>`, `sequence`";
+
+pub(super) fn check_seed(
+    spec: &str,
+    has_enum: bool,
+    records: &BTreeMap<String, crate::model::RecordType>,
+) -> Result<(), String> {
+    if SEED_SIMPLE.contains(&spec) {
+        if spec == "enum" && !has_enum {
+            return Err("seed `enum` on a field without `enum:` values".into());
+        }
+        return Ok(());
+    }
+    let Some((kind, arg)) = spec.split_once(':') else {
+        return Err(format!("`{spec}` is not a seed generator"));
+    };
+    let range = |arg: &str, decimals: bool| -> Result<(), String> {
+        let (lo, hi) = arg
+            .split_once("..")
+            .ok_or_else(|| format!("`{spec}` needs a range `MIN..MAX`"))?;
+        let parse = |s: &str| -> Result<f64, String> {
+            if !decimals && s.contains('.') {
+                return Err(format!("`{s}` in `{spec}` is not an integer"));
+            }
+            s.trim()
+                .parse::<f64>()
+                .map_err(|_| format!("`{s}` in `{spec}` is not a number"))
+        };
+        let (lo, hi) = (parse(lo)?, parse(hi)?);
+        if lo > hi {
+            return Err(format!("the range of `{spec}` is empty (MIN > MAX)"));
+        }
+        Ok(())
+    };
+    match kind {
+        "amount" => range(arg, true),
+        "date" | "datetime" | "int" => range(arg, false),
+        "ref" if records.contains_key(arg) => Ok(()),
+        "ref" => Err(format!("`{spec}` refers to an unknown record type `{arg}`")),
+        "text" | "const" if !arg.is_empty() => Ok(()),
+        "text" | "const" => Err(format!("`{spec}` needs a value after `:`")),
+        _ => Err(format!("`{spec}` is not a seed generator")),
+    }
+}
+
+pub(super) const DEFAULT_HINT: &str =
+    "`today`, `today+Nd`, `today-Nd` or `YYYY-MM-DD` for `format: date`; `current_month` or `YYYY-MM` for `format: month`; any literal without spaces at the ends otherwise";
+
+/// A default must produce a value of the argument's format.
+pub(super) fn check_default_format(
+    d: &str,
+    format: Option<crate::model::ArgFormat>,
+) -> Result<(), String> {
+    use crate::model::ArgFormat;
+    let digits = |s: &str, n: usize| s.len() == n && s.chars().all(|c| c.is_ascii_digit());
+    let is_date = |s: &str| {
+        let p: Vec<&str> = s.split('-').collect();
+        p.len() == 3 && digits(p[0], 4) && digits(p[1], 2) && digits(p[2], 2)
+    };
+    let is_month = |s: &str| {
+        let p: Vec<&str> = s.split('-').collect();
+        p.len() == 2 && digits(p[0], 4) && digits(p[1], 2)
+    };
+    let relative_day = d == "today" || d.starts_with("today+") || d.starts_with("today-");
+    match format {
+        Some(ArgFormat::Date) if !(relative_day || is_date(d)) => Err(format!(
+            "`{d}` is not a date, but the argument has `format: date`"
+        )),
+        Some(ArgFormat::Month) if !(d == "current_month" || is_month(d)) => Err(format!(
+            "`{d}` is not a month, but the argument has `format: month`"
+        )),
+        _ => Ok(()),
+    }
+}
+
+pub(super) fn check_default(d: &str) -> Result<(), String> {
+    if d.trim() != d || d.is_empty() {
+        return Err(format!("`{d}` has surrounding spaces or is empty"));
+    }
+    for sign in ["today+", "today-"] {
+        if let Some(rest) = d.strip_prefix(sign) {
+            let days = rest
+                .strip_suffix('d')
+                .ok_or_else(|| format!("`{d}`: an offset from today is written `{sign}Nd`"))?;
+            days.parse::<u32>()
+                .map_err(|_| format!("`{d}`: `{days}` is not a number of days"))?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn level_one_templates_only() {
+        assert_eq!(
+            template_vars("kobana://b/x/{uid}/y/{n}").unwrap(),
+            vec!["uid", "n"]
+        );
+        assert!(template_vars("kobana://b/{+path}").is_err());
+        assert!(template_vars("kobana://b/{?q}").is_err());
+        assert!(template_vars("kobana://b/{a,b}").is_err());
+        assert!(template_vars("kobana://b/{a:3}").is_err());
+        assert!(template_vars("kobana://b/{a").is_err());
+        assert!(template_vars("kobana://b/a}").is_err());
+        assert!(template_vars("kobana://b/{a}/{a}").is_err());
+    }
+
+    #[test]
+    fn seeds_follow_the_documented_grammar() {
+        let none = BTreeMap::new();
+        assert!(check_seed("cpf", false, &none).is_ok());
+        assert!(check_seed("amount:10..5000.5", false, &none).is_ok());
+        assert!(check_seed("date:-90..30", false, &none).is_ok());
+        assert!(check_seed("int:5..1", false, &none).is_err());
+        assert!(check_seed("int:1.5..3", false, &none).is_err());
+        assert!(check_seed("enum", false, &none).is_err());
+        assert!(check_seed("ref:nothing", false, &none).is_err());
+        assert!(check_seed("color", false, &none).is_err());
+    }
+
+    #[test]
+    fn defaults_follow_the_documented_grammar() {
+        assert!(check_default("today").is_ok());
+        assert!(check_default("today+90d").is_ok());
+        assert!(check_default("today-7").is_err());
+        assert!(check_default("today+x d").is_err());
+        assert!(check_default("pending").is_ok());
+    }
+
+    #[test]
+    fn closest_suggests_near_names_only() {
+        assert_eq!(
+            closest("billet_lst", ["billet_list", "payment_get"]),
+            Some("billet_list")
+        );
+        assert_eq!(closest("zzz", ["billet_list"]), None);
+    }
+}
