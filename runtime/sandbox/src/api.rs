@@ -202,7 +202,9 @@ fn backend_error(e: &BackendError) -> Response {
         BackendError::Invalid(_) => (StatusCode::UNPROCESSABLE_ENTITY, "invalid"),
         BackendError::Conflict(_) => (StatusCode::CONFLICT, "invalid_state"),
         BackendError::Upstream { .. } => (StatusCode::BAD_GATEWAY, "upstream_error"),
-        BackendError::Unavailable(_) => (StatusCode::SERVICE_UNAVAILABLE, "unavailable"),
+        BackendError::Unavailable(_) | BackendError::OutcomeUnknown(_) => {
+            (StatusCode::SERVICE_UNAVAILABLE, "unavailable")
+        }
         BackendError::Unsupported(_) => (StatusCode::NOT_IMPLEMENTED, "unsupported"),
     };
     error(status, code, &e.to_string())

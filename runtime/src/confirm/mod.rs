@@ -11,12 +11,14 @@
 //! is enforced by a [`Ledger`] before the tool runs.
 
 mod gate;
+pub mod idempotency;
 pub mod ledger;
 pub mod redis_ledger;
 #[cfg(test)]
 pub(crate) mod testing;
 
-pub use gate::{confirmed_idempotency_key, Confirmer, Gate, GateRequest, CONFIRM_FIELD, INPUT_KEY};
+pub use gate::{Confirmed, Confirmer, Gate, GateRequest, CONFIRM_FIELD, INPUT_KEY};
+pub use idempotency::{CallKeys, Outcome};
 pub use ledger::{FailingLedger, Ledger, LedgerError, MemoryLedger};
 pub use redis_ledger::RedisLedger;
 
