@@ -170,6 +170,47 @@ impl Confirmer {
         }
     }
 
+    /// Runs a call the gate let through, at most once upstream as far as this server can tell:
+    /// for a write (`fingerprint` set) claims its idempotency key ([`CallKeys::claim`], proposing
+    /// the confirmation's key), runs `run` with it, then settles the key and the confirmation
+    /// with the outcome `run` reports. When the key cannot be recorded nothing runs, the
+    /// confirmation is given back, and the ledger's error is returned.
+    pub async fn run_once<T, F, Fut>(
+        &self,
+        fingerprint: Option<&str>,
+        confirmed: Option<&Confirmed>,
+        owner: &str,
+        run: F,
+    ) -> Result<T, LedgerError>
+    where
+        F: FnOnce(Option<String>) -> Fut,
+        Fut: std::future::Future<Output = (T, Outcome)>,
+    {
+        let key = match fingerprint {
+            None => None,
+            Some(fp) => {
+                let proposed = confirmed.map(|c| c.key.clone());
+                match self.calls.claim(fp, proposed, owner).await {
+                    Ok(k) => Some(k),
+                    Err(e) => {
+                        if let Some(c) = confirmed {
+                            self.abandon(c).await;
+                        }
+                        return Err(e);
+                    }
+                }
+            }
+        };
+        let (result, outcome) = run(key.clone()).await;
+        if let (Some(fp), Some(k)) = (fingerprint, &key) {
+            self.calls.settle(fp, k, outcome).await;
+        }
+        if let Some(c) = confirmed {
+            self.settle(c, outcome).await;
+        }
+        Ok(result)
+    }
+
     /// Gives a confirmation back when its call could not start (nothing ran): a replay may run it.
     pub async fn abandon(&self, confirmed: &Confirmed) {
         let back = format!("{RESERVED}abandoned");

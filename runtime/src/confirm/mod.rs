@@ -16,6 +16,8 @@ pub mod ledger;
 pub mod redis_ledger;
 #[cfg(test)]
 pub(crate) mod testing;
+#[cfg(test)]
+mod walk;
 
 pub use gate::{Confirmed, Confirmer, Gate, GateRequest, CONFIRM_FIELD, INPUT_KEY};
 pub use idempotency::{CallKeys, Outcome};

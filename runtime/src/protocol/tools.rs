@@ -188,57 +188,50 @@ impl Engine {
                 workspace.as_deref(),
             )
         });
-        let idempotency_key = match &fingerprint {
-            None => None,
-            Some(fp) => {
-                let proposed = confirmed.as_ref().map(|c| c.key.clone());
-                let owner = idempotency::owner(&call.identity);
-                match self.confirmer.calls.claim(fp, proposed, &owner).await {
-                    Ok(key) => Some(key),
-                    Err(e) => {
-                        if let Some(c) = &confirmed {
-                            self.confirmer.abandon(c).await;
-                        }
-                        tracing::warn!(tool = tool.name, error = %e, "cannot record the call's idempotency key; nothing ran");
-                        let err = match e {
-                            crate::confirm::LedgerError::QuotaExceeded(_) => {
-                                &errors::CONFIRMATION_QUOTA_EXCEEDED
-                            }
-                            _ => &errors::CONFIRMATION_UNAVAILABLE,
-                        };
-                        return self.tool_reply(call, app_error_output(err, None, Map::new()));
-                    }
-                }
-            }
-        };
-        let dispatched = self
-            .dispatch(
-                call,
-                tool,
-                Target::Tool(tool),
-                &args,
-                params,
-                ("tools/call", name),
-                idempotency_key.clone(),
+        let owner = idempotency::owner(&call.identity);
+        let args_ref = &args;
+        let ran = self
+            .confirmer
+            .run_once(
+                fingerprint.as_deref(),
+                confirmed.as_ref(),
+                &owner,
+                |idempotency_key| async move {
+                    let dispatched = self
+                        .dispatch(
+                            call,
+                            tool,
+                            Target::Tool(tool),
+                            args_ref,
+                            params,
+                            ("tools/call", name),
+                            idempotency_key,
+                        )
+                        .await;
+                    let outcome = match &dispatched {
+                        Ok(Dispatched::Backend(result)) => Outcome::of(result),
+                        // An extension tool answered: its outcome is known.
+                        Ok(Dispatched::Output(o)) if o.is_error => Outcome::Failed,
+                        Err(_) => Outcome::Failed,
+                        _ => Outcome::Ran,
+                    };
+                    (dispatched, outcome)
+                },
             )
             .await;
-        if let Ok(Dispatched::Backend(result)) = &dispatched {
-            let outcome = Outcome::of(result);
-            if let (Some(fp), Some(key)) = (&fingerprint, &idempotency_key) {
-                self.confirmer.calls.settle(fp, key, outcome).await;
+        let dispatched = match ran {
+            Ok(d) => d,
+            Err(e) => {
+                tracing::warn!(tool = tool.name, error = %e, "cannot record the call's idempotency key; nothing ran");
+                let err = match e {
+                    crate::confirm::LedgerError::QuotaExceeded(_) => {
+                        &errors::CONFIRMATION_QUOTA_EXCEEDED
+                    }
+                    _ => &errors::CONFIRMATION_UNAVAILABLE,
+                };
+                return self.tool_reply(call, app_error_output(err, None, Map::new()));
             }
-            if let Some(c) = &confirmed {
-                self.confirmer.settle(c, outcome).await;
-            }
-        } else if let Some(c) = &confirmed {
-            // An extension tool: it answered, so its outcome is known.
-            let outcome = match &dispatched {
-                Ok(Dispatched::Output(o)) if o.is_error => Outcome::Failed,
-                Err(_) => Outcome::Failed,
-                _ => Outcome::Ran,
-            };
-            self.confirmer.settle(c, outcome).await;
-        }
+        };
         match dispatched {
             Ok(Dispatched::Output(out)) => self.tool_reply(call, out),
             Ok(Dispatched::Backend(Ok(Output::Json(answer)))) => {
