@@ -491,3 +491,55 @@ async fn workspaces_reach_the_api_and_signed_links_download() {
     let tampered = url.replace("&sig=", "&sig=00");
     assert_eq!(reqwest::get(&tampered).await.unwrap().status(), 403);
 }
+
+/// Finding 9: `serve-api` refuses records that reference unknown ids, or ids of another
+/// organization, naming the field; a reference of the caller's own organization is accepted.
+#[tokio::test]
+async fn records_referencing_unknown_or_foreign_ids_are_refused() {
+    let two_orgs: IdentityLookup = Arc::new(|t: &str| {
+        let mut id = api::demo_identity();
+        if t == "other" {
+            id.person = "person_other".into();
+            id.organization = "org_other".into();
+        }
+        Some(id)
+    });
+    let api = start_api(two_orgs).await;
+    let up = proxy(&api);
+    let mine = ctx(&demo::PRODUCT, "t");
+    let theirs = ctx(&demo::PRODUCT, "other");
+    let customers = json_of(&up, &mine, "demo_customers_list", json!({"per_page": 1})).await;
+    let customer = customers["data"][0]["uid"]
+        .as_str()
+        .or(customers["data"][0]["id"].as_str())
+        .expect("a seeded customer")
+        .to_string();
+    let ok = json_of(
+        &up,
+        &mine,
+        "demo_bank_billet_create",
+        json!({"amount": 3.0, "customer_id": customer}),
+    )
+    .await;
+    assert_eq!(ok["customer_id"], json!(customer));
+    for (c, id) in [(&mine, "no-such-customer"), (&theirs, customer.as_str())] {
+        let err = call(
+            &up,
+            c,
+            "demo_bank_billet_create",
+            json!({"amount": 3.0, "customer_id": id}),
+        )
+        .await
+        .unwrap_err();
+        match err {
+            BackendError::Upstream { status, message } => {
+                assert_eq!(status, 422, "{message}");
+                assert!(
+                    message.contains("`customer_id`") && message.contains(id),
+                    "{message}"
+                );
+            }
+            other => panic!("{id}: {other:?}"),
+        }
+    }
+}
