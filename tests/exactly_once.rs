@@ -316,3 +316,43 @@ async fn a_replay_after_ledger_loss_does_not_run_twice_upstream() {
     assert!(!structured(&ran).is_null());
     assert_eq!(count(&ca, "finance_transfers_list", 77.7).await, before + 1);
 }
+
+/// Finding 9: with the API unreachable, banking's `resources/list` (which lists recent records
+/// upstream) is an error, never a complete-looking list without them; and tool errors name the
+/// product, never the internal upstream URL.
+#[tokio::test]
+async fn a_failed_upstream_listing_is_an_error_and_errors_hide_the_upstream_url() {
+    let down = Arc::new(
+        Upstream::new(UpstreamConfig {
+            base_url: Some("http://127.0.0.1:1/internal-gateway/{product}".into()),
+            timeout: Duration::from_millis(TIMEOUT_MS),
+            backoff: Duration::from_millis(1),
+            max_attempts: 1,
+            ..UpstreamConfig::default()
+        })
+        .unwrap(),
+    );
+    let s = start(Options {
+        products: vec![generated::product("banking").unwrap()],
+        backend: Some(down),
+        ..Options::all_products()
+    })
+    .await;
+    let c = s.client("banking", "demo-full");
+    let listed = c.request("resources/list", json!({})).await;
+    let err = listed.error();
+    let message = err["message"].as_str().unwrap_or_default();
+    assert!(message.contains("could not list"), "{}", listed.body);
+    assert!(!message.contains("127.0.0.1"), "{message}");
+
+    let read = c
+        .call_tool("banking_charge_bank_billet_list", json!({}), None, None)
+        .await;
+    assert_eq!(read.tool_error_code().as_deref(), Some("upstream_error"));
+    let text = read.body.to_string();
+    assert!(
+        !text.contains("127.0.0.1") && !text.contains("internal-gateway"),
+        "{text}"
+    );
+    assert!(text.contains("the Kobana API (banking)"), "{text}");
+}
