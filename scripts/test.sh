@@ -18,7 +18,8 @@ if ! command -v redis-server >/dev/null 2>&1; then
 fi
 redis_port=${KOBANA_TEST_REDIS_PORT:-6391}
 redis_dir=$(mktemp -d)
-redis-server --port "$redis_port" --bind 127.0.0.1 --save '' --appendonly no \
+redis-server --port "$redis_port" --bind 127.0.0.1 --save '' --appendonly yes --appendfsync everysec \
+  --maxmemory-policy noeviction \
   --dir "$redis_dir" --daemonize yes --pidfile "$redis_dir/redis.pid" >/dev/null
 trap 'kill "$(cat "$redis_dir/redis.pid" 2>/dev/null)" 2>/dev/null || true; rm -rf "$redis_dir"' EXIT
 export REDIS_URL="redis://127.0.0.1:$redis_port"

@@ -128,6 +128,18 @@ struct ServeArgs {
         value_name = "KID:HEX,…"
     )]
     state_keys: Option<String>,
+    /// Start even when the Redis ledger may lose keys (no persistence, an evicting
+    /// maxmemory-policy, or Redis unreachable at start): warns instead of refusing.
+    #[arg(long, env = "KOBANA_ALLOW_VOLATILE_LEDGER")]
+    allow_volatile_ledger: bool,
+    /// How long a write whose outcome is unknown keeps its idempotency key, in seconds
+    /// (re-running the same call within it is answered with the first result). Default 86400.
+    #[arg(long, env = "KOBANA_IDEMPOTENCY_WINDOW_SECS", value_name = "SECS")]
+    idempotency_window_secs: Option<u64>,
+    /// Proxy mode: retry a write that carries an idempotency key (timeouts, 5xx). Only when the
+    /// upstream honours the key; by default a write is sent once.
+    #[arg(long, env = "KOBANA_UPSTREAM_RETRY_KEYED_WRITES")]
+    upstream_retry_keyed_writes: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -244,7 +256,7 @@ fn parse_addr(s: &str) -> anyhow::Result<SocketAddr> {
 
 /// The confirmation ledger and the `requestState` keys, shared by the instances of one deployment
 /// (flag > environment > config file; defaults: in-memory ledger, one random key).
-fn multi_instance(
+async fn multi_instance(
     args: &ServeArgs,
     file: &FileConfig,
 ) -> anyhow::Result<(Arc<dyn runtime::confirm::Ledger>, Option<StateSealer>)> {
@@ -252,6 +264,14 @@ fn multi_instance(
     let ledger = runtime::confirm::ledger_from_setting(ledger_setting.as_deref()).map_err(|e| {
         anyhow!("confirmation ledger (--ledger / KOBANA_LEDGER / serve.ledger): {e}")
     })?;
+    let warnings =
+        runtime::confirm::verify_durable(ledger_setting.as_deref(), args.allow_volatile_ledger)
+            .await
+            .map_err(|e| anyhow!("confirmation ledger: {e}"))?;
+    for w in warnings {
+        tracing::warn!("confirmation ledger may lose keys (--allow-volatile-ledger): {w}");
+        eprintln!("warning: confirmation ledger may lose keys (--allow-volatile-ledger): {w}");
+    }
     let sealer = match args.state_keys.clone().or(file.serve.state_keys.clone()) {
         Some(spec) if !spec.trim().is_empty() => {
             Some(StateSealer::from_spec(&spec).map_err(|e| {
@@ -293,7 +313,11 @@ async fn serve(
         .or(file.serve.public_url.clone())
         .unwrap_or_else(|| format!("http://{http}"));
     let upstream_url = args.upstream.clone().or(file.upstream.url.clone());
-    let (ledger, sealer) = multi_instance(&args, file)?;
+    let (ledger, sealer) = multi_instance(&args, file).await?;
+    let window = args
+        .idempotency_window_secs
+        .map(Duration::from_secs)
+        .unwrap_or(runtime::confirm::idempotency::DEFAULT_WINDOW);
     let proxy = upstream_url.is_some() || !file.upstream.products.is_empty();
 
     // Who the callers are.
@@ -338,6 +362,7 @@ async fn serve(
         if let Some(n) = file.upstream.max_attempts {
             cfg.max_attempts = n;
         }
+        cfg.retry_keyed_writes = args.upstream_retry_keyed_writes;
         tracing::info!(upstream = ?cfg.base_url, "proxy mode: tool calls go to the Kobana API");
         backend = Arc::new(Upstream::new(cfg).map_err(|e| anyhow!(e))?);
     } else {
@@ -393,6 +418,7 @@ async fn serve(
         let mut config = ServerConfig::new(products.clone(), backend, (*who.identity).clone());
         config.ledger = Some(ledger);
         config.sealer = sealer;
+        config.idempotency_window = window;
         // Proxy mode forwards it upstream with every call.
         config.default_bearer_token = stdio_creds.token.as_deref().map(Arc::from);
         let server = Server::new(config)?;
@@ -408,6 +434,7 @@ async fn serve(
     );
     config.ledger = Some(ledger);
     config.sealer = sealer;
+    config.idempotency_window = window;
     config.auth = Some(Arc::new(HttpAuth::new(resolver, &public_url)));
     config.allowed_origins = args
         .allowed_origins

@@ -217,7 +217,7 @@ async fn timeouts_are_retried_for_reads_and_reported() {
         .unwrap_err();
     assert_eq!(
         err,
-        BackendError::Unavailable("the Kobana API did not answer within 400 ms".into())
+        BackendError::Unavailable("the Kobana API (demo) did not answer within 400 ms".into())
     );
     assert!(
         started.elapsed() < Duration::from_secs(3),
@@ -225,47 +225,136 @@ async fn timeouts_are_retried_for_reads_and_reported() {
     );
 }
 
+fn keyed(c: &CallContext, key: &str) -> CallContext {
+    let mut c = c.clone();
+    c.idempotency_key = Some(key.into());
+    c
+}
+
+/// Finding 1: a write that timed out after it was sent is an unknown outcome (never a failure),
+/// sent once; re-sending it with the same key is answered with the first result.
 #[tokio::test]
-async fn a_post_that_timed_out_is_not_executed_twice() {
+async fn a_post_that_timed_out_is_an_unknown_outcome_and_its_key_replays_it() {
     let api = start_api(api::any_token()).await;
     let up = proxy(&api);
-    let c = ctx(&demo::PRODUCT, "t");
+    let c = keyed(&ctx(&demo::PRODUCT, "t"), "call-1");
     let before = billet_count(&up, &c).await;
-    // The API runs the create but answers too late: the proxy reports the timeout, no retry.
+    // The API runs the create but answers too late.
     api.faults.push(Fault::Timeout(Duration::from_millis(700)));
     let a = json!({"amount": 77.0, "description": "retry me"});
     let err = call(&up, &c, "demo_bank_billet_create", a.clone())
         .await
         .unwrap_err();
-    assert!(matches!(err, BackendError::Unavailable(_)), "{err:?}");
+    match &err {
+        BackendError::OutcomeUnknown(m) => {
+            assert!(m.contains("did not answer within 400 ms"), "{m}");
+            assert!(!m.contains("127.0.0.1"), "no internal URL: {m}");
+        }
+        other => panic!("{other:?}"),
+    }
     tokio::time::sleep(Duration::from_millis(500)).await;
     assert_eq!(billet_count(&up, &c).await, before + 1, "ran once upstream");
-    // The client retries the same call: same derived Idempotency-Key, the API replays its answer.
+    // The re-run carries the same key: the API replays its answer.
     let again = json_of(&up, &c, "demo_bank_billet_create", a.clone()).await;
     assert_eq!(again["description"], "retry me");
-    assert_eq!(
-        billet_count(&up, &c).await,
-        before + 1,
-        "not executed a second time"
-    );
-    // A different call gets a different key and runs.
-    json_of(&up, &c, "demo_bank_billet_create", json!({"amount": 78.0})).await;
+    assert_eq!(billet_count(&up, &c).await, before + 1, "not run twice");
+    // A new key is a new call.
+    let c2 = keyed(&c, "call-2");
+    json_of(&up, &c2, "demo_bank_billet_create", a).await;
     assert_eq!(billet_count(&up, &c).await, before + 2);
 }
 
+/// Finding 2 (item 2): `serve-api` honours the key as the Kobana API does: the same key with the
+/// same request replays the first answer; with another request it is refused, naming the key.
 #[tokio::test]
-async fn the_confirmation_key_wins_over_the_derived_one() {
+async fn the_same_key_with_another_request_is_refused() {
     let api = start_api(api::any_token()).await;
     let up = proxy(&api);
-    let mut c = ctx(&demo::PRODUCT, "t");
-    c.idempotency_key = Some("confirmed-call-1".into());
+    let c = keyed(&ctx(&demo::PRODUCT, "t"), "confirmed-call-1");
     let first = json_of(&up, &c, "demo_bank_billet_create", json!({"amount": 1.0})).await;
-    let second = json_of(&up, &c, "demo_bank_billet_create", json!({"amount": 2.0})).await;
-    assert_eq!(first, second, "same key: the API replays the first answer");
+    let replay = json_of(&up, &c, "demo_bank_billet_create", json!({"amount": 1.0})).await;
+    assert_eq!(first, replay, "same key, same request: the first answer");
+    let err = call(&up, &c, "demo_bank_billet_create", json!({"amount": 2.0}))
+        .await
+        .unwrap_err();
+    match err {
+        BackendError::Upstream { status, message } => {
+            assert_eq!(status, 422);
+            assert!(message.contains("Idempotency-Key"), "{message}");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+/// Finding 2: a write is not retried on its own (a PUT either): a slow answer is an unknown
+/// outcome, and the record shows it ran once.
+#[tokio::test]
+async fn a_slow_write_with_an_idempotent_method_is_not_retried() {
+    let api = start_api(api::any_token()).await;
+    let up = proxy(&api);
+    let c = ctx(&demo::PRODUCT, "t");
+    let billet = json_of(&up, &c, "demo_bank_billet_create", json!({"amount": 9.0})).await;
+    api.faults.push(Fault::Timeout(Duration::from_millis(700)));
+    let err = call(
+        &up,
+        &c,
+        "demo_bank_billet_cancel",
+        json!({"id": billet["uid"]}),
+    )
+    .await
+    .unwrap_err();
+    assert!(matches!(err, BackendError::OutcomeUnknown(_)), "{err:?}");
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let now = json_of(
+        &up,
+        &c,
+        "demo_bank_billet_get",
+        json!({"id": billet["uid"]}),
+    )
+    .await;
+    assert_eq!(now["status"], "canceled");
+}
+
+/// Finding 2: when our own retry of a keyed write answers 409, the first attempt most likely
+/// ran: the outcome is unknown, never "failed".
+#[tokio::test]
+async fn a_conflict_after_our_own_retry_is_an_unknown_outcome() {
+    let api = start_api(api::any_token()).await;
+    let mut config = UpstreamConfig {
+        base_url: Some(format!("{}/{{product}}", api.base)),
+        timeout: Duration::from_millis(400),
+        backoff: Duration::from_millis(10),
+        ..UpstreamConfig::default()
+    };
+    config.retry_keyed_writes = true;
+    let up = Upstream::new(config).unwrap();
+    let c = ctx(&demo::PRODUCT, "t");
+    let billet = json_of(&up, &c, "demo_bank_billet_create", json!({"amount": 9.0})).await;
+    // Already canceled (by a first attempt whose answer was lost): the retry answers 409.
+    json_of(
+        &up,
+        &c,
+        "demo_bank_billet_cancel",
+        json!({"id": billet["uid"]}),
+    )
+    .await;
+    api.faults.push(Fault::Status(503, None));
+    let err = call(
+        &up,
+        &keyed(&c, "cancel-1"),
+        "demo_bank_billet_cancel",
+        json!({"id": billet["uid"]}),
+    )
+    .await
+    .unwrap_err();
+    match err {
+        BackendError::OutcomeUnknown(m) => assert!(m.contains("409"), "{m}"),
+        other => panic!("{other:?}"),
+    }
 }
 
 #[tokio::test]
-async fn server_errors_are_retried_only_for_idempotent_methods() {
+async fn server_errors_are_retried_only_for_reads() {
     let api = start_api(api::any_token()).await;
     let up = proxy(&api);
     let c = ctx(&demo::PRODUCT, "t");
@@ -289,17 +378,44 @@ async fn server_errors_are_retried_only_for_idempotent_methods() {
             message: "injected fault: HTTP 500".into()
         }
     );
-    // POST: one 500 is reported as is, and the queued fault is consumed by one request only.
+    // A write: one 500 is an unknown outcome, and the queued fault is consumed by one request only.
     api.faults.push(Fault::Status(500, None));
     api.faults.push(Fault::Status(503, None));
     let err = call(&up, &c, "demo_bank_billet_create", json!({"amount": 5}))
         .await
         .unwrap_err();
     assert!(
-        matches!(err, BackendError::Upstream { status: 500, .. }),
+        matches!(&err, BackendError::OutcomeUnknown(m) if m.contains("HTTP 500")),
         "{err:?}"
     );
     api.faults.clear();
+}
+
+/// Finding 9: errors name the product, never the upstream URL.
+#[tokio::test]
+async fn errors_never_show_the_upstream_url() {
+    let up = Upstream::new(UpstreamConfig {
+        base_url: Some("http://127.0.0.1:1/internal-gateway/{product}".into()),
+        timeout: Duration::from_millis(400),
+        backoff: Duration::from_millis(1),
+        ..UpstreamConfig::default()
+    })
+    .unwrap();
+    let c = ctx(&demo::PRODUCT, "t");
+    for tool in ["demo_bank_billets_list", "demo_bank_billet_create"] {
+        let err = call(&up, &c, tool, json!({"amount": 1})).await.unwrap_err();
+        let text = err.to_string();
+        assert!(
+            !text.contains("127.0.0.1") && !text.contains("internal-gateway"),
+            "{tool}: {text}"
+        );
+        assert!(text.contains("the Kobana API (demo)"), "{tool}: {text}");
+        // Not connected: nothing was sent, so even a write is a plain (known) failure.
+        assert!(
+            matches!(err, BackendError::Unavailable(_)),
+            "{tool}: {err:?}"
+        );
+    }
 }
 
 #[tokio::test]
@@ -342,7 +458,10 @@ async fn truncated_and_malformed_bodies_are_clear_errors() {
             .unwrap_err();
         match err {
             BackendError::Unavailable(m) => {
-                assert!(m.contains("malformed JSON (HTTP 200"), "{fault:?}: {m}")
+                assert!(
+                    m.contains("malformed JSON") && m.contains("(HTTP 200)"),
+                    "{fault:?}: {m}"
+                )
             }
             other => panic!("{fault:?}: {other:?}"),
         }
@@ -371,4 +490,56 @@ async fn workspaces_reach_the_api_and_signed_links_download() {
     );
     let tampered = url.replace("&sig=", "&sig=00");
     assert_eq!(reqwest::get(&tampered).await.unwrap().status(), 403);
+}
+
+/// Finding 9: `serve-api` refuses records that reference unknown ids, or ids of another
+/// organization, naming the field; a reference of the caller's own organization is accepted.
+#[tokio::test]
+async fn records_referencing_unknown_or_foreign_ids_are_refused() {
+    let two_orgs: IdentityLookup = Arc::new(|t: &str| {
+        let mut id = api::demo_identity();
+        if t == "other" {
+            id.person = "person_other".into();
+            id.organization = "org_other".into();
+        }
+        Some(id)
+    });
+    let api = start_api(two_orgs).await;
+    let up = proxy(&api);
+    let mine = ctx(&demo::PRODUCT, "t");
+    let theirs = ctx(&demo::PRODUCT, "other");
+    let customers = json_of(&up, &mine, "demo_customers_list", json!({"per_page": 1})).await;
+    let customer = customers["data"][0]["uid"]
+        .as_str()
+        .or(customers["data"][0]["id"].as_str())
+        .expect("a seeded customer")
+        .to_string();
+    let ok = json_of(
+        &up,
+        &mine,
+        "demo_bank_billet_create",
+        json!({"amount": 3.0, "customer_id": customer}),
+    )
+    .await;
+    assert_eq!(ok["customer_id"], json!(customer));
+    for (c, id) in [(&mine, "no-such-customer"), (&theirs, customer.as_str())] {
+        let err = call(
+            &up,
+            c,
+            "demo_bank_billet_create",
+            json!({"amount": 3.0, "customer_id": id}),
+        )
+        .await
+        .unwrap_err();
+        match err {
+            BackendError::Upstream { status, message } => {
+                assert_eq!(status, 422, "{message}");
+                assert!(
+                    message.contains("`customer_id`") && message.contains(id),
+                    "{message}"
+                );
+            }
+            other => panic!("{id}: {other:?}"),
+        }
+    }
 }

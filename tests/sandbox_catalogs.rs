@@ -188,7 +188,9 @@ async fn recent_resources_of_recent_products_over_the_sandbox() {
             .iter()
             .filter(|t| t.listed && t.list_tool.is_some())
             .count();
-        let out = recent_resources(&ctx(product), sb.clone(), n, RecentOptions::default()).await;
+        let out = recent_resources(&ctx(product), sb.clone(), n, RecentOptions::default())
+            .await
+            .unwrap_or_else(|e| panic!("{}: every listing answers: {e}", product.name));
         assert!(listed > 0, "{}", product.name);
         assert!(
             out.len() >= listed * (n.min(25) as usize) * 9 / 10,

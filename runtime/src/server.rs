@@ -50,6 +50,9 @@ pub struct ServerConfig {
     pub sealer: Option<StateSealer>,
     /// The single-use ledger of confirmations; `None` = in memory (one process).
     pub ledger: Option<Arc<dyn crate::confirm::Ledger>>,
+    /// How long a write whose outcome is unknown keeps its idempotency key (re-running the same
+    /// call within it is answered with the first result). 24 h by default.
+    pub idempotency_window: Duration,
     /// Origins allowed besides loopback ones (`http://localhost:*`, `http://127.0.0.1:*`,
     /// `http://[::1]:*`), written exactly as browsers send them (`https://app.example.com`).
     pub allowed_origins: Vec<String>,
@@ -85,6 +88,7 @@ impl ServerConfig {
             auth: None,
             sealer: None,
             ledger: None,
+            idempotency_window: crate::confirm::idempotency::DEFAULT_WINDOW,
             allowed_origins: Vec::new(),
             allowed_hosts: Vec::new(),
             check_host: true,
@@ -135,7 +139,11 @@ impl Server {
             .ledger
             .clone()
             .unwrap_or_else(|| Arc::new(crate::confirm::MemoryLedger::new()));
-        let confirmer = crate::confirm::Confirmer::new(sealer.clone(), ledger);
+        let confirmer = crate::confirm::Confirmer::with_window(
+            sealer.clone(),
+            ledger,
+            config.idempotency_window,
+        );
         let engines = config
             .products
             .iter()

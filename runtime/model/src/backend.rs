@@ -40,7 +40,8 @@ pub enum Output {
     Bytes { mime_type: String, data: Vec<u8> },
 }
 
-/// Why a call failed. Every variant means nothing was changed.
+/// Why a call failed. Every variant but [`BackendError::OutcomeUnknown`] means nothing was
+/// changed.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum BackendError {
     /// The record does not exist (in this organization / workspace).
@@ -58,6 +59,10 @@ pub enum BackendError {
     /// The backend could not be reached or timed out, or answered something unreadable.
     #[error("backend unavailable: {0}")]
     Unavailable(String),
+    /// A write was sent and its outcome is unknown (timeout, broken connection, 5xx after
+    /// sending): it may have run. Never reported as a failure; says what to check.
+    #[error("outcome unknown: {0}")]
+    OutcomeUnknown(String),
     /// Not implemented by this backend.
     #[error("not supported: {0}")]
     Unsupported(String),

@@ -143,8 +143,8 @@ pub const CONFIRMATION_REQUIRED: AppError = AppError {
 pub const CONFIRMATION_REPLAYED: AppError = AppError {
     code: "confirmation_replayed",
     rpc_code: -31011,
-    message: "This confirmation was already used; call the tool again without requestState and confirm again",
-    when: "A confirmed call is sent again with the same requestState. Nothing runs.",
+    message: "This confirmation was already used; it does not run again",
+    when: "A confirmed call is sent again with the same requestState. Nothing runs; the message says what became of the first use (ran, refused by the API, outcome unknown, or not run at all).",
     scope: ErrorScope::RefusingReplay,
 };
 
@@ -157,9 +157,25 @@ pub const CONFIRMATION_UNAVAILABLE: AppError = AppError {
     scope: ErrorScope::All,
 };
 
-/// The notice added when a replayed confirmation is asked again (banking, billing).
-pub const REPLAY_NOTICE: &str =
-    "This approval was already used, and the action may already have run. Confirm again only if you want it to run once more.";
+pub const CONFIRMATION_QUOTA_EXCEEDED: AppError = AppError {
+    code: "confirmation_quota_exceeded",
+    rpc_code: -31014,
+    message: "You have too many confirmations or calls pending at once; nothing was run. Let the pending ones finish or expire, then try again",
+    when: "One caller holds its quota of live confirmation records (per person and organization). Other callers are not affected. Nothing runs.",
+    scope: ErrorScope::All,
+};
+
+pub const OUTCOME_UNKNOWN: AppError = AppError {
+    code: "outcome_unknown",
+    rpc_code: -31015,
+    message: "The Kobana API did not say whether this ran: it may have run. Check the record (list or get it) before doing anything else. Calling this tool again with the same arguments within the idempotency window sends the same idempotency key, so the API answers the first result instead of running it twice",
+    when: "A write was sent and then timed out, the connection broke, or the API answered 5xx (or 409 after a retry). This is not a failure: the action may have happened.",
+    scope: ErrorScope::All,
+};
+
+/// The notice added when a replayed confirmation is asked again (banking, billing); the gate
+/// appends what became of the first use.
+pub const REPLAY_NOTICE: &str = "This approval was already used.";
 
 /// A declined confirmation. The code is the product's `decline_code`.
 pub const USER_DECLINED: AppError = AppError {
@@ -185,4 +201,6 @@ pub const ALL: &[AppError] = &[
     CONFIRMATION_REQUIRED,
     CONFIRMATION_REPLAYED,
     CONFIRMATION_UNAVAILABLE,
+    CONFIRMATION_QUOTA_EXCEEDED,
+    OUTCOME_UNKNOWN,
 ];

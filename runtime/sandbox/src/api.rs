@@ -13,8 +13,12 @@
 //! into their argument, bracketed text names into objects and arrays, text typed by the input
 //! schema), so the proxy → serve-api path runs the same sandbox call as a direct one.
 //!
-//! Idempotency: a `POST` carrying an `Idempotency-Key` already seen for the same token answers
-//! the first response again without running anything, as the Kobana API does.
+//! Idempotency, as the Kobana API does: a write (any method but GET) carrying an
+//! `Idempotency-Key` (or `X-Idempotency-Key`) already answered for the same token and the same
+//! request (method, path, query, body) answers the first response again without running
+//! anything; the same key with another request is 422 `idempotency_key_reused`; while the first
+//! request runs, the same key is 409 `idempotency_key_in_use`. A request that failed (nothing
+//! changed) frees its key. Keys are kept for the life of the process.
 //!
 //! Fault injection (serve-api only; never reachable from the MCP side): the request header
 //! `X-Sandbox-Fault`, or faults queued through [`Faults`] (tests) or `POST /_sandbox/faults`
@@ -134,7 +138,7 @@ pub struct ApiState {
     pub faults: Faults,
     /// Whether `POST /_sandbox/faults` is mounted.
     pub admin: bool,
-    idempotent: Arc<Mutex<HashMap<(String, String), Replay>>>,
+    idempotent: Arc<Mutex<HashMap<(String, String), Slot>>>,
 }
 
 impl ApiState {
@@ -202,7 +206,9 @@ fn backend_error(e: &BackendError) -> Response {
         BackendError::Invalid(_) => (StatusCode::UNPROCESSABLE_ENTITY, "invalid"),
         BackendError::Conflict(_) => (StatusCode::CONFLICT, "invalid_state"),
         BackendError::Upstream { .. } => (StatusCode::BAD_GATEWAY, "upstream_error"),
-        BackendError::Unavailable(_) => (StatusCode::SERVICE_UNAVAILABLE, "unavailable"),
+        BackendError::Unavailable(_) | BackendError::OutcomeUnknown(_) => {
+            (StatusCode::SERVICE_UNAVAILABLE, "unavailable")
+        }
         BackendError::Unsupported(_) => (StatusCode::NOT_IMPLEMENTED, "unsupported"),
     };
     error(status, code, &e.to_string())
@@ -519,27 +525,51 @@ async fn run(
 
     let idem = headers
         .get("idempotency-key")
+        .or_else(|| headers.get("x-idempotency-key"))
         .and_then(|v| v.to_str().ok())
+        .filter(|k| !k.is_empty())
         .map(str::to_string);
     let replay_key = idem
         .clone()
-        .filter(|_| *method == Method::POST)
+        .filter(|_| *method != Method::GET)
         .map(|k| (token.clone(), k));
+    let request = RequestPrint::of(method, path, query, body);
     if let Some(key) = &replay_key {
-        let seen = state
-            .idempotent
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .get(key)
-            .cloned();
-        if let Some((status, ct, bytes)) = seen {
-            let mut resp =
-                (status, [(header::CONTENT_TYPE, ct)], Body::from(bytes)).into_response();
-            resp.headers_mut().insert(
-                "idempotent-replayed",
-                header::HeaderValue::from_static("true"),
-            );
-            return resp;
+        let mut seen = state.idempotent.lock().unwrap_or_else(|p| p.into_inner());
+        match seen.get(key) {
+            Some(slot) if slot.request() != &request => {
+                return error(
+                    StatusCode::UNPROCESSABLE_ENTITY,
+                    "idempotency_key_reused",
+                    &format!(
+                        "this Idempotency-Key was first used for another request ({}); use a new key for a new request",
+                        slot.request().summary
+                    ),
+                );
+            }
+            Some(Slot::InFlight(_)) => {
+                return error(
+                    StatusCode::CONFLICT,
+                    "idempotency_key_in_use",
+                    "a request with this Idempotency-Key is still being processed; retry later with the same key",
+                );
+            }
+            Some(Slot::Done(_, (status, ct, bytes))) => {
+                let mut resp = (
+                    *status,
+                    [(header::CONTENT_TYPE, ct.clone())],
+                    Body::from(bytes.clone()),
+                )
+                    .into_response();
+                resp.headers_mut().insert(
+                    "idempotent-replayed",
+                    header::HeaderValue::from_static("true"),
+                );
+                return resp;
+            }
+            None => {
+                seen.insert(key.clone(), Slot::InFlight(request.clone()));
+            }
         }
     }
     let workspace = headers
@@ -554,6 +584,16 @@ async fn run(
         workspace,
         idempotency_key: idem,
     };
+    if let Err(resp) = check_references(state, product, tool, &ctx, &args).await {
+        if let Some(key) = &replay_key {
+            state
+                .idempotent
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .remove(key);
+        }
+        return resp;
+    }
     let started = std::time::Instant::now();
     let outcome = state.sandbox.call(&ctx, tool, &args).await;
     tracing::info!(
@@ -578,16 +618,122 @@ async fn run(
             )
         }
         Ok(Output::Bytes { mime_type, data }) => (StatusCode::OK, mime_type, Bytes::from(data)),
-        Err(e) => return backend_error(&e),
+        Err(e) => {
+            // Nothing changed: the key is free for a retry of the same request.
+            if let Some(key) = &replay_key {
+                state
+                    .idempotent
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .remove(key);
+            }
+            return backend_error(&e);
+        }
     };
     if let Some(key) = replay_key {
         state
             .idempotent
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .insert(key, (status, ct.clone(), bytes.clone()));
+            .insert(
+                key,
+                Slot::Done(request, (status, ct.clone(), bytes.clone())),
+            );
     }
     (status, [(header::CONTENT_TYPE, ct)], Body::from(bytes)).into_response()
+}
+
+/// Refuses a create or update whose reference fields (`seed: ref:<record>` in the catalog) name
+/// a record that does not exist for the caller — unknown, or of another organization or
+/// workspace — as the Kobana API does: 422 `invalid_reference`, naming the field. The reference
+/// is read with the record type's own get tool, so scoping is the sandbox's.
+async fn check_references(
+    state: &ApiState,
+    product: &'static Product,
+    tool: &'static Tool,
+    ctx: &CallContext,
+    args: &Map<String, Value>,
+) -> Result<(), Response> {
+    let record = match tool.operation {
+        Operation::Create { record } | Operation::Update { record, .. } => record,
+        _ => return Ok(()),
+    };
+    let Some(rt) = product.record(record) else {
+        return Ok(());
+    };
+    for field in rt.fields {
+        let Some(target) = field.seed.strip_prefix("ref:") else {
+            continue;
+        };
+        let Some(Value::String(id)) = args.get(field.name) else {
+            continue;
+        };
+        if id.is_empty() {
+            continue;
+        }
+        let getter = product.tools.iter().find_map(|t| match t.operation {
+            Operation::Get { record: r, id_arg } if r == target => Some((t, id_arg)),
+            _ => None,
+        });
+        let Some((get, id_arg)) = getter else {
+            continue;
+        };
+        let mut get_args = Map::new();
+        get_args.insert(id_arg.to_string(), Value::String(id.clone()));
+        if let Some(ws) = args.get("workspace_id") {
+            get_args.insert("workspace_id".into(), ws.clone());
+        }
+        match state.sandbox.call(ctx, get, &get_args).await {
+            Ok(_) => {}
+            Err(BackendError::NotFound(_)) => {
+                return Err(error(
+                    StatusCode::UNPROCESSABLE_ENTITY,
+                    "invalid_reference",
+                    &format!(
+                        "`{}` names {target} `{id}`, which does not exist in this organization (or workspace)",
+                        field.name
+                    ),
+                ))
+            }
+            Err(e) => return Err(backend_error(&e)),
+        }
+    }
+    Ok(())
+}
+
+/// What identifies a request for its idempotency key: method, path, query and body.
+#[derive(Debug, Clone, PartialEq)]
+struct RequestPrint {
+    summary: String,
+    body: Bytes,
+}
+
+impl RequestPrint {
+    fn of(method: &Method, path: &str, query: Option<&str>, body: &Bytes) -> Self {
+        let summary = match query {
+            Some(q) if !q.is_empty() => format!("{} {path}?{q}", method.as_str()),
+            _ => format!("{} {path}", method.as_str()),
+        };
+        RequestPrint {
+            summary,
+            body: body.clone(),
+        }
+    }
+}
+
+/// One idempotency key's request, and its answer once it has one.
+#[derive(Debug, Clone)]
+enum Slot {
+    InFlight(RequestPrint),
+    Done(RequestPrint, Replay),
+}
+
+impl Slot {
+    fn request(&self) -> &RequestPrint {
+        match self {
+            Slot::InFlight(r) | Slot::Done(r, _) => r,
+        }
+    }
 }
 
 /// The arguments a multipart form carries for an upload tool.

@@ -7,8 +7,9 @@
 //! (tokio `JoinSet` + `Semaphore`), so 60 types at 50 ms each finish in a few hundred ms
 //! instead of 3 s (see `examples/bench_resources_list.rs`).
 //!
-//! A listing that fails is left out (logged at `warn`); the others are still returned. Results
-//! keep template order, then the list's order (newest first).
+//! A listing that fails or times out makes the whole answer an error naming the listings that
+//! failed (logged at `warn`): a partial list must never pass for a complete, cacheable one.
+//! Results keep template order, then the list's order (newest first).
 //!
 //! Called by the protocol engine's `resources/list` after the fixed resources:
 //!
@@ -139,7 +140,7 @@ pub async fn recent_resources(
     backend: Arc<dyn Backend>,
     limit: u32,
     options: RecentOptions,
-) -> Vec<Value> {
+) -> Result<Vec<Value>, String> {
     let product = ctx.product;
     let gate = Arc::new(Semaphore::new(options.concurrency.max(1)));
     let mut set = JoinSet::new();
@@ -166,7 +167,9 @@ pub async fn recent_resources(
         }
         let (gate, backend, ctx) = (gate.clone(), backend.clone(), ctx.clone());
         set.spawn(async move {
-            let _permit = gate.acquire_owned().await.ok()?;
+            let Ok(_permit) = gate.acquire_owned().await else {
+                return Err(format!("{} (not started)", list.name));
+            };
             let call = backend.call(&ctx, list, &args);
             match tokio::time::timeout(options.per_listing_timeout, call).await {
                 Ok(Ok(out)) => {
@@ -175,27 +178,52 @@ pub async fn recent_resources(
                         .take(limit as usize)
                         .filter_map(|r| describe(template, r))
                         .collect();
-                    Some((index, found))
+                    Ok((index, found))
                 }
                 Ok(Err(e)) => {
                     tracing::warn!(template = template.name, tool = list.name, error = %e, "resources/list: listing failed");
-                    None
+                    Err(format!("{} ({})", list.name, short(&e)))
                 }
                 Err(_) => {
                     tracing::warn!(template = template.name, tool = list.name, "resources/list: listing timed out");
-                    None
+                    Err(format!(
+                        "{} (no answer within {} ms)",
+                        list.name,
+                        options.per_listing_timeout.as_millis()
+                    ))
                 }
             }
         });
     }
     let mut parts: Vec<(usize, Vec<Value>)> = Vec::new();
+    let mut failed: Vec<String> = Vec::new();
     while let Some(joined) = set.join_next().await {
-        if let Ok(Some(part)) = joined {
-            parts.push(part);
+        match joined {
+            Ok(Ok(part)) => parts.push(part),
+            Ok(Err(what)) => failed.push(what),
+            Err(e) => failed.push(format!("a listing task ended abnormally: {e}")),
         }
     }
+    if !failed.is_empty() {
+        failed.sort();
+        return Err(format!(
+            "could not list the recent records of {}: {}; try again",
+            product.name,
+            failed.join("; ")
+        ));
+    }
     parts.sort_by_key(|(i, _)| *i);
-    parts.into_iter().flat_map(|(_, v)| v).collect()
+    Ok(parts.into_iter().flat_map(|(_, v)| v).collect())
+}
+
+/// A backend error as a client may see it: its kind and status, not its full text.
+fn short(e: &runtime_model::backend::BackendError) -> String {
+    use runtime_model::backend::BackendError as E;
+    match e {
+        E::Upstream { status, .. } => format!("the Kobana API answered HTTP {status}"),
+        E::NotFound(_) => "not found".into(),
+        other => other.to_string(),
+    }
 }
 
 #[cfg(test)]
@@ -278,6 +306,8 @@ mod tests {
     struct Lister {
         in_flight: AtomicUsize,
         peak: AtomicUsize,
+        /// Whether `list_3` fails.
+        fail: std::sync::atomic::AtomicBool,
     }
 
     impl Backend for Lister {
@@ -292,7 +322,7 @@ mod tests {
                 self.peak.fetch_max(now, Ordering::SeqCst);
                 tokio::time::sleep(Duration::from_millis(5)).await;
                 self.in_flight.fetch_sub(1, Ordering::SeqCst);
-                if tool.name == "list_3" {
+                if tool.name == "list_3" && self.fail.load(Ordering::SeqCst) {
                     return Err(BackendError::Unavailable("down".into()));
                 }
                 assert_eq!(args.get("per_page"), Some(&json!(3)));
@@ -327,21 +357,30 @@ mod tests {
         let backend = Arc::new(Lister {
             in_flight: AtomicUsize::new(0),
             peak: AtomicUsize::new(0),
+            fail: std::sync::atomic::AtomicBool::new(true),
         });
         let opts = RecentOptions {
             concurrency: 4,
             ..RecentOptions::default()
         };
-        let out = recent_resources(&ctx, backend.clone(), 3, opts).await;
-        // 40 types − t1 (cannot read) − t2 (not listed) − t3 (listing failed) = 37 types × 3.
-        assert_eq!(out.len(), 37 * 3);
+        // t3's listing fails: the answer is an error naming it, never a partial list.
+        let err = recent_resources(&ctx, backend.clone(), 3, opts)
+            .await
+            .unwrap_err();
+        assert!(err.contains("list_3") && err.contains("down"), "{err}");
+        backend.fail.store(false, Ordering::SeqCst);
+        let out = recent_resources(&ctx, backend.clone(), 3, opts)
+            .await
+            .unwrap();
+        // 40 types − t1 (cannot read) − t2 (not listed) = 38 types × 3.
+        assert_eq!(out.len(), 38 * 3);
         assert_eq!(
             out[0],
             json!({"uri": "kobana://p/t0/list_0-0", "name": "t0_list_0-0", "title": "Thing n0", "mimeType": "application/json"})
         );
         assert_eq!(
-            out[3]["uri"], "kobana://p/t4/list_4-0",
-            "template order kept; t1..t3 left out"
+            out[3]["uri"], "kobana://p/t3/list_3-0",
+            "template order kept; t1 and t2 left out"
         );
         assert!(backend.peak.load(Ordering::SeqCst) <= 4);
         assert!(backend.peak.load(Ordering::SeqCst) >= 2, "listings overlap");

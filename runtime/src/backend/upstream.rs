@@ -9,16 +9,20 @@
 //!   sends a real `multipart/form-data` form: the base64 file arguments decoded into file parts,
 //!   the other arguments as text parts (see [`runtime_model::upload`]); a file argument that is
 //!   not base64 is [`BackendError::Invalid`] naming it, and nothing is sent.
-//! - Every attempt has a timeout. Idempotent methods (GET, PUT, DELETE) are retried a bounded
-//!   number of times on timeouts, connection failures, 429, 500, 502, 503 and 504, with
-//!   exponential backoff, honouring `Retry-After`. POST and PATCH are never retried.
-//! - `Idempotency-Key` on every POST of a tool that is not read-only (those create or move
-//!   money): the confirmation layer's key ([`CallContext::idempotency_key`]) or, without one, a
-//!   SHA-256 of tool, canonical arguments, person, organization and workspace — so the same
-//!   confirmed call always carries the same key and is not executed twice upstream.
+//! - Every attempt has a timeout. Reads (read-only tools) with idempotent methods are retried a
+//!   bounded number of times on timeouts, connection failures, 429, 500, 502, 503 and 504, with
+//!   exponential backoff, honouring `Retry-After`. A write (a tool that is not read-only) is
+//!   sent once — unless it carries an idempotency key and [`UpstreamConfig::retry_keyed_writes`]
+//!   says the upstream honours keys. A connection that could not be opened sent nothing and may
+//!   always be retried.
+//! - The idempotency key is the engine's ([`CallContext::idempotency_key`]; its one home is
+//!   `confirm::idempotency`), sent as `Idempotency-Key` and `X-Idempotency-Key` on every attempt.
 //! - Answers: 2xx JSON → [`Output::Json`]; 2xx non-JSON (PDF, XML) → [`Output::Bytes`]; 404 →
 //!   [`BackendError::NotFound`]; other 4xx/5xx → [`BackendError::Upstream`] with the API's
 //!   message; unreadable or malformed JSON, timeouts → [`BackendError::Unavailable`] saying so.
+//!   For a write, a timeout or broken connection after sending, a 5xx, an unreadable 2xx answer,
+//!   or a 409 on our own retry is [`BackendError::OutcomeUnknown`]: it may have run.
+//! - Errors name the product, never the upstream URL (that goes to the log).
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -28,7 +32,6 @@ use runtime_model::backend::{Backend, BackendError, BoxFuture, CallContext, Outp
 use runtime_model::catalog::{Binding, BodyMode, HttpBinding, HttpMethod, Product, Tool};
 use runtime_model::upload::{self, Form};
 use serde_json::{Map, Value};
-use sha2::{Digest, Sha256};
 
 /// Largest upstream answer read (bigger ones are refused, not buffered).
 const MAX_RESPONSE_BYTES: usize = 64 * 1024 * 1024;
@@ -51,6 +54,10 @@ pub struct UpstreamConfig {
     pub max_retry_after: Duration,
     /// Token sent when the call carries none (a stdio connection's `KOBANA_ACCESS_TOKEN`).
     pub default_token: Option<String>,
+    /// Whether a write that carries an idempotency key may be retried: only when the upstream
+    /// honours the key (the same key answers the first result). Off by default: a write is then
+    /// sent once, and an unknown outcome is reported as such.
+    pub retry_keyed_writes: bool,
 }
 
 impl Default for UpstreamConfig {
@@ -63,6 +70,7 @@ impl Default for UpstreamConfig {
             backoff: Duration::from_millis(200),
             max_retry_after: Duration::from_secs(10),
             default_token: None,
+            retry_keyed_writes: false,
         }
     }
 }
@@ -206,49 +214,11 @@ pub fn build_request(
     Ok((path, body))
 }
 
-/// JSON with object keys sorted at every level: the same arguments always give the same text.
-pub fn canonical_json(v: &Value) -> String {
-    match v {
-        Value::Object(m) => {
-            let mut keys: Vec<&String> = m.keys().collect();
-            keys.sort();
-            let inner: Vec<String> = keys
-                .into_iter()
-                .map(|k| format!("{}:{}", Value::String(k.clone()), canonical_json(&m[k])))
-                .collect();
-            format!("{{{}}}", inner.join(","))
-        }
-        Value::Array(a) => format!(
-            "[{}]",
-            a.iter().map(canonical_json).collect::<Vec<_>>().join(",")
-        ),
-        other => other.to_string(),
-    }
-}
-
-/// The `Idempotency-Key` of a call: the confirmed call's key, else one derived from the call.
-pub fn idempotency_key(ctx: &CallContext, tool: &Tool, args: &Map<String, Value>) -> String {
-    if let Some(k) = ctx.idempotency_key.as_ref().filter(|k| !k.is_empty()) {
-        return k.clone();
-    }
-    let mut h = Sha256::new();
-    for part in [
-        ctx.product.name,
-        tool.name,
-        &canonical_json(&Value::Object(args.clone())),
-        &ctx.identity.person,
-        &ctx.identity.organization,
-        ctx.workspace.as_deref().unwrap_or(""),
-    ] {
-        h.update(part.as_bytes());
-        h.update([0u8]);
-    }
-    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
-}
-
-/// Whether a call carries an `Idempotency-Key`: POSTs of tools that write.
-pub fn needs_idempotency_key(tool: &Tool, binding: &HttpBinding) -> bool {
-    binding.method == HttpMethod::Post && !tool.annotations.read_only
+/// Whether a call writes: its tool is not read-only. A write is sent at most once unless it
+/// carries an idempotency key and [`UpstreamConfig::retry_keyed_writes`] says the upstream
+/// honours it; its timeouts, broken connections and 5xx are [`BackendError::OutcomeUnknown`].
+pub fn is_write(tool: &Tool) -> bool {
+    !tool.annotations.read_only
 }
 
 /// The message of an upstream error body (`message`, `error`, `errors[…]`), else its text.
@@ -283,8 +253,23 @@ fn upstream_message(body: &[u8]) -> String {
 
 enum Attempt {
     Done(Result<Output, BackendError>),
-    /// A retryable failure, with the delay the server asked for.
+    /// A failure that a retry may fix, with the delay the server asked for. For a write, an
+    /// [`BackendError::OutcomeUnknown`] here means the request may have run.
     Retry(BackendError, Option<Duration>),
+}
+
+/// A reqwest error as a client may see it: without the URL (internal hosts stay in the logs).
+fn describe(e: reqwest::Error) -> String {
+    use std::error::Error as _;
+    let e = e.without_url();
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        text.push_str(": ");
+        text.push_str(&s.to_string());
+        source = s.source();
+    }
+    text
 }
 
 fn retry_after(headers: &HeaderMap) -> Option<Duration> {
@@ -323,14 +308,32 @@ fn is_json(ct: &str) -> bool {
     ct.is_empty() || ct.contains("json")
 }
 
+/// How one attempt of a call is judged.
+#[derive(Clone, Copy)]
+struct Sent {
+    /// The tool writes ([`is_write`]).
+    write: bool,
+    /// This is a retry of an attempt whose outcome is unknown.
+    retry: bool,
+}
+
 impl Upstream {
+    /// "the Kobana API (banking)": how clients see the upstream (never its URL).
+    fn api(ctx: &CallContext) -> String {
+        format!("the Kobana API ({})", ctx.product.name)
+    }
+
     async fn attempt(
         &self,
+        ctx: &CallContext,
         method: reqwest::Method,
         url: &str,
         headers: &HeaderMap,
         body: Option<&RequestBody>,
+        sent: Sent,
     ) -> Attempt {
+        let api = Self::api(ctx);
+        let ms = self.config.timeout.as_millis();
         let mut req = self.client.request(method, url).headers(headers.clone());
         match body {
             Some(RequestBody::Json(b)) => req = req.json(b),
@@ -339,20 +342,29 @@ impl Upstream {
         }
         let resp = match req.send().await {
             Ok(r) => r,
-            Err(e) if e.is_timeout() => {
-                return Attempt::Retry(
-                    BackendError::Unavailable(format!(
-                        "the Kobana API did not answer within {} ms",
-                        self.config.timeout.as_millis()
-                    )),
-                    None,
-                )
-            }
             Err(e) => {
-                return Attempt::Retry(
-                    BackendError::Unavailable(format!("cannot reach the Kobana API: {e}")),
-                    None,
-                )
+                tracing::warn!(product = ctx.product.name, url, error = %e, "upstream request failed");
+                // Not connected: nothing was sent, whatever the method.
+                if e.is_connect() {
+                    return Attempt::Retry(
+                        BackendError::Unavailable(format!(
+                            "cannot reach {api}: {}; nothing was sent",
+                            describe(e)
+                        )),
+                        None,
+                    );
+                }
+                let what = if e.is_timeout() {
+                    format!("{api} did not answer within {ms} ms")
+                } else {
+                    format!("the connection to {api} broke: {}", describe(e))
+                };
+                let err = if sent.write {
+                    BackendError::OutcomeUnknown(format!("{what} after the request was sent"))
+                } else {
+                    BackendError::Unavailable(what)
+                };
+                return Attempt::Retry(err, None);
             }
         };
         let status = resp.status().as_u16();
@@ -363,29 +375,40 @@ impl Upstream {
             .and_then(|v| v.to_str().ok())
             .unwrap_or("")
             .to_ascii_lowercase();
+        // A write the API accepted (2xx) ran: an answer we cannot read leaves its outcome unknown
+        // to the caller, never "failed".
+        let unreadable = |why: String| -> BackendError {
+            if sent.write && (200..300).contains(&status) {
+                BackendError::OutcomeUnknown(format!(
+                    "{api} accepted the request (HTTP {status}) but {why}"
+                ))
+            } else {
+                BackendError::Unavailable(format!("{api} {why} (HTTP {status})"))
+            }
+        };
         if resp
             .content_length()
             .is_some_and(|n| n as usize > MAX_RESPONSE_BYTES)
         {
-            return Attempt::Done(Err(BackendError::Unavailable(format!(
-                "the Kobana API answer is larger than {MAX_RESPONSE_BYTES} bytes"
+            return Attempt::Done(Err(unreadable(format!(
+                "its answer is larger than {MAX_RESPONSE_BYTES} bytes"
             ))));
         }
         let bytes = match resp.bytes().await {
             Ok(b) => b,
-            Err(e) if e.is_timeout() => {
-                return Attempt::Retry(
-                    BackendError::Unavailable(format!(
-                        "the Kobana API answer did not arrive within {} ms",
-                        self.config.timeout.as_millis()
-                    )),
-                    None,
-                )
-            }
             Err(e) => {
-                return Attempt::Done(Err(BackendError::Unavailable(format!(
-                    "the Kobana API answer (HTTP {status}) could not be read completely: {e}"
-                ))))
+                tracing::warn!(product = ctx.product.name, url, error = %e, "upstream answer unreadable");
+                let why = if e.is_timeout() {
+                    format!("its answer did not arrive within {ms} ms")
+                } else {
+                    format!("its answer could not be read completely: {}", describe(e))
+                };
+                let err = unreadable(why);
+                return if sent.write || !e_is_retryable(status) {
+                    Attempt::Done(Err(err))
+                } else {
+                    Attempt::Retry(err, None)
+                };
             }
         };
         if (200..300).contains(&status) {
@@ -401,13 +424,25 @@ impl Upstream {
             }
             return Attempt::Done(match serde_json::from_slice::<Value>(&bytes) {
                 Ok(v) => Ok(Output::Json(v)),
-                Err(e) => Err(BackendError::Unavailable(format!(
-                    "the Kobana API answered malformed JSON (HTTP {status}, {} bytes): {e}",
+                Err(e) => Err(unreadable(format!(
+                    "answered malformed JSON ({} bytes): {e}",
                     bytes.len()
                 ))),
             });
         }
         let message = upstream_message(&bytes);
+        if sent.write && (status >= 500 || (status == 409 && sent.retry)) {
+            // 5xx after sending: it may have run. 409 on our own retry: most likely the first
+            // attempt ran (the record changed state, or the key is still being processed).
+            let err = BackendError::OutcomeUnknown(format!(
+                "{api} answered HTTP {status} ({message}) after the request was sent"
+            ));
+            return if status >= 500 {
+                Attempt::Retry(err, wait)
+            } else {
+                Attempt::Done(Err(err))
+            };
+        }
         let err = if status == 404 {
             BackendError::NotFound(message)
         } else {
@@ -457,12 +492,20 @@ impl Upstream {
                 headers.insert("kobana-workspace-id", v);
             }
         }
-        if needs_idempotency_key(tool, binding) {
-            let key = idempotency_key(ctx, tool, args);
-            if let Ok(v) = HeaderValue::from_str(&key) {
-                headers.insert("idempotency-key", v);
-            }
-        }
+        let write = is_write(tool);
+        // The engine's key (see `confirm::idempotency`), under both spellings: Kobana's API
+        // documents `X-Idempotency-Key`; `Idempotency-Key` is the common one.
+        let keyed = match ctx.idempotency_key.as_deref().filter(|k| !k.is_empty()) {
+            Some(key) => match HeaderValue::from_str(key) {
+                Ok(v) => {
+                    headers.insert("idempotency-key", v.clone());
+                    headers.insert("x-idempotency-key", v);
+                    true
+                }
+                Err(_) => false,
+            },
+            None => false,
+        };
         let method = match binding.method {
             HttpMethod::Get => reqwest::Method::GET,
             HttpMethod::Post => reqwest::Method::POST,
@@ -470,25 +513,40 @@ impl Upstream {
             HttpMethod::Patch => reqwest::Method::PATCH,
             HttpMethod::Delete => reqwest::Method::DELETE,
         };
-        let attempts = if binding.method.is_idempotent() {
+        let retryable = if write {
+            keyed && self.config.retry_keyed_writes
+        } else {
+            binding.method.is_idempotent()
+        };
+        let attempts = if retryable {
             self.config.max_attempts.max(1)
         } else {
             1
         };
         let mut delay = self.config.backoff;
         let mut n = 1;
-        loop {
+        // The first attempt whose outcome is unknown: once one may have run, no later answer
+        // can say the call failed.
+        let mut uncertain: Option<String> = None;
+        let result = loop {
+            let sent = Sent {
+                write,
+                retry: uncertain.is_some(),
+            };
             match self
-                .attempt(method.clone(), &url, &headers, body.as_ref())
+                .attempt(ctx, method.clone(), &url, &headers, body.as_ref(), sent)
                 .await
             {
-                Attempt::Done(result) => return result,
+                Attempt::Done(result) => break result,
                 Attempt::Retry(err, wait) => {
+                    if let BackendError::OutcomeUnknown(m) = &err {
+                        uncertain.get_or_insert_with(|| m.clone());
+                    }
                     if n >= attempts {
-                        return Err(err);
+                        break Err(err);
                     }
                     let pause = match wait {
-                        Some(w) if w > self.config.max_retry_after => return Err(err),
+                        Some(w) if w > self.config.max_retry_after => break Err(err),
                         Some(w) => w,
                         None => delay,
                     };
@@ -498,8 +556,19 @@ impl Upstream {
                     n += 1;
                 }
             }
+        };
+        match (result, uncertain) {
+            (Err(BackendError::OutcomeUnknown(m)), _) => Err(BackendError::OutcomeUnknown(m)),
+            (Err(last), Some(first)) => Err(BackendError::OutcomeUnknown(format!(
+                "{first}; a retry with the same idempotency key then answered: {last}"
+            ))),
+            (result, _) => result,
         }
     }
+}
+
+fn e_is_retryable(status: u16) -> bool {
+    (200..300).contains(&status) || matches!(status, 429 | 500 | 502 | 503 | 504)
 }
 
 impl Backend for Upstream {
@@ -517,14 +586,6 @@ impl Backend for Upstream {
 mod tests {
     use super::*;
     use serde_json::json;
-
-    #[test]
-    fn canonical_json_ignores_key_order() {
-        let a = json!({"b": 1, "a": {"y": [1, {"q": 2, "p": 1}], "x": null}});
-        let b = json!({"a": {"x": null, "y": [1, {"p": 1, "q": 2}]}, "b": 1});
-        assert_eq!(canonical_json(&a), canonical_json(&b));
-        assert_eq!(canonical_json(&json!({"b": 1, "a": 2})), r#"{"a":2,"b":1}"#);
-    }
 
     #[test]
     fn upstream_messages_are_extracted() {
@@ -688,7 +749,7 @@ mod tests {
                 .into(),
                 bearer_token: Some("tok".into()),
                 workspace: None,
-                idempotency_key: None,
+                idempotency_key: Some("k".repeat(64)),
             }
         }
 
@@ -727,7 +788,7 @@ mod tests {
                 "{}",
                 s.content_type
             );
-            assert!(s.idempotency_key.as_deref().is_some_and(|k| k.len() == 64));
+            assert_eq!(s.idempotency_key, Some("k".repeat(64)), "the engine's key");
             let text = |name: &str, value: &str| -> SeenPart {
                 (name.into(), None, None, value.as_bytes().to_vec())
             };
@@ -780,8 +841,9 @@ mod tests {
                 .call(&ctx(), &TOOL, &args())
                 .await
                 .unwrap_err();
+            // A 5xx after sending a write: it may have run; sent once, never "failed".
             assert!(
-                matches!(err, BackendError::Upstream { status: 503, .. }),
+                matches!(&err, BackendError::OutcomeUnknown(m) if m.contains("HTTP 503") && !m.contains("127.0.0.1")),
                 "{err:?}"
             );
             assert_eq!(seen.lock().unwrap().requests, 1);

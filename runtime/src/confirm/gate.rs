@@ -14,9 +14,15 @@
 //!   again" (product docs). Nothing runs, and the client can recover without an error path;
 //! - decline, cancel, or `confirm: false` (or an accept without `confirm: true`) → refused with the
 //!   product's `decline_code` and nothing runs;
-//! - `accept` + `confirm: true` → the state's nonce is recorded in the ledger *before* running:
-//!   first use → run; replay → ask again with [`REPLAY_NOTICE`] (`replay: ask_again`) or refuse
-//!   with `confirmation_replayed` (`refuse`); ledger failure → `confirmation_unavailable`.
+//! - `accept` + `confirm: true` → the state's nonce is recorded in the ledger *before* running,
+//!   in two steps: `reserved:<token>` (put if absent), then `running` (compare-and-set). Only the
+//!   request that moves the record to `running` runs the tool; after it, the engine writes the
+//!   outcome (`ran`, `failed`, `unknown`) with [`Confirmer::settle`]. A replay → ask again with
+//!   [`REPLAY_NOTICE`] (`replay: ask_again`) or refuse with `confirmation_replayed` (`refuse`),
+//!   either way saying what became of the first use. A record still `reserved` never ran (its
+//!   request failed before running, e.g. the ledger's answer was lost): a replay takes it over
+//!   and runs, once. Ledger failure → `confirmation_unavailable`; a caller over its quota →
+//!   `confirmation_quota_exceeded` (nothing runs either way).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -25,14 +31,20 @@ use runtime_model::catalog::{
     Binding, BodyMode, HttpBinding, Product, ReplayPolicy, Tool, UnconfirmableDestructive,
 };
 use runtime_model::errors::{
-    AppError, CONFIRMATION_REPLAYED, CONFIRMATION_REQUIRED, CONFIRMATION_UNAVAILABLE,
-    REPLAY_NOTICE, USER_DECLINED,
+    AppError, CONFIRMATION_QUOTA_EXCEEDED, CONFIRMATION_REPLAYED, CONFIRMATION_REQUIRED,
+    CONFIRMATION_UNAVAILABLE, REPLAY_NOTICE, USER_DECLINED,
 };
 use runtime_model::identity::Identity;
 use serde_json::{json, Map, Value};
 
-use super::ledger::Ledger;
+use super::idempotency::{self, CallKeys, Outcome};
+use super::ledger::{Ledger, LedgerError};
 use crate::state::{canonical_args_hash, canonical_json, new_nonce, StateClaims, StateSealer};
+
+/// Ledger value of a confirmation being run.
+const RUNNING: &str = "running";
+/// Prefix of the ledger value of a confirmation recorded but not yet run.
+const RESERVED: &str = "reserved:";
 
 /// The `inputRequests` key of the confirmation question.
 pub const INPUT_KEY: &str = "confirm";
@@ -68,10 +80,10 @@ pub struct GateRequest<'a> {
 /// The gate's verdict.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Gate {
-    /// Run the tool. `confirmed_key` is set when the call was confirmed: a key derived from the
-    /// confirmation's ledger nonce ([`confirmed_idempotency_key`]), which the engine forwards as the
-    /// call's idempotency key — one key per confirmation, the same for every upstream retry of it.
-    Run { confirmed_key: Option<String> },
+    /// Run the tool. `confirmed` is set when the call was confirmed: the engine proposes its key
+    /// ([`idempotency::confirmed_key`] of the nonce) as the call's idempotency key, and settles it
+    /// with [`Confirmer::settle`] once the outcome is known.
+    Run { confirmed: Option<Confirmed> },
     /// Return this `InputRequiredResult` (without `_meta`); nothing ran.
     InputRequired(Value),
     /// Return an `isError` tool result with this error; nothing ran. `code` is the wire code (the
@@ -85,9 +97,7 @@ pub enum Gate {
 
 impl Gate {
     /// Run, without a confirmation (the tool is not destructive, or the era cannot confirm).
-    pub const RUN_UNCONFIRMED: Gate = Gate::Run {
-        confirmed_key: None,
-    };
+    pub const RUN_UNCONFIRMED: Gate = Gate::Run { confirmed: None };
 
     /// Whether the verdict is to run the tool.
     pub fn runs(&self) -> bool {
@@ -103,11 +113,22 @@ impl Gate {
     }
 }
 
-/// Confirms destructive tools. Cheap to clone.
+/// A confirmation being run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Confirmed {
+    /// The confirmation's ledger nonce.
+    nonce: String,
+    /// The idempotency key this confirmation proposes.
+    pub key: String,
+}
+
+/// Confirms destructive tools, and holds the idempotency keys of writes. Cheap to clone.
 #[derive(Clone)]
 pub struct Confirmer {
     pub sealer: Arc<StateSealer>,
     pub ledger: Arc<dyn Ledger>,
+    /// The idempotency keys of writes, in the same ledger.
+    pub calls: CallKeys,
 }
 
 /// What the client answered to the question.
@@ -120,7 +141,91 @@ enum Answer {
 
 impl Confirmer {
     pub fn new(sealer: Arc<StateSealer>, ledger: Arc<dyn Ledger>) -> Self {
-        Self { sealer, ledger }
+        Self::with_window(sealer, ledger, idempotency::DEFAULT_WINDOW)
+    }
+
+    /// A confirmer whose unknown outcomes keep their idempotency key for `window`.
+    pub fn with_window(
+        sealer: Arc<StateSealer>,
+        ledger: Arc<dyn Ledger>,
+        window: Duration,
+    ) -> Self {
+        let calls = CallKeys::new(ledger.clone(), window);
+        Self {
+            sealer,
+            ledger,
+            calls,
+        }
+    }
+
+    /// Writes what became of a confirmed call, so a replay of its `requestState` can say so.
+    /// Best effort (a failure is logged; a replay then says the outcome was not recorded).
+    pub async fn settle(&self, confirmed: &Confirmed, outcome: Outcome) {
+        if let Err(e) = self
+            .ledger
+            .compare_and_set(&confirmed.nonce, RUNNING, outcome.as_str())
+            .await
+        {
+            tracing::warn!(error = %e, "could not record a confirmed call's outcome");
+        }
+    }
+
+    /// Runs a call the gate let through, at most once upstream as far as this server can tell:
+    /// for a write (`fingerprint` set) claims its idempotency key ([`CallKeys::claim`], proposing
+    /// the confirmation's key), runs `run` with it, then settles the key and the confirmation
+    /// with the outcome `run` reports. When the key cannot be recorded nothing runs, the
+    /// confirmation is given back, and the ledger's error is returned.
+    pub async fn run_once<T, F, Fut>(
+        &self,
+        fingerprint: Option<&str>,
+        confirmed: Option<&Confirmed>,
+        owner: &str,
+        run: F,
+    ) -> Result<T, LedgerError>
+    where
+        F: FnOnce(Option<String>) -> Fut,
+        Fut: std::future::Future<Output = (T, Outcome)>,
+    {
+        let key = match fingerprint {
+            None => None,
+            Some(fp) => {
+                let proposed = confirmed.map(|c| c.key.clone());
+                match self.calls.claim(fp, proposed, owner).await {
+                    Ok(k) => Some(k),
+                    Err(e) => {
+                        if let Some(c) = confirmed {
+                            self.abandon(c).await;
+                        }
+                        return Err(e);
+                    }
+                }
+            }
+        };
+        let (result, outcome) = run(key.clone()).await;
+        if let (Some(fp), Some(k)) = (fingerprint, &key) {
+            self.calls.settle(fp, k, outcome).await;
+        }
+        if let Some(c) = confirmed {
+            self.settle(c, outcome).await;
+        }
+        Ok(result)
+    }
+
+    /// Gives a confirmation back when its call could not start (nothing ran): a replay may run it.
+    pub async fn abandon(&self, confirmed: &Confirmed) {
+        let back = format!("{RESERVED}abandoned");
+        if let Err(e) = self
+            .ledger
+            .compare_and_set(&confirmed.nonce, RUNNING, &back)
+            .await
+        {
+            tracing::warn!(error = %e, "could not give back an unused confirmation");
+        }
+    }
+
+    /// Moves the confirmation's record from `reserved` to `running`: exactly one request wins.
+    async fn start(&self, nonce: &str, reserved: &str) -> Result<bool, LedgerError> {
+        self.ledger.compare_and_set(nonce, reserved, RUNNING).await
     }
 
     /// Decides whether the call runs. See the module docs for the rules.
@@ -169,22 +274,61 @@ impl Confirmer {
             },
             Answer::Yes => {
                 let ttl = Duration::from_secs(policy.confirmation_ttl_secs.max(1));
-                match self.ledger.record_once(&claims.nonce, ttl).await {
-                    Ok(true) => Gate::Run {
-                        confirmed_key: Some(confirmed_idempotency_key(&claims.nonce)),
-                    },
-                    Ok(false) => match policy.replay {
-                        ReplayPolicy::AskAgain => {
-                            self.ask(&req, &args_hash, &principal, Some(REPLAY_NOTICE))
-                        }
-                        ReplayPolicy::Refuse => Gate::refuse(CONFIRMATION_REPLAYED),
-                    },
-                    Err(e) => {
-                        tracing::warn!(tool = req.tool.name, error = %e, "confirmation ledger failed; refusing");
-                        Gate::refuse(CONFIRMATION_UNAVAILABLE)
+                let Ok(token) = new_nonce() else {
+                    return Gate::refuse(CONFIRMATION_UNAVAILABLE);
+                };
+                let reserved = format!("{RESERVED}{token}");
+                let owner = idempotency::owner(req.identity);
+                let found = self
+                    .ledger
+                    .put_new(&claims.nonce, &reserved, ttl, &owner)
+                    .await;
+                let started = match found {
+                    // First use: ours.
+                    Ok(None) => self.start(&claims.nonce, &reserved).await,
+                    // Recorded by a request that never ran it: take it over.
+                    Ok(Some(earlier)) if earlier.starts_with(RESERVED) => {
+                        self.start(&claims.nonce, &earlier).await
                     }
+                    Ok(Some(earlier)) => {
+                        return self.replayed(&req, &args_hash, &principal, &earlier)
+                    }
+                    Err(e) => return ledger_refusal(req.tool, &e),
+                };
+                match started {
+                    Ok(true) => Gate::Run {
+                        confirmed: Some(Confirmed {
+                            key: idempotency::confirmed_key(&claims.nonce),
+                            nonce: claims.nonce,
+                        }),
+                    },
+                    // Another request started it in between.
+                    Ok(false) => self.replayed(&req, &args_hash, &principal, RUNNING),
+                    Err(e) => ledger_refusal(req.tool, &e),
                 }
             }
+        }
+    }
+
+    /// The answer to a replayed confirmation whose record says `state`.
+    fn replayed(
+        &self,
+        req: &GateRequest<'_>,
+        args_hash: &str,
+        principal: &str,
+        state: &str,
+    ) -> Gate {
+        let what = replay_outcome(state);
+        match req.product.policy.replay {
+            ReplayPolicy::AskAgain => {
+                let notice = format!("{REPLAY_NOTICE} {what}");
+                self.ask(req, args_hash, principal, Some(&notice))
+            }
+            ReplayPolicy::Refuse => Gate::Refuse {
+                error: CONFIRMATION_REPLAYED,
+                code: CONFIRMATION_REPLAYED.code.to_string(),
+                message: format!("{}. {what}", CONFIRMATION_REPLAYED.message),
+            },
         }
     }
 
@@ -320,15 +464,29 @@ fn answer(responses: Option<&Value>) -> Answer {
     }
 }
 
-/// The idempotency key of a confirmed call: derived from (not equal to) the confirmation's ledger
-/// nonce, so the ledger's key never leaves the server while each confirmation still maps to one
-/// upstream key.
-pub fn confirmed_idempotency_key(nonce: &str) -> String {
-    use sha2::{Digest, Sha256};
-    let mut h = Sha256::new();
-    h.update(b"kobana-mcp/confirmed-call\0");
-    h.update(nonce.as_bytes());
-    crate::state::hex(&h.finalize())
+/// What a replay is told about the first use of its confirmation. Never "confirm again" for a
+/// call that may have run.
+fn replay_outcome(state: &str) -> &'static str {
+    match state {
+        "ran" => "The action ran once with it (its result was returned then); read the record to see it.",
+        "failed" => "The Kobana API refused the action then, so nothing changed.",
+        "unknown" => "The outcome of that call is unknown: the action may have run. Check the record (list or get it) first; running the same call again within the idempotency window sends the same idempotency key, so the API answers the first result instead of running it twice.",
+        _ => "This server has no recorded outcome for it (the call may still be running, or was interrupted): the action may have run. Check the record (list or get it) first; running the same call again within the idempotency window sends the same idempotency key, so the API answers the first result instead of running it twice.",
+    }
+}
+
+/// The refusal when the ledger cannot record a confirmation: nothing ran.
+fn ledger_refusal(tool: &Tool, e: &LedgerError) -> Gate {
+    match e {
+        LedgerError::QuotaExceeded(_) => {
+            tracing::info!(tool = tool.name, error = %e, "confirmation refused: caller over quota");
+            Gate::refuse(CONFIRMATION_QUOTA_EXCEEDED)
+        }
+        _ => {
+            tracing::warn!(tool = tool.name, error = %e, "confirmation ledger failed; refusing");
+            Gate::refuse(CONFIRMATION_UNAVAILABLE)
+        }
+    }
 }
 
 #[cfg(test)]
@@ -509,12 +667,13 @@ mod tests {
             retry.now = NOW + 10;
             // The confirmed call carries the key derived from its state's ledger nonce.
             let nonce = c.sealer.open(&state, NOW).unwrap().nonce;
-            assert_eq!(
-                c.gate(retry.req()).await,
-                Gate::Run {
-                    confirmed_key: Some(confirmed_idempotency_key(&nonce))
-                }
-            );
+            let Gate::Run {
+                confirmed: Some(first),
+            } = c.gate(retry.req()).await
+            else {
+                panic!("the confirmed call runs");
+            };
+            assert_eq!(first.key, idempotency::confirmed_key(&nonce));
             let replay = c.gate(retry.req()).await;
             if replay_asks {
                 let Gate::InputRequired(v) = &replay else {
@@ -531,12 +690,12 @@ mod tests {
                 again.state = Some(&fresh);
                 again.responses = Some(&responses);
                 let Gate::Run {
-                    confirmed_key: Some(second),
+                    confirmed: Some(second),
                 } = c.gate(again.req()).await
                 else {
                     panic!("the fresh confirmation runs");
                 };
-                assert_ne!(second, confirmed_idempotency_key(&nonce));
+                assert_ne!(second.key, first.key);
             } else {
                 assert_eq!(refusal_code(&replay), errors::CONFIRMATION_REPLAYED.code);
             }
@@ -721,6 +880,105 @@ mod tests {
             let g = c.gate(retry.req()).await;
             assert_eq!(refusal_code(&g), product.policy.decline_code);
         }
+    }
+
+    /// Finding 1 and 9: a replay says what became of the first use, and never asks to confirm
+    /// again for a call that may have run.
+    #[tokio::test]
+    async fn a_replay_says_what_became_of_the_first_use() {
+        for (outcome, says) in [
+            (Some(Outcome::Ran), "ran once"),
+            (Some(Outcome::Failed), "nothing changed"),
+            (Some(Outcome::Unknown), "may have run"),
+            (None, "no recorded outcome"),
+        ] {
+            let c = confirmer();
+            let a = args("x");
+            let id = person("p", "o");
+            let state = state_of(&c.gate(Call::new(&STRICT, &a, &id).req()).await);
+            let responses = yes();
+            let mut retry = Call::new(&STRICT, &a, &id);
+            retry.state = Some(&state);
+            retry.responses = Some(&responses);
+            let Gate::Run {
+                confirmed: Some(confirmed),
+            } = c.gate(retry.req()).await
+            else {
+                panic!("runs")
+            };
+            if let Some(o) = outcome {
+                c.settle(&confirmed, o).await;
+            }
+            let Gate::Refuse { code, message, .. } = c.gate(retry.req()).await else {
+                panic!("a replay is refused")
+            };
+            assert_eq!(code, errors::CONFIRMATION_REPLAYED.code);
+            assert!(message.contains(says), "{outcome:?}: {message}");
+            assert!(
+                !message.to_lowercase().contains("confirm again"),
+                "{message}"
+            );
+        }
+    }
+
+    /// Finding 9: a confirmation whose recording answer was lost (the ledger wrote it, the server
+    /// saw an error and ran nothing) is not reported as used: its replay runs, once.
+    #[tokio::test]
+    async fn a_reserved_confirmation_that_never_ran_runs_on_replay_once() {
+        let c = confirmer();
+        let a = args("x");
+        let id = person("p", "o");
+        let state = state_of(&c.gate(Call::new(&STRICT, &a, &id).req()).await);
+        let nonce = c.sealer.open(&state, NOW).unwrap().nonce;
+        // What a lost answer leaves behind: the reservation, never moved to running.
+        c.ledger
+            .put_new(&nonce, "reserved:lost", Duration::from_secs(300), "")
+            .await
+            .unwrap();
+        let responses = yes();
+        let mut retry = Call::new(&STRICT, &a, &id);
+        retry.state = Some(&state);
+        retry.responses = Some(&responses);
+        assert!(c.gate(retry.req()).await.runs());
+        assert_eq!(
+            refusal_code(&c.gate(retry.req()).await),
+            errors::CONFIRMATION_REPLAYED.code
+        );
+    }
+
+    /// Finding 6: one caller over its quota is refused; another organization still confirms.
+    #[tokio::test]
+    async fn a_flooding_caller_cannot_deny_confirmations_to_others() {
+        let c = Confirmer::new(
+            Arc::new(StateSealer::new(vec![("k1".into(), vec![9; 32])]).unwrap()),
+            Arc::new(MemoryLedger::with_limits(1000, 3)),
+        );
+        let flooder = person("f", "org-a");
+        let victim = person("v", "org-b");
+        let responses = yes();
+        let confirm = |id: &'static Identity, uid: &'static str| {
+            let c = c.clone();
+            let responses = responses.clone();
+            async move {
+                let a = args(uid);
+                let state = state_of(&c.gate(Call::new(&STRICT, &a, id).req()).await);
+                let mut retry = Call::new(&STRICT, &a, id);
+                retry.state = Some(&state);
+                retry.responses = Some(&responses);
+                c.gate(retry.req()).await
+            }
+        };
+        let flooder: &'static Identity = Box::leak(Box::new(flooder));
+        let victim: &'static Identity = Box::leak(Box::new(victim));
+        for uid in ["a", "b", "c"] {
+            assert!(confirm(flooder, uid).await.runs());
+        }
+        let refused = confirm(flooder, "d").await;
+        assert_eq!(
+            refusal_code(&refused),
+            errors::CONFIRMATION_QUOTA_EXCEEDED.code
+        );
+        assert!(confirm(victim, "a").await.runs());
     }
 
     #[tokio::test]

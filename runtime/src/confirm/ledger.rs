@@ -1,13 +1,19 @@
-//! The confirmation ledger: makes a confirmation single-use.
+//! The confirmation ledger: a small store of expiring records, shared by the server instances.
 //!
-//! A sealed `requestState` proves *what* was confirmed and *by whom*, but a client can send it
-//! again (a retry after a timeout, a replay). Before a confirmed tool runs, its state's nonce is
-//! recorded here atomically; only the first recording runs the tool. Entries expire with the
-//! confirmation (after that the state itself is refused as expired), so the ledger stays small.
+//! It holds two kinds of records (see [`super::idempotency`] and [`super::Confirmer`]):
+//! - a confirmation's nonce → where its single use stands (`reserved:…`, `running`, then the
+//!   outcome), so a replayed `requestState` never runs twice and its answer says what happened;
+//! - a call's fingerprint → the idempotency key of that call while its outcome is unknown, so a
+//!   re-run reuses the key and the upstream answers the first result instead of running again.
+//!
+//! Every record is charged to an owner (the caller: person and organization). One owner may hold
+//! at most a quota of live records, so one caller flooding confirmations cannot fill the store
+//! for everyone ([`LedgerError::QuotaExceeded`]); the memory ledger also keeps a global cap as a
+//! last resort ([`LedgerError::Full`]). Owner `""` is not charged (tests, internal records).
 //!
 //! Two implementations behind [`Ledger`], passing the same test suite:
 //! - [`MemoryLedger`]: one process (the default);
-//! - [`super::RedisLedger`]: several server instances sharing one Redis (`SET key 1 NX EX ttl`).
+//! - [`super::RedisLedger`]: several server instances sharing one Redis (atomic Lua scripts).
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -15,41 +21,125 @@ use std::time::{Duration, Instant};
 
 use runtime_model::backend::BoxFuture;
 
-/// Why the ledger could not record. The caller must then run nothing
-/// (`confirmation_unavailable`).
+/// Why the ledger could not record. The caller must then run nothing.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum LedgerError {
     /// The ledger is full of live entries (memory) — refusing is safer than forgetting one.
     #[error("the confirmation ledger is full")]
     Full,
+    /// This owner holds its quota of live records; others are not affected.
+    #[error("this caller holds {0} pending confirmations or calls, the most allowed at once")]
+    QuotaExceeded(usize),
     /// The ledger's store did not answer, or answered an error.
     #[error("the confirmation ledger is unavailable: {0}")]
     Unavailable(String),
 }
 
-/// Records single-use keys.
+/// Default number of live records one owner may hold.
+pub const DEFAULT_OWNER_QUOTA: usize = 1_000;
+
+/// An atomic store of expiring string records.
 pub trait Ledger: Send + Sync + 'static {
+    /// Records `key` = `value` for `ttl`, charged to `owner`, unless a live record of `key`
+    /// exists. `Ok(None)`: recorded; `Ok(Some(v))`: the live record's value, nothing changed.
+    /// Atomic: of concurrent calls with one key, exactly one gets `Ok(None)`.
+    fn put_new<'a>(
+        &'a self,
+        key: &'a str,
+        value: &'a str,
+        ttl: Duration,
+        owner: &'a str,
+    ) -> BoxFuture<'a, Result<Option<String>, LedgerError>>;
+
+    /// Sets a live record from `expected` to `new`, keeping its expiry. `Ok(false)` when the
+    /// record is gone or holds another value. Atomic.
+    fn compare_and_set<'a>(
+        &'a self,
+        key: &'a str,
+        expected: &'a str,
+        new: &'a str,
+    ) -> BoxFuture<'a, Result<bool, LedgerError>>;
+
+    /// Removes the record when it holds `value`. `Ok(false)` when it did not. Atomic.
+    fn remove_if<'a>(
+        &'a self,
+        key: &'a str,
+        value: &'a str,
+    ) -> BoxFuture<'a, Result<bool, LedgerError>>;
+
     /// Records `key` for `ttl`. `Ok(true)` the first time, `Ok(false)` while a previous record of
-    /// the same key lives. Atomic: of concurrent calls with one key, exactly one gets `true`.
+    /// the same key lives.
     fn record_once<'a>(
         &'a self,
         key: &'a str,
         ttl: Duration,
-    ) -> BoxFuture<'a, Result<bool, LedgerError>>;
+    ) -> BoxFuture<'a, Result<bool, LedgerError>> {
+        Box::pin(async move { self.put_new(key, "1", ttl, "").await.map(|v| v.is_none()) })
+    }
 }
 
-/// Default bound of [`MemoryLedger`].
+/// Default global bound of [`MemoryLedger`].
 pub const DEFAULT_MEMORY_CAPACITY: usize = 100_000;
+
+struct Entry {
+    value: String,
+    expires: Instant,
+    owner: String,
+}
+
+#[derive(Default)]
+struct Entries {
+    map: HashMap<String, Entry>,
+    /// Live records per owner (owner `""` is not counted).
+    per_owner: HashMap<String, usize>,
+}
+
+impl Entries {
+    fn remove(&mut self, key: &str) {
+        if let Some(e) = self.map.remove(key) {
+            self.uncount(&e.owner);
+        }
+    }
+
+    fn uncount(&mut self, owner: &str) {
+        if owner.is_empty() {
+            return;
+        }
+        if let Some(n) = self.per_owner.get_mut(owner) {
+            *n = n.saturating_sub(1);
+            if *n == 0 {
+                self.per_owner.remove(owner);
+            }
+        }
+    }
+
+    fn purge(&mut self, now: Instant) {
+        let expired: Vec<String> = self
+            .map
+            .iter()
+            .filter(|(_, e)| e.expires <= now)
+            .map(|(k, _)| k.clone())
+            .collect();
+        for k in expired {
+            self.remove(&k);
+        }
+    }
+
+    fn live(&self, key: &str, now: Instant) -> Option<&Entry> {
+        self.map.get(key).filter(|e| e.expires > now)
+    }
+}
 
 /// An in-process ledger with expiring entries.
 pub struct MemoryLedger {
-    entries: Mutex<HashMap<String, Instant>>,
+    entries: Mutex<Entries>,
     capacity: usize,
+    owner_quota: usize,
 }
 
 impl Default for MemoryLedger {
     fn default() -> Self {
-        Self::with_capacity(DEFAULT_MEMORY_CAPACITY)
+        Self::with_limits(DEFAULT_MEMORY_CAPACITY, DEFAULT_OWNER_QUOTA)
     }
 }
 
@@ -61,49 +151,141 @@ impl MemoryLedger {
     /// A ledger holding at most `capacity` live entries; beyond that it answers
     /// [`LedgerError::Full`] rather than evicting a live entry (which would re-enable a replay).
     pub fn with_capacity(capacity: usize) -> Self {
+        Self::with_limits(capacity, DEFAULT_OWNER_QUOTA)
+    }
+
+    /// A ledger with a global cap and a per-owner quota.
+    pub fn with_limits(capacity: usize, owner_quota: usize) -> Self {
         Self {
-            entries: Mutex::new(HashMap::new()),
+            entries: Mutex::new(Entries::default()),
             capacity,
+            owner_quota,
         }
     }
 
-    fn record(&self, key: &str, ttl: Duration) -> Result<bool, LedgerError> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Entries> {
+        self.entries.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn put(
+        &self,
+        key: &str,
+        value: &str,
+        ttl: Duration,
+        owner: &str,
+    ) -> Result<Option<String>, LedgerError> {
         let now = Instant::now();
-        let mut entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(expires) = entries.get(key) {
-            if *expires > now {
-                return Ok(false);
+        let mut entries = self.lock();
+        if let Some(e) = entries.live(key, now) {
+            return Ok(Some(e.value.clone()));
+        }
+        entries.remove(key);
+        let held = |e: &Entries| e.per_owner.get(owner).copied().unwrap_or(0);
+        if !owner.is_empty() && held(&entries) >= self.owner_quota {
+            entries.purge(now);
+            if held(&entries) >= self.owner_quota {
+                return Err(LedgerError::QuotaExceeded(self.owner_quota));
             }
         }
-        if entries.len() >= self.capacity && !entries.contains_key(key) {
-            entries.retain(|_, expires| *expires > now);
-            if entries.len() >= self.capacity {
+        if entries.map.len() >= self.capacity {
+            entries.purge(now);
+            if entries.map.len() >= self.capacity {
                 return Err(LedgerError::Full);
             }
         }
-        entries.insert(key.to_string(), now + ttl);
-        Ok(true)
+        if !owner.is_empty() {
+            *entries.per_owner.entry(owner.to_string()).or_insert(0) += 1;
+        }
+        entries.map.insert(
+            key.to_string(),
+            Entry {
+                value: value.to_string(),
+                expires: now + ttl,
+                owner: owner.to_string(),
+            },
+        );
+        Ok(None)
+    }
+
+    fn cas(&self, key: &str, expected: &str, new: &str) -> bool {
+        let now = Instant::now();
+        let mut entries = self.lock();
+        match entries.map.get_mut(key) {
+            Some(e) if e.expires > now && e.value == expected => {
+                e.value = new.to_string();
+                true
+            }
+            _ => false,
+        }
+    }
+
+    fn remove_when(&self, key: &str, value: &str) -> bool {
+        let now = Instant::now();
+        let mut entries = self.lock();
+        let matches = entries.live(key, now).is_some_and(|e| e.value == value);
+        if matches {
+            entries.remove(key);
+        }
+        matches
     }
 }
 
 impl Ledger for MemoryLedger {
-    fn record_once<'a>(
+    fn put_new<'a>(
         &'a self,
         key: &'a str,
+        value: &'a str,
         ttl: Duration,
+        owner: &'a str,
+    ) -> BoxFuture<'a, Result<Option<String>, LedgerError>> {
+        let r = self.put(key, value, ttl, owner);
+        Box::pin(async move { r })
+    }
+
+    fn compare_and_set<'a>(
+        &'a self,
+        key: &'a str,
+        expected: &'a str,
+        new: &'a str,
     ) -> BoxFuture<'a, Result<bool, LedgerError>> {
-        let result = self.record(key, ttl);
-        Box::pin(async move { result })
+        let r = self.cas(key, expected, new);
+        Box::pin(async move { Ok(r) })
+    }
+
+    fn remove_if<'a>(
+        &'a self,
+        key: &'a str,
+        value: &'a str,
+    ) -> BoxFuture<'a, Result<bool, LedgerError>> {
+        let r = self.remove_when(key, value);
+        Box::pin(async move { Ok(r) })
     }
 }
 
 impl<L: Ledger + ?Sized> Ledger for std::sync::Arc<L> {
-    fn record_once<'a>(
+    fn put_new<'a>(
         &'a self,
         key: &'a str,
+        value: &'a str,
         ttl: Duration,
+        owner: &'a str,
+    ) -> BoxFuture<'a, Result<Option<String>, LedgerError>> {
+        (**self).put_new(key, value, ttl, owner)
+    }
+    fn compare_and_set<'a>(
+        &'a self,
+        key: &'a str,
+        expected: &'a str,
+        new: &'a str,
     ) -> BoxFuture<'a, Result<bool, LedgerError>> {
-        (**self).record_once(key, ttl)
+        (**self).compare_and_set(key, expected, new)
+    }
+    fn remove_if<'a>(
+        &'a self,
+        key: &'a str,
+        value: &'a str,
+    ) -> BoxFuture<'a, Result<bool, LedgerError>> {
+        (**self).remove_if(key, value)
     }
 }
 
@@ -111,14 +293,37 @@ impl<L: Ledger + ?Sized> Ledger for std::sync::Arc<L> {
 /// when its configured ledger could not be set up and it must not run destructive tools.
 pub struct FailingLedger(pub String);
 
-impl Ledger for FailingLedger {
-    fn record_once<'a>(
-        &'a self,
-        _key: &'a str,
-        _ttl: Duration,
-    ) -> BoxFuture<'a, Result<bool, LedgerError>> {
+impl FailingLedger {
+    fn fail<'a, T: Send + 'a>(&self) -> BoxFuture<'a, Result<T, LedgerError>> {
         let e = LedgerError::Unavailable(self.0.clone());
         Box::pin(async move { Err(e) })
+    }
+}
+
+impl Ledger for FailingLedger {
+    fn put_new<'a>(
+        &'a self,
+        _key: &'a str,
+        _value: &'a str,
+        _ttl: Duration,
+        _owner: &'a str,
+    ) -> BoxFuture<'a, Result<Option<String>, LedgerError>> {
+        self.fail()
+    }
+    fn compare_and_set<'a>(
+        &'a self,
+        _key: &'a str,
+        _expected: &'a str,
+        _new: &'a str,
+    ) -> BoxFuture<'a, Result<bool, LedgerError>> {
+        self.fail()
+    }
+    fn remove_if<'a>(
+        &'a self,
+        _key: &'a str,
+        _value: &'a str,
+    ) -> BoxFuture<'a, Result<bool, LedgerError>> {
+        self.fail()
     }
 }
 
@@ -145,6 +350,39 @@ pub(crate) mod suite {
             l.record_once(&other, Duration::from_secs(30)).await,
             Ok(true)
         );
+    }
+
+    pub async fn values_compare_and_remove(l: &dyn Ledger) {
+        let k = unique("values");
+        let ttl = Duration::from_secs(30);
+        assert_eq!(l.put_new(&k, "a", ttl, "").await, Ok(None));
+        assert_eq!(l.put_new(&k, "b", ttl, "").await, Ok(Some("a".into())));
+        assert_eq!(l.compare_and_set(&k, "b", "c").await, Ok(false));
+        assert_eq!(l.compare_and_set(&k, "a", "c").await, Ok(true));
+        assert_eq!(l.put_new(&k, "d", ttl, "").await, Ok(Some("c".into())));
+        assert_eq!(l.remove_if(&k, "a").await, Ok(false));
+        assert_eq!(l.remove_if(&k, "c").await, Ok(true));
+        assert_eq!(l.compare_and_set(&k, "c", "e").await, Ok(false));
+        assert_eq!(l.put_new(&k, "f", ttl, "").await, Ok(None));
+    }
+
+    pub async fn owners_have_a_quota(l: &dyn Ledger, quota: usize) {
+        let flooder = unique("flooder");
+        let other = unique("other-owner");
+        let ttl = Duration::from_secs(30);
+        for i in 0..quota {
+            let k = unique(&format!("flood{i}"));
+            assert_eq!(l.put_new(&k, "x", ttl, &flooder).await, Ok(None));
+        }
+        let k = unique("flood-over");
+        assert_eq!(
+            l.put_new(&k, "x", ttl, &flooder).await,
+            Err(LedgerError::QuotaExceeded(quota))
+        );
+        let k = unique("other");
+        assert_eq!(l.put_new(&k, "x", ttl, &other).await, Ok(None));
+        // Removing one of the flooder's records gives its room back.
+        assert_eq!(l.remove_if(&k, "x").await, Ok(true));
     }
 
     pub async fn entries_expire(l: &dyn Ledger) {
@@ -176,6 +414,7 @@ pub(crate) mod suite {
 
     pub async fn run_all(l: Arc<dyn Ledger>) {
         first_use_then_replay(&*l).await;
+        values_compare_and_remove(&*l).await;
         entries_expire(&*l).await;
         concurrent_recordings_admit_exactly_one(l).await;
     }
@@ -189,6 +428,7 @@ mod tests {
     #[tokio::test]
     async fn memory_ledger_passes_the_suite() {
         suite::run_all(Arc::new(MemoryLedger::new())).await;
+        suite::owners_have_a_quota(&MemoryLedger::with_limits(100, 5), 5).await;
     }
 
     #[tokio::test]
@@ -210,6 +450,19 @@ mod tests {
         );
         tokio::time::sleep(Duration::from_millis(30)).await;
         assert_eq!(l.record_once("b", Duration::from_secs(30)).await, Ok(true));
+    }
+
+    #[tokio::test]
+    async fn expired_records_give_an_owner_its_room_back() {
+        let l = MemoryLedger::with_limits(100, 1);
+        let short = Duration::from_millis(10);
+        assert_eq!(l.put_new("a", "x", short, "o").await, Ok(None));
+        assert_eq!(
+            l.put_new("b", "x", short, "o").await,
+            Err(LedgerError::QuotaExceeded(1))
+        );
+        tokio::time::sleep(Duration::from_millis(30)).await;
+        assert_eq!(l.put_new("b", "x", short, "o").await, Ok(None));
     }
 
     #[tokio::test]

@@ -11,12 +11,16 @@
 //! is enforced by a [`Ledger`] before the tool runs.
 
 mod gate;
+pub mod idempotency;
 pub mod ledger;
 pub mod redis_ledger;
 #[cfg(test)]
 pub(crate) mod testing;
+#[cfg(test)]
+mod walk;
 
-pub use gate::{confirmed_idempotency_key, Confirmer, Gate, GateRequest, CONFIRM_FIELD, INPUT_KEY};
+pub use gate::{Confirmed, Confirmer, Gate, GateRequest, CONFIRM_FIELD, INPUT_KEY};
+pub use idempotency::{CallKeys, Outcome};
 pub use ledger::{FailingLedger, Ledger, LedgerError, MemoryLedger};
 pub use redis_ledger::RedisLedger;
 
@@ -26,8 +30,42 @@ use std::sync::Arc;
 /// `redis://…` / `rediss://…` → [`RedisLedger`].
 pub const LEDGER_ENV: &str = "KOBANA_LEDGER";
 
-/// Builds the ledger a `KOBANA_LEDGER`-style setting names. The Redis ledger connects lazily, so
-/// a server starts even when Redis is down (and refuses destructive tools until it is up).
+/// Environment variable that lets a server start on a Redis ledger that may lose keys (warns).
+pub const ALLOW_VOLATILE_ENV: &str = "KOBANA_ALLOW_VOLATILE_LEDGER";
+
+/// Checks at start that the ledger a setting names keeps its keys: for Redis, persistence on and
+/// `maxmemory-policy noeviction` ([`RedisLedger::durability_problems`]). A Redis that can lose
+/// keys, or that cannot be asked, is an error — unless `allow_volatile`, which turns each problem
+/// into a warning returned to the caller. The memory ledger needs no check (it lives and dies
+/// with the process, and says so in the README).
+pub async fn verify_durable(
+    setting: Option<&str>,
+    allow_volatile: bool,
+) -> Result<Vec<String>, String> {
+    let Some(url) = setting
+        .map(str::trim)
+        .filter(|s| s.starts_with("redis://") || s.starts_with("rediss://"))
+    else {
+        return Ok(Vec::new());
+    };
+    let ledger = RedisLedger::new(url).map_err(|e| e.to_string())?;
+    let problems = match ledger.durability_problems().await {
+        Ok(p) => p,
+        Err(e) => vec![format!(
+            "cannot verify that Redis keeps the ledger's keys ({e})"
+        )],
+    };
+    if problems.is_empty() || allow_volatile {
+        return Ok(problems);
+    }
+    Err(format!(
+        "the Redis confirmation ledger can lose keys, and a lost key lets a used confirmation run again: {}. Fix the Redis settings (README, \"Several instances\"), or start anyway with --allow-volatile-ledger / {ALLOW_VOLATILE_ENV}=1",
+        problems.join("; ")
+    ))
+}
+
+/// Builds the ledger a `KOBANA_LEDGER`-style setting names. The Redis ledger connects lazily;
+/// the CLI checks it first with [`verify_durable`].
 pub fn ledger_from_setting(setting: Option<&str>) -> Result<Arc<dyn Ledger>, LedgerError> {
     match setting.map(str::trim).filter(|s| !s.is_empty()) {
         None | Some("memory") => Ok(Arc::new(MemoryLedger::new())),

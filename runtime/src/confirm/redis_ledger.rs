@@ -1,7 +1,13 @@
-//! The Redis confirmation ledger, for several server instances: `SET <key> 1 NX EX <ttl>`.
+//! The Redis confirmation ledger, for several server instances.
 //!
-//! `SET … NX` is atomic on the Redis server, so of all instances that record one confirmation
-//! exactly one gets `OK`; the others get nil (a replay). Keys expire with the confirmation.
+//! Each operation is one Lua script, atomic on the Redis server: of all instances that record
+//! one confirmation exactly one succeeds; the others see the record (a replay). Records expire
+//! with the confirmation (or the idempotency window); each owner's live records are counted in
+//! a sorted set scored by expiry, for the per-owner quota.
+//!
+//! Single use holds only while Redis keeps the keys: [`RedisLedger::durability_problems`] checks
+//! persistence and the eviction policy, and the CLI refuses to start on a volatile Redis unless
+//! told otherwise (`--allow-volatile-ledger`).
 //!
 //! The connection is a multiplexed one (one TCP connection shared by all requests), opened on
 //! first use and re-opened after an error, with short timeouts: a ledger that cannot answer
@@ -21,8 +27,10 @@ use super::ledger::{Ledger, LedgerError};
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
 /// Timeout of one command.
 pub const RESPONSE_TIMEOUT: Duration = Duration::from_secs(2);
-/// Prefix of every key this ledger writes.
+/// Prefix of every record this ledger writes.
 pub const KEY_PREFIX: &str = "kobana-mcp:confirmation:";
+/// Prefix of the per-owner sets that count an owner's live records (the quota).
+pub const OWNER_PREFIX: &str = "kobana-mcp:owner:";
 
 /// A ledger kept in Redis.
 pub struct RedisLedger {
@@ -30,6 +38,7 @@ pub struct RedisLedger {
     /// Where the URL points, without credentials (for error messages).
     display: String,
     conn: Mutex<Option<MultiplexedConnection>>,
+    owner_quota: usize,
 }
 
 impl RedisLedger {
@@ -42,7 +51,14 @@ impl RedisLedger {
             display: format!("{}", info.addr),
             client,
             conn: Mutex::new(None),
+            owner_quota: super::ledger::DEFAULT_OWNER_QUOTA,
         })
+    }
+
+    /// The most live records one owner may hold (see [`super::Ledger`]).
+    pub fn with_owner_quota(mut self, quota: usize) -> Self {
+        self.owner_quota = quota.max(1);
+        self
     }
 
     /// Connects now (to fail fast at start-up when wanted).
@@ -77,50 +93,212 @@ impl RedisLedger {
         LedgerError::Unavailable(format!("Redis at {}: {why}", self.display))
     }
 
-    async fn set_nx(&self, key: &str, ttl: Duration) -> Result<bool, LedgerError> {
+    /// Runs one of the ledger's scripts; a broken connection is re-opened on the next call.
+    async fn run<T: redis::FromRedisValue>(
+        &self,
+        script: &redis::Script,
+        keys: &[&str],
+        args: &[String],
+    ) -> Result<T, LedgerError> {
         let mut conn = self.connection().await?;
-        let secs = ttl.as_secs().max(1);
-        let cmd = redis::cmd("SET")
-            .arg(format!("{KEY_PREFIX}{key}"))
-            .arg(1)
-            .arg("NX")
-            .arg("EX")
-            .arg(secs)
-            .to_owned();
-        let result: Result<Option<String>, _> =
-            tokio::time::timeout(RESPONSE_TIMEOUT, cmd.query_async(&mut conn))
-                .await
-                .map_err(|_| self.unavailable("command timed out"))?;
+        let mut inv = script.prepare_invoke();
+        for k in keys {
+            inv.key(*k);
+        }
+        for a in args {
+            inv.arg(a);
+        }
+        let result = tokio::time::timeout(RESPONSE_TIMEOUT, inv.invoke_async(&mut conn)).await;
         match result {
-            Ok(Some(ok)) if ok == "OK" => Ok(true),
-            Ok(Some(other)) => {
-                Err(self.unavailable(&format!("unexpected answer {other:?} to SET NX")))
-            }
-            Ok(None) => Ok(false),
-            Err(e) => {
-                // A broken connection is re-opened on the next call.
-                if e.is_io_error() || e.is_connection_dropped() || e.is_timeout() {
-                    self.forget_connection().await;
-                }
+            Ok(Ok(v)) => Ok(v),
+            Ok(Err(e)) => {
+                // Timeouts and errors leave the connection in an unknown state: start afresh.
+                self.forget_connection().await;
                 Err(self.unavailable(&e.to_string()))
+            }
+            Err(_) => {
+                self.forget_connection().await;
+                Err(self.unavailable("command timed out"))
             }
         }
     }
+
+    /// Checks that Redis keeps the ledger's keys: persistence on (AOF, or RDB snapshots) and
+    /// an eviction policy that never evicts them. Answers the problems found (empty = durable).
+    ///
+    /// Eviction: our keys all carry a TTL, so `volatile-*` policies could evict them as readily
+    /// as `allkeys-*`; only `noeviction` is accepted (Redis then refuses writes when full, which
+    /// the ledger reports as unavailable and nothing runs).
+    pub async fn durability_problems(&self) -> Result<Vec<String>, LedgerError> {
+        let conn = self.connection().await?;
+        let get = |name: &'static str| {
+            let mut conn = conn.clone();
+            async move {
+                let r: Result<Vec<String>, _> = tokio::time::timeout(
+                    RESPONSE_TIMEOUT,
+                    redis::cmd("CONFIG")
+                        .arg("GET")
+                        .arg(name)
+                        .query_async(&mut conn),
+                )
+                .await
+                .map_err(|_| format!("CONFIG GET {name} timed out"))?;
+                r.map_err(|e| format!("CONFIG GET {name}: {e}"))
+                    .map(|v| v.get(1).cloned().unwrap_or_default())
+            }
+        };
+        let appendonly = get("appendonly").await.map_err(|e| self.unavailable(&e))?;
+        let save = get("save").await.map_err(|e| self.unavailable(&e))?;
+        let policy = get("maxmemory-policy")
+            .await
+            .map_err(|e| self.unavailable(&e))?;
+        Ok(durability_verdict(&appendonly, &save, &policy))
+    }
+}
+
+/// The problems of a Redis configuration for the ledger (see
+/// [`RedisLedger::durability_problems`]).
+pub fn durability_verdict(appendonly: &str, save: &str, policy: &str) -> Vec<String> {
+    let mut problems = Vec::new();
+    if !appendonly.eq_ignore_ascii_case("yes") && save.trim().is_empty() {
+        problems.push(
+            "persistence is off (appendonly no and no save points): a restart forgets every used confirmation; set `appendonly yes` (with `appendfsync everysec` or `always`)".to_string(),
+        );
+    } else if !appendonly.eq_ignore_ascii_case("yes") {
+        problems.push(format!(
+            "only RDB snapshots (save \"{save}\"): a crash loses the confirmations used since the last snapshot; set `appendonly yes`"
+        ));
+    }
+    if !policy.eq_ignore_ascii_case("noeviction") {
+        problems.push(format!(
+            "maxmemory-policy is `{policy}`: Redis may evict used confirmations when memory runs short; set `maxmemory-policy noeviction`"
+        ));
+    }
+    problems
+}
+
+/// `put_new`: KEYS[1] record, KEYS[2] the owner's set (unused when ARGV[3] is 0);
+/// ARGV value, ttl seconds, quota, now (unix seconds).
+const PUT_NEW: &str = r#"
+local existing = redis.call('GET', KEYS[1])
+if existing then return {1, existing} end
+local quota = tonumber(ARGV[3])
+local ttl = tonumber(ARGV[2])
+if quota > 0 then
+  local now = tonumber(ARGV[4])
+  redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
+  if redis.call('ZCARD', KEYS[2]) >= quota then return {2, ''} end
+  redis.call('ZADD', KEYS[2], now + ttl, KEYS[1])
+  if redis.call('TTL', KEYS[2]) < ttl then redis.call('EXPIRE', KEYS[2], ttl) end
+end
+redis.call('SET', KEYS[1], ARGV[1], 'EX', ttl)
+return {0, ''}
+"#;
+
+const COMPARE_AND_SET: &str = r#"
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL')
+  return 1
+end
+return 0
+"#;
+
+const REMOVE_IF: &str = r#"
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  redis.call('DEL', KEYS[1])
+  return 1
+end
+return 0
+"#;
+
+fn script(src: &'static str) -> &'static redis::Script {
+    use std::sync::OnceLock;
+    static PUT: OnceLock<redis::Script> = OnceLock::new();
+    static CAS: OnceLock<redis::Script> = OnceLock::new();
+    static DEL: OnceLock<redis::Script> = OnceLock::new();
+    let cell = match src {
+        PUT_NEW => &PUT,
+        COMPARE_AND_SET => &CAS,
+        _ => &DEL,
+    };
+    cell.get_or_init(|| redis::Script::new(src))
+}
+
+fn now_unix() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
 }
 
 impl Ledger for RedisLedger {
-    fn record_once<'a>(
+    fn put_new<'a>(
         &'a self,
         key: &'a str,
+        value: &'a str,
         ttl: Duration,
+        owner: &'a str,
+    ) -> BoxFuture<'a, Result<Option<String>, LedgerError>> {
+        Box::pin(async move {
+            let record = format!("{KEY_PREFIX}{key}");
+            let owner_set = format!("{OWNER_PREFIX}{owner}");
+            let quota = if owner.is_empty() {
+                0
+            } else {
+                self.owner_quota
+            };
+            let (tag, existing): (u8, String) = self
+                .run(
+                    script(PUT_NEW),
+                    &[&record, &owner_set],
+                    &[
+                        value.to_string(),
+                        ttl.as_secs().max(1).to_string(),
+                        quota.to_string(),
+                        now_unix().to_string(),
+                    ],
+                )
+                .await?;
+            match tag {
+                0 => Ok(None),
+                1 => Ok(Some(existing)),
+                _ => Err(LedgerError::QuotaExceeded(self.owner_quota)),
+            }
+        })
+    }
+
+    fn compare_and_set<'a>(
+        &'a self,
+        key: &'a str,
+        expected: &'a str,
+        new: &'a str,
     ) -> BoxFuture<'a, Result<bool, LedgerError>> {
         Box::pin(async move {
-            let r = self.set_nx(key, ttl).await;
-            if r.is_err() {
-                // Timeouts leave the connection in an unknown state: start afresh next time.
-                self.forget_connection().await;
-            }
-            r
+            let n: i64 = self
+                .run(
+                    script(COMPARE_AND_SET),
+                    &[&format!("{KEY_PREFIX}{key}")],
+                    &[expected.to_string(), new.to_string()],
+                )
+                .await?;
+            Ok(n == 1)
+        })
+    }
+
+    fn remove_if<'a>(
+        &'a self,
+        key: &'a str,
+        value: &'a str,
+    ) -> BoxFuture<'a, Result<bool, LedgerError>> {
+        Box::pin(async move {
+            let n: i64 = self
+                .run(
+                    script(REMOVE_IF),
+                    &[&format!("{KEY_PREFIX}{key}")],
+                    &[value.to_string()],
+                )
+                .await?;
+            Ok(n == 1)
         })
     }
 }
@@ -157,6 +335,27 @@ mod tests {
     async fn redis_ledger_passes_the_suite() {
         if let Some(l) = ledger_or_skip().await {
             suite::run_all(Arc::new(l)).await;
+            let small = RedisLedger::new(&redis_url()).unwrap().with_owner_quota(5);
+            suite::owners_have_a_quota(&small, 5).await;
+        }
+    }
+
+    #[test]
+    fn only_a_persistent_noeviction_redis_is_durable() {
+        assert!(durability_verdict("yes", "", "noeviction").is_empty());
+        assert!(durability_verdict("yes", "3600 1", "noeviction").is_empty());
+        let v = durability_verdict("no", "", "noeviction");
+        assert!(v.len() == 1 && v[0].contains("persistence is off"), "{v:?}");
+        let v = durability_verdict("no", "3600 1", "noeviction");
+        assert!(v.len() == 1 && v[0].contains("appendonly yes"), "{v:?}");
+        for policy in [
+            "allkeys-lru",
+            "volatile-lru",
+            "volatile-ttl",
+            "allkeys-random",
+        ] {
+            let v = durability_verdict("yes", "", policy);
+            assert!(v.len() == 1 && v[0].contains(policy), "{v:?}");
         }
     }
 

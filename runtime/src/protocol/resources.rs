@@ -105,15 +105,18 @@ impl Engine {
             .filter_map(|r| serde_json::from_str(r.descriptor_json).ok())
             .collect();
         let ctx = self.call_context(call, &Map::new());
-        resources.extend(
-            crate::backend::recent::recent_resources(
-                &ctx,
-                self.backend.clone(),
-                n,
-                Default::default(),
-            )
-            .await,
-        );
+        // A failed listing is an error: never a partial list that looks complete and cacheable.
+        match crate::backend::recent::recent_resources(
+            &ctx,
+            self.backend.clone(),
+            n,
+            Default::default(),
+        )
+        .await
+        {
+            Ok(more) => resources.extend(more),
+            Err(why) => return RpcError::internal(why).into(),
+        }
         Reply::Value(self.finish(call, json!({ "resources": resources }), true))
     }
 

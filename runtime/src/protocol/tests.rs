@@ -74,8 +74,16 @@ impl Backend for Recorder {
                     json!({"data": [{"id": "cus_1"}, {"id": "cus_2"}, {"id": "inv_9"}]}),
                 ));
             }
+            if args.get("document").and_then(Value::as_str) == Some("00000000000") {
+                return Err(BackendError::OutcomeUnknown(
+                    "timed out after sending".into(),
+                ));
+            }
             match args.get("id").and_then(Value::as_str) {
                 Some("missing") => Err(BackendError::NotFound("no such record".into())),
+                Some("00000000000") => Err(BackendError::OutcomeUnknown(
+                    "timed out after sending".into(),
+                )),
                 Some(id) => Ok(Output::Json(json!({"id": id, "name": "x"}))),
                 None => Ok(Output::Json(json!([1, 2, 3]))),
             }
@@ -719,8 +727,15 @@ fn key_of(rec: &Recorder) -> Option<String> {
     rec.keys.lock().unwrap().last().cloned().flatten()
 }
 
+fn confirm_twice(refund: &Value) -> [Value; 2] {
+    let mut yes = refund.clone();
+    yes["inputResponses"] = json!({"confirm": {"action": "accept", "content": {"confirm": true}}});
+    [refund.clone(), yes]
+}
+
+/// Findings 1 and 3: the key of a write is reused only while its outcome is unknown.
 #[tokio::test]
-async fn calls_that_move_money_carry_an_idempotency_key_stable_per_call_unique_per_confirmation() {
+async fn writes_reuse_their_idempotency_key_only_after_an_unknown_outcome() {
     let (e, rec) = engine_with(product("billing"), 500);
     let all = || identity(&["all"], &["*"]);
     let legacy = call(LEGACY, all(), json!({}));
@@ -728,7 +743,7 @@ async fn calls_that_move_money_carry_an_idempotency_key_stable_per_call_unique_p
         json!({"name": "billing_customers_create",
                "arguments": {"name": "Ana", "document": doc, "email": "a@x.com"}})
     };
-    // An unconfirmed POST that writes: a key derived from the call, the same on a retry.
+    // A deliberate repeat after a known outcome is a new call: a new key (finding 3).
     ask(&e, &legacy, "tools/call", create("12345678901"))
         .await
         .unwrap();
@@ -736,24 +751,43 @@ async fn calls_that_move_money_carry_an_idempotency_key_stable_per_call_unique_p
     ask(&e, &legacy, "tools/call", create("12345678901"))
         .await
         .unwrap();
-    assert_eq!(key_of(&rec).as_deref(), Some(first.as_str()));
-    // Other arguments, or another person, are another call.
-    ask(&e, &legacy, "tools/call", create("12345678902"))
+    assert_ne!(key_of(&rec).as_deref(), Some(first.as_str()));
+    // An unknown outcome keeps the key: re-running the same call sends it again, and the result
+    // says "outcome unknown", never a failure.
+    let r = ask(&e, &legacy, "tools/call", create("00000000000"))
         .await
         .unwrap();
-    assert_ne!(key_of(&rec).as_deref(), Some(first.as_str()));
+    assert_eq!(
+        r["structuredContent"]["error"]["code"], "outcome_unknown",
+        "{r}"
+    );
+    let unknown = key_of(&rec).unwrap();
+    ask(&e, &legacy, "tools/call", create("00000000000"))
+        .await
+        .unwrap();
+    assert_eq!(key_of(&rec).as_deref(), Some(unknown.as_str()));
+    // Another person's identical call is another call.
     let mut other = all();
     other.person = "p2".into();
     ask(
         &e,
         &call(LEGACY, other, json!({})),
         "tools/call",
-        create("12345678901"),
+        create("00000000000"),
     )
     .await
     .unwrap();
-    assert_ne!(key_of(&rec).as_deref(), Some(first.as_str()));
-    // A read carries none.
+    assert_ne!(key_of(&rec).as_deref(), Some(unknown.as_str()));
+    // Every write carries a key (a DELETE too); a read carries none.
+    ask(
+        &e,
+        &legacy,
+        "tools/call",
+        json!({"name": "billing_customers_delete", "arguments": {"id": "cus_1"}}),
+    )
+    .await
+    .unwrap();
+    assert!(key_of(&rec).is_some());
     ask(
         &e,
         &legacy,
@@ -764,52 +798,22 @@ async fn calls_that_move_money_carry_an_idempotency_key_stable_per_call_unique_p
     .unwrap();
     assert_eq!(key_of(&rec), None);
 
-    // A confirmed destructive call: the key comes from the confirmation.
-    let refund = json!({"name": "billing_payments_refund", "arguments": {"id": "pay_1"}});
+    // Confirmed calls: each confirmation after a known outcome is its own call...
     let modern = call(Era::Modern, all(), json!({"elicitation": {}}));
-    let mut confirmed_keys = Vec::new();
-    for _ in 0..2 {
-        let q = ask(&e, &modern, "tools/call", refund.clone())
-            .await
-            .unwrap();
+    let mut keys = Vec::new();
+    for id in ["pay_1", "pay_1", "00000000000", "00000000000"] {
+        let refund = json!({"name": "billing_payments_refund", "arguments": {"id": id}});
+        let [ask_it, mut yes] = confirm_twice(&refund);
+        let q = ask(&e, &modern, "tools/call", ask_it).await.unwrap();
         assert_eq!(q["resultType"], "input_required", "{q}");
-        let mut yes = refund.clone();
         yes["requestState"] = q["requestState"].clone();
-        yes["inputResponses"] =
-            json!({"confirm": {"action": "accept", "content": {"confirm": true}}});
         let done = ask(&e, &modern, "tools/call", yes).await.unwrap();
         assert_eq!(done["resultType"], "complete", "{done}");
-        confirmed_keys.push(key_of(&rec).expect("a confirmed call carries a key"));
+        keys.push(key_of(&rec).expect("a confirmed call carries a key"));
     }
-    assert_ne!(
-        confirmed_keys[0], confirmed_keys[1],
-        "each confirmation is its own call"
-    );
-    // Unconfirmed (2025 on a `run` product), the same refund gets the call-derived key instead.
-    ask(&e, &legacy, "tools/call", refund.clone())
-        .await
-        .unwrap();
-    let derived = key_of(&rec).unwrap();
-    assert!(!confirmed_keys.contains(&derived));
-    ask(&e, &legacy, "tools/call", refund).await.unwrap();
-    assert_eq!(key_of(&rec).as_deref(), Some(derived.as_str()));
-    // The upstream backend sends the engine's key on every attempt of the call (it derives its own
-    // only when the engine gave none).
-    let tool = product("billing").tool("billing_payments_refund").unwrap();
-    let ctx = CallContext {
-        product: product("billing"),
-        identity: all().into(),
-        bearer_token: None,
-        workspace: None,
-        idempotency_key: Some(confirmed_keys[0].clone()),
-    };
-    let args = json!({"id": "pay_1"}).as_object().cloned().unwrap();
-    for _attempt in 0..3 {
-        assert_eq!(
-            crate::backend::upstream::idempotency_key(&ctx, tool, &args),
-            confirmed_keys[0]
-        );
-    }
+    assert_ne!(keys[0], keys[1], "each confirmation is its own call");
+    // ...but confirming again after an unknown outcome re-sends the first key (finding 1).
+    assert_eq!(keys[2], keys[3]);
 }
 
 fn content_of_type<'a>(r: &'a Value, kind: &str) -> Vec<&'a Value> {

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use runtime_model::backend::{BackendError, CallContext, Output};
-use runtime_model::catalog::{Binding, HttpMethod, Product, Tool};
+use runtime_model::catalog::{Binding, Operation, Product, Tool};
 use runtime_model::errors::{self, AppError};
 use serde_json::{json, Map, Value};
 use sha2::{Digest, Sha256};
@@ -11,12 +11,13 @@ use sha2::{Digest, Sha256};
 use super::engine::Engine;
 use super::mrtr;
 use super::reply::Reply;
+use crate::confirm::idempotency::{self, Outcome};
 use crate::confirm::{Gate, GateRequest};
 use crate::contract::Call;
 use crate::contract::Era;
 use crate::contract::RpcError;
 use crate::contract::{ExtCtx, ExtOutcome, Handler, Target, ToolOutput};
-use crate::state::{canonical_args_hash, hex};
+use crate::state::hex;
 
 /// How many input rounds one request may take on the 2025 wire.
 const MAX_LEGACY_ROUNDS: usize = 8;
@@ -57,8 +58,43 @@ pub fn backend_error_output(e: &BackendError) -> ToolOutput {
             &errors::UPSTREAM_ERROR,
             format!("not supported by this backend: {d}"),
         ),
+        BackendError::OutcomeUnknown(d) => (&errors::OUTCOME_UNKNOWN, d.clone()),
     };
     app_error_output(err, Some(&detail), Map::new())
+}
+
+/// The result of a write whose outcome is unknown: not a failure; names the tools that read the
+/// record so the model can check, and says that running the same call again is answered with
+/// the first result (same idempotency key) rather than run twice.
+fn outcome_unknown_output(product: &Product, tool: &Tool, detail: &str) -> ToolOutput {
+    let record = match tool.operation {
+        Operation::Create { record }
+        | Operation::Update { record, .. }
+        | Operation::Delete { record, .. }
+        | Operation::Action { record, .. } => Some(record),
+        _ => None,
+    };
+    let check: Vec<&str> = product
+        .tools
+        .iter()
+        .filter(|t| match (t.operation, record) {
+            (Operation::List { record: r }, Some(want))
+            | (Operation::Get { record: r, .. }, Some(want)) => r == want,
+            _ => false,
+        })
+        .map(|t| t.name)
+        .collect();
+    let mut extra = Map::new();
+    extra.insert("outcome".into(), json!("unknown"));
+    if !check.is_empty() {
+        extra.insert("check_with".into(), json!(check));
+    }
+    let detail = if check.is_empty() {
+        detail.to_string()
+    } else {
+        format!("{detail}. Check with {}", check.join(" or "))
+    };
+    app_error_output(&errors::OUTCOME_UNKNOWN, Some(&detail), extra)
 }
 
 impl Engine {
@@ -120,8 +156,8 @@ impl Engine {
                 now: mrtr::now_unix(),
             })
             .await;
-        let confirmed_key = match gate {
-            Gate::Run { confirmed_key } => confirmed_key,
+        let confirmed = match gate {
+            Gate::Run { confirmed } => confirmed,
             Gate::InputRequired(v) => return Reply::Value(v),
             Gate::Refuse {
                 error,
@@ -143,20 +179,61 @@ impl Engine {
                 );
             }
         };
-        let idempotency_key =
-            confirmed_key.or_else(|| derived_idempotency_key(self.product, call, tool, &args));
-        match self
-            .dispatch(
-                call,
+        // A write carries the idempotency key its fingerprint holds (see `confirm::idempotency`).
+        let fingerprint = idempotency::needs_key(tool).then(|| {
+            idempotency::call_fingerprint(
+                self.product,
                 tool,
-                Target::Tool(tool),
                 &args,
-                params,
-                ("tools/call", name),
-                idempotency_key,
+                &call.identity,
+                workspace.as_deref(),
             )
-            .await
-        {
+        });
+        let owner = idempotency::owner(&call.identity);
+        let args_ref = &args;
+        let ran = self
+            .confirmer
+            .run_once(
+                fingerprint.as_deref(),
+                confirmed.as_ref(),
+                &owner,
+                |idempotency_key| async move {
+                    let dispatched = self
+                        .dispatch(
+                            call,
+                            tool,
+                            Target::Tool(tool),
+                            args_ref,
+                            params,
+                            ("tools/call", name),
+                            idempotency_key,
+                        )
+                        .await;
+                    let outcome = match &dispatched {
+                        Ok(Dispatched::Backend(result)) => Outcome::of(result),
+                        // An extension tool answered: its outcome is known.
+                        Ok(Dispatched::Output(o)) if o.is_error => Outcome::Failed,
+                        Err(_) => Outcome::Failed,
+                        _ => Outcome::Ran,
+                    };
+                    (dispatched, outcome)
+                },
+            )
+            .await;
+        let dispatched = match ran {
+            Ok(d) => d,
+            Err(e) => {
+                tracing::warn!(tool = tool.name, error = %e, "cannot record the call's idempotency key; nothing ran");
+                let err = match e {
+                    crate::confirm::LedgerError::QuotaExceeded(_) => {
+                        &errors::CONFIRMATION_QUOTA_EXCEEDED
+                    }
+                    _ => &errors::CONFIRMATION_UNAVAILABLE,
+                };
+                return self.tool_reply(call, app_error_output(err, None, Map::new()));
+            }
+        };
+        match dispatched {
             Ok(Dispatched::Output(out)) => self.tool_reply(call, out),
             Ok(Dispatched::Backend(Ok(Output::Json(answer)))) => {
                 match super::output_schema::check(tool, self.schemas.output(idx), &answer) {
@@ -166,6 +243,9 @@ impl Engine {
             }
             Ok(Dispatched::Backend(Ok(Output::Bytes { mime_type, data }))) => {
                 self.tool_reply(call, file_to_tool(self, call, tool, &args, mime_type, data))
+            }
+            Ok(Dispatched::Backend(Err(BackendError::OutcomeUnknown(d)))) => {
+                self.tool_reply(call, outcome_unknown_output(self.product, tool, &d))
             }
             Ok(Dispatched::Backend(Err(e))) => self.tool_reply(call, backend_error_output(&e)),
             Ok(Dispatched::Resource(contents)) => self.tool_reply(
@@ -445,44 +525,6 @@ impl Structured<'_> {
 /// Appends `value` as JSON. Serializing a `Value` into a `Vec` cannot fail (its keys are strings).
 fn write_json<T: serde::Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) {
     let _ = serde_json::to_writer(&mut *out, value);
-}
-
-/// The idempotency key of an unconfirmed call that creates or moves money (a POST binding of a
-/// tool that is not read-only): a SHA-256 of product, tool, canonical arguments, person,
-/// organization and workspace, so a client's retry of the same call carries the same key and the
-/// API runs it once. `None` for every other call.
-pub(crate) fn derived_idempotency_key(
-    product: &Product,
-    call: &Call,
-    tool: &'static Tool,
-    args: &Map<String, Value>,
-) -> Option<String> {
-    let Binding::Http(binding) = &tool.binding else {
-        return None;
-    };
-    if binding.method != HttpMethod::Post || tool.annotations.read_only {
-        return None;
-    }
-    let args_hash = canonical_args_hash(&Value::Object(args.clone()));
-    let workspace = args
-        .get("workspace_id")
-        .and_then(Value::as_str)
-        .or(call.identity.default_workspace.as_deref())
-        .unwrap_or("");
-    let mut h = Sha256::new();
-    for part in [
-        "kobana-mcp/call",
-        product.name,
-        tool.name,
-        &args_hash,
-        &call.identity.person,
-        &call.identity.organization,
-        workspace,
-    ] {
-        h.update(part.as_bytes());
-        h.update([0u8]);
-    }
-    Some(hex(&h.finalize()))
 }
 
 /// Largest text file a tool result carries inline; beyond it the text is cut and the result
