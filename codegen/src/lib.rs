@@ -10,6 +10,7 @@
 pub mod descriptors;
 pub mod diag;
 pub mod docs;
+pub mod facts;
 pub mod load;
 pub mod locate;
 pub mod model;

@@ -6,6 +6,7 @@
 //! cargo run -p codegen -- import-openapi SPEC… [--catalog PATH]
 //! cargo run -p codegen -- coverage
 //! cargo run -p codegen -- output-schemas [--catalog PATH] [--write] [--only T,…] [--skip T,…]
+//! cargo run -p codegen -- facts --check|--write [--allow-missing]
 //! ```
 //! Every command takes `--root DIR` (the repository root; by default the nearest folder above the
 //! current one holding `catalog/` and `generated/`).
@@ -19,6 +20,7 @@ const USAGE: &str = "usage: codegen [--root DIR] [--check]
        codegen [--root DIR] import-openapi SPEC... [--catalog PATH]
        codegen [--root DIR] coverage
        codegen [--root DIR] output-schemas [--catalog PATH] [--write] [--only TOOL,...] [--skip TOOL,...]
+       codegen [--root DIR] facts --check|--write [--allow-missing]
 
   (no command)    validate catalog/*.yaml and catalog/fixtures/*.yaml, write generated/ and
                   catalog/catalog.schema.json (only files whose content changed)
@@ -29,7 +31,10 @@ const USAGE: &str = "usage: codegen [--root DIR] [--check]
   coverage        check every OpenAPI operation is mapped or excluded
   output-schemas  derive each HTTP-bound tool's output schema from its operation's 2xx answer
                   and report which are usable (default catalog: catalog/banking.yaml); --write
-                  inserts/refreshes the generated `output_schema:` blocks in the catalog";
+                  inserts/refreshes the generated `output_schema:` blocks in the catalog
+  facts           check (--check) or refresh (--write) catalog/facts/ against the OpenAPI specs
+                  and product documents in $KOBANA_SPECS_DIR (default ../shared); without
+                  the sources --check fails unless --allow-missing";
 
 enum Command {
     Generate {
@@ -45,6 +50,8 @@ enum Command {
         write: bool,
         selection: codegen::openapi::fill::Selection,
     },
+    /// `facts …`: its own arguments, read by `codegen::facts::run`.
+    Facts(Vec<String>),
     Help,
 }
 
@@ -84,6 +91,12 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Args, String> {
                 return Ok(Args {
                     root,
                     command: Command::Help,
+                })
+            }
+            "facts" if sub.is_none() => {
+                return Ok(Args {
+                    root,
+                    command: Command::Facts(it.collect()),
                 })
             }
             "import-openapi" | "coverage" | "output-schemas" if sub.is_none() => sub = Some(a),
@@ -206,6 +219,12 @@ fn run(args: Args) -> Result<(), String> {
             Ok(())
         }
         Command::Generate { check } => run_generate(&root, &layout, check),
+        Command::Facts(args) => {
+            for line in codegen::facts::run(&root, &args)? {
+                println!("{line}");
+            }
+            Ok(())
+        }
         Command::ImportOpenapi { specs, catalog } => {
             let catalog = catalog.unwrap_or_else(|| layout.catalog_dir.join("banking.yaml"));
             let text = codegen::openapi::import_openapi(&catalog, &specs)
