@@ -149,8 +149,12 @@ pub fn parse_args(args: &[String]) -> Result<(Mode, bool), String> {
 
 /// Runs `codegen facts` on the repository at `root`: the lines to print, or the error.
 pub fn run(root: &Path, args: &[String]) -> Result<Vec<String>, String> {
+    run_with(root, &specs_dir(root), args)
+}
+
+/// [`run`] with the sources in `dir`.
+pub fn run_with(root: &Path, dir: &Path, args: &[String]) -> Result<Vec<String>, String> {
     let (mode, allow_missing) = parse_args(args)?;
-    let dir = specs_dir(root);
     let missing: Vec<String> = sources()
         .iter()
         .map(|s| dir.join(s))
@@ -167,7 +171,7 @@ pub fn run(root: &Path, args: &[String]) -> Result<Vec<String>, String> {
         }
         return Err(format!("facts: {what}"));
     }
-    let files = derive(&dir).map_err(|e| format!("facts: {e:#}"))?;
+    let files = derive(dir).map_err(|e| format!("facts: {e:#}"))?;
     let mut lines = Vec::new();
     let mut stale = Vec::new();
     for f in &files {
@@ -215,4 +219,61 @@ pub fn run(root: &Path, args: &[String]) -> Result<Vec<String>, String> {
         dir.display()
     ));
     Ok(lines)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(a: &[&str]) -> Vec<String> {
+        a.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn arguments_need_one_mode() {
+        assert_eq!(parse_args(&args(&["--check"])), Ok((Mode::Check, false)));
+        assert_eq!(
+            parse_args(&args(&["--write", "--allow-missing"])),
+            Ok((Mode::Write, true))
+        );
+        assert!(parse_args(&args(&[])).is_err());
+        assert!(parse_args(&args(&["--check", "--write"])).is_err());
+        assert!(parse_args(&args(&["--frobnicate"])).is_err());
+    }
+
+    #[test]
+    fn missing_sources_fail_the_check_unless_allowed_and_never_allow_a_write() {
+        let root = tempfile::tempdir().unwrap();
+        let absent = root.path().join("no-shared");
+        let err = run_with(root.path(), &absent, &args(&["--check"])).unwrap_err();
+        assert!(
+            err.starts_with("facts: the sources of the fact files are missing"),
+            "{err}"
+        );
+        assert!(
+            err.contains("no-shared/kobana-openapi/kobana-api-v1_0-openapi-3_1.json"),
+            "{err}"
+        );
+        assert!(
+            err.contains("no-shared/product-docs/000_38c8db6d274b3892.txt"),
+            "{err}"
+        );
+        let lines = run_with(root.path(), &absent, &args(&["--check", "--allow-missing"])).unwrap();
+        assert!(lines[0].starts_with("facts: NOT VERIFIED"), "{lines:?}");
+        assert!(run_with(root.path(), &absent, &args(&["--write", "--allow-missing"])).is_err());
+    }
+
+    #[test]
+    fn fact_files_are_named_after_their_source() {
+        assert_eq!(
+            lock_path(Path::new(
+                "../shared/kobana-openapi/kobana-api-v1_0-openapi-3_1.json"
+            )),
+            Path::new("catalog/facts/openapi/kobana-api-v1_0-openapi-3_1.lock.json")
+        );
+        assert_eq!(
+            doc_facts_path("billing"),
+            Path::new("catalog/facts/product-docs/billing.json")
+        );
+    }
 }
