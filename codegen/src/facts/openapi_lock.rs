@@ -29,11 +29,8 @@ pub struct LockedOperation {
     pub method: String,
     /// As written in the spec.
     pub path: String,
-    #[serde(
-        rename = "operationId",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
+    /// `null` when the spec gives none (Kobana's specs give none today).
+    #[serde(rename = "operationId", default)]
     pub operation_id: Option<String>,
     /// Digest of the parameters (path-item and operation ones), if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
