@@ -123,6 +123,26 @@ pub fn derive(specs_dir: &Path) -> anyhow::Result<Vec<FactFile>> {
     Ok(out)
 }
 
+/// The `.json` files under the fact folders that are not among `files` (paths from the root).
+fn extra_files(root: &Path, files: &[FactFile]) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for sub in ["openapi", "product-docs"] {
+        let dir = Path::new(FACTS_DIR).join(sub);
+        let Ok(entries) = std::fs::read_dir(root.join(&dir)) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let rel = dir.join(entry.file_name());
+            let json = rel.extension().is_some_and(|e| e == "json");
+            if json && !files.iter().any(|f| f.path == rel) {
+                out.push(rel);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
 /// What `facts` should do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
@@ -201,6 +221,17 @@ pub fn run_with(root: &Path, dir: &Path, args: &[String]) -> Result<Vec<String>,
             )),
         }
     }
+    // Files in the fact folders that no source gives any more.
+    for extra in extra_files(root, &files) {
+        match mode {
+            Mode::Write => {
+                std::fs::remove_file(root.join(&extra))
+                    .map_err(|e| format!("facts: {}: {e}", extra.display()))?;
+                lines.push(format!("removed {}", extra.display()));
+            }
+            Mode::Check => stale.push(format!("extra: {}", extra.display())),
+        }
+    }
     if !stale.is_empty() {
         return Err(format!(
             "facts: the fact files differ from the sources in {}:\n  {}\nrun `{WRITE_COMMAND}`, review the diff and commit it",
@@ -261,6 +292,24 @@ mod tests {
         let lines = run_with(root.path(), &absent, &args(&["--check", "--allow-missing"])).unwrap();
         assert!(lines[0].starts_with("facts: NOT VERIFIED"), "{lines:?}");
         assert!(run_with(root.path(), &absent, &args(&["--write", "--allow-missing"])).is_err());
+    }
+
+    #[test]
+    fn files_no_source_gives_are_extra() {
+        let root = tempfile::tempdir().unwrap();
+        let docs = root.path().join(FACTS_DIR).join("product-docs");
+        std::fs::create_dir_all(&docs).unwrap();
+        std::fs::write(docs.join("billing.json"), "{}").unwrap();
+        std::fs::write(docs.join("gone.json"), "{}").unwrap();
+        std::fs::write(docs.join("notes.txt"), "").unwrap();
+        let files = vec![FactFile {
+            path: doc_facts_path("billing"),
+            text: "{}".into(),
+        }];
+        assert_eq!(
+            extra_files(root.path(), &files),
+            vec![Path::new("catalog/facts/product-docs/gone.json").to_path_buf()]
+        );
     }
 
     #[test]
