@@ -1,8 +1,10 @@
 //! The banking product document against the banking catalog and its generated docs.
 //!
 //! `../shared/product-docs/000_38c8db6d274b3892.txt` (pt-BR) is the specification. These tests read
-//! the document itself — its 60-template table, its prompt table, its completion table and its
-//! destructive lists — and check each statement against the compiled catalog
+//! its facts (`catalog/facts/product-docs/banking.json`, derived from the document by `cargo run -p
+//! codegen -- facts --write`, verified by `facts --check`) — its 60-template table, its prompt
+//! table, the numbers of its completion table and the identifiers it names — and check each
+//! statement against the compiled catalog
 //! (`generated::product("banking")`) and `generated/docs/banking.md`, so nothing the document names
 //! can be missing from the catalog or its docs.
 
@@ -15,32 +17,22 @@ use runtime::catalog::{
     ArgFormat, Binding, CompletionKind, ReplayPolicy, ResourcesListPolicy, UnconfirmableDestructive,
 };
 
+use codegen::facts::docs::Phrase;
 use product_doc::ProductDoc;
 
-const DOC: ProductDoc = ProductDoc {
-    product: "banking",
-    document: "000_38c8db6d274b3892.txt",
-};
+const DOC: ProductDoc = ProductDoc { product: "banking" };
 const BILLET_LIST: &str = "banking_charge_bank_billet_list";
 
-/// The cells of a document table row (`a | b | c |`), trimmed, without the empty trailing cell.
-fn cells(line: &str) -> Vec<String> {
-    let mut out: Vec<String> = line.split('|').map(|c| c.trim().to_string()).collect();
-    while out.last().is_some_and(|c| c.is_empty()) {
-        out.pop();
-    }
-    out
-}
-
 /// The document's template table: `(URI, what it is, read by)`.
-fn document_templates() -> Vec<(String, String, String)> {
-    DOC.document()
-        .lines()
-        .filter(|l| l.trim_start().starts_with("kobana://banking/") && l.contains('|'))
-        .map(|l| {
-            let c = cells(l);
-            assert_eq!(c.len(), 3, "template row with {} cells: {l}", c.len());
-            (c[0].clone(), c[1].clone(), c[2].clone())
+fn document_templates() -> Vec<(String, Phrase, String)> {
+    DOC.facts()
+        .resources
+        .into_iter()
+        .map(|r| {
+            let tool = r
+                .read_by
+                .unwrap_or_else(|| panic!("the facts give no reading tool for {}", r.uri));
+            (r.uri, r.what, tool)
         })
         .collect()
 }
@@ -54,30 +46,19 @@ struct DocPrompt {
 }
 
 fn document_prompts() -> Vec<DocPrompt> {
-    DOC.document()
-        .lines()
-        .filter(|l| l.trim_start().starts_with("banking_") && l.matches('|').count() >= 4)
-        .map(|l| {
-            let c = cells(l);
-            let arguments = c[1]
-                .split(';')
-                .next()
-                .into_iter()
-                .flat_map(|a| a.split(','))
-                .filter_map(|a| {
-                    let word = a.split_whitespace().next()?;
-                    let name =
-                        word.trim_matches(|ch: char| !(ch.is_ascii_alphanumeric() || ch == '_'));
-                    let looks_like_arg = name.contains('_')
-                        && name.chars().all(|ch| ch.is_ascii_lowercase() || ch == '_');
-                    looks_like_arg.then(|| (name.to_string(), c[1].contains("opcional")))
-                })
-                .collect();
-            DocPrompt {
-                name: c[0].clone(),
-                arguments,
-                writes: c[3].starts_with("Sim"),
-            }
+    DOC.facts()
+        .prompts
+        .into_iter()
+        .map(|p| DocPrompt {
+            arguments: p
+                .args
+                .iter()
+                .map(|a| (a.name.clone(), !a.required))
+                .collect(),
+            writes: p
+                .writes
+                .unwrap_or_else(|| panic!("the facts do not say whether {} writes", p.name)),
+            name: p.name,
         })
         .collect()
 }
@@ -117,7 +98,11 @@ fn every_template_of_the_document_is_in_the_catalog() {
             .find(|t| t.uri_template == uri)
             .unwrap_or_else(|| panic!("template {uri} is missing from the catalog"));
         assert_eq!(t.read_by, tool, "{uri} is read by {tool}");
-        assert_eq!(t.title, what, "{uri}: title is the document's \"O que é\"");
+        assert!(
+            what.is(t.title),
+            "{uri}: title `{}` is the document's \"O que é\"",
+            t.title
+        );
         let read = p
             .tool(tool)
             .unwrap_or_else(|| panic!("{uri}: read tool {tool} does not exist"));
@@ -158,8 +143,10 @@ fn the_generated_docs_table_lists_every_template() {
         let row = docs_row(section, &uri)
             .unwrap_or_else(|| panic!("generated docs have no row for {uri}"));
         assert!(
-            row.contains(&what),
-            "{uri}: docs row lacks \"{what}\": {row}"
+            what.found_in(row),
+            "{uri}: docs row lacks the document's \"O que é\" ({} characters, {}): {row}",
+            what.chars,
+            what.sha256
         );
         assert!(
             row.contains(&format!("`{tool}`")),
@@ -247,22 +234,13 @@ fn every_prompt_of_the_document_is_in_the_catalog_and_docs() {
     assert!(collect.template.contains("Ask me"));
 }
 
-/// The numbers the completion table states (100 billets, 12 months).
-fn document_completion(arg: &str) -> String {
-    DOC.document()
-        .lines()
-        .find(|l| l.trim_start().starts_with(arg) && l.contains('|'))
-        .unwrap_or_else(|| panic!("the document's completion table has no row for {arg}"))
-        .to_string()
-}
-
 #[test]
 fn completions_follow_the_document() {
     let p = DOC.product();
-    let billets = document_completion("bank_billet_uid");
-    assert!(billets.contains("100"), "{billets}");
-    let months = document_completion("due_before (prompt)");
-    assert!(months.contains("12"), "{months}");
+    // The numbers the completion table states (100 billets, 12 months).
+    let f = DOC.facts();
+    assert_eq!(f.number("billet_suggestions"), 100);
+    assert_eq!(f.number("due_before_months"), 12);
 
     let source = |id: &str| {
         p.completion(id)
@@ -331,13 +309,13 @@ fn completions_follow_the_document() {
 #[test]
 fn destructive_marks_follow_the_documents_lists() {
     let p = DOC.product();
-    let doc = DOC.document();
+    let f = DOC.facts();
     // Explicitly not destructive.
     for name in [
         "banking_charge_bank_billet_send_email",
         "banking_charge_bank_billet_send_sms",
     ] {
-        assert!(doc.contains(name), "the document names {name}");
+        assert!(f.mentions(name), "the document names {name}");
         let t = p.tool(name).unwrap();
         assert!(
             !t.annotations.read_only && !t.annotations.destructive,
@@ -410,7 +388,8 @@ fn policies_follow_the_document() {
     assert_eq!(policy.confirmation_ttl_secs, 300, "5 minutos");
     assert!(policy.confirmation_binds.person && policy.confirmation_binds.organization);
     assert_eq!(policy.resources_list, ResourcesListPolicy::Recent(20));
-    assert!(DOC.document().contains("20 registros mais recentes"));
+    // "… URIs dos 20 registros mais recentes …"
+    assert_eq!(DOC.facts().number("recent_records"), 20);
 }
 
 #[test]

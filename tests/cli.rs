@@ -1,6 +1,9 @@
 //! The `kobana-mcp` binary: help, sandbox management, serving every product with no
 //! configuration, stdio, and proxy mode against `sandbox serve-api`.
 
+#[path = "support/skip.rs"]
+mod skip;
+
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -447,10 +450,21 @@ fn billing_delete_target() -> (&'static str, &'static str, &'static str, &'stati
 /// (billing policy). Without the shared ledger B would run it (and answer `not_found`).
 #[tokio::test]
 async fn a_confirmation_used_on_one_instance_is_not_run_again_on_another() {
-    let Ok(redis) = std::env::var("REDIS_URL") else {
-        eprintln!("skipped: REDIS_URL is not set (scripts/test.sh starts a Redis and sets it)");
+    if skip::opted_out(
+        "redis",
+        "a_confirmation_used_on_one_instance_is_not_run_again_on_another",
+        "needs Redis (REDIS_URL)",
+    ) {
         return;
-    };
+    }
+    let redis = std::env::var("REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".into());
+    if let Err(e) = runtime::confirm::RedisLedger::new(&redis)
+        .unwrap_or_else(|e| panic!("REDIS_URL={redis} is not a Redis URL: {e}"))
+        .check()
+        .await
+    {
+        panic!("this test needs Redis at {redis} ({e}): scripts/test.sh starts one and sets REDIS_URL; or KOBANA_TEST_SKIP=redis to skip it");
+    }
     let keys = format!("test1:{}", "ab".repeat(32));
     let dir = tempfile::tempdir().unwrap();
     let serve = |dir: &std::path::Path, port: u16| {

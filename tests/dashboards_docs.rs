@@ -2,13 +2,13 @@
 //!
 //! `../shared/product-docs/003_3ec0f81887b17c41.txt` (pt-BR) is the specification: every URI of its
 //! resources table, every prompt with its arguments, every completion rule, the destructive rule and
-//! the confirmation policy. These tests read the document itself (extracted HTML, so they parse
-//! loosely: tabs or spaces, words run together after inline code) and check that each statement is
-//! in the compiled catalog (`generated::product`) and in `generated/docs/dashboards.md`, so nothing in
+//! the confirmation policy. These tests read its facts (`catalog/facts/product-docs/dashboards.json`,
+//! derived from the document by `cargo run -p codegen -- facts --write`, verified by `facts
+//! --check`) and check that each statement is in the compiled catalog (`generated::product`) and in `generated/docs/dashboards.md`, so nothing in
 //! the document can be missing, and nothing is served as a resource that the document does not name.
 //! The sandbox part checks that the seed data gives every prompt something to find.
 //!
-//! The parsing and the checks every pt-BR product document shares are in `product_doc::pt_br`
+//! The checks every pt-BR product document shares are in `product_doc::pt_br`
 //! (`document_tests!` declares them here as tests); the dashboards prompts' seeds and the portal
 //! user resource are checked below.
 
@@ -25,7 +25,6 @@ use serde_json::json;
 const SPEC: pt_br::Spec = pt_br::Spec {
     doc: ProductDoc {
         product: "dashboards",
-        document: "003_3ec0f81887b17c41.txt",
     },
     writing_prompt: "review_portal_access",
 };

@@ -2,14 +2,14 @@
 //!
 //! `../shared/product-docs/002_891fe1d3e0678253.txt` (es) is the specification: every URI of its
 //! resources table, every prompt with its arguments, formats and defaults, every completion rule,
-//! the destructive rule and the confirmation policy. These tests read the document itself (text
-//! extracted from HTML, so inline code runs into the next word: `{id}esfinance_payables_get`) and
-//! check that each statement is in the compiled catalog (`generated::product`) and in
+//! the destructive rule and the confirmation policy. These tests read its facts
+//! (`catalog/facts/product-docs/finance.json`, derived from the document by `cargo run -p codegen --
+//! facts --write`, verified by `facts --check`) and check that each statement is in the compiled catalog (`generated::product`) and in
 //! `generated/docs/finance.md`, so nothing in the document can be missing and nothing is served as
 //! a resource that the document does not name. The sandbox part checks that the seed data gives
 //! every prompt something to find, and that the actions the catalog declares behave.
 //!
-//! The parsing, the sandbox and the checks every es product document shares are in
+//! The sandbox and the checks every es product document shares are in
 //! `product_doc::es`; the tests below pass it what is particular to finance.
 
 #[path = "product_doc/mod.rs"]
@@ -21,17 +21,14 @@ use runtime::catalog::{Binding, CompletionKind, ContentKind, Operation};
 use serde_json::{json, Value};
 
 use product_doc::es::{
-    self, all_uris, between, complete, completion_kind, input_properties, list_ids_tool,
-    prompt_text, read_by_of, squash, text,
+    self, all_uris, complete, completion_kind, input_properties, list_ids_tool, prompt_text,
+    read_by_of, text,
 };
 use product_doc::harness;
 use product_doc::{day, previous_month, ProductDoc};
 
 const SPEC: es::Spec = es::Spec {
-    doc: ProductDoc {
-        product: "finance",
-        document: "002_891fe1d3e0678253.txt",
-    },
+    doc: ProductDoc { product: "finance" },
     min_resources: 10,
     prompts: 5,
     workspace: "ws_finance_test",
@@ -42,42 +39,22 @@ es::document_tests!(SPEC);
 const TEN_MB: u64 = 10 * 1024 * 1024;
 
 // ------------------------------------------------------------------------------------------------
-// Reading the document
-// ------------------------------------------------------------------------------------------------
-
-/// The destructive rule's sentence and its verbs (`borran`, `cancelan`, …).
-fn doc_destructive_rule(doc: &str) -> (String, Vec<String>) {
-    let list = between(doc, "Las tools que ", " están marcadas con destructiveHint");
-    let sentence = format!("Las tools que {list} están marcadas con destructiveHint");
-    let mut verbs = Vec::new();
-    for part in list.split(", ") {
-        for verb in part.split(" o ") {
-            verbs.push(verb.trim().to_string());
-        }
-    }
-    (sentence, verbs)
-}
-
-// ------------------------------------------------------------------------------------------------
 // Resources
 // ------------------------------------------------------------------------------------------------
 
 #[test]
 fn every_uri_of_the_document_is_served_with_its_mime_type_and_content_kind() {
-    let doc = SPEC.doc.document();
+    let f = SPEC.doc.facts();
     let p = SPEC.doc.product();
-    let rows = SPEC.doc_resources(&doc);
-    es::the_catalog_serves_exactly_the_documented_uris(p, &rows);
+    let rows = SPEC.doc_resources(&f);
+    es::the_catalog_serves_exactly_the_documented_uris(p, rows);
     assert!(
-        doc.contains("resources/list trae las URIs fijas y resources/templates/list los templates"),
+        f.claim("fixed_uris_listed"),
         "the document says fixed URIs are listed and templates are templates"
     );
-    let files = between(&doc, "Archivos.", "A diferencia");
-    let max_mb: u64 = between(files, "hasta ", " MB")
-        .trim()
-        .parse()
-        .expect("`hasta N MB`");
-    for row in &rows {
+    // "Archivos. … hasta N MB"
+    let max_mb = f.number("max_blob_mb");
+    for row in rows {
         let is_template = row.uri.contains('{');
         if is_template {
             assert!(
@@ -93,7 +70,7 @@ fn every_uri_of_the_document_is_served_with_its_mime_type_and_content_kind() {
             );
         }
         let (mime, content) = es::served_as(p, &row.uri);
-        if row.what.contains("(JSON)") {
+        if row.kind == "json" {
             assert_eq!(
                 mime, "application/json",
                 "{}: JSON, as the document says",
@@ -108,6 +85,7 @@ fn every_uri_of_the_document_is_served_with_its_mime_type_and_content_kind() {
                 row.uri
             );
         } else {
+            assert_eq!(row.kind, "file", "{}: JSON or a file", row.uri);
             // The attachment file: bytes in base64, or text when it is text, up to 10 MB.
             assert_eq!(
                 content,
@@ -128,10 +106,10 @@ fn every_uri_of_the_document_is_served_with_its_mime_type_and_content_kind() {
 
 #[test]
 fn each_resource_is_read_by_the_tool_the_document_names_and_only_reads() {
-    let doc = SPEC.doc.document();
+    let f = SPEC.doc.facts();
     let p = SPEC.doc.product();
     // "(kobana://finance/payables/{id}esfinance_payables_get)": URI, `es`, tool.
-    es::the_permissions_example_is_read_by_its_tool(p, &doc, "Solo aparece");
+    es::the_permissions_example_is_read_by_its_tool(p, &f);
     // Every template of a record is read by `finance_<resource>_get`-like tools that only read.
     es::fixed_resources_are_read_by_tools_that_only_read(p);
     for tpl in p.templates {
@@ -189,9 +167,7 @@ fn each_resource_is_read_by_the_tool_the_document_names_and_only_reads() {
 
 #[test]
 fn the_generated_docs_reproduce_the_resources_table() {
-    es::the_generated_docs_reproduce_the_resources_table(&SPEC, |what| {
-        what.trim_end_matches(" (JSON)").trim_end_matches('.')
-    });
+    es::the_generated_docs_reproduce_the_resources_table(&SPEC);
 }
 
 #[test]
@@ -253,8 +229,8 @@ fn every_prompt_of_the_document_has_its_arguments_formats_and_defaults() {
 
 #[test]
 fn no_prompt_moves_money_edits_or_deletes() {
-    let doc = SPEC.doc.document();
-    assert!(doc.contains("Ninguno mueve dinero, edita ni borra"));
+    // "Ninguno mueve dinero, edita ni borra"
+    assert!(SPEC.doc.facts().claim("no_prompt_writes"));
     es::every_prompt_only_reads(&SPEC);
 }
 
@@ -264,16 +240,16 @@ fn no_prompt_moves_money_edits_or_deletes() {
 
 #[test]
 fn completions_follow_the_document_and_everything_else_is_empty() {
-    let doc = SPEC.doc.document();
+    let f = SPEC.doc.facts();
     let p = SPEC.doc.product();
-    let (rules, ids) = es::completion_rules(&doc);
+    let ids = f.completions().id_args.clone();
     assert_eq!(
         ids,
         ["person_id", "company_id", "account_id"],
         "the document's id arguments"
     );
     assert!(
-        rules.contains("workspace predeterminado"),
+        f.claim("ids_from_default_workspace"),
         "ids come from the default workspace"
     );
     assert!(p.policy.workspaced, "records live in a workspace");
@@ -322,7 +298,7 @@ fn completions_follow_the_document_and_everything_else_is_empty() {
         }
     }
     // "{schema} de kobana://finance/schemas/{schema}: los nombres del contrato".
-    assert!(squash(rules).contains("{schema}dekobana://finance/schemas/{schema}"));
+    assert!(f.claim("schema_names_completed"));
     let schema = p
         .templates
         .iter()
@@ -337,7 +313,7 @@ fn completions_follow_the_document_and_everything_else_is_empty() {
         completion_kind(p, src),
         CompletionKind::SchemaNames
     ));
-    es::months_and_sourceless_completions(p, rules, &completed_args);
+    es::months_and_sourceless_completions(p, &f, &completed_args);
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -346,11 +322,12 @@ fn completions_follow_the_document_and_everything_else_is_empty() {
 
 #[test]
 fn destructive_tools_follow_the_document_rule_with_its_clause() {
-    let doc = SPEC.doc.document();
+    let f = SPEC.doc.facts();
     let p = SPEC.doc.product();
-    let (sentence, verbs) = doc_destructive_rule(&doc);
+    let rule = f.destructive();
+    let (sentence, verbs) = (&rule.sentence, &rule.verbs);
     assert_eq!(verbs.len(), 7, "borran, cancelan, envían un pago al banco, cobran, transfieren, concilian, ajustan: {verbs:?}");
-    es::destructive_tools_quote_the_rule(p, &sentence, &verbs);
+    es::destructive_tools_quote_the_rule(p, sentence, verbs);
     // The verbs map to the tools a finance user expects, all destructive.
     for name in [
         "finance_payables_delete",
@@ -395,23 +372,16 @@ fn destructive_tools_follow_the_document_rule_with_its_clause() {
 
 #[test]
 fn the_confirmation_policy_is_the_documents() {
-    es::the_confirmation_policy_is_the_documents(
-        &SPEC,
-        &es::ConfirmationWording {
-            section_end: "confirmation_unavailable",
-            decline_code: "USER_DECLINED",
-            phrases: &["USER_DECLINED", "devuelve confirmation_replayed"],
-            squashed: &["devuelveisErrorconconfirmation_requiredynadacambia"],
-        },
-    );
+    es::the_confirmation_policy_is_the_documents(&SPEC, "USER_DECLINED");
 }
 
 #[test]
 fn every_tool_accepts_a_workspace_and_the_uris_live_under_the_prefix() {
-    let doc = SPEC.doc.document();
+    let f = SPEC.doc.facts();
     let p = SPEC.doc.product();
-    assert!(squash(&doc).contains("usalastools,queaceptanworkspace_id"));
-    assert!(doc.contains(&format!("Las URIs quedan bajo {}", p.uri_prefix)));
+    assert!(f.claim("tools_take_workspace_id"));
+    // "Las URIs quedan bajo kobana://finance/"
+    assert_eq!(f.name("uri_prefix"), p.uri_prefix);
     for t in p.tools {
         assert!(
             input_properties(p, t.name).contains_key("workspace_id"),

@@ -3,14 +3,15 @@
 //! `../shared/product-docs/004_696ebcfc2bcd0447.txt` (es) is the specification: every URI of its
 //! resources table, the rule that secrets have no resource, every prompt with its arguments,
 //! formats and defaults, every completion rule, the destructive rule (with the tools it names) and
-//! the confirmation policy. These tests read the document itself (text extracted from HTML, so
-//! inline code runs into the next word: `{id}esemails_get`) and check that each statement is in the
+//! the confirmation policy. These tests read its facts (`catalog/facts/product-docs/inbox.json`,
+//! derived from the document by `cargo run -p codegen -- facts --write`, verified by `facts
+//! --check`) and check that each statement is in the
 //! compiled catalog (`generated::product`) and in `generated/docs/inbox.md`, so nothing in the
 //! document can be missing and nothing is served as a resource that the document does not name.
 //! The sandbox part checks that the seed data gives every prompt something to find, and that the
 //! actions the catalog declares behave.
 //!
-//! The parsing, the sandbox and the checks every es product document shares are in
+//! The sandbox and the checks every es product document shares are in
 //! `product_doc::es`; the tests below pass it what is particular to inbox.
 
 #[path = "product_doc/mod.rs"]
@@ -22,17 +23,13 @@ use runtime::catalog::{Binding, ContentKind, Operation};
 use serde_json::{json, Value};
 
 use product_doc::es::{
-    self, all_uris, between, complete, input_properties, list_ids_tool, prompt_text, read_by_of,
-    squash, text,
+    self, all_uris, complete, input_properties, list_ids_tool, prompt_text, read_by_of, text,
 };
 use product_doc::harness;
 use product_doc::{day, previous_month, ProductDoc};
 
 const SPEC: es::Spec = es::Spec {
-    doc: ProductDoc {
-        product: "inbox",
-        document: "004_696ebcfc2bcd0447.txt",
-    },
+    doc: ProductDoc { product: "inbox" },
     min_resources: 11,
     prompts: 4,
     workspace: "ws_inbox_test",
@@ -41,88 +38,33 @@ const SPEC: es::Spec = es::Spec {
 es::document_tests!(SPEC);
 
 // ------------------------------------------------------------------------------------------------
-// Reading the document
-// ------------------------------------------------------------------------------------------------
-
-/// The destructive rule's sentence and its verbs (`borran`, `cancelan`, …).
-fn doc_destructive_rule(doc: &str) -> (String, Vec<String>) {
-    let list = between(doc, "Las tools que ", " están marcadas con destructiveHint");
-    let sentence = format!("Las tools que {list} están marcadas con destructiveHint");
-    let mut verbs = Vec::new();
-    for part in without_parentheses(list).split(',') {
-        for verb in part.split(" o ") {
-            verbs.push(verb.trim().to_string());
-        }
-    }
-    (sentence, verbs)
-}
-
-/// `text` without its parenthesized groups.
-fn without_parentheses(text: &str) -> String {
-    let mut depth = 0;
-    text.chars()
-        .filter(|c| {
-            match c {
-                '(' => depth += 1,
-                ')' => {
-                    depth -= 1;
-                    return false;
-                }
-                _ => {}
-            }
-            depth == 0
-        })
-        .collect()
-}
-
-/// The tool names in each parenthesized group of `text`, with the text just before the group.
-fn named_tools(text: &str) -> Vec<(String, Vec<String>)> {
-    let mut out = Vec::new();
-    let mut rest = text;
-    while let Some(open) = rest.find('(') {
-        let close = rest[open..].find(')').expect("a closed parenthesis") + open;
-        let before = rest[..open].trim().to_string();
-        let tools = rest[open + 1..close]
-            .split(|c: char| !(c.is_ascii_lowercase() || c == '_'))
-            .filter(|w| w.contains('_'))
-            .map(str::to_string)
-            .collect();
-        out.push((before, tools));
-        rest = &rest[close + 1..];
-    }
-    out
-}
-
-// ------------------------------------------------------------------------------------------------
 // Resources
 // ------------------------------------------------------------------------------------------------
 
 #[test]
 fn every_uri_of_the_document_is_served_with_its_mime_type_and_content_kind() {
-    let doc = SPEC.doc.document();
+    let f = SPEC.doc.facts();
     let p = SPEC.doc.product();
-    let rows = SPEC.doc_resources(&doc);
-    es::the_catalog_serves_exactly_the_documented_uris(p, &rows);
-    assert!(doc.contains(
-        "resources/list devuelve las URIs fijas y resources/templates/list las plantillas con parámetros"
-    ));
-    for row in &rows {
+    let rows = SPEC.doc_resources(&f);
+    es::the_catalog_serves_exactly_the_documented_uris(p, rows);
+    assert!(f.claim("fixed_uris_listed"));
+    for row in rows {
         let (mime, content) = es::served_as(p, &row.uri);
         assert_eq!(
             row.uri.contains('{'),
             p.templates.iter().any(|t| t.uri_template == row.uri)
         );
         assert!(
-            row.what.contains("(JSON)"),
+            row.kind.starts_with("json"),
             "every inbox resource is JSON: {}",
-            row.what
+            row.uri
         );
         assert_eq!(
             mime, "application/json",
             "{}: JSON, as the document says",
             row.uri
         );
-        if row.what.contains("URL firmada de corta duración") {
+        if row.kind == "json-signed-url" {
             assert_eq!(
                 content,
                 ContentKind::SignedUrl { ttl_secs: 300 },
@@ -142,10 +84,10 @@ fn every_uri_of_the_document_is_served_with_its_mime_type_and_content_kind() {
 
 #[test]
 fn secrets_have_no_resource_not_even_metadata() {
-    let doc = SPEC.doc.document();
+    let f = SPEC.doc.facts();
     let p = SPEC.doc.product();
-    assert!(doc.contains("No hay resource de secret — ni siquiera los metadatos. Usa las tools"));
-    assert!(squash(&doc).contains("secrets_*"));
+    assert!(f.claim("no_secret_resource"));
+    assert!(f.claim("secrets_tools_named"));
     for uri in all_uris(p) {
         assert!(!uri.contains("secret"), "{uri} exposes secrets");
     }
@@ -191,10 +133,10 @@ fn secrets_have_no_resource_not_even_metadata() {
 
 #[test]
 fn each_resource_is_read_by_the_tool_the_document_names_and_only_reads() {
-    let doc = SPEC.doc.document();
+    let f = SPEC.doc.facts();
     let p = SPEC.doc.product();
     // "(kobana://inbox/emails/{id}esemails_get)": URI, `es`, tool.
-    es::the_permissions_example_is_read_by_its_tool(p, &doc, "Solo se lista");
+    es::the_permissions_example_is_read_by_its_tool(p, &f);
     es::fixed_resources_are_read_by_tools_that_only_read(p);
     for (uri, record) in [
         ("kobana://inbox/workspaces/{id}", "workspaces"),
@@ -224,9 +166,7 @@ fn each_resource_is_read_by_the_tool_the_document_names_and_only_reads() {
 
 #[test]
 fn the_generated_docs_reproduce_the_resources_table() {
-    es::the_generated_docs_reproduce_the_resources_table(&SPEC, |what| {
-        what.trim_end_matches('.').trim_end_matches(" (JSON)")
-    });
+    es::the_generated_docs_reproduce_the_resources_table(&SPEC);
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -243,9 +183,9 @@ fn every_prompt_of_the_document_has_its_arguments_formats_and_defaults() {
 
 #[test]
 fn no_prompt_writes() {
-    let doc = SPEC.doc.document();
-    assert!(doc.contains("Ninguno escribe"));
-    assert!(doc.contains("Todos los resources y prompts de aquí solo leen"));
+    let f = SPEC.doc.facts();
+    assert!(f.claim("no_prompt_writes"));
+    assert!(f.claim("all_read_only"));
     es::every_prompt_only_reads(&SPEC);
 }
 
@@ -255,9 +195,9 @@ fn no_prompt_writes() {
 
 #[test]
 fn completions_follow_the_document_and_everything_else_is_empty() {
-    let doc = SPEC.doc.document();
+    let f = SPEC.doc.facts();
     let p = SPEC.doc.product();
-    let (rules, ids) = es::completion_rules(&doc);
+    let ids = f.completions().id_args.clone();
     assert_eq!(ids, ["inbox_id", "agent_id"], "the document's id arguments");
     let mut completed_args = BTreeSet::new();
     for name in &ids {
@@ -301,7 +241,7 @@ fn completions_follow_the_document_and_everything_else_is_empty() {
             );
         }
     }
-    es::months_and_sourceless_completions(p, rules, &completed_args);
+    es::months_and_sourceless_completions(p, &f, &completed_args);
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -310,30 +250,26 @@ fn completions_follow_the_document_and_everything_else_is_empty() {
 
 #[test]
 fn destructive_tools_follow_the_document_rule_with_its_clause() {
-    let doc = SPEC.doc.document();
+    let f = SPEC.doc.facts();
     let p = SPEC.doc.product();
-    let (sentence, verbs) = doc_destructive_rule(&doc);
+    let rule = f.destructive();
+    let (sentence, verbs) = (&rule.sentence, &rule.verbs);
     assert_eq!(
         verbs.len(),
         4,
         "eliminan, envían algo hacia fuera, rotan, cambian: {verbs:?}"
     );
-    es::destructive_tools_quote_the_rule(p, &sentence, &verbs);
+    es::destructive_tools_quote_the_rule(p, sentence, verbs);
     // The tools the rule names exist, are destructive, and cite the part of the rule they follow.
-    let list = between(
-        &doc,
-        "Las tools que ",
-        " están marcadas con destructiveHint",
-    );
-    let named = named_tools(list);
+    let named = &rule.named;
     assert_eq!(named.len(), 2, "two groups of named tools: {named:?}");
     let mut count = 0;
-    for (before, tools) in &named {
+    for group in named {
         let verb = verbs
             .iter()
-            .find(|v| before.ends_with(v.as_str()))
-            .unwrap_or_else(|| panic!("no verb before ({tools:?}): {before}"));
-        for name in tools {
+            .find(|v| **v == group.verb)
+            .unwrap_or_else(|| panic!("{:?} follow no verb of the rule", group.tools));
+        for name in &group.tools {
             let t = p
                 .tool(name)
                 .unwrap_or_else(|| panic!("the document names {name}"));
@@ -376,27 +312,17 @@ fn destructive_tools_follow_the_document_rule_with_its_clause() {
 
 #[test]
 fn the_confirmation_policy_is_the_documents() {
-    es::the_confirmation_policy_is_the_documents(
-        &SPEC,
-        &es::ConfirmationWording {
-            section_end: "inténtalo de nuevo más tarde",
-            decline_code: "user_declined",
-            phrases: &[
-                "responde confirmation_replayed sin ejecutar nada",
-                "la llamada responde confirmation_required y no se ejecuta nada",
-            ],
-            squashed: &["isErrorconuser_declined"],
-        },
-    );
+    es::the_confirmation_policy_is_the_documents(&SPEC, "user_declined");
 }
 
 #[test]
 fn every_tool_accepts_a_workspace_and_names_follow_the_document() {
-    let doc = SPEC.doc.document();
+    let f = SPEC.doc.facts();
     let p = SPEC.doc.product();
-    assert!(doc.contains("un registro que no existe en este workspace"));
+    assert!(f.claim("missing_record_in_workspace"));
     assert!(p.policy.workspaced, "records live in a workspace");
-    assert!(doc.contains(&format!("Las URIs viven bajo {}", p.uri_prefix)));
+    // "Las URIs viven bajo kobana://inbox/"
+    assert_eq!(f.name("uri_prefix"), p.uri_prefix);
     assert_eq!(
         p.tool_prefix, "",
         "the document's tool names carry no prefix"
@@ -424,7 +350,7 @@ fn every_tool_accepts_a_workspace_and_names_follow_the_document() {
         "inboxes_add_recipient",
         "inboxes_remove_recipient",
     ] {
-        assert!(squash(&doc).contains(name), "the document names {name}");
+        assert!(f.mentions(name), "the document names {name}");
         assert!(p.tool(name).is_some(), "{name} exists");
     }
     for uri in all_uris(p) {

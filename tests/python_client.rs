@@ -3,7 +3,11 @@
 //! resource, get a prompt, complete an argument (tests/python_client/check_client.py).
 //!
 //! Needs `KOBANA_TEST_PYTHON`: a Python with `mcp` installed (scripts/test.sh sets it up from
-//! tests/python/requirements.txt). Without it the test says so and does nothing.
+//! tests/python/requirements.txt). Without it the tests fail, unless `KOBANA_TEST_SKIP=python`
+//! opts out (they then say they were skipped).
+
+#[path = "support/skip.rs"]
+mod skip;
 
 use std::process::Command;
 use std::sync::Arc;
@@ -26,13 +30,22 @@ impl Backend for NoBackend {
     }
 }
 
-fn python() -> Option<String> {
+/// The Python to run the SDK client with: `KOBANA_TEST_PYTHON`; `None` only when the caller
+/// opted out with `KOBANA_TEST_SKIP=python`.
+fn python(test: &str) -> Option<String> {
+    if skip::opted_out(
+        "python",
+        test,
+        "needs the Python MCP SDK (KOBANA_TEST_PYTHON)",
+    ) {
+        return None;
+    }
     match std::env::var("KOBANA_TEST_PYTHON") {
         Ok(p) if !p.is_empty() => Some(p),
-        _ => {
-            eprintln!("python_client: KOBANA_TEST_PYTHON is not set; run scripts/test.sh to run this test");
-            None
-        }
+        _ => panic!(
+            "KOBANA_TEST_PYTHON is not set: this test needs a Python with the `mcp` SDK \
+             (scripts/test.sh sets one up from tests/python/requirements.txt), or KOBANA_TEST_SKIP=python to skip it"
+        ),
     }
 }
 
@@ -87,7 +100,9 @@ fn check(report: &Value, expected_version: &str) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn python_sdk_client_over_http_on_both_eras() {
-    let Some(py) = python() else { return };
+    let Some(py) = python("python_sdk_client_over_http_on_both_eras") else {
+        return;
+    };
     let product = generated::product("conformance").expect("fixture generated");
     let server = Server::new(ServerConfig::new(
         vec![product],
@@ -121,7 +136,9 @@ async fn python_sdk_client_over_http_on_both_eras() {
 
 #[test]
 fn python_sdk_client_over_stdio_on_both_eras() {
-    let Some(py) = python() else { return };
+    let Some(py) = python("python_sdk_client_over_stdio_on_both_eras") else {
+        return;
+    };
     let exe = env!("CARGO_BIN_EXE_kobana-mcp");
     for (mode, version) in [("legacy", "2025-11-25"), ("2026-07-28", "2026-07-28")] {
         let report = run_client(&py, mode, &[exe, "serve-fixture", "conformance", "--stdio"]);

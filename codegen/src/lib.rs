@@ -12,6 +12,7 @@ pub mod derived;
 pub mod descriptors;
 pub mod diag;
 pub mod docs;
+pub mod facts;
 pub mod load;
 pub mod locate;
 pub mod lower;

@@ -6,6 +6,7 @@
 //! cargo run -p codegen -- import-openapi SPEC… [--catalog PATH]
 //! cargo run -p codegen -- coverage
 //! cargo run -p codegen -- output-schemas [--catalog PATH] [--write] [--only T,…] [--skip T,…]
+//! cargo run -p codegen -- facts --check|--write [--allow-missing]
 //! ```
 //! Every command takes `--root DIR` (the repository root; by default the nearest folder above the
 //! current one holding `catalog/` and `generated/`) and `--help`. The command line is declared
@@ -71,6 +72,20 @@ enum Command {
         /// Never change these tools' entries
         #[arg(long, value_name = "TOOL,...", value_delimiter = ',')]
         skip: Vec<String>,
+    },
+    /// Check (--check) or refresh (--write) the fact files under catalog/facts/ against the OpenAPI
+    /// specs and product documents in $KOBANA_SPECS_DIR (default ../shared); without the sources
+    /// --check fails unless --allow-missing
+    Facts {
+        /// Fail naming every stale, missing or extra fact file
+        #[arg(long, conflicts_with = "write", required_unless_present = "write")]
+        check: bool,
+        /// Rewrite the fact files from the sources
+        #[arg(long)]
+        write: bool,
+        /// With --check: succeed (saying NOT VERIFIED) when the sources are absent
+        #[arg(long, requires = "check")]
+        allow_missing: bool,
     },
 }
 
@@ -229,6 +244,26 @@ fn run(cli: Cli) -> Result<(), String> {
                 summary.skipped,
                 summary.hand_written.len()
             );
+            Ok(())
+        }
+        Some(Command::Facts {
+            check,
+            write,
+            allow_missing,
+        }) => {
+            let mut args = Vec::new();
+            for (on, flag) in [
+                (check, "--check"),
+                (write, "--write"),
+                (allow_missing, "--allow-missing"),
+            ] {
+                if on {
+                    args.push(flag.to_string());
+                }
+            }
+            for l in codegen::facts::run(&root, &args)? {
+                println!("{l}");
+            }
             Ok(())
         }
         Some(Command::Coverage) => {

@@ -1,8 +1,8 @@
-//! The es product documents written as Markdown-like tables (finance, inbox): their parsing,
-//! the sandbox and server they are checked on, and the checks every such product passes.
+//! The es product documents written as Markdown-like tables (finance, inbox): the sandbox and
+//! server they are checked on, and the checks every such product passes against the document's
+//! facts (`catalog/facts/product-docs/<product>.json`; the parsing is in `codegen/src/facts/es.rs`).
 //!
-//! A document is text extracted from HTML, so inline code runs into the next word
-//! (`{id}esfinance_payables_get`). The checks here are the bodies of tests of
+//! The checks here are the bodies of tests of
 //! `tests/finance_docs.rs` and `tests/inbox_docs.rs`: `document_tests!` declares the ones that
 //! need nothing but the document under the names they have always had; the others take what
 //! differs between the products as arguments.
@@ -15,7 +15,9 @@ use runtime::catalog::{
 };
 use serde_json::{json, Map, Value};
 
-use super::{harness, split_top_level, ProductDoc};
+use codegen::facts::docs::{squash, DocFacts, Phrase, Resource};
+
+use super::{doc_prompts, harness, DocPrompt, ProductDoc};
 
 /// What the checks need to know of one product beyond its document.
 #[derive(Debug, Clone, Copy)]
@@ -31,13 +33,24 @@ pub struct Spec {
 
 impl Spec {
     /// The document's resources table.
-    pub fn doc_resources(&self, doc: &str) -> Vec<DocResource> {
-        doc_resources(doc, self.min_resources)
+    pub fn doc_resources<'f>(&self, f: &'f DocFacts) -> &'f [Resource] {
+        assert!(
+            f.resources.len() >= self.min_resources,
+            "the resources table was not read: {:?}",
+            f.resources
+        );
+        &f.resources
     }
 
     /// The document's prompts table.
-    pub fn doc_prompts(&self, doc: &str) -> Vec<DocPrompt> {
-        doc_prompts(doc, self.prompts)
+    pub fn doc_prompts(&self, f: &DocFacts) -> Vec<DocPrompt> {
+        let prompts = doc_prompts(f);
+        assert_eq!(
+            prompts.len(),
+            self.prompts,
+            "the prompts table was not read: {prompts:?}"
+        );
+        prompts
     }
 
     /// A fresh sandbox of the product, called in `workspace`.
@@ -69,147 +82,6 @@ macro_rules! document_tests {
 }
 #[allow(unused_imports)]
 pub(crate) use document_tests;
-
-// ------------------------------------------------------------------------------------------------
-// Reading the document
-// ------------------------------------------------------------------------------------------------
-
-/// The text after the first `start` and before the next `end`.
-pub fn between<'a>(text: &'a str, start: &str, end: &str) -> &'a str {
-    let from = text
-        .find(start)
-        .unwrap_or_else(|| panic!("the document has no `{start}`"))
-        + start.len();
-    let len = text[from..]
-        .find(end)
-        .unwrap_or_else(|| panic!("the document has no `{end}` after `{start}`"));
-    &text[from..from + len]
-}
-
-/// Text without any whitespace: extracted HTML loses and adds spaces around inline code.
-pub fn squash(s: &str) -> String {
-    s.chars().filter(|c| !c.is_whitespace()).collect()
-}
-
-/// Every `<word>_id` in `text`, even when the next word runs into it (`account_idy el`).
-pub fn id_names(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    for (at, _) in text.match_indices("_id") {
-        let start = text[..at]
-            .rfind(|c: char| !(c.is_ascii_lowercase() || c == '_'))
-            .map_or(0, |i| i + 1);
-        let name = &text[start..at + 3];
-        if start < at && !out.iter().any(|n| n == name) {
-            out.push(name.to_string());
-        }
-    }
-    out
-}
-
-/// One row of the document's resources table.
-#[derive(Debug)]
-pub struct DocResource {
-    pub uri: String,
-    pub what: String,
-}
-
-pub fn doc_resources(doc: &str, min_rows: usize) -> Vec<DocResource> {
-    let table = between(doc, "| URI |", "resources/list");
-    let rows: Vec<DocResource> = table
-        .lines()
-        .filter(|l| l.trim_start().starts_with("kobana://"))
-        .map(|l| {
-            let (uri, rest) = l.split_once('|').expect("a table row has cells");
-            DocResource {
-                uri: uri.trim().to_string(),
-                what: rest.trim().trim_end_matches('|').trim().to_string(),
-            }
-        })
-        .collect();
-    assert!(
-        rows.len() >= min_rows,
-        "the resources table was not parsed: {rows:?}"
-    );
-    rows
-}
-
-/// One argument of a prompt, as the document's table writes it.
-#[derive(Debug)]
-pub struct DocArg {
-    pub name: String,
-    pub required: bool,
-    pub format: ArgFormat,
-    pub default: Option<String>,
-}
-
-#[derive(Debug)]
-pub struct DocPrompt {
-    pub name: String,
-    pub args: Vec<DocArg>,
-    pub what: String,
-}
-
-/// `until (opcional, YYYY-MM-DD; por defecto: 90 días)` → optional, date, `today+90d`.
-pub fn parse_arg(cell: &str) -> DocArg {
-    let (name, notes) = match cell.split_once('(') {
-        Some((n, rest)) => (n.trim(), rest.trim_end_matches(')')),
-        None => (cell.trim(), ""),
-    };
-    let format = if notes.contains("YYYY-MM-DD") {
-        ArgFormat::Date
-    } else if notes.contains("YYYY-MM") {
-        ArgFormat::Month
-    } else {
-        ArgFormat::Any
-    };
-    let default = notes.split_once("por defecto:").map(|(_, d)| {
-        let days: String = d.chars().filter(char::is_ascii_digit).collect();
-        assert!(
-            !days.is_empty(),
-            "a default without a number of days: `{d}`"
-        );
-        let past = d.contains("últimos") || d.contains("pasados");
-        format!("today{}{days}d", if past { '-' } else { '+' })
-    });
-    DocArg {
-        name: name.to_string(),
-        required: !notes.contains("opcional"),
-        format,
-        default,
-    }
-}
-
-pub fn doc_prompts(doc: &str, rows: usize) -> Vec<DocPrompt> {
-    let table = between(doc, "| Prompt |", "Un argumento obligatorio ausente");
-    let prompts: Vec<DocPrompt> = table
-        .lines()
-        .skip(1) // the rest of the header line
-        .filter(|l| l.contains(" | ") && !l.starts_with("|---") && !l.starts_with("| Prompt"))
-        .map(|l| {
-            let cells: Vec<&str> = l.split(" | ").map(str::trim).collect();
-            assert!(cells.len() >= 3, "a prompt row has three cells: {l}");
-            let args = if cells[1] == "—" {
-                Vec::new()
-            } else {
-                split_top_level(cells[1])
-                    .iter()
-                    .map(|a| parse_arg(a))
-                    .collect()
-            };
-            DocPrompt {
-                name: cells[0].to_string(),
-                args,
-                what: cells[2].trim_end_matches('|').trim().to_string(),
-            }
-        })
-        .collect();
-    assert_eq!(
-        prompts.len(),
-        rows,
-        "the prompts table was not parsed: {prompts:?}"
-    );
-    prompts
-}
 
 // ------------------------------------------------------------------------------------------------
 // Reading the generated docs and the catalog
@@ -289,7 +161,7 @@ pub fn list_ids_tool(p: &Product, id: &str, what: &str) -> &'static str {
 // ------------------------------------------------------------------------------------------------
 
 /// The catalog serves exactly the URIs of the document's resources table.
-pub fn the_catalog_serves_exactly_the_documented_uris(p: &Product, rows: &[DocResource]) {
+pub fn the_catalog_serves_exactly_the_documented_uris(p: &Product, rows: &[Resource]) {
     let documented: BTreeSet<String> = rows.iter().map(|r| r.uri.clone()).collect();
     assert_eq!(
         all_uris(p),
@@ -313,19 +185,22 @@ pub fn served_as(p: &Product, uri: &str) -> (&'static str, ContentKind) {
         .expect("served")
 }
 
-/// The example of the permissions paragraph (`Permisos.` up to `section_end`), a URI run into
-/// `es` and the tool that reads it (`{id}esfinance_payables_get`), holds in the catalog.
-pub fn the_permissions_example_is_read_by_its_tool(p: &Product, doc: &str, section_end: &str) {
-    let permisos = between(doc, "Permisos.", section_end);
-    let (uri, tool) = permisos
-        .split_once("}es")
-        .expect("`<uri>es<tool>` in Permisos");
-    let uri = format!("{}}}", &uri[uri.find("kobana://").expect("a URI")..]);
-    let tool: String = tool
-        .chars()
-        .take_while(|c| c.is_ascii_lowercase() || *c == '_')
-        .collect();
-    assert_eq!(read_by_of(p, &uri), tool, "{uri} is read by {tool}");
+/// The example of the permissions paragraph, a URI run into `es` and the tool that reads it
+/// (`{id}esfinance_payables_get`), holds in the catalog.
+pub fn the_permissions_example_is_read_by_its_tool(p: &Product, f: &DocFacts) {
+    assert!(
+        !f.read_by.is_empty(),
+        "the document names the tool that reads a resource"
+    );
+    for r in &f.read_by {
+        assert_eq!(
+            read_by_of(p, &r.uri),
+            r.tool,
+            "{} is read by {}",
+            r.uri,
+            r.tool
+        );
+    }
 }
 
 /// Every fixed resource is read by a tool that only reads.
@@ -357,16 +232,13 @@ pub fn read_by_the_get_of(p: &Product, uri: &str, record: &str) -> &'static Tool
     t
 }
 
-/// `description` gives the part of a row's description the docs repeat: the products differ in
-/// whether a final period or the ` (JSON)` mark is cut first.
-pub fn the_generated_docs_reproduce_the_resources_table(
-    spec: &Spec,
-    description: fn(&str) -> &str,
-) {
-    let doc = spec.doc.document();
+/// Each row's description is the part the docs repeat (the products differ in whether a final
+/// period or the ` (JSON)` mark is cut first; the facts hold that part).
+pub fn the_generated_docs_reproduce_the_resources_table(spec: &Spec) {
+    let f = spec.doc.facts();
     let md = spec.doc.generated_docs();
     let p = spec.doc.product();
-    for row in spec.doc_resources(&doc) {
+    for row in spec.doc_resources(&f) {
         let cell = format!("`{}`", row.uri);
         let line = md
             .lines()
@@ -378,27 +250,28 @@ pub fn the_generated_docs_reproduce_the_resources_table(
             "the docs row of {} names {reader}: {line}",
             row.uri
         );
-        let what = description(&row.what);
         assert!(
-            line.contains(what),
-            "the docs row of {} says `{what}`: {line}",
-            row.uri
+            row.what.found_in(line),
+            "the docs row of {} says what the document says ({} characters, {}): {line}",
+            row.uri,
+            row.what.chars,
+            row.what.sha256
         );
     }
 }
 
 pub fn the_generated_docs_reproduce_the_prompts_table(spec: &Spec) {
-    let doc = spec.doc.document();
+    let f = spec.doc.facts();
     let md = spec.doc.generated_docs();
     let rows = md_rows(&md, "## Prompts");
-    for d in spec.doc_prompts(&doc) {
+    for d in spec.doc_prompts(&f) {
         let key = format!("| `{}` |", d.name);
         let line = rows
             .iter()
             .find(|l| l.starts_with(&key))
             .unwrap_or_else(|| panic!("{} is not in the docs' prompts table", d.name));
         assert!(
-            line.contains(&d.what),
+            d.what.found_in(line),
             "{}: its description in the docs",
             d.name
         );
@@ -493,16 +366,16 @@ pub fn the_generated_docs_list_each_destructive_tool_with_its_clause(spec: &Spec
 }
 
 pub fn every_prompt_of_the_document_has_its_arguments_formats_and_defaults(spec: &Spec) {
-    let doc = spec.doc.document();
+    let f = spec.doc.facts();
     let p = spec.doc.product();
-    let documented = spec.doc_prompts(&doc);
+    let documented = spec.doc_prompts(&f);
     let names: BTreeSet<&str> = documented.iter().map(|d| d.name.as_str()).collect();
     let served: BTreeSet<&str> = p.prompts.iter().map(|q| q.name).collect();
     assert_eq!(served, names, "exactly the prompts of the document");
     for d in &documented {
         let q = p.prompt(&d.name).expect("prompt");
-        assert_eq!(
-            q.description, d.what,
+        assert!(
+            d.what.is(q.description),
             "{}: the document's description",
             d.name
         );
@@ -527,13 +400,8 @@ pub fn every_prompt_of_the_document_has_its_arguments_formats_and_defaults(spec:
         }
     }
     // "o month/until fuera de formato, es -32602": those arguments carry a format.
-    let checked = between(
-        &doc,
-        "Un argumento obligatorio ausente, o ",
-        " fuera de formato",
-    );
-    for name in checked.split('/') {
-        let name = name.trim();
+    for name in f.names("formatted_args") {
+        let name = name.as_str();
         let formatted = p
             .prompts
             .iter()
@@ -583,18 +451,6 @@ pub fn every_prompt_only_reads(spec: &Spec) {
     }
 }
 
-/// The completion paragraph (from `completion/complete sugiere` up to the rule for arguments
-/// without a source) and the id arguments its `Ids (…)` rule names.
-pub fn completion_rules(doc: &str) -> (&str, Vec<String>) {
-    let rules = between(
-        doc,
-        "completion/complete sugiere",
-        "Sin fuente de sugerencias",
-    );
-    let ids = id_names(between(rules, "Ids (", ")"));
-    (rules, ids)
-}
-
 /// Every prompt argument called `name` completes with ids from a listing; each is added to
 /// `completed`, and `(prompt, listing tool)` of each is returned.
 pub fn arguments_completed_with_ids(
@@ -616,16 +472,17 @@ pub fn arguments_completed_with_ids(
     from
 }
 
-/// The completion rules both es documents end with: `month` completes with the last twelve
-/// months, and an argument without a source (not in `completed`, the arguments completed with
+/// The completion rules both es documents end with (in their facts): `month` completes with the
+/// last twelve months, and an argument without a source (not in `completed`, the arguments completed with
 /// ids) completes with nothing.
 pub fn months_and_sourceless_completions(
     p: &Product,
-    rules: &str,
+    f: &DocFacts,
     completed: &BTreeSet<(&str, &str)>,
 ) {
     // "month: los últimos doce meses".
-    assert!(rules.contains("month: los últimos doce meses"));
+    assert_eq!(f.completions().last_months, Some(12));
+    assert!(f.completions().otherwise_empty);
     for q in p.prompts {
         for a in q.arguments {
             if a.name == "month" {
@@ -650,8 +507,9 @@ pub fn months_and_sourceless_completions(
 }
 
 /// Every destructive tool carries a clause that quotes the document's destructive rule
-/// (`sentence`) and says which of its `verbs` applies; every verb applies to some tool.
-pub fn destructive_tools_quote_the_rule(p: &Product, sentence: &str, verbs: &[String]) {
+/// (`sentence`, digested without whitespace) and says which of its `verbs` applies; every verb
+/// applies to some tool.
+pub fn destructive_tools_quote_the_rule(p: &Product, sentence: &Phrase, verbs: &[String]) {
     let destructive: Vec<_> = p
         .tools
         .iter()
@@ -662,7 +520,7 @@ pub fn destructive_tools_quote_the_rule(p: &Product, sentence: &str, verbs: &[St
             .destructive_clause
             .unwrap_or_else(|| panic!("{} has its clause", t.name));
         assert!(
-            squash(clause).contains(&squash(sentence)),
+            sentence.found_in(&squash(clause)),
             "{}: the clause quotes the document's rule: {clause}",
             t.name
         );
@@ -682,46 +540,32 @@ pub fn destructive_tools_quote_the_rule(p: &Product, sentence: &str, verbs: &[St
     }
 }
 
-/// How a document words its confirmation section.
-pub struct ConfirmationWording {
-    /// The words that end the section (the first after it that the document has).
-    pub section_end: &'static str,
-    /// The code a declined confirmation answers.
-    pub decline_code: &'static str,
-    /// Phrases of the section, as written.
-    pub phrases: &'static [&'static str],
-    /// Phrases of the section without whitespace (extracted HTML loses and adds spaces around
-    /// inline code).
-    pub squashed: &'static [&'static str],
-}
-
 /// The confirmation policy both es documents state: a declined confirmation answers
 /// `decline_code`, a reused answer is refused, a client that cannot confirm gets no destructive
 /// call, and a confirmation binds person, organization and workspace for 5 minutes.
-pub fn the_confirmation_policy_is_the_documents(spec: &Spec, wording: &ConfirmationWording) {
-    let doc = spec.doc.document();
+pub fn the_confirmation_policy_is_the_documents(spec: &Spec, decline_code: &str) {
+    let f = spec.doc.facts();
     let p = spec.doc.product();
-    let confirm = between(
-        &doc,
-        "Confirmación de tools destructivas",
-        wording.section_end,
+    // Statements of the confirmation section, as the facts record them.
+    for claim in [
+        "declined_answers_code",
+        "reused_answer_refused",
+        "unconfirmable_refused",
+    ] {
+        assert!(f.claim(claim), "the section says `{claim}`");
+    }
+    assert!(
+        f.mentions(decline_code),
+        "the document writes {decline_code}"
     );
-    for phrase in wording.phrases {
-        assert!(confirm.contains(phrase), "the section says `{phrase}`");
-    }
-    for phrase in wording.squashed {
-        assert!(
-            squash(confirm).contains(phrase),
-            "the section says `{phrase}`"
-        );
-    }
-    assert_eq!(p.policy.decline_code, wording.decline_code);
+    assert_eq!(p.policy.decline_code, decline_code);
     assert_eq!(p.policy.replay, ReplayPolicy::Refuse);
     assert_eq!(
         p.policy.unconfirmable_destructive,
         UnconfirmableDestructive::Refuse
     );
-    assert!(confirm.contains("la misma persona, organización y workspace, durante 5 minutos"));
+    // "la misma persona, organización y workspace, durante 5 minutos"
+    assert!(f.claim("binds_person_organization_workspace_for_5_minutes"));
     let b = p.policy.confirmation_binds;
     assert!(
         b.person && b.organization && b.workspace,

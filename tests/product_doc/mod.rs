@@ -1,13 +1,17 @@
-//! Shared reading of the product documents (`../shared/product-docs/*.txt`) for the
-//! `tests/<product>_docs.rs` integration tests, which each check one product's catalog, generated
-//! docs and sandbox against its document.
+//! Shared reading of the product documents' facts for the `tests/<product>_docs.rs` integration
+//! tests, which each check one product's catalog, generated docs and sandbox against its document.
+//!
+//! The documents themselves live outside the repository (`../shared/product-docs/*.txt`); the
+//! tests read what they need of them from `catalog/facts/product-docs/<product>.json`, which
+//! `cargo run -p codegen -- facts --write` derives from the documents and `facts --check`
+//! verifies (CI). The parsing of the documents lives there, in `codegen/src/facts/`.
 //!
 //! Each integration test is its own crate, so the test files include this module with
 //! `#[path = "product_doc/mod.rs"] mod product_doc;` (the macros of `pt_br` and `es` refer to it
-//! by that name). What every product shares is here; `pt_br` holds the parsing and the checks of
-//! the pt-BR documents written as tab-separated tables (billing, dashboards), `es` those of the es
-//! documents written as Markdown-like tables (finance, inbox). The protocol checks reach the
-//! server through `harness`, the shared confirmation harness.
+//! by that name). What every product shares is here; `pt_br` holds the checks of the pt-BR
+//! documents written as tab-separated tables (billing, dashboards), `es` those of the es documents
+//! written as Markdown-like tables (finance, inbox). The protocol checks reach the server through
+//! `harness`, the shared confirmation harness.
 
 // Each test crate uses only part of the shared code.
 #![allow(dead_code)]
@@ -20,25 +24,21 @@ pub mod pt_br;
 
 use std::path::PathBuf;
 
-use runtime::catalog::Product;
+use codegen::facts::docs::{DocFacts, Phrase};
+use runtime::catalog::{ArgFormat, Product};
 
-/// One product and the document that specifies it.
+/// One product, specified by its document.
 #[derive(Debug, Clone, Copy)]
 pub struct ProductDoc {
-    /// The product name (`billing`), as `generated::product` and the generated docs know it.
+    /// The product name (`billing`), as `generated::product`, the generated docs and the facts
+    /// files know it.
     pub product: &'static str,
-    /// The document's file name under `../shared/product-docs`.
-    pub document: &'static str,
 }
 
 impl ProductDoc {
-    /// The text of the product document.
-    pub fn document(&self) -> String {
-        let path = repo_root()
-            .join("../shared/product-docs")
-            .join(self.document);
-        std::fs::read_to_string(&path)
-            .unwrap_or_else(|e| panic!("cannot read the product document {}: {e}", path.display()))
+    /// The facts of the product document (`catalog/facts/product-docs/<product>.json`).
+    pub fn facts(&self) -> DocFacts {
+        DocFacts::load(&repo_root(), self.product).unwrap_or_else(|e| panic!("{e:#}"))
     }
 
     /// `generated/docs/<product>.md`.
@@ -65,25 +65,56 @@ pub fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// Splits on commas that are not inside parentheses.
-pub fn split_top_level(s: &str) -> Vec<String> {
-    let (mut depth, mut cur, mut out) = (0i32, String::new(), Vec::new());
-    for c in s.chars() {
-        match c {
-            '(' => depth += 1,
-            ')' => depth -= 1,
-            ',' if depth == 0 => {
-                out.push(std::mem::take(&mut cur));
-                continue;
-            }
-            _ => {}
-        }
-        cur.push(c);
+/// One argument of a prompt, as the document's table gives it.
+#[derive(Debug)]
+pub struct DocArg {
+    pub name: String,
+    pub required: bool,
+    pub format: ArgFormat,
+    /// `today+90d` (documents that state defaults).
+    pub default: Option<String>,
+}
+
+/// One row of the document's prompts table.
+#[derive(Debug)]
+pub struct DocPrompt {
+    pub name: String,
+    pub args: Vec<DocArg>,
+    /// Its description.
+    pub what: Phrase,
+}
+
+/// The format the facts write (`any`, `date`, `month`) as the catalog's.
+pub fn arg_format(format: &str) -> ArgFormat {
+    match format {
+        "date" => ArgFormat::Date,
+        "month" => ArgFormat::Month,
+        "any" => ArgFormat::Any,
+        other => panic!("the facts give an unknown argument format `{other}`"),
     }
-    out.push(cur);
-    out.into_iter()
-        .map(|s| s.trim().to_string())
-        .filter(|s| !s.is_empty())
+}
+
+/// The document's prompts table.
+pub fn doc_prompts(f: &DocFacts) -> Vec<DocPrompt> {
+    f.prompts
+        .iter()
+        .map(|p| DocPrompt {
+            name: p.name.clone(),
+            args: p
+                .args
+                .iter()
+                .map(|a| DocArg {
+                    name: a.name.clone(),
+                    required: a.required,
+                    format: arg_format(&a.format),
+                    default: a.default.clone(),
+                })
+                .collect(),
+            what: p
+                .what
+                .clone()
+                .unwrap_or_else(|| panic!("the facts give no description of {}", p.name)),
+        })
         .collect()
 }
 

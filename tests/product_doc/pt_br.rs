@@ -15,7 +15,7 @@ use runtime::catalog::{
 };
 use serde_json::{json, Map, Value};
 
-use super::{harness, split_top_level, ProductDoc};
+use super::{doc_prompts, harness, ProductDoc};
 
 /// What the checks need to know of one product beyond its document.
 #[derive(Debug, Clone, Copy)]
@@ -74,7 +74,8 @@ macro_rules! document_tests {
 #[allow(unused_imports)]
 pub(crate) use document_tests;
 
-/// How the document's destructive verbs read in tool names (`<prefix><resource>_<action>`).
+/// How the document's destructive verbs (its facts' `destructive.verbs`) read in tool names
+/// (`<prefix><resource>_<action>`).
 const VERB_ACTIONS: &[(&str, &[&str])] = &[
     ("apagam", &["delete", "remove"]),
     ("cancelam", &["cancel"]),
@@ -85,288 +86,6 @@ const VERB_ACTIONS: &[(&str, &[&str])] = &[
     ("desativam", &["deactivate", "revoke"]),
     ("enviam", &["send", "resend", "invite"]),
 ];
-
-// ------------------------------------------------------------------------------------------------
-// Reading the document
-// ------------------------------------------------------------------------------------------------
-
-/// The lines of a section: after the line that is exactly `heading`, up to the next line that is
-/// exactly one of `next` (or the end).
-fn section<'a>(text: &'a str, heading: &str, next: &[&str]) -> Vec<&'a str> {
-    let mut lines = text.lines().map(str::trim_end);
-    let found = lines.by_ref().any(|l| l.trim() == heading);
-    assert!(found, "the document has no section `{heading}`");
-    lines.take_while(|l| !next.contains(&l.trim())).collect()
-}
-
-/// The rows of a tab-separated table whose header line starts with `header`, up to the first blank line.
-fn table_rows(lines: &[&str], header: &str) -> Vec<Vec<String>> {
-    let start = lines
-        .iter()
-        .position(|l| l.trim_start().starts_with(header))
-        .unwrap_or_else(|| panic!("no table with header `{header}`"));
-    lines[start + 1..]
-        .iter()
-        .take_while(|l| !l.trim().is_empty())
-        .map(|l| l.split('\t').map(|c| c.trim().to_string()).collect())
-        .collect()
-}
-
-/// The `kobana://…` URI starting at `at`: path segments of `[a-z0-9_]` or `{var}`, so a word run into
-/// the URI by the HTML extraction (`{id}é`) is left out.
-fn uri_at(text: &str, at: usize) -> String {
-    let rest = &text[at..];
-    let scheme = "kobana://";
-    assert!(rest.starts_with(scheme));
-    let mut end = scheme.len();
-    let bytes = rest.as_bytes();
-    loop {
-        let seg_start = end;
-        if bytes.get(end) == Some(&b'{') {
-            match rest[end..].find('}') {
-                Some(close) => end += close + 1,
-                None => break,
-            }
-        } else {
-            while end < bytes.len()
-                && (bytes[end].is_ascii_lowercase()
-                    || bytes[end].is_ascii_digit()
-                    || bytes[end] == b'_')
-            {
-                end += 1;
-            }
-        }
-        if end == seg_start || bytes.get(end) != Some(&b'/') {
-            break;
-        }
-        end += 1;
-    }
-    rest[..end].trim_end_matches('/').to_string()
-}
-
-/// The identifier (`[a-z0-9_]+`) at the start of `s`.
-fn ident(s: &str) -> &str {
-    let end = s
-        .find(|c: char| !(c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_'))
-        .unwrap_or(s.len());
-    &s[..end]
-}
-
-#[derive(Debug)]
-struct DocResource {
-    uri: String,
-    what: String,
-}
-
-impl DocResource {
-    fn is_template(&self) -> bool {
-        self.uri.contains('{')
-    }
-}
-
-/// The resources table: `URI <tab> O que volta`.
-fn doc_resources(doc: &str) -> Vec<DocResource> {
-    let lines = section(doc, "Resources", &["Prompts"]);
-    let rows = table_rows(&lines, "URI");
-    assert!(!rows.is_empty(), "the resources table is empty");
-    rows.iter()
-        .map(|row| {
-            let line = row.join("\t");
-            let at = line
-                .find("kobana://")
-                .unwrap_or_else(|| panic!("resource row without URI: {line}"));
-            let uri = uri_at(&line, at);
-            let what = line[at + uri.len()..].trim().to_string();
-            assert!(
-                !what.is_empty(),
-                "resource {uri} has no description in the document"
-            );
-            DocResource { uri, what }
-        })
-        .collect()
-}
-
-#[derive(Debug)]
-struct DocArg {
-    name: String,
-    required: bool,
-    format: ArgFormat,
-}
-
-#[derive(Debug)]
-struct DocPrompt {
-    name: String,
-    args: Vec<DocArg>,
-    what: String,
-}
-
-/// One cell of the arguments column: `—`, `customer_id`, `customer_id (opcional)`,
-/// `month (opcional, YYYY-MM)`.
-fn parse_args(cell: &str) -> Vec<DocArg> {
-    let cell = cell.trim();
-    if cell.is_empty() || cell == "—" || cell == "-" {
-        return Vec::new();
-    }
-    split_top_level(cell)
-        .iter()
-        .map(|a| {
-            let name = ident(a).to_string();
-            assert!(!name.is_empty(), "cannot read the argument `{a}`");
-            let notes = a[name.len()..]
-                .trim()
-                .trim_start_matches('(')
-                .trim_end_matches(')');
-            let notes: Vec<&str> = notes.split(',').map(str::trim).collect();
-            let format = if notes.contains(&"YYYY-MM-DD") {
-                ArgFormat::Date
-            } else if notes.contains(&"YYYY-MM") {
-                ArgFormat::Month
-            } else {
-                ArgFormat::Any
-            };
-            DocArg {
-                name,
-                required: !notes.contains(&"opcional"),
-                format,
-            }
-        })
-        .collect()
-}
-
-/// The prompts table: `Prompt <tab> Argumentos <tab> O que faz`.
-fn doc_prompts(doc: &str) -> Vec<DocPrompt> {
-    let lines = section(doc, "Prompts", &["Completions"]);
-    let rows = table_rows(&lines, "Prompt\t");
-    assert!(!rows.is_empty(), "the prompts table is empty");
-    rows.iter()
-        .map(|row| {
-            assert_eq!(row.len(), 3, "a prompt row has three columns: {row:?}");
-            DocPrompt {
-                name: row[0].clone(),
-                args: parse_args(&row[1]),
-                what: row[2].clone(),
-            }
-        })
-        .collect()
-}
-
-/// The completion rules of the document.
-#[derive(Debug, Default)]
-struct DocCompletions {
-    /// Prompt arguments completed with ids (`customer_id`).
-    id_args: Vec<String>,
-    /// Template URI prefixes (`kobana://billing/customers/{id}`) whose `{id}` is completed with ids.
-    id_templates: Vec<String>,
-    /// `{resource}` of the schemas template is completed with catalog names.
-    schema_names: bool,
-    /// `month` is completed with the last N months.
-    last_months: Option<u32>,
-    /// "Sem fonte de sugestão, a resposta é uma lista vazia".
-    otherwise_empty: bool,
-}
-
-/// The singular noun of a record description (`Um cliente (JSON)` → `cliente`,
-/// `Um usuário do portal, com …` → `usuário do portal`), pluralized on its first word.
-fn plural_noun(what: &str) -> Option<String> {
-    let rest = what
-        .strip_prefix("Uma ")
-        .or_else(|| what.strip_prefix("Um "))?;
-    let end = rest.find([',', '(']).unwrap_or(rest.len());
-    let noun = rest[..end].trim();
-    let (first, tail) = noun.split_once(' ').map_or((noun, ""), |(a, b)| (a, b));
-    Some(if tail.is_empty() {
-        format!("{first}s")
-    } else {
-        format!("{first}s {tail}")
-    })
-}
-
-fn doc_completions(doc: &str, resources: &[DocResource]) -> DocCompletions {
-    let lines = section(doc, "Completions", &["Confirmação de tools destrutivas"]);
-    let text = lines.join("\n");
-    let mut out = DocCompletions {
-        otherwise_empty: text.contains("Sem fonte de sugestão, a resposta é uma lista vazia"),
-        ..DocCompletions::default()
-    };
-    // Record templates by the plural of the noun of their description.
-    let nouns: BTreeMap<String, String> = resources
-        .iter()
-        .filter(|r| r.uri.ends_with("/{id}"))
-        .filter_map(|r| plural_noun(&r.what).map(|n| (n, r.uri.clone())))
-        .collect();
-    for bullet in lines
-        .iter()
-        .map(|l| l.trim())
-        .filter(|l| l.starts_with('•'))
-    {
-        let body = bullet.trim_start_matches('•').trim();
-        if body.starts_with("Ids") {
-            let open = body
-                .find('(')
-                .expect("the Ids rule lists its arguments in parentheses");
-            let close = body[open..]
-                .find(')')
-                .expect("unclosed parenthesis in the Ids rule")
-                + open;
-            let inner = &body[open + 1..close];
-            let items: Vec<String> = inner
-                .split(", ")
-                .flat_map(|s| s.split(" e "))
-                .map(|s| s.trim().to_string())
-                .collect();
-            for item in items {
-                let noun = match item.split_once("{id} de ") {
-                    Some((_, noun)) => noun.trim().to_string(),
-                    None if ident(&item) == item && item.ends_with("_id") => {
-                        out.id_args.push(item);
-                        continue;
-                    }
-                    None => item,
-                };
-                let uri = nouns.get(&noun).unwrap_or_else(|| {
-                    panic!(
-                        "the Ids rule names `{noun}`, which matches no record template ({nouns:?})"
-                    )
-                });
-                out.id_templates.push(uri.clone());
-            }
-        } else if body.contains("{resource}") {
-            out.schema_names = true;
-        } else if body.starts_with("month") {
-            let n = if body.contains("doze") {
-                12
-            } else {
-                body.split(|c: char| !c.is_ascii_digit())
-                    .find_map(|w| w.parse().ok())
-                    .expect("the month rule says how many months")
-            };
-            out.last_months = Some(n);
-        }
-    }
-    out
-}
-
-/// The destructive clause: the sentence of the confirmation section that names `destructiveHint`,
-/// and its verbs (`apagam`, `cancelam`, …).
-fn doc_destructive_rule(doc: &str) -> (String, Vec<String>) {
-    let lines = section(doc, "Confirmação de tools destrutivas", &[]);
-    let text = lines.join(" ");
-    let at = text
-        .find("destructiveHint")
-        .expect("the destructive rule names destructiveHint");
-    let start = text[..at].rfind(['.', ':']).map_or(0, |i| i + 1);
-    let sentence = text[start..at + "destructiveHint".len()].trim().to_string();
-    let verbs: Vec<String> = sentence
-        .split(|c: char| !c.is_alphabetic())
-        .filter(|w| VERB_ACTIONS.iter().any(|(v, _)| v == w))
-        .map(str::to_string)
-        .collect();
-    assert!(
-        !verbs.is_empty(),
-        "no destructive verb found in `{sentence}`"
-    );
-    (sentence, verbs)
-}
 
 // ------------------------------------------------------------------------------------------------
 // Reading the generated docs
@@ -396,23 +115,16 @@ fn md_row<'a>(rows: &[&'a str], key: &str) -> &'a str {
         .unwrap_or_else(|| panic!("no row with {key} in the generated docs table"))
 }
 
-fn without_final_period(s: &str) -> &str {
-    s.trim().trim_end_matches('.')
-}
-
 // ------------------------------------------------------------------------------------------------
 // Resources
 // ------------------------------------------------------------------------------------------------
 
 pub fn every_uri_of_the_document_is_served_with_its_mime_type_and_content_kind(spec: &Spec) {
-    let doc = spec.doc.document();
+    let f = spec.doc.facts();
     let p = spec.doc.product();
-    let resources = doc_resources(&doc);
-    let max_bytes = doc
-        .split("até ")
-        .skip(1)
-        .find_map(|s| s.strip_suffix_mb())
-        .map(|mb| mb * 1024 * 1024);
+    let resources = &f.resources;
+    // "até N MB"
+    let max_bytes = f.numbers.get("max_blob_mb").map(|mb| mb * 1024 * 1024);
 
     let doc_fixed: BTreeSet<&str> = resources
         .iter()
@@ -435,7 +147,7 @@ pub fn every_uri_of_the_document_is_served_with_its_mime_type_and_content_kind(s
         "resources/templates/list must give exactly the document's templates"
     );
 
-    for r in &resources {
+    for r in resources {
         let (mime, content, description, read_by) =
             match p.resources.iter().find(|x| x.uri == r.uri) {
                 Some(x) => (x.mime_type, x.content, x.description, x.read_by),
@@ -449,10 +161,11 @@ pub fn every_uri_of_the_document_is_served_with_its_mime_type_and_content_kind(s
                 }
             };
         assert!(
-            description.starts_with(without_final_period(&r.what)),
-            "{}: description `{description}` does not say what the document says: `{}`",
+            r.what.starts(description),
+            "{}: description `{description}` does not say what the document says ({} characters, {})",
             r.uri,
-            r.what
+            r.what.chars,
+            r.what.sha256
         );
         let tool = p
             .tool(read_by)
@@ -463,7 +176,7 @@ pub fn every_uri_of_the_document_is_served_with_its_mime_type_and_content_kind(s
             r.uri
         );
 
-        if r.what.contains("(JSON)") {
+        if r.kind == "json" {
             assert_eq!(mime, "application/json", "{}", r.uri);
             let expected = if r.uri.ends_with("/schemas") {
                 ContentKind::SchemaCatalog
@@ -473,7 +186,7 @@ pub fn every_uri_of_the_document_is_served_with_its_mime_type_and_content_kind(s
                 ContentKind::JsonRecord
             };
             assert_eq!(content, expected, "{}", r.uri);
-        } else if r.what.contains("PDF") || r.what.contains("DANFE") {
+        } else if r.kind == "pdf" {
             assert_eq!(mime, "application/pdf", "{}", r.uri);
             let max = max_bytes.expect("the document gives the size limit of binaries (até N MB)");
             assert_eq!(
@@ -482,8 +195,8 @@ pub fn every_uri_of_the_document_is_served_with_its_mime_type_and_content_kind(s
                 "{}: PDFs are base64 blobs up to the limit",
                 r.uri
             );
-        } else if r.what.contains("XML") {
-            assert!(r.what.contains("(texto)"), "{}: the XML is text", r.uri);
+        } else if r.kind.starts_with("xml") {
+            assert_eq!(r.kind, "xml-text", "{}: the XML is text", r.uri);
             assert!(
                 mime.ends_with("/xml"),
                 "{}: an XML MIME type, got {mime}",
@@ -492,45 +205,22 @@ pub fn every_uri_of_the_document_is_served_with_its_mime_type_and_content_kind(s
             assert_eq!(content, ContentKind::Text, "{}", r.uri);
         } else {
             panic!(
-                "{}: the test does not know the content kind of `{}`",
-                r.uri, r.what
+                "{}: the test does not know the content kind `{}`",
+                r.uri, r.kind
             );
         }
     }
 }
 
-/// `strip_suffix_mb`: `"10 MB. Diferente…"` → `Some(10)`.
-trait MegaBytes {
-    fn strip_suffix_mb(&self) -> Option<u64>;
-}
-
-impl MegaBytes for &str {
-    fn strip_suffix_mb(&self) -> Option<u64> {
-        let digits: String = self.chars().take_while(char::is_ascii_digit).collect();
-        let rest = &self[digits.len()..];
-        if !digits.is_empty() && rest.trim_start().starts_with("MB") {
-            digits.parse().ok()
-        } else {
-            None
-        }
-    }
-}
-
 pub fn each_resource_is_read_by_the_tool_the_document_names(spec: &Spec) {
-    let doc = spec.doc.document();
+    let f = spec.doc.facts();
     let p = spec.doc.product();
     // "(kobana://billing/invoices/{id} é billing_invoices_get)" in the billing document
-    let mut pairs = Vec::new();
-    for (at, _) in doc.match_indices("kobana://") {
-        let uri = uri_at(&doc, at);
-        let after = doc[at + uri.len()..].trim_start();
-        if let Some(rest) = after.strip_prefix('é') {
-            let tool = ident(rest.trim_start());
-            if !tool.is_empty() {
-                pairs.push((uri, tool.to_string()));
-            }
-        }
-    }
+    let pairs: Vec<(String, String)> = f
+        .read_by
+        .iter()
+        .map(|r| (r.uri.clone(), r.tool.clone()))
+        .collect();
     assert!(
         !pairs.is_empty(),
         "the document names the tool that reads a resource"
@@ -551,12 +241,12 @@ pub fn each_resource_is_read_by_the_tool_the_document_names(spec: &Spec) {
 }
 
 pub fn the_generated_docs_reproduce_the_resources_table(spec: &Spec) {
-    let doc = spec.doc.document();
+    let f = spec.doc.facts();
     let md = spec.doc.generated_docs();
     let p = spec.doc.product();
     let fixed_rows = md_rows(&md, "## Resources");
     let template_rows = md_rows(&md, "## Resource templates");
-    for r in doc_resources(&doc) {
+    for r in &f.resources {
         let rows = if r.is_template() {
             &template_rows
         } else {
@@ -564,10 +254,11 @@ pub fn the_generated_docs_reproduce_the_resources_table(spec: &Spec) {
         };
         let row = md_row(rows, &format!("`{}`", r.uri));
         assert!(
-            row.contains(without_final_period(&r.what)),
-            "the docs row of {} does not say `{}`: {row}",
+            r.what.found_in(row),
+            "the docs row of {} does not say what the document says ({} characters, {}): {row}",
             r.uri,
-            r.what
+            r.what.chars,
+            r.what.sha256
         );
         let read_by = p
             .resources
@@ -655,9 +346,9 @@ pub fn the_schemas_catalog_gives_type_enum_meaning_and_sorting_of_every_field(sp
 // ------------------------------------------------------------------------------------------------
 
 pub fn every_prompt_of_the_document_has_its_arguments_formats_and_description(spec: &Spec) {
-    let doc = spec.doc.document();
+    let f = spec.doc.facts();
     let p = spec.doc.product();
-    let prompts = doc_prompts(&doc);
+    let prompts = doc_prompts(&f);
     let names: BTreeSet<&str> = prompts.iter().map(|x| x.name.as_str()).collect();
     let served: BTreeSet<&str> = p.prompts.iter().map(|x| x.name).collect();
     assert_eq!(
@@ -666,7 +357,7 @@ pub fn every_prompt_of_the_document_has_its_arguments_formats_and_description(sp
     );
     for dp in &prompts {
         let cp = p.prompt(&dp.name).expect("checked above");
-        assert_eq!(cp.description, dp.what, "{}: description", dp.name);
+        assert!(dp.what.is(cp.description), "{}: description", dp.name);
         let arg_names: Vec<&str> = cp.arguments.iter().map(|a| a.name).collect();
         let doc_names: Vec<&str> = dp.args.iter().map(|a| a.name.as_str()).collect();
         assert_eq!(arg_names, doc_names, "{}: arguments", dp.name);
@@ -705,14 +396,9 @@ pub fn every_prompt_of_the_document_has_its_arguments_formats_and_description(sp
 pub fn only_the_prompts_the_document_says_write_do_write(spec: &Spec) {
     // "um prompt que escreve — como collect_overdue_invoices, que manda lembretes — não aparece"
     // (billing; review_portal_access in dashboards)
-    let doc = spec.doc.document();
+    let f = spec.doc.facts();
     let p = spec.doc.product();
-    let at = doc
-        .find("um prompt que escreve")
-        .expect("the document says which prompt writes");
-    let after = &doc[at..];
-    let como = after.find("como ").expect("… como <prompt>") + "como ".len();
-    let writer = ident(&after[como..]);
+    let writer = f.name("writing_prompt");
     assert!(
         p.prompt(writer).is_some(),
         "the writing prompt {writer} exists"
@@ -753,14 +439,14 @@ pub fn only_the_prompts_the_document_says_write_do_write(spec: &Spec) {
 }
 
 pub fn the_generated_docs_reproduce_the_prompts_table(spec: &Spec) {
-    let doc = spec.doc.document();
+    let f = spec.doc.facts();
     let md = spec.doc.generated_docs();
     let p = spec.doc.product();
     let rows = md_rows(&md, "## Prompts");
-    for dp in doc_prompts(&doc) {
+    for dp in doc_prompts(&f) {
         let row = md_row(&rows, &format!("`{}`", dp.name));
         assert!(
-            row.contains(&dp.what),
+            dp.what.found_in(row),
             "{}: the docs give the document's description: {row}",
             dp.name
         );
@@ -870,10 +556,9 @@ fn list_tool_of_template(p: &Product, uri: &str) -> &'static str {
 }
 
 pub fn completions_follow_the_document_and_everything_else_is_empty(spec: &Spec) {
-    let doc = spec.doc.document();
+    let f = spec.doc.facts();
     let p = spec.doc.product();
-    let resources = doc_resources(&doc);
-    let rules = doc_completions(&doc, &resources);
+    let rules = f.completions();
     assert!(
         rules.otherwise_empty,
         "the document says that without a source the list is empty"
@@ -993,11 +678,11 @@ pub fn completions_follow_the_document_and_everything_else_is_empty(spec: &Spec)
 }
 
 pub fn the_generated_docs_reproduce_the_completion_rules(spec: &Spec) {
-    let doc = spec.doc.document();
+    let f = spec.doc.facts();
     let md = spec.doc.generated_docs();
     let p = spec.doc.product();
     let rows = md_rows(&md, "## Completions");
-    let rules = doc_completions(&doc, &doc_resources(&doc));
+    let rules = f.completions();
     for uri in &rules.id_templates {
         let row = md_row(&rows, &format!("`{{id}}` in `{uri}`"));
         let tool = list_tool_of_template(p, uri);
@@ -1045,9 +730,16 @@ pub fn the_generated_docs_reproduce_the_completion_rules(spec: &Spec) {
 // ------------------------------------------------------------------------------------------------
 
 pub fn destructive_tools_follow_the_document_rule_with_its_clause(spec: &Spec) {
-    let doc = spec.doc.document();
+    let f = spec.doc.facts();
     let p = spec.doc.product();
-    let (sentence, verbs) = doc_destructive_rule(&doc);
+    let rule = f.destructive();
+    let (sentence, verbs) = (&rule.sentence, &rule.verbs);
+    for v in verbs {
+        assert!(
+            VERB_ACTIONS.iter().any(|(w, _)| w == v),
+            "the test knows the tool actions of the document's verb `{v}`"
+        );
+    }
     let mut used: BTreeSet<&str> = BTreeSet::new();
     for t in p.tools {
         let action_words: Vec<&str> = t
@@ -1091,8 +783,8 @@ pub fn destructive_tools_follow_the_document_rule_with_its_clause(spec: &Spec) {
                 .nth(1)
                 .unwrap_or_else(|| panic!("{}: the clause quotes the document", t.name));
             assert!(
-                sentence.contains(quoted) || doc.contains(quoted),
-                "{}: the quoted clause is the document's: {quoted}",
+                sentence.is(quoted),
+                "{}: the quoted clause is the document's rule: {quoted}",
                 t.name
             );
         } else {
@@ -1103,7 +795,7 @@ pub fn destructive_tools_follow_the_document_rule_with_its_clause(spec: &Spec) {
             );
         }
     }
-    for v in &verbs {
+    for v in verbs {
         assert!(
             used.contains(v.as_str()),
             "no destructive tool for `{v}` of the document's rule"
@@ -1150,39 +842,35 @@ pub fn the_generated_docs_list_each_destructive_tool_with_its_clause(spec: &Spec
 }
 
 pub fn the_confirmation_policy_is_the_documents(spec: &Spec) {
-    let doc = spec.doc.document();
+    let f = spec.doc.facts();
     let p = spec.doc.product();
     let policy = p.policy;
     for code in ["USER_DECLINED", "user_declined"] {
-        if doc.contains(code) {
+        if f.mentions(code) {
             assert_eq!(policy.decline_code, code, "decline code");
         }
     }
     // "… a mesma pessoa e organização, por 5 minutos."
     assert!(
-        doc.contains("a mesma pessoa e organização"),
+        f.claim("binds_person_and_organization"),
         "the document binds person and organization"
     );
     assert!(policy.confirmation_binds.person && policy.confirmation_binds.organization);
     assert_eq!(
         policy.confirmation_binds.workspace,
-        doc.contains("workspace"),
+        f.claim("mentions_workspace"),
         "workspace binding"
     );
-    let minutes: u64 = doc
-        .split("por ")
-        .skip(1)
-        .find_map(|s| s.strip_suffix_minutes())
-        .expect("the document says how long a confirmation lasts");
+    let minutes = f.number("confirmation_minutes");
     assert_eq!(policy.confirmation_ttl_secs, minutes * 60);
-    if doc.contains("confirmation_required") {
+    if f.mentions("confirmation_required") {
         assert_eq!(
             policy.unconfirmable_destructive,
             UnconfirmableDestructive::Refuse
         );
     } else {
         assert!(
-            doc.contains("a tool roda direto"),
+            f.claim("unconfirmable_runs_directly"),
             "the document says what an unconfirmable call does"
         );
         assert_eq!(
@@ -1190,34 +878,18 @@ pub fn the_confirmation_policy_is_the_documents(spec: &Spec) {
             UnconfirmableDestructive::Run
         );
     }
-    if doc.contains("confirmation_replayed") {
+    if f.mentions("confirmation_replayed") {
         assert_eq!(policy.replay, ReplayPolicy::Refuse);
     } else {
         assert!(
-            doc.contains("pergunta de novo"),
+            f.claim("reused_answer_asks_again"),
             "the document says what a reused answer gets"
         );
         assert_eq!(policy.replay, ReplayPolicy::AskAgain);
     }
-    assert!(doc.contains("resources/list traz as URIs fixas"));
+    assert!(f.claim("fixed_uris_listed"));
     assert_eq!(policy.resources_list, ResourcesListPolicy::FixedOnly);
     assert!(!policy.workspaced);
-}
-
-trait Minutes {
-    fn strip_suffix_minutes(&self) -> Option<u64>;
-}
-
-impl Minutes for &str {
-    fn strip_suffix_minutes(&self) -> Option<u64> {
-        let digits: String = self.chars().take_while(char::is_ascii_digit).collect();
-        let rest = &self[digits.len()..];
-        if !digits.is_empty() && rest.trim_start().starts_with("minutos") {
-            digits.parse().ok()
-        } else {
-            None
-        }
-    }
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -1430,11 +1102,11 @@ async fn real_id(c: &harness::Client, p: &'static Product, read_by: &str) -> Str
 }
 
 pub async fn resources_are_served_as_the_document_says(spec: &Spec) {
-    let doc = spec.doc.document();
+    let f = spec.doc.facts();
     let p = spec.doc.product();
     let s = harness::start(harness::Options::all_products()).await;
     let c = s.client(spec.doc.product, "demo-full");
-    let resources = doc_resources(&doc);
+    let resources = &f.resources;
 
     // "resources/list traz as URIs fixas e resources/templates/list os templates com {id}."
     let listed: BTreeSet<String> = c
@@ -1462,7 +1134,7 @@ pub async fn resources_are_served_as_the_document_says(spec: &Spec) {
         .collect();
     assert_eq!(templates, doc_templates, "resources/templates/list");
 
-    for r in &resources {
+    for r in resources {
         let (uri, mime, content) = match p.templates.iter().find(|t| t.uri_template == r.uri) {
             Some(t) => {
                 let value = if t.content == ContentKind::SchemaEntry {
@@ -1588,13 +1260,13 @@ pub async fn resources_are_served_as_the_document_says(spec: &Spec) {
 }
 
 pub async fn prompts_and_completions_behave_as_the_document_says(spec: &Spec) {
-    let doc = spec.doc.document();
+    let f = spec.doc.facts();
     let p = spec.doc.product();
     let s = harness::start(harness::Options::all_products()).await;
     let c = s.client(spec.doc.product, "demo-full");
-    let rules = doc_completions(&doc, &doc_resources(&doc));
+    let rules = f.completions();
 
-    for dp in doc_prompts(&doc) {
+    for dp in doc_prompts(&f) {
         // A value for every argument: a real id for ids, a month for months.
         let mut args = Map::new();
         for a in &dp.args {
@@ -1776,7 +1448,7 @@ pub async fn prompts_and_completions_behave_as_the_document_says(spec: &Spec) {
 pub async fn a_destructive_tool_on_a_client_that_cannot_confirm_does_what_the_document_says(
     spec: &Spec,
 ) {
-    let doc = spec.doc.document();
+    let f = spec.doc.facts();
     let p = spec.doc.product();
     let s = harness::start(harness::Options::all_products()).await;
     let c = s.client(spec.doc.product, "demo-full");
@@ -1816,7 +1488,7 @@ pub async fn a_destructive_tool_on_a_client_that_cannot_confirm_does_what_the_do
         .await
         .result()["isError"]
         != json!(true);
-    if doc.contains("confirmation_required") {
+    if f.mentions("confirmation_required") {
         // "… não roda tools destrutivas: a chamada volta isError com confirmation_required e nada é executado."
         assert_eq!(
             a.tool_error_code().as_deref(),

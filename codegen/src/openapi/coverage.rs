@@ -11,6 +11,7 @@ use anyhow::{bail, Context};
 use serde_yaml::Value as Yaml;
 
 use super::spec::{OperationKey, Spec};
+use crate::facts::{self, openapi_lock::ApiLock};
 
 /// What a catalog says about API operations.
 #[derive(Debug, Clone, Default)]
@@ -139,18 +140,26 @@ impl Report {
 
 /// Checks one catalog against already-loaded specs.
 pub fn check(view: &CatalogView, specs: &[Spec]) -> Report {
+    let ops = specs
+        .iter()
+        .flat_map(|s| s.operations())
+        .map(|op| (op.key(), op.label()))
+        .collect();
+    check_operations(view, ops)
+}
+
+/// Checks one catalog against the operations of its specs, as `(key, label)` in spec order
+/// (read from the specs, or from their lock files when the specs are absent).
+pub fn check_operations(view: &CatalogView, spec_ops: Vec<(OperationKey, String)>) -> Report {
     // Every spec operation, by key, with its label as written in the spec.
     let mut ops: BTreeMap<OperationKey, String> = BTreeMap::new();
     let mut problems = Vec::new();
-    for spec in specs {
-        for op in spec.operations() {
-            if let Some(previous) = ops.insert(op.key(), op.label()) {
-                if previous != op.label() {
-                    problems.push(format!(
-                        "the specs hold `{previous}` and `{}`, which differ only by path parameter names",
-                        op.label()
-                    ));
-                }
+    for (key, label) in spec_ops {
+        if let Some(previous) = ops.insert(key, label.clone()) {
+            if previous != label {
+                problems.push(format!(
+                    "the specs hold `{previous}` and `{label}`, which differ only by path parameter names"
+                ));
             }
         }
     }
@@ -232,7 +241,8 @@ fn catalog_files(catalog_dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
     Ok(files)
 }
 
-/// Runs the gate over every catalog that names OpenAPI specs.
+/// Runs the gate over every catalog that names OpenAPI specs: from the specs where they are
+/// present, else from their lock files under `catalog/facts/openapi/` (with a `note:` line).
 pub fn run(catalog_dir: &Path, repo_root: &Path) -> anyhow::Result<Vec<String>> {
     let mut lines = Vec::new();
     let mut failures = Vec::new();
@@ -241,15 +251,37 @@ pub fn run(catalog_dir: &Path, repo_root: &Path) -> anyhow::Result<Vec<String>> 
         if view.openapi.is_empty() {
             continue;
         }
-        let mut specs = Vec::new();
+        let mut ops = Vec::new();
+        let mut from_locks = Vec::new();
         for rel in &view.openapi {
-            specs.push(
-                Spec::load(&super::location::spec_path(repo_root, rel))
-                    .with_context(|| format!("`product.openapi` of {}", file.display()))?,
-            );
+            let path = super::location::spec_path(repo_root, rel);
+            if path.is_file() {
+                let spec = Spec::load(&path)
+                    .with_context(|| format!("`product.openapi` of {}", file.display()))?;
+                ops.extend(spec.operations().iter().map(|op| (op.key(), op.label())));
+            } else {
+                // The specs live outside the repository; their lock files inside it.
+                let lock_path = repo_root.join(facts::lock_path(&path));
+                let lock = ApiLock::read(&lock_path).with_context(|| {
+                    format!(
+                        "`product.openapi` of {}: the spec {} is absent, and so is its lock file",
+                        file.display(),
+                        path.display()
+                    )
+                })?;
+                ops.extend(lock.operations.iter().map(|op| (op.key(), op.label())));
+                from_locks.push(lock_path.display().to_string());
+            }
         }
-        let report = check(&view, &specs);
+        let report = check_operations(&view, ops);
         lines.push(report.line());
+        if !from_locks.is_empty() {
+            lines.push(format!(
+                "note: {} read from the lock files {} (the specs are absent; `codegen facts --check` verifies the locks where they are present)",
+                report.product,
+                from_locks.join(", ")
+            ));
+        }
         if !report.passes() {
             let mut text = format!("{} ({}):", report.line(), file.display());
             for op in &report.unaccounted {
@@ -397,5 +429,47 @@ mod tests {
         .unwrap();
         let err = run(&root.join("catalog"), root).unwrap_err().to_string();
         assert!(err.contains("unaccounted: `GET /v1/userinfo`"), "{err}");
+    }
+
+    #[test]
+    fn run_reads_the_lock_file_when_the_spec_is_absent() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("catalog")).unwrap();
+        let lock =
+            crate::facts::openapi_lock::lock(&spec(), "specs/a.json", "test".into()).unwrap();
+        let lock_file = root.join(crate::facts::lock_path(Path::new("specs/a.json")));
+        std::fs::create_dir_all(lock_file.parent().unwrap()).unwrap();
+        std::fs::write(&lock_file, serde_json::to_string(&lock).unwrap()).unwrap();
+        let good = format!(
+            "product: {{name: demo, openapi: [specs/a.json]}}\ntools:\n{ALL_TOOLS}\nexclusions:\n  - {{operation: GET /v1/userinfo, reason: deprecated}}\n"
+        );
+        std::fs::write(root.join("catalog/demo.yaml"), &good).unwrap();
+        let lines = run(&root.join("catalog"), root).unwrap();
+        assert_eq!(
+            lines[0],
+            "demo: 4/5 operations mapped, 1 excluded, 0 unaccounted"
+        );
+        assert!(
+            lines[1].starts_with("note: demo read from the lock files"),
+            "{lines:?}"
+        );
+        std::fs::write(
+            root.join("catalog/demo.yaml"),
+            good.replace(
+                "exclusions:\n  - {operation: GET /v1/userinfo, reason: deprecated}",
+                "exclusions: []",
+            ),
+        )
+        .unwrap();
+        let err = run(&root.join("catalog"), root).unwrap_err().to_string();
+        assert!(err.contains("unaccounted: `GET /v1/userinfo`"), "{err}");
+        // Neither the spec nor its lock: the error names the spec.
+        std::fs::remove_file(&lock_file).unwrap();
+        let err = format!("{:#}", run(&root.join("catalog"), root).unwrap_err());
+        assert!(
+            err.contains("specs/a.json is absent, and so is its lock file"),
+            "{err}"
+        );
     }
 }

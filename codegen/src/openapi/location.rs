@@ -13,7 +13,8 @@ const SHARED_PREFIX: &str = "../shared/";
 /// The shared folder: `$KOBANA_SPECS_DIR`, else `<repo_root>/../shared`.
 pub fn specs_dir(repo_root: &Path) -> PathBuf {
     match std::env::var_os(SPECS_DIR_VAR) {
-        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
+        // A relative setting is relative to the repository root (an absolute one replaces it).
+        Some(dir) if !dir.is_empty() => repo_root.join(dir),
         _ => repo_root.join("../shared"),
     }
 }
