@@ -15,6 +15,7 @@
 use hmac::{Hmac, Mac};
 use runtime_model::backend::{BackendError, Output};
 use runtime_model::catalog::{ContentKind, Product, RecordType, Tool};
+use runtime_model::uri_template::encode_component;
 use serde_json::{json, Map, Value};
 use sha2::Sha256;
 use time::OffsetDateTime;
@@ -70,11 +71,7 @@ impl Files {
             r.product, r.record, r.id, r.organization, r.workspace, r.expires
         );
         mac.update(msg.as_bytes());
-        mac.finalize()
-            .into_bytes()
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect()
+        hex::encode(mac.finalize().into_bytes())
     }
 
     /// A signed URL for one record's file.
@@ -84,9 +81,9 @@ impl Files {
             self.public_url,
             r.product,
             r.record,
-            encode(&r.id),
-            encode(&r.organization),
-            encode(&r.workspace),
+            encode_component(&r.id),
+            encode_component(&r.organization),
+            encode_component(&r.workspace),
             r.expires,
             self.mac(r)
         )
@@ -111,19 +108,6 @@ impl Files {
             Err("this download link's signature is not valid")
         }
     }
-}
-
-/// Percent-encodes a query value.
-pub fn encode(s: &str) -> String {
-    let mut out = String::new();
-    for b in s.bytes() {
-        if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
 }
 
 /// The content kind a tool's output is read as, from the templates and resources it reads.

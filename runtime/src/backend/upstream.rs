@@ -25,8 +25,10 @@ use std::time::Duration;
 
 use reqwest::header::{HeaderMap, HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE, RETRY_AFTER};
 use runtime_model::backend::{Backend, BackendError, BoxFuture, CallContext, Output};
+use runtime_model::canonical;
 use runtime_model::catalog::{Binding, BodyMode, HttpBinding, HttpMethod, Product, Tool};
 use runtime_model::upload::{self, Form};
+use runtime_model::uri_template::{encode_component, UriTemplate};
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
@@ -100,19 +102,6 @@ impl Upstream {
     }
 }
 
-/// Percent-encodes one path segment or query component.
-fn encode(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for b in s.bytes() {
-        if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
-}
-
 fn scalar(v: &Value) -> String {
     match v {
         Value::String(s) => s.clone(),
@@ -134,7 +123,7 @@ pub fn build_request(
     binding: &HttpBinding,
     args: &Map<String, Value>,
 ) -> Result<(String, Option<RequestBody>), BackendError> {
-    let mut path = binding.path.to_string();
+    let mut values: Vec<(&str, String)> = Vec::new();
     let mut used: Vec<&str> = Vec::new();
     for (var, arg) in binding.path_params {
         let value = match args.get(*arg) {
@@ -153,15 +142,19 @@ pub fn build_request(
                 )))
             }
         };
-        // `.` and `..` alone would be resolved as dot segments: encode them too.
-        let segment = if value == "." || value == ".." {
-            value.replace('.', "%2E")
-        } else {
-            encode(&value)
-        };
-        path = path.replace(&format!("{{{var}}}"), &segment);
+        values.push((var, value));
         used.push(arg);
     }
+    // One segment per value, `.` and `..` included (see `uri_template::encode_component`).
+    let mut path = UriTemplate::parse(binding.path)
+        .ok()
+        .and_then(|t| t.fill(|var| values.iter().find(|(v, _)| *v == var).map(|(_, x)| x)))
+        .ok_or_else(|| {
+            BackendError::Invalid(format!(
+                "the path `{}` of {} has a variable that is not a path parameter",
+                binding.path, tool.name
+            ))
+        })?;
     let mut query: Vec<String> = Vec::new();
     for name in binding.query_params {
         used.push(name);
@@ -169,10 +162,18 @@ pub fn build_request(
             None | Some(Value::Null) => {}
             Some(Value::Array(items)) => {
                 for item in items {
-                    query.push(format!("{}[]={}", encode(name), encode(&scalar(item))));
+                    query.push(format!(
+                        "{}[]={}",
+                        encode_component(name),
+                        encode_component(&scalar(item))
+                    ));
                 }
             }
-            Some(v) => query.push(format!("{}={}", encode(name), encode(&scalar(v)))),
+            Some(v) => query.push(format!(
+                "{}={}",
+                encode_component(name),
+                encode_component(&scalar(v))
+            )),
         }
     }
     if !query.is_empty() {
@@ -206,26 +207,6 @@ pub fn build_request(
     Ok((path, body))
 }
 
-/// JSON with object keys sorted at every level: the same arguments always give the same text.
-pub fn canonical_json(v: &Value) -> String {
-    match v {
-        Value::Object(m) => {
-            let mut keys: Vec<&String> = m.keys().collect();
-            keys.sort();
-            let inner: Vec<String> = keys
-                .into_iter()
-                .map(|k| format!("{}:{}", Value::String(k.clone()), canonical_json(&m[k])))
-                .collect();
-            format!("{{{}}}", inner.join(","))
-        }
-        Value::Array(a) => format!(
-            "[{}]",
-            a.iter().map(canonical_json).collect::<Vec<_>>().join(",")
-        ),
-        other => other.to_string(),
-    }
-}
-
 /// The `Idempotency-Key` of a call: the confirmed call's key, else one derived from the call.
 pub fn idempotency_key(ctx: &CallContext, tool: &Tool, args: &Map<String, Value>) -> String {
     if let Some(k) = ctx.idempotency_key.as_ref().filter(|k| !k.is_empty()) {
@@ -235,7 +216,7 @@ pub fn idempotency_key(ctx: &CallContext, tool: &Tool, args: &Map<String, Value>
     for part in [
         ctx.product.name,
         tool.name,
-        &canonical_json(&Value::Object(args.clone())),
+        &canonical::to_string(&Value::Object(args.clone())),
         &ctx.identity.person,
         &ctx.identity.organization,
         ctx.workspace.as_deref().unwrap_or(""),
@@ -243,7 +224,7 @@ pub fn idempotency_key(ctx: &CallContext, tool: &Tool, args: &Map<String, Value>
         h.update(part.as_bytes());
         h.update([0u8]);
     }
-    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+    hex::encode(h.finalize())
 }
 
 /// Whether a call carries an `Idempotency-Key`: POSTs of tools that write.
@@ -517,14 +498,6 @@ impl Backend for Upstream {
 mod tests {
     use super::*;
     use serde_json::json;
-
-    #[test]
-    fn canonical_json_ignores_key_order() {
-        let a = json!({"b": 1, "a": {"y": [1, {"q": 2, "p": 1}], "x": null}});
-        let b = json!({"a": {"x": null, "y": [1, {"p": 1, "q": 2}]}, "b": 1});
-        assert_eq!(canonical_json(&a), canonical_json(&b));
-        assert_eq!(canonical_json(&json!({"b": 1, "a": 2})), r#"{"a":2,"b":1}"#);
-    }
 
     #[test]
     fn upstream_messages_are_extracted() {

@@ -21,6 +21,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use runtime_model::canonical;
 use runtime_model::catalog::{
     Binding, BodyMode, HttpBinding, Product, ReplayPolicy, Tool, UnconfirmableDestructive,
 };
@@ -28,11 +29,11 @@ use runtime_model::errors::{
     AppError, CONFIRMATION_REPLAYED, CONFIRMATION_REQUIRED, CONFIRMATION_UNAVAILABLE,
     REPLAY_NOTICE, USER_DECLINED,
 };
-use runtime_model::identity::Identity;
+use runtime_model::identity::{self, Identity};
 use serde_json::{json, Map, Value};
 
 use super::ledger::Ledger;
-use crate::state::{canonical_args_hash, canonical_json, new_nonce, StateClaims, StateSealer};
+use crate::state::{new_nonce, StateClaims, StateSealer};
 
 /// The `inputRequests` key of the confirmation question.
 pub const INPUT_KEY: &str = "confirm";
@@ -135,7 +136,7 @@ impl Confirmer {
                 UnconfirmableDestructive::Refuse => Gate::refuse(CONFIRMATION_REQUIRED),
             };
         }
-        let args_hash = canonical_args_hash(&Value::Object(req.args.clone()));
+        let args_hash = canonical::sha256_hex(&Value::Object(req.args.clone()));
         let principal = principal(&req);
         let Some(state) = req.request_state else {
             return self.ask(&req, &args_hash, &principal, None);
@@ -241,21 +242,13 @@ impl Confirmer {
     }
 }
 
-/// The principal string a confirmation is bound to: only the fields the policy binds, as
-/// canonical JSON (no separator can be smuggled through an id).
+/// The principal a confirmation is bound to: the fields the product's policy binds.
 fn principal(req: &GateRequest<'_>) -> String {
-    let binds = req.product.policy.confirmation_binds;
-    let mut m = Map::new();
-    if binds.person {
-        m.insert("person".into(), json!(req.identity.person));
-    }
-    if binds.organization {
-        m.insert("organization".into(), json!(req.identity.organization));
-    }
-    if binds.workspace {
-        m.insert("workspace".into(), json!(req.workspace));
-    }
-    canonical_json(&Value::Object(m))
+    identity::principal(
+        req.identity,
+        req.workspace,
+        req.product.policy.confirmation_binds,
+    )
 }
 
 fn display_title(tool: &Tool) -> &str {
@@ -328,7 +321,7 @@ pub fn confirmed_idempotency_key(nonce: &str) -> String {
     let mut h = Sha256::new();
     h.update(b"kobana-mcp/confirmed-call\0");
     h.update(nonce.as_bytes());
-    crate::state::hex(&h.finalize())
+    hex::encode(h.finalize())
 }
 
 #[cfg(test)]

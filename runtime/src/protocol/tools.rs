@@ -5,6 +5,7 @@ use std::sync::Arc;
 use runtime_model::backend::{BackendError, CallContext, Output};
 use runtime_model::catalog::{Binding, HttpMethod, Product, Tool};
 use runtime_model::errors::{self, AppError};
+use runtime_model::uri_template::UriTemplate;
 use serde_json::{json, Map, Value};
 use sha2::{Digest, Sha256};
 
@@ -15,7 +16,6 @@ use super::jsonrpc::RpcError;
 use super::mrtr;
 use crate::confirm::{Gate, GateRequest};
 use crate::extensions::{self, ExtCtx, ExtOutcome, Handler, Target, ToolOutput};
-use crate::state::{canonical_args_hash, hex};
 
 /// How many input rounds one request may take on the 2025 wire.
 const MAX_LEGACY_ROUNDS: usize = 8;
@@ -462,7 +462,7 @@ pub(crate) fn derived_idempotency_key(
     if binding.method != HttpMethod::Post || tool.annotations.read_only {
         return None;
     }
-    let args_hash = canonical_args_hash(&Value::Object(args.clone()));
+    let args_hash = runtime_model::canonical::sha256_hex(&Value::Object(args.clone()));
     let workspace = args
         .get("workspace_id")
         .and_then(Value::as_str)
@@ -481,7 +481,7 @@ pub(crate) fn derived_idempotency_key(
         h.update(part.as_bytes());
         h.update([0u8]);
     }
-    Some(hex(&h.finalize()))
+    Some(hex::encode(h.finalize()))
 }
 
 /// Largest text file a tool result carries inline; beyond it the text is cut and the result
@@ -541,7 +541,7 @@ fn file_to_tool(
             };
         }
     }
-    let sha256 = hex(&Sha256::digest(&data));
+    let sha256 = hex::encode(Sha256::digest(&data));
     let mut file = Map::new();
     file.insert("mimeType".into(), json!(mime_type));
     file.insert("size".into(), json!(data.len()));
@@ -565,31 +565,22 @@ fn file_to_tool(
 }
 
 /// The URI of the resource that this tool reads, with the template's variables filled from the
-/// call's arguments; `None` when no resource or template is read by the tool, or an argument is
-/// missing or has characters a URI segment cannot carry unencoded.
+/// call's arguments (encoded by the one rule of [`runtime_model::uri_template`], which
+/// `resources/read` decodes back to the same values); `None` when no resource or template is read
+/// by the tool, or an argument is missing, empty or not a string or number.
 fn resource_uri_of(product: &Product, tool: &Tool, args: &Map<String, Value>) -> Option<String> {
     if let Some(r) = product.resources.iter().find(|r| r.read_by == tool.name) {
         return Some(r.uri.to_string());
     }
     let template = product.templates.iter().find(|t| t.read_by == tool.name)?;
-    let mut uri = template.uri_template.to_string();
-    for (var, arg) in template.args {
-        let value = match args.get(*arg)? {
-            // Only values a URI carries as they are: a read gives the variable back verbatim, so
-            // a percent-encoded value would name another record.
-            Value::String(s)
-                if !s.is_empty()
-                    && s.bytes()
-                        .all(|b| b.is_ascii_alphanumeric() || b"-._~".contains(&b)) =>
-            {
-                s.clone()
-            }
-            Value::Number(n) => n.to_string(),
-            _ => return None,
-        };
-        uri = uri.replace(&format!("{{{var}}}"), &value);
-    }
-    (!uri.contains('{')).then_some(uri)
+    UriTemplate::parse(template.uri_template).ok()?.fill(|var| {
+        let arg = template.args.iter().find(|(v, _)| *v == var)?.1;
+        match args.get(arg)? {
+            Value::String(s) => Some(s.clone()),
+            Value::Number(n) => Some(n.to_string()),
+            _ => None,
+        }
+    })
 }
 
 pub(crate) fn is_text_mime(m: &str) -> bool {

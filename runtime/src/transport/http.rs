@@ -460,7 +460,7 @@ fn initialize(route: &Route, req: &RpcRequest) -> Response {
         _ => json!({}),
     };
     let id = match crate::state::random_bytes(16) {
-        Ok(b) => crate::state::hex(&b),
+        Ok(b) => hex::encode(b),
         Err(e) => {
             return error_response(
                 StatusCode::INTERNAL_SERVER_ERROR,
