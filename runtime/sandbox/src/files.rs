@@ -346,11 +346,11 @@ mod tests {
 
     #[test]
     fn pdf_has_header_xref_and_trailer() {
-        let rt = crate::demo::PRODUCT.records[0].name;
+        let rt = test_support::demo::PRODUCT.records[0].name;
         let data = pdf(
-            crate::demo::PRODUCT
+            test_support::demo::PRODUCT
                 .record(rt)
-                .unwrap_or(&crate::demo::PRODUCT.records[0]),
+                .unwrap_or(&test_support::demo::PRODUCT.records[0]),
             &serde_json::from_value(json!({"uid": "x", "amount": 10})).unwrap_or_default(),
         );
         let s = String::from_utf8_lossy(&data);

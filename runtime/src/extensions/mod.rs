@@ -12,6 +12,7 @@
 //! declare the rare capability a fixture needs ([`ProductExtension::resource_subscribe`]).
 
 pub mod catalog;
+#[cfg(any(test, feature = "fixtures"))]
 pub mod conformance;
 
 use runtime_model::backend::{Backend, BoxFuture};
@@ -111,8 +112,12 @@ pub struct ProductExtension {
     pub resource_subscribe: bool,
 }
 
-/// Every extension module.
-pub static REGISTRY: &[&ProductExtension] = &[&catalog::EXTENSION, &conformance::EXTENSION];
+/// Every extension module (the conformance fixture's only in test builds).
+pub static REGISTRY: &[&ProductExtension] = &[
+    &catalog::EXTENSION,
+    #[cfg(any(test, feature = "fixtures"))]
+    &conformance::EXTENSION,
+];
 
 /// The extension parts of a product, if it has any.
 pub fn for_product(product: &str) -> Option<&'static ProductExtension> {
