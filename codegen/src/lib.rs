@@ -2,7 +2,7 @@
 //!
 //! The pipeline is [`load_all`] (find, parse and validate every `catalog/*.yaml` and
 //! `catalog/fixtures/*.yaml`), [`generate`] (render every output file in memory), then either
-//! [`write`] (update `generated/`, touching only files whose content changed) or [`check`] (the
+//! [`write()`] (update `generated/`, touching only files whose content changed) or [`check`] (the
 //! drift gate: report every file of `generated/` that is stale, missing or extra).
 //!
 //! `generated/build.rs` calls [`build_script`]; the `codegen` binary calls the same functions.
@@ -187,7 +187,7 @@ fn owned_files(generated_dir: &Path) -> std::io::Result<Vec<String>> {
     Ok(out)
 }
 
-/// What [`write`] did.
+/// What [`write()`] did.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct WriteReport {
     pub written: Vec<String>,

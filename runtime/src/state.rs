@@ -39,7 +39,7 @@ pub struct StateClaims {
     pub method: String,
     /// The tool name, prompt name or resource URI the request addressed.
     pub target: String,
-    /// [`canonical_args_hash`] of the request's arguments.
+    /// [`runtime_model::canonical::sha256_hex`] of the request's arguments.
     pub args_hash: String,
     /// Who asked: a string binding person / organization / workspace, built by the caller.
     pub principal: String,

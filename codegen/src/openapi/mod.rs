@@ -1,7 +1,7 @@
 //! OpenAPI import and the coverage gate.
 //!
 //! The catalog is the source of truth for tools, but the Kobana API has about 300 operations: the
-//! importer proposes entries for new operations ([`import_openapi`]) and the gate ([`coverage`])
+//! importer proposes entries for new operations ([`import_openapi`]) and the gate ([`coverage()`])
 //! keeps catalog and specs in step, so no operation is silently missing or bound to nothing.
 
 pub mod coverage;

@@ -6,7 +6,7 @@
 //! is bound by (types, nesting, enums of state fields) and drops what would make honest answers
 //! fail or only bloats `tools/list`:
 //!
-//! * `$ref`s are inlined (a cycle, or nesting deeper than [`MAX_DEPTH`], becomes `{}`: anything);
+//! * `$ref`s are inlined (a cycle, or nesting deeper than `MAX_DEPTH`, becomes `{}`: anything);
 //! * OpenAPI `nullable: true` becomes a 2020-12 type array (`[string, "null"]`, and `null` joins an
 //!   enum); `anyOf [X, {type: null}]` becomes X with `null` in its type; `oneOf` becomes `anyOf`
 //!   (the API does not guarantee its variants are exclusive);
@@ -16,7 +16,7 @@
 //! * `writeOnly` properties are dropped (never in an answer); `example(s)`, `format`, `readOnly`,
 //!   `deprecated`, `title` and value constraints (`minimum`, `pattern`, `maxLength`, …) are dropped;
 //! * descriptions are cut to their first sentence, at most [`DESCRIPTION_LIMIT`] characters;
-//!   enums longer than [`MAX_ENUM`] values are dropped (the field stays a typed string);
+//!   enums longer than `MAX_ENUM` values are dropped (the field stays a typed string);
 //! * alternatives that are all records (`anyOf` of objects, e.g. a payment that is a billet, a
 //!   Pix or a utility payment) are merged into one record holding every variant's fields.
 //!
@@ -25,7 +25,7 @@
 //! schemas catalog resource describe the fields), and records nested deeper than
 //! [`MAX_PROPERTY_LEVELS`] are plain objects.
 //!
-//! The usability rule ([`derive`]) is written down in `catalog/README.md` ("Output schemas").
+//! The usability rule ([`derive()`]) is written down in `catalog/README.md` ("Output schemas").
 
 use serde_json::{Map, Value};
 

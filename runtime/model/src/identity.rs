@@ -1,6 +1,6 @@
 //! Who is calling: a person in an organization, with scopes, permissions and workspaces.
 //!
-//! Identities are resolved from bearer tokens by a pluggable [`Resolver`] (embedded identities file
+//! Identities are resolved from bearer tokens by a pluggable `Resolver` (embedded identities file
 //! by default; the Kobana API's identity endpoint upstream). Every permission check in the runtime
 //! goes through [`Identity::can_call`], on every request, in every era.
 
