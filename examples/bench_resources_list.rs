@@ -146,7 +146,13 @@ async fn main() {
             )
             .await;
             times.push(started.elapsed());
-            count = out.len();
+            count = match out {
+                Ok(resources) => resources.len(),
+                Err(e) => {
+                    eprintln!("resources/list failed: {e}");
+                    std::process::exit(1);
+                }
+            };
         }
         println!(
             "  pool {concurrency:>2}: median {:>7.1} ms  ({count} resources{})",

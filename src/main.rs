@@ -542,6 +542,12 @@ async fn serve_fixture(args: FixtureArgs) -> anyhow::Result<()> {
         .find(|p| p.name == args.name)
         .ok_or_else(|| {
             let known: Vec<&str> = generated::FIXTURES.iter().map(|p| p.name).collect();
+            if known.is_empty() {
+                return anyhow!(
+                    "unknown fixture `{}`: this build has no fixtures (they are compiled into test builds only, with the `fixtures` feature of the `generated` and `runtime` crates)",
+                    args.name
+                );
+            }
             anyhow!(
                 "unknown fixture `{}`; known: {}",
                 args.name,

@@ -7,8 +7,9 @@ use runtime::backend::{Upstream, UpstreamConfig};
 use runtime_model::backend::{Backend, BackendError, CallContext, Output};
 use runtime_model::catalog::Product;
 use runtime_sandbox::api::{self, ApiState, Fault, Faults, IdentityLookup};
-use runtime_sandbox::{demo, Sandbox, SandboxConfig};
+use runtime_sandbox::{Sandbox, SandboxConfig};
 use serde_json::{json, Map, Value};
+use test_support::demo;
 
 struct Api {
     base: String,

@@ -18,7 +18,7 @@ if [ ! -x node_modules/.bin/conformance ] || [ package-lock.json -nt node_module
 fi
 
 if [ -z "${CONFORMANCE_SERVER:-}" ]; then
-  (cd "$root" && cargo build -q -p runtime --example conformance_server)
+  (cd "$root" && cargo build -q -p runtime --features fixtures --example conformance_server)
   target=${CARGO_TARGET_DIR:-$root/target}
   CONFORMANCE_SERVER="$target/debug/examples/conformance_server 127.0.0.1:$port"
 fi

@@ -448,8 +448,15 @@ pub fn lib_module(entries: &[ModuleEntry]) -> String {
     all.sort_by(|a, b| a.module.cmp(&b.module));
     let mods = all.iter().map(|e| {
         let m = format_ident!("{}", e.module);
-        quote! {
-            pub mod #m;
+        if e.fixture {
+            quote! {
+                #[cfg(feature = "fixtures")]
+                pub mod #m;
+            }
+        } else {
+            quote! {
+                pub mod #m;
+            }
         }
     });
     let refs = |list: &[&ModuleEntry]| -> Vec<TokenStream> {
@@ -474,8 +481,14 @@ pub fn lib_module(entries: &[ModuleEntry]) -> String {
         /// The real products, in the order banking, billing, finance, dashboards, inbox.
         pub static PRODUCTS: &[&Product] = &[#(#product_refs),*];
 
-        /// Test products (the conformance fixture): compiled, never served as Kobana products.
+        /// Test products (the conformance fixture), compiled only with the `fixtures` feature,
+        /// which test builds enable and the `kobana-mcp` binary does not.
+        #[cfg(feature = "fixtures")]
         pub static FIXTURES: &[&Product] = &[#(#fixture_refs),*];
+
+        /// No fixtures outside test builds.
+        #[cfg(not(feature = "fixtures"))]
+        pub static FIXTURES: &[&Product] = &[];
 
         /// A product or fixture by name.
         pub fn product(name: &str) -> Option<&'static Product> {

@@ -1,6 +1,6 @@
 //! Serves the conformance fixture product for the official MCP conformance suite.
 //!
-//! `cargo run -p runtime --example conformance_server -- [ADDR]` (default `127.0.0.1:3000`), or
+//! `cargo run -p runtime --features fixtures --example conformance_server -- [ADDR]` (default `127.0.0.1:3000`), or
 //! `… -- --stdio`. The fixture's tools are all extension handlers, so the backend only refuses.
 
 use std::sync::Arc;

@@ -19,7 +19,7 @@ use base64::Engine as _;
 use hmac::{Hmac, Mac};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use sha2::{Digest, Sha256};
+use sha2::Sha256;
 
 type HmacSha256 = Hmac<Sha256>;
 
@@ -39,7 +39,7 @@ pub struct StateClaims {
     pub method: String,
     /// The tool name, prompt name or resource URI the request addressed.
     pub target: String,
-    /// [`canonical_args_hash`] of the request's arguments.
+    /// [`runtime_model::canonical::sha256_hex`] of the request's arguments.
     pub args_hash: String,
     /// Who asked: a string binding person / organization / workspace, built by the caller.
     pub principal: String,
@@ -141,7 +141,7 @@ impl StateSealer {
                     part.len()
                 ))
             })?;
-            let key = decode_hex(hex).ok_or_else(|| {
+            let key = hex::decode(hex.trim()).map_err(|_| {
                 StateError::BadKeys(format!("key {kid:?} is not valid hexadecimal"))
             })?;
             keys.push((kid.to_string(), key));
@@ -224,95 +224,6 @@ fn mac(key: &[u8], data: &[u8]) -> HmacSha256 {
     m
 }
 
-/// SHA-256 (lowercase hex) of the canonical JSON form of `value`: object keys sorted, no
-/// whitespace, numbers normalized (an integral float such as `1.0` or `1e2` is written as the
-/// integer `1` / `100`; `-0` is `0`). Two argument objects that mean the same thing hash the same.
-pub fn canonical_args_hash(value: &Value) -> String {
-    let mut out = String::new();
-    write_canonical(value, &mut out);
-    hex(&Sha256::digest(out.as_bytes()))
-}
-
-/// The canonical JSON text hashed by [`canonical_args_hash`].
-pub fn canonical_json(value: &Value) -> String {
-    let mut out = String::new();
-    write_canonical(value, &mut out);
-    out
-}
-
-fn write_canonical(value: &Value, out: &mut String) {
-    match value {
-        Value::Null => out.push_str("null"),
-        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Value::Number(n) => out.push_str(&normalize_number(n)),
-        Value::String(s) => out.push_str(&Value::String(s.clone()).to_string()),
-        Value::Array(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write_canonical(item, out);
-            }
-            out.push(']');
-        }
-        Value::Object(map) => {
-            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
-            entries.sort_by(|a, b| a.0.cmp(b.0));
-            out.push('{');
-            for (i, (k, v)) in entries.into_iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                out.push_str(&Value::String(k.clone()).to_string());
-                out.push(':');
-                write_canonical(v, out);
-            }
-            out.push('}');
-        }
-    }
-}
-
-fn normalize_number(n: &serde_json::Number) -> String {
-    if let Some(i) = n.as_i64() {
-        return i.to_string();
-    }
-    if let Some(u) = n.as_u64() {
-        return u.to_string();
-    }
-    let f = n.as_f64().unwrap_or(0.0);
-    // Integral floats within the exactly representable range are written as integers.
-    if f.is_finite() && f.fract() == 0.0 && f.abs() < 9.007_199_254_740_992e15 {
-        return (f as i64).to_string();
-    }
-    // Shortest round-trip representation (serde_json uses ryu).
-    serde_json::Number::from_f64(f)
-        .map(|n| n.to_string())
-        .unwrap_or_else(|| "null".into())
-}
-
-/// Lowercase hexadecimal.
-pub fn hex(bytes: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut s = String::with_capacity(bytes.len() * 2);
-    for b in bytes {
-        s.push(DIGITS[(b >> 4) as usize] as char);
-        s.push(DIGITS[(b & 0xf) as usize] as char);
-    }
-    s
-}
-
-fn decode_hex(s: &str) -> Option<Vec<u8>> {
-    let s = s.trim();
-    if !s.len().is_multiple_of(2) {
-        return None;
-    }
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(s.get(i..i + 2)?, 16).ok())
-        .collect()
-}
-
 /// `n` bytes from the operating system's random source.
 pub fn random_bytes(n: usize) -> Result<Vec<u8>, getrandom::Error> {
     let mut buf = vec![0u8; n];
@@ -334,7 +245,7 @@ mod tests {
         StateClaims {
             method: "tools/call".into(),
             target: "billing_charge_delete".into(),
-            args_hash: canonical_args_hash(&json!({"uid": "abc"})),
+            args_hash: runtime_model::canonical::sha256_hex(&json!({"uid": "abc"})),
             principal: "p1|org1|".into(),
             input_keys: vec!["confirm".into()],
             exp,
@@ -468,24 +379,5 @@ mod tests {
         assert!(a.open(&sealed, 0).is_ok());
         assert_eq!(b.open(&sealed, 0), Err(StateError::BadSignature));
         assert_ne!(new_nonce().unwrap(), new_nonce().unwrap());
-    }
-
-    #[test]
-    fn canonical_hash_ignores_key_order_whitespace_and_number_spelling() {
-        let a: Value = serde_json::from_str(r#"{"b": 1, "a": {"y": [1, 2.0], "x": "s"}}"#).unwrap();
-        let b: Value = serde_json::from_str(r#"{"a":{"x":"s","y":[1.0,2]},"b":1e0}"#).unwrap();
-        assert_eq!(canonical_args_hash(&a), canonical_args_hash(&b));
-        assert_eq!(canonical_json(&b), r#"{"a":{"x":"s","y":[1,2]},"b":1}"#);
-        let c = json!({"b": 2, "a": {"x": "s", "y": [1, 2]}});
-        assert_ne!(canonical_args_hash(&a), canonical_args_hash(&c));
-        assert_ne!(
-            canonical_args_hash(&json!({"a": "1"})),
-            canonical_args_hash(&json!({"a": 1}))
-        );
-        assert_eq!(
-            canonical_json(&json!({"v": 1.5, "s": "a\"b"})),
-            r#"{"s":"a\"b","v":1.5}"#
-        );
-        assert_eq!(canonical_args_hash(&json!({})).len(), 64);
     }
 }

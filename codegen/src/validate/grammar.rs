@@ -21,50 +21,9 @@ pub(super) const RUST_KEYWORDS: &[&str] = &[
     "typeof", "unsized", "virtual", "yield", "try", "gen",
 ];
 
-/// The `{var}` names of an RFC 6570 level-1 template, or what is wrong with it.
-pub fn template_vars(template: &str) -> Result<Vec<String>, String> {
-    let mut vars = Vec::new();
-    let mut rest = template;
-    while let Some(open) = rest.find(['{', '}']) {
-        if rest[open..].starts_with('}') {
-            return Err("a `}` without its `{`".into());
-        }
-        let after = &rest[open + 1..];
-        let close = after
-            .find('}')
-            .ok_or_else(|| "a `{` without its `}`".to_string())?;
-        let name = &after[..close];
-        if name.is_empty() {
-            return Err("an empty `{}` expression".into());
-        }
-        if let Some(op) = name.chars().next().filter(|c| "+#./;?&=,!@|".contains(*c)) {
-            return Err(format!(
-                "`{{{name}}}` uses the operator `{op}`, which is RFC 6570 level 2 or 3; only simple `{{name}}` variables (level 1) are allowed"
-            ));
-        }
-        if name.contains(':') || name.contains('*') {
-            return Err(format!(
-                "`{{{name}}}` uses a modifier (`:N` or `*`), which is RFC 6570 level 4; only simple `{{name}}` variables (level 1) are allowed"
-            ));
-        }
-        if name.contains(',') {
-            return Err(format!(
-                "`{{{name}}}` lists several variables in one expression; write one `{{name}}` per variable"
-            ));
-        }
-        if !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-            return Err(format!(
-                "`{{{name}}}` is not a variable name; use letters, digits and `_`"
-            ));
-        }
-        if vars.iter().any(|v| v == name) {
-            return Err(format!("the variable `{{{name}}}` appears twice"));
-        }
-        vars.push(name.to_string());
-        rest = &after[close + 1..];
-    }
-    Ok(vars)
-}
+/// The `{var}` names of an RFC 6570 level-1 template, or what is wrong with it (the one parser,
+/// shared with the runtime).
+pub use runtime_model::uri_template::variables as template_vars;
 
 pub(super) fn is_snake_name(s: &str) -> bool {
     !s.is_empty()
@@ -193,21 +152,6 @@ pub(super) fn check_default(d: &str) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn level_one_templates_only() {
-        assert_eq!(
-            template_vars("kobana://b/x/{uid}/y/{n}").unwrap(),
-            vec!["uid", "n"]
-        );
-        assert!(template_vars("kobana://b/{+path}").is_err());
-        assert!(template_vars("kobana://b/{?q}").is_err());
-        assert!(template_vars("kobana://b/{a,b}").is_err());
-        assert!(template_vars("kobana://b/{a:3}").is_err());
-        assert!(template_vars("kobana://b/{a").is_err());
-        assert!(template_vars("kobana://b/a}").is_err());
-        assert!(template_vars("kobana://b/{a}/{a}").is_err());
-    }
 
     #[test]
     fn seeds_follow_the_documented_grammar() {

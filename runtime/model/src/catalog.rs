@@ -87,6 +87,15 @@ pub struct ConfirmationBinding {
     pub workspace: bool,
 }
 
+impl ConfirmationBinding {
+    /// Bound to the person, the organization and the workspace.
+    pub const ALL: Self = Self {
+        person: true,
+        organization: true,
+        workspace: true,
+    };
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ResourcesListPolicy {
     /// `resources/list` gives the fixed URIs only.

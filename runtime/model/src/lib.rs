@@ -4,7 +4,9 @@
 //! tokio, no axum), and so that the runtime, the sandbox and the generator agree on one shape.
 
 pub mod backend;
+pub mod canonical;
 pub mod catalog;
 pub mod errors;
 pub mod identity;
 pub mod upload;
+pub mod uri_template;

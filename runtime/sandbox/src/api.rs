@@ -275,28 +275,19 @@ fn route<'p>(
     best.map(|(_, m)| m)
 }
 
-fn percent_decode(s: &str) -> String {
-    fn hex(b: u8) -> Option<u8> {
-        (b as char).to_digit(16).map(|d| d as u8)
-    }
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'+' => out.push(b' '),
-            b'%' if i + 2 < bytes.len() => match (hex(bytes[i + 1]), hex(bytes[i + 2])) {
-                (Some(h), Some(l)) => {
-                    out.push(h * 16 + l);
-                    i += 2;
-                }
-                _ => out.push(b'%'),
-            },
-            b => out.push(b),
-        }
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
+/// Decodes a path segment or query component the way HTTP servers do: `%XX` escapes, invalid
+/// UTF-8 replaced, and (in a query only) `+` as a space.
+fn percent_decode(s: &str, plus_is_space: bool) -> String {
+    let spaced;
+    let s = if plus_is_space && s.contains('+') {
+        spaced = s.replace('+', " ");
+        &spaced
+    } else {
+        s
+    };
+    percent_encoding::percent_decode_str(s)
+        .decode_utf8_lossy()
+        .into_owned()
 }
 
 /// Query pairs as arguments: repeated keys and `key[]` become arrays.
@@ -304,7 +295,7 @@ fn query_args(query: Option<&str>, args: &mut Map<String, Value>) {
     let Some(q) = query else { return };
     for pair in q.split('&').filter(|p| !p.is_empty()) {
         let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
-        let (k, v) = (percent_decode(k), percent_decode(v));
+        let (k, v) = (percent_decode(k, true), percent_decode(v, true));
         let (k, is_array) = match k.strip_suffix("[]") {
             Some(base) => (base.to_string(), true),
             None => (k, false),
@@ -520,7 +511,7 @@ async fn run(
             .find(|(v, _)| *v == var)
             .map(|(_, a)| *a)
             .unwrap_or(var);
-        args.insert(arg.to_string(), Value::String(percent_decode(value)));
+        args.insert(arg.to_string(), Value::String(percent_decode(value, false)));
     }
 
     let idem = headers

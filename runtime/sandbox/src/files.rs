@@ -15,6 +15,7 @@
 use hmac::{Hmac, Mac};
 use runtime_model::backend::{BackendError, Output};
 use runtime_model::catalog::{ContentKind, Product, RecordType, Tool};
+use runtime_model::uri_template::encode_component;
 use serde_json::{json, Map, Value};
 use sha2::Sha256;
 use time::OffsetDateTime;
@@ -70,11 +71,7 @@ impl Files {
             r.product, r.record, r.id, r.organization, r.workspace, r.expires
         );
         mac.update(msg.as_bytes());
-        mac.finalize()
-            .into_bytes()
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect()
+        hex::encode(mac.finalize().into_bytes())
     }
 
     /// A signed URL for one record's file.
@@ -84,9 +81,9 @@ impl Files {
             self.public_url,
             r.product,
             r.record,
-            encode(&r.id),
-            encode(&r.organization),
-            encode(&r.workspace),
+            encode_component(&r.id),
+            encode_component(&r.organization),
+            encode_component(&r.workspace),
             r.expires,
             self.mac(r)
         )
@@ -111,19 +108,6 @@ impl Files {
             Err("this download link's signature is not valid")
         }
     }
-}
-
-/// Percent-encodes a query value.
-pub fn encode(s: &str) -> String {
-    let mut out = String::new();
-    for b in s.bytes() {
-        if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
 }
 
 /// The content kind a tool's output is read as, from the templates and resources it reads.
@@ -362,11 +346,11 @@ mod tests {
 
     #[test]
     fn pdf_has_header_xref_and_trailer() {
-        let rt = crate::demo::PRODUCT.records[0].name;
+        let rt = test_support::demo::PRODUCT.records[0].name;
         let data = pdf(
-            crate::demo::PRODUCT
+            test_support::demo::PRODUCT
                 .record(rt)
-                .unwrap_or(&crate::demo::PRODUCT.records[0]),
+                .unwrap_or(&test_support::demo::PRODUCT.records[0]),
             &serde_json::from_value(json!({"uid": "x", "amount": 10})).unwrap_or_default(),
         );
         let s = String::from_utf8_lossy(&data);

@@ -13,7 +13,6 @@
 pub mod api;
 pub mod brazil;
 pub mod clock;
-pub mod demo;
 pub mod envelope;
 pub mod files;
 pub mod ops;

@@ -98,7 +98,7 @@ fn uploaded_files(tool: &Tool, args: &Map<String, Value>) -> Result<Vec<Value>, 
         .into_iter()
         .map(|f| {
             let digest = Sha256::digest(&f.data);
-            let sha256: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+            let sha256 = hex::encode(digest);
             json!({
                 "field": f.name,
                 "filename": f.filename,

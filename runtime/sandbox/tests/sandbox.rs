@@ -5,8 +5,9 @@ use std::collections::BTreeSet;
 use runtime_model::backend::{Backend, BackendError, CallContext, Output};
 use runtime_model::catalog::{Product, Tool};
 use runtime_model::identity::Identity;
-use runtime_sandbox::{brazil, demo, Sandbox, SandboxConfig};
+use runtime_sandbox::{brazil, Sandbox, SandboxConfig};
 use serde_json::{json, Map, Value};
+use test_support::demo;
 
 fn identity(org: &str, workspaces: &[&str]) -> Identity {
     Identity {

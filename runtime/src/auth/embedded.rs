@@ -22,7 +22,6 @@ use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
 use super::resolver::{AuthError, Resolver};
-use crate::state::hex;
 
 /// The identities file that ships with the project.
 pub const BUILTIN_IDENTITIES: &str = include_str!("../../identities.yaml");
@@ -168,7 +167,7 @@ impl Resolver for EmbeddedResolver {
 
 /// Lowercase hex SHA-256 of a token (the `token_sha256` format).
 pub fn token_digest(token: &str) -> String {
-    hex(&Sha256::digest(token.as_bytes()))
+    hex::encode(Sha256::digest(token.as_bytes()))
 }
 
 fn expand(entry: &IdentityEntry, products: &[&Product]) -> Result<Identity, String> {

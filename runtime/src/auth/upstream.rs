@@ -15,9 +15,11 @@
 //!   by its scopes only (`*`);
 //! - workspaces: `workspaces[]` (strings or objects with `uid`/`id`) when the API sends them.
 
-use std::collections::{BTreeSet, HashMap};
-use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+use moka::policy::EvictionPolicy;
+use moka::sync::Cache;
 
 use runtime_model::backend::BoxFuture;
 use runtime_model::catalog::Product;
@@ -40,9 +42,20 @@ pub struct UpstreamResolver {
     me_url: String,
     /// Every permission the served products use (to expand `x.*` patterns).
     known_permissions: BTreeSet<&'static str>,
-    cache: Mutex<HashMap<String, (Identity, Instant)>>,
-    ttl: Duration,
-    capacity: usize,
+    /// Resolved identities by token digest; `None` when caching is off.
+    cache: Option<Cache<String, Identity>>,
+}
+
+/// A cache of `capacity` identities, each kept `ttl` after it was resolved, the least recently
+/// used evicted first; `None` for `capacity` 0.
+fn identity_cache(ttl: Duration, capacity: usize) -> Option<Cache<String, Identity>> {
+    (capacity > 0).then(|| {
+        Cache::builder()
+            .max_capacity(capacity as u64)
+            .time_to_live(ttl)
+            .eviction_policy(EvictionPolicy::lru())
+            .build()
+    })
 }
 
 impl UpstreamResolver {
@@ -63,47 +76,26 @@ impl UpstreamResolver {
                 .map(|t| t.permission)
                 .filter(|p| !p.is_empty())
                 .collect(),
-            cache: Mutex::new(HashMap::new()),
-            ttl: DEFAULT_CACHE_TTL,
-            capacity: DEFAULT_CACHE_CAPACITY,
+            cache: identity_cache(DEFAULT_CACHE_TTL, DEFAULT_CACHE_CAPACITY),
         })
     }
 
     /// Overrides the cache lifetime and bound (`capacity` 0 disables caching).
     pub fn with_cache(mut self, ttl: Duration, capacity: usize) -> Self {
-        self.ttl = ttl;
-        self.capacity = capacity;
+        self.cache = identity_cache(ttl, capacity);
         self
     }
 
     fn cached(&self, key: &str) -> Option<Identity> {
-        let cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
-        cache
-            .get(key)
-            .filter(|(_, at)| at.elapsed() < self.ttl)
-            .map(|(id, _)| id.clone())
+        self.cache.as_ref()?.get(key)
     }
 
     fn remember(&self, key: String, identity: &Identity) {
-        if self.capacity == 0 {
-            return;
+        if let Some(cache) = &self.cache {
+            cache.insert(key, identity.clone());
+            // Apply the bound now rather than on the cache's next housekeeping round.
+            cache.run_pending_tasks();
         }
-        let mut cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
-        if cache.len() >= self.capacity {
-            let ttl = self.ttl;
-            cache.retain(|_, (_, at)| at.elapsed() < ttl);
-        }
-        if cache.len() >= self.capacity {
-            // Still full of live entries: drop the oldest.
-            if let Some(oldest) = cache
-                .iter()
-                .min_by_key(|(_, (_, at))| *at)
-                .map(|(k, _)| k.clone())
-            {
-                cache.remove(&oldest);
-            }
-        }
-        cache.insert(key, (identity.clone(), Instant::now()));
     }
 
     async fn fetch(&self, token: &str) -> Result<Identity, AuthError> {

@@ -25,6 +25,7 @@ use std::time::Duration;
 
 use runtime_model::backend::{Backend, CallContext, Output};
 use runtime_model::catalog::Template;
+use runtime_model::uri_template::UriTemplate;
 use serde_json::{json, Map, Value};
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
@@ -45,19 +46,6 @@ impl Default for RecentOptions {
             per_listing_timeout: Duration::from_secs(10),
         }
     }
-}
-
-/// Percent-encodes a URI template variable value (RFC 6570 simple expansion).
-fn encode(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for b in s.bytes() {
-        if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
 }
 
 fn text(v: &Value) -> Option<String> {
@@ -86,18 +74,17 @@ fn variable_value(record: &Map<String, Value>, var: &str, arg: &str) -> Option<S
 
 /// Builds the descriptor of one listed record, or `None` if a variable has no value.
 pub fn describe(template: &Template, record: &Map<String, Value>) -> Option<Value> {
-    let mut uri = template.uri_template.to_string();
     let mut first_id = String::new();
-    for (var, arg) in template.args {
-        let value = variable_value(record, var, arg)?;
-        if first_id.is_empty() {
-            first_id = value.clone();
-        }
-        uri = uri.replace(&format!("{{{var}}}"), &encode(&value));
-    }
-    if uri.contains('{') {
-        return None;
-    }
+    let uri = UriTemplate::parse(template.uri_template)
+        .ok()?
+        .fill(|var| {
+            let arg = template.args.iter().find(|(v, _)| *v == var)?.1;
+            let value = variable_value(record, var, arg)?;
+            if first_id.is_empty() {
+                first_id = value.clone();
+            }
+            Some(value)
+        })?;
     let label = ["name", "title", "subject", "description", "our_number"]
         .iter()
         .find_map(|k| {
@@ -384,5 +371,21 @@ mod tests {
         );
         assert!(backend.peak.load(Ordering::SeqCst) <= 4);
         assert!(backend.peak.load(Ordering::SeqCst) >= 2, "listings overlap");
+    }
+
+    #[test]
+    fn a_described_uri_reads_back_the_record_it_was_built_from() {
+        let product = product(1);
+        let template = &product.templates[0];
+        for uid in ["bol_1", "a/b c", "100%", "ação", ".."] {
+            let record = json!({"uid": uid, "id": 7}).as_object().cloned().unwrap();
+            let described = describe(template, &record).unwrap();
+            let uri = described["uri"].as_str().unwrap();
+            assert_eq!(
+                runtime_model::uri_template::match_uri(template.uri_template, uri),
+                Some(vec![("id".to_string(), uid.to_string())]),
+                "{uri}"
+            );
+        }
     }
 }

@@ -31,6 +31,7 @@ use reqwest::header::{HeaderMap, HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYP
 use runtime_model::backend::{Backend, BackendError, BoxFuture, CallContext, Output};
 use runtime_model::catalog::{Binding, BodyMode, HttpBinding, HttpMethod, Product, Tool};
 use runtime_model::upload::{self, Form};
+use runtime_model::uri_template::{encode_component, UriTemplate};
 use serde_json::{Map, Value};
 
 /// Largest upstream answer read (bigger ones are refused, not buffered).
@@ -108,19 +109,6 @@ impl Upstream {
     }
 }
 
-/// Percent-encodes one path segment or query component.
-fn encode(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for b in s.bytes() {
-        if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
-}
-
 fn scalar(v: &Value) -> String {
     match v {
         Value::String(s) => s.clone(),
@@ -142,7 +130,7 @@ pub fn build_request(
     binding: &HttpBinding,
     args: &Map<String, Value>,
 ) -> Result<(String, Option<RequestBody>), BackendError> {
-    let mut path = binding.path.to_string();
+    let mut values: Vec<(&str, String)> = Vec::new();
     let mut used: Vec<&str> = Vec::new();
     for (var, arg) in binding.path_params {
         let value = match args.get(*arg) {
@@ -161,15 +149,19 @@ pub fn build_request(
                 )))
             }
         };
-        // `.` and `..` alone would be resolved as dot segments: encode them too.
-        let segment = if value == "." || value == ".." {
-            value.replace('.', "%2E")
-        } else {
-            encode(&value)
-        };
-        path = path.replace(&format!("{{{var}}}"), &segment);
+        values.push((var, value));
         used.push(arg);
     }
+    // One segment per value, `.` and `..` included (see `uri_template::encode_component`).
+    let mut path = UriTemplate::parse(binding.path)
+        .ok()
+        .and_then(|t| t.fill(|var| values.iter().find(|(v, _)| *v == var).map(|(_, x)| x)))
+        .ok_or_else(|| {
+            BackendError::Invalid(format!(
+                "the path `{}` of {} has a variable that is not a path parameter",
+                binding.path, tool.name
+            ))
+        })?;
     let mut query: Vec<String> = Vec::new();
     for name in binding.query_params {
         used.push(name);
@@ -177,10 +169,18 @@ pub fn build_request(
             None | Some(Value::Null) => {}
             Some(Value::Array(items)) => {
                 for item in items {
-                    query.push(format!("{}[]={}", encode(name), encode(&scalar(item))));
+                    query.push(format!(
+                        "{}[]={}",
+                        encode_component(name),
+                        encode_component(&scalar(item))
+                    ));
                 }
             }
-            Some(v) => query.push(format!("{}={}", encode(name), encode(&scalar(v)))),
+            Some(v) => query.push(format!(
+                "{}={}",
+                encode_component(name),
+                encode_component(&scalar(v))
+            )),
         }
     }
     if !query.is_empty() {

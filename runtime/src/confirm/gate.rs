@@ -27,6 +27,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use runtime_model::canonical;
 use runtime_model::catalog::{
     Binding, BodyMode, HttpBinding, Product, ReplayPolicy, Tool, UnconfirmableDestructive,
 };
@@ -34,12 +35,12 @@ use runtime_model::errors::{
     AppError, CONFIRMATION_QUOTA_EXCEEDED, CONFIRMATION_REPLAYED, CONFIRMATION_REQUIRED,
     CONFIRMATION_UNAVAILABLE, REPLAY_NOTICE, USER_DECLINED,
 };
-use runtime_model::identity::Identity;
+use runtime_model::identity::{self, Identity};
 use serde_json::{json, Map, Value};
 
 use super::idempotency::{self, CallKeys, Outcome};
 use super::ledger::{Ledger, LedgerError};
-use crate::state::{canonical_args_hash, canonical_json, new_nonce, StateClaims, StateSealer};
+use crate::state::{new_nonce, StateClaims, StateSealer};
 
 /// Ledger value of a confirmation being run.
 const RUNNING: &str = "running";
@@ -240,7 +241,7 @@ impl Confirmer {
                 UnconfirmableDestructive::Refuse => Gate::refuse(CONFIRMATION_REQUIRED),
             };
         }
-        let args_hash = canonical_args_hash(&Value::Object(req.args.clone()));
+        let args_hash = canonical::sha256_hex(&Value::Object(req.args.clone()));
         let principal = principal(&req);
         let Some(state) = req.request_state else {
             return self.ask(&req, &args_hash, &principal, None);
@@ -385,21 +386,13 @@ impl Confirmer {
     }
 }
 
-/// The principal string a confirmation is bound to: only the fields the policy binds, as
-/// canonical JSON (no separator can be smuggled through an id).
+/// The principal a confirmation is bound to: the fields the product's policy binds.
 fn principal(req: &GateRequest<'_>) -> String {
-    let binds = req.product.policy.confirmation_binds;
-    let mut m = Map::new();
-    if binds.person {
-        m.insert("person".into(), json!(req.identity.person));
-    }
-    if binds.organization {
-        m.insert("organization".into(), json!(req.identity.organization));
-    }
-    if binds.workspace {
-        m.insert("workspace".into(), json!(req.workspace));
-    }
-    canonical_json(&Value::Object(m))
+    identity::principal(
+        req.identity,
+        req.workspace,
+        req.product.policy.confirmation_binds,
+    )
 }
 
 fn display_title(tool: &Tool) -> &str {

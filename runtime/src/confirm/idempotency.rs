@@ -19,11 +19,13 @@ use std::time::Duration;
 
 use runtime_model::catalog::{Binding, Product, Tool};
 use runtime_model::identity::Identity;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
 use super::ledger::{Ledger, LedgerError};
-use crate::state::{canonical_args_hash, canonical_json, hex, new_nonce};
+use crate::state::new_nonce;
+use runtime_model::canonical;
+use runtime_model::catalog::ConfirmationBinding;
 
 /// How long an unknown outcome keeps its key by default.
 pub const DEFAULT_WINDOW: Duration = Duration::from_secs(24 * 60 * 60);
@@ -69,7 +71,15 @@ pub fn needs_key(tool: &Tool) -> bool {
 
 /// The owner a ledger record is charged to (its quota): the person in their organization.
 pub fn owner(identity: &Identity) -> String {
-    canonical_json(&json!({"person": identity.person, "organization": identity.organization}))
+    runtime_model::identity::principal(
+        identity,
+        None,
+        ConfirmationBinding {
+            person: true,
+            organization: true,
+            workspace: false,
+        },
+    )
 }
 
 /// The fingerprint of a call: product, tool, canonical arguments (numbers normalized, keys
@@ -81,7 +91,7 @@ pub fn call_fingerprint(
     identity: &Identity,
     workspace: Option<&str>,
 ) -> String {
-    let args_hash = canonical_args_hash(&Value::Object(args.clone()));
+    let args_hash = canonical::sha256_hex(&Value::Object(args.clone()));
     let mut h = Sha256::new();
     for part in [
         "kobana-mcp/call",
@@ -95,7 +105,7 @@ pub fn call_fingerprint(
         h.update(part.as_bytes());
         h.update([0u8]);
     }
-    hex(&h.finalize())
+    hex::encode(h.finalize())
 }
 
 /// The key a confirmed call proposes: derived from (not equal to) the confirmation's ledger
@@ -104,7 +114,7 @@ pub fn confirmed_key(nonce: &str) -> String {
     let mut h = Sha256::new();
     h.update(b"kobana-mcp/confirmed-call\0");
     h.update(nonce.as_bytes());
-    hex(&h.finalize())
+    hex::encode(h.finalize())
 }
 
 /// Claims and settles the keys of writes in the ledger. Cheap to clone.

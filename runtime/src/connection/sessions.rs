@@ -68,7 +68,7 @@ impl SessionTable {
         make: impl FnOnce(String) -> Arc<Session>,
     ) -> Result<String, OpenError> {
         let id = crate::state::random_bytes(16)
-            .map(|b| crate::state::hex(&b))
+            .map(hex::encode)
             .map_err(|e| OpenError::Fault(RpcError::internal(format!("no randomness: {e}"))))?;
         let mut map = self
             .map

@@ -13,9 +13,15 @@
 //! declare the rare capability a fixture needs (`ProductExtension::resource_subscribe`).
 
 pub mod catalog;
+#[cfg(any(test, feature = "fixtures"))]
 pub mod conformance;
 
 use crate::contract::Extensions;
 
 /// Every extension module of this crate: what `ServerConfig::new` serves by default.
-pub static ALL: Extensions = Extensions::new(&[&catalog::EXTENSION, &conformance::EXTENSION]);
+/// (The conformance fixture's handlers only in test builds and with the `fixtures` feature.)
+pub static ALL: Extensions = Extensions::new(&[
+    &catalog::EXTENSION,
+    #[cfg(any(test, feature = "fixtures"))]
+    &conformance::EXTENSION,
+]);

@@ -17,7 +17,11 @@ use serde_json::{json, Map, Value};
 use crate::contract::error::{RpcError, MISSING_CLIENT_CAPABILITY};
 use crate::contract::Call;
 use crate::contract::InputNeeded;
-use crate::state::{canonical_args_hash, new_nonce, StateClaims, StateSealer};
+use runtime_model::canonical;
+use runtime_model::catalog::ConfirmationBinding;
+use runtime_model::identity;
+
+use crate::state::{new_nonce, StateClaims, StateSealer};
 
 /// How long a sealed `requestState` stays valid.
 pub const STATE_TTL_SECS: u64 = 600;
@@ -43,14 +47,14 @@ pub fn now_unix() -> u64 {
         .unwrap_or(0)
 }
 
-/// The principal a state is bound to.
+/// The principal a state is bound to: the whole caller (person, organization and the
+/// connection's workspace), whatever the product binds its confirmations to.
 pub fn principal(call: &Call) -> String {
     let id = &call.identity;
-    format!(
-        "{}|{}|{}",
-        id.person,
-        id.organization,
-        id.default_workspace.as_deref().unwrap_or("")
+    identity::principal(
+        id,
+        id.default_workspace.as_deref(),
+        ConfirmationBinding::ALL,
     )
 }
 
@@ -75,7 +79,7 @@ pub fn accept(
         .map_err(|e| RpcError::invalid_params(format!("Invalid or expired requestState: {e}")))?;
     if claims.method != origin.method
         || claims.target != origin.target
-        || claims.args_hash != canonical_args_hash(origin.args)
+        || claims.args_hash != canonical::sha256_hex(origin.args)
         || claims.principal != principal(call)
     {
         return Err(RpcError::invalid_params(
@@ -146,7 +150,7 @@ pub fn input_required(
     let claims = StateClaims {
         method: origin.method.to_string(),
         target: origin.target.to_string(),
-        args_hash: canonical_args_hash(origin.args),
+        args_hash: canonical::sha256_hex(origin.args),
         principal: principal(call),
         input_keys: needed.requests.iter().map(|(k, _)| k.clone()).collect(),
         exp: now_unix() + STATE_TTL_SECS,

@@ -7,7 +7,7 @@
 //! not be retried blindly) but its answer does not match the schema at a given place, with the raw
 //! answer as text so nothing is lost; a warning is logged.
 //!
-//! The schema comes compiled from the engine's [`ToolSchemas`](super::schemas::ToolSchemas).
+//! The schema comes compiled from the engine's `ToolSchemas` (`protocol::schemas`).
 
 use runtime_model::catalog::Tool;
 use serde_json::{json, Value};

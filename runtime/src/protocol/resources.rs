@@ -6,6 +6,7 @@ use base64::Engine as _;
 use runtime_model::backend::{BackendError, Output};
 use runtime_model::catalog::{ContentKind, ResourcesListPolicy, Template};
 use runtime_model::errors::{self, AppError};
+use runtime_model::uri_template::match_uri;
 use serde_json::{json, Map, Value};
 
 use super::engine::Engine;
@@ -33,46 +34,6 @@ pub fn refusal(err: &AppError, missing: Option<&str>) -> RpcError {
         None => err.message.to_string(),
     };
     RpcError::new(err.rpc_code, message).with_data(Value::Object(data))
-}
-
-/// Matches an RFC 6570 level-1 template (`a/{x}/b`) against a URI; a variable matches a
-/// non-empty run of characters without `/`.
-pub fn match_template(template: &str, uri: &str) -> Option<Vec<(String, String)>> {
-    let mut vars = Vec::new();
-    let mut rest = uri;
-    let mut t = template;
-    while !t.is_empty() {
-        if let Some(stripped) = t.strip_prefix('{') {
-            let end = stripped.find('}')?;
-            let name = &stripped[..end];
-            t = &stripped[end + 1..];
-            let stop = match t.find('{') {
-                Some(i) => &t[..i],
-                None => t,
-            };
-            let limit = rest.find('/').unwrap_or(rest.len());
-            let value_end = if stop.is_empty() {
-                limit
-            } else {
-                let lit_first = stop.as_bytes()[0] as char;
-                rest[..]
-                    .find(lit_first)
-                    .filter(|i| *i <= limit)
-                    .unwrap_or(limit)
-            };
-            if value_end == 0 {
-                return None;
-            }
-            vars.push((name.to_string(), rest[..value_end].to_string()));
-            rest = &rest[value_end..];
-        } else {
-            let lit_end = t.find('{').unwrap_or(t.len());
-            let lit = &t[..lit_end];
-            rest = rest.strip_prefix(lit)?;
-            t = &t[lit_end..];
-        }
-    }
-    rest.is_empty().then_some(vars)
 }
 
 enum Located {
@@ -127,7 +88,7 @@ impl Engine {
         self.product
             .templates
             .iter()
-            .find_map(|t| match_template(t.uri_template, uri).map(|v| Located::Template(t, v)))
+            .find_map(|t| match_uri(t.uri_template, uri).map(|v| Located::Template(t, v)))
     }
 
     pub(crate) async fn read_resource(&self, call: &Call, params: &Map<String, Value>) -> Reply {
@@ -309,40 +270,4 @@ impl Engine {
 
 fn text_content(uri: &str, mime: &str, text: String) -> Value {
     json!({"uri": uri, "mimeType": mime, "text": text})
-}
-
-#[cfg(test)]
-mod tests {
-    use super::match_template;
-
-    #[test]
-    fn templates_match_level_one() {
-        assert_eq!(
-            match_template("test://template/{id}/data", "test://template/123/data"),
-            Some(vec![("id".into(), "123".into())])
-        );
-        assert_eq!(
-            match_template("test://template/{id}/data", "test://template//data"),
-            None
-        );
-        assert_eq!(
-            match_template("test://template/{id}/data", "test://template/1/2/data"),
-            None
-        );
-        assert_eq!(
-            match_template("kobana://b/billets/{uid}", "kobana://b/billets/abc"),
-            Some(vec![("uid".into(), "abc".into())])
-        );
-        assert_eq!(
-            match_template("kobana://b/{kind}.{fmt}", "kobana://b/x.json"),
-            Some(vec![
-                ("kind".into(), "x".into()),
-                ("fmt".into(), "json".into())
-            ])
-        );
-        assert_eq!(
-            match_template("kobana://b/billets/{uid}", "kobana://b/other/abc"),
-            None
-        );
-    }
 }

@@ -21,6 +21,8 @@ struct Recorder {
     calls: Mutex<Vec<(String, Option<String>)>>,
     /// The `CallContext::idempotency_key` of each call, in order.
     keys: Mutex<Vec<Option<String>>>,
+    /// The arguments of each call, in order.
+    args: Mutex<Vec<Map<String, Value>>>,
 }
 
 /// The bytes the recorder answers for file tools: a 3 000-byte "PDF", a large XML.
@@ -52,6 +54,7 @@ impl Backend for Recorder {
                 .unwrap()
                 .push((tool.name.to_string(), ctx.workspace.clone()));
             self.keys.lock().unwrap().push(ctx.idempotency_key.clone());
+            self.args.lock().unwrap().push(args.clone());
             if tool.name.ends_with("_get_pdf") {
                 return Ok(Output::Bytes {
                     mime_type: "application/pdf".into(),
@@ -843,11 +846,7 @@ async fn tools_describe_files_and_resources_return_them() {
     let pdf = fake_pdf();
     assert_eq!(file["mimeType"], "application/pdf");
     assert_eq!(file["size"], pdf.len());
-    assert_eq!(
-        file["sha256"],
-        crate::state::hex(&Sha256::digest(&pdf)),
-        "{r}"
-    );
+    assert_eq!(file["sha256"], hex::encode(Sha256::digest(&pdf)), "{r}");
     let uri = "kobana://billing/invoices/inv_1/pdf";
     assert_eq!(file["uri"], uri);
     let links = content_of_type(&r, "resource_link");
@@ -866,21 +865,26 @@ async fn tools_describe_files_and_resources_return_them() {
             .unwrap(),
         pdf
     );
-    // An id a URI cannot carry as it is: described, without a link.
+    // An id with reserved characters: the link carries it percent-encoded, and reading the link
+    // gives the reading tool that very id back.
+    let (e, rec) = engine_with(product("billing"), 500);
     let odd = ask(
         &e,
         &modern,
         "tools/call",
-        json!({"name": "billing_invoices_get_pdf", "arguments": {"id": "a/b c"}}),
+        json!({"name": "billing_invoices_get_pdf", "arguments": {"id": "a/b c%"}}),
     )
     .await
     .unwrap();
-    assert!(content_of_type(&odd, "resource_link").is_empty(), "{odd}");
-    assert!(
-        odd["structuredContent"]["file"].get("uri").is_none(),
-        "{odd}"
-    );
-    assert_eq!(odd["structuredContent"]["file"]["size"], pdf.len());
+    let odd_uri = "kobana://billing/invoices/a%2Fb%20c%25/pdf";
+    assert_eq!(odd["structuredContent"]["file"]["uri"], odd_uri, "{odd}");
+    assert_eq!(content_of_type(&odd, "resource_link")[0]["uri"], odd_uri);
+    ask(&e, &modern, "resources/read", json!({"uri": odd_uri}))
+        .await
+        .unwrap();
+    let seen = rec.args.lock().unwrap().clone();
+    assert_eq!(seen.len(), 2);
+    assert_eq!(seen[1]["id"], "a/b c%", "{:?}", seen[1]);
     // 2025-03-26 has no resource_link: the text names the URI instead.
     let old = call(
         Era::Legacy("2025-03-26"),

@@ -5,6 +5,7 @@ use std::sync::Arc;
 use runtime_model::backend::{BackendError, CallContext, Output};
 use runtime_model::catalog::{Binding, Operation, Product, Tool};
 use runtime_model::errors::{self, AppError};
+use runtime_model::uri_template::UriTemplate;
 use serde_json::{json, Map, Value};
 use sha2::{Digest, Sha256};
 
@@ -17,7 +18,6 @@ use crate::contract::Call;
 use crate::contract::Era;
 use crate::contract::RpcError;
 use crate::contract::{ExtCtx, ExtOutcome, Handler, Target, ToolOutput};
-use crate::state::hex;
 
 /// How many input rounds one request may take on the 2025 wire.
 const MAX_LEGACY_ROUNDS: usize = 8;
@@ -584,7 +584,7 @@ fn file_to_tool(
             };
         }
     }
-    let sha256 = hex(&Sha256::digest(&data));
+    let sha256 = hex::encode(Sha256::digest(&data));
     let mut file = Map::new();
     file.insert("mimeType".into(), json!(mime_type));
     file.insert("size".into(), json!(data.len()));
@@ -608,31 +608,22 @@ fn file_to_tool(
 }
 
 /// The URI of the resource that this tool reads, with the template's variables filled from the
-/// call's arguments; `None` when no resource or template is read by the tool, or an argument is
-/// missing or has characters a URI segment cannot carry unencoded.
+/// call's arguments (encoded by the one rule of [`runtime_model::uri_template`], which
+/// `resources/read` decodes back to the same values); `None` when no resource or template is read
+/// by the tool, or an argument is missing, empty or not a string or number.
 fn resource_uri_of(product: &Product, tool: &Tool, args: &Map<String, Value>) -> Option<String> {
     if let Some(r) = product.resources.iter().find(|r| r.read_by == tool.name) {
         return Some(r.uri.to_string());
     }
     let template = product.templates.iter().find(|t| t.read_by == tool.name)?;
-    let mut uri = template.uri_template.to_string();
-    for (var, arg) in template.args {
-        let value = match args.get(*arg)? {
-            // Only values a URI carries as they are: a read gives the variable back verbatim, so
-            // a percent-encoded value would name another record.
-            Value::String(s)
-                if !s.is_empty()
-                    && s.bytes()
-                        .all(|b| b.is_ascii_alphanumeric() || b"-._~".contains(&b)) =>
-            {
-                s.clone()
-            }
-            Value::Number(n) => n.to_string(),
-            _ => return None,
-        };
-        uri = uri.replace(&format!("{{{var}}}"), &value);
-    }
-    (!uri.contains('{')).then_some(uri)
+    UriTemplate::parse(template.uri_template).ok()?.fill(|var| {
+        let arg = template.args.iter().find(|(v, _)| *v == var)?.1;
+        match args.get(arg)? {
+            Value::String(s) => Some(s.clone()),
+            Value::Number(n) => Some(n.to_string()),
+            _ => None,
+        }
+    })
 }
 
 pub(crate) fn is_text_mime(m: &str) -> bool {

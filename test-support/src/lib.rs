@@ -1,0 +1,6 @@
+//! Fixtures shared by the tests of several crates, kept out of the product: this crate is only
+//! ever a dev-dependency, so nothing here is compiled into the `kobana-mcp` binary.
+//!
+//! - [`demo`]: two small hand-written catalogs for the sandbox and proxy tests.
+
+pub mod demo;
