@@ -84,8 +84,60 @@ fn the_checker_sees_circles_and_only_circles() {
     assert!(import_cycles(dir.path()).is_empty());
 }
 
+/// The runtime's layers import downwards only: the handler contract imports neither the protocol
+/// nor the extensions (both import it), the protocol does not reach up into the extensions, the
+/// connection layer or the transports, and the connection layer does not reach the transports.
+#[test]
+fn the_runtime_layers_import_downwards() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let below_nothing_of = [
+        (
+            "contract/",
+            &[
+                "protocol/",
+                "extensions/",
+                "connection/",
+                "transport/",
+                "server.rs",
+            ][..],
+        ),
+        (
+            "protocol/",
+            &["extensions/", "connection/", "transport/", "server.rs"][..],
+        ),
+        (
+            "extensions/",
+            &["protocol/", "connection/", "transport/", "server.rs"][..],
+        ),
+        ("connection/", &["transport/", "server.rs"][..]),
+    ];
+    let mut wrong = Vec::new();
+    for (from, to) in import_edges(&src) {
+        for (layer, above) in below_nothing_of {
+            if from.starts_with(layer) && to.iter().any(|t| above.iter().any(|a| t.starts_with(a)))
+            {
+                let hits: Vec<&String> = to
+                    .iter()
+                    .filter(|t| above.iter().any(|a| t.starts_with(a)))
+                    .collect();
+                wrong.push(format!("{from} imports {hits:?}"));
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "imports against the layering:\n{}",
+        wrong.join("\n")
+    );
+}
+
 /// One circle per strongly connected group of files, each as a closed path of file names.
 fn import_cycles(src: &Path) -> Vec<Vec<String>> {
+    cycles(&import_edges(src))
+}
+
+/// Each module file (relative name) with the module files it imports.
+fn import_edges(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
     let files = module_files(src);
     let modules: BTreeMap<Vec<String>, String> = files
         .iter()
@@ -115,7 +167,7 @@ fn import_cycles(src: &Path) -> Vec<Vec<String>> {
             }
         }
     }
-    cycles(&edges)
+    edges
 }
 
 fn rel(src: &Path, file: &Path) -> String {

@@ -18,8 +18,10 @@ pub struct Chunks {
 }
 
 impl Chunks {
-    pub fn new(parts: impl IntoIterator<Item = Bytes>) -> Self {
-        let parts: VecDeque<Bytes> = parts.into_iter().filter(|b| !b.is_empty()).collect();
+    /// Takes the parts' buffer over as it is (no copy of the list, no new allocation).
+    pub fn new(parts: Vec<Bytes>) -> Self {
+        let mut parts = VecDeque::from(parts);
+        parts.retain(|b| !b.is_empty());
         let remaining = parts.iter().map(|b| b.len() as u64).sum();
         Self { parts, remaining }
     }
