@@ -144,7 +144,8 @@ async fn main() {
                     ..RecentOptions::default()
                 },
             )
-            .await;
+            .await
+            .unwrap_or_else(|e| panic!("the benchmark's listings all answer: {e}"));
             times.push(started.elapsed());
             count = match out {
                 Ok(resources) => resources.len(),

@@ -301,16 +301,26 @@ async fn uploads_go_through_the_proxy_as_forms_that_serve_api_reads_back() {
     let up = proxy(&api);
     let c = ctx(Some("any-token"));
 
+    // serve-api refuses references to unknown records: import into a seeded account.
+    let accounts = match call(&up, &c, "banking_financial_account_list", json!({})).await {
+        Ok(Output::Json(v)) => v,
+        other => panic!("banking_financial_account_list: {other:?}"),
+    };
+    let account = accounts["data"][0]["uid"]
+        .as_str()
+        .or(accounts[0]["uid"].as_str())
+        .unwrap_or_else(|| panic!("a seeded financial account: {accounts}"))
+        .to_string();
     let import = created(
         &up,
         &c,
         "banking_financial_statement_transaction_import_create",
-        json!({"financial_account_uid": "acc_9", "source": CNAB_B64,
+        json!({"financial_account_uid": account, "source": CNAB_B64,
                "source_filename": "extrato-jan.ret", "external_id": "x",
                "custom_data": {"codigo": "123"}, "tags": ["a", "b"]}),
     )
     .await;
-    assert_eq!(import["financial_account_uid"], "acc_9");
+    assert_eq!(import["financial_account_uid"], json!(account));
     assert_eq!(
         import["uploaded_files"],
         json!([{

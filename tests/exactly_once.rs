@@ -315,6 +315,51 @@ async fn a_replay_after_ledger_loss_does_not_run_twice_upstream() {
     assert_eq!(structured(&ran), structured(&replay), "the same transfer");
     assert!(!structured(&ran).is_null());
     assert_eq!(count(&ca, "finance_transfers_list", 77.7).await, before + 1);
+
+    // The same with a DELETE (every write carries a key, not only POSTs): the replay on B is
+    // answered with the first result, not run again (which would answer not_found).
+    let categories = ca
+        .call_tool(
+            "finance_categories_list",
+            json!({"per_page": 1}),
+            None,
+            None,
+        )
+        .await;
+    let category = records(&categories)[0].clone();
+    let id = category["uid"]
+        .as_str()
+        .or(category["id"].as_str())
+        .unwrap_or_else(|| panic!("no id in {category}"))
+        .to_string();
+    let delete = json!({"id": id});
+    let q = ca
+        .call_tool("finance_categories_delete", delete.clone(), None, None)
+        .await;
+    let state = q.request_state();
+    let ran = ca
+        .call_tool(
+            "finance_categories_delete",
+            delete.clone(),
+            Some(&state),
+            Some(yes()),
+        )
+        .await;
+    assert_eq!(ran.tool_error_code(), None, "{}", ran.body);
+    let replay = cb
+        .call_tool(
+            "finance_categories_delete",
+            delete,
+            Some(&state),
+            Some(yes()),
+        )
+        .await;
+    assert_eq!(
+        replay.tool_error_code(),
+        None,
+        "answered the first result, not run again: {}",
+        replay.body
+    );
 }
 
 /// Finding 9: with the API unreachable, banking's `resources/list` (which lists recent records

@@ -26,8 +26,9 @@ pub struct CallContext {
     pub bearer_token: Option<String>,
     /// The workspace the call runs in (tool `workspace_id` argument, or the connection default).
     pub workspace: Option<String>,
-    /// For calls that create or move money: a key derived from the confirmed call, so that a
-    /// retried call is not executed twice upstream.
+    /// For calls that write: the call's idempotency key (its one home is the runtime's
+    /// `confirm::idempotency`), the same on every attempt and on a re-run after an unknown
+    /// outcome, so the upstream runs the call once.
     pub idempotency_key: Option<String>,
 }
 

@@ -15,7 +15,7 @@
 //! - [`MemoryLedger`]: one process (the default);
 //! - [`super::RedisLedger`]: several server instances sharing one Redis (atomic Lua scripts).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -90,36 +90,46 @@ struct Entry {
 #[derive(Default)]
 struct Entries {
     map: HashMap<String, Entry>,
-    /// Live records per owner (owner `""` is not counted).
-    per_owner: HashMap<String, usize>,
+    /// The keys of each owner's records, expired ones included until purged (owner `""` is
+    /// not counted). A caller at its quota purges only its own records: O(quota), not O(n).
+    owners: HashMap<String, HashSet<String>>,
 }
 
 impl Entries {
     fn remove(&mut self, key: &str) {
-        if let Some(e) = self.map.remove(key) {
-            self.uncount(&e.owner);
-        }
-    }
-
-    fn uncount(&mut self, owner: &str) {
-        if owner.is_empty() {
+        let Some(e) = self.map.remove(key) else {
             return;
-        }
-        if let Some(n) = self.per_owner.get_mut(owner) {
-            *n = n.saturating_sub(1);
-            if *n == 0 {
-                self.per_owner.remove(owner);
+        };
+        if let Some(keys) = self.owners.get_mut(&e.owner) {
+            keys.remove(key);
+            if keys.is_empty() {
+                self.owners.remove(&e.owner);
             }
         }
     }
 
+    fn held(&self, owner: &str) -> usize {
+        self.owners.get(owner).map_or(0, HashSet::len)
+    }
+
+    fn expired_of<'a>(&self, keys: impl Iterator<Item = &'a String>, now: Instant) -> Vec<String> {
+        keys.filter(|k| self.map.get(*k).is_none_or(|e| e.expires <= now))
+            .cloned()
+            .collect()
+    }
+
+    fn purge_owner(&mut self, owner: &str, now: Instant) {
+        let expired = match self.owners.get(owner) {
+            Some(keys) => self.expired_of(keys.iter(), now),
+            None => return,
+        };
+        for k in expired {
+            self.remove(&k);
+        }
+    }
+
     fn purge(&mut self, now: Instant) {
-        let expired: Vec<String> = self
-            .map
-            .iter()
-            .filter(|(_, e)| e.expires <= now)
-            .map(|(k, _)| k.clone())
-            .collect();
+        let expired = self.expired_of(self.map.keys(), now);
         for k in expired {
             self.remove(&k);
         }
@@ -180,10 +190,9 @@ impl MemoryLedger {
             return Ok(Some(e.value.clone()));
         }
         entries.remove(key);
-        let held = |e: &Entries| e.per_owner.get(owner).copied().unwrap_or(0);
-        if !owner.is_empty() && held(&entries) >= self.owner_quota {
-            entries.purge(now);
-            if held(&entries) >= self.owner_quota {
+        if !owner.is_empty() && entries.held(owner) >= self.owner_quota {
+            entries.purge_owner(owner, now);
+            if entries.held(owner) >= self.owner_quota {
                 return Err(LedgerError::QuotaExceeded(self.owner_quota));
             }
         }
@@ -194,7 +203,11 @@ impl MemoryLedger {
             }
         }
         if !owner.is_empty() {
-            *entries.per_owner.entry(owner.to_string()).or_insert(0) += 1;
+            entries
+                .owners
+                .entry(owner.to_string())
+                .or_default()
+                .insert(key.to_string());
         }
         entries.map.insert(
             key.to_string(),
