@@ -82,9 +82,11 @@ impl Harness {
             args
         };
         match tool.operation {
-            Operation::List { .. } | Operation::Singleton { .. } | Operation::Custom => {
-                Ok(Map::new())
-            }
+            Operation::List { .. }
+            | Operation::Singleton { .. }
+            | Operation::Latest { .. }
+            | Operation::Custom => Ok(Map::new()),
+            Operation::Action { id_arg: "", .. } => Ok(Map::new()),
             Operation::Create { record } => {
                 let rt = rt_of(record)?;
                 let rows = self.records(record);
@@ -189,7 +191,7 @@ fn add_upload_args(tool: &Tool, args: &mut Map<String, Value>) {
 fn rank(tool: &Tool) -> u8 {
     match tool.operation {
         Operation::List { .. } => 0,
-        Operation::Get { .. } | Operation::Singleton { .. } => 1,
+        Operation::Get { .. } | Operation::Singleton { .. } | Operation::Latest { .. } => 1,
         Operation::Create { .. } => 2,
         Operation::Update { .. } => 3,
         Operation::Action { .. } => 4,

@@ -307,6 +307,9 @@ pub enum OperationKind {
     /// The one record of its type in the caller's organization (and workspace), read without an
     /// id (`GET /v1/billing/organization`). Its record type is seeded with exactly one record.
     Singleton,
+    /// The most recent record of its type among those the equal-valued arguments select (the
+    /// latest balance of an account); none selected is not found, never an empty answer.
+    Latest,
     Create,
     Update,
     Delete,

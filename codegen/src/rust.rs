@@ -181,6 +181,7 @@ fn operation(t: &Tool) -> TokenStream {
         OperationKind::List => quote!(Operation::List { record: #record }),
         OperationKind::Get => quote!(Operation::Get { record: #record, id_arg: #id_arg }),
         OperationKind::Singleton => quote!(Operation::Singleton { record: #record }),
+        OperationKind::Latest => quote!(Operation::Latest { record: #record }),
         OperationKind::Create => quote!(Operation::Create { record: #record }),
         OperationKind::Update => quote!(Operation::Update { record: #record, id_arg: #id_arg }),
         OperationKind::Delete => quote!(Operation::Delete { record: #record, id_arg: #id_arg }),

@@ -967,10 +967,7 @@ impl<'a> Validator<'a> {
         let needs_record = op.kind != OperationKind::Custom;
         let needs_id = matches!(
             op.kind,
-            OperationKind::Get
-                | OperationKind::Update
-                | OperationKind::Delete
-                | OperationKind::Action
+            OperationKind::Get | OperationKind::Update | OperationKind::Delete
         );
         let mut record_ok = false;
         match &op.record {
@@ -991,7 +988,7 @@ impl<'a> Validator<'a> {
                     one_of(&props.iter().map(String::as_str).collect::<Vec<_>>())
                 )),
             ),
-            Some(_) if op.kind == OperationKind::Singleton => self.key(
+            Some(_) if matches!(op.kind, OperationKind::Singleton | OperationKind::Latest) => self.key(
                 &key_path(&opath, "id_arg"),
                 "a `singleton` operation reads its record without an id, so it takes no `id_arg`"
                     .into(),
@@ -1063,10 +1060,11 @@ impl<'a> Validator<'a> {
                         }
                     }
                 }
-                if a.set.is_empty() && a.add.is_none() && a.remove.is_none() {
+                if a.set.is_empty() && a.add.is_none() && a.remove.is_none() && a.creates.is_none()
+                {
                     self.key(
                         &key_path(&apath, "set"),
-                        "an action that sets nothing and edits no list".into(),
+                        "an action that sets nothing, edits no list and creates nothing".into(),
                         Some(
                             "e.g. `set: {status: canceled}`, or `add: {field: <array field>, from_arg: <argument>}`"
                                 .into(),

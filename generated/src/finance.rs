@@ -282,7 +282,7 @@ static TOOLS: &[Tool] = &[
                 "GET /v2/finance/financial_accounts/{account_id}/balances/latest",
             ),
         }),
-        operation: Operation::List {
+        operation: Operation::Latest {
             record: "balances",
         },
     },

@@ -230,6 +230,11 @@ pub enum Operation {
     Singleton {
         record: &'static str,
     },
+    /// The most recent record of its type among those the equal-valued arguments select (an
+    /// account's latest balance). None selected is not found, never an empty answer.
+    Latest {
+        record: &'static str,
+    },
     Create {
         record: &'static str,
     },
@@ -241,7 +246,8 @@ pub enum Operation {
         record: &'static str,
         id_arg: &'static str,
     },
-    /// A state change on one record (cancel, pay, approve, …).
+    /// A state change on one record (cancel, pay, approve, …). An empty `id_arg` makes it a bulk
+    /// action: it applies to every record the other arguments select (`cancel_all`).
     Action {
         record: &'static str,
         id_arg: &'static str,

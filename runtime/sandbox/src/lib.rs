@@ -192,7 +192,7 @@ impl Sandbox {
             .store
             .transaction(|tx| -> Result<(), StoreError> {
                 if !store::is_seeded(tx, scope)? {
-                    let n = ops::seed_scope(tx, product, scope, seed, clock::now())?;
+                    let n = ops::seed_scope(tx, product, scope, seed, clock::seed_anchor(clock::now()))?;
                     tracing::info!(
                         product = product.name,
                         organization = scope.organization,
@@ -253,7 +253,7 @@ impl Sandbox {
                         scopes.push(s.clone());
                     }
                 }
-                let now = clock::now();
+                let now = clock::seed_anchor(clock::now());
                 let mut out = Vec::new();
                 for scope in scopes {
                     store::clear_scope(tx, &scope)?;

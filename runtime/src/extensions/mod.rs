@@ -93,6 +93,8 @@ pub enum ExtOutcome {
     /// A `GetPromptResult` (`description?`, `messages`).
     Prompt(Value),
     Input(InputNeeded),
+    /// A backend's answer, rendered exactly as a tool bound to HTTP would render it.
+    Backend(Result<runtime_model::backend::Output, runtime_model::backend::BackendError>),
 }
 
 /// A handler body.

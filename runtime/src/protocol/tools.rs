@@ -395,6 +395,7 @@ impl Engine {
                 ExtOutcome::Tool(t) => return Ok(Dispatched::Output(t)),
                 ExtOutcome::Resource(c) => return Ok(Dispatched::Resource(c)),
                 ExtOutcome::Prompt(p) => return Ok(Dispatched::Prompt(p)),
+                ExtOutcome::Backend(r) => return Ok(Dispatched::Backend(r)),
                 ExtOutcome::Input(needed) => {
                     if call.era.is_modern() {
                         return mrtr::input_required(&self.sealer, call, &origin, needed)
