@@ -82,7 +82,17 @@ async fn a_template_without_an_api_reads_in_the_sandbox_in_both_eras() {
         assert!(text.contains(&uid), "{text}");
     }
     let call = c
-        .call_tool("banking_data_person_get", json!({"uid": "nope"}), None, None)
+        .call_tool(
+            "banking_data_person_get",
+            json!({"uid": "nope"}),
+            None,
+            None,
+        )
         .await;
-    assert_eq!(call.tool_error_code().as_deref(), Some("not_found"), "{}", call.body);
+    assert_eq!(
+        call.tool_error_code().as_deref(),
+        Some("not_found"),
+        "{}",
+        call.body
+    );
 }

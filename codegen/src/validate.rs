@@ -988,7 +988,8 @@ impl<'a> Validator<'a> {
                     one_of(&props.iter().map(String::as_str).collect::<Vec<_>>())
                 )),
             ),
-            Some(_) if matches!(op.kind, OperationKind::Singleton | OperationKind::Latest) => self.key(
+            Some(_) if matches!(op.kind, OperationKind::Singleton | OperationKind::Latest) => self
+                .key(
                 &key_path(&opath, "id_arg"),
                 "a `singleton` operation reads its record without an id, so it takes no `id_arg`"
                     .into(),

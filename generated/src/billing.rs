@@ -1543,7 +1543,7 @@ static RECORDS: &[RecordType] = &[
         description: "A charge (fatura) sent to a customer, paid by boleto, Pix or card.",
         id_field: "id",
         numeric_id: false,
-        seed_count: 40,
+        seed_count: 120,
         fields: &[
             Field {
                 name: "amount",

@@ -192,7 +192,13 @@ impl Sandbox {
             .store
             .transaction(|tx| -> Result<(), StoreError> {
                 if !store::is_seeded(tx, scope)? {
-                    let n = ops::seed_scope(tx, product, scope, seed, clock::seed_anchor(clock::now()))?;
+                    let n = ops::seed_scope(
+                        tx,
+                        product,
+                        scope,
+                        seed,
+                        clock::seed_anchor(clock::now()),
+                    )?;
                     tracing::info!(
                         product = product.name,
                         organization = scope.organization,

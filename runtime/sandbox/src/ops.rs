@@ -279,27 +279,29 @@ fn select(c: &Call<'_>, rt: &RecordType, ids_args: &[&str]) -> Result<Vec<Row>, 
         .filter(|row| {
             by_id(row)
                 && equal.iter().all(|(name, arg)| {
-                row.json
-                    .get(*name)
-                    .is_some_and(|field| filter_matches(field, arg))
-            }) && ranges.iter().all(|(name, lower, bound)| {
-                match row.json.get(*name).and_then(Value::as_str) {
-                    Some(v) => {
-                        let (v, b) = (date_part(v), date_part(bound));
-                        if *lower {
-                            v >= b
-                        } else {
-                            v <= b
+                    row.json
+                        .get(*name)
+                        .is_some_and(|field| filter_matches(field, arg))
+                })
+                && ranges.iter().all(|(name, lower, bound)| {
+                    match row.json.get(*name).and_then(Value::as_str) {
+                        Some(v) => {
+                            let (v, b) = (date_part(v), date_part(bound));
+                            if *lower {
+                                v >= b
+                            } else {
+                                v <= b
+                            }
                         }
+                        None => false,
                     }
-                    None => false,
-                }
-            }) && search.as_ref().is_none_or(|q| {
-                Value::Object(row.json.clone())
-                    .to_string()
-                    .to_lowercase()
-                    .contains(q)
-            })
+                })
+                && search.as_ref().is_none_or(|q| {
+                    Value::Object(row.json.clone())
+                        .to_string()
+                        .to_lowercase()
+                        .contains(q)
+                })
         })
         .collect())
 }
@@ -554,7 +556,11 @@ fn act_all(c: &Call<'_>, rt: &RecordType, action: &Action) -> Result<Output, Bac
             c.tool.name,
             rt.name,
             unknown.join(", "),
-            rt.fields.iter().map(|f| f.name).collect::<Vec<_>>().join(", ")
+            rt.fields
+                .iter()
+                .map(|f| f.name)
+                .collect::<Vec<_>>()
+                .join(", ")
         )));
     }
     if given.is_empty() {

@@ -192,7 +192,9 @@ async fn scan(
                 list.name
             )));
         };
-        let items = crate::backend::records::list_items(&v).cloned().unwrap_or_default();
+        let items = crate::backend::records::list_items(&v)
+            .cloned()
+            .unwrap_or_default();
         if let Some(found) = items
             .iter()
             .find(|i| i.get(id_field).and_then(Value::as_str) == Some(id))

@@ -106,18 +106,15 @@ impl Engine {
         let all = |v: Vec<String>| (v, false);
         match kind {
             CompletionKind::Fixed(values) => all(values.iter().map(|s| s.to_string()).collect()),
-            CompletionKind::SchemaNames => all(
-                self.product
-                    .records
-                    .iter()
-                    .map(|r| r.name.to_string())
-                    .collect(),
-            ),
-            CompletionKind::LastMonths(n) => all(
-                (0..n)
-                    .map(|i| dates::fmt_month(dates::month_start(today, i)))
-                    .collect(),
-            ),
+            CompletionKind::SchemaNames => all(self
+                .product
+                .records
+                .iter()
+                .map(|r| r.name.to_string())
+                .collect()),
+            CompletionKind::LastMonths(n) => all((0..n)
+                .map(|i| dates::fmt_month(dates::month_start(today, i)))
+                .collect()),
             CompletionKind::TodayAndMonthStarts(n) => all(today_and_month_starts(today, n)),
             CompletionKind::None => all(Vec::new()),
             CompletionKind::ListIds { tool, field, limit } => {
@@ -225,5 +222,23 @@ trait PointerStr {
 impl PointerStr for Map<String, Value> {
     fn pointer_str(&self, a: &str, b: &str) -> Option<&str> {
         self.get(a)?.get(b)?.as_str()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::today_and_month_starts;
+    use time::{Date, Month};
+
+    #[test]
+    fn on_the_first_of_a_month_today_is_listed_once() {
+        let first = Date::from_calendar_date(2026, Month::December, 1).expect("a date");
+        let got = today_and_month_starts(first, 3);
+        assert_eq!(got, vec!["2026-12-01", "2026-11-01", "2026-10-01"]);
+        let mid = Date::from_calendar_date(2026, Month::December, 15).expect("a date");
+        assert_eq!(
+            today_and_month_starts(mid, 2),
+            vec!["2026-12-15", "2026-12-01", "2026-11-01"]
+        );
     }
 }
