@@ -355,10 +355,14 @@ fn latest(c: &Call<'_>, rt: &RecordType) -> Result<Output, BackendError> {
     let date_field = ["date", "occurred_at", "created_at"]
         .into_iter()
         .find(|f| has_field(rt, f));
+    // By date (a record without one, such as a fresh adjustment, dates from its creation),
+    // then by creation order.
     let key = |r: &Row| {
         let date = date_field
             .and_then(|f| r.json.get(f))
             .and_then(Value::as_str)
+            .or_else(|| r.json.get("created_at").and_then(Value::as_str))
+            .map(date_part)
             .unwrap_or_default()
             .to_string();
         (date, r.seq)

@@ -348,7 +348,13 @@ pub fn generate(
         }
         Gen::Ref(target) => match s.refs.get(target).filter(|v| !v.is_empty()) {
             Some(pool) => {
-                let (uid, num) = rng.pick(pool).clone();
+                // The first records cover every target once (every account has a balance, every
+                // customer a billet), the rest pick at random.
+                let (uid, num) = if s.index < pool.len() {
+                    pool[s.index].clone()
+                } else {
+                    rng.pick(pool).clone()
+                };
                 if field.ty == "integer" {
                     Value::from(num)
                 } else {
