@@ -85,6 +85,7 @@ impl Harness {
             Operation::List { .. }
             | Operation::Singleton { .. }
             | Operation::Latest { .. }
+            | Operation::Summary { .. }
             | Operation::Custom => Ok(Map::new()),
             Operation::Action { id_arg: "", .. } => Ok(Map::new()),
             Operation::Create { record } => {
@@ -191,7 +192,10 @@ fn add_upload_args(tool: &Tool, args: &mut Map<String, Value>) {
 fn rank(tool: &Tool) -> u8 {
     match tool.operation {
         Operation::List { .. } => 0,
-        Operation::Get { .. } | Operation::Singleton { .. } | Operation::Latest { .. } => 1,
+        Operation::Get { .. }
+        | Operation::Singleton { .. }
+        | Operation::Latest { .. }
+        | Operation::Summary { .. } => 1,
         Operation::Create { .. } => 2,
         Operation::Update { .. } => 3,
         Operation::Action { .. } => 4,

@@ -275,3 +275,66 @@ async fn two_fresh_data_directories_with_the_same_seed_hold_the_same_ids() {
     }
     assert_eq!(ids[0], ids[1]);
 }
+
+#[tokio::test]
+async fn inbox_usage_is_the_last_30_days_aggregated() {
+    let s = harness::start(harness::Options::all_products()).await;
+    let c = s.client("inbox", "demo-full");
+    let read = c
+        .request("resources/read", json!({"uri": "kobana://inbox/usage"}))
+        .await;
+    let v = text_of(&read);
+    let summary = v.get("data").unwrap_or(&v);
+    assert_eq!(summary["days"], json!(30), "{summary}");
+    let from = summary["from"]
+        .as_str()
+        .expect("a window start")
+        .to_string();
+    // The same window, row by row.
+    let mut rows = Vec::new();
+    for page in 1..=10 {
+        let a = c
+            .call_tool(
+                "usage_list",
+                json!({"date_from": from, "page": page, "per_page": 50}),
+                None,
+                None,
+            )
+            .await;
+        let got = harness::records_of(&a);
+        let done = got.len() < 50;
+        rows.extend(got);
+        if done {
+            break;
+        }
+    }
+    assert!(!rows.is_empty(), "usage in the last 30 days");
+    assert_eq!(summary["records"], json!(rows.len()), "{summary}");
+    for field in [
+        "emails_processed",
+        "agent_runs",
+        "input_tokens",
+        "output_tokens",
+    ] {
+        let want: i64 = rows.iter().filter_map(|r| r[field].as_i64()).sum();
+        assert_eq!(summary["totals"][field], json!(want), "{field}: {summary}");
+    }
+    let cost: f64 = rows.iter().filter_map(|r| r["cost"].as_f64()).sum();
+    let got = summary["totals"]["cost"].as_f64().expect("a cost");
+    assert!((got - cost).abs() < 0.01, "cost {got} vs {cost}");
+}
+
+#[tokio::test]
+async fn inbox_reads_the_connections_own_workspace() {
+    let s = harness::start(harness::Options::all_products()).await;
+    let c = s.client("inbox", "demo-full");
+    let read = c
+        .request(
+            "resources/read",
+            json!({"uri": "kobana://inbox/workspaces/ws_demo_main"}),
+        )
+        .await;
+    let v = text_of(&read);
+    let ws = v.get("data").unwrap_or(&v);
+    assert_eq!(ws["uid"], json!("ws_demo_main"), "{v}");
+}

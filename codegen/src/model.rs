@@ -297,6 +297,10 @@ pub struct Operation {
     /// For actions: the transition.
     #[serde(default)]
     pub action: Option<Action>,
+    /// For `summary`: the window, in days up to today, its totals cover when no date argument
+    /// narrows it (`kobana://inbox/usage`: the last 30 days).
+    #[serde(default)]
+    pub days: Option<u32>,
 }
 
 #[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
@@ -310,6 +314,9 @@ pub enum OperationKind {
     /// The most recent record of its type among those the equal-valued arguments select (the
     /// latest balance of an account); none selected is not found, never an empty answer.
     Latest,
+    /// Totals of the numeric fields of the records the arguments select (within `days` when no
+    /// date argument is given): one aggregate, never a page of rows.
+    Summary,
     Create,
     Update,
     Delete,

@@ -182,6 +182,10 @@ fn operation(t: &Tool) -> TokenStream {
         OperationKind::Get => quote!(Operation::Get { record: #record, id_arg: #id_arg }),
         OperationKind::Singleton => quote!(Operation::Singleton { record: #record }),
         OperationKind::Latest => quote!(Operation::Latest { record: #record }),
+        OperationKind::Summary => {
+            let days = op.days.unwrap_or(0);
+            quote!(Operation::Summary { record: #record, days: #days })
+        }
         OperationKind::Create => quote!(Operation::Create { record: #record }),
         OperationKind::Update => quote!(Operation::Update { record: #record, id_arg: #id_arg }),
         OperationKind::Delete => quote!(Operation::Delete { record: #record, id_arg: #id_arg }),

@@ -182,10 +182,11 @@ pub fn catalog_schema() -> Value {
                 "default_filename": s("The part's filename when no argument gives one (default: the argument's last segment)."),
             })),
             "operation": object("What the tool does to the sandbox's records.", &["kind"], json!({
-                "kind": {"enum": ["list", "get", "singleton", "latest", "create", "update", "delete", "action", "custom"], "description": "`singleton`: the one record of its type in the caller's organization (and workspace), read without an id; its record type has `seed_count: 1`. `latest`: the most recent record among those the arguments select (not found when none). An `action` without `id_arg` applies to every record the arguments select (bulk)."},
+                "kind": {"enum": ["list", "get", "singleton", "latest", "summary", "create", "update", "delete", "action", "custom"], "description": "`singleton`: the one record of its type in the caller's organization (and workspace), read without an id; its record type has `seed_count: 1`. `latest`: the most recent record among those the arguments select (not found when none). `summary`: totals of the numeric fields of the records the arguments select. An `action` without `id_arg` applies to every record the arguments select (bulk)."},
                 "record": s("The record type (a key of `records`)."),
                 "id_arg": s("The argument carrying the record id (get/update/delete; action unless bulk; never singleton or latest)."),
                 "action": r("action"),
+                "days": {"type": "integer", "minimum": 1, "description": "`summary` only: the window in days up to today its totals cover when no date argument narrows it."},
             })),
             "action": object("A state transition (cancel, pay, approve, …) and/or an edit of an array field.", &["name"], json!({
                 "name": s("The action's name."),

@@ -1002,6 +1002,13 @@ impl<'a> Validator<'a> {
             ),
             _ => {}
         }
+        if op.days.is_some() && op.kind != OperationKind::Summary {
+            self.key(
+                &key_path(&opath, "days"),
+                "`days:` on an operation whose kind is not `summary`".into(),
+                Some("`kind: summary`, or remove `days:`".into()),
+            );
+        }
         match (&op.action, op.kind) {
             (None, OperationKind::Action) => self.key(
                 &opath,

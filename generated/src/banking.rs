@@ -13449,7 +13449,7 @@ static RECORDS: &[RecordType] = &[
                 name: "cycle",
                 ty: "string",
                 description: "Billing cycle.",
-                enum_values: &["monthly", "quarterly", "yearly"],
+                enum_values: &["monthly", "quarterly", "annual"],
                 sortable: false,
                 seed: "enum",
             },
@@ -13478,7 +13478,7 @@ static RECORDS: &[RecordType] = &[
                 seed: "uid",
             },
         ],
-        schema_json: "{\"name\":\"charge_customer_subscriptions\",\"title\":\"Customer subscription\",\"description\":\"Recurring billing of a customer.\",\"id_field\":\"uid\",\"fields\":{\"amount\":{\"type\":\"number\",\"description\":\"Amount per cycle.\",\"sortable\":true},\"created_at\":{\"type\":\"string\",\"description\":\"When the record was created (ISO 8601).\",\"sortable\":true},\"customer_id\":{\"type\":\"integer\",\"description\":\"The customer.\"},\"cycle\":{\"type\":\"string\",\"description\":\"Billing cycle.\",\"enum\":[\"monthly\",\"quarterly\",\"yearly\"]},\"next_due_date\":{\"type\":\"string\",\"description\":\"Next due date.\"},\"status\":{\"type\":\"string\",\"description\":\"Current state.\",\"enum\":[\"active\",\"paused\",\"canceled\"]},\"uid\":{\"type\":\"string\",\"description\":\"Unique identifier (UUID) of the record.\"}}}",
+        schema_json: "{\"name\":\"charge_customer_subscriptions\",\"title\":\"Customer subscription\",\"description\":\"Recurring billing of a customer.\",\"id_field\":\"uid\",\"fields\":{\"amount\":{\"type\":\"number\",\"description\":\"Amount per cycle.\",\"sortable\":true},\"created_at\":{\"type\":\"string\",\"description\":\"When the record was created (ISO 8601).\",\"sortable\":true},\"customer_id\":{\"type\":\"integer\",\"description\":\"The customer.\"},\"cycle\":{\"type\":\"string\",\"description\":\"Billing cycle.\",\"enum\":[\"monthly\",\"quarterly\",\"annual\"]},\"next_due_date\":{\"type\":\"string\",\"description\":\"Next due date.\"},\"status\":{\"type\":\"string\",\"description\":\"Current state.\",\"enum\":[\"active\",\"paused\",\"canceled\"]},\"uid\":{\"type\":\"string\",\"description\":\"Unique identifier (UUID) of the record.\"}}}",
     },
     RecordType {
         name: "charge_discharges",

@@ -235,6 +235,12 @@ pub enum Operation {
     Latest {
         record: &'static str,
     },
+    /// Totals of the numeric fields of the records the arguments select; without a date
+    /// argument, of the last `days` days (0: every record).
+    Summary {
+        record: &'static str,
+        days: u32,
+    },
     Create {
         record: &'static str,
     },

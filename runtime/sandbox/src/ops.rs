@@ -130,6 +130,7 @@ pub fn execute(c: &Call<'_>) -> Result<Output, BackendError> {
         Operation::Get { record, id_arg } => get(c, record_type(c.product, record)?, id_arg),
         Operation::Singleton { record } => singleton(c, record_type(c.product, record)?),
         Operation::Latest { record } => latest(c, record_type(c.product, record)?),
+        Operation::Summary { record, days } => summary_of(c, record_type(c.product, record)?, days),
         Operation::Create { record } => create(c, record_type(c.product, record)?),
         Operation::Update { record, id_arg } => update(c, record_type(c.product, record)?, id_arg),
         Operation::Delete { record, id_arg } => delete(c, record_type(c.product, record)?, id_arg),
@@ -352,9 +353,7 @@ fn singleton(c: &Call<'_>, rt: &RecordType) -> Result<Output, BackendError> {
 /// The most recent record the arguments select (by its date field, else by creation). Nothing
 /// selected is not found, naming the arguments, so an unknown account never reads as "no data".
 fn latest(c: &Call<'_>, rt: &RecordType) -> Result<Output, BackendError> {
-    let date_field = ["date", "occurred_at", "created_at"]
-        .into_iter()
-        .find(|f| has_field(rt, f));
+    let date_field = date_field_of(rt);
     // By date (a record without one, such as a fresh adjustment, dates from its creation),
     // then by creation order.
     let key = |r: &Row| {
@@ -384,6 +383,66 @@ fn latest(c: &Call<'_>, rt: &RecordType) -> Result<Output, BackendError> {
             }))
         }
     }
+}
+
+/// The field that dates a record: its `date`, else when it happened, else its creation.
+fn date_field_of(rt: &RecordType) -> Option<&'static str> {
+    ["date", "occurred_at", "created_at"]
+        .into_iter()
+        .find(|f| has_field(rt, f))
+}
+
+/// Totals of every numeric field (ids and `*_id` references aside) over the records the
+/// arguments select; without a date bound among the arguments, over the last `days` days
+/// (today included). One aggregate with its window and the number of records it covers.
+fn summary_of(c: &Call<'_>, rt: &RecordType, days: u32) -> Result<Output, BackendError> {
+    let bounded = c
+        .args
+        .keys()
+        .any(|k| (k.ends_with("_from") || k.ends_with("_to")) && range_field(rt, k).is_some());
+    let date_field = date_field_of(rt);
+    let today = c.now.date();
+    let since = (days > 0 && !bounded)
+        .then(|| today - time::Duration::days(i64::from(days) - 1))
+        .map(clock::date_string);
+    let rows: Vec<Row> = select(c, rt, &[])?
+        .into_iter()
+        .filter(|r| match (&since, date_field) {
+            (Some(since), Some(f)) => r
+                .json
+                .get(f)
+                .and_then(Value::as_str)
+                .is_some_and(|d| date_part(d) >= since.as_str()),
+            _ => true,
+        })
+        .collect();
+    let numeric: Vec<&Field> = rt
+        .fields
+        .iter()
+        .filter(|f| matches!(f.ty, "integer" | "number"))
+        .filter(|f| f.name != "id" && !f.name.ends_with("_id"))
+        .collect();
+    let mut totals = Map::new();
+    for f in numeric {
+        let values = rows.iter().filter_map(|r| r.json.get(f.name));
+        let v = if f.ty == "integer" {
+            Value::from(values.filter_map(Value::as_i64).sum::<i64>())
+        } else {
+            let sum: f64 = values.filter_map(Value::as_f64).sum();
+            Value::from((sum * 100.0).round() / 100.0)
+        };
+        totals.insert(f.name.to_string(), v);
+    }
+    let mut answer = Map::new();
+    answer.insert("record_type".into(), Value::String(rt.name.to_string()));
+    if let Some(since) = since {
+        answer.insert("from".into(), Value::String(since));
+        answer.insert("to".into(), Value::String(clock::date_string(today)));
+        answer.insert("days".into(), Value::from(days));
+    }
+    answer.insert("records".into(), Value::from(rows.len()));
+    answer.insert("totals".into(), Value::Object(totals));
+    Ok(Output::Json(envelope::one(c.tool, answer)))
 }
 
 /// Arguments that are fields of the record (except its ids), typed as the field says.
@@ -804,6 +863,8 @@ fn create_linked(
         }
     }
     json.extend(field_args(trt, c.args, &["created_at"]));
+    // Its state was just set: timestamps of the other states do not apply.
+    seed::blank_timestamps_of_other_states(trt, &mut json);
     for stamp in ["created_at", "updated_at"] {
         if has_field(trt, stamp) {
             json.insert(stamp.into(), Value::String(clock::datetime_string(c.now)));
@@ -827,6 +888,9 @@ fn create_linked(
     .map_err(db)?;
     Ok(row.json)
 }
+
+/// The record type of a workspaced product that describes its workspaces.
+pub const WORKSPACES: &str = "workspaces";
 
 /// Seeds one scope: every record type of the product, referenced types first.
 pub fn seed_scope(
@@ -857,6 +921,17 @@ pub fn seed_scope(
         }
         // Numeric ids grow with creation time, as the API's do.
         seeded.sort_by_key(|r| r.created_at);
+        // The record type describing workspaces holds the scope's own workspace, under its id,
+        // so a connection can read the workspace it works in.
+        if product.policy.workspaced && rt.name == WORKSPACES && !scope.workspace.is_empty() {
+            if let Some(own) = seeded.first_mut() {
+                own.id = scope.workspace.clone();
+                own.json.insert(
+                    rt.id_field.to_string(),
+                    Value::String(scope.workspace.clone()),
+                );
+            }
+        }
         let mut ids = Vec::new();
         for (index, mut rec) in seeded.into_iter().enumerate() {
             let seq = index as i64 + 1;

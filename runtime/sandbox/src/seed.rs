@@ -464,7 +464,8 @@ pub fn generate_record(product: &Product, rt: &RecordType, s: &mut RecordSeed<'_
 
 /// `paid_at` stays empty unless the record is `paid` (same for `canceled_at`, …); the first
 /// (initial) state's timestamp is kept.
-fn blank_timestamps_of_other_states(rt: &RecordType, json: &mut Map<String, Value>) {
+/// (Public: a record an action creates changes state after being generated.)
+pub fn blank_timestamps_of_other_states(rt: &RecordType, json: &mut Map<String, Value>) {
     for state in enum_fields(rt) {
         let current = json
             .get(state.name)
