@@ -46,6 +46,8 @@ pub struct Options {
     pub data_dir: Option<std::path::PathBuf>,
     /// An identities document to use instead of the builtin demo file.
     pub identities: Option<String>,
+    /// A backend to use instead of a fresh sandbox (a proxy in front of `sandbox serve-api`).
+    pub backend: Option<Arc<dyn runtime::backend_api::Backend>>,
 }
 
 /// The sealing keys every test instance shares (instances behind one load balancer share keys).
@@ -61,6 +63,7 @@ impl Options {
             sealer: shared_sealer(),
             data_dir: None,
             identities: None,
+            backend: None,
         }
     }
 }
@@ -87,9 +90,13 @@ pub async fn start(opts: Options) -> TestServer {
         Some(yaml) => EmbeddedResolver::from_yaml(yaml, &opts.products).expect("test identities"),
         None => EmbeddedResolver::builtin(&opts.products).expect("builtin identities"),
     });
+    let backend: Arc<dyn runtime::backend_api::Backend> = match opts.backend {
+        Some(b) => b,
+        None => Arc::new(sandbox),
+    };
     let mut config = ServerConfig::new(
         opts.products.clone(),
-        Arc::new(sandbox),
+        backend,
         runtime::server::unrestricted_identity("nobody"),
     );
     config.auth = Some(Arc::new(HttpAuth::new(resolver, &base)));

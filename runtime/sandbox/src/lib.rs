@@ -346,4 +346,8 @@ impl Backend for Sandbox {
                 .map_err(|e| BackendError::Unavailable(format!("sandbox worker failed: {e}")))?
         })
     }
+
+    fn executes_operations(&self) -> bool {
+        true
+    }
 }

@@ -125,6 +125,19 @@ fn unavailable_template<'a>(ctx: &'a ExtCtx<'a>) -> Out<'a> {
     })
 }
 
+/// Whether `tool` can answer anything but `not_available` without a backend that executes
+/// operations: false for the tools of `template_without_endpoint` that have no list endpoint to
+/// scan (a proxy does not list them; their templates stay and answer `not_available`).
+pub fn served_by_a_proxy(product: &'static Product, tool: &Tool) -> bool {
+    match tool.binding {
+        Binding::Extension("template_without_endpoint") => match tool.operation {
+            Operation::Get { record, .. } => http_list_of(product, record).is_some(),
+            _ => false,
+        },
+        _ => true,
+    }
+}
+
 /// How many list pages (of [`SCAN_PAGE`]) a proxy read scans for a record by uid.
 pub const SCAN_PAGES: u64 = 20;
 const SCAN_PAGE: u64 = 50;
