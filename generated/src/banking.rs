@@ -11735,10 +11735,11 @@ static PROMPTS: &[Prompt] = &[
         ],
         uses: &[
             "banking_charge_bank_billet_list",
+            "banking_automation_email_account_list",
             "banking_charge_bank_billet_send_email",
         ],
         writes: true,
-        template: "Help me collect my overdue bank billets (boletos) due before {{ due_before }}.\n\n1. Call banking_charge_bank_billet_list with status \"overdue\" and expire_to \"{{ due_before }}\", following every page (per_page 50).\n2. Show me a numbered table: payer (customer_person_name), customer_email, amount, due date and uid.\n3. Ask me which payers should receive a reminder. Do not send anything before I answer.\n4. Only for the payers I pick, call banking_charge_bank_billet_send_email once per billet. Never e-mail a payer I did not pick.\n5. Report which reminders were sent and which failed.\n",
+        template: "Help me collect my overdue bank billets (boletos) due before {{ due_before }}.\n\n1. Call banking_charge_bank_billet_list with status \"overdue\" and expire_to \"{{ due_before }}\", following every page (per_page 50).\n2. Show me a numbered table: payer (customer_person_name), customer_email, amount, due date and uid.\n3. Ask me which payers should receive a reminder. Do not send anything before I answer.\n4. Find the e-mail account to send from: call banking_automation_email_account_list and take the numeric `id` of an account whose status is \"active\" (ask me if there are several). If that tool answers \"not available\" (the live Kobana API has no list of e-mail accounts), ask me for the id of the e-mail account: Kobana shows it where e-mail accounts are configured in its web app.\n5. Only for the payers I pick, call banking_charge_bank_billet_send_email once per billet, with `id` the billet and `form.email_account_id` that account id. Never e-mail a payer I did not pick.\n6. Report which reminders were sent and which failed.\n",
         descriptor_json: "{\"name\":\"banking_charge_collect_overdue_bank_billets\",\"title\":\"Collect overdue bank billets\",\"description\":\"Shows the overdue billets due before a date and, after asking, e-mails a reminder to the payers the person picks. Writes (sends e-mail).\",\"arguments\":[{\"name\":\"due_before\",\"description\":\"Only billets due before this date (YYYY-MM-DD). Default: today.\",\"required\":false}]}",
     },
 ];
