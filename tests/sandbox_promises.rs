@@ -52,6 +52,21 @@ async fn who_am_i_and_the_collection_e_mail_step_work_on_the_sandbox() {
         me.body
     );
 
+    // The prompt says where the account id comes from, on the sandbox and against the live API.
+    let prompt = c
+        .request(
+            "prompts/get",
+            json!({"name": "banking_charge_collect_overdue_bank_billets", "arguments": {}}),
+        )
+        .await;
+    let text = prompt.result()["messages"][0]["content"]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a prompt: {}", prompt.body));
+    assert!(
+        text.contains("banking_automation_email_account_list"),
+        "{text}"
+    );
+    assert!(text.contains("email_account_id"), "{text}");
     let accounts = c
         .call_tool(
             "banking_automation_email_account_list",
