@@ -353,3 +353,47 @@ async fn inbox_reads_the_connections_own_workspace() {
     let ws = v.get("data").unwrap_or(&v);
     assert_eq!(ws["uid"], json!("ws_demo_main"), "{v}");
 }
+
+#[tokio::test]
+async fn finance_attachment_download_tool_describes_the_file_and_the_resource_is_the_file() {
+    let s = harness::start(harness::Options::all_products()).await;
+    let c = s.client("finance", "demo-full");
+    let list = c
+        .call_tool(
+            "finance_attachments_list",
+            json!({"per_page": 50}),
+            None,
+            None,
+        )
+        .await;
+    let all = harness::records_of(&list);
+    let xml = all
+        .iter()
+        .find(|a| {
+            a["content_type"]
+                .as_str()
+                .is_some_and(|t| t.contains("xml"))
+        })
+        .unwrap_or_else(|| panic!("an XML attachment: {}", list.body));
+    let id = xml["uid"].as_str().expect("a uid");
+    let tool = c
+        .call_tool(
+            "finance_attachments_download",
+            json!({"attachment_id": id}),
+            None,
+            None,
+        )
+        .await;
+    let shown = tool.result()["content"].to_string();
+    assert!(
+        !shown.contains("<?xml"),
+        "the tool describes, it does not inline: {shown}"
+    );
+    assert!(shown.contains("sha256"), "{shown}");
+    let uri = format!("kobana://finance/attachments/{id}/download");
+    let read = c.request("resources/read", json!({"uri": uri})).await;
+    let text = read.result()["contents"][0]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("the XML as text: {}", read.body));
+    assert!(text.starts_with("<?xml"), "{text}");
+}
