@@ -15,6 +15,7 @@ pub mod locate;
 pub mod model;
 pub mod openapi;
 pub mod rust;
+pub mod sandbox_gaps;
 pub mod schema;
 pub mod validate;
 

@@ -5,6 +5,7 @@
 //! cargo run -p codegen -- --check              # fail if generated/ is stale (CI drift gate)
 //! cargo run -p codegen -- import-openapi SPEC… [--catalog PATH]
 //! cargo run -p codegen -- coverage
+//! cargo run -p codegen -- sandbox-gaps
 //! cargo run -p codegen -- output-schemas [--catalog PATH] [--write] [--only T,…] [--skip T,…]
 //! ```
 //! Every command takes `--root DIR` (the repository root; by default the nearest folder above the
@@ -18,6 +19,7 @@ use codegen::{Layout, FIX_COMMAND};
 const USAGE: &str = "usage: codegen [--root DIR] [--check]
        codegen [--root DIR] import-openapi SPEC... [--catalog PATH]
        codegen [--root DIR] coverage
+       codegen [--root DIR] sandbox-gaps
        codegen [--root DIR] output-schemas [--catalog PATH] [--write] [--only TOOL,...] [--skip TOOL,...]
 
   (no command)    validate catalog/*.yaml and catalog/fixtures/*.yaml, write generated/ and
@@ -27,6 +29,7 @@ const USAGE: &str = "usage: codegen [--root DIR] [--check]
   CODEGEN_TIMINGS=1 in the environment prints how long loading and rendering took
   import-openapi  propose catalog entries for OpenAPI operations the catalog does not map
   coverage        check every OpenAPI operation is mapped or excluded
+  sandbox-gaps    list, per product, the tools the sandbox cannot execute; fail if there is one
   output-schemas  derive each HTTP-bound tool's output schema from its operation's 2xx answer
                   and report which are usable (default catalog: catalog/banking.yaml); --write
                   inserts/refreshes the generated `output_schema:` blocks in the catalog";
@@ -40,6 +43,7 @@ enum Command {
         catalog: Option<PathBuf>,
     },
     Coverage,
+    SandboxGaps,
     OutputSchemas {
         catalog: Option<PathBuf>,
         write: bool,
@@ -86,7 +90,9 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Args, String> {
                     command: Command::Help,
                 })
             }
-            "import-openapi" | "coverage" | "output-schemas" if sub.is_none() => sub = Some(a),
+            "import-openapi" | "coverage" | "output-schemas" | "sandbox-gaps" if sub.is_none() => {
+                sub = Some(a)
+            }
             s if s.starts_with('-') => return Err(format!("unknown option `{s}`")),
             _ if sub.is_some() => positional.push(PathBuf::from(a)),
             s => return Err(format!("unknown command `{s}`")),
@@ -112,6 +118,12 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Args, String> {
                 write,
                 selection,
             }
+        }
+        Some("sandbox-gaps") => {
+            if !positional.is_empty() {
+                return Err("sandbox-gaps takes no arguments".into());
+            }
+            Command::SandboxGaps
         }
         Some(_) => {
             if !positional.is_empty() {
@@ -246,6 +258,25 @@ fn run(args: Args) -> Result<(), String> {
                 summary.hand_written.len()
             );
             Ok(())
+        }
+        Command::SandboxGaps => {
+            let loaded = codegen::load_all(&layout.catalog_dir).map_err(|e| e.to_string())?;
+            let gaps = codegen::sandbox_gaps::report(&loaded);
+            for (product, tools) in &gaps {
+                println!(
+                    "{product}: {} tool(s) without sandbox behaviour",
+                    tools.len()
+                );
+                for t in tools {
+                    println!("  {t}");
+                }
+            }
+            if gaps.is_empty() {
+                println!("sandbox-gaps: every tool of every product has sandbox behaviour");
+                Ok(())
+            } else {
+                Err("sandbox-gaps: give each tool above an `operation:` (or a handler)".into())
+            }
         }
         Command::Coverage => {
             let lines = codegen::openapi::coverage(&layout.catalog_dir, &root)
