@@ -12192,7 +12192,7 @@ static RECORDS: &[RecordType] = &[
         description: "A bank certificate uploaded to the account.",
         id_field: "uid",
         numeric_id: true,
-        seed_count: 25,
+        seed_count: 60,
         fields: &[
             Field {
                 name: "created_at",
@@ -12235,7 +12235,7 @@ static RECORDS: &[RecordType] = &[
         description: "An asynchronous bank command.",
         id_field: "uid",
         numeric_id: true,
-        seed_count: 25,
+        seed_count: 60,
         fields: &[
             Field {
                 name: "created_at",
@@ -12313,7 +12313,7 @@ static RECORDS: &[RecordType] = &[
         description: "API credentials of a bank or provider.",
         id_field: "uid",
         numeric_id: false,
-        seed_count: 25,
+        seed_count: 60,
         fields: &[
             Field {
                 name: "associations",
@@ -12423,7 +12423,7 @@ static RECORDS: &[RecordType] = &[
         description: "A subaccount of the company.",
         id_field: "uid",
         numeric_id: true,
-        seed_count: 25,
+        seed_count: 60,
         fields: &[
             Field {
                 name: "business_name",
@@ -12482,7 +12482,7 @@ static RECORDS: &[RecordType] = &[
         description: "A Kobana billing transaction of the account (a fee charged for a service).",
         id_field: "uid",
         numeric_id: false,
-        seed_count: 30,
+        seed_count: 60,
         fields: &[
             Field {
                 name: "amount",
@@ -12533,7 +12533,7 @@ static RECORDS: &[RecordType] = &[
         description: "A person with access to the account.",
         id_field: "uid",
         numeric_id: true,
-        seed_count: 25,
+        seed_count: 60,
         fields: &[
             Field {
                 name: "created_at",
@@ -12584,7 +12584,7 @@ static RECORDS: &[RecordType] = &[
         description: "An e-mail account billets are sent from (its numeric id is the `email_account_id` of banking_charge_bank_billet_send_email).",
         id_field: "uid",
         numeric_id: true,
-        seed_count: 25,
+        seed_count: 60,
         fields: &[
             Field {
                 name: "created_at",
@@ -12635,7 +12635,7 @@ static RECORDS: &[RecordType] = &[
         description: "A financial account enabled for Pix Automático.",
         id_field: "uid",
         numeric_id: false,
-        seed_count: 25,
+        seed_count: 60,
         fields: &[
             Field {
                 name: "created_at",
@@ -12678,7 +12678,7 @@ static RECORDS: &[RecordType] = &[
         description: "A location (QR code URL) for Pix Automático.",
         id_field: "uid",
         numeric_id: false,
-        seed_count: 25,
+        seed_count: 60,
         fields: &[
             Field {
                 name: "created_at",
@@ -12713,7 +12713,7 @@ static RECORDS: &[RecordType] = &[
         description: "A charge of a Pix Automático recurrence.",
         id_field: "uid",
         numeric_id: false,
-        seed_count: 25,
+        seed_count: 60,
         fields: &[
             Field {
                 name: "amount",
@@ -12772,7 +12772,7 @@ static RECORDS: &[RecordType] = &[
         description: "An authorized recurring Pix debit.",
         id_field: "uid",
         numeric_id: false,
-        seed_count: 25,
+        seed_count: 60,
         fields: &[
             Field {
                 name: "amount",
@@ -12831,7 +12831,7 @@ static RECORDS: &[RecordType] = &[
         description: "A request for a payer to authorize a recurrence.",
         id_field: "uid",
         numeric_id: false,
-        seed_count: 25,
+        seed_count: 60,
         fields: &[
             Field {
                 name: "created_at",
@@ -12874,7 +12874,7 @@ static RECORDS: &[RecordType] = &[
         description: "Bank agreement used to issue boletos.",
         id_field: "uid",
         numeric_id: true,
-        seed_count: 25,
+        seed_count: 60,
         fields: &[
             Field {
                 name: "account_number",
@@ -12943,7 +12943,7 @@ static RECORDS: &[RecordType] = &[
                 name: "status",
                 ty: "string",
                 description: "Current state.",
-                enum_values: &["pending", "homologating", "active", "inactive"],
+                enum_values: &["pending", "homologating", "validating", "active"],
                 sortable: false,
                 seed: "enum",
             },
@@ -12956,7 +12956,7 @@ static RECORDS: &[RecordType] = &[
                 seed: "uid",
             },
         ],
-        schema_json: "{\"name\":\"charge_bank_billet_accounts\",\"title\":\"Billet wallet (carteira de cobrança)\",\"description\":\"Bank agreement used to issue boletos.\",\"id_field\":\"uid\",\"fields\":{\"account_number\":{\"type\":\"string\",\"description\":\"Account number.\"},\"agency_number\":{\"type\":\"string\",\"description\":\"Agency.\"},\"bank_contract_slug\":{\"type\":\"string\",\"description\":\"Bank of the wallet.\",\"enum\":[\"banco-do-brasil\",\"itau\",\"bradesco\",\"caixa\",\"santander\",\"sicoob\"]},\"beneficiary_cnpj_cpf\":{\"type\":\"string\",\"description\":\"Beneficiary CNPJ.\"},\"beneficiary_name\":{\"type\":\"string\",\"description\":\"Beneficiary (cedente) name.\"},\"created_at\":{\"type\":\"string\",\"description\":\"When the record was created (ISO 8601).\",\"sortable\":true},\"default\":{\"type\":\"boolean\",\"description\":\"Whether it is the default wallet.\"},\"status\":{\"type\":\"string\",\"description\":\"Current state.\",\"enum\":[\"pending\",\"homologating\",\"active\",\"inactive\"]},\"uid\":{\"type\":\"string\",\"description\":\"Unique identifier (UUID) of the record.\"}}}",
+        schema_json: "{\"name\":\"charge_bank_billet_accounts\",\"title\":\"Billet wallet (carteira de cobrança)\",\"description\":\"Bank agreement used to issue boletos.\",\"id_field\":\"uid\",\"fields\":{\"account_number\":{\"type\":\"string\",\"description\":\"Account number.\"},\"agency_number\":{\"type\":\"string\",\"description\":\"Agency.\"},\"bank_contract_slug\":{\"type\":\"string\",\"description\":\"Bank of the wallet.\",\"enum\":[\"banco-do-brasil\",\"itau\",\"bradesco\",\"caixa\",\"santander\",\"sicoob\"]},\"beneficiary_cnpj_cpf\":{\"type\":\"string\",\"description\":\"Beneficiary CNPJ.\"},\"beneficiary_name\":{\"type\":\"string\",\"description\":\"Beneficiary (cedente) name.\"},\"created_at\":{\"type\":\"string\",\"description\":\"When the record was created (ISO 8601).\",\"sortable\":true},\"default\":{\"type\":\"boolean\",\"description\":\"Whether it is the default wallet.\"},\"status\":{\"type\":\"string\",\"description\":\"Current state.\",\"enum\":[\"pending\",\"homologating\",\"validating\",\"active\"]},\"uid\":{\"type\":\"string\",\"description\":\"Unique identifier (UUID) of the record.\"}}}",
     },
     RecordType {
         name: "charge_bank_billet_batch_exports",
@@ -13007,7 +13007,7 @@ static RECORDS: &[RecordType] = &[
         description: "A group of billets exported together (ZIP/PDF).",
         id_field: "uid",
         numeric_id: true,
-        seed_count: 25,
+        seed_count: 60,
         fields: &[
             Field {
                 name: "bank_billet_ids",
@@ -13058,7 +13058,7 @@ static RECORDS: &[RecordType] = &[
         description: "One billet occurrence read from a CNAB return file.",
         id_field: "uid",
         numeric_id: true,
-        seed_count: 25,
+        seed_count: 60,
         fields: &[
             Field {
                 name: "bank_billet_id",
@@ -13109,7 +13109,7 @@ static RECORDS: &[RecordType] = &[
         description: "A payment received for a boleto.",
         id_field: "uid",
         numeric_id: true,
-        seed_count: 25,
+        seed_count: 60,
         fields: &[
             Field {
                 name: "bank_billet_id",
@@ -13168,7 +13168,7 @@ static RECORDS: &[RecordType] = &[
         description: "Registration of a boleto at the bank.",
         id_field: "uid",
         numeric_id: true,
-        seed_count: 25,
+        seed_count: 60,
         fields: &[
             Field {
                 name: "bank_billet_id",
@@ -13211,7 +13211,7 @@ static RECORDS: &[RecordType] = &[
         description: "A boleto command waiting in or sent in a CNAB remittance.",
         id_field: "uid",
         numeric_id: true,
-        seed_count: 25,
+        seed_count: 60,
         fields: &[
             Field {
                 name: "bank_billet_id",
@@ -13420,7 +13420,7 @@ static RECORDS: &[RecordType] = &[
         description: "Recurring billing of a customer.",
         id_field: "uid",
         numeric_id: true,
-        seed_count: 25,
+        seed_count: 60,
         fields: &[
             Field {
                 name: "amount",
@@ -13487,7 +13487,7 @@ static RECORDS: &[RecordType] = &[
         description: "A CNAB return file uploaded for processing.",
         id_field: "uid",
         numeric_id: true,
-        seed_count: 25,
+        seed_count: 60,
         fields: &[
             Field {
                 name: "created_at",
@@ -13538,7 +13538,7 @@ static RECORDS: &[RecordType] = &[
         description: "A purchase split into billets.",
         id_field: "uid",
         numeric_id: true,
-        seed_count: 25,
+        seed_count: 60,
         fields: &[
             Field {
                 name: "created_at",
@@ -13597,7 +13597,7 @@ static RECORDS: &[RecordType] = &[
         description: "A payment received outside the bank and reported manually.",
         id_field: "uid",
         numeric_id: false,
-        seed_count: 25,
+        seed_count: 60,
         fields: &[
             Field {
                 name: "amount",
@@ -13648,7 +13648,7 @@ static RECORDS: &[RecordType] = &[
         description: "A Pix charge (cobrança Pix) with a QR code.",
         id_field: "uid",
         numeric_id: true,
-        seed_count: 25,
+        seed_count: 60,
         fields: &[
             Field {
                 name: "amount",
@@ -13737,7 +13737,7 @@ static RECORDS: &[RecordType] = &[
         description: "The Pix key and institution used to issue Pix charges.",
         id_field: "uid",
         numeric_id: true,
-        seed_count: 25,
+        seed_count: 60,
         fields: &[
             Field {
                 name: "created_at",
@@ -13788,7 +13788,7 @@ static RECORDS: &[RecordType] = &[
         description: "A bank command (register, update, cancel) of a Pix charge.",
         id_field: "uid",
         numeric_id: true,
-        seed_count: 25,
+        seed_count: 60,
         fields: &[
             Field {
                 name: "created_at",
@@ -13839,7 +13839,7 @@ static RECORDS: &[RecordType] = &[
         description: "A CNAB remittance file sent to the bank.",
         id_field: "uid",
         numeric_id: true,
-        seed_count: 25,
+        seed_count: 60,
         fields: &[
             Field {
                 name: "bank_billet_account_id",
@@ -13890,7 +13890,7 @@ static RECORDS: &[RecordType] = &[
         description: "A lookup of a boleto by its digitable line.",
         id_field: "uid",
         numeric_id: false,
-        seed_count: 25,
+        seed_count: 60,
         fields: &[
             Field {
                 name: "amount",
@@ -13933,7 +13933,7 @@ static RECORDS: &[RecordType] = &[
         description: "A payer registered in the account.",
         id_field: "uid",
         numeric_id: true,
-        seed_count: 25,
+        seed_count: 60,
         fields: &[
             Field {
                 name: "city_name",
@@ -14007,7 +14007,7 @@ static RECORDS: &[RecordType] = &[
         description: "An e-mail sent by Kobana (e.g. a billet to its payer).",
         id_field: "uid",
         numeric_id: true,
-        seed_count: 25,
+        seed_count: 60,
         fields: &[
             Field {
                 name: "created_at",
@@ -14050,7 +14050,7 @@ static RECORDS: &[RecordType] = &[
         description: "Something that happened in the account (audit log).",
         id_field: "uid",
         numeric_id: true,
-        seed_count: 25,
+        seed_count: 60,
         fields: &[
             Field {
                 name: "code",
@@ -14099,7 +14099,7 @@ static RECORDS: &[RecordType] = &[
         description: "A CSV import of customers, subscriptions, billets or installments.",
         id_field: "uid",
         numeric_id: true,
-        seed_count: 25,
+        seed_count: 60,
         fields: &[
             Field {
                 name: "collection_name",
@@ -14147,7 +14147,7 @@ static RECORDS: &[RecordType] = &[
         description: "A person (contact) of the CRM.",
         id_field: "uid",
         numeric_id: false,
-        seed_count: 30,
+        seed_count: 60,
         fields: &[
             Field {
                 name: "cpf",
@@ -14206,7 +14206,7 @@ static RECORDS: &[RecordType] = &[
         description: "A decoding of a Pix QR code.",
         id_field: "uid",
         numeric_id: false,
-        seed_count: 25,
+        seed_count: 60,
         fields: &[
             Field {
                 name: "amount",
@@ -14249,7 +14249,7 @@ static RECORDS: &[RecordType] = &[
         description: "An SMS sent by Kobana.",
         id_field: "uid",
         numeric_id: true,
-        seed_count: 25,
+        seed_count: 60,
         fields: &[
             Field {
                 name: "created_at",
@@ -14292,7 +14292,7 @@ static RECORDS: &[RecordType] = &[
         description: "A delivery attempt of a webhook.",
         id_field: "uid",
         numeric_id: true,
-        seed_count: 25,
+        seed_count: 60,
         fields: &[
             Field {
                 name: "created_at",
@@ -14335,7 +14335,7 @@ static RECORDS: &[RecordType] = &[
         description: "A URL that receives event notifications.",
         id_field: "uid",
         numeric_id: true,
-        seed_count: 25,
+        seed_count: 60,
         fields: &[
             Field {
                 name: "created_at",
@@ -14378,7 +14378,7 @@ static RECORDS: &[RecordType] = &[
         description: "An EDI mailbox (who signs the bank letter, where statements go).",
         id_field: "uid",
         numeric_id: false,
-        seed_count: 25,
+        seed_count: 60,
         fields: &[
             Field {
                 name: "created_at",
@@ -14429,7 +14429,7 @@ static RECORDS: &[RecordType] = &[
         description: "A bank command issued for a financial account.",
         id_field: "uid",
         numeric_id: true,
-        seed_count: 25,
+        seed_count: 60,
         fields: &[
             Field {
                 name: "created_at",
@@ -14472,7 +14472,7 @@ static RECORDS: &[RecordType] = &[
         description: "A bank account of the company (agency, account, institution).",
         id_field: "uid",
         numeric_id: false,
-        seed_count: 25,
+        seed_count: 60,
         fields: &[
             Field {
                 name: "account_number",
@@ -14545,7 +14545,7 @@ static RECORDS: &[RecordType] = &[
         description: "A balance snapshot of a financial account.",
         id_field: "uid",
         numeric_id: false,
-        seed_count: 25,
+        seed_count: 60,
         fields: &[
             Field {
                 name: "amount",
@@ -14596,7 +14596,7 @@ static RECORDS: &[RecordType] = &[
         description: "A supported bank or institution.",
         id_field: "uid",
         numeric_id: false,
-        seed_count: 25,
+        seed_count: 60,
         fields: &[
             Field {
                 name: "created_at",
@@ -14646,7 +14646,7 @@ static RECORDS: &[RecordType] = &[
         description: "A category of statement transactions.",
         id_field: "uid",
         numeric_id: false,
-        seed_count: 25,
+        seed_count: 60,
         fields: &[
             Field {
                 name: "created_at",
@@ -14681,7 +14681,7 @@ static RECORDS: &[RecordType] = &[
         description: "An uploaded bank statement file (OFX/CNAB).",
         id_field: "uid",
         numeric_id: false,
-        seed_count: 25,
+        seed_count: 60,
         fields: &[
             Field {
                 name: "created_at",
@@ -14724,7 +14724,7 @@ static RECORDS: &[RecordType] = &[
         description: "A statement synchronisation with the bank.",
         id_field: "uid",
         numeric_id: false,
-        seed_count: 25,
+        seed_count: 60,
         fields: &[
             Field {
                 name: "created_at",
@@ -14767,7 +14767,7 @@ static RECORDS: &[RecordType] = &[
         description: "A line of a bank statement.",
         id_field: "uid",
         numeric_id: false,
-        seed_count: 25,
+        seed_count: 60,
         fields: &[
             Field {
                 name: "amount",
@@ -15089,7 +15089,7 @@ static RECORDS: &[RecordType] = &[
         description: "A mailbox (caixa postal) receiving bank files.",
         id_field: "uid",
         numeric_id: false,
-        seed_count: 25,
+        seed_count: 60,
         fields: &[
             Field {
                 name: "created_at",
@@ -15132,7 +15132,7 @@ static RECORDS: &[RecordType] = &[
         description: "A file received in a mailbox.",
         id_field: "uid",
         numeric_id: false,
-        seed_count: 25,
+        seed_count: 60,
         fields: &[
             Field {
                 name: "created_at",
@@ -15175,7 +15175,7 @@ static RECORDS: &[RecordType] = &[
         description: "Paying a boleto from the account.",
         id_field: "uid",
         numeric_id: false,
-        seed_count: 25,
+        seed_count: 60,
         fields: &[
             Field {
                 name: "amount",
@@ -15242,7 +15242,7 @@ static RECORDS: &[RecordType] = &[
         description: "A batch of payments approved together.",
         id_field: "uid",
         numeric_id: false,
-        seed_count: 25,
+        seed_count: 60,
         fields: &[
             Field {
                 name: "created_at",
@@ -15307,7 +15307,7 @@ static RECORDS: &[RecordType] = &[
         description: "An enrollment receiving boletos issued against the company (DDA).",
         id_field: "uid",
         numeric_id: false,
-        seed_count: 25,
+        seed_count: 60,
         fields: &[
             Field {
                 name: "cnpj_cpf",
@@ -15379,7 +15379,7 @@ static RECORDS: &[RecordType] = &[
         description: "A boleto issued against the company, received via DDA.",
         id_field: "uid",
         numeric_id: false,
-        seed_count: 25,
+        seed_count: 60,
         fields: &[
             Field {
                 name: "amount",
@@ -15438,7 +15438,7 @@ static RECORDS: &[RecordType] = &[
         description: "Debit-side bank agreement used to pay.",
         id_field: "uid",
         numeric_id: false,
-        seed_count: 25,
+        seed_count: 60,
         fields: &[
             Field {
                 name: "created_at",
@@ -15481,7 +15481,7 @@ static RECORDS: &[RecordType] = &[
         description: "A payment order of any kind (boleto, Pix, DARF, tax, utility).",
         id_field: "uid",
         numeric_id: false,
-        seed_count: 25,
+        seed_count: 60,
         fields: &[
             Field {
                 name: "amount",
@@ -15556,7 +15556,7 @@ static RECORDS: &[RecordType] = &[
         description: "A Pix sent as a payment.",
         id_field: "uid",
         numeric_id: false,
-        seed_count: 25,
+        seed_count: 60,
         fields: &[
             Field {
                 name: "amount",
@@ -15623,7 +15623,7 @@ static RECORDS: &[RecordType] = &[
         description: "Payment of a tax (DARF, GPS, FGTS…).",
         id_field: "uid",
         numeric_id: false,
-        seed_count: 25,
+        seed_count: 60,
         fields: &[
             Field {
                 name: "amount",
@@ -15690,7 +15690,7 @@ static RECORDS: &[RecordType] = &[
         description: "Payment of a utility bill (água, luz, telefone).",
         id_field: "uid",
         numeric_id: false,
-        seed_count: 25,
+        seed_count: 60,
         fields: &[
             Field {
                 name: "amount",
@@ -15757,7 +15757,7 @@ static RECORDS: &[RecordType] = &[
         description: "A payment remittance (CNAB pagamento) file.",
         id_field: "uid",
         numeric_id: false,
-        seed_count: 30,
+        seed_count: 60,
         fields: &[
             Field {
                 name: "created_at",
@@ -15808,7 +15808,7 @@ static RECORDS: &[RecordType] = &[
         description: "A batch of transfers approved together.",
         id_field: "uid",
         numeric_id: false,
-        seed_count: 25,
+        seed_count: 60,
         fields: &[
             Field {
                 name: "created_at",
@@ -15865,7 +15865,7 @@ static RECORDS: &[RecordType] = &[
         description: "A transfer between accounts of the same institution.",
         id_field: "uid",
         numeric_id: false,
-        seed_count: 25,
+        seed_count: 60,
         fields: &[
             Field {
                 name: "amount",
@@ -15932,7 +15932,7 @@ static RECORDS: &[RecordType] = &[
         description: "A Pix transfer.",
         id_field: "uid",
         numeric_id: false,
-        seed_count: 25,
+        seed_count: 60,
         fields: &[
             Field {
                 name: "amount",
@@ -16007,7 +16007,7 @@ static RECORDS: &[RecordType] = &[
         description: "A TED to another bank.",
         id_field: "uid",
         numeric_id: false,
-        seed_count: 25,
+        seed_count: 60,
         fields: &[
             Field {
                 name: "amount",
@@ -16082,7 +16082,7 @@ static RECORDS: &[RecordType] = &[
         description: "Debit-side bank agreement used to transfer.",
         id_field: "uid",
         numeric_id: false,
-        seed_count: 25,
+        seed_count: 60,
         fields: &[
             Field {
                 name: "created_at",
@@ -16125,7 +16125,7 @@ static RECORDS: &[RecordType] = &[
         description: "A transfer of any kind (Pix, TED, internal).",
         id_field: "uid",
         numeric_id: false,
-        seed_count: 25,
+        seed_count: 60,
         fields: &[
             Field {
                 name: "amount",

@@ -2319,7 +2319,7 @@ static RECORDS: &[RecordType] = &[
         description: "A file attached to a payable, receivable, transaction or fiscal document: receipt, boleto, XML.",
         id_field: "uid",
         numeric_id: false,
-        seed_count: 30,
+        seed_count: 60,
         fields: &[
             Field {
                 name: "attached_to_id",
@@ -2404,7 +2404,7 @@ static RECORDS: &[RecordType] = &[
         description: "A balance recorded for a financial account at a date: from a bank statement, a bank sync, a manual entry or an adjustment.",
         id_field: "uid",
         numeric_id: false,
-        seed_count: 40,
+        seed_count: 60,
         fields: &[
             Field {
                 name: "account_id",
@@ -2471,7 +2471,7 @@ static RECORDS: &[RecordType] = &[
         description: "An entry of the chart of accounts used to classify payables, receivables and transactions.",
         id_field: "uid",
         numeric_id: false,
-        seed_count: 25,
+        seed_count: 60,
         fields: &[
             Field {
                 name: "created_at",
@@ -2514,7 +2514,7 @@ static RECORDS: &[RecordType] = &[
         description: "A company of the workspace: the legal entity that owes payables and is owed receivables.",
         id_field: "uid",
         numeric_id: false,
-        seed_count: 25,
+        seed_count: 60,
         fields: &[
             Field {
                 name: "cnpj",
@@ -2573,7 +2573,7 @@ static RECORDS: &[RecordType] = &[
         description: "A place where the workspace keeps money: bank account, cash box, card or investment.",
         id_field: "uid",
         numeric_id: false,
-        seed_count: 25,
+        seed_count: 60,
         fields: &[
             Field {
                 name: "bank_name",
@@ -2654,7 +2654,7 @@ static RECORDS: &[RecordType] = &[
         description: "A movement (movimiento) of money in a financial account: a credit or a debit, reconciled against the bank statement or not.",
         id_field: "uid",
         numeric_id: false,
-        seed_count: 50,
+        seed_count: 60,
         fields: &[
             Field {
                 name: "account_id",
@@ -2753,7 +2753,7 @@ static RECORDS: &[RecordType] = &[
         description: "A fiscal document received from a supplier (NF-e, NFS-e, CT-e), which may become or be linked to a payable.",
         id_field: "uid",
         numeric_id: false,
-        seed_count: 30,
+        seed_count: 60,
         fields: &[
             Field {
                 name: "amount",
@@ -2975,7 +2975,7 @@ static RECORDS: &[RecordType] = &[
         description: "A person the workspace deals with: a supplier, a customer, or both.",
         id_field: "uid",
         numeric_id: false,
-        seed_count: 40,
+        seed_count: 60,
         fields: &[
             Field {
                 name: "created_at",
@@ -3173,7 +3173,7 @@ static RECORDS: &[RecordType] = &[
         description: "A transfer of money between two financial accounts of the workspace.",
         id_field: "uid",
         numeric_id: false,
-        seed_count: 30,
+        seed_count: 60,
         fields: &[
             Field {
                 name: "amount",

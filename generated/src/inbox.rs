@@ -1991,7 +1991,7 @@ static RECORDS: &[RecordType] = &[
         description: "An AI agent: the model it runs on, its system message and its skills.",
         id_field: "uid",
         numeric_id: false,
-        seed_count: 30,
+        seed_count: 60,
         fields: &[
             Field {
                 name: "created_at",
@@ -2179,7 +2179,7 @@ static RECORDS: &[RecordType] = &[
         description: "An inbox: the address that receives e-mails, the agent that processes them, who may send to it (recipients), filters and attachment rules.",
         id_field: "uid",
         numeric_id: false,
-        seed_count: 30,
+        seed_count: 60,
         fields: &[
             Field {
                 name: "address",
@@ -2262,7 +2262,7 @@ static RECORDS: &[RecordType] = &[
         description: "An LLM an agent can run on, with its prices.",
         id_field: "uid",
         numeric_id: false,
-        seed_count: 25,
+        seed_count: 60,
         fields: &[
             Field {
                 name: "context_window",
@@ -2337,7 +2337,7 @@ static RECORDS: &[RecordType] = &[
         description: "A named secret agents and workflows use (API keys, tokens). Only its metadata is ever returned: the value is write-only. No resource exposes secrets.",
         id_field: "uid",
         numeric_id: false,
-        seed_count: 25,
+        seed_count: 60,
         fields: &[
             Field {
                 name: "created_at",
@@ -2646,7 +2646,7 @@ static RECORDS: &[RecordType] = &[
         description: "An outgoing webhook: URL, events and status. `failing` means its recent deliveries fail.",
         id_field: "uid",
         numeric_id: false,
-        seed_count: 30,
+        seed_count: 60,
         fields: &[
             Field {
                 name: "consecutive_failures",
@@ -2737,7 +2737,7 @@ static RECORDS: &[RecordType] = &[
         description: "One run of a workflow triggered by an e-mail: its steps and their result.",
         id_field: "uid",
         numeric_id: false,
-        seed_count: 40,
+        seed_count: 60,
         fields: &[
             Field {
                 name: "agent_run_id",
@@ -2820,7 +2820,7 @@ static RECORDS: &[RecordType] = &[
         description: "A workspace, with its limits. Every other record lives in one workspace.",
         id_field: "uid",
         numeric_id: false,
-        seed_count: 25,
+        seed_count: 60,
         fields: &[
             Field {
                 name: "created_at",

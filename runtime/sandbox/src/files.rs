@@ -297,8 +297,12 @@ fn xml_escape(s: &str) -> String {
         .replace('"', "&quot;")
 }
 
-/// The record as an XML document (`<nfe_invoice><uid>…</uid>…</nfe_invoice>`).
+/// The record as an XML document: an NF-e in the `nfeProc` layout when it has a 44-digit
+/// `access_key`, else `<nfe_invoice><uid>…</uid>…</nfe_invoice>`.
 pub fn xml(rt: &RecordType, json: &Map<String, Value>) -> String {
+    if let Some(doc) = nfe_proc(json) {
+        return doc;
+    }
     let root = rt.name.trim_end_matches('s');
     let mut out = format!("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<{root}>\n");
     for (k, v) in json {
@@ -306,6 +310,68 @@ pub fn xml(rt: &RecordType, json: &Map<String, Value>) -> String {
     }
     out.push_str(&format!("</{root}>\n"));
     out
+}
+
+/// An authorised (or rejected, or canceled) NF-e as SEFAZ returns it: `nfeProc` with the signed
+/// `NFe` (its `infNFe` identified by the access key) and the protocol `protNFe`, every value
+/// taken from the record (number, series, issuer CNPJ and state, issue date, amount, status).
+pub fn nfe_proc(json: &Map<String, Value>) -> Option<String> {
+    let key = json.get("access_key").and_then(Value::as_str)?;
+    if key.len() != 44 || !key.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let field = |k: &str| json.get(k).map(scalar).unwrap_or_default();
+    let status = field("status");
+    let (c_stat, motive) = match status.as_str() {
+        "authorized" => ("100".to_string(), "Autorizado o uso da NF-e".to_string()),
+        "canceled" => (
+            "101".to_string(),
+            "Cancelamento de NF-e homologado".to_string(),
+        ),
+        "rejected" => {
+            let reason = field("rejection_reason");
+            let (code, text) = reason.split_once(" - ").unwrap_or(("999", reason.as_str()));
+            (code.trim().to_string(), text.trim().to_string())
+        }
+        _ => ("105".to_string(), "Lote em processamento".to_string()),
+    };
+    let amount = json
+        .get("amount")
+        .and_then(|v| {
+            v.as_f64()
+                .or_else(|| v.as_str().and_then(|s| s.parse().ok()))
+        })
+        .unwrap_or(0.0);
+    let received = ["authorized_at", "canceled_at", "issued_at", "created_at"]
+        .iter()
+        .map(|k| field(k))
+        .find(|v| !v.is_empty())
+        .unwrap_or_default();
+    let x = |s: &str| xml_escape(s);
+    Some(format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n\
+<nfeProc xmlns=\"http://www.portalfiscal.inf.br/nfe\" versao=\"4.00\">\n\
+  <NFe xmlns=\"http://www.portalfiscal.inf.br/nfe\">\n\
+    <infNFe Id=\"NFe{key}\" versao=\"4.00\">\n\
+      <ide><cUF>{uf}</cUF><cNF>{cnf}</cNF><natOp>Prestacao de servicos</natOp><mod>55</mod><serie>{serie}</serie><nNF>{nnf}</nNF><dhEmi>{dh}</dhEmi><tpNF>1</tpNF><tpEmis>1</tpEmis><cDV>{dv}</cDV></ide>\n\
+      <emit><CNPJ>{cnpj}</CNPJ><enderEmit><UF>{state}</UF></enderEmit></emit>\n\
+      <total><ICMSTot><vNF>{amount:.2}</vNF></ICMSTot></total>\n\
+    </infNFe>\n\
+  </NFe>\n\
+  <protNFe versao=\"4.00\"><infProt><tpAmb>2</tpAmb><chNFe>{key}</chNFe><dhRecbto>{rec}</dhRecbto><cStat>{c_stat}</cStat><xMotivo>{motive}</xMotivo></infProt></protNFe>\n\
+</nfeProc>\n",
+        uf = &key[0..2],
+        cnf = &key[35..43],
+        serie = key[22..25].trim_start_matches('0').max("0"),
+        nnf = key[25..34].trim_start_matches('0'),
+        dh = x(&field("issued_at")),
+        dv = &key[43..44],
+        cnpj = &key[6..20],
+        state = x(&field("issuer_state")),
+        rec = x(&received),
+        c_stat = x(&c_stat),
+        motive = x(&motive),
+    ))
 }
 
 fn text_body(rt: &RecordType, json: &Map<String, Value>) -> String {

@@ -13,6 +13,7 @@
 pub mod api;
 pub mod brazil;
 pub mod clock;
+pub mod coherence;
 pub mod demo;
 pub mod envelope;
 pub mod files;
