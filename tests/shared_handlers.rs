@@ -4,7 +4,7 @@
 #[path = "confirmation_harness/mod.rs"]
 mod harness;
 
-use serde_json::{json, Value};
+use serde_json::json;
 
 #[tokio::test]
 async fn schema_tools_answer_the_catalogs_record_types() {
