@@ -96,6 +96,20 @@ impl Harness {
                     .map(|r| field_values(rt, r))
                     .unwrap_or_default())
             }
+            Operation::GetWhere {
+                record,
+                id_arg,
+                field,
+                value,
+            } => {
+                let rt = rt_of(record)?;
+                let rows = self.records(record);
+                let row = rows
+                    .iter()
+                    .find(|r| r.get(field).and_then(Value::as_str) == Some(value))
+                    .ok_or_else(|| format!("no seeded `{record}` with {field} `{value}`"))?;
+                Ok(id_args(rt, id_arg, row))
+            }
             Operation::Get { record, id_arg } | Operation::Delete { record, id_arg } => {
                 let rt = rt_of(record)?;
                 let rows = self.records(record);
@@ -193,6 +207,7 @@ fn rank(tool: &Tool) -> u8 {
     match tool.operation {
         Operation::List { .. } => 0,
         Operation::Get { .. }
+        | Operation::GetWhere { .. }
         | Operation::Singleton { .. }
         | Operation::Latest { .. }
         | Operation::Summary { .. } => 1,

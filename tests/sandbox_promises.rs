@@ -397,3 +397,53 @@ async fn finance_attachment_download_tool_describes_the_file_and_the_resource_is
         .unwrap_or_else(|| panic!("the XML as text: {}", read.body));
     assert!(text.starts_with("<?xml"), "{text}");
 }
+
+#[tokio::test]
+async fn the_darf_template_reads_only_darfs() {
+    let s = harness::start(harness::Options::all_products()).await;
+    let c = s.client("banking", "demo-full");
+    let list = c
+        .call_tool(
+            "banking_payment_payment_list",
+            json!({"per_page": 50}),
+            None,
+            None,
+        )
+        .await;
+    let payments = harness::records_of(&list);
+    let of_kind = |darf: bool| {
+        payments
+            .iter()
+            .find(|p| (p["kind"] == json!("darf")) == darf)
+            .and_then(|p| p["uid"].as_str())
+            .unwrap_or_else(|| panic!("a payment (darf: {darf}): {}", list.body))
+            .to_string()
+    };
+    let darf = of_kind(true);
+    let read = c
+        .request(
+            "resources/read",
+            json!({"uri": format!("kobana://banking/payment/darfs/{darf}")}),
+        )
+        .await;
+    assert!(
+        read.result()["contents"][0]["text"]
+            .as_str()
+            .is_some_and(|t| t.contains(&darf)),
+        "{}",
+        read.body
+    );
+    let other = of_kind(false);
+    let read = c
+        .request(
+            "resources/read",
+            json!({"uri": format!("kobana://banking/payment/darfs/{other}")}),
+        )
+        .await;
+    assert_eq!(
+        read.error()["code"],
+        json!(-32602),
+        "not a DARF: {}",
+        read.body
+    );
+}

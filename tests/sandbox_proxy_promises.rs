@@ -153,3 +153,38 @@ async fn a_proxy_reads_list_only_types_by_scanning_and_hides_the_endpointless_to
     assert_eq!(call.tool_error_code().as_deref(), Some("not_available"));
     let _: &Value = call.result();
 }
+
+#[tokio::test]
+async fn a_proxy_answers_the_darf_template_only_with_darfs() {
+    let (_api, s) = proxied().await;
+    let c = s.client("banking", "demo-full");
+    let list = c
+        .call_tool(
+            "banking_payment_payment_list",
+            json!({"per_page": 50}),
+            None,
+            None,
+        )
+        .await;
+    let payments = harness::records_of(&list);
+    let other = payments
+        .iter()
+        .find(|p| p["kind"] != json!("darf"))
+        .and_then(|p| p["uid"].as_str())
+        .unwrap_or_else(|| panic!("a payment that is not a DARF: {}", list.body))
+        .to_string();
+    let call = c
+        .call_tool(
+            "banking_payment_darf_get",
+            json!({"uid": other}),
+            None,
+            None,
+        )
+        .await;
+    assert_eq!(
+        call.tool_error_code().as_deref(),
+        Some("not_found"),
+        "{}",
+        call.body
+    );
+}

@@ -301,6 +301,10 @@ pub struct Operation {
     /// narrows it (`kobana://inbox/usage`: the last 30 days).
     #[serde(default)]
     pub days: Option<u32>,
+    /// For `get`: the one field value the record must have to be of this tool's kind (a DARF is
+    /// a payment with `kind: darf`); any other record is not found, never answered.
+    #[serde(default, rename = "where")]
+    pub where_: Option<BTreeMap<String, String>>,
 }
 
 #[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]

@@ -186,6 +186,7 @@ pub fn catalog_schema() -> Value {
                 "record": s("The record type (a key of `records`)."),
                 "id_arg": s("The argument carrying the record id (get/update/delete; action unless bulk; never singleton or latest)."),
                 "action": r("action"),
+                "where": {"type": "object", "maxProperties": 1, "minProperties": 1, "additionalProperties": {"type": "string"}, "description": "`get` only: the one field value the record must have (`{kind: darf}`); any other record is not found."},
                 "days": {"type": "integer", "minimum": 1, "description": "`summary` only: the window in days up to today its totals cover when no date argument narrows it."},
             })),
             "action": object("A state transition (cancel, pay, approve, …) and/or an edit of an array field.", &["name"], json!({

@@ -1002,6 +1002,26 @@ impl<'a> Validator<'a> {
             ),
             _ => {}
         }
+        if let Some(w) = &op.where_ {
+            if op.kind != OperationKind::Get || w.len() != 1 {
+                self.key(
+                    &key_path(&opath, "where"),
+                    "`where:` takes one `field: value` on a `get` operation".into(),
+                    Some("`kind: get` with `where: {kind: darf}`".into()),
+                );
+            }
+            if let (Some(rname), Some((f, _))) = (&op.record, w.iter().next()) {
+                if let Some(rec) = self.l.catalog.records.get(rname) {
+                    if !rec.fields.contains_key(f) {
+                        self.key(
+                            &key_path(&key_path(&opath, "where"), f),
+                            format!("`{f}` is not a field of `{rname}`"),
+                            None,
+                        );
+                    }
+                }
+            }
+        }
         if op.days.is_some() && op.kind != OperationKind::Summary {
             self.key(
                 &key_path(&opath, "days"),

@@ -8319,9 +8319,11 @@ static TOOLS: &[Tool] = &[
             body: BodyMode::None,
             operation_ref: Some("GET /v2/payments/{uid}"),
         }),
-        operation: Operation::Get {
+        operation: Operation::GetWhere {
             record: "payment_payments",
             id_arg: "uid",
+            field: "kind",
+            value: "darf",
         },
     },
     Tool {

@@ -225,6 +225,14 @@ pub enum Operation {
         record: &'static str,
         id_arg: &'static str,
     },
+    /// Reads one record by id that must have `field` = `value` (a DARF: a payment of kind
+    /// `darf`); any other record is not found.
+    GetWhere {
+        record: &'static str,
+        id_arg: &'static str,
+        field: &'static str,
+        value: &'static str,
+    },
     /// Reads the one record of its type in the caller's organization (and workspace), without an
     /// id: the token's organization. The sandbox seeds exactly one record of such a type.
     Singleton {

@@ -128,6 +128,17 @@ pub fn execute(c: &Call<'_>) -> Result<Output, BackendError> {
     match c.tool.operation {
         Operation::List { record } => list(c, record_type(c.product, record)?),
         Operation::Get { record, id_arg } => get(c, record_type(c.product, record)?, id_arg),
+        Operation::GetWhere {
+            record,
+            id_arg,
+            field,
+            value,
+        } => {
+            let rt = record_type(c.product, record)?;
+            let row = load(c, rt, id_arg)?;
+            check_where(&row.json, rt.name, &row.id, field, value)?;
+            get(c, rt, id_arg)
+        }
         Operation::Singleton { record } => singleton(c, record_type(c.product, record)?),
         Operation::Latest { record } => latest(c, record_type(c.product, record)?),
         Operation::Summary { record, days } => summary_of(c, record_type(c.product, record)?, days),
@@ -321,6 +332,25 @@ fn list(c: &Call<'_>, rt: &RecordType) -> Result<Output, BackendError> {
         .collect();
     Ok(Output::Json(envelope::page(
         c.tool, items, page, per_page, has_next,
+    )))
+}
+
+/// A record read through a `GetWhere` tool must have `field` = `value`; another is not found,
+/// saying what it is.
+pub fn check_where(
+    json: &Map<String, Value>,
+    record: &str,
+    id: &str,
+    field: &str,
+    value: &str,
+) -> Result<(), BackendError> {
+    let got = json.get(field).and_then(as_text);
+    if got.as_deref() == Some(value) {
+        return Ok(());
+    }
+    Err(BackendError::NotFound(format!(
+        "{record} `{id}` with {field} `{value}` (its {field} is `{}`)",
+        got.unwrap_or_default()
     )))
 }
 
