@@ -110,13 +110,26 @@ fn violations(records: &Records) -> Vec<String> {
                     }
                 }
             }
-            // Runs finish after they start.
-            for end in ["finished_at", "ended_at"] {
-                if let (Some(a), Some(b)) = (s(r, "started_at"), s(r, end)) {
+            // Events in order: runs finish after they start, NF-e are authorised after issue…
+            for (first, then) in [
+                ("started_at", "finished_at"),
+                ("started_at", "ended_at"),
+                ("issued_at", "authorized_at"),
+                ("authorized_at", "canceled_at"),
+                ("issued_at", "canceled_at"),
+                ("sent_at", "accepted_at"),
+            ] {
+                if let (Some(a), Some(b)) = (s(r, first), s(r, then)) {
                     if b < a {
-                        flag(format!("{end} {b} before started_at {a}"));
+                        flag(format!("{then} {b} before {first} {a}"));
                     }
                 }
+            }
+            if s(r, "status") == Some("failed")
+                && s(r, "error_message").is_some()
+                && s(r, "output").is_some()
+            {
+                flag("a failed run with an output".into());
             }
             // Due dates agree with the state.
             for f in DUE_FIELDS {

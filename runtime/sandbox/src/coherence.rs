@@ -240,30 +240,49 @@ fn runs(json: &mut Map<String, Value>) {
         json.insert("started_at".into(), Value::Null);
     }
     for end in ["finished_at", "ended_at"] {
-        if ["queued", "running", "active"].contains(&status.as_str()) {
-            if json.contains_key(end) {
-                json.insert(end.into(), Value::Null);
-            }
-            continue;
+        if ["queued", "running", "active"].contains(&status.as_str()) && json.contains_key(end) {
+            json.insert(end.into(), Value::Null);
         }
-        let (Some(s), Some(e)) = (text(json, "started_at"), text(json, end)) else {
-            continue;
-        };
-        if let (Some(st), Some(en)) = (parse_stamp(s), parse_stamp(e)) {
-            if en < st {
-                let (s, e) = (s.to_string(), e.to_string());
-                json.insert("started_at".into(), Value::String(e));
-                json.insert(end.into(), Value::String(s));
-            }
+    }
+    for chain in EVENT_ORDER {
+        // The times present, sorted, given back to the fields in the chain's order.
+        let present: Vec<&str> = chain
+            .iter()
+            .copied()
+            .filter(|f| text(json, f).and_then(parse_stamp).is_some())
+            .collect();
+        let mut times: Vec<(OffsetDateTime, String)> = present
+            .iter()
+            .filter_map(|f| {
+                let v = text(json, f)?;
+                Some((parse_stamp(v)?, v.to_string()))
+            })
+            .collect();
+        times.sort_by_key(|(t, _)| *t);
+        for (f, (_, v)) in present.iter().zip(times) {
+            json.insert(f.to_string(), Value::String(v));
         }
     }
 }
+
+/// Events that happen in this order when a record has them.
+pub const EVENT_ORDER: &[&[&str]] = &[
+    &["started_at", "finished_at"],
+    &["started_at", "ended_at"],
+    &["issued_at", "authorized_at", "canceled_at"],
+    &["sent_at", "accepted_at"],
+    &["invite_sent_at", "last_login_at"],
+];
 
 fn errors(json: &mut Map<String, Value>) {
     let failed = states(json)
         .iter()
         .any(|s| FAILURE_STATES.contains(&s.as_str()));
     if failed {
+        // A failed run produced no output.
+        if json.get("output").is_some_and(|v| !v.is_null()) && json.contains_key("error_message") {
+            json.insert("output".into(), Value::Null);
+        }
         return;
     }
     for f in ERROR_FIELDS {
