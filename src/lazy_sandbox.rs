@@ -78,4 +78,8 @@ impl Backend for LazySandbox {
     ) -> BoxFuture<'a, Result<Output, BackendError>> {
         Box::pin(async move { self.get().await?.call(ctx, tool, args).await })
     }
+
+    fn executes_operations(&self) -> bool {
+        true
+    }
 }

@@ -152,16 +152,28 @@ fn each_resource_is_read_by_the_tool_the_document_names_and_only_reads() {
         let t = es::read_by_the_get_of(p, uri, record);
         assert!(t.annotations.read_only, "{} only reads", t.name);
     }
-    for (uri, record) in [
-        ("kobana://inbox/models", "models"),
-        ("kobana://inbox/usage", "usage"),
-    ] {
-        let t = p.tool(read_by_of(p, uri)).expect("reader");
-        assert!(
-            matches!(t.operation, Operation::List { record: r } if r == record),
-            "{uri}"
-        );
-    }
+    let models = p
+        .tool(read_by_of(p, "kobana://inbox/models"))
+        .expect("reader");
+    assert!(matches!(
+        models.operation,
+        Operation::List { record: "models" }
+    ));
+    // "los últimos 30 días": usage is one aggregate over a 30-day window, not a page of rows.
+    let usage = p
+        .tool(read_by_of(p, "kobana://inbox/usage"))
+        .expect("reader");
+    assert!(
+        matches!(
+            usage.operation,
+            Operation::Summary {
+                record: "usage",
+                days: 30
+            }
+        ),
+        "{:?}",
+        usage.operation
+    );
 }
 
 #[test]

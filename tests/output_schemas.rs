@@ -82,9 +82,12 @@ impl Harness {
             args
         };
         match tool.operation {
-            Operation::List { .. } | Operation::Singleton { .. } | Operation::Custom => {
-                Ok(Map::new())
-            }
+            Operation::List { .. }
+            | Operation::Singleton { .. }
+            | Operation::Latest { .. }
+            | Operation::Summary { .. }
+            | Operation::Custom => Ok(Map::new()),
+            Operation::Action { id_arg: "", .. } => Ok(Map::new()),
             Operation::Create { record } => {
                 let rt = rt_of(record)?;
                 let rows = self.records(record);
@@ -92,6 +95,20 @@ impl Harness {
                     .first()
                     .map(|r| field_values(rt, r))
                     .unwrap_or_default())
+            }
+            Operation::GetWhere {
+                record,
+                id_arg,
+                field,
+                value,
+            } => {
+                let rt = rt_of(record)?;
+                let rows = self.records(record);
+                let row = rows
+                    .iter()
+                    .find(|r| r.get(field).and_then(Value::as_str) == Some(value))
+                    .ok_or_else(|| format!("no seeded `{record}` with {field} `{value}`"))?;
+                Ok(id_args(rt, id_arg, row))
             }
             Operation::Get { record, id_arg } | Operation::Delete { record, id_arg } => {
                 let rt = rt_of(record)?;
@@ -189,7 +206,11 @@ fn add_upload_args(tool: &Tool, args: &mut Map<String, Value>) {
 fn rank(tool: &Tool) -> u8 {
     match tool.operation {
         Operation::List { .. } => 0,
-        Operation::Get { .. } | Operation::Singleton { .. } => 1,
+        Operation::Get { .. }
+        | Operation::GetWhere { .. }
+        | Operation::Singleton { .. }
+        | Operation::Latest { .. }
+        | Operation::Summary { .. } => 1,
         Operation::Create { .. } => 2,
         Operation::Update { .. } => 3,
         Operation::Action { .. } => 4,

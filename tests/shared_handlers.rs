@@ -4,7 +4,7 @@
 #[path = "confirmation_harness/mod.rs"]
 mod harness;
 
-use serde_json::{json, Value};
+use serde_json::json;
 
 #[tokio::test]
 async fn schema_tools_answer_the_catalogs_record_types() {
@@ -60,23 +60,39 @@ async fn schema_tools_answer_the_catalogs_record_types() {
 }
 
 #[tokio::test]
-async fn a_template_without_an_api_answers_not_available_in_both_eras() {
+async fn a_template_without_an_api_reads_in_the_sandbox_in_both_eras() {
     let s = harness::start(harness::Options::all_products()).await;
-    let uri = "kobana://banking/data/people/0190c0de-0000-7000-8000-000000000001";
+    let c = s.client("banking", "demo-full");
+    let people = c
+        .call_tool("banking_data_person_list", json!({}), None, None)
+        .await;
+    let uid = harness::records_of(&people)[0]["uid"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a person: {}", people.body))
+        .to_string();
+    let uri = format!("kobana://banking/data/people/{uid}");
     for client in [
         s.client("banking", "demo-full"),
         s.client("banking", "demo-full").legacy("2025-11-25"),
     ] {
         let read = client.request("resources/read", json!({"uri": uri})).await;
-        let err = read.error();
-        assert_eq!(err["code"], json!(-31008), "{}", read.body);
-        assert_eq!(err["data"]["error"], json!("not_available"));
-        assert_eq!(err["data"]["uri"], json!(uri));
+        let text = read.result()["contents"][0]["text"]
+            .as_str()
+            .unwrap_or_else(|| panic!("a person: {}", read.body));
+        assert!(text.contains(&uid), "{text}");
     }
-    let c = s.client("banking", "demo-full");
     let call = c
-        .call_tool("banking_data_person_get", json!({"uid": "x"}), None, None)
+        .call_tool(
+            "banking_data_person_get",
+            json!({"uid": "nope"}),
+            None,
+            None,
+        )
         .await;
-    assert_eq!(call.tool_error_code().as_deref(), Some("not_available"));
-    let _: &Value = call.result();
+    assert_eq!(
+        call.tool_error_code().as_deref(),
+        Some("not_found"),
+        "{}",
+        call.body
+    );
 }

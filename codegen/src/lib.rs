@@ -19,6 +19,7 @@ pub mod lower;
 pub mod model;
 pub mod openapi;
 pub mod rust;
+pub mod sandbox_gaps;
 pub mod schema;
 pub mod validate;
 

@@ -5,6 +5,7 @@
 //! cargo run -p codegen -- --check              # fail if generated/ is stale (CI drift gate)
 //! cargo run -p codegen -- import-openapi SPEC… [--catalog PATH]
 //! cargo run -p codegen -- coverage
+//! cargo run -p codegen -- sandbox-gaps
 //! cargo run -p codegen -- output-schemas [--catalog PATH] [--write] [--only T,…] [--skip T,…]
 //! cargo run -p codegen -- facts --check|--write [--allow-missing]
 //! ```
@@ -57,6 +58,8 @@ enum Command {
     },
     /// Check that every OpenAPI operation is mapped to a tool or excluded with a reason
     Coverage,
+    /// List, per product, the tools the sandbox cannot execute; fail if there is one
+    SandboxGaps,
     /// Derive each HTTP-bound tool's output schema from its operation's 2xx answer and report which
     /// are usable; --write writes them to the generated catalog/derived/<product>.output-schemas.yaml
     OutputSchemas {
@@ -265,6 +268,25 @@ fn run(cli: Cli) -> Result<(), String> {
                 println!("{l}");
             }
             Ok(())
+        }
+        Some(Command::SandboxGaps) => {
+            let loaded = codegen::load_all(&layout.catalog_dir).map_err(|e| e.to_string())?;
+            let gaps = codegen::sandbox_gaps::report(&loaded);
+            for (product, tools) in &gaps {
+                println!(
+                    "{product}: {} tool(s) without sandbox behaviour",
+                    tools.len()
+                );
+                for t in tools {
+                    println!("  {t}");
+                }
+            }
+            if gaps.is_empty() {
+                println!("sandbox-gaps: every tool of every product has sandbox behaviour");
+                Ok(())
+            } else {
+                Err("sandbox-gaps: some tools have no sandbox behaviour (give them an `operation:`)".into())
+            }
         }
         Some(Command::Coverage) => {
             let lines = codegen::openapi::coverage(&layout.catalog_dir, &root)

@@ -391,6 +391,14 @@ pub struct Operation {
     /// For actions: the transition.
     #[serde(default)]
     pub action: Option<Action>,
+    /// For `summary`: the window, in days up to today, its totals cover when no date argument
+    /// narrows it (`kobana://inbox/usage`: the last 30 days).
+    #[serde(default)]
+    pub days: Option<u32>,
+    /// For `get`: the one field value the record must have to be of this tool's kind (a DARF is
+    /// a payment with `kind: darf`); any other record is not found, never answered.
+    #[serde(default, rename = "where")]
+    pub where_: Option<BTreeMap<String, String>>,
 }
 
 #[derive(Debug, Clone, Copy, Deserialize, JsonSchema, PartialEq, Eq)]
@@ -401,6 +409,12 @@ pub enum OperationKind {
     /// The one record of its type in the caller's organization (and workspace), read without an
     /// id (`GET /v1/billing/organization`). Its record type is seeded with exactly one record.
     Singleton,
+    /// The most recent record of its type among those the equal-valued arguments select (the
+    /// latest balance of an account); none selected is not found, never an empty answer.
+    Latest,
+    /// Totals of the numeric fields of the records the arguments select (within `days` when no
+    /// date argument is given): one aggregate, never a page of rows.
+    Summary,
     Create,
     Update,
     Delete,

@@ -146,8 +146,21 @@ fn operation(t: &Tool) -> TokenStream {
     let id_arg = op.id_arg.clone().unwrap_or_default();
     match op.kind {
         OperationKind::List => quote!(Operation::List { record: #record }),
-        OperationKind::Get => quote!(Operation::Get { record: #record, id_arg: #id_arg }),
+        OperationKind::Get => match op.where_.as_ref().and_then(|w| w.iter().next()) {
+            Some((field, value)) => quote!(Operation::GetWhere {
+                record: #record,
+                id_arg: #id_arg,
+                field: #field,
+                value: #value,
+            }),
+            None => quote!(Operation::Get { record: #record, id_arg: #id_arg }),
+        },
         OperationKind::Singleton => quote!(Operation::Singleton { record: #record }),
+        OperationKind::Latest => quote!(Operation::Latest { record: #record }),
+        OperationKind::Summary => {
+            let days = op.days.unwrap_or(0);
+            quote!(Operation::Summary { record: #record, days: #days })
+        }
         OperationKind::Create => quote!(Operation::Create { record: #record }),
         OperationKind::Update => quote!(Operation::Update { record: #record, id_arg: #id_arg }),
         OperationKind::Delete => quote!(Operation::Delete { record: #record, id_arg: #id_arg }),

@@ -903,7 +903,7 @@ fn action_that_neither_sets_nor_edits_a_list() {
     let d = expect(
         &text,
         "tools[3].operation.action.set",
-        "sets nothing and edits no list",
+        "sets nothing, edits no list and creates nothing",
         "action: {name: cancel",
     );
     assert!(hint(&d).contains("add:"), "{d}");

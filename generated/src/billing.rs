@@ -1476,7 +1476,7 @@ static RECORDS: &[RecordType] = &[
         description: "A person or company the organization bills.",
         id_field: "id",
         numeric_id: false,
-        seed_count: 30,
+        seed_count: 60,
         fields: &[
             Field {
                 name: "created_at",
@@ -1543,7 +1543,7 @@ static RECORDS: &[RecordType] = &[
         description: "A charge (fatura) sent to a customer, paid by boleto, Pix or card.",
         id_field: "id",
         numeric_id: false,
-        seed_count: 40,
+        seed_count: 120,
         fields: &[
             Field {
                 name: "amount",
@@ -1672,7 +1672,7 @@ static RECORDS: &[RecordType] = &[
         description: "An electronic invoice (nota fiscal eletrônica) issued for an invoice, with its DANFE (PDF) and authorized XML.",
         id_field: "id",
         numeric_id: false,
-        seed_count: 30,
+        seed_count: 60,
         fields: &[
             Field {
                 name: "access_key",
@@ -1747,6 +1747,22 @@ static RECORDS: &[RecordType] = &[
                 seed: "datetime:-90..0",
             },
             Field {
+                name: "issuer_cnpj",
+                ty: "string",
+                description: "CNPJ of the issuer (the organization).",
+                enum_values: &[],
+                sortable: false,
+                seed: "cnpj",
+            },
+            Field {
+                name: "issuer_state",
+                ty: "string",
+                description: "State (UF) of the issuer.",
+                enum_values: &[],
+                sortable: false,
+                seed: "text:SP|RJ|MG|PR|RS|BA",
+            },
+            Field {
                 name: "number",
                 ty: "integer",
                 description: "NF-e number in its series.",
@@ -1779,7 +1795,7 @@ static RECORDS: &[RecordType] = &[
                 seed: "enum",
             },
         ],
-        schema_json: "{\"name\":\"nfes\",\"title\":\"NF-e\",\"description\":\"An electronic invoice (nota fiscal eletrônica) issued for an invoice, with its DANFE (PDF) and authorized XML.\",\"id_field\":\"id\",\"fields\":{\"access_key\":{\"type\":\"string\",\"description\":\"Chave de acesso of the NF-e (44 digits) once authorized.\"},\"amount\":{\"type\":\"number\",\"description\":\"Total amount of the NF-e, in BRL.\",\"sortable\":true},\"authorized_at\":{\"type\":\"string\",\"description\":\"When SEFAZ authorized it (ISO 8601); empty unless authorized.\"},\"canceled_at\":{\"type\":\"string\",\"description\":\"When it was canceled (ISO 8601); empty unless canceled.\"},\"created_at\":{\"type\":\"string\",\"description\":\"When the NF-e record was created (ISO 8601).\",\"sortable\":true},\"customer_id\":{\"type\":\"string\",\"description\":\"The customer it is issued to (customers.id).\"},\"id\":{\"type\":\"string\",\"description\":\"NF-e id.\"},\"invoice_id\":{\"type\":\"string\",\"description\":\"The invoice it documents (invoices.id).\"},\"issued_at\":{\"type\":\"string\",\"description\":\"When it was sent to SEFAZ (ISO 8601).\",\"sortable\":true},\"number\":{\"type\":\"integer\",\"description\":\"NF-e number in its series.\",\"sortable\":true},\"rejection_reason\":{\"type\":\"string\",\"description\":\"SEFAZ rejection code and message, when status is rejected.\"},\"series\":{\"type\":\"string\",\"description\":\"NF-e series.\"},\"status\":{\"type\":\"string\",\"description\":\"processing: sent to SEFAZ, waiting for the answer; authorized: valid, DANFE and XML available; rejected: SEFAZ refused it (see rejection_reason); canceled: canceled after authorization.\",\"enum\":[\"processing\",\"authorized\",\"rejected\",\"canceled\"]}}}",
+        schema_json: "{\"name\":\"nfes\",\"title\":\"NF-e\",\"description\":\"An electronic invoice (nota fiscal eletrônica) issued for an invoice, with its DANFE (PDF) and authorized XML.\",\"id_field\":\"id\",\"fields\":{\"access_key\":{\"type\":\"string\",\"description\":\"Chave de acesso of the NF-e (44 digits) once authorized.\"},\"amount\":{\"type\":\"number\",\"description\":\"Total amount of the NF-e, in BRL.\",\"sortable\":true},\"authorized_at\":{\"type\":\"string\",\"description\":\"When SEFAZ authorized it (ISO 8601); empty unless authorized.\"},\"canceled_at\":{\"type\":\"string\",\"description\":\"When it was canceled (ISO 8601); empty unless canceled.\"},\"created_at\":{\"type\":\"string\",\"description\":\"When the NF-e record was created (ISO 8601).\",\"sortable\":true},\"customer_id\":{\"type\":\"string\",\"description\":\"The customer it is issued to (customers.id).\"},\"id\":{\"type\":\"string\",\"description\":\"NF-e id.\"},\"invoice_id\":{\"type\":\"string\",\"description\":\"The invoice it documents (invoices.id).\"},\"issued_at\":{\"type\":\"string\",\"description\":\"When it was sent to SEFAZ (ISO 8601).\",\"sortable\":true},\"issuer_cnpj\":{\"type\":\"string\",\"description\":\"CNPJ of the issuer (the organization).\"},\"issuer_state\":{\"type\":\"string\",\"description\":\"State (UF) of the issuer.\"},\"number\":{\"type\":\"integer\",\"description\":\"NF-e number in its series.\",\"sortable\":true},\"rejection_reason\":{\"type\":\"string\",\"description\":\"SEFAZ rejection code and message, when status is rejected.\"},\"series\":{\"type\":\"string\",\"description\":\"NF-e series.\"},\"status\":{\"type\":\"string\",\"description\":\"processing: sent to SEFAZ, waiting for the answer; authorized: valid, DANFE and XML available; rejected: SEFAZ refused it (see rejection_reason); canceled: canceled after authorization.\",\"enum\":[\"processing\",\"authorized\",\"rejected\",\"canceled\"]}}}",
     },
     RecordType {
         name: "organization",
@@ -1854,7 +1870,7 @@ static RECORDS: &[RecordType] = &[
         description: "Money received for an invoice (boleto, Pix or card).",
         id_field: "id",
         numeric_id: false,
-        seed_count: 30,
+        seed_count: 60,
         fields: &[
             Field {
                 name: "amount",
@@ -1945,7 +1961,7 @@ static RECORDS: &[RecordType] = &[
         description: "Money returned to a payer (estorno) of a confirmed payment.",
         id_field: "id",
         numeric_id: false,
-        seed_count: 25,
+        seed_count: 60,
         fields: &[
             Field {
                 name: "amount",
@@ -2004,7 +2020,7 @@ static RECORDS: &[RecordType] = &[
         description: "A recurring plan a customer pays for; each cycle generates an invoice.",
         id_field: "id",
         numeric_id: false,
-        seed_count: 30,
+        seed_count: 60,
         fields: &[
             Field {
                 name: "amount",

@@ -998,7 +998,7 @@ static RECORDS: &[RecordType] = &[
         description: "An invitation for someone to join the dashboard team with a role.",
         id_field: "id",
         numeric_id: false,
-        seed_count: 25,
+        seed_count: 60,
         fields: &[
             Field {
                 name: "accepted_at",
@@ -1140,7 +1140,7 @@ static RECORDS: &[RecordType] = &[
         description: "A logged-in session of a portal user in the customer portal.",
         id_field: "id",
         numeric_id: false,
-        seed_count: 30,
+        seed_count: 60,
         fields: &[
             Field {
                 name: "ended_at",
@@ -1215,7 +1215,7 @@ static RECORDS: &[RecordType] = &[
         description: "A person who logs in to the customer portal and sees the records of one tenant.",
         id_field: "id",
         numeric_id: false,
-        seed_count: 30,
+        seed_count: 60,
         fields: &[
             Field {
                 name: "created_at",
@@ -1320,7 +1320,7 @@ static RECORDS: &[RecordType] = &[
         description: "A person of the organization's team who uses the dashboard, with a role and permissions.",
         id_field: "id",
         numeric_id: false,
-        seed_count: 25,
+        seed_count: 60,
         fields: &[
             Field {
                 name: "created_at",

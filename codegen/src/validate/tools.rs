@@ -224,10 +224,7 @@ impl<'a> Validator<'a> {
         let needs_record = op.kind != OperationKind::Custom;
         let needs_id = matches!(
             op.kind,
-            OperationKind::Get
-                | OperationKind::Update
-                | OperationKind::Delete
-                | OperationKind::Action
+            OperationKind::Get | OperationKind::Update | OperationKind::Delete
         );
         let mut record_ok = false;
         match &op.record {
@@ -248,7 +245,8 @@ impl<'a> Validator<'a> {
                     one_of(&props.iter().map(String::as_str).collect::<Vec<_>>())
                 )),
             ),
-            Some(_) if op.kind == OperationKind::Singleton => self.key(
+            Some(_) if matches!(op.kind, OperationKind::Singleton | OperationKind::Latest) => self
+                .key(
                 &key_path(&opath, "id_arg"),
                 "a `singleton` operation reads its record without an id, so it takes no `id_arg`"
                     .into(),
@@ -260,6 +258,33 @@ impl<'a> Validator<'a> {
                 Some("`id_arg: <the argument carrying the record id>`".into()),
             ),
             _ => {}
+        }
+        if let Some(w) = &op.where_ {
+            if op.kind != OperationKind::Get || w.len() != 1 {
+                self.key(
+                    &key_path(&opath, "where"),
+                    "`where:` takes one `field: value` on a `get` operation".into(),
+                    Some("`kind: get` with `where: {kind: darf}`".into()),
+                );
+            }
+            if let (Some(rname), Some((f, _))) = (&op.record, w.iter().next()) {
+                if let Some(rec) = self.l.catalog.records.get(rname) {
+                    if !rec.fields.contains_key(f) {
+                        self.key(
+                            &key_path(&key_path(&opath, "where"), f),
+                            format!("`{f}` is not a field of `{rname}`"),
+                            None,
+                        );
+                    }
+                }
+            }
+        }
+        if op.days.is_some() && op.kind != OperationKind::Summary {
+            self.key(
+                &key_path(&opath, "days"),
+                "`days:` on an operation whose kind is not `summary`".into(),
+                Some("`kind: summary`, or remove `days:`".into()),
+            );
         }
         match (&op.action, op.kind) {
             (None, OperationKind::Action) => self.key(
@@ -320,10 +345,11 @@ impl<'a> Validator<'a> {
                         }
                     }
                 }
-                if a.set.is_empty() && a.add.is_none() && a.remove.is_none() {
+                if a.set.is_empty() && a.add.is_none() && a.remove.is_none() && a.creates.is_none()
+                {
                     self.key(
                         &key_path(&apath, "set"),
-                        "an action that sets nothing and edits no list".into(),
+                        "an action that sets nothing, edits no list and creates nothing".into(),
                         Some(
                             "e.g. `set: {status: canceled}`, or `add: {field: <array field>, from_arg: <argument>}`"
                                 .into(),

@@ -77,4 +77,10 @@ pub trait Backend: Send + Sync + 'static {
         tool: &'static Tool,
         args: &'a Map<String, Value>,
     ) -> BoxFuture<'a, Result<Output, BackendError>>;
+
+    /// Whether this backend executes the catalog's operations itself (the sandbox), so tools with
+    /// no Kobana endpoint work; a proxy only forwards HTTP bindings.
+    fn executes_operations(&self) -> bool {
+        false
+    }
 }

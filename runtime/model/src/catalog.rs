@@ -234,10 +234,29 @@ pub enum Operation {
         record: &'static str,
         id_arg: &'static str,
     },
+    /// Reads one record by id that must have `field` = `value` (a DARF: a payment of kind
+    /// `darf`); any other record is not found.
+    GetWhere {
+        record: &'static str,
+        id_arg: &'static str,
+        field: &'static str,
+        value: &'static str,
+    },
     /// Reads the one record of its type in the caller's organization (and workspace), without an
     /// id: the token's organization. The sandbox seeds exactly one record of such a type.
     Singleton {
         record: &'static str,
+    },
+    /// The most recent record of its type among those the equal-valued arguments select (an
+    /// account's latest balance). None selected is not found, never an empty answer.
+    Latest {
+        record: &'static str,
+    },
+    /// Totals of the numeric fields of the records the arguments select; without a date
+    /// argument, of the last `days` days (0: every record).
+    Summary {
+        record: &'static str,
+        days: u32,
     },
     Create {
         record: &'static str,
@@ -250,7 +269,8 @@ pub enum Operation {
         record: &'static str,
         id_arg: &'static str,
     },
-    /// A state change on one record (cancel, pay, approve, …).
+    /// A state change on one record (cancel, pay, approve, …). An empty `id_arg` makes it a bulk
+    /// action: it applies to every record the other arguments select (`cancel_all`).
     Action {
         record: &'static str,
         id_arg: &'static str,

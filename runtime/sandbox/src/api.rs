@@ -325,6 +325,53 @@ fn bearer(headers: &HeaderMap) -> Option<String> {
         .filter(|t| !t.is_empty())
 }
 
+/// `GET /<product>/v2/me`: who the bearer is, in the shape of the Kobana API's identity endpoint
+/// (`data.account`, `data.user`, `data.access_token`, `data.workspaces`), so that a proxy using
+/// the upstream resolver authenticates the demo tokens against this API (the README's proxy
+/// quick start).
+fn me(state: &ApiState, headers: &HeaderMap) -> Response {
+    let Some(token) = bearer(headers) else {
+        return error(
+            StatusCode::UNAUTHORIZED,
+            "unauthorized",
+            "missing bearer token",
+        );
+    };
+    let Some(identity) = (state.identities)(&token) else {
+        return error(
+            StatusCode::UNAUTHORIZED,
+            "unauthorized",
+            "invalid bearer token",
+        );
+    };
+    (
+        StatusCode::OK,
+        [(header::CONTENT_TYPE, "application/json")],
+        me_document(&identity, &token).to_string(),
+    )
+        .into_response()
+}
+
+/// The identity endpoint's answer for `identity`; the token's uid is derived from the token.
+pub fn me_document(identity: &Identity, token: &str) -> Value {
+    use sha2::{Digest, Sha256};
+    let digest = Sha256::digest(token.as_bytes());
+    let token_uid: String = digest.iter().take(16).map(|b| format!("{b:02x}")).collect();
+    json!({
+        "status": 200,
+        "data": {
+            "account": {"uid": identity.organization, "full_name": identity.name},
+            "user": {
+                "uid": identity.person,
+                "full_name": identity.name,
+                "permissions": identity.permissions,
+            },
+            "access_token": {"uid": token_uid, "scopes": identity.scopes},
+            "workspaces": identity.workspaces,
+        }
+    })
+}
+
 async fn handle(
     State(state): State<ApiState>,
     method: Method,
@@ -430,6 +477,9 @@ async fn run(
             method.as_str(),
         );
     };
+    if m == runtime_model::catalog::HttpMethod::Get && rest == ["v2", "me"] {
+        return me(state, headers);
+    }
     let Some((tool, binding, vars)) = route(product, m, rest) else {
         return error(
             StatusCode::NOT_FOUND,

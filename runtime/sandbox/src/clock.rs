@@ -12,6 +12,13 @@ pub fn now() -> OffsetDateTime {
     OffsetDateTime::now_utc().to_offset(brasilia())
 }
 
+/// The instant seeded data is generated relative to: the start of `now`'s day (Brasília). Seeding
+/// depends on it and on the seed only, so two fresh data directories seeded the same day with
+/// the same seed hold the same records, ids included (a uid carries its record's creation time).
+pub fn seed_anchor(now: OffsetDateTime) -> OffsetDateTime {
+    now.replace_time(time::Time::MIDNIGHT)
+}
+
 /// `2026-11-30T10:15:00-03:00`
 pub fn datetime_string(t: OffsetDateTime) -> String {
     let t = t.replace_nanosecond(0).unwrap_or(t);

@@ -13,6 +13,7 @@
 pub mod api;
 pub mod brazil;
 pub mod clock;
+pub mod coherence;
 pub mod envelope;
 pub mod files;
 pub mod ops;
@@ -191,7 +192,13 @@ impl Sandbox {
             .store
             .transaction(|tx| -> Result<(), StoreError> {
                 if !store::is_seeded(tx, scope)? {
-                    let n = ops::seed_scope(tx, product, scope, seed, clock::now())?;
+                    let n = ops::seed_scope(
+                        tx,
+                        product,
+                        scope,
+                        seed,
+                        clock::seed_anchor(clock::now()),
+                    )?;
                     tracing::info!(
                         product = product.name,
                         organization = scope.organization,
@@ -252,7 +259,7 @@ impl Sandbox {
                         scopes.push(s.clone());
                     }
                 }
-                let now = clock::now();
+                let now = clock::seed_anchor(clock::now());
                 let mut out = Vec::new();
                 for scope in scopes {
                     store::clear_scope(tx, &scope)?;
@@ -338,5 +345,9 @@ impl Backend for Sandbox {
                 .await
                 .map_err(|e| BackendError::Unavailable(format!("sandbox worker failed: {e}")))?
         })
+    }
+
+    fn executes_operations(&self) -> bool {
+        true
     }
 }

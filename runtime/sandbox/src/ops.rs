@@ -18,8 +18,9 @@ use crate::rng::Rng;
 use crate::seed::{self, RecordSeed, RefPool};
 use crate::store::{self, Row, Scope, StoreError};
 
-/// The largest page a list returns (the Kobana API's own maximum).
-pub const MAX_PER_PAGE: u64 = 50;
+/// The largest page a list returns: the `maximum` every list tool's `per_page` schema declares,
+/// so a model asking for 100 gets 100 and may read a shorter page as the last one.
+pub const MAX_PER_PAGE: u64 = 100;
 pub const DEFAULT_PER_PAGE: u64 = 50;
 
 /// Arguments that steer a call and are never record filters.
@@ -127,7 +128,20 @@ pub fn execute(c: &Call<'_>) -> Result<Output, BackendError> {
     match c.tool.operation {
         Operation::List { record } => list(c, record_type(c.product, record)?),
         Operation::Get { record, id_arg } => get(c, record_type(c.product, record)?, id_arg),
+        Operation::GetWhere {
+            record,
+            id_arg,
+            field,
+            value,
+        } => {
+            let rt = record_type(c.product, record)?;
+            let row = load(c, rt, id_arg)?;
+            check_where(&row.json, rt.name, &row.id, field, value)?;
+            get(c, rt, id_arg)
+        }
         Operation::Singleton { record } => singleton(c, record_type(c.product, record)?),
+        Operation::Latest { record } => latest(c, record_type(c.product, record)?),
+        Operation::Summary { record, days } => summary_of(c, record_type(c.product, record)?, days),
         Operation::Create { record } => create(c, record_type(c.product, record)?),
         Operation::Update { record, id_arg } => update(c, record_type(c.product, record)?, id_arg),
         Operation::Delete { record, id_arg } => delete(c, record_type(c.product, record)?, id_arg),
@@ -207,13 +221,29 @@ fn range_field<'r>(rt: &'r RecordType, arg: &str) -> Option<(&'r Field, bool)> {
         .map(|f| (f, lower))
 }
 
+/// The one field of `rt` whose name ends with `_<arg>`, if exactly one does.
+fn suffixed_field(rt: &RecordType, arg: &str) -> Option<&'static str> {
+    let suffix = format!("_{arg}");
+    let mut found = rt.fields.iter().filter(|f| f.name.ends_with(&suffix));
+    match (found.next(), found.next()) {
+        (Some(f), None) => Some(f.name),
+        _ => None,
+    }
+}
+
+/// Whether `arg` selects records of `rt` (a field, a field it ends, or a date range bound).
+fn selects(rt: &RecordType, arg: &str) -> bool {
+    has_field(rt, arg) || suffixed_field(rt, arg).is_some() || range_field(rt, arg).is_some()
+}
+
 fn date_part(s: &str) -> &str {
     s.get(0..10).unwrap_or(s)
 }
 
-fn list(c: &Call<'_>, rt: &RecordType) -> Result<Output, BackendError> {
-    let page = positive_int(c.args, "page", 1)?;
-    let per_page = positive_int(c.args, "per_page", DEFAULT_PER_PAGE)?.min(MAX_PER_PAGE);
+/// The records of `rt` the call's arguments select, newest first: equal-valued fields, date
+/// ranges (`created_from`, `expire_to`), `q`/`search` text, and for arguments named in `ids_args`
+/// (a bulk action's `bank_billet_ids`) the records whose id is one of the values given.
+fn select(c: &Call<'_>, rt: &RecordType, ids_args: &[&str]) -> Result<Vec<Row>, BackendError> {
     let search = c
         .args
         .get("q")
@@ -223,12 +253,24 @@ fn list(c: &Call<'_>, rt: &RecordType) -> Result<Output, BackendError> {
 
     let mut equal: Vec<(&str, &Value)> = Vec::new();
     let mut ranges: Vec<(&str, bool, String)> = Vec::new();
+    let mut ids: Option<Vec<String>> = None;
     for (name, value) in c.args {
         if CONTROL_ARGS.contains(&name.as_str()) || value.is_null() {
             continue;
         }
+        if ids_args.contains(&name.as_str()) {
+            let given: Vec<String> = match value {
+                Value::Array(a) => a.iter().filter_map(as_text).collect(),
+                other => as_text(other).into_iter().collect(),
+            };
+            ids.get_or_insert_with(Vec::new).extend(given);
+            continue;
+        }
         if rt.fields.iter().any(|f| f.name == name) {
             equal.push((name.as_str(), value));
+        } else if let Some(field) = suffixed_field(rt, name) {
+            // `cnpj_cpf` selects by `customer_cnpj_cpf` when that is the one field it ends.
+            equal.push((field, value));
         } else if let Some((field, lower)) = range_field(rt, name) {
             let bound = as_text(value).ok_or_else(|| {
                 BackendError::Invalid(format!("`{name}` must be a date (YYYY-MM-DD), got {value}"))
@@ -238,33 +280,48 @@ fn list(c: &Call<'_>, rt: &RecordType) -> Result<Output, BackendError> {
     }
 
     let rows = store::list(c.tx, c.scope, rt.name).map_err(db)?;
-    let matching: Vec<Row> = rows
+    let by_id = |row: &Row| {
+        ids.as_ref().is_none_or(|ids| {
+            ids.iter()
+                .any(|i| *i == row.id || i.parse::<i64>().ok() == Some(row.seq))
+        })
+    };
+    Ok(rows
         .into_iter()
         .filter(|row| {
-            equal.iter().all(|(name, arg)| {
-                row.json
-                    .get(*name)
-                    .is_some_and(|field| filter_matches(field, arg))
-            }) && ranges.iter().all(|(name, lower, bound)| {
-                match row.json.get(*name).and_then(Value::as_str) {
-                    Some(v) => {
-                        let (v, b) = (date_part(v), date_part(bound));
-                        if *lower {
-                            v >= b
-                        } else {
-                            v <= b
+            by_id(row)
+                && equal.iter().all(|(name, arg)| {
+                    row.json
+                        .get(*name)
+                        .is_some_and(|field| filter_matches(field, arg))
+                })
+                && ranges.iter().all(|(name, lower, bound)| {
+                    match row.json.get(*name).and_then(Value::as_str) {
+                        Some(v) => {
+                            let (v, b) = (date_part(v), date_part(bound));
+                            if *lower {
+                                v >= b
+                            } else {
+                                v <= b
+                            }
                         }
+                        None => false,
                     }
-                    None => false,
-                }
-            }) && search.as_ref().is_none_or(|q| {
-                Value::Object(row.json.clone())
-                    .to_string()
-                    .to_lowercase()
-                    .contains(q)
-            })
+                })
+                && search.as_ref().is_none_or(|q| {
+                    Value::Object(row.json.clone())
+                        .to_string()
+                        .to_lowercase()
+                        .contains(q)
+                })
         })
-        .collect();
+        .collect())
+}
+
+fn list(c: &Call<'_>, rt: &RecordType) -> Result<Output, BackendError> {
+    let page = positive_int(c.args, "page", 1)?;
+    let per_page = positive_int(c.args, "per_page", DEFAULT_PER_PAGE)?.min(MAX_PER_PAGE);
+    let matching = select(c, rt, &[])?;
     let start = ((page - 1) * per_page) as usize;
     let has_next = matching.len() > start + per_page as usize;
     let items: Vec<Value> = matching
@@ -275,6 +332,25 @@ fn list(c: &Call<'_>, rt: &RecordType) -> Result<Output, BackendError> {
         .collect();
     Ok(Output::Json(envelope::page(
         c.tool, items, page, per_page, has_next,
+    )))
+}
+
+/// A record read through a `GetWhere` tool must have `field` = `value`; another is not found,
+/// saying what it is.
+pub fn check_where(
+    json: &Map<String, Value>,
+    record: &str,
+    id: &str,
+    field: &str,
+    value: &str,
+) -> Result<(), BackendError> {
+    let got = json.get(field).and_then(as_text);
+    if got.as_deref() == Some(value) {
+        return Ok(());
+    }
+    Err(BackendError::NotFound(format!(
+        "{record} `{id}` with {field} `{value}` (its {field} is `{}`)",
+        got.unwrap_or_default()
     )))
 }
 
@@ -302,6 +378,101 @@ fn singleton(c: &Call<'_>, rt: &RecordType) -> Result<Output, BackendError> {
             BackendError::NotFound(format!("{}: this scope holds no record of it", rt.name))
         })?;
     Ok(Output::Json(envelope::one(c.tool, row.json)))
+}
+
+/// The most recent record the arguments select (by its date field, else by creation). Nothing
+/// selected is not found, naming the arguments, so an unknown account never reads as "no data".
+fn latest(c: &Call<'_>, rt: &RecordType) -> Result<Output, BackendError> {
+    let date_field = date_field_of(rt);
+    // By date (a record without one, such as a fresh adjustment, dates from its creation),
+    // then by creation order.
+    let key = |r: &Row| {
+        let date = date_field
+            .and_then(|f| r.json.get(f))
+            .and_then(Value::as_str)
+            .or_else(|| r.json.get("created_at").and_then(Value::as_str))
+            .map(date_part)
+            .unwrap_or_default()
+            .to_string();
+        (date, r.seq)
+    };
+    let newest = select(c, rt, &[])?.into_iter().max_by_key(key);
+    match newest {
+        Some(row) => Ok(Output::Json(envelope::one(c.tool, row.json))),
+        None => {
+            let given: Vec<String> = c
+                .args
+                .iter()
+                .filter(|(k, v)| !CONTROL_ARGS.contains(&k.as_str()) && !v.is_null())
+                .map(|(k, v)| format!("{k} {}", as_text(v).unwrap_or_else(|| v.to_string())))
+                .collect();
+            Err(BackendError::NotFound(if given.is_empty() {
+                format!("{}: none recorded", rt.name)
+            } else {
+                format!("{} for {}", rt.name, given.join(", "))
+            }))
+        }
+    }
+}
+
+/// The field that dates a record: its `date`, else when it happened, else its creation.
+fn date_field_of(rt: &RecordType) -> Option<&'static str> {
+    ["date", "occurred_at", "created_at"]
+        .into_iter()
+        .find(|f| has_field(rt, f))
+}
+
+/// Totals of every numeric field (ids and `*_id` references aside) over the records the
+/// arguments select; without a date bound among the arguments, over the last `days` days
+/// (today included). One aggregate with its window and the number of records it covers.
+fn summary_of(c: &Call<'_>, rt: &RecordType, days: u32) -> Result<Output, BackendError> {
+    let bounded = c
+        .args
+        .keys()
+        .any(|k| (k.ends_with("_from") || k.ends_with("_to")) && range_field(rt, k).is_some());
+    let date_field = date_field_of(rt);
+    let today = c.now.date();
+    let since = (days > 0 && !bounded)
+        .then(|| today - time::Duration::days(i64::from(days) - 1))
+        .map(clock::date_string);
+    let rows: Vec<Row> = select(c, rt, &[])?
+        .into_iter()
+        .filter(|r| match (&since, date_field) {
+            (Some(since), Some(f)) => r
+                .json
+                .get(f)
+                .and_then(Value::as_str)
+                .is_some_and(|d| date_part(d) >= since.as_str()),
+            _ => true,
+        })
+        .collect();
+    let numeric: Vec<&Field> = rt
+        .fields
+        .iter()
+        .filter(|f| matches!(f.ty, "integer" | "number"))
+        .filter(|f| f.name != "id" && !f.name.ends_with("_id"))
+        .collect();
+    let mut totals = Map::new();
+    for f in numeric {
+        let values = rows.iter().filter_map(|r| r.json.get(f.name));
+        let v = if f.ty == "integer" {
+            Value::from(values.filter_map(Value::as_i64).sum::<i64>())
+        } else {
+            let sum: f64 = values.filter_map(Value::as_f64).sum();
+            Value::from((sum * 100.0).round() / 100.0)
+        };
+        totals.insert(f.name.to_string(), v);
+    }
+    let mut answer = Map::new();
+    answer.insert("record_type".into(), Value::String(rt.name.to_string()));
+    if let Some(since) = since {
+        answer.insert("from".into(), Value::String(since));
+        answer.insert("to".into(), Value::String(clock::date_string(today)));
+        answer.insert("days".into(), Value::from(days));
+    }
+    answer.insert("records".into(), Value::from(rows.len()));
+    answer.insert("totals".into(), Value::Object(totals));
+    Ok(Output::Json(envelope::one(c.tool, answer)))
 }
 
 /// Arguments that are fields of the record (except its ids), typed as the field says.
@@ -451,12 +622,98 @@ fn action_value(rt: &RecordType, field: &str, raw: &str, now: OffsetDateTime) ->
     }
 }
 
+/// A bulk action (no `id_arg`): the action on every record the arguments select that is in an
+/// allowed state; the others are left as they are and counted. Answers what was changed.
+fn act_all(c: &Call<'_>, rt: &RecordType, action: &Action) -> Result<Output, BackendError> {
+    let ids_args: Vec<&str> = c
+        .args
+        .keys()
+        .map(String::as_str)
+        .filter(|k| k.ends_with("_ids") && !has_field(rt, k))
+        .collect();
+    let given: Vec<&str> = c
+        .args
+        .iter()
+        .filter(|(k, v)| !v.is_null() && !CONTROL_ARGS.contains(&k.as_str()))
+        .map(|(k, _)| k.as_str())
+        .collect();
+    // A filter the sandbox cannot apply would widen a bulk change: refuse it by name.
+    let unknown: Vec<String> = given
+        .iter()
+        .filter(|k| !ids_args.contains(k) && !selects(rt, k))
+        .map(|k| format!("`{k}`"))
+        .collect();
+    if !unknown.is_empty() {
+        return Err(BackendError::Invalid(format!(
+            "`{}` cannot select {} by {}; use {}",
+            c.tool.name,
+            rt.name,
+            unknown.join(", "),
+            rt.fields
+                .iter()
+                .map(|f| f.name)
+                .collect::<Vec<_>>()
+                .join(", ")
+        )));
+    }
+    if given.is_empty() {
+        return Err(BackendError::Invalid(format!(
+            "`{}` applies to every record its arguments select: give at least one filter",
+            c.tool.name
+        )));
+    }
+    let selected = select(c, rt, &ids_args)?;
+    let mut changed = Vec::new();
+    let mut skipped = 0usize;
+    for mut row in selected {
+        let current = row
+            .json
+            .get(action.state_field)
+            .and_then(as_text_ref)
+            .unwrap_or_default();
+        if !action.from.is_empty() && !action.from.contains(&current.as_str()) {
+            skipped += 1;
+            continue;
+        }
+        apply_set(c, rt, &mut row, action);
+        let created_at = created_of(&row);
+        store::put(c.tx, c.scope, rt.name, &row, &created_at).map_err(db)?;
+        changed.push(Value::String(row.id.clone()));
+    }
+    let mut answer = Map::new();
+    answer.insert("action".into(), Value::String(action.name.to_string()));
+    answer.insert("count".into(), Value::from(changed.len()));
+    answer.insert(format!("{}s", rt.id_field), Value::Array(changed));
+    answer.insert("skipped".into(), Value::from(skipped));
+    Ok(Output::Json(envelope::one(c.tool, answer)))
+}
+
+/// Sets an action's declared fields (stamping `<state>_at` when the record has it) and `updated_at`.
+fn apply_set(c: &Call<'_>, rt: &RecordType, row: &mut Row, action: &Action) {
+    for (field, raw) in action.set {
+        let v = action_value(rt, field, raw, c.now);
+        // `status: paid` also stamps `paid_at` when the record has it.
+        if *field == action.state_field {
+            let stamp = format!("{raw}_at");
+            if has_field(rt, &stamp) {
+                row.json
+                    .insert(stamp, Value::String(clock::datetime_string(c.now)));
+            }
+        }
+        row.json.insert(field.to_string(), v);
+    }
+    touch(rt, &mut row.json, c.now);
+}
+
 fn act(
     c: &Call<'_>,
     rt: &RecordType,
     id_arg: &str,
     action: &Action,
 ) -> Result<Output, BackendError> {
+    if id_arg.is_empty() {
+        return act_all(c, rt, action);
+    }
     let mut row = load(c, rt, id_arg)?;
     let current = row
         .json
@@ -499,19 +756,7 @@ fn act(
     }
     let extra = field_args(rt, c.args, &skip);
     row.json.extend(extra);
-    for (field, raw) in action.set {
-        let v = action_value(rt, field, raw, c.now);
-        // `status: paid` also stamps `paid_at` when the record has it.
-        if *field == action.state_field {
-            let stamp = format!("{raw}_at");
-            if has_field(rt, &stamp) {
-                row.json
-                    .insert(stamp, Value::String(clock::datetime_string(c.now)));
-            }
-        }
-        row.json.insert(field.to_string(), v);
-    }
-    touch(rt, &mut row.json, c.now);
+    apply_set(c, rt, &mut row, action);
     let created_at = created_of(&row);
     store::put(c.tx, c.scope, rt.name, &row, &created_at).map_err(db)?;
 
@@ -568,20 +813,28 @@ fn edit_list(
             rt.name, row.id, edit.field
         )));
     };
-    let same =
-        |item: &Value| item == &value || as_text(item).is_some_and(|t| Some(t) == as_text(&value));
-    let position = items.iter().position(same);
-    match (change, position) {
-        (ListChange::Add, Some(_)) => {}
-        (ListChange::Add, None) => items.push(value),
-        (ListChange::Remove, Some(at)) => {
-            items.remove(at);
-        }
-        (ListChange::Remove, None) => {
-            return Err(BackendError::Conflict(format!(
-                "{} `{}`: {value} is not in its `{}`",
-                rt.name, row.id, edit.field
-            )))
+    // An array argument (`bank_billet_ids`) edits each of its values.
+    let values = match value {
+        Value::Array(values) => values,
+        one => vec![one],
+    };
+    for value in values {
+        let same = |item: &Value| {
+            item == &value || as_text(item).is_some_and(|t| Some(t) == as_text(&value))
+        };
+        let position = items.iter().position(same);
+        match (change, position) {
+            (ListChange::Add, Some(_)) => {}
+            (ListChange::Add, None) => items.push(value),
+            (ListChange::Remove, Some(at)) => {
+                items.remove(at);
+            }
+            (ListChange::Remove, None) => {
+                return Err(BackendError::Conflict(format!(
+                    "{} `{}`: {value} is not in its `{}`",
+                    rt.name, row.id, edit.field
+                )))
+            }
         }
     }
     Ok(())
@@ -640,6 +893,8 @@ fn create_linked(
         }
     }
     json.extend(field_args(trt, c.args, &["created_at"]));
+    // Its state was just set: timestamps of the other states do not apply.
+    seed::blank_timestamps_of_other_states(trt, &mut json);
     for stamp in ["created_at", "updated_at"] {
         if has_field(trt, stamp) {
             json.insert(stamp.into(), Value::String(clock::datetime_string(c.now)));
@@ -663,6 +918,9 @@ fn create_linked(
     .map_err(db)?;
     Ok(row.json)
 }
+
+/// The record type of a workspaced product that describes its workspaces.
+pub const WORKSPACES: &str = "workspaces";
 
 /// Seeds one scope: every record type of the product, referenced types first.
 pub fn seed_scope(
@@ -693,6 +951,17 @@ pub fn seed_scope(
         }
         // Numeric ids grow with creation time, as the API's do.
         seeded.sort_by_key(|r| r.created_at);
+        // The record type describing workspaces holds the scope's own workspace, under its id,
+        // so a connection can read the workspace it works in.
+        if product.policy.workspaced && rt.name == WORKSPACES && !scope.workspace.is_empty() {
+            if let Some(own) = seeded.first_mut() {
+                own.id = scope.workspace.clone();
+                own.json.insert(
+                    rt.id_field.to_string(),
+                    Value::String(scope.workspace.clone()),
+                );
+            }
+        }
         let mut ids = Vec::new();
         for (index, mut rec) in seeded.into_iter().enumerate() {
             let seq = index as i64 + 1;

@@ -19,6 +19,7 @@ use time::OffsetDateTime;
 
 use crate::brazil;
 use crate::clock;
+use crate::coherence;
 use crate::rng::Rng;
 
 /// A parsed seed generator.
@@ -338,17 +339,42 @@ pub fn generate(
         }
         Gen::Enum => {
             let values = field.enum_values;
+            // An error field's values are covered by records of their own (made failed by
+            // `coherence::harmonize`), after the records that cover the states.
+            let at = if coherence::ERROR_FIELDS.contains(&field.name) {
+                s.index.checked_sub(coherence::ERROR_COVERAGE_FROM)
+            } else {
+                Some(s.index)
+            };
             if values.is_empty() {
                 Value::Null
-            } else if s.index < values.len() {
-                typed_string(field, values[s.index].to_string())
+            } else if let Some(i) = at.filter(|i| *i < values.len()) {
+                typed_string(field, values[i].to_string())
             } else {
-                typed_string(field, rng.pick(values).to_string())
+                // Mostly active records, some overdue, a few stopped or failed.
+                let total: u64 = values.iter().map(|v| coherence::state_weight(v)).sum();
+                let mut at = rng.below(total.max(1));
+                let mut chosen = values[0];
+                for v in values.iter() {
+                    let w = coherence::state_weight(v);
+                    if at < w {
+                        chosen = v;
+                        break;
+                    }
+                    at -= w;
+                }
+                typed_string(field, chosen.to_string())
             }
         }
         Gen::Ref(target) => match s.refs.get(target).filter(|v| !v.is_empty()) {
             Some(pool) => {
-                let (uid, num) = rng.pick(pool).clone();
+                // The first records cover every target once (every account has a balance, every
+                // customer a billet), the rest pick at random.
+                let (uid, num) = if s.index < pool.len() {
+                    pool[s.index].clone()
+                } else {
+                    rng.pick(pool).clone()
+                };
                 if field.ty == "integer" {
                     Value::from(num)
                 } else {
@@ -448,6 +474,7 @@ pub fn generate_record(product: &Product, rt: &RecordType, s: &mut RecordSeed<'_
             uid
         }
     };
+    coherence::harmonize(rt, &mut json, created_at, s.now, s.index, s.rng);
     blank_timestamps_of_other_states(rt, &mut json);
     Seeded {
         json,
@@ -458,7 +485,8 @@ pub fn generate_record(product: &Product, rt: &RecordType, s: &mut RecordSeed<'_
 
 /// `paid_at` stays empty unless the record is `paid` (same for `canceled_at`, …); the first
 /// (initial) state's timestamp is kept.
-fn blank_timestamps_of_other_states(rt: &RecordType, json: &mut Map<String, Value>) {
+/// (Public: a record an action creates changes state after being generated.)
+pub fn blank_timestamps_of_other_states(rt: &RecordType, json: &mut Map<String, Value>) {
     for state in enum_fields(rt) {
         let current = json
             .get(state.name)

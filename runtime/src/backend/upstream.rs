@@ -29,7 +29,9 @@ use std::time::Duration;
 
 use reqwest::header::{HeaderMap, HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE, RETRY_AFTER};
 use runtime_model::backend::{Backend, BackendError, BoxFuture, CallContext, Output};
-use runtime_model::catalog::{Binding, BodyMode, HttpBinding, HttpMethod, Product, Tool};
+use runtime_model::catalog::{
+    Binding, BodyMode, HttpBinding, HttpMethod, Operation, Product, Tool,
+};
 use runtime_model::upload::{self, Form};
 use runtime_model::uri_template::{encode_component, UriTemplate};
 use serde_json::{Map, Value};
@@ -578,7 +580,35 @@ impl Backend for Upstream {
         tool: &'static Tool,
         args: &'a Map<String, Value>,
     ) -> BoxFuture<'a, Result<Output, BackendError>> {
-        Box::pin(self.forward(ctx, tool, args))
+        Box::pin(async move {
+            let out = self.forward(ctx, tool, args).await?;
+            if let (
+                Operation::GetWhere {
+                    record,
+                    id_arg,
+                    field,
+                    value,
+                },
+                Output::Json(v),
+            ) = (tool.operation, &out)
+            {
+                // The endpoint reads a wider type (any payment): answer only records of this
+                // tool's kind, as the sandbox does.
+                let rec = v.get("data").filter(|d| d.is_object()).unwrap_or(v);
+                let got = rec.get(field).map(|g| match g {
+                    Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                });
+                if got.as_deref() != Some(value) {
+                    let id = args.get(id_arg).map(|v| v.to_string()).unwrap_or_default();
+                    return Err(BackendError::NotFound(format!(
+                        "{record} {id} with {field} `{value}` (its {field} is `{}`)",
+                        got.unwrap_or_default()
+                    )));
+                }
+            }
+            Ok(out)
+        })
     }
 }
 

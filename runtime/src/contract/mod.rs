@@ -95,6 +95,8 @@ pub enum ExtOutcome {
     /// A `GetPromptResult` (`description?`, `messages`).
     Prompt(Value),
     Input(InputNeeded),
+    /// A backend's answer, rendered exactly as a tool bound to HTTP would render it.
+    Backend(Result<runtime_model::backend::Output, runtime_model::backend::BackendError>),
 }
 
 /// A handler body.
@@ -111,6 +113,10 @@ pub struct ProductExtension {
     /// Advertise and accept `resources/subscribe` on the 2025 wire (a fixture needs it; real
     /// products are stateless and never do).
     pub resource_subscribe: bool,
+    /// Whether a tool served by these handlers can answer behind a backend that does not execute
+    /// the catalog's operations (the upstream proxy); a tool it cannot serve there is left out of
+    /// `tools/list`. `None`: every tool can.
+    pub serves_behind_proxy: Option<fn(&'static Product, &Tool) -> bool>,
 }
 
 /// The extension modules a server serves, handed to each engine when it is built (no global
@@ -138,6 +144,15 @@ impl Extensions {
             .flat_map(|e| e.tools.iter())
             .find(|(n, _)| *n == name)
             .map(|(_, h)| *h)
+    }
+
+    /// Whether `tool` can answer behind a backend that does not execute the catalog's operations:
+    /// every extension that has a say must agree.
+    pub fn serves_behind_proxy(&self, product: &'static Product, tool: &Tool) -> bool {
+        self.0
+            .iter()
+            .filter_map(|e| e.serves_behind_proxy)
+            .all(|serves| serves(product, tool))
     }
 
     /// A prompt handler of a product.

@@ -69,6 +69,7 @@ pub static EXTENSION: ProductExtension = ProductExtension {
         ("test_input_required_result_prompt", prompt_input_required),
     ],
     resource_subscribe: true,
+    serves_behind_proxy: None,
 };
 
 fn text(t: impl Into<String>) -> Result<ExtOutcome, RpcError> {

@@ -81,9 +81,9 @@ impl Engine {
                 .into()
             }
         };
-        let candidates = match source_id.and_then(|id| self.product.completion(id)) {
+        let (candidates, capped) = match source_id.and_then(|id| self.product.completion(id)) {
             Some(source) => self.candidates(call, &view, source.kind).await,
-            None => Vec::new(),
+            None => (Vec::new(), false),
         };
         let matching: Vec<String> = candidates
             .into_iter()
@@ -91,7 +91,9 @@ impl Engine {
             .collect();
         let total = matching.len();
         let values: Vec<String> = matching.into_iter().take(MAX_VALUES).collect();
-        let result = json!({"completion": {"values": values, "total": total, "hasMore": total > MAX_VALUES}});
+        // Capped anywhere (the source's limit or this answer's size): say there is more.
+        let has_more = capped || total > MAX_VALUES;
+        let result = json!({"completion": {"values": values, "total": total, "hasMore": has_more}});
         Reply::Value(self.finish(call, result, false))
     }
 
@@ -100,46 +102,105 @@ impl Engine {
         call: &Call,
         view: &super::listing::View,
         kind: CompletionKind,
-    ) -> Vec<String> {
+    ) -> (Vec<String>, bool) {
         let today = dates::today();
+        let all = |v: Vec<String>| (v, false);
         match kind {
-            CompletionKind::Fixed(values) => values.iter().map(|s| s.to_string()).collect(),
-            CompletionKind::SchemaNames => self
+            CompletionKind::Fixed(values) => all(values.iter().map(|s| s.to_string()).collect()),
+            CompletionKind::SchemaNames => all(self
                 .product
                 .records
                 .iter()
                 .map(|r| r.name.to_string())
-                .collect(),
-            CompletionKind::LastMonths(n) => (0..n)
+                .collect()),
+            CompletionKind::LastMonths(n) => all((0..n)
                 .map(|i| dates::fmt_month(dates::month_start(today, i)))
-                .collect(),
-            CompletionKind::TodayAndMonthStarts(n) => std::iter::once(dates::fmt_date(today))
-                .chain((0..n).map(|i| dates::fmt_date(dates::month_start(today, i))))
-                .collect(),
-            CompletionKind::None => Vec::new(),
+                .collect()),
+            CompletionKind::TodayAndMonthStarts(n) => all(today_and_month_starts(today, n)),
+            CompletionKind::None => all(Vec::new()),
             CompletionKind::ListIds { tool, field, limit } => {
                 let Some(t) = self.product.tool(tool) else {
-                    return Vec::new();
+                    return all(Vec::new());
                 };
                 if !view.can_call(self.product, tool) {
-                    return Vec::new();
+                    return all(Vec::new());
                 }
                 if self.product.policy.workspaced && call.identity.default_workspace.is_none() {
-                    return Vec::new();
+                    return all(Vec::new());
                 }
-                let args = Map::new();
-                let ctx = self.call_context(call, &args);
-                match self.backend.call(&ctx, t, &args).await {
-                    Ok(Output::Json(v)) => ids_of(&v, field, limit as usize),
-                    _ => Vec::new(),
-                }
+                self.recent_ids(call, t, field, (limit as usize).min(MAX_VALUES))
+                    .await
             }
+        }
+    }
+
+    /// The `field` of the `limit` most recent records a list tool gives, reading pages of
+    /// [`LIST_PAGE`] (the Kobana API's largest) until `limit` or a short page; `true` when more
+    /// records exist than were read (the answer is capped).
+    async fn recent_ids(
+        &self,
+        call: &Call,
+        tool: &'static runtime_model::catalog::Tool,
+        field: &str,
+        limit: usize,
+    ) -> (Vec<String>, bool) {
+        let mut out = Vec::new();
+        let mut page = 1u64;
+        loop {
+            let mut args = Map::new();
+            args.insert("page".into(), json!(page));
+            args.insert("per_page".into(), json!(LIST_PAGE));
+            let ctx = self.call_context(call, &args);
+            let got = match self.backend.call(&ctx, tool, &args).await {
+                Ok(Output::Json(v)) => ids_of(&v, field),
+                _ => return (out, false),
+            };
+            let short = got.len() < LIST_PAGE;
+            let room = limit.saturating_sub(out.len());
+            if got.len() > room {
+                out.extend(got.into_iter().take(room));
+                return (out, true);
+            }
+            out.extend(got);
+            if short {
+                return (out, false);
+            }
+            if out.len() == limit {
+                // A full page ended exactly at the limit: more exist if record `limit + 1`
+                // does (page `limit + 1` of pages of one).
+                let mut args = Map::new();
+                args.insert("page".into(), json!(limit as u64 + 1));
+                args.insert("per_page".into(), json!(1));
+                let ctx = self.call_context(call, &args);
+                let more = matches!(
+                    self.backend.call(&ctx, tool, &args).await,
+                    Ok(Output::Json(v)) if !ids_of(&v, field).is_empty()
+                );
+                return (out, more);
+            }
+            page += 1;
         }
     }
 }
 
+/// The page size a completion reads list tools with (the Kobana API's largest page).
+const LIST_PAGE: usize = 50;
+
+/// Today, then the first day of this month and of the `n - 1` months before, each date once
+/// (on the 1st of a month, today is that month's start).
+fn today_and_month_starts(today: time::Date, n: u32) -> Vec<String> {
+    let mut out = vec![dates::fmt_date(today)];
+    for i in 0..n {
+        let d = dates::fmt_date(dates::month_start(today, i));
+        if !out.contains(&d) {
+            out.push(d);
+        }
+    }
+    out
+}
+
 /// The `field` of each item of a list answer (the array itself, or the first array member).
-fn ids_of(v: &Value, field: &str, limit: usize) -> Vec<String> {
+fn ids_of(v: &Value, field: &str) -> Vec<String> {
     let items = crate::backend::records::list_items(v).or_else(|| match v {
         Value::Object(m) => m.values().find_map(Value::as_array),
         _ => None,
@@ -152,7 +213,6 @@ fn ids_of(v: &Value, field: &str, limit: usize) -> Vec<String> {
             Some(Value::Number(n)) => Some(n.to_string()),
             _ => None,
         })
-        .take(limit.min(MAX_VALUES))
         .collect()
 }
 
@@ -163,5 +223,23 @@ trait PointerStr {
 impl PointerStr for Map<String, Value> {
     fn pointer_str(&self, a: &str, b: &str) -> Option<&str> {
         self.get(a)?.get(b)?.as_str()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::today_and_month_starts;
+    use time::{Date, Month};
+
+    #[test]
+    fn on_the_first_of_a_month_today_is_listed_once() {
+        let first = Date::from_calendar_date(2026, Month::December, 1).expect("a date");
+        let got = today_and_month_starts(first, 3);
+        assert_eq!(got, vec!["2026-12-01", "2026-11-01", "2026-10-01"]);
+        let mid = Date::from_calendar_date(2026, Month::December, 15).expect("a date");
+        assert_eq!(
+            today_and_month_starts(mid, 2),
+            vec!["2026-12-15", "2026-12-01", "2026-11-01"]
+        );
     }
 }

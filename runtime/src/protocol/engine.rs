@@ -89,6 +89,7 @@ impl Engine {
             options.ttl_ms, meta
         );
         let complete_tail = format!(",\"resultType\":\"complete\",\"_meta\":{meta}}}");
+        let executes = backend.executes_operations();
         let mut prompt_env = minijinja::Environment::new();
         prompt_env.set_undefined_behavior(minijinja::UndefinedBehavior::Lenient);
         for p in product.prompts {
@@ -102,7 +103,13 @@ impl Engine {
             confirmer,
             extensions,
             ext: extensions.for_product(product.name),
-            listings: Listings::new(product, options.page_size, suffix),
+            listings: Listings::new(product, options.page_size, suffix).with_unlisted(
+                product
+                    .tools
+                    .iter()
+                    .map(|t| !executes && !extensions.serves_behind_proxy(product, t))
+                    .collect(),
+            ),
             schemas: ToolSchemas::new(product),
             prompt_env,
             tool_index: product

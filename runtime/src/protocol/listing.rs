@@ -138,6 +138,9 @@ pub struct Listings {
     page_size: usize,
     modern_suffix: String,
     views: RwLock<ViewCache>,
+    /// By index in `product.tools`: served but not listed (a proxy's tools that could only answer
+    /// `not_available`).
+    unlisted: Vec<bool>,
 }
 
 /// Upper bound of cached permission sets; beyond it the cache starts over.
@@ -151,7 +154,14 @@ impl Listings {
             page_size: page_size.max(1),
             modern_suffix,
             views: RwLock::new(HashMap::new()),
+            unlisted: vec![false; product.tools.len()],
         }
+    }
+
+    /// Leaves the tools `unlisted` (by index) out of `tools/list`; they stay callable.
+    pub fn with_unlisted(mut self, unlisted: Vec<bool>) -> Self {
+        self.unlisted = unlisted;
+        self
     }
 
     /// The view of this caller's permission set.
@@ -203,12 +213,13 @@ impl Listings {
             .iter()
             .map(|pr| pr.uses.iter().all(|u| can(u)))
             .collect();
+        let listed = |i: usize| callable[i] && !self.unlisted.get(i).copied().unwrap_or(false);
         let tools: Vec<&'static str> = p
             .tools
             .iter()
-            .zip(&callable)
-            .filter(|(_, c)| **c)
-            .map(|(t, _)| t.descriptor_json)
+            .enumerate()
+            .filter(|(i, _)| listed(*i))
+            .map(|(_, t)| t.descriptor_json)
             .collect();
         let resources: Vec<&str> = p
             .resources
@@ -229,7 +240,7 @@ impl Listings {
             .filter(|(_, u)| **u)
             .map(|(pr, _)| pr.descriptor_json)
             .collect();
-        let every_tool = callable.iter().all(|c| *c);
+        let every_tool = (0..callable.len()).all(listed);
         let era = |suffix: &str| EraPages {
             tools: match every_tool {
                 true => self.every_tool_pages(suffix),

@@ -49,6 +49,12 @@ pub fn resolve_arguments(
                 None => continue,
             },
         };
+        if arg.required && value.trim().is_empty() {
+            return Err(RpcError::invalid_params(format!(
+                "Invalid argument `{}` of prompt {}: it is required and must not be empty",
+                arg.name, prompt.name
+            )));
+        }
         match arg.format {
             ArgFormat::Date if !dates::is_date(&value) => {
                 return Err(RpcError::invalid_params(format!(

@@ -476,6 +476,7 @@ impl Engine {
                 ExtOutcome::Tool(t) => return Ok(Dispatched::Output(t)),
                 ExtOutcome::Resource(c) => return Ok(Dispatched::Resource(c)),
                 ExtOutcome::Prompt(p) => return Ok(Dispatched::Prompt(p)),
+                ExtOutcome::Backend(r) => return Ok(Dispatched::Backend(r)),
                 ExtOutcome::Input(needed) => {
                     if call.era.is_modern() {
                         return mrtr::input_required(&self.sealer, call, &origin, needed)
@@ -554,7 +555,16 @@ fn file_to_tool(
             "size": data.len(),
         })
     };
-    if is_text_mime(&mime_type) {
+    // A file that is text or binary by chance (an attachment: `BlobOrText`) is described by
+    // the tool; its document is the answer only of the resource, which the client asked for.
+    let describe_only = engine.product.templates.iter().any(|t| {
+        t.read_by == tool.name
+            && matches!(
+                t.content,
+                runtime_model::catalog::ContentKind::BlobOrText { .. }
+            )
+    });
+    if is_text_mime(&mime_type) && !describe_only {
         if let Ok(text) = std::str::from_utf8(&data) {
             if text.len() <= MAX_INLINE_TEXT {
                 return ToolOutput::text(text.to_string());

@@ -1,0 +1,449 @@
+//! The promises of issue 15 kept on the sandbox, through the real HTTP server: every tool has a
+//! sandbox behaviour, finance's latest balance, completions capped at 100 with `hasMore`, each
+//! template's `{uid}` completing its own type, the six templates without a Kobana read served,
+//! the collection prompt's e-mail step, list pages of 100, empty required prompt arguments
+//! refused, and the same seed giving the same records.
+
+#[path = "confirmation_harness/mod.rs"]
+mod harness;
+
+use runtime_model::catalog::{Binding, Operation};
+use serde_json::{json, Value};
+
+/// Tools whose call the sandbox cannot execute: a `custom` operation bound to HTTP, or the
+/// handler that only ever answers `not_available`.
+fn without_sandbox_behaviour(product: &runtime_model::catalog::Product) -> Vec<&'static str> {
+    product
+        .tools
+        .iter()
+        .filter(|t| match t.binding {
+            Binding::Http(_) => matches!(t.operation, Operation::Custom),
+            Binding::Extension(h) => h == "unavailable_template",
+        })
+        .map(|t| t.name)
+        .collect()
+}
+
+#[test]
+fn every_tool_of_every_product_has_sandbox_behaviour() {
+    let mut missing = Vec::new();
+    for &p in generated::PRODUCTS {
+        for name in without_sandbox_behaviour(p) {
+            missing.push(format!("{}: {name}", p.name));
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "no sandbox behaviour:\n{}",
+        missing.join("\n")
+    );
+}
+
+#[tokio::test]
+async fn who_am_i_and_the_collection_e_mail_step_work_on_the_sandbox() {
+    let s = harness::start(harness::Options::all_products()).await;
+    let c = s.client("banking", "demo-full");
+    let me = c
+        .call_tool("banking_admin_me_get", json!({}), None, None)
+        .await;
+    assert!(
+        me.result()["structuredContent"]["data"]["full_name"].is_string(),
+        "{}",
+        me.body
+    );
+
+    // The prompt says where the account id comes from, on the sandbox and against the live API.
+    let prompt = c
+        .request(
+            "prompts/get",
+            json!({"name": "banking_charge_collect_overdue_bank_billets", "arguments": {}}),
+        )
+        .await;
+    let text = prompt.result()["messages"][0]["content"]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a prompt: {}", prompt.body));
+    assert!(
+        text.contains("banking_automation_email_account_list"),
+        "{text}"
+    );
+    assert!(text.contains("email_account_id"), "{text}");
+    let accounts = c
+        .call_tool(
+            "banking_automation_email_account_list",
+            json!({}),
+            None,
+            None,
+        )
+        .await;
+    let account_id = harness::records_of(&accounts)[0]["id"]
+        .as_i64()
+        .unwrap_or_else(|| panic!("an e-mail account with a numeric id: {}", accounts.body));
+    let overdue = c
+        .call_tool(
+            "banking_charge_bank_billet_list",
+            json!({"status": "overdue"}),
+            None,
+            None,
+        )
+        .await;
+    let billet = harness::records_of(&overdue)[0]["uid"]
+        .as_str()
+        .unwrap_or_else(|| panic!("an overdue billet: {}", overdue.body))
+        .to_string();
+    let sent = c
+        .call_tool(
+            "banking_charge_bank_billet_send_email",
+            json!({"id": billet, "form": {"email_account_id": account_id}}),
+            None,
+            None,
+        )
+        .await;
+    let result = sent.result();
+    assert_ne!(result["isError"], json!(true), "{}", sent.body);
+    assert!(
+        sent.body.to_string().contains("data_email_deliveries"),
+        "sending creates an e-mail delivery: {}",
+        sent.body
+    );
+}
+
+fn text_of(a: &harness::Answer) -> Value {
+    let text = a.result()["contents"][0]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a text content: {}", a.body));
+    serde_json::from_str(text).unwrap_or_else(|e| panic!("JSON text ({e}): {text}"))
+}
+
+#[tokio::test]
+async fn finance_latest_balance_is_one_record_and_unknown_accounts_are_not_found() {
+    let s = harness::start(harness::Options::all_products()).await;
+    let c = s.client("finance", "demo-full");
+    let accounts = c
+        .call_tool("finance_financial_accounts_list", json!({}), None, None)
+        .await;
+    let accounts = harness::records_of(&accounts);
+    let mut found = None;
+    for a in &accounts {
+        let id = a["id"]
+            .as_str()
+            .or_else(|| a["uid"].as_str())
+            .unwrap_or_default();
+        let balances = c
+            .call_tool(
+                "finance_balances_list",
+                json!({"account_id": id, "per_page": 50}),
+                None,
+                None,
+            )
+            .await;
+        let rows = harness::records_of(&balances);
+        if !rows.is_empty() {
+            found = Some((id.to_string(), rows));
+            break;
+        }
+    }
+    let (account, all) = found.expect("an account with balances");
+    let newest = all
+        .iter()
+        .filter(|b| b["account_id"] == json!(account))
+        .filter_map(|b| b["date"].as_str())
+        .max()
+        .expect("a date")
+        .to_string();
+    let uri = format!("kobana://finance/financial-accounts/{account}/balances/latest");
+    let read = c.request("resources/read", json!({"uri": uri})).await;
+    let v = text_of(&read);
+    let record = v.get("data").unwrap_or(&v);
+    assert!(record.is_object(), "one balance, not a list: {v}");
+    assert_eq!(record["account_id"], json!(account));
+    assert_eq!(record["date"], json!(newest));
+
+    let unknown = "kobana://finance/financial-accounts/acc_nope/balances/latest";
+    let modern = c.request("resources/read", json!({"uri": unknown})).await;
+    // The runtime's not-found codes by era: -32602 on 2026-07-28, -32002 on the 2025 revisions.
+    assert_eq!(modern.error()["code"], json!(-32602), "{}", modern.body);
+    let legacy = s
+        .client("finance", "demo-full")
+        .legacy("2025-11-25")
+        .request("resources/read", json!({"uri": unknown}))
+        .await;
+    assert_eq!(legacy.error()["code"], json!(-32002), "{}", legacy.body);
+}
+
+async fn complete(c: &harness::Client, reference: Value, arg: &str, value: &str) -> Value {
+    let a = c
+        .request(
+            "completion/complete",
+            json!({"ref": reference, "argument": {"name": arg, "value": value}}),
+        )
+        .await;
+    a.result()["completion"].clone()
+}
+
+#[tokio::test]
+async fn billet_uid_completion_gives_the_100_most_recent_and_says_there_are_more() {
+    let s = harness::start(harness::Options::all_products()).await;
+    let c = s.client("banking", "demo-full");
+    let prompt = json!({"type": "ref/prompt", "name": "banking_charge_explain_bank_billet"});
+    let got = complete(&c, prompt.clone(), "bank_billet_uid", "").await;
+    let values = got["values"].as_array().expect("values");
+    assert_eq!(values.len(), 100, "{got}");
+    assert_eq!(
+        got["hasMore"],
+        json!(true),
+        "more than 100 billets exist: {got}"
+    );
+    let first = values[0].as_str().expect("a uid");
+    let narrowed = complete(&c, prompt, "bank_billet_uid", &first[..first.len() - 2]).await;
+    assert!(narrowed["values"]
+        .as_array()
+        .is_some_and(|v| v.contains(&json!(first))));
+}
+
+/// Templates left out, each for a stated reason: mailbox channels are keyed by their mailbox
+/// entry (the completion offers entries, not every entry has every channel); DARFs read through
+/// `/v2/payments/{uid}` and their completion cannot yet filter payments by kind (open, issue 15
+/// item 7).
+const KNOWN_GAPS: &[&str] = &[
+    "kobana://banking/mailbox/channels/",
+    "kobana://banking/payment/darfs/",
+];
+
+#[tokio::test]
+async fn each_templates_uid_completes_uids_that_resolve_in_that_template() {
+    let s = harness::start(harness::Options::all_products()).await;
+    let c = s.client("banking", "demo-full");
+    let product = generated::product("banking").expect("banking");
+    let mut broken = Vec::new();
+    for t in product.templates {
+        if !t.uri_template.ends_with("/{uid}")
+            || !t.completions.iter().any(|(v, _)| *v == "uid")
+            || KNOWN_GAPS.iter().any(|g| t.uri_template.starts_with(g))
+        {
+            continue;
+        }
+        let got = complete(
+            &c,
+            json!({"type": "ref/resource", "uri": t.uri_template}),
+            "uid",
+            "",
+        )
+        .await;
+        let Some(uid) = got["values"].get(0).and_then(Value::as_str) else {
+            broken.push(format!("{}: no value", t.uri_template));
+            continue;
+        };
+        let uri = t.uri_template.replace("{uid}", uid);
+        let read = c.request("resources/read", json!({"uri": uri})).await;
+        if read.body.get("error").is_some() {
+            broken.push(format!("{uri}: {}", read.body));
+        }
+    }
+    assert!(broken.is_empty(), "{}", broken.join("\n"));
+}
+
+#[tokio::test]
+async fn list_tools_give_100_records_when_asked_for_100() {
+    let s = harness::start(harness::Options::all_products()).await;
+    let c = s.client("billing", "demo-full");
+    let page = c
+        .call_tool(
+            "billing_invoices_list",
+            json!({"per_page": 100}),
+            None,
+            None,
+        )
+        .await;
+    let n = harness::records_of(&page).len();
+    assert_eq!(n, 100, "{}", page.body);
+}
+
+#[tokio::test]
+async fn an_empty_required_prompt_argument_is_refused_by_name() {
+    let s = harness::start(harness::Options::all_products()).await;
+    let c = s.client("banking", "demo-full");
+    let a = c
+        .request(
+            "prompts/get",
+            json!({"name": "banking_charge_explain_bank_billet", "arguments": {"bank_billet_uid": " "}}),
+        )
+        .await;
+    assert_eq!(a.error()["code"], json!(-32602), "{}", a.body);
+    assert!(a.body.to_string().contains("bank_billet_uid"), "{}", a.body);
+}
+
+#[tokio::test]
+async fn two_fresh_data_directories_with_the_same_seed_hold_the_same_ids() {
+    let mut ids = Vec::new();
+    for _ in 0..2 {
+        let s = harness::start(harness::Options::all_products()).await;
+        let c = s.client("banking", "demo-full");
+        let page = c
+            .call_tool("banking_charge_bank_billet_list", json!({}), None, None)
+            .await;
+        let got: Vec<Value> = harness::records_of(&page)
+            .iter()
+            .map(|r| r["uid"].clone())
+            .collect();
+        assert!(!got.is_empty());
+        ids.push(got);
+    }
+    assert_eq!(ids[0], ids[1]);
+}
+
+#[tokio::test]
+async fn inbox_usage_is_the_last_30_days_aggregated() {
+    let s = harness::start(harness::Options::all_products()).await;
+    let c = s.client("inbox", "demo-full");
+    let read = c
+        .request("resources/read", json!({"uri": "kobana://inbox/usage"}))
+        .await;
+    let v = text_of(&read);
+    let summary = v.get("data").unwrap_or(&v);
+    assert_eq!(summary["days"], json!(30), "{summary}");
+    let from = summary["from"]
+        .as_str()
+        .expect("a window start")
+        .to_string();
+    // The same window, row by row.
+    let mut rows = Vec::new();
+    for page in 1..=10 {
+        let a = c
+            .call_tool(
+                "usage_list",
+                json!({"date_from": from, "page": page, "per_page": 50}),
+                None,
+                None,
+            )
+            .await;
+        let got = harness::records_of(&a);
+        let done = got.len() < 50;
+        rows.extend(got);
+        if done {
+            break;
+        }
+    }
+    assert!(!rows.is_empty(), "usage in the last 30 days");
+    assert_eq!(summary["records"], json!(rows.len()), "{summary}");
+    for field in [
+        "emails_processed",
+        "agent_runs",
+        "input_tokens",
+        "output_tokens",
+    ] {
+        let want: i64 = rows.iter().filter_map(|r| r[field].as_i64()).sum();
+        assert_eq!(summary["totals"][field], json!(want), "{field}: {summary}");
+    }
+    let cost: f64 = rows.iter().filter_map(|r| r["cost"].as_f64()).sum();
+    let got = summary["totals"]["cost"].as_f64().expect("a cost");
+    assert!((got - cost).abs() < 0.01, "cost {got} vs {cost}");
+}
+
+#[tokio::test]
+async fn inbox_reads_the_connections_own_workspace() {
+    let s = harness::start(harness::Options::all_products()).await;
+    let c = s.client("inbox", "demo-full");
+    let read = c
+        .request(
+            "resources/read",
+            json!({"uri": "kobana://inbox/workspaces/ws_demo_main"}),
+        )
+        .await;
+    let v = text_of(&read);
+    let ws = v.get("data").unwrap_or(&v);
+    assert_eq!(ws["uid"], json!("ws_demo_main"), "{v}");
+}
+
+#[tokio::test]
+async fn finance_attachment_download_tool_describes_the_file_and_the_resource_is_the_file() {
+    let s = harness::start(harness::Options::all_products()).await;
+    let c = s.client("finance", "demo-full");
+    let list = c
+        .call_tool(
+            "finance_attachments_list",
+            json!({"per_page": 50}),
+            None,
+            None,
+        )
+        .await;
+    let all = harness::records_of(&list);
+    let xml = all
+        .iter()
+        .find(|a| {
+            a["content_type"]
+                .as_str()
+                .is_some_and(|t| t.contains("xml"))
+        })
+        .unwrap_or_else(|| panic!("an XML attachment: {}", list.body));
+    let id = xml["uid"].as_str().expect("a uid");
+    let tool = c
+        .call_tool(
+            "finance_attachments_download",
+            json!({"attachment_id": id}),
+            None,
+            None,
+        )
+        .await;
+    let shown = tool.result()["content"].to_string();
+    assert!(
+        !shown.contains("<?xml"),
+        "the tool describes, it does not inline: {shown}"
+    );
+    assert!(shown.contains("sha256"), "{shown}");
+    let uri = format!("kobana://finance/attachments/{id}/download");
+    let read = c.request("resources/read", json!({"uri": uri})).await;
+    let text = read.result()["contents"][0]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("the XML as text: {}", read.body));
+    assert!(text.starts_with("<?xml"), "{text}");
+}
+
+#[tokio::test]
+async fn the_darf_template_reads_only_darfs() {
+    let s = harness::start(harness::Options::all_products()).await;
+    let c = s.client("banking", "demo-full");
+    let list = c
+        .call_tool(
+            "banking_payment_payment_list",
+            json!({"per_page": 50}),
+            None,
+            None,
+        )
+        .await;
+    let payments = harness::records_of(&list);
+    let of_kind = |darf: bool| {
+        payments
+            .iter()
+            .find(|p| (p["kind"] == json!("darf")) == darf)
+            .and_then(|p| p["uid"].as_str())
+            .unwrap_or_else(|| panic!("a payment (darf: {darf}): {}", list.body))
+            .to_string()
+    };
+    let darf = of_kind(true);
+    let read = c
+        .request(
+            "resources/read",
+            json!({"uri": format!("kobana://banking/payment/darfs/{darf}")}),
+        )
+        .await;
+    assert!(
+        read.result()["contents"][0]["text"]
+            .as_str()
+            .is_some_and(|t| t.contains(&darf)),
+        "{}",
+        read.body
+    );
+    let other = of_kind(false);
+    let read = c
+        .request(
+            "resources/read",
+            json!({"uri": format!("kobana://banking/payment/darfs/{other}")}),
+        )
+        .await;
+    assert_eq!(
+        read.error()["code"],
+        json!(-32602),
+        "not a DARF: {}",
+        read.body
+    );
+}

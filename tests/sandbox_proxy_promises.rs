@@ -1,0 +1,190 @@
+//! The promises of issue 15 in proxy mode, against `sandbox serve-api`: the README's quick start
+//! authenticates the demo tokens through the upstream resolver (serve-api answers `/v2/me`); the
+//! two banking types with only a list endpoint are read by scanning it; the four without any
+//! endpoint keep a clear `not_available` and their tools are not listed.
+
+#[path = "confirmation_harness/mod.rs"]
+mod harness;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use runtime::auth::{EmbeddedResolver, Resolver, UpstreamResolver};
+use runtime::backend::upstream::{Upstream, UpstreamConfig};
+use runtime_sandbox::api::{self, ApiState};
+use runtime_sandbox::{Sandbox, SandboxConfig};
+use serde_json::{json, Value};
+
+struct Api {
+    base: String,
+    _dir: tempfile::TempDir,
+}
+
+/// `sandbox serve-api` as the CLI runs it: every product, the embedded demo identities.
+async fn serve_api() -> Api {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let base = format!("http://{}", listener.local_addr().expect("addr"));
+    let mut cfg = SandboxConfig::new(dir.path());
+    cfg.public_url = base.clone();
+    let sb = Sandbox::open(&cfg).expect("sandbox");
+    let products = generated::PRODUCTS.to_vec();
+    let resolver = EmbeddedResolver::builtin(&products).expect("demo identities");
+    let lookup: api::IdentityLookup = Arc::new(move |t: &str| resolver.lookup(t).cloned());
+    let state = ApiState::new(sb, products, lookup);
+    tokio::spawn(async move { axum::serve(listener, api::router(state)).await });
+    Api { base, _dir: dir }
+}
+
+#[tokio::test]
+async fn the_upstream_resolver_accepts_the_demo_tokens_of_serve_api() {
+    let api = serve_api().await;
+    let resolver = UpstreamResolver::new(&format!("{}/banking", api.base), generated::PRODUCTS)
+        .expect("resolver");
+    let who = resolver
+        .resolve("demo-full")
+        .await
+        .expect("demo-full resolves");
+    assert_eq!(who.organization, "org_demo");
+    assert_eq!(who.person, "per_demo_ana");
+    assert!(who.workspaces.contains("ws_demo_main"), "{who:?}");
+    assert!(resolver.resolve("not-a-token").await.is_err());
+}
+
+async fn proxied() -> (Api, harness::TestServer) {
+    let api = serve_api().await;
+    let upstream = Upstream::new(UpstreamConfig {
+        base_url: Some(format!("{}/{{product}}", api.base)),
+        timeout: Duration::from_secs(5),
+        ..UpstreamConfig::default()
+    })
+    .expect("upstream");
+    let s = harness::start(harness::Options {
+        backend: Some(Arc::new(upstream)),
+        ..harness::Options::all_products()
+    })
+    .await;
+    (api, s)
+}
+
+#[tokio::test]
+async fn a_proxy_reads_list_only_types_by_scanning_and_hides_the_endpointless_tools() {
+    let (_api, s) = proxied().await;
+    let c = s.client("banking", "demo-full");
+    let tools: Vec<String> = c
+        .list_all("tools/list", "tools")
+        .await
+        .iter()
+        .filter_map(|t| t["name"].as_str().map(str::to_string))
+        .collect();
+    for hidden in [
+        "banking_data_person_get",
+        "banking_automation_email_account_get",
+        "banking_admin_transaction_get",
+        "banking_remittance_payment_get",
+        "banking_automation_email_account_list",
+    ] {
+        assert!(!tools.iter().any(|t| t == hidden), "{hidden} is listed");
+    }
+    for listed in [
+        "banking_data_bank_billet_query_get",
+        "banking_data_pix_qrcode_query_get",
+        "banking_admin_me_get",
+    ] {
+        assert!(tools.iter().any(|t| t == listed), "{listed} is not listed");
+    }
+
+    let queries = c
+        .call_tool(
+            "banking_data_bank_billet_query_list",
+            json!({"per_page": 50}),
+            None,
+            None,
+        )
+        .await;
+    let records = harness::records_of(&queries);
+    let last = records
+        .last()
+        .and_then(|r| r["uid"].as_str())
+        .unwrap_or_else(|| panic!("bank billet queries: {}", queries.body))
+        .to_string();
+    let read = c
+        .request(
+            "resources/read",
+            json!({"uri": format!("kobana://banking/data/bank_billet_queries/{last}")}),
+        )
+        .await;
+    let text = read.result()["contents"][0]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a record: {}", read.body));
+    assert!(text.contains(&last), "{text}");
+    let missing = c
+        .call_tool(
+            "banking_data_bank_billet_query_get",
+            json!({"uid": "nope"}),
+            None,
+            None,
+        )
+        .await;
+    assert_eq!(
+        missing.tool_error_code().as_deref(),
+        Some("not_found"),
+        "{}",
+        missing.body
+    );
+
+    let people = c
+        .request(
+            "resources/read",
+            json!({"uri": "kobana://banking/data/people/0190c0de-0000-7000-8000-000000000001"}),
+        )
+        .await;
+    assert_eq!(
+        people.error()["data"]["error"],
+        json!("not_available"),
+        "{}",
+        people.body
+    );
+    let call = c
+        .call_tool("banking_data_person_get", json!({"uid": "x"}), None, None)
+        .await;
+    assert_eq!(call.tool_error_code().as_deref(), Some("not_available"));
+    let _: &Value = call.result();
+}
+
+#[tokio::test]
+async fn a_proxy_answers_the_darf_template_only_with_darfs() {
+    let (_api, s) = proxied().await;
+    let c = s.client("banking", "demo-full");
+    let list = c
+        .call_tool(
+            "banking_payment_payment_list",
+            json!({"per_page": 50}),
+            None,
+            None,
+        )
+        .await;
+    let payments = harness::records_of(&list);
+    let other = payments
+        .iter()
+        .find(|p| p["kind"] != json!("darf"))
+        .and_then(|p| p["uid"].as_str())
+        .unwrap_or_else(|| panic!("a payment that is not a DARF: {}", list.body))
+        .to_string();
+    let call = c
+        .call_tool(
+            "banking_payment_darf_get",
+            json!({"uid": other}),
+            None,
+            None,
+        )
+        .await;
+    assert_eq!(
+        call.tool_error_code().as_deref(),
+        Some("not_found"),
+        "{}",
+        call.body
+    );
+}
