@@ -184,12 +184,12 @@ pub struct NamedTools {
 impl DocFacts {
     /// The facts file of `product` under the repository root.
     pub fn load(repo_root: &Path, product: &str) -> anyhow::Result<DocFacts> {
-        let path = repo_root.join(super::doc_facts_path(product));
+        let path = repo_root.join(super::paths::doc_facts_path(product));
         let text = std::fs::read_to_string(&path).with_context(|| {
             format!(
                 "cannot read the product-document facts {} (written by `{}`)",
                 path.display(),
-                super::WRITE_COMMAND
+                super::paths::WRITE_COMMAND
             )
         })?;
         serde_json::from_str(&text)
@@ -268,21 +268,6 @@ pub fn identifiers(text: &str) -> BTreeSet<String> {
 /// Text without any whitespace.
 pub fn squash(s: &str) -> String {
     s.chars().filter(|c| !c.is_whitespace()).collect()
-}
-
-/// Reads the facts of `doc` from its text.
-pub fn derive(doc: &Document, text: &str, comment: String) -> anyhow::Result<DocFacts> {
-    let mut facts = match doc.dialect {
-        Dialect::Banking => super::banking::derive(text),
-        Dialect::PtBr => super::pt_br::derive(text),
-        Dialect::Es => super::es::derive(doc.product, text),
-    }
-    .with_context(|| format!("reading the {} document {}", doc.product, doc.file))?;
-    facts.comment = comment;
-    facts.product = doc.product.to_string();
-    facts.document = doc.file.to_string();
-    facts.identifiers = identifiers(text);
-    Ok(facts)
 }
 
 /// The text of `rest` up to the first `end` (error naming both when absent).

@@ -18,6 +18,7 @@ pub mod banking;
 pub mod docs;
 pub mod es;
 pub mod openapi_lock;
+pub mod paths;
 pub mod phrase;
 pub mod pt_br;
 
@@ -27,10 +28,6 @@ use anyhow::Context;
 
 use crate::openapi::spec::Spec;
 
-/// Where the fact files live, relative to the repository root.
-pub const FACTS_DIR: &str = "catalog/facts";
-/// The command that refreshes the fact files.
-pub const WRITE_COMMAND: &str = "cargo run -p codegen -- facts --write";
 pub use crate::openapi::location::{specs_dir, SPECS_DIR_VAR as SPECS_ENV};
 /// The OpenAPI specs, relative to the sources folder.
 pub const SPECS: &[&str] = &[
@@ -38,23 +35,7 @@ pub const SPECS: &[&str] = &[
     "kobana-openapi/kobana-api-v2_0-openapi-3_1.json",
 ];
 
-/// `catalog/facts/openapi/<file stem>.lock.json` of a spec path (any folder).
-pub fn lock_path(spec: &Path) -> PathBuf {
-    let stem = spec
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    Path::new(FACTS_DIR)
-        .join("openapi")
-        .join(format!("{stem}.lock.json"))
-}
-
-/// `catalog/facts/product-docs/<product>.json`.
-pub fn doc_facts_path(product: &str) -> PathBuf {
-    Path::new(FACTS_DIR)
-        .join("product-docs")
-        .join(format!("{product}.json"))
-}
+pub use paths::{doc_facts_path, lock_path, FACTS_DIR, WRITE_COMMAND};
 
 /// One fact file: its path relative to the root, and its content.
 #[derive(Debug, Clone, PartialEq)]
@@ -104,7 +85,7 @@ pub fn derive(specs_dir: &Path) -> anyhow::Result<Vec<FactFile>> {
         let path = specs_dir.join(&rel);
         let text = std::fs::read_to_string(&path)
             .with_context(|| format!("cannot read the product document {}", path.display()))?;
-        let facts = docs::derive(doc, &text, comment(&rel))?;
+        let facts = derive_doc(doc, &text, comment(&rel))?;
         out.push(FactFile {
             path: doc_facts_path(doc.product),
             text: to_text(&facts)?,
@@ -240,6 +221,21 @@ pub fn run_with(root: &Path, dir: &Path, args: &[String]) -> Result<Vec<String>,
         dir.display()
     ));
     Ok(lines)
+}
+
+/// Reads the facts of `doc` from its text.
+fn derive_doc(doc: &docs::Document, text: &str, comment: String) -> anyhow::Result<docs::DocFacts> {
+    let mut facts = match doc.dialect {
+        docs::Dialect::Banking => banking::derive(text),
+        docs::Dialect::PtBr => pt_br::derive(text),
+        docs::Dialect::Es => es::derive(doc.product, text),
+    }
+    .with_context(|| format!("reading the {} document {}", doc.product, doc.file))?;
+    facts.comment = comment;
+    facts.product = doc.product.to_string();
+    facts.document = doc.file.to_string();
+    facts.identifiers = docs::identifiers(text);
+    Ok(facts)
 }
 
 #[cfg(test)]
