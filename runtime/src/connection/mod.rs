@@ -9,12 +9,13 @@
 //! answers with a [`Step`]: a handshake to open a session with, a request with its [`Call`]
 //! built, or a refusal with its error. The transport then runs the request through [`answer`]
 //! (the time limit), and writes [`encode()`]'s bytes: JSON, SSE events (HTTP) or a line (stdio).
-//! Batches (2025-03-26 only) go through [`batch`].
+//! Batches (2025-03-26 only) go through [`batch`], within their [`BatchBounds`].
 //!
 //! What stays in the transports: reading and writing bytes, HTTP's headers (the 2026
 //! `Mcp-Method`/`Mcp-Name`/`Mcp-Param-*` checks), status codes, SSE, GET/DELETE, and the Origin
 //! and auth layers.
 
+pub mod batches;
 pub mod encode;
 pub mod era;
 pub mod modern;
@@ -29,10 +30,11 @@ use tokio::sync::mpsc;
 
 use crate::contract::call::{Call, Peer, Session};
 use crate::contract::era::Era;
-use crate::contract::error::{RpcError, HEADER_MISMATCH, INVALID_REQUEST, PARSE_ERROR};
+use crate::contract::error::{RpcError, HEADER_MISMATCH};
 use crate::protocol::engine::Engine;
 use crate::protocol::jsonrpc::{self, Incoming, Request};
 use crate::protocol::reply::Reply;
+pub use batches::{batch, BatchBounds};
 pub use encode::{encode, encode_reply, Encoded};
 pub use sessions::{SessionRef, SessionTable};
 
@@ -289,75 +291,24 @@ pub fn attach(call: &mut Call, out: mpsc::UnboundedSender<Vec<u8>>) {
 
 /// Answers one request within `limit`; past it the work is dropped and the answer is an error.
 pub async fn answer(engine: &Engine, req: &Request, call: &Call, limit: Duration) -> Reply {
+    answer_within(engine, req, call, limit, "the request time limit").await
+}
+
+/// [`answer`], with the error naming which limit (`what`) was reached.
+async fn answer_within(
+    engine: &Engine,
+    req: &Request,
+    call: &Call,
+    limit: Duration,
+    what: &str,
+) -> Reply {
     match tokio::time::timeout(limit, engine.handle(req, call)).await {
         Ok(r) => r,
         Err(_) => Reply::Error(RpcError::internal(format!(
-            "Request timed out after {} s",
-            limit.as_secs()
+            "Request timed out after {} ms ({what})",
+            limit.as_millis()
         ))),
     }
-}
-
-/// A JSON-RPC batch (2025-03-26 only: the session's version, or the stated or
-/// [unstated](era::UNSTATED) one). Members are answered in order, each within `limit`.
-/// `Ok(None)` when nothing needs an answer (only notifications and responses); `Err` refuses the
-/// whole batch.
-pub async fn batch(
-    engine: &Engine,
-    bytes: &[u8],
-    session: SessionRef,
-    outer: Outer<'_>,
-    caller: &Caller,
-    limit: Duration,
-) -> Result<Option<Vec<u8>>, RpcError> {
-    let session = match session {
-        SessionRef::Found(s) => Some(s),
-        SessionRef::None | SessionRef::Unknown => None,
-    };
-    let version = match &session {
-        Some(s) => Some(s.version),
-        None => era::sessionless_version(outer.stated()).ok(),
-    };
-    if version != Some("2025-03-26") {
-        return Err(RpcError::invalid_request(
-            "JSON-RPC batches are only accepted on protocol revision 2025-03-26",
-        ));
-    }
-    let items: Vec<Value> = match serde_json::from_slice(bytes) {
-        Ok(Value::Array(a)) if !a.is_empty() => a,
-        Ok(_) => {
-            return Err(RpcError::new(
-                INVALID_REQUEST,
-                "Invalid Request: an empty batch",
-            ))
-        }
-        Err(e) => return Err(RpcError::new(PARSE_ERROR, format!("Parse error: {e}"))),
-    };
-    let mut out = Vec::new();
-    for item in items {
-        let answered = match jsonrpc::parse_value(item) {
-            Ok(Incoming::Request(req)) => {
-                let call = legacy_call(caller, "2025-03-26", session.clone(), &req.params);
-                let reply = answer(engine, &req, &call, limit).await;
-                encode_reply(&req.id, &reply)
-            }
-            Ok(Incoming::Response { id, outcome }) => {
-                if let Some(s) = &session {
-                    s.requests.resolve(&id, outcome);
-                }
-                continue;
-            }
-            Ok(Incoming::Notification { .. }) => continue,
-            Err(rej) => jsonrpc::encode_error(&rej.id, &rej.error),
-        };
-        out.push(if out.is_empty() { b'[' } else { b',' });
-        out.extend_from_slice(&answered);
-    }
-    if out.is_empty() {
-        return Ok(None);
-    }
-    out.push(b']');
-    Ok(Some(out))
 }
 
 #[cfg(test)]

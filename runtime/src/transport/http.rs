@@ -191,14 +191,14 @@ async fn handle_post(State(route): State<Route>, req: Request) -> Response {
     if connection::is_batch(&bytes) {
         // Boxed, like every branch below: this handler's future would otherwise be as large as
         // its largest branch, and every request would copy it whole when axum boxes it.
-        let timeout = route.server.config.request_timeout;
+        let bounds = connection::BatchBounds::of(&route.server.config);
         let answer = Box::pin(connection::batch(
             &route.engine,
             &bytes,
             session,
             outer,
             &who,
-            timeout,
+            &bounds,
         ))
         .await;
         return match answer {
