@@ -26,6 +26,18 @@ impl Backend for NoBackend {
     }
 }
 
+/// Each bearer token is its own person (`unrestricted_identity(token)`).
+struct TokenIsPerson;
+
+impl runtime::auth::resolver::Resolver for TokenIsPerson {
+    fn resolve<'a>(
+        &'a self,
+        token: &'a str,
+    ) -> BoxFuture<'a, Result<runtime::identity::Identity, runtime::auth::AuthError>> {
+        Box::pin(async move { Ok(unrestricted_identity(token)) })
+    }
+}
+
 fn config() -> ServerConfig {
     let product = generated::product("conformance").expect("fixture generated");
     ServerConfig::new(
@@ -79,4 +91,154 @@ async fn stdio_answers_a_bad_line_with_a_parse_error_and_keeps_serving() {
             "ping {id} answered: {answers:?}"
         );
     }
+}
+
+struct Running {
+    url: String,
+    addr: std::net::SocketAddr,
+    _stop: tokio::sync::oneshot::Sender<()>,
+}
+
+/// Serves `cfg` on a loopback port, with bearer tokens naming persons ([`TokenIsPerson`]).
+async fn start(mut cfg: ServerConfig) -> Running {
+    cfg.auth = Some(Arc::new(runtime::auth::http::HttpAuth::new(
+        Arc::new(TokenIsPerson),
+        "http://127.0.0.1",
+    )));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    tokio::spawn(runtime::transport::http::serve_listener(
+        Server::new(cfg).unwrap(),
+        listener,
+        async {
+            let _ = stopped.await;
+        },
+    ));
+    Running {
+        url: format!("http://{addr}/mcp"),
+        addr,
+        _stop: stop,
+    }
+}
+
+/// POSTs `body` as `token`, with extra headers; (status, session id header, body).
+async fn post(
+    client: &reqwest::Client,
+    url: &str,
+    token: &str,
+    headers: &[(&str, &[u8])],
+    body: Value,
+) -> (u16, Option<String>, String) {
+    let mut req = client
+        .post(url)
+        .bearer_auth(token)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream");
+    for (k, v) in headers {
+        req = req.header(*k, reqwest::header::HeaderValue::from_bytes(v).unwrap());
+    }
+    let resp = req.body(body.to_string()).send().await.unwrap();
+    let status = resp.status().as_u16();
+    let sid = resp
+        .headers()
+        .get("mcp-session-id")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string);
+    (status, sid, resp.text().await.unwrap())
+}
+
+fn initialize() -> Value {
+    json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "t", "version": "1"}}})
+}
+
+fn ping() -> Value {
+    json!({"jsonrpc": "2.0", "id": 2, "method": "ping"})
+}
+
+async fn open_session(client: &reqwest::Client, url: &str, token: &str) -> (u16, Option<String>) {
+    let (st, sid, _) = post(client, url, token, &[], initialize()).await;
+    (st, sid)
+}
+
+async fn ping_in(client: &reqwest::Client, url: &str, token: &str, sid: &str) -> u16 {
+    let h: [(&str, &[u8]); 2] = [
+        ("mcp-session-id", sid.as_bytes()),
+        ("mcp-protocol-version", b"2025-06-18"),
+    ];
+    post(client, url, token, &h, ping()).await.0
+}
+
+/// Finding 7: one token's flood of `initialize` ends only its own oldest sessions; another
+/// person still opens one (on `main` the table filled and everyone got 503).
+#[tokio::test]
+async fn a_flood_of_initialize_from_one_token_does_not_deny_others() {
+    let mut cfg = config();
+    cfg.max_sessions = 100;
+    cfg.max_sessions_per_identity = 10;
+    let s = start(cfg).await;
+    let client = reqwest::Client::new();
+    let (st, alice) = open_session(&client, &s.url, "alice").await;
+    assert_eq!(st, 200);
+    let alice = alice.unwrap();
+    let mut first = None;
+    for _ in 0..300 {
+        let (st, sid) = open_session(&client, &s.url, "flood").await;
+        assert_eq!(st, 200, "the flooder's own initialize succeeds");
+        first.get_or_insert(sid.unwrap());
+    }
+    let (st, bob) = open_session(&client, &s.url, "bob").await;
+    assert_eq!(st, 200, "another person still opens a session");
+    assert!(bob.is_some());
+    assert_eq!(ping_in(&client, &s.url, "alice", &alice).await, 200);
+    let first = first.unwrap();
+    assert_eq!(
+        ping_in(&client, &s.url, "flood", &first).await,
+        404,
+        "the flooder's oldest session was ended"
+    );
+}
+
+/// Finding 7: a session id presented by another identity is not found (404), and its DELETE
+/// does not end the owner's session.
+#[tokio::test]
+async fn a_session_is_bound_to_the_identity_that_opened_it() {
+    let s = start(config()).await;
+    let client = reqwest::Client::new();
+    let (_, sid) = open_session(&client, &s.url, "alice").await;
+    let sid = sid.unwrap();
+    assert_eq!(ping_in(&client, &s.url, "mallory", &sid).await, 404);
+    let del = client
+        .delete(&s.url)
+        .bearer_auth("mallory")
+        .header("mcp-session-id", &sid)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(del.status().as_u16(), 404);
+    assert_eq!(ping_in(&client, &s.url, "alice", &sid).await, 200);
+    let del = client
+        .delete(&s.url)
+        .bearer_auth("alice")
+        .header("mcp-session-id", &sid)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(del.status().as_u16(), 200);
+}
+
+/// Finding 7: a session unused for the idle time ends (404: initialize again).
+#[tokio::test]
+async fn an_idle_session_expires() {
+    let mut cfg = config();
+    cfg.session_idle_timeout = Duration::from_millis(300);
+    let s = start(cfg).await;
+    let client = reqwest::Client::new();
+    let (_, sid) = open_session(&client, &s.url, "alice").await;
+    let sid = sid.unwrap();
+    assert_eq!(ping_in(&client, &s.url, "alice", &sid).await, 200);
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(ping_in(&client, &s.url, "alice", &sid).await, 404);
 }

@@ -36,7 +36,7 @@ use crate::protocol::jsonrpc::{self, Incoming, Request};
 use crate::protocol::reply::Reply;
 pub use batches::{batch, BatchBounds};
 pub use encode::{encode, encode_reply, Encoded};
-pub use sessions::{SessionRef, SessionTable};
+pub use sessions::{SessionLimits, SessionRef, SessionTable};
 
 /// Who is calling, as the transport learned it.
 #[derive(Clone)]
@@ -44,6 +44,17 @@ pub struct Caller {
     pub identity: Arc<Identity>,
     /// The bearer token, forwarded to the backend in proxy mode.
     pub bearer: Option<Arc<str>>,
+}
+
+impl Caller {
+    /// Who owns the sessions this caller opens: the person within the organization (a token
+    /// rotated for the same person keeps its sessions; another person's token does not see them).
+    pub fn owner(&self) -> String {
+        runtime_model::canonical::to_string(&json!({
+            "organization": self.identity.organization,
+            "person": self.identity.person,
+        }))
+    }
 }
 
 /// The protocol version a transport carries outside the body.

@@ -33,7 +33,9 @@ use super::headers;
 use super::response::{empty, error_response, json_response, sse_response};
 use crate::auth::Authenticated;
 use crate::connection::sessions::OpenError;
-use crate::connection::{self, Caller, Encoded, Handshake, Outer, Refusal, SessionTable, Step};
+use crate::connection::{
+    self, Caller, Encoded, Handshake, Outer, Refusal, SessionLimits, SessionTable, Step,
+};
 use crate::contract::call::Call;
 use crate::contract::error::{METHOD_NOT_FOUND, MISSING_CLIENT_CAPABILITY};
 use crate::contract::{Era, RpcError};
@@ -52,7 +54,8 @@ struct Route {
 /// The MCP router of a server: `/mcp` for one product, `/<product>/mcp` for several. With
 /// [`crate::server::ServerConfig::auth`] set, the auth layer runs inside the Origin guard.
 pub fn router(server: Arc<Server>) -> Router {
-    router_with_sessions(server, Arc::new(SessionTable::default()))
+    let sessions = Arc::new(SessionTable::new(SessionLimits::of(&server.config)));
+    router_with_sessions(server, sessions)
 }
 
 fn router_with_sessions(server: Arc<Server>, sessions: Arc<SessionTable>) -> Router {
@@ -108,7 +111,7 @@ pub async fn serve_listener(
     listener: tokio::net::TcpListener,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    let sessions = Arc::new(SessionTable::default());
+    let sessions = Arc::new(SessionTable::new(SessionLimits::of(&server.config)));
     let app = router_with_sessions(server, sessions.clone());
     tracing::info!(addr = ?listener.local_addr().ok(), "serving MCP over HTTP");
     axum::serve(listener, app)
@@ -187,7 +190,10 @@ async fn handle_post(State(route): State<Route>, req: Request) -> Response {
         Some(v) => Outer::Header(v.trim()),
         None => Outer::Absent,
     };
-    let session = route.sessions.lookup(session_id, route.engine.product.name);
+    let owner = who.owner();
+    let session = route
+        .sessions
+        .lookup(session_id, route.engine.product.name, &owner);
     if connection::is_batch(&bytes) {
         // Boxed, like every branch below: this handler's future would otherwise be as large as
         // its largest branch, and every request would copy it whole when axum boxes it.
@@ -217,7 +223,7 @@ async fn handle_post(State(route): State<Route>, req: Request) -> Response {
             ),
         ),
         Step::Refused { id, error, why } => error_response(status_of_refusal(why), &id, &error),
-        Step::Initialize(handshake) => initialize(&route, &handshake),
+        Step::Initialize(handshake) => initialize(&route, &owner, &handshake),
         Step::Serve(req, call) => {
             if call.era.is_modern() {
                 if let Err(e) = check_modern_headers(&route, h, &req) {
@@ -230,11 +236,10 @@ async fn handle_post(State(route): State<Route>, req: Request) -> Response {
 }
 
 /// Opens a 2025 session and answers `initialize` with its `Mcp-Session-Id`.
-fn initialize(route: &Route, handshake: &Handshake) -> Response {
-    let max = route.server.config.max_sessions;
+fn initialize(route: &Route, owner: &str, handshake: &Handshake) -> Response {
     let opened = route
         .sessions
-        .open(route.engine.product.name, max, |id| handshake.session(id));
+        .open(route.engine.product.name, owner, |id| handshake.session(id));
     let id = match opened {
         Ok(id) => id,
         Err(OpenError::Full) => {
@@ -339,14 +344,16 @@ async fn run(route: &Route, req: RpcRequest, mut call: Call) -> Response {
 // ---------------------------------------------------------------------------------------------
 // GET / DELETE (2025 sessions)
 
-async fn handle_get(State(route): State<Route>, h: HeaderMap) -> Response {
+async fn handle_get(State(route): State<Route>, req: Request) -> Response {
+    let owner = caller(&route, req.extensions()).owner();
+    let h = req.headers();
     let Some(id) = h.get(headers::SESSION_ID).and_then(|v| v.to_str().ok()) else {
         return empty(StatusCode::METHOD_NOT_ALLOWED);
     };
     let (tx, rx) = mpsc::channel::<Bytes>(8);
     if !route
         .sessions
-        .attach_stream(id, route.engine.product.name, tx.clone())
+        .attach_stream(id, route.engine.product.name, &owner, tx.clone())
     {
         return error_response(
             StatusCode::NOT_FOUND,
@@ -361,11 +368,14 @@ async fn handle_get(State(route): State<Route>, h: HeaderMap) -> Response {
     sse_response(Body::new(body::Channel::new(rx)))
 }
 
-async fn handle_delete(State(route): State<Route>, h: HeaderMap) -> Response {
+async fn handle_delete(State(route): State<Route>, req: Request) -> Response {
+    let owner = caller(&route, req.extensions()).owner();
+    let h = req.headers();
     let Some(id) = h.get(headers::SESSION_ID).and_then(|v| v.to_str().ok()) else {
         return empty(StatusCode::METHOD_NOT_ALLOWED);
     };
-    if route.sessions.close(id, route.engine.product.name) {
+    // Another identity's session is "not found": it can neither learn of it nor end it.
+    if route.sessions.close(id, route.engine.product.name, &owner) {
         empty(StatusCode::OK)
     } else {
         error_response(
