@@ -242,3 +242,48 @@ async fn an_idle_session_expires() {
     tokio::time::sleep(Duration::from_millis(500)).await;
     assert_eq!(ping_in(&client, &s.url, "alice", &sid).await, 404);
 }
+
+/// Finding 9: a connection that never finishes its headers is closed after the header-read
+/// timeout (on `main` it was held forever).
+#[tokio::test]
+async fn a_connection_that_never_finishes_its_headers_is_closed() {
+    use tokio::io::AsyncReadExt;
+    let mut cfg = config();
+    cfg.header_read_timeout = Duration::from_millis(300);
+    let s = start(cfg).await;
+    let mut conn = tokio::net::TcpStream::connect(s.addr).await.unwrap();
+    conn.write_all(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+        .await
+        .unwrap();
+    let mut buf = Vec::new();
+    let closed = tokio::time::timeout(Duration::from_secs(5), conn.read_to_end(&mut buf)).await;
+    assert!(
+        closed.is_ok(),
+        "the server still holds the connection after 5 s"
+    );
+}
+
+/// Finding 9: at most `max_connections` are served at once; the next waits until one closes.
+#[tokio::test]
+async fn connections_beyond_the_limit_wait_for_a_free_slot() {
+    let mut cfg = config();
+    cfg.max_connections = 2;
+    let s = start(cfg).await;
+    let held_a = tokio::net::TcpStream::connect(s.addr).await.unwrap();
+    let held_b = tokio::net::TcpStream::connect(s.addr).await.unwrap();
+    let client = reqwest::Client::new();
+    let waiting = post(&client, &s.url, "alice", &[], ping());
+    let mut waiting = std::pin::pin!(waiting);
+    assert!(
+        tokio::time::timeout(Duration::from_millis(500), &mut waiting)
+            .await
+            .is_err(),
+        "a third connection was served while two were open"
+    );
+    drop(held_a);
+    let (st, _, _) = tokio::time::timeout(Duration::from_secs(5), waiting)
+        .await
+        .expect("served once a slot freed");
+    assert_eq!(st, 200);
+    drop(held_b);
+}

@@ -112,14 +112,89 @@ pub async fn serve_listener(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     let sessions = Arc::new(SessionTable::new(SessionLimits::of(&server.config)));
+    let limits = ConnectionLimits::of(&server.config);
     let app = router_with_sessions(server, sessions.clone());
     tracing::info!(addr = ?listener.local_addr().ok(), "serving MCP over HTTP");
-    axum::serve(listener, app)
-        .with_graceful_shutdown(async move {
-            shutdown.await;
-            sessions.close_all();
-        })
-        .await
+    serve_router(app, listener, limits, async move {
+        shutdown.await;
+        // Open 2025 GET streams end with their sessions.
+        sessions.close_all();
+    })
+    .await
+}
+
+/// How many connections an HTTP listener serves, and how long one may take to send headers.
+#[derive(Debug, Clone, Copy)]
+pub struct ConnectionLimits {
+    /// Served at once; the next ones wait in the kernel's listen queue.
+    pub max_connections: usize,
+    /// A connection that does not finish a request's headers within this time (counted from
+    /// when it opened, or from its previous answer) is closed.
+    pub header_read_timeout: std::time::Duration,
+}
+
+impl ConnectionLimits {
+    pub fn of(config: &crate::server::ServerConfig) -> Self {
+        Self {
+            max_connections: config.max_connections.max(1),
+            header_read_timeout: config.header_read_timeout,
+        }
+    }
+}
+
+/// Serves `app` on `listener` within `limits` until `shutdown` resolves; in-flight requests are
+/// finished. (The CLI serves the MCP router merged with its metadata and download routes.)
+///
+/// The accept loop is ours rather than `axum::serve`'s because that one has neither bound: a
+/// connection that never finished its headers was held forever, and connections were unlimited.
+/// HTTP/1.1 only: HTTP/2 would escape the header timeout, and MCP clients speak HTTP/1.1.
+pub async fn serve_router(
+    app: Router,
+    listener: tokio::net::TcpListener,
+    limits: ConnectionLimits,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    use hyper_util::rt::{TokioIo, TokioTimer};
+    use hyper_util::server::graceful::GracefulShutdown;
+    use hyper_util::service::TowerToHyperService;
+
+    let slots = Arc::new(tokio::sync::Semaphore::new(limits.max_connections));
+    let mut http1 = hyper::server::conn::http1::Builder::new();
+    http1
+        .timer(TokioTimer::new())
+        .header_read_timeout(limits.header_read_timeout);
+    let graceful = GracefulShutdown::new();
+    let mut shutdown = std::pin::pin!(shutdown);
+    loop {
+        let slot = tokio::select! {
+            slot = slots.clone().acquire_owned() => match slot {
+                Ok(s) => s,
+                Err(_) => break,
+            },
+            () = &mut shutdown => break,
+        };
+        let stream = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => stream,
+                Err(e) => {
+                    // Out of file descriptors and the like: wait, then accept again.
+                    tracing::warn!(error = %e, "accept failed");
+                    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+            () = &mut shutdown => break,
+        };
+        let _ = stream.set_nodelay(true);
+        let service = TowerToHyperService::new(app.clone());
+        let conn = graceful.watch(http1.serve_connection(TokioIo::new(stream), service));
+        tokio::spawn(async move {
+            let _ = conn.await;
+            drop(slot);
+        });
+    }
+    graceful.shutdown().await;
+    Ok(())
 }
 
 /// The HTTP status of an engine answer: 2026 maps -32601 to 404 and -32021 to 400.
