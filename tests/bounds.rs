@@ -287,3 +287,46 @@ async fn connections_beyond_the_limit_wait_for_a_free_slot() {
     assert_eq!(st, 200);
     drop(held_b);
 }
+
+/// Finding 9: a garbage `MCP-Protocol-Version` is refused naming the header and the revisions
+/// served (on `main`: an unrelated "`_meta` is required" error), and a non-ASCII one is refused
+/// too (on `main` it was ignored and the request served).
+#[tokio::test]
+async fn bad_version_headers_are_refused_naming_the_header() {
+    let s = start(config()).await;
+    let client = reqwest::Client::new();
+    for value in [&b"garbage"[..], &b"2025-06-18\xc3\xa9"[..]] {
+        let h: [(&str, &[u8]); 1] = [("mcp-protocol-version", value)];
+        let (st, _, body) = post(&client, &s.url, "alice", &h, ping()).await;
+        assert_eq!(st, 400, "{body}");
+        let v: Value = serde_json::from_str(&body).unwrap();
+        let msg = v["error"]["message"].as_str().unwrap();
+        assert!(msg.contains("MCP-Protocol-Version"), "{msg}");
+        assert!(
+            msg.contains("2025-06-18") && msg.contains("2026-07-28"),
+            "{msg}"
+        );
+        assert_eq!(v["error"]["data"]["supported"][0], "2026-07-28");
+    }
+    // A served revision still works.
+    let h: [(&str, &[u8]); 1] = [("mcp-protocol-version", b"2025-06-18")];
+    assert_eq!(post(&client, &s.url, "alice", &h, ping()).await.0, 200);
+}
+
+/// Finding 9: an Origin is parsed strictly: `http://localhost:80@evil.com` is evil.com, not
+/// loopback (on `main` it passed).
+#[tokio::test]
+async fn an_origin_with_userinfo_is_not_loopback() {
+    let s = start(config()).await;
+    let client = reqwest::Client::new();
+    for (origin, status) in [
+        (&b"http://localhost:80@evil.com"[..], 403),
+        (b"http://localhost:8080/evil", 403),
+        (b"http://localhost:8080", 200),
+        (b"http://127.0.0.1", 200),
+    ] {
+        let h: [(&str, &[u8]); 1] = [("origin", origin)];
+        let (st, _, body) = post(&client, &s.url, "alice", &h, ping()).await;
+        assert_eq!(st, status, "{}: {body}", String::from_utf8_lossy(origin));
+    }
+}

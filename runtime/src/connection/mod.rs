@@ -185,9 +185,20 @@ pub fn route(msg: Incoming, session: SessionRef, outer: Outer<'_>, caller: &Call
     if req.method == "initialize" && !modern_meta {
         return Step::Initialize(Handshake::read(req));
     }
-    let modern_wire = modern_meta
-        || req.method == "server/discover"
-        || outer.stated().is_some_and(|v| !era::is_legacy_name(v));
+    let discover = req.method == "server/discover";
+    if let Some(v) = outer.stated() {
+        // A header naming no revision we know, on a request whose body does not say 2026 either:
+        // nothing tells which era the client speaks, so say what the header should be.
+        if !modern_meta && !discover && !era::is_known_name(v) {
+            return Step::Refused {
+                id: req.id,
+                error: era::unsupported_header(v),
+                why: Refusal::UnsupportedVersion,
+            };
+        }
+    }
+    let modern_wire =
+        modern_meta || discover || outer.stated().is_some_and(|v| !era::is_legacy_name(v));
     if modern_wire {
         return match modern_call(&req, outer, caller) {
             Ok(call) => Step::Serve(req, call),

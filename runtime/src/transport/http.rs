@@ -258,12 +258,18 @@ async fn handle_post(State(route): State<Route>, req: Request) -> Response {
     let who = caller(&route, &parts.extensions);
     let h = &parts.headers;
     let session_id = h.get(headers::SESSION_ID).and_then(|v| v.to_str().ok());
-    let outer = match h
-        .get(headers::PROTOCOL_VERSION)
-        .and_then(|v| v.to_str().ok())
-    {
-        Some(v) => Outer::Header(v.trim()),
+    let outer = match h.get(headers::PROTOCOL_VERSION).map(|v| v.to_str()) {
+        Some(Ok(v)) => Outer::Header(v.trim()),
         None => Outer::Absent,
+        // Not visible ASCII: no revision is written so; refused, never taken as absent.
+        Some(Err(_)) => {
+            let shown = h
+                .get(headers::PROTOCOL_VERSION)
+                .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
+                .unwrap_or_default();
+            let err = crate::connection::era::unsupported_header(&shown);
+            return error_response(StatusCode::BAD_REQUEST, &Value::Null, &err);
+        }
     };
     let owner = who.owner();
     let session = route
