@@ -95,9 +95,11 @@ elif flood == "input":
     props = tool["inputSchema"].get("properties", {})
     args = {r: (1 if props[r].get("type") == "integer" else "1") for r in tool["inputSchema"].get("required", [])}
     statuses, kinds, answered = {}, {}, 0
+    # A client that can answer a form: the destructive call is asked about, not run.
+    meta = dict(META, **{"io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}}})
     for i in range(n):
         call = {"jsonrpc": "2.0", "id": i, "method": "tools/call",
-                "params": {"name": tool["name"], "arguments": args, "_meta": META}}
+                "params": {"name": tool["name"], "arguments": args, "_meta": meta}}
         st, body, _ = post("/banking/mcp", "demo-full", call,
                            {"mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call",
                             "mcp-name": tool["name"]})

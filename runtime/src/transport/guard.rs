@@ -34,7 +34,12 @@ fn split_authority(authority: &str) -> Option<(&str, Option<u16>)> {
             None => (authority, None),
         }
     };
-    if host.is_empty() || host.len() > 2 && host[1..host.len() - 1].contains(['[', ']']) {
+    // A bracketed host ends at its first `]` (above), so it is at least `[]`.
+    let name = match host.strip_prefix('[') {
+        Some(bracketed) => &bracketed[..bracketed.len() - 1],
+        None => host,
+    };
+    if name.is_empty() || name.contains(['[', ']']) {
         return None;
     }
     let port = match port {
@@ -135,6 +140,8 @@ mod tests {
             "http://localhost:",
             "http://localhost:99999",
             "http://localhost:8x",
+            "http://[]",
+            "http://evil]",
             "http://[::1]x",
             "http://",
             "localhost",
