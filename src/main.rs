@@ -63,7 +63,7 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Serve one product, or `all`, over stdio or Streamable HTTP.
-    Serve(ServeArgs),
+    Serve(Box<ServeArgs>),
     /// Manage the embedded sandbox.
     Sandbox {
         #[command(subcommand)]
@@ -276,7 +276,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         .or(file.seed)
         .unwrap_or(runtime_sandbox::DEFAULT_SEED);
     match cli.command {
-        Command::Serve(args) => serve(args, &file, data_dir, seed).await,
+        Command::Serve(args) => serve(*args, &file, data_dir, seed).await,
         Command::Sandbox { command } => sandbox(command, data_dir, seed).await,
         Command::ServeFixture(args) => serve_fixture(args).await,
     }
