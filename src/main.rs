@@ -65,7 +65,7 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Serve one product, or `all`, over stdio or Streamable HTTP.
-    Serve(ServeArgs),
+    Serve(Box<ServeArgs>),
     /// Manage the embedded sandbox.
     Sandbox {
         #[command(subcommand)]
@@ -142,6 +142,62 @@ struct ServeArgs {
     /// upstream honours the key; by default a write is sent once.
     #[arg(long, env = "KOBANA_UPSTREAM_RETRY_KEYED_WRITES")]
     upstream_retry_keyed_writes: bool,
+    #[command(flatten)]
+    limits: LimitArgs,
+}
+
+/// What one caller may hold or send (defaults: `runtime::server::ServerConfig::new`).
+#[derive(Debug, Args)]
+struct LimitArgs {
+    /// Most members of one JSON-RPC batch (default 100).
+    #[arg(long, env = "KOBANA_MAX_BATCH_MEMBERS", value_name = "N")]
+    max_batch_members: Option<usize>,
+    /// Most bytes of one batch's answer; later members get an error (default 8388608).
+    #[arg(long, env = "KOBANA_MAX_BATCH_ANSWER_BYTES", value_name = "BYTES")]
+    max_batch_answer_bytes: Option<usize>,
+    /// Longest one batch may run, in seconds (default 60).
+    #[arg(long, env = "KOBANA_BATCH_TIMEOUT_SECS", value_name = "SECS")]
+    batch_timeout_secs: Option<u64>,
+    /// HTTP: a 2025 session unused this long ends, in seconds (default 1800).
+    #[arg(long, env = "KOBANA_SESSION_IDLE_SECS", value_name = "SECS")]
+    session_idle_secs: Option<u64>,
+    /// HTTP: most 2025 sessions of one person; one more ends their least recently used (default 100).
+    #[arg(long, env = "KOBANA_MAX_SESSIONS_PER_IDENTITY", value_name = "N")]
+    max_sessions_per_identity: Option<usize>,
+    /// HTTP: most connections served at once (default 1024).
+    #[arg(long, env = "KOBANA_MAX_CONNECTIONS", value_name = "N")]
+    max_connections: Option<usize>,
+    /// HTTP: seconds a connection has to send a request's headers (default 10).
+    #[arg(long, env = "KOBANA_HEADER_READ_TIMEOUT_SECS", value_name = "SECS")]
+    header_read_timeout_secs: Option<u64>,
+}
+
+impl LimitArgs {
+    /// Overrides the defaults of `config` with the limits given.
+    fn apply(&self, config: &mut ServerConfig) {
+        use std::time::Duration;
+        if let Some(n) = self.max_batch_members {
+            config.max_batch_members = n;
+        }
+        if let Some(n) = self.max_batch_answer_bytes {
+            config.max_batch_answer_bytes = n;
+        }
+        if let Some(s) = self.batch_timeout_secs {
+            config.batch_timeout = Duration::from_secs(s);
+        }
+        if let Some(s) = self.session_idle_secs {
+            config.session_idle_timeout = Duration::from_secs(s);
+        }
+        if let Some(n) = self.max_sessions_per_identity {
+            config.max_sessions_per_identity = n;
+        }
+        if let Some(n) = self.max_connections {
+            config.max_connections = n;
+        }
+        if let Some(s) = self.header_read_timeout_secs {
+            config.header_read_timeout = Duration::from_secs(s);
+        }
+    }
 }
 
 #[derive(Debug, Subcommand)]
@@ -222,7 +278,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         .or(file.seed)
         .unwrap_or(runtime_sandbox::DEFAULT_SEED);
     match cli.command {
-        Command::Serve(args) => serve(args, &file, data_dir, seed).await,
+        Command::Serve(args) => serve(*args, &file, data_dir, seed).await,
         Command::Sandbox { command } => sandbox(command, data_dir, seed).await,
         Command::ServeFixture(args) => serve_fixture(args).await,
     }
@@ -423,6 +479,7 @@ async fn serve(
         config.idempotency_window = window;
         // Proxy mode forwards it upstream with every call.
         config.default_bearer_token = stdio_creds.token.as_deref().map(Arc::from);
+        args.limits.apply(&mut config);
         let server = Server::new(config)?;
         runtime::transport::stdio::run(server, products[0].name).await?;
         return Ok(());
@@ -445,6 +502,8 @@ async fn serve(
         .cloned()
         .collect();
     config.allowed_hosts = file.serve.allowed_hosts.clone();
+    args.limits.apply(&mut config);
+    let limits = runtime::transport::http::ConnectionLimits::of(&config);
     let server = Server::new(config)?;
     let meta = ProtectedResource::for_products(
         &public_url,
@@ -468,9 +527,7 @@ async fn serve(
             .collect()
     };
     tracing::info!(addr = %listener.local_addr()?, endpoints = ?paths, "serving MCP over HTTP");
-    axum::serve(listener, app)
-        .with_graceful_shutdown(shutdown_signal())
-        .await?;
+    runtime::transport::http::serve_router(app, listener, limits, shutdown_signal()).await?;
     Ok(())
 }
 

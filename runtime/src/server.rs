@@ -65,8 +65,24 @@ pub struct ServerConfig {
     pub max_body_bytes: usize,
     /// Longest a request may run before it is answered with an error.
     pub request_timeout: Duration,
-    /// Most concurrent 2025 sessions on HTTP.
+    /// Most concurrent 2025 sessions on HTTP (all identities together).
     pub max_sessions: usize,
+    /// Most concurrent 2025 sessions of one identity (person in an organization): opening one
+    /// more ends that identity's least recently used session, so one caller's flood of
+    /// `initialize` costs only its own sessions, never anyone else's.
+    pub max_sessions_per_identity: usize,
+    /// A 2025 session unused for this long ends (its id then answers 404: initialize again).
+    pub session_idle_timeout: Duration,
+    /// Most members of one JSON-RPC batch ([`crate::connection::BatchBounds`]).
+    pub max_batch_members: usize,
+    /// Most bytes of one batch's answer; members past it are answered with an error.
+    pub max_batch_answer_bytes: usize,
+    /// Longest one batch may run (each member also has `request_timeout`).
+    pub batch_timeout: Duration,
+    /// Longest an HTTP connection may take to send a request's headers before it is closed.
+    pub header_read_timeout: Duration,
+    /// Most HTTP connections served at once; further ones wait in the listen queue.
+    pub max_connections: usize,
     pub engine: EngineOptions,
     /// The hand-written handlers the engines may call; [`crate::extensions::ALL`] by default.
     pub extensions: Extensions,
@@ -74,7 +90,9 @@ pub struct ServerConfig {
 
 impl ServerConfig {
     /// A configuration with the defaults: loopback origins and hosts only, 4 MiB bodies, 60 s
-    /// per request, no auth layer, an ephemeral sealing key.
+    /// per request, no auth layer, an ephemeral sealing key. Bounds: 10,000 sessions, 100 per
+    /// identity, ended after 30 min idle; batches of at most 100 members, 8 MiB of answer and 60 s;
+    /// 10 s to send headers; 1,024 connections at once.
     pub fn new(
         products: Vec<&'static Product>,
         backend: Arc<dyn Backend>,
@@ -95,6 +113,13 @@ impl ServerConfig {
             max_body_bytes: 4 * 1024 * 1024,
             request_timeout: Duration::from_secs(60),
             max_sessions: 10_000,
+            max_sessions_per_identity: 100,
+            session_idle_timeout: Duration::from_secs(30 * 60),
+            max_batch_members: 100,
+            max_batch_answer_bytes: 8 * 1024 * 1024,
+            batch_timeout: Duration::from_secs(60),
+            header_read_timeout: Duration::from_secs(10),
+            max_connections: 1024,
             engine: EngineOptions::default(),
             extensions: crate::extensions::ALL,
         }

@@ -52,10 +52,25 @@ pub fn sessionless_version(stated: Option<&str>) -> Result<&'static str, RpcErro
     let Some(v) = stated else {
         return Ok(UNSTATED);
     };
-    legacy_version(v).ok_or_else(|| {
-        RpcError::invalid_request(format!("Unsupported MCP-Protocol-Version {v:?}"))
-            .with_data(json!({"supported": SUPPORTED, "requested": v}))
-    })
+    legacy_version(v).ok_or_else(|| unsupported_header(v))
+}
+
+/// A version header we cannot serve the request under (-32600, HTTP 400): it names the header,
+/// what it said (`shown`: the text, or a lossy rendering of bytes that are not visible ASCII)
+/// and the revisions served.
+pub fn unsupported_header(shown: &str) -> RpcError {
+    RpcError::invalid_request(format!(
+        "Unsupported MCP-Protocol-Version header {shown:?}; supported: {}",
+        SUPPORTED.join(", ")
+    ))
+    .with_data(
+        json!({"header": "MCP-Protocol-Version", "supported": SUPPORTED, "requested": shown}),
+    )
+}
+
+/// Whether a version header names a revision we know the wire of (2026-07-28 or a 2025 one).
+pub fn is_known_name(v: &str) -> bool {
+    v == crate::contract::era::MODERN || is_legacy_name(v)
 }
 
 #[cfg(test)]

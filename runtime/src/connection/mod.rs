@@ -9,12 +9,13 @@
 //! answers with a [`Step`]: a handshake to open a session with, a request with its [`Call`]
 //! built, or a refusal with its error. The transport then runs the request through [`answer`]
 //! (the time limit), and writes [`encode()`]'s bytes: JSON, SSE events (HTTP) or a line (stdio).
-//! Batches (2025-03-26 only) go through [`batch`].
+//! Batches (2025-03-26 only) go through [`batch`], within their [`BatchBounds`].
 //!
 //! What stays in the transports: reading and writing bytes, HTTP's headers (the 2026
 //! `Mcp-Method`/`Mcp-Name`/`Mcp-Param-*` checks), status codes, SSE, GET/DELETE, and the Origin
 //! and auth layers.
 
+pub mod batches;
 pub mod encode;
 pub mod era;
 pub mod modern;
@@ -29,12 +30,13 @@ use tokio::sync::mpsc;
 
 use crate::contract::call::{Call, Peer, Session};
 use crate::contract::era::Era;
-use crate::contract::error::{RpcError, HEADER_MISMATCH, INVALID_REQUEST, PARSE_ERROR};
+use crate::contract::error::{RpcError, HEADER_MISMATCH};
 use crate::protocol::engine::Engine;
 use crate::protocol::jsonrpc::{self, Incoming, Request};
 use crate::protocol::reply::Reply;
+pub use batches::{batch, BatchBounds};
 pub use encode::{encode, encode_reply, Encoded};
-pub use sessions::{SessionRef, SessionTable};
+pub use sessions::{SessionLimits, SessionRef, SessionTable};
 
 /// Who is calling, as the transport learned it.
 #[derive(Clone)]
@@ -42,6 +44,17 @@ pub struct Caller {
     pub identity: Arc<Identity>,
     /// The bearer token, forwarded to the backend in proxy mode.
     pub bearer: Option<Arc<str>>,
+}
+
+impl Caller {
+    /// Who owns the sessions this caller opens: the person within the organization (a token
+    /// rotated for the same person keeps its sessions; another person's token does not see them).
+    pub fn owner(&self) -> String {
+        runtime_model::canonical::to_string(&json!({
+            "organization": self.identity.organization,
+            "person": self.identity.person,
+        }))
+    }
 }
 
 /// The protocol version a transport carries outside the body.
@@ -172,9 +185,20 @@ pub fn route(msg: Incoming, session: SessionRef, outer: Outer<'_>, caller: &Call
     if req.method == "initialize" && !modern_meta {
         return Step::Initialize(Handshake::read(req));
     }
-    let modern_wire = modern_meta
-        || req.method == "server/discover"
-        || outer.stated().is_some_and(|v| !era::is_legacy_name(v));
+    let discover = req.method == "server/discover";
+    if let Some(v) = outer.stated() {
+        // A header naming no revision we know, on a request whose body does not say 2026 either:
+        // nothing tells which era the client speaks, so say what the header should be.
+        if !modern_meta && !discover && !era::is_known_name(v) {
+            return Step::Refused {
+                id: req.id,
+                error: era::unsupported_header(v),
+                why: Refusal::UnsupportedVersion,
+            };
+        }
+    }
+    let modern_wire =
+        modern_meta || discover || outer.stated().is_some_and(|v| !era::is_legacy_name(v));
     if modern_wire {
         return match modern_call(&req, outer, caller) {
             Ok(call) => Step::Serve(req, call),
@@ -289,75 +313,24 @@ pub fn attach(call: &mut Call, out: mpsc::UnboundedSender<Vec<u8>>) {
 
 /// Answers one request within `limit`; past it the work is dropped and the answer is an error.
 pub async fn answer(engine: &Engine, req: &Request, call: &Call, limit: Duration) -> Reply {
+    answer_within(engine, req, call, limit, "the request time limit").await
+}
+
+/// [`answer`], with the error naming which limit (`what`) was reached.
+async fn answer_within(
+    engine: &Engine,
+    req: &Request,
+    call: &Call,
+    limit: Duration,
+    what: &str,
+) -> Reply {
     match tokio::time::timeout(limit, engine.handle(req, call)).await {
         Ok(r) => r,
         Err(_) => Reply::Error(RpcError::internal(format!(
-            "Request timed out after {} s",
-            limit.as_secs()
+            "Request timed out after {} ms ({what})",
+            limit.as_millis()
         ))),
     }
-}
-
-/// A JSON-RPC batch (2025-03-26 only: the session's version, or the stated or
-/// [unstated](era::UNSTATED) one). Members are answered in order, each within `limit`.
-/// `Ok(None)` when nothing needs an answer (only notifications and responses); `Err` refuses the
-/// whole batch.
-pub async fn batch(
-    engine: &Engine,
-    bytes: &[u8],
-    session: SessionRef,
-    outer: Outer<'_>,
-    caller: &Caller,
-    limit: Duration,
-) -> Result<Option<Vec<u8>>, RpcError> {
-    let session = match session {
-        SessionRef::Found(s) => Some(s),
-        SessionRef::None | SessionRef::Unknown => None,
-    };
-    let version = match &session {
-        Some(s) => Some(s.version),
-        None => era::sessionless_version(outer.stated()).ok(),
-    };
-    if version != Some("2025-03-26") {
-        return Err(RpcError::invalid_request(
-            "JSON-RPC batches are only accepted on protocol revision 2025-03-26",
-        ));
-    }
-    let items: Vec<Value> = match serde_json::from_slice(bytes) {
-        Ok(Value::Array(a)) if !a.is_empty() => a,
-        Ok(_) => {
-            return Err(RpcError::new(
-                INVALID_REQUEST,
-                "Invalid Request: an empty batch",
-            ))
-        }
-        Err(e) => return Err(RpcError::new(PARSE_ERROR, format!("Parse error: {e}"))),
-    };
-    let mut out = Vec::new();
-    for item in items {
-        let answered = match jsonrpc::parse_value(item) {
-            Ok(Incoming::Request(req)) => {
-                let call = legacy_call(caller, "2025-03-26", session.clone(), &req.params);
-                let reply = answer(engine, &req, &call, limit).await;
-                encode_reply(&req.id, &reply)
-            }
-            Ok(Incoming::Response { id, outcome }) => {
-                if let Some(s) = &session {
-                    s.requests.resolve(&id, outcome);
-                }
-                continue;
-            }
-            Ok(Incoming::Notification { .. }) => continue,
-            Err(rej) => jsonrpc::encode_error(&rej.id, &rej.error),
-        };
-        out.push(if out.is_empty() { b'[' } else { b',' });
-        out.extend_from_slice(&answered);
-    }
-    if out.is_empty() {
-        return Ok(None);
-    }
-    out.push(b']');
-    Ok(Some(out))
 }
 
 #[cfg(test)]

@@ -230,7 +230,7 @@ async fn every_batch_member_gets_the_time_limit() {
         SessionRef::None,
         Outer::NotCarried,
         &caller(),
-        Duration::from_millis(20),
+        &bounds(Duration::from_millis(20), Duration::from_secs(60)),
     )
     .await
     .unwrap()
@@ -243,4 +243,162 @@ async fn every_batch_member_gets_the_time_limit() {
         .unwrap()
         .contains("timed out"));
     assert_eq!(v[1]["result"], json!({}));
+}
+
+fn bounds(member: Duration, whole: Duration) -> BatchBounds {
+    BatchBounds {
+        max_members: 100,
+        max_answer_bytes: 8 * 1024 * 1024,
+        member_timeout: member,
+        batch_timeout: whole,
+    }
+}
+
+fn conformance_engine() -> Arc<Engine> {
+    let product = generated::product("conformance").unwrap();
+    let cfg = ServerConfig::new(
+        vec![product],
+        Arc::new(NoBackend),
+        unrestricted_identity("t"),
+    );
+    Server::new(cfg)
+        .unwrap()
+        .engine("conformance")
+        .unwrap()
+        .clone()
+}
+
+fn pings(n: usize) -> Vec<u8> {
+    let members: Vec<Value> = (0..n)
+        .map(|i| json!({"jsonrpc": "2.0", "id": i, "method": "ping"}))
+        .collect();
+    serde_json::to_vec(&members).unwrap()
+}
+
+/// Finding 5: a batch of more members than the limit is refused whole, naming the limit, before
+/// any member runs (a 1,000-member batch used to be answered member by member).
+#[tokio::test]
+async fn a_batch_over_the_member_limit_is_refused_naming_it() {
+    let engine = conformance_engine();
+    let b = bounds(Duration::from_secs(60), Duration::from_secs(60));
+    let at_limit = batch(
+        &engine,
+        &pings(100),
+        SessionRef::None,
+        Outer::NotCarried,
+        &caller(),
+        &b,
+    )
+    .await
+    .unwrap()
+    .unwrap();
+    let v: Value = serde_json::from_slice(&at_limit).unwrap();
+    assert_eq!(v.as_array().unwrap().len(), 100);
+    let err = batch(
+        &engine,
+        &pings(101),
+        SessionRef::None,
+        Outer::NotCarried,
+        &caller(),
+        &b,
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(err.code, -32600);
+    assert!(
+        err.message.contains("at most 100 members"),
+        "{}",
+        err.message
+    );
+    assert_eq!(err.data.unwrap()["limit"], "max_batch_members");
+}
+
+/// Finding 5: the batch's answer stops growing at its byte limit: later members are answered
+/// with an error naming the limit instead of their results.
+#[tokio::test]
+async fn a_batch_answer_stops_at_its_byte_limit() {
+    let engine = conformance_engine();
+    let mut b = bounds(Duration::from_secs(60), Duration::from_secs(60));
+    let members: Vec<Value> = (0..20)
+        .map(|i| json!({"jsonrpc": "2.0", "id": i, "method": "tools/list"}))
+        .collect();
+    let body = serde_json::to_vec(&members).unwrap();
+    let whole = batch(
+        &engine,
+        &body,
+        SessionRef::None,
+        Outer::NotCarried,
+        &caller(),
+        &b,
+    )
+    .await
+    .unwrap()
+    .unwrap();
+    let one_listing = whole.len() / 20;
+    b.max_answer_bytes = one_listing * 3;
+    let out = batch(
+        &engine,
+        &body,
+        SessionRef::None,
+        Outer::NotCarried,
+        &caller(),
+        &b,
+    )
+    .await
+    .unwrap()
+    .unwrap();
+    assert!(
+        out.len() <= b.max_answer_bytes + 20 * 400,
+        "{} bytes",
+        out.len()
+    );
+    let v: Value = serde_json::from_slice(&out).unwrap();
+    let v = v.as_array().unwrap();
+    assert_eq!(v.len(), 20, "every member is answered");
+    assert!(v[0]["result"]["tools"].is_array());
+    assert!(v[19]["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("max_batch_answer_bytes"));
+    assert_eq!(v[19]["id"], 19);
+}
+
+/// Finding 5: the whole batch has a time limit: members not started by then are answered with an
+/// error naming it (the batch path used to have no limit of its own).
+#[tokio::test]
+async fn a_batch_has_a_time_limit_of_its_own() {
+    let engine = conformance_engine();
+    // The progress call takes 150 ms, under the member limit; the batch allows 50 ms.
+    let members = json!([
+        {"jsonrpc": "2.0", "id": 0, "method": "ping"},
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "test_tool_with_progress"}},
+        {"jsonrpc": "2.0", "id": 2, "method": "ping"},
+        {"jsonrpc": "2.0", "id": 3, "method": "ping"},
+    ]);
+    let body = serde_json::to_vec(&members).unwrap();
+    let b = bounds(Duration::from_secs(60), Duration::from_millis(50));
+    let started = std::time::Instant::now();
+    let out = batch(
+        &engine,
+        &body,
+        SessionRef::None,
+        Outer::NotCarried,
+        &caller(),
+        &b,
+    )
+    .await
+    .unwrap()
+    .unwrap();
+    assert!(started.elapsed() < Duration::from_millis(140));
+    let v: Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(v[0]["result"], json!({}));
+    for i in 1..4 {
+        let msg = v[i]["error"]["message"].as_str().unwrap_or_default();
+        assert!(msg.contains("batch_timeout"), "{}", v[i]);
+        assert_eq!(v[i]["id"], i);
+    }
+    assert!(v[3]["error"]["message"]
+        .as_str()
+        .unwrap()
+        .starts_with("Not run"));
 }

@@ -13,26 +13,63 @@ use super::response::error_response;
 use crate::contract::RpcError;
 use crate::server::Server;
 
-fn is_loopback_host(host: &str) -> bool {
-    let name = if let Some(rest) = host.strip_prefix('[') {
-        rest.split(']')
-            .next()
-            .map(|h| format!("[{h}]"))
-            .unwrap_or_default()
+/// An authority as `Origin` and `Host` carry it: `host[:port]`, the host a name, an IPv4 address
+/// or a bracketed IPv6 one. Anything else (userinfo `…@`, a path, a query, a fragment, spaces, a
+/// port that is not a number) makes it invalid: `localhost:80@evil.com` is not `localhost`.
+fn split_authority(authority: &str) -> Option<(&str, Option<u16>)> {
+    let forbidden = |c: char| matches!(c, '@' | '/' | '?' | '#' | '\\') || c.is_whitespace();
+    if authority.is_empty() || authority.contains(forbidden) {
+        return None;
+    }
+    let (host, port) = if authority.starts_with('[') {
+        let end = authority.find(']')?;
+        let (host, after) = authority.split_at(end + 1);
+        match after {
+            "" => (host, None),
+            _ => (host, Some(after.strip_prefix(':')?)),
+        }
     } else {
-        host.split(':').next().unwrap_or("").to_string()
+        match authority.split_once(':') {
+            Some((host, port)) => (host, Some(port)),
+            None => (authority, None),
+        }
     };
-    matches!(name.as_str(), "localhost" | "127.0.0.1" | "[::1]")
+    // A bracketed host ends at its first `]` (above), so it is at least `[]`.
+    let name = match host.strip_prefix('[') {
+        Some(bracketed) => &bracketed[..bracketed.len() - 1],
+        None => host,
+    };
+    if name.is_empty() || name.contains(['[', ']']) {
+        return None;
+    }
+    let port = match port {
+        None => None,
+        Some(p) if !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()) => Some(p.parse().ok()?),
+        Some(_) => return None,
+    };
+    Some((host, port))
+}
+
+/// An `Origin` value (RFC 6454: `scheme://host[:port]`, nothing more), parsed strictly.
+fn parse_origin(origin: &str) -> Option<(&str, &str, Option<u16>)> {
+    let (scheme, authority) = origin.split_once("://")?;
+    let (host, port) = split_authority(authority)?;
+    Some((scheme, host, port))
+}
+
+fn is_loopback_name(host: &str) -> bool {
+    host.eq_ignore_ascii_case("localhost") || host == "127.0.0.1" || host == "[::1]"
+}
+
+fn is_loopback_host(host: &str) -> bool {
+    split_authority(host).is_some_and(|(name, _)| is_loopback_name(name))
 }
 
 fn origin_allowed(server: &Server, origin: &str) -> bool {
     if server.config.allowed_origins.iter().any(|o| o == origin) {
         return true;
     }
-    match origin.split_once("://") {
-        Some(("http" | "https", rest)) => is_loopback_host(rest.split('/').next().unwrap_or("")),
-        _ => false,
-    }
+    matches!(parse_origin(origin), Some(("http" | "https", host, _)) if is_loopback_name(host))
 }
 
 fn host_allowed(server: &Server, host: &str) -> bool {
@@ -79,4 +116,41 @@ pub async fn guard(State(server): State<Arc<Server>>, req: Request, next: Next) 
         }
     }
     next.run(req).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn origins_are_parsed_strictly() {
+        assert_eq!(
+            parse_origin("http://localhost:8080"),
+            Some(("http", "localhost", Some(8080)))
+        );
+        assert_eq!(
+            parse_origin("https://[::1]"),
+            Some(("https", "[::1]", None))
+        );
+        for bad in [
+            "http://localhost:80@evil.com",
+            "http://user@localhost",
+            "http://localhost/path",
+            "http://localhost:80/",
+            "http://localhost:",
+            "http://localhost:99999",
+            "http://localhost:8x",
+            "http://[]",
+            "http://evil]",
+            "http://[::1]x",
+            "http://",
+            "localhost",
+            "http://local host",
+        ] {
+            assert_eq!(parse_origin(bad), None, "{bad}");
+        }
+        assert!(is_loopback_host("127.0.0.1:3000"));
+        assert!(!is_loopback_host("localhost:80@evil.com"));
+        assert!(!is_loopback_host("localhost.evil.com"));
+    }
 }

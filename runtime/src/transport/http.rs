@@ -33,7 +33,9 @@ use super::headers;
 use super::response::{empty, error_response, json_response, sse_response};
 use crate::auth::Authenticated;
 use crate::connection::sessions::OpenError;
-use crate::connection::{self, Caller, Encoded, Handshake, Outer, Refusal, SessionTable, Step};
+use crate::connection::{
+    self, Caller, Encoded, Handshake, Outer, Refusal, SessionLimits, SessionTable, Step,
+};
 use crate::contract::call::Call;
 use crate::contract::error::{METHOD_NOT_FOUND, MISSING_CLIENT_CAPABILITY};
 use crate::contract::{Era, RpcError};
@@ -52,7 +54,8 @@ struct Route {
 /// The MCP router of a server: `/mcp` for one product, `/<product>/mcp` for several. With
 /// [`crate::server::ServerConfig::auth`] set, the auth layer runs inside the Origin guard.
 pub fn router(server: Arc<Server>) -> Router {
-    router_with_sessions(server, Arc::new(SessionTable::default()))
+    let sessions = Arc::new(SessionTable::new(SessionLimits::of(&server.config)));
+    router_with_sessions(server, sessions)
 }
 
 fn router_with_sessions(server: Arc<Server>, sessions: Arc<SessionTable>) -> Router {
@@ -108,15 +111,90 @@ pub async fn serve_listener(
     listener: tokio::net::TcpListener,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    let sessions = Arc::new(SessionTable::default());
+    let sessions = Arc::new(SessionTable::new(SessionLimits::of(&server.config)));
+    let limits = ConnectionLimits::of(&server.config);
     let app = router_with_sessions(server, sessions.clone());
     tracing::info!(addr = ?listener.local_addr().ok(), "serving MCP over HTTP");
-    axum::serve(listener, app)
-        .with_graceful_shutdown(async move {
-            shutdown.await;
-            sessions.close_all();
-        })
-        .await
+    serve_router(app, listener, limits, async move {
+        shutdown.await;
+        // Open 2025 GET streams end with their sessions.
+        sessions.close_all();
+    })
+    .await
+}
+
+/// How many connections an HTTP listener serves, and how long one may take to send headers.
+#[derive(Debug, Clone, Copy)]
+pub struct ConnectionLimits {
+    /// Served at once; the next ones wait in the kernel's listen queue.
+    pub max_connections: usize,
+    /// A connection that does not finish a request's headers within this time (counted from
+    /// when it opened, or from its previous answer) is closed.
+    pub header_read_timeout: std::time::Duration,
+}
+
+impl ConnectionLimits {
+    pub fn of(config: &crate::server::ServerConfig) -> Self {
+        Self {
+            max_connections: config.max_connections.max(1),
+            header_read_timeout: config.header_read_timeout,
+        }
+    }
+}
+
+/// Serves `app` on `listener` within `limits` until `shutdown` resolves; in-flight requests are
+/// finished. (The CLI serves the MCP router merged with its metadata and download routes.)
+///
+/// The accept loop is ours rather than `axum::serve`'s because that one has neither bound: a
+/// connection that never finished its headers was held forever, and connections were unlimited.
+/// HTTP/1.1 only: HTTP/2 would escape the header timeout, and MCP clients speak HTTP/1.1.
+pub async fn serve_router(
+    app: Router,
+    listener: tokio::net::TcpListener,
+    limits: ConnectionLimits,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    use hyper_util::rt::{TokioIo, TokioTimer};
+    use hyper_util::server::graceful::GracefulShutdown;
+    use hyper_util::service::TowerToHyperService;
+
+    let slots = Arc::new(tokio::sync::Semaphore::new(limits.max_connections));
+    let mut http1 = hyper::server::conn::http1::Builder::new();
+    http1
+        .timer(TokioTimer::new())
+        .header_read_timeout(limits.header_read_timeout);
+    let graceful = GracefulShutdown::new();
+    let mut shutdown = std::pin::pin!(shutdown);
+    loop {
+        let slot = tokio::select! {
+            slot = slots.clone().acquire_owned() => match slot {
+                Ok(s) => s,
+                Err(_) => break,
+            },
+            () = &mut shutdown => break,
+        };
+        let stream = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => stream,
+                Err(e) => {
+                    // Out of file descriptors and the like: wait, then accept again.
+                    tracing::warn!(error = %e, "accept failed");
+                    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+            () = &mut shutdown => break,
+        };
+        let _ = stream.set_nodelay(true);
+        let service = TowerToHyperService::new(app.clone());
+        let conn = graceful.watch(http1.serve_connection(TokioIo::new(stream), service));
+        tokio::spawn(async move {
+            let _ = conn.await;
+            drop(slot);
+        });
+    }
+    graceful.shutdown().await;
+    Ok(())
 }
 
 /// The HTTP status of an engine answer: 2026 maps -32601 to 404 and -32021 to 400.
@@ -180,25 +258,34 @@ async fn handle_post(State(route): State<Route>, req: Request) -> Response {
     let who = caller(&route, &parts.extensions);
     let h = &parts.headers;
     let session_id = h.get(headers::SESSION_ID).and_then(|v| v.to_str().ok());
-    let outer = match h
-        .get(headers::PROTOCOL_VERSION)
-        .and_then(|v| v.to_str().ok())
-    {
-        Some(v) => Outer::Header(v.trim()),
+    let outer = match h.get(headers::PROTOCOL_VERSION).map(|v| v.to_str()) {
+        Some(Ok(v)) => Outer::Header(v.trim()),
         None => Outer::Absent,
+        // Not visible ASCII: no revision is written so; refused, never taken as absent.
+        Some(Err(_)) => {
+            let shown = h
+                .get(headers::PROTOCOL_VERSION)
+                .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
+                .unwrap_or_default();
+            let err = crate::connection::era::unsupported_header(&shown);
+            return error_response(StatusCode::BAD_REQUEST, &Value::Null, &err);
+        }
     };
-    let session = route.sessions.lookup(session_id, route.engine.product.name);
+    let owner = who.owner();
+    let session = route
+        .sessions
+        .lookup(session_id, route.engine.product.name, &owner);
     if connection::is_batch(&bytes) {
         // Boxed, like every branch below: this handler's future would otherwise be as large as
         // its largest branch, and every request would copy it whole when axum boxes it.
-        let timeout = route.server.config.request_timeout;
+        let bounds = connection::BatchBounds::of(&route.server.config);
         let answer = Box::pin(connection::batch(
             &route.engine,
             &bytes,
             session,
             outer,
             &who,
-            timeout,
+            &bounds,
         ))
         .await;
         return match answer {
@@ -217,7 +304,7 @@ async fn handle_post(State(route): State<Route>, req: Request) -> Response {
             ),
         ),
         Step::Refused { id, error, why } => error_response(status_of_refusal(why), &id, &error),
-        Step::Initialize(handshake) => initialize(&route, &handshake),
+        Step::Initialize(handshake) => initialize(&route, &owner, &handshake),
         Step::Serve(req, call) => {
             if call.era.is_modern() {
                 if let Err(e) = check_modern_headers(&route, h, &req) {
@@ -230,11 +317,10 @@ async fn handle_post(State(route): State<Route>, req: Request) -> Response {
 }
 
 /// Opens a 2025 session and answers `initialize` with its `Mcp-Session-Id`.
-fn initialize(route: &Route, handshake: &Handshake) -> Response {
-    let max = route.server.config.max_sessions;
+fn initialize(route: &Route, owner: &str, handshake: &Handshake) -> Response {
     let opened = route
         .sessions
-        .open(route.engine.product.name, max, |id| handshake.session(id));
+        .open(route.engine.product.name, owner, |id| handshake.session(id));
     let id = match opened {
         Ok(id) => id,
         Err(OpenError::Full) => {
@@ -339,14 +425,16 @@ async fn run(route: &Route, req: RpcRequest, mut call: Call) -> Response {
 // ---------------------------------------------------------------------------------------------
 // GET / DELETE (2025 sessions)
 
-async fn handle_get(State(route): State<Route>, h: HeaderMap) -> Response {
+async fn handle_get(State(route): State<Route>, req: Request) -> Response {
+    let owner = caller(&route, req.extensions()).owner();
+    let h = req.headers();
     let Some(id) = h.get(headers::SESSION_ID).and_then(|v| v.to_str().ok()) else {
         return empty(StatusCode::METHOD_NOT_ALLOWED);
     };
     let (tx, rx) = mpsc::channel::<Bytes>(8);
     if !route
         .sessions
-        .attach_stream(id, route.engine.product.name, tx.clone())
+        .attach_stream(id, route.engine.product.name, &owner, tx.clone())
     {
         return error_response(
             StatusCode::NOT_FOUND,
@@ -361,11 +449,14 @@ async fn handle_get(State(route): State<Route>, h: HeaderMap) -> Response {
     sse_response(Body::new(body::Channel::new(rx)))
 }
 
-async fn handle_delete(State(route): State<Route>, h: HeaderMap) -> Response {
+async fn handle_delete(State(route): State<Route>, req: Request) -> Response {
+    let owner = caller(&route, req.extensions()).owner();
+    let h = req.headers();
     let Some(id) = h.get(headers::SESSION_ID).and_then(|v| v.to_str().ok()) else {
         return empty(StatusCode::METHOD_NOT_ALLOWED);
     };
-    if route.sessions.close(id, route.engine.product.name) {
+    // Another identity's session is "not found": it can neither learn of it nor end it.
+    if route.sessions.close(id, route.engine.product.name, &owner) {
         empty(StatusCode::OK)
     } else {
         error_response(

@@ -132,23 +132,32 @@ where
         bearer: server.config.default_bearer_token.clone(),
     };
     let limit = server.config.request_timeout;
+    let bounds = connection::BatchBounds::of(&server.config);
     let mut session: Option<Arc<Session>> = None;
     let mut tasks = JoinSet::new();
-    let mut lines = BufReader::new(reader).lines();
-    while let Some(line) = lines.next_line().await? {
-        if line.trim().is_empty() {
+    // Lines are read as bytes: a line that is not UTF-8 is a message like any other that fails to
+    // parse (-32700, id null), never a reason to stop serving the ones around it.
+    let mut reader = BufReader::new(reader);
+    let mut buf = Vec::new();
+    loop {
+        buf.clear();
+        if reader.read_until(b'\n', &mut buf).await? == 0 {
+            break;
+        }
+        let line = buf.trim_ascii();
+        if line.is_empty() {
             continue;
         }
         let named = match &session {
             Some(s) => SessionRef::Found(s.clone()),
             None => SessionRef::None,
         };
-        if connection::is_batch(line.as_bytes()) {
+        if connection::is_batch(line) {
             let (engine, caller, out) = (engine.clone(), caller.clone(), answer_tx.clone());
+            let (line, bounds) = (line.to_vec(), bounds.clone());
             tasks.spawn(async move {
-                let bytes = line.as_bytes();
                 let answer =
-                    connection::batch(&engine, bytes, named, Outer::NotCarried, &caller, limit)
+                    connection::batch(&engine, &line, named, Outer::NotCarried, &caller, &bounds)
                         .await;
                 let reply = match answer {
                     Ok(Some(bytes)) => bytes,
@@ -159,20 +168,20 @@ where
             });
             continue;
         }
-        let (req, mut call) =
-            match connection::route_bytes(line.as_bytes(), named, Outer::NotCarried, &caller) {
-                Step::Serve(req, call) => (req, call),
-                Step::Notification | Step::Response { .. } => continue,
-                Step::Initialize(handshake) => {
-                    session = Some(handshake.session("stdio".into()));
-                    let _ = out_tx.send(handshake.answer(&engine));
-                    continue;
-                }
-                Step::Refused { id, error, .. } => {
-                    let _ = out_tx.send(jsonrpc::encode_error(&id, &error));
-                    continue;
-                }
-            };
+        let (req, mut call) = match connection::route_bytes(line, named, Outer::NotCarried, &caller)
+        {
+            Step::Serve(req, call) => (req, call),
+            Step::Notification | Step::Response { .. } => continue,
+            Step::Initialize(handshake) => {
+                session = Some(handshake.session("stdio".into()));
+                let _ = out_tx.send(handshake.answer(&engine));
+                continue;
+            }
+            Step::Refused { id, error, .. } => {
+                let _ = out_tx.send(jsonrpc::encode_error(&id, &error));
+                continue;
+            }
+        };
         connection::attach(&mut call, out_tx.clone());
         let engine = engine.clone();
         let out = answer_tx.clone();
