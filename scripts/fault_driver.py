@@ -212,7 +212,9 @@ class Procs:
         cmd = [self.binary, "--data-dir", os.path.join(self.work, "proxy"), "serve", "all",
                "--http", f"127.0.0.1:{self.mcp_port}",
                "--upstream", f"http://127.0.0.1:{self.api_port}/{{product}}",
-               "--upstream-timeout-ms", str(TIMEOUT_MS)]
+               "--upstream-timeout-ms", str(TIMEOUT_MS),
+               # serve-api has no identity endpoint; both sides know the demo tokens.
+               "--auth", "embedded"]
         if self.redis_port:
             cmd += ["--ledger", f"redis://127.0.0.1:{self.redis_port}"]
         self.proxy = subprocess.Popen(cmd, env=self.env, stdout=self.logs, stderr=self.logs)
@@ -286,6 +288,8 @@ class Call:
         self.final = None  # ok | failed | unknown
         self.unknowns = 0
         self.why = ""
+        # (start, end, outcome) of each attempt, to set beside the faults of that time.
+        self.trail = []
 
 
 def run_call(call, base):
@@ -293,6 +297,7 @@ def run_call(call, base):
     for attempt in range(ATTEMPTS):
         if attempt:
             time.sleep(0.4 + random.random() * 0.4)
+        t0 = time.time()
         try:
             kind, r = outcome_of(client.call(call.tool, call.args))
             if kind == "input":
@@ -301,6 +306,7 @@ def run_call(call, base):
                     {"confirm": {"action": "accept", "content": {"confirm": True}}}))
         except Unknown as e:
             kind, r = "unknown", str(e)
+        call.trail.append((t0, time.time(), kind if kind == "ok" else f"{kind}: {str(r)[:90]}"))
         if kind == "ok":
             call.acked, call.final = True, "ok"
             return
@@ -375,24 +381,24 @@ def phase(binary, work, redis, calls_per_kind, workers, seed):
                 try:
                     if n % 25 == 0:
                         procs.kill_proxy()
-                        events.append("kill -9 proxy")
+                        events.append((time.time(), "kill -9 proxy"))
                         time.sleep(0.3)
                         procs.start_proxy()
                     elif redis and n % 40 == 13:
                         procs.stop_redis()
-                        events.append("redis stop")
+                        events.append((time.time(), "redis stop"))
                         time.sleep(0.5)
                         procs.start_redis()
-                        events.append("redis restart")
+                        events.append((time.time(), "redis restart"))
                     elif redis and n % 60 == 31:
                         procs.redis_cmd("FLUSHALL")
-                        events.append("redis flushall")
+                        events.append((time.time(), "redis flushall"))
                     else:
                         spec = rnd.choice(HTTP_FAULTS)
                         procs.fault(spec)
-                        events.append(spec)
+                        events.append((time.time(), spec))
                 except (OSError, urllib.error.URLError) as e:
-                    events.append(f"fault injection failed: {e}")
+                    events.append((time.time(), f"fault injection failed: {e}"))
 
         threads = [threading.Thread(target=worker) for _ in range(workers)]
         chaos_t = threading.Thread(target=chaos)
@@ -413,8 +419,8 @@ def phase(binary, work, redis, calls_per_kind, workers, seed):
 
     result = {"calls": len(calls), "seconds": round(elapsed, 1), "double": [], "lost": [],
               "failed_but_ran": [], "unknown_answers": 0, "still_unknown": 0, "acked": 0,
-              "failed": 0, "events": {}}
-    for e in events:
+              "failed": 0, "failed_why": {}, "events": {}}
+    for _, e in events:
         key = e.split(":")[0]
         result["events"][key] = result["events"].get(key, 0) + 1
     for c in calls:
@@ -423,7 +429,12 @@ def phase(binary, work, redis, calls_per_kind, workers, seed):
         label = f"{c.era} {c.tool} amount={c.amount}"
         result["unknown_answers"] += c.unknowns
         if ran > 1:
-            result["double"].append(f"{label}: ran {ran} times")
+            lines = [f"{label}: ran {ran} times; attempts:"]
+            for t0, t1, what in c.trail:
+                near = [e for t, e in events if t0 - 1.0 <= t <= t1 + 0.2]
+                lines.append(f"         {t0 - started:6.2f}-{t1 - started:6.2f} s {what}"
+                             f" (faults then: {', '.join(near) or 'none'})")
+            result["double"].append("\n".join(lines))
         if c.acked:
             result["acked"] += 1
             if ran == 0:
@@ -432,6 +443,8 @@ def phase(binary, work, redis, calls_per_kind, workers, seed):
             result["still_unknown"] += 1
         elif c.final == "failed":
             result["failed"] += 1
+            reason = f"{c.era} {c.tool}: {c.why[:110]}"
+            result["failed_why"][reason] = result["failed_why"].get(reason, 0) + 1
             if ran > 0:
                 result["failed_but_ran"].append(f"{label}: told failed ({c.why}), ran {ran}")
     return result
@@ -458,6 +471,8 @@ def main():
                   f"(faults: {', '.join(f'{k} x{v}' for k, v in sorted(r['events'].items()))})")
             print(f"   acknowledged: {r['acked']}, told failed: {r['failed']}, "
                   f"still unknown after {ATTEMPTS} attempts: {r['still_unknown']}")
+            for why, n in sorted(r["failed_why"].items()):
+                print(f"     told failed x{n}: {why}")
             print(f"   outcome-unknown answers: {r['unknown_answers']}")
             print(f"   double executions: {len(r['double'])}")
             print(f"   lost acknowledged writes: {len(r['lost'])}")
@@ -465,7 +480,7 @@ def main():
             for line in r["double"] + r["lost"] + r["failed_but_ran"]:
                 print(f"     - {line}")
             bad += len(r["double"]) + len(r["lost"]) + len(r["failed_but_ran"])
-            if bad:
+            if r["double"] or r["lost"] or r["failed_but_ran"]:
                 log = os.path.join(d, "processes.log")
                 with open(log, "rb") as f:
                     tail = f.read()[-3000:].decode("utf-8", "replace")

@@ -13,7 +13,10 @@ fuzz_target!(|input: (String, Vec<String>, String)| {
     let _ = match_uri(&template, &uri);
     for v in &values {
         if !v.is_empty() {
-            assert_eq!(decode_component(&encode_component(v)).as_deref(), Ok(v.as_str()));
+            assert_eq!(
+                decode_component(&encode_component(v)).as_deref(),
+                Ok(v.as_str())
+            );
         }
     }
     let Ok(parsed) = UriTemplate::parse(&template) else {
