@@ -265,6 +265,26 @@ async fn a_post_that_timed_out_is_an_unknown_outcome_and_its_key_replays_it() {
     assert_eq!(billet_count(&up, &c).await, before + 2);
 }
 
+/// A connection that breaks after the API ran the write (`reset` fault) is an unknown outcome,
+/// never a failure; the write ran once, and its key replays it without running it again.
+#[tokio::test]
+async fn a_post_whose_answer_breaks_off_is_an_unknown_outcome() {
+    let api = start_api(api::any_token()).await;
+    let up = proxy(&api);
+    let c = keyed(&ctx(&demo::PRODUCT, "t"), "reset-1");
+    let before = billet_count(&up, &c).await;
+    api.faults.push(Fault::Reset);
+    let a = json!({"amount": 78.0, "description": "cut off"});
+    let err = call(&up, &c, "demo_bank_billet_create", a.clone())
+        .await
+        .unwrap_err();
+    assert!(matches!(err, BackendError::OutcomeUnknown(_)), "{err:?}");
+    assert_eq!(billet_count(&up, &c).await, before + 1, "ran once upstream");
+    let again = json_of(&up, &c, "demo_bank_billet_create", a).await;
+    assert_eq!(again["description"], "cut off");
+    assert_eq!(billet_count(&up, &c).await, before + 1, "not run twice");
+}
+
 /// Finding 2 (item 2): `serve-api` honours the key as the Kobana API does: the same key with the
 /// same request replays the first answer; with another request it is refused, naming the key.
 #[tokio::test]

@@ -122,7 +122,7 @@ impl<'t> UriTemplate<'t> {
                 return Err("a `}` without its `{`".into());
             }
             if open > 0 {
-                parts.push(Part::Literal(&rest[..open]));
+                push_literal(&mut parts, &rest[..open])?;
             }
             let after = &rest[open + 1..];
             let close = after
@@ -142,7 +142,7 @@ impl<'t> UriTemplate<'t> {
             rest = &after[close + 1..];
         }
         if !rest.is_empty() {
-            parts.push(Part::Literal(rest));
+            push_literal(&mut parts, rest)?;
         }
         Ok(Self { parts })
     }
@@ -216,6 +216,22 @@ pub fn match_uri(template: &str, uri: &str) -> Option<Vec<(String, String)>> {
             .map(|(k, v)| (k.to_string(), v))
             .collect(),
     )
+}
+
+/// Appends a literal. After a variable, the literal must hold a character no filled value has
+/// (anything but the unreserved characters and `%`): [`UriTemplate::matches`] ends the variable
+/// at the literal's first occurrence, which is then where the value ended, so a filled URI always
+/// matches back to its values. `{kind}.{fmt}` is refused: `a.b.json` could be `a` + `b.json`.
+fn push_literal<'t>(parts: &mut Vec<Part<'t>>, literal: &'t str) -> Result<(), String> {
+    if let Some(Part::Variable(prev)) = parts.last() {
+        if literal.bytes().all(|b| is_unreserved(b) || b == b'%') {
+            return Err(format!(
+                "`{{{prev}}}{literal}`: where the value of `{{{prev}}}` ends cannot be told, since a value can contain `{literal}`; put a character such as `/` or `:` in the text after a variable"
+            ));
+        }
+    }
+    parts.push(Part::Literal(literal));
+    Ok(())
 }
 
 fn check_name(name: &str) -> Result<(), String> {
@@ -360,9 +376,40 @@ mod tests {
     #[test]
     fn a_variable_stops_at_the_literal_after_it() {
         assert_eq!(
-            match_uri("kobana://b/{kind}.{fmt}", "kobana://b/x.json"),
-            Some(pairs(&[("kind", "x"), ("fmt", "json")]))
+            match_uri("kobana://b/{kind}/x.{fmt}", "kobana://b/a.b/x.json"),
+            Some(pairs(&[("kind", "a.b"), ("fmt", "json")]))
         );
+    }
+
+    /// Found by the `uri_template` fuzz target: in `{kind}.{fmt}`, `kind` = `a.b` filled as
+    /// `a.b.json` matched back as `kind` = `a`, `fmt` = `b.json`, another record. A literal after
+    /// a variable must hold a character no filled value has, or the template is refused.
+    #[test]
+    fn a_literal_a_value_could_contain_cannot_end_a_variable() {
+        for template in [
+            "kobana://b/{kind}.{fmt}",
+            "kobana://b/{id}x",
+            "kobana://b/{a}-{b}/c",
+            "kobana://b/{a}%2F{b}",
+        ] {
+            let err = UriTemplate::parse(template).unwrap_err();
+            assert!(err.contains("cannot be told"), "{template}: {err}");
+        }
+        for template in [
+            "kobana://b/{a}/{b}",
+            "kobana://b/{a}x/{b}",
+            "kobana://b/{a}:x.{b}",
+        ] {
+            let t = UriTemplate::parse(template).unwrap();
+            for (a, b) in [("a.b", "c"), ("x", "x/y"), ("x:y", "1"), ("%", ".")] {
+                let uri = t.fill(|v| Some(if v == "a" { a } else { b })).unwrap();
+                assert_eq!(
+                    t.matches(&uri),
+                    Some(vec![("a", a.to_string()), ("b", b.to_string())]),
+                    "{template}: {uri}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -23,7 +23,7 @@
 //! Fault injection (serve-api only; never reachable from the MCP side): the request header
 //! `X-Sandbox-Fault`, or faults queued through [`Faults`] (tests) or `POST /_sandbox/faults`
 //! (when enabled): `timeout[:ms]`, `500`, `503[:retry_after]`, `429[:retry_after]`, `truncate`,
-//! `malformed`.
+//! `malformed`, `reset` (the write runs, the answer breaks off).
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
@@ -77,6 +77,8 @@ pub enum Fault {
     Truncate,
     /// Answer a body that is not JSON with a JSON content type.
     Malformed,
+    /// Process the request, send the status and half the body, then break the connection.
+    Reset,
 }
 
 impl Fault {
@@ -96,12 +98,13 @@ impl Fault {
             "timeout" => Fault::Timeout(Duration::from_millis(num(arg)?.unwrap_or(30_000))),
             "truncate" => Fault::Truncate,
             "malformed" => Fault::Malformed,
+            "reset" => Fault::Reset,
             code => {
                 let status = code
                     .parse::<u16>()
                     .ok()
                     .filter(|c| (400..600).contains(c))
-                    .ok_or_else(|| format!("unknown fault `{s}` (timeout[:ms], 4xx/5xx[:retry_after], truncate, malformed)"))?;
+                    .ok_or_else(|| format!("unknown fault `{s}` (timeout[:ms], 4xx/5xx[:retry_after], truncate, malformed, reset)"))?;
                 Fault::Status(status, num(arg)?)
             }
         })
@@ -425,7 +428,45 @@ async fn handle(
     match fault {
         Some(Fault::Truncate) => corrupt(resp, true).await,
         Some(Fault::Malformed) => corrupt(resp, false).await,
+        Some(Fault::Reset) => reset(resp).await,
         _ => resp,
+    }
+}
+
+/// The answer's status and first half, then an error that makes the server drop the connection:
+/// the client sees the write accepted and the connection broken before the answer ended.
+async fn reset(resp: Response) -> Response {
+    let status = resp.status();
+    let bytes = axum::body::to_bytes(resp.into_body(), usize::MAX)
+        .await
+        .unwrap_or_default();
+    let half = bytes.slice(0..bytes.len() / 2);
+    (
+        status,
+        [(header::CONTENT_TYPE, "application/json")],
+        Body::new(BrokenBody(Some(half))),
+    )
+        .into_response()
+}
+
+/// A body that yields its bytes, then fails (see [`reset`]).
+struct BrokenBody(Option<Bytes>);
+
+impl http_body::Body for BrokenBody {
+    type Data = Bytes;
+    type Error = std::io::Error;
+
+    fn poll_frame(
+        mut self: std::pin::Pin<&mut Self>,
+        _cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<http_body::Frame<Bytes>, Self::Error>>> {
+        std::task::Poll::Ready(Some(match self.0.take() {
+            Some(b) => Ok(http_body::Frame::data(b)),
+            None => Err(std::io::Error::new(
+                std::io::ErrorKind::ConnectionReset,
+                "injected fault: connection reset",
+            )),
+        }))
     }
 }
 

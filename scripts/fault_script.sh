@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Fault script (issue 12): `kobana-mcp sandbox serve-api` with fault injection, `kobana-mcp serve
+# all --upstream` in front of it, a bounded load of write tool calls on both protocol eras under
+# timeouts, 5xx, garbage and cut-off answers, connections broken after the write, `kill -9` of the
+# proxy, and (when redis-server is installed) Redis stopped, restarted and flushed under a Redis
+# ledger. Prints double executions, lost acknowledged writes and outcome-unknown answers; exits
+# non-zero when a write ran twice, an acknowledged write is missing, or a write told "failed" ran.
+#
+#   bash scripts/fault_script.sh [--calls-per-kind N] [--workers N] [--no-redis]
+#
+# Uses target/release/kobana-mcp (built when missing; KOBANA_MCP_BIN names another binary).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bin="${KOBANA_MCP_BIN:-target/release/kobana-mcp}"
+if [ ! -x "$bin" ]; then
+  cargo build --release --locked --bin kobana-mcp
+fi
+args=("$@")
+if ! command -v redis-server >/dev/null 2>&1; then
+  echo "fault script: redis-server is not installed: the Redis phase is skipped (apt-get install redis-server)"
+  args+=(--no-redis)
+fi
+exec python3 scripts/fault_driver.py "$bin" "${args[@]}"
