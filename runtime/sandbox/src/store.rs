@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use rusqlite::{params, Connection, OptionalExtension, Transaction};
+use rusqlite_migration::{Migrations, M};
 use serde_json::{Map, Value};
 
 use crate::clock;
@@ -39,6 +40,8 @@ pub enum StoreError {
     },
     #[error("sandbox database: {0}")]
     Sql(#[from] rusqlite::Error),
+    #[error("sandbox database {path}: cannot bring its schema up to date: {message}")]
+    Migrate { path: PathBuf, message: String },
     #[error("sandbox data directory {path}: {source}")]
     Dir {
         path: PathBuf,
@@ -51,7 +54,15 @@ pub struct Store {
     path: PathBuf,
 }
 
-const SCHEMA: &str = "
+/// The schema's versions, oldest first, applied by `rusqlite_migration` (which records the
+/// version in SQLite's `user_version`). Append a new `M::up` to change the schema; never edit
+/// a released one. Version 1 is written with `IF NOT EXISTS` so that data directories created
+/// before versioning (whose `user_version` is 0) adopt it unchanged.
+fn migrations() -> Migrations<'static> {
+    Migrations::new(vec![M::up(SCHEMA_V1)])
+}
+
+const SCHEMA_V1: &str = "
 CREATE TABLE IF NOT EXISTS records (
     product      TEXT NOT NULL,
     organization TEXT NOT NULL,
@@ -83,14 +94,19 @@ impl Store {
             source,
         })?;
         let path = dir.join("sandbox.sqlite3");
-        let conn = Connection::open(&path).map_err(|source| StoreError::Open {
+        let mut conn = Connection::open(&path).map_err(|source| StoreError::Open {
             path: path.clone(),
             source,
         })?;
         conn.busy_timeout(std::time::Duration::from_secs(5))?;
         conn.pragma_update(None, "journal_mode", "WAL")?;
         conn.pragma_update(None, "synchronous", "NORMAL")?;
-        conn.execute_batch(SCHEMA)?;
+        migrations()
+            .to_latest(&mut conn)
+            .map_err(|e| StoreError::Migrate {
+                path: path.clone(),
+                message: e.to_string(),
+            })?;
         Ok(Store {
             conn: Mutex::new(conn),
             path,
@@ -290,4 +306,62 @@ pub fn count(tx: &Transaction<'_>, scope: &Scope, ty: &str) -> Result<i64, Store
         params![scope.product, scope.organization, scope.workspace, ty],
         |r| r.get(0),
     )?)
+}
+
+#[cfg(test)]
+mod migration_tests {
+    use super::*;
+
+    #[test]
+    fn the_migrations_are_valid() {
+        assert!(migrations().validate().is_ok());
+    }
+
+    #[test]
+    fn a_database_from_before_versioning_is_adopted_and_a_newer_one_refused() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("sandbox.sqlite3");
+        {
+            // What versions before the migrations wrote: the same tables, user_version 0.
+            let conn = Connection::open(&path).expect("open");
+            conn.execute_batch(SCHEMA_V1).expect("old schema");
+            conn.execute(
+                "INSERT INTO scopes VALUES ('billing', 'org', '', 42, '2026-01-01')",
+                [],
+            )
+            .expect("a seeded scope");
+        }
+        let store = Store::open(dir.path()).expect("an unversioned database is adopted");
+        let kept = store
+            .transaction(|tx| {
+                is_seeded(
+                    tx,
+                    &Scope {
+                        product: "billing".into(),
+                        organization: "org".into(),
+                        workspace: String::new(),
+                    },
+                )
+            })
+            .expect("read");
+        assert!(kept, "its data stays");
+        drop(store);
+        let version: i64 = Connection::open(&path)
+            .expect("open")
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .expect("user_version");
+        assert_eq!(version, 1);
+        Connection::open(&path)
+            .expect("open")
+            .pragma_update(None, "user_version", 99)
+            .expect("a future version");
+        let err = Store::open(dir.path())
+            .err()
+            .expect("a newer schema is refused");
+        assert!(
+            err.to_string()
+                .contains("cannot bring its schema up to date"),
+            "{err}"
+        );
+    }
 }
