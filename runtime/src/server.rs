@@ -73,7 +73,7 @@ pub struct ServerConfig {
     pub max_sessions_per_identity: usize,
     /// A 2025 session unused for this long ends (its id then answers 404: initialize again).
     pub session_idle_timeout: Duration,
-    /// Most members of one JSON-RPC batch ([`crate::connection::BatchBounds`]).
+    /// Most members of one JSON-RPC batch ([`crate::connection::batches::BatchBounds`]).
     pub max_batch_members: usize,
     /// Most bytes of one batch's answer; members past it are answered with an error.
     pub max_batch_answer_bytes: usize,
@@ -89,6 +89,25 @@ pub struct ServerConfig {
 }
 
 impl ServerConfig {
+    /// The limits of one JSON-RPC batch, from this configuration.
+    pub fn batch_bounds(&self) -> crate::connection::batches::BatchBounds {
+        crate::connection::batches::BatchBounds {
+            max_members: self.max_batch_members,
+            max_answer_bytes: self.max_batch_answer_bytes,
+            member_timeout: self.request_timeout,
+            batch_timeout: self.batch_timeout,
+        }
+    }
+
+    /// The limits of the HTTP session table, from this configuration.
+    pub fn session_limits(&self) -> crate::connection::SessionLimits {
+        crate::connection::SessionLimits {
+            max: self.max_sessions,
+            per_identity: self.max_sessions_per_identity.max(1),
+            idle: self.session_idle_timeout,
+        }
+    }
+
     /// A configuration with the defaults: loopback origins and hosts only, 4 MiB bodies, 60 s
     /// per request, no auth layer, an ephemeral sealing key. Bounds: 10,000 sessions, 100 per
     /// identity, ended after 30 min idle; batches of at most 100 members, 8 MiB of answer and 60 s;

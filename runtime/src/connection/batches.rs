@@ -17,9 +17,8 @@ use super::{answer_within, era, legacy_call, Caller, Outer, SessionRef};
 use crate::contract::error::{RpcError, INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR};
 use crate::protocol::engine::Engine;
 use crate::protocol::jsonrpc::{self, Incoming};
-use crate::server::ServerConfig;
 
-/// The limits of one batch ([`ServerConfig`] holds them).
+/// The limits of one batch (`ServerConfig::batch_bounds` gives the server's).
 #[derive(Debug, Clone)]
 pub struct BatchBounds {
     /// Most members (requests, notifications and responses) in one batch; more → the whole batch
@@ -35,16 +34,7 @@ pub struct BatchBounds {
     pub batch_timeout: Duration,
 }
 
-impl BatchBounds {
-    pub fn of(config: &ServerConfig) -> Self {
-        Self {
-            max_members: config.max_batch_members,
-            max_answer_bytes: config.max_batch_answer_bytes,
-            member_timeout: config.request_timeout,
-            batch_timeout: config.batch_timeout,
-        }
-    }
-}
+impl BatchBounds {}
 
 /// Counts the members of a JSON array without building them (nothing is allocated per member).
 fn count_members(bytes: &[u8]) -> Result<usize, serde_json::Error> {

@@ -34,7 +34,6 @@ use crate::contract::error::{RpcError, HEADER_MISMATCH};
 use crate::protocol::engine::Engine;
 use crate::protocol::jsonrpc::{self, Incoming, Request};
 use crate::protocol::reply::Reply;
-pub use batches::{batch, BatchBounds};
 pub use encode::{encode, encode_reply, Encoded};
 pub use sessions::{SessionLimits, SessionRef, SessionTable};
 

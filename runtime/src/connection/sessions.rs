@@ -40,16 +40,6 @@ pub struct SessionLimits {
     pub idle: Duration,
 }
 
-impl SessionLimits {
-    pub fn of(config: &crate::server::ServerConfig) -> Self {
-        Self {
-            max: config.max_sessions,
-            per_identity: config.max_sessions_per_identity.max(1),
-            idle: config.session_idle_timeout,
-        }
-    }
-}
-
 /// Open sessions, shared by every endpoint of one server.
 pub struct SessionTable {
     limits: SessionLimits,

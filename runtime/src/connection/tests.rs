@@ -7,6 +7,7 @@ use runtime_model::backend::{Backend, BackendError, BoxFuture, CallContext, Outp
 use runtime_model::catalog::Tool;
 use serde_json::{json, Map, Value};
 
+use super::batches::{batch, BatchBounds};
 use super::*;
 use crate::server::{unrestricted_identity, Server, ServerConfig};
 

@@ -33,9 +33,7 @@ use super::headers;
 use super::response::{empty, error_response, json_response, sse_response};
 use crate::auth::Authenticated;
 use crate::connection::sessions::OpenError;
-use crate::connection::{
-    self, Caller, Encoded, Handshake, Outer, Refusal, SessionLimits, SessionTable, Step,
-};
+use crate::connection::{self, Caller, Encoded, Handshake, Outer, Refusal, SessionTable, Step};
 use crate::contract::call::Call;
 use crate::contract::error::{METHOD_NOT_FOUND, MISSING_CLIENT_CAPABILITY};
 use crate::contract::{Era, RpcError};
@@ -54,7 +52,7 @@ struct Route {
 /// The MCP router of a server: `/mcp` for one product, `/<product>/mcp` for several. With
 /// [`crate::server::ServerConfig::auth`] set, the auth layer runs inside the Origin guard.
 pub fn router(server: Arc<Server>) -> Router {
-    let sessions = Arc::new(SessionTable::new(SessionLimits::of(&server.config)));
+    let sessions = Arc::new(SessionTable::new(server.config.session_limits()));
     router_with_sessions(server, sessions)
 }
 
@@ -111,7 +109,7 @@ pub async fn serve_listener(
     listener: tokio::net::TcpListener,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    let sessions = Arc::new(SessionTable::new(SessionLimits::of(&server.config)));
+    let sessions = Arc::new(SessionTable::new(server.config.session_limits()));
     let limits = ConnectionLimits::of(&server.config);
     let app = router_with_sessions(server, sessions.clone());
     tracing::info!(addr = ?listener.local_addr().ok(), "serving MCP over HTTP");
@@ -278,8 +276,8 @@ async fn handle_post(State(route): State<Route>, req: Request) -> Response {
     if connection::is_batch(&bytes) {
         // Boxed, like every branch below: this handler's future would otherwise be as large as
         // its largest branch, and every request would copy it whole when axum boxes it.
-        let bounds = connection::BatchBounds::of(&route.server.config);
-        let answer = Box::pin(connection::batch(
+        let bounds = route.server.config.batch_bounds();
+        let answer = Box::pin(connection::batches::batch(
             &route.engine,
             &bytes,
             session,

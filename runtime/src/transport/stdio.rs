@@ -132,7 +132,7 @@ where
         bearer: server.config.default_bearer_token.clone(),
     };
     let limit = server.config.request_timeout;
-    let bounds = connection::BatchBounds::of(&server.config);
+    let bounds = server.config.batch_bounds();
     let mut session: Option<Arc<Session>> = None;
     let mut tasks = JoinSet::new();
     // Lines are read as bytes: a line that is not UTF-8 is a message like any other that fails to
@@ -156,9 +156,15 @@ where
             let (engine, caller, out) = (engine.clone(), caller.clone(), answer_tx.clone());
             let (line, bounds) = (line.to_vec(), bounds.clone());
             tasks.spawn(async move {
-                let answer =
-                    connection::batch(&engine, &line, named, Outer::NotCarried, &caller, &bounds)
-                        .await;
+                let answer = connection::batches::batch(
+                    &engine,
+                    &line,
+                    named,
+                    Outer::NotCarried,
+                    &caller,
+                    &bounds,
+                )
+                .await;
                 let reply = match answer {
                     Ok(Some(bytes)) => bytes,
                     Ok(None) => return, // only notifications and responses: nothing to say
