@@ -9,7 +9,7 @@
 //! answers with a [`Step`]: a handshake to open a session with, a request with its [`Call`]
 //! built, or a refusal with its error. The transport then runs the request through [`answer`]
 //! (the time limit), and writes [`encode()`]'s bytes: JSON, SSE events (HTTP) or a line (stdio).
-//! Batches (2025-03-26 only) go through [`batch`], within their [`BatchBounds`].
+//! Batches (2025-03-26 only) go through [`batches::batch`], within their [`batches::BatchBounds`].
 //!
 //! What stays in the transports: reading and writing bytes, HTTP's headers (the 2026
 //! `Mcp-Method`/`Mcp-Name`/`Mcp-Param-*` checks), status codes, SSE, GET/DELETE, and the Origin

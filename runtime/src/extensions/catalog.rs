@@ -123,7 +123,7 @@ pub fn served_by_a_proxy(product: &'static Product, tool: &Tool) -> bool {
     }
 }
 
-/// How many list pages (of [`SCAN_PAGE`]) a proxy read scans for a record by uid.
+/// How many list pages (of `SCAN_PAGE` records) a proxy read scans for a record by uid.
 pub const SCAN_PAGES: u64 = 20;
 const SCAN_PAGE: u64 = 50;
 
