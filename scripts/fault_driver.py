@@ -315,8 +315,11 @@ def run_call(call, base):
             call.final, call.why = "unknown", r
             continue
         if kind == "failed" and ("unavailable" in r or "confirmation" in r):
-            # Nothing ran (the ledger or the API could not be reached): try again later.
-            call.final, call.why = "failed", r
+            # Nothing ran this time (the ledger or the API could not be reached): try again
+            # later. After an earlier unknown outcome the call stays unknown: this answer says
+            # nothing about the earlier attempt.
+            if call.final != "unknown":
+                call.final, call.why = "failed", r
             continue
         call.final, call.why = "failed", r if isinstance(r, str) else ""
         return
@@ -446,7 +449,10 @@ def phase(binary, work, redis, calls_per_kind, workers, seed):
             reason = f"{c.era} {c.tool}: {c.why[:110]}"
             result["failed_why"][reason] = result["failed_why"].get(reason, 0) + 1
             if ran > 0:
-                result["failed_but_ran"].append(f"{label}: told failed ({c.why}), ran {ran}")
+                lines = [f"{label}: told failed ({c.why}), ran {ran}; attempts:"]
+                for t0, t1, what in c.trail:
+                    lines.append(f"         {t0 - started:6.2f}-{t1 - started:6.2f} s {what}")
+                result["failed_but_ran"].append("\n".join(lines))
     return result
 
 

@@ -309,6 +309,10 @@ async fn every_tool_with_an_output_schema_answers_conforming_structured_content(
                     "{} answers a file ({mime_type}) but declares an output schema",
                     tool.name
                 )),
+                Ok(Output::Replayed(_)) => failures.push(format!(
+                    "{}: the sandbox answered a replayed result to a first call",
+                    tool.name
+                )),
                 Err(BackendError::Unsupported(_))
                     if matches!(tool.operation, Operation::Custom) =>
                 {

@@ -75,6 +75,18 @@ async fn json_of(up: &Upstream, c: &CallContext, tool: &str, a: Value) -> Value 
     }
 }
 
+/// The answer of a write the API replayed for its key (`Idempotent-Replayed: true`): the
+/// backend marks it, so the caller is told nothing new ran.
+async fn replayed_json_of(up: &Upstream, c: &CallContext, tool: &str, a: Value) -> Value {
+    match call(up, c, tool, a).await {
+        Ok(Output::Replayed(inner)) => match *inner {
+            Output::Json(v) => v,
+            other => panic!("{tool}: replayed {other:?}"),
+        },
+        other => panic!("{tool}: expected a replayed answer, got {other:?}"),
+    }
+}
+
 async fn billet_count(up: &Upstream, c: &CallContext) -> usize {
     json_of(up, c, "demo_bank_billets_list", json!({"per_page": 50}))
         .await
@@ -255,8 +267,8 @@ async fn a_post_that_timed_out_is_an_unknown_outcome_and_its_key_replays_it() {
     }
     tokio::time::sleep(Duration::from_millis(500)).await;
     assert_eq!(billet_count(&up, &c).await, before + 1, "ran once upstream");
-    // The re-run carries the same key: the API replays its answer.
-    let again = json_of(&up, &c, "demo_bank_billet_create", a.clone()).await;
+    // The re-run carries the same key: the API replays its answer, marked as such.
+    let again = replayed_json_of(&up, &c, "demo_bank_billet_create", a.clone()).await;
     assert_eq!(again["description"], "retry me");
     assert_eq!(billet_count(&up, &c).await, before + 1, "not run twice");
     // A new key is a new call.
@@ -280,7 +292,7 @@ async fn a_post_whose_answer_breaks_off_is_an_unknown_outcome() {
         .unwrap_err();
     assert!(matches!(err, BackendError::OutcomeUnknown(_)), "{err:?}");
     assert_eq!(billet_count(&up, &c).await, before + 1, "ran once upstream");
-    let again = json_of(&up, &c, "demo_bank_billet_create", a).await;
+    let again = replayed_json_of(&up, &c, "demo_bank_billet_create", a).await;
     assert_eq!(again["description"], "cut off");
     assert_eq!(billet_count(&up, &c).await, before + 1, "not run twice");
 }
@@ -293,7 +305,7 @@ async fn the_same_key_with_another_request_is_refused() {
     let up = proxy(&api);
     let c = keyed(&ctx(&demo::PRODUCT, "t"), "confirmed-call-1");
     let first = json_of(&up, &c, "demo_bank_billet_create", json!({"amount": 1.0})).await;
-    let replay = json_of(&up, &c, "demo_bank_billet_create", json!({"amount": 1.0})).await;
+    let replay = replayed_json_of(&up, &c, "demo_bank_billet_create", json!({"amount": 1.0})).await;
     assert_eq!(first, replay, "same key, same request: the first answer");
     let err = call(&up, &c, "demo_bank_billet_create", json!({"amount": 2.0}))
         .await

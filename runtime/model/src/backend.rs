@@ -32,6 +32,10 @@ pub struct CallContext {
     pub idempotency_key: Option<String>,
 }
 
+/// The response header by which an API says a write's answer is the stored one of an earlier
+/// request with the same idempotency key (`Idempotent-Replayed: true`): nothing new ran.
+pub const IDEMPOTENT_REPLAYED: &str = "idempotent-replayed";
+
 /// What a tool produced.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Output {
@@ -39,6 +43,9 @@ pub enum Output {
     Json(Value),
     /// A file (PDF, XML, attachment, …).
     Bytes { mime_type: String, data: Vec<u8> },
+    /// The upstream's stored answer to an earlier call with the same idempotency key
+    /// (`Idempotent-Replayed: true`): nothing new ran. The caller is told so.
+    Replayed(Box<Output>),
 }
 
 /// Why a call failed. Every variant but [`BackendError::OutcomeUnknown`] means nothing was

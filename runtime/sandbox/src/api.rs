@@ -644,7 +644,7 @@ async fn run(
                 )
                     .into_response();
                 resp.headers_mut().insert(
-                    "idempotent-replayed",
+                    runtime_model::backend::IDEMPOTENT_REPLAYED,
                     header::HeaderValue::from_static("true"),
                 );
                 return resp;
@@ -700,6 +700,14 @@ async fn run(
             )
         }
         Ok(Output::Bytes { mime_type, data }) => (StatusCode::OK, mime_type, Bytes::from(data)),
+        // The sandbox runs every call it is given; only an upstream replays.
+        Ok(Output::Replayed(_)) => {
+            return error(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "internal",
+                "the sandbox answered a replayed result",
+            )
+        }
         Err(e) => {
             // Nothing changed: the key is free for a retry of the same request.
             if let Some(key) = &replay_key {

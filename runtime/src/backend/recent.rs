@@ -117,6 +117,7 @@ fn records(output: &Output) -> Vec<Map<String, Value>> {
             })
             .unwrap_or_default(),
         Output::Bytes { .. } => Vec::new(),
+        Output::Replayed(inner) => records(inner),
     }
 }
 

@@ -17,13 +17,15 @@
 //!   always be retried.
 //! - The idempotency key is the engine's ([`CallContext::idempotency_key`]; its one home is
 //!   `confirm::idempotency`), sent as `Idempotency-Key` and `X-Idempotency-Key` on every attempt.
-//! - Answers: 2xx JSON → [`Output::Json`]; 2xx non-JSON (PDF, XML) → [`Output::Bytes`]; 404 →
+//! - Answers: 2xx JSON → [`Output::Json`]; 2xx non-JSON (PDF, XML) → [`Output::Bytes`]; a
+//!   write's 2xx marked `Idempotent-Replayed: true` → [`Output::Replayed`] (nothing new ran); 404 →
 //!   [`BackendError::NotFound`]; other 4xx/5xx → [`BackendError::Upstream`] with the API's
 //!   message; unreadable or malformed JSON, timeouts → [`BackendError::Unavailable`] saying so.
 //!   For a write, a timeout or broken connection after sending, a 5xx, an unreadable 2xx answer,
 //!   or a 409 on our own retry is [`BackendError::OutcomeUnknown`]: it may have run.
 //! - Errors name the product, never the upstream URL (that goes to the log).
 
+use runtime_model::backend::IDEMPOTENT_REPLAYED;
 use std::collections::HashMap;
 use std::time::Duration;
 
@@ -371,6 +373,20 @@ impl Upstream {
         };
         let status = resp.status().as_u16();
         let wait = retry_after(resp.headers());
+        // The API answered the stored result of an earlier request with this key: say so.
+        let replayed = sent.write
+            && resp
+                .headers()
+                .get(IDEMPOTENT_REPLAYED)
+                .and_then(|v| v.to_str().ok())
+                .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"));
+        let mark = move |out: Output| {
+            if replayed {
+                Output::Replayed(Box::new(out))
+            } else {
+                out
+            }
+        };
         let ct = resp
             .headers()
             .get(CONTENT_TYPE)
@@ -416,16 +432,16 @@ impl Upstream {
         if (200..300).contains(&status) {
             if !is_json(&ct) {
                 let mime = ct.split(';').next().unwrap_or("").trim().to_string();
-                return Attempt::Done(Ok(Output::Bytes {
+                return Attempt::Done(Ok(mark(Output::Bytes {
                     mime_type: mime,
                     data: bytes.to_vec(),
-                }));
+                })));
             }
             if bytes.iter().all(u8::is_ascii_whitespace) {
-                return Attempt::Done(Ok(Output::Json(Value::Object(Map::new()))));
+                return Attempt::Done(Ok(mark(Output::Json(Value::Object(Map::new())))));
             }
             return Attempt::Done(match serde_json::from_slice::<Value>(&bytes) {
-                Ok(v) => Ok(Output::Json(v)),
+                Ok(v) => Ok(mark(Output::Json(v))),
                 Err(e) => Err(unreadable(format!(
                     "answered malformed JSON ({} bytes): {e}",
                     bytes.len()

@@ -56,6 +56,9 @@ const METHOD: &str = "tools/call";
 /// Marks a state as a confirmation (in `StateClaims::data`), so other MRTR users can tell it apart.
 pub const STATE_PURPOSE: &str = "confirmation";
 
+/// Where a confirmation state seals the call's idempotency generation.
+const GENERATION: &str = "generation";
+
 /// One `tools/call` as the gate sees it.
 #[derive(Debug, Clone, Copy)]
 pub struct GateRequest<'a> {
@@ -81,9 +84,9 @@ pub struct GateRequest<'a> {
 /// The gate's verdict.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Gate {
-    /// Run the tool. `confirmed` is set when the call was confirmed: the engine proposes its key
-    /// ([`idempotency::confirmed_key`] of the nonce) as the call's idempotency key, and settles it
-    /// with [`Confirmer::settle`] once the outcome is known.
+    /// Run the tool. `confirmed` is set when the call was confirmed: the engine settles it with
+    /// [`Confirmer::settle`] once the outcome is known. Its idempotency key is the call's own
+    /// ([`idempotency::CallKeys`]), so a replayed or re-asked confirmation sends the same key.
     Run { confirmed: Option<Confirmed> },
     /// Return this `InputRequiredResult` (without `_meta`); nothing ran.
     InputRequired(Value),
@@ -119,8 +122,9 @@ impl Gate {
 pub struct Confirmed {
     /// The confirmation's ledger nonce.
     nonce: String,
-    /// The idempotency key this confirmation proposes.
-    pub key: String,
+    /// The call's idempotency generation when the question was asked (sealed in its state), so
+    /// the run sends that generation's key ([`CallKeys::claim`]). `None`: not known then.
+    pub generation: Option<u64>,
 }
 
 /// Confirms destructive tools, and holds the idempotency keys of writes. Cheap to clone.
@@ -172,8 +176,8 @@ impl Confirmer {
     }
 
     /// Runs a call the gate let through, at most once upstream as far as this server can tell:
-    /// for a write (`fingerprint` set) claims its idempotency key ([`CallKeys::claim`], proposing
-    /// the confirmation's key), runs `run` with it, then settles the key and the confirmation
+    /// for a write (`fingerprint` set) claims its idempotency key ([`CallKeys::claim`], the
+    /// call's own, confirmed or not), runs `run` with it, then settles the key and the confirmation
     /// with the outcome `run` reports. When the key cannot be recorded nothing runs, the
     /// confirmation is given back, and the ledger's error is returned.
     pub async fn run_once<T, F, Fut>(
@@ -190,8 +194,8 @@ impl Confirmer {
         let key = match fingerprint {
             None => None,
             Some(fp) => {
-                let proposed = confirmed.map(|c| c.key.clone());
-                match self.calls.claim(fp, proposed, owner).await {
+                let sealed = confirmed.and_then(|c| c.generation);
+                match self.calls.claim(fp, owner, sealed).await {
                     Ok(k) => Some(k),
                     Err(e) => {
                         if let Some(c) = confirmed {
@@ -202,7 +206,7 @@ impl Confirmer {
                 }
             }
         };
-        let (result, outcome) = run(key.clone()).await;
+        let (result, outcome) = run(key.as_ref().map(|k| k.key.clone())).await;
         if let (Some(fp), Some(k)) = (fingerprint, &key) {
             self.calls.settle(fp, k, outcome).await;
         }
@@ -244,13 +248,13 @@ impl Confirmer {
         let args_hash = canonical::sha256_hex(&Value::Object(req.args.clone()));
         let principal = principal(&req);
         let Some(state) = req.request_state else {
-            return self.ask(&req, &args_hash, &principal, None);
+            return self.ask(&req, &args_hash, &principal, None).await;
         };
         let claims = match self.sealer.open(state, req.now) {
             Ok(c) => c,
             Err(e) => {
                 tracing::debug!(tool = req.tool.name, error = %e, "confirmation state refused; asking again");
-                return self.ask(&req, &args_hash, &principal, None);
+                return self.ask(&req, &args_hash, &principal, None).await;
             }
         };
         let bound_here = claims.method == METHOD
@@ -264,10 +268,10 @@ impl Confirmer {
                 tool = req.tool.name,
                 "confirmation state issued for another call; asking again"
             );
-            return self.ask(&req, &args_hash, &principal, None);
+            return self.ask(&req, &args_hash, &principal, None).await;
         }
         match answer(req.input_responses) {
-            Answer::Missing => self.ask(&req, &args_hash, &principal, None),
+            Answer::Missing => self.ask(&req, &args_hash, &principal, None).await,
             Answer::No => Gate::Refuse {
                 error: USER_DECLINED,
                 code: policy.decline_code.to_string(),
@@ -292,19 +296,19 @@ impl Confirmer {
                         self.start(&claims.nonce, &earlier).await
                     }
                     Ok(Some(earlier)) => {
-                        return self.replayed(&req, &args_hash, &principal, &earlier)
+                        return self.replayed(&req, &args_hash, &principal, &earlier).await
                     }
                     Err(e) => return ledger_refusal(req.tool, &e),
                 };
                 match started {
                     Ok(true) => Gate::Run {
                         confirmed: Some(Confirmed {
-                            key: idempotency::confirmed_key(&claims.nonce),
+                            generation: claims.data.get(GENERATION).and_then(Value::as_u64),
                             nonce: claims.nonce,
                         }),
                     },
                     // Another request started it in between.
-                    Ok(false) => self.replayed(&req, &args_hash, &principal, RUNNING),
+                    Ok(false) => self.replayed(&req, &args_hash, &principal, RUNNING).await,
                     Err(e) => ledger_refusal(req.tool, &e),
                 }
             }
@@ -312,7 +316,7 @@ impl Confirmer {
     }
 
     /// The answer to a replayed confirmation whose record says `state`.
-    fn replayed(
+    async fn replayed(
         &self,
         req: &GateRequest<'_>,
         args_hash: &str,
@@ -323,7 +327,7 @@ impl Confirmer {
         match req.product.policy.replay {
             ReplayPolicy::AskAgain => {
                 let notice = format!("{REPLAY_NOTICE} {what}");
-                self.ask(req, args_hash, principal, Some(&notice))
+                self.ask(req, args_hash, principal, Some(&notice)).await
             }
             ReplayPolicy::Refuse => Gate::Refuse {
                 error: CONFIRMATION_REPLAYED,
@@ -333,8 +337,10 @@ impl Confirmer {
         }
     }
 
-    /// A fresh question with a freshly sealed state.
-    fn ask(
+    /// A fresh question with a freshly sealed state. A write's state also seals the call's
+    /// current idempotency generation (best effort: without the ledger the run uses the one it
+    /// finds then).
+    async fn ask(
         &self,
         req: &GateRequest<'_>,
         args_hash: &str,
@@ -345,6 +351,28 @@ impl Confirmer {
             // Without randomness no single-use key can be minted: refuse, nothing runs.
             return Gate::refuse(CONFIRMATION_UNAVAILABLE);
         };
+        let mut data = json!({"purpose": STATE_PURPOSE});
+        // Sealed for every confirmed tool (the gate asks only for destructive ones); a tool
+        // without an idempotency key leaves it unused.
+        let fp = idempotency::call_fingerprint(
+            req.product,
+            req.tool,
+            req.args,
+            req.identity,
+            req.workspace,
+        );
+        // Every confirmation gets a fixed key, so it can run at most once upstream whatever the
+        // ledger forgets. Unreadable → generation 0: at worst the run is answered with an earlier
+        // identical call's result, marked as such, never run twice.
+        match self.calls.generation(&fp).await {
+            Ok(Some(g)) => data[GENERATION] = json!(g),
+            // A key stored by an earlier version: the run sends that key.
+            Ok(None) => {}
+            Err(e) => {
+                tracing::debug!(tool = req.tool.name, error = %e, "idempotency generation unreadable; sealing 0");
+                data[GENERATION] = json!(0);
+            }
+        }
         let claims = StateClaims {
             method: METHOD.to_string(),
             target: req.tool.name.to_string(),
@@ -353,7 +381,7 @@ impl Confirmer {
             input_keys: vec![INPUT_KEY.to_string()],
             exp: req.now + req.product.policy.confirmation_ttl_secs.max(1),
             nonce,
-            data: json!({"purpose": STATE_PURPOSE}),
+            data,
         };
         let mut requests = Map::new();
         requests.insert(
@@ -463,6 +491,7 @@ fn replay_outcome(state: &str) -> &'static str {
     match state {
         "ran" => "The action ran once with it (its result was returned then); read the record to see it.",
         "failed" => "The Kobana API refused the action then, so nothing changed.",
+        "replayed" => "The Kobana API answered it with the result of an earlier identical call, so nothing new ran then.",
         "unknown" => "The outcome of that call is unknown: the action may have run. Check the record (list or get it) first; running the same call again within the idempotency window sends the same idempotency key, so the API answers the first result instead of running it twice.",
         _ => "This server has no recorded outcome for it (the call may still be running, or was interrupted): the action may have run. Check the record (list or get it) first; running the same call again within the idempotency window sends the same idempotency key, so the API answers the first result instead of running it twice.",
     }
@@ -658,7 +687,7 @@ mod tests {
             retry.state = Some(&state);
             retry.responses = Some(&responses);
             retry.now = NOW + 10;
-            // The confirmed call carries the key derived from its state's ledger nonce.
+            // The confirmed call is its state's ledger nonce (its idempotency key is the call's).
             let nonce = c.sealer.open(&state, NOW).unwrap().nonce;
             let Gate::Run {
                 confirmed: Some(first),
@@ -666,7 +695,13 @@ mod tests {
             else {
                 panic!("the confirmed call runs");
             };
-            assert_eq!(first.key, idempotency::confirmed_key(&nonce));
+            assert_eq!(
+                first,
+                Confirmed {
+                    nonce,
+                    generation: Some(0)
+                }
+            );
             let replay = c.gate(retry.req()).await;
             if replay_asks {
                 let Gate::InputRequired(v) = &replay else {
@@ -688,7 +723,7 @@ mod tests {
                 else {
                     panic!("the fresh confirmation runs");
                 };
-                assert_ne!(second.key, first.key);
+                assert_ne!(second, first, "a fresh confirmation");
             } else {
                 assert_eq!(refusal_code(&replay), errors::CONFIRMATION_REPLAYED.code);
             }

@@ -1,18 +1,23 @@
 //! The idempotency key of a write — its one home.
 //!
 //! A call that writes (a tool with an HTTP binding that is not read-only) carries an
-//! `Idempotency-Key` upstream. The key lives in the ledger under the call's fingerprint (tool,
-//! canonical arguments, person, organization, workspace) while the call's outcome is not known:
-//! - first call: a new key is stored for the window (24 h by default) and sent;
-//! - known outcome (an answer, or an error that says nothing changed): the record is removed, so
-//!   a deliberate repeat of the same call gets a new key and runs again;
-//! - unknown outcome (timeout, reset, 5xx after sending): the record stays, so re-running the
-//!   same call within the window sends the same key and the upstream answers the first result
-//!   instead of running twice.
+//! `Idempotency-Key` upstream. The key is derived, not drawn: `H("kobana-mcp/key" ‖ fingerprint ‖
+//! generation)`, where the fingerprint is the call (tool, canonical arguments, person,
+//! organization, workspace) and the generation is kept in the ledger under `call:<fingerprint>`
+//! for the window (24 h by default; absent → 0):
+//! - unknown outcome (timeout, reset, 5xx after sending): the generation stays, so re-running the
+//!   same call sends the same key and the upstream answers the first result instead of running
+//!   twice — also after the ledger lost its records (`kill -9` of a memory ledger, a flushed
+//!   Redis), because the key is recomputed from the call, never looked up;
+//! - known outcome (an answer, or an error that says nothing changed): the generation advances
+//!   for the window, so a deliberate repeat gets a new key and runs again;
+//! - a confirmed call uses the same key: the confirmation gates whether it runs, the key which
+//!   upstream run it is, so a replayed or re-asked confirmation after ledger loss cannot run twice.
 //!
-//! A confirmed call proposes the key derived from its confirmation's nonce
-//! ([`confirmed_key`]): should the ledger lose its records, a replayed confirmation still sends
-//! the key of its first run, and the upstream does not run it twice.
+//! After ledger loss the generation falls back to 0, so a deliberate repeat within the upstream's
+//! window is answered with the first result. The upstream marks such an answer
+//! (`Idempotent-Replayed: true`); the backend says so in the tool result and the engine advances
+//! the generation ([`Outcome::Replayed`]), so calling again runs anew.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -23,7 +28,6 @@ use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
 use super::ledger::{Ledger, LedgerError};
-use crate::state::new_nonce;
 use runtime_model::canonical;
 use runtime_model::catalog::ConfirmationBinding;
 
@@ -42,12 +46,18 @@ pub enum Outcome {
     Failed,
     /// The request may or may not have run (timeout, reset, 5xx after sending).
     Unknown,
+    /// The upstream answered the stored result of an earlier run with the same key: nothing new
+    /// ran. Known, so the generation advances and calling again runs anew.
+    Replayed,
 }
 
 impl Outcome {
     /// The outcome of a backend result.
-    pub fn of<T>(r: &Result<T, runtime_model::backend::BackendError>) -> Self {
+    pub fn of(
+        r: &Result<runtime_model::backend::Output, runtime_model::backend::BackendError>,
+    ) -> Self {
         match r {
+            Ok(runtime_model::backend::Output::Replayed(_)) => Outcome::Replayed,
             Ok(_) => Outcome::Ran,
             Err(runtime_model::backend::BackendError::OutcomeUnknown(_)) => Outcome::Unknown,
             Err(_) => Outcome::Failed,
@@ -60,6 +70,7 @@ impl Outcome {
             Outcome::Ran => "ran",
             Outcome::Failed => "failed",
             Outcome::Unknown => "unknown",
+            Outcome::Replayed => "replayed",
         }
     }
 }
@@ -108,13 +119,29 @@ pub fn call_fingerprint(
     hex::encode(h.finalize())
 }
 
-/// The key a confirmed call proposes: derived from (not equal to) the confirmation's ledger
-/// nonce, so the nonce never leaves the server and each confirmation maps to one upstream key.
-pub fn confirmed_key(nonce: &str) -> String {
+/// The key of the call with this fingerprint in this generation.
+pub fn call_key(fingerprint: &str, generation: u64) -> String {
     let mut h = Sha256::new();
-    h.update(b"kobana-mcp/confirmed-call\0");
-    h.update(nonce.as_bytes());
+    h.update(b"kobana-mcp/key\0");
+    h.update(fingerprint.as_bytes());
+    h.update([0u8]);
+    h.update(generation.to_string().as_bytes());
     hex::encode(h.finalize())
+}
+
+/// A claimed key, and the ledger value it was derived from (to settle it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Claimed {
+    /// The key to send.
+    pub key: String,
+    /// The generation the key belongs to.
+    pub generation: u64,
+    /// The ledger record's value when claimed.
+    seen: String,
+}
+
+fn seen_generation(claimed: &Claimed) -> Option<u64> {
+    claimed.seen.parse().ok()
 }
 
 /// Claims and settles the keys of writes in the ledger. Cheap to clone.
@@ -132,46 +159,98 @@ impl CallKeys {
         }
     }
 
-    /// How long an unknown outcome keeps its key.
+    /// How long a generation is kept.
     pub fn window(&self) -> Duration {
         self.window
     }
 
-    /// The key to send for the call with this fingerprint: the key of an earlier run whose
-    /// outcome is unknown, else `proposed` (or a new random key), recorded for the window.
+    /// The call's current generation, read only: what a confirmation question seals, so the
+    /// confirmed run sends the key of the generation the person saw (see [`CallKeys::claim`]).
+    /// `None` for a record of an earlier version (a key, not a generation).
+    pub async fn generation(&self, fingerprint: &str) -> Result<Option<u64>, LedgerError> {
+        let record = format!("{CALL_PREFIX}{fingerprint}");
+        Ok(match self.ledger.get(&record).await? {
+            None => Some(0),
+            Some(v) => v.parse().ok(),
+        })
+    }
+
+    /// The key to send for the call with this fingerprint: that of `sealed` (the generation a
+    /// confirmation question was asked in) when given, else of the call's current generation —
+    /// 0 when the ledger holds none, which it then records for the window, charged to `owner`
+    /// so in-flight calls count against the caller's quota.
+    ///
+    /// A sealed generation makes a confirmation's key its own: replaying its `requestState`
+    /// after the ledger forgot it was used sends the key of its first run (the upstream answers
+    /// that result), and a confirmation re-asked after an unknown outcome whose record was lost
+    /// is asked in generation 0 again, the key of that run.
+    ///
+    /// A record that is not a generation is a key stored by an earlier version of this server
+    /// (a random key kept for an unknown outcome): it is sent as is, so the upgrade does not
+    /// run that call twice.
     pub async fn claim(
         &self,
         fingerprint: &str,
-        proposed: Option<String>,
         owner: &str,
-    ) -> Result<String, LedgerError> {
-        let key = match proposed {
-            Some(k) => k,
-            None => new_nonce().map_err(|e| {
-                LedgerError::Unavailable(format!("no randomness for an idempotency key: {e}"))
-            })?,
-        };
+        sealed: Option<u64>,
+    ) -> Result<Claimed, LedgerError> {
         let record = format!("{CALL_PREFIX}{fingerprint}");
-        match self
+        let seen = match self
             .ledger
-            .put_new(&record, &key, self.window, owner)
+            .put_new(&record, "0", self.window, owner)
             .await?
         {
-            None => Ok(key),
-            Some(earlier) => Ok(earlier),
-        }
+            None => "0".to_string(),
+            Some(earlier) => earlier,
+        };
+        Ok(match (sealed, seen.parse::<u64>()) {
+            (Some(generation), Ok(_)) | (None, Ok(generation)) => Claimed {
+                key: call_key(fingerprint, generation),
+                generation,
+                seen,
+            },
+            (_, Err(_)) => Claimed {
+                key: seen.clone(),
+                generation: 0,
+                seen,
+            },
+        })
     }
 
-    /// Settles a call: a known outcome frees its fingerprint (a repeat gets a new key); an unknown
-    /// one keeps the key for the window. Best effort: a failure is logged, and at worst a
-    /// deliberate repeat within the window is answered with the first result.
-    pub async fn settle(&self, fingerprint: &str, key: &str, outcome: Outcome) {
+    /// Settles a call: an unknown outcome keeps the generation (a re-run sends the same key); a
+    /// known one advances it for the window (a deliberate repeat gets a new key). Best effort: a
+    /// failure is logged, and at worst a deliberate repeat within the window is answered with
+    /// the first result — marked as replayed by the upstream, which advances it then.
+    ///
+    /// The advanced record is not charged to the caller: it exists only after the upstream
+    /// answered, so its number is bounded by what the upstream accepts, and charging it would
+    /// cap how many distinct writes a person may make in a day.
+    pub async fn settle(&self, fingerprint: &str, claimed: &Claimed, outcome: Outcome) {
         if outcome == Outcome::Unknown {
             return;
         }
+        // A confirmation sealed in an older generation than the ledger's leaves it alone: the
+        // current generation may hold another run whose outcome is unknown.
+        if seen_generation(claimed).is_some_and(|g| g > claimed.generation) {
+            return;
+        }
         let record = format!("{CALL_PREFIX}{fingerprint}");
-        if let Err(e) = self.ledger.remove_if(&record, key).await {
-            tracing::warn!(error = %e, "could not free an idempotency key after a known outcome");
+        let next = (claimed.generation + 1).to_string();
+        let advanced = async {
+            self.ledger.remove_if(&record, &claimed.seen).await?;
+            match self.ledger.put_new(&record, &next, self.window, "").await? {
+                None => Ok(()),
+                // A concurrent claim recorded generation 0 in between: move it on.
+                Some(other) if other.parse::<u64>().is_ok_and(|g| g <= claimed.generation) => self
+                    .ledger
+                    .compare_and_set(&record, &other, &next)
+                    .await
+                    .map(|_| ()),
+                Some(_) => Ok(()),
+            }
+        };
+        if let Err(e) = advanced.await {
+            tracing::warn!(error = %e, "could not advance an idempotency key after a known outcome");
         }
     }
 }
@@ -220,18 +299,74 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn unknown_outcomes_keep_the_key_and_known_ones_free_it() {
+    async fn unknown_outcomes_keep_the_key_and_known_ones_advance_it() {
         let keys = CallKeys::new(Arc::new(MemoryLedger::new()), DEFAULT_WINDOW);
-        let first = keys.claim("fp", None, "o").await.unwrap();
+        let first = keys.claim("fp", "o", None).await.unwrap();
+        assert_eq!(first.key, call_key("fp", 0));
+        assert_ne!(first.key, call_key("fq", 0), "the key binds the call");
         keys.settle("fp", &first, Outcome::Unknown).await;
-        // The re-run sends the same key, even when it proposes its own (a new confirmation).
-        let again = keys.claim("fp", Some("other".into()), "o").await.unwrap();
-        assert_eq!(again, first);
+        let again = keys.claim("fp", "o", None).await.unwrap();
+        assert_eq!(again.key, first.key);
         keys.settle("fp", &again, Outcome::Ran).await;
         // A deliberate repeat after the known outcome is a new call.
-        let repeat = keys.claim("fp", None, "o").await.unwrap();
-        assert_ne!(repeat, first);
+        let repeat = keys.claim("fp", "o", None).await.unwrap();
+        assert_eq!(repeat.key, call_key("fp", 1));
         keys.settle("fp", &repeat, Outcome::Failed).await;
-        assert_eq!(keys.claim("fp", Some("c".into()), "o").await.unwrap(), "c");
+        let third = keys.claim("fp", "o", None).await.unwrap();
+        assert_eq!(third.key, call_key("fp", 2));
+        keys.settle("fp", &third, Outcome::Replayed).await;
+        assert_eq!(
+            keys.claim("fp", "o", None).await.unwrap().key,
+            call_key("fp", 3)
+        );
+    }
+
+    #[tokio::test]
+    async fn the_key_of_an_unknown_outcome_survives_the_loss_of_the_ledger() {
+        let first = CallKeys::new(Arc::new(MemoryLedger::new()), DEFAULT_WINDOW);
+        let k = first.claim("fp", "o", None).await.unwrap();
+        first.settle("fp", &k, Outcome::Unknown).await;
+        // A new process (kill -9 of a memory ledger, a flushed Redis) computes the same key.
+        let fresh = CallKeys::new(Arc::new(MemoryLedger::new()), DEFAULT_WINDOW);
+        assert_eq!(fresh.claim("fp", "o", None).await.unwrap().key, k.key);
+    }
+
+    #[tokio::test]
+    async fn a_sealed_generation_names_the_key_and_advances_only_from_the_current_one() {
+        let keys = CallKeys::new(Arc::new(MemoryLedger::new()), DEFAULT_WINDOW);
+        assert_eq!(keys.generation("fp").await, Ok(Some(0)));
+        let first = keys.claim("fp", "o", Some(0)).await.unwrap();
+        keys.settle("fp", &first, Outcome::Ran).await;
+        assert_eq!(keys.generation("fp").await, Ok(Some(1)));
+        // A confirmation asked in generation 0, run now, sends generation 0's key (the API
+        // answers the first result) and leaves generation 1 for the next call.
+        let old = keys.claim("fp", "o", Some(0)).await.unwrap();
+        assert_eq!(old.key, first.key);
+        keys.settle("fp", &old, Outcome::Replayed).await;
+        assert_eq!(keys.generation("fp").await, Ok(Some(1)));
+        // After ledger loss, a confirmation sealed in generation 1 still sends generation 1's
+        // key, and moves the new ledger past it.
+        let fresh = CallKeys::new(Arc::new(MemoryLedger::new()), DEFAULT_WINDOW);
+        let later = fresh.claim("fp", "o", Some(1)).await.unwrap();
+        assert_eq!(later.key, call_key("fp", 1));
+        fresh.settle("fp", &later, Outcome::Ran).await;
+        assert_eq!(fresh.generation("fp").await, Ok(Some(2)));
+    }
+
+    #[tokio::test]
+    async fn a_key_stored_by_the_previous_version_is_sent_as_is() {
+        let ledger = Arc::new(MemoryLedger::new());
+        ledger
+            .put_new("call:fp", "legacy-random-key", DEFAULT_WINDOW, "o")
+            .await
+            .unwrap();
+        let keys = CallKeys::new(ledger, DEFAULT_WINDOW);
+        let k = keys.claim("fp", "o", None).await.unwrap();
+        assert_eq!(k.key, "legacy-random-key");
+        keys.settle("fp", &k, Outcome::Ran).await;
+        assert_eq!(
+            keys.claim("fp", "o", None).await.unwrap().key,
+            call_key("fp", 1)
+        );
     }
 }

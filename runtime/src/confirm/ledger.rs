@@ -67,6 +67,9 @@ pub trait Ledger: Send + Sync + 'static {
         value: &'a str,
     ) -> BoxFuture<'a, Result<bool, LedgerError>>;
 
+    /// The value of a live record of `key`, if any. Reads only.
+    fn get<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<Option<String>, LedgerError>>;
+
     /// Records `key` for `ttl`. `Ok(true)` the first time, `Ok(false)` while a previous record of
     /// the same key lives.
     fn record_once<'a>(
@@ -244,6 +247,13 @@ impl MemoryLedger {
 }
 
 impl Ledger for MemoryLedger {
+    fn get<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<Option<String>, LedgerError>> {
+        let v = self
+            .lock()
+            .live(key, Instant::now())
+            .map(|e| e.value.clone());
+        Box::pin(async move { Ok(v) })
+    }
     fn put_new<'a>(
         &'a self,
         key: &'a str,
@@ -276,6 +286,9 @@ impl Ledger for MemoryLedger {
 }
 
 impl<L: Ledger + ?Sized> Ledger for std::sync::Arc<L> {
+    fn get<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<Option<String>, LedgerError>> {
+        (**self).get(key)
+    }
     fn put_new<'a>(
         &'a self,
         key: &'a str,
@@ -314,6 +327,9 @@ impl FailingLedger {
 }
 
 impl Ledger for FailingLedger {
+    fn get<'a>(&'a self, _key: &'a str) -> BoxFuture<'a, Result<Option<String>, LedgerError>> {
+        self.fail()
+    }
     fn put_new<'a>(
         &'a self,
         _key: &'a str,
@@ -368,13 +384,16 @@ pub(crate) mod suite {
     pub async fn values_compare_and_remove(l: &dyn Ledger) {
         let k = unique("values");
         let ttl = Duration::from_secs(30);
+        assert_eq!(l.get(&k).await, Ok(None));
         assert_eq!(l.put_new(&k, "a", ttl, "").await, Ok(None));
+        assert_eq!(l.get(&k).await, Ok(Some("a".into())));
         assert_eq!(l.put_new(&k, "b", ttl, "").await, Ok(Some("a".into())));
         assert_eq!(l.compare_and_set(&k, "b", "c").await, Ok(false));
         assert_eq!(l.compare_and_set(&k, "a", "c").await, Ok(true));
         assert_eq!(l.put_new(&k, "d", ttl, "").await, Ok(Some("c".into())));
         assert_eq!(l.remove_if(&k, "a").await, Ok(false));
         assert_eq!(l.remove_if(&k, "c").await, Ok(true));
+        assert_eq!(l.get(&k).await, Ok(None));
         assert_eq!(l.compare_and_set(&k, "c", "e").await, Ok(false));
         assert_eq!(l.put_new(&k, "f", ttl, "").await, Ok(None));
     }

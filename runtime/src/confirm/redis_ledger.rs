@@ -203,6 +203,10 @@ end
 return 0
 "#;
 
+const GET: &str = r#"
+return redis.call('GET', KEYS[1])
+"#;
+
 const REMOVE_IF: &str = r#"
 if redis.call('GET', KEYS[1]) == ARGV[1] then
   redis.call('DEL', KEYS[1])
@@ -216,9 +220,11 @@ fn script(src: &'static str) -> &'static redis::Script {
     static PUT: OnceLock<redis::Script> = OnceLock::new();
     static CAS: OnceLock<redis::Script> = OnceLock::new();
     static DEL: OnceLock<redis::Script> = OnceLock::new();
+    static READ: OnceLock<redis::Script> = OnceLock::new();
     let cell = match src {
         PUT_NEW => &PUT,
         COMPARE_AND_SET => &CAS,
+        GET => &READ,
         _ => &DEL,
     };
     cell.get_or_init(|| redis::Script::new(src))
@@ -232,6 +238,12 @@ fn now_unix() -> u64 {
 }
 
 impl Ledger for RedisLedger {
+    fn get<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<Option<String>, LedgerError>> {
+        Box::pin(async move {
+            self.run(script(GET), &[&format!("{KEY_PREFIX}{key}")], &[])
+                .await
+        })
+    }
     fn put_new<'a>(
         &'a self,
         key: &'a str,

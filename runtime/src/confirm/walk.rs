@@ -43,6 +43,9 @@ impl Flaky {
 }
 
 impl Ledger for Flaky {
+    fn get<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<Option<String>, LedgerError>> {
+        Box::pin(async move { self.now()?.get(key).await })
+    }
     fn put_new<'a>(
         &'a self,
         key: &'a str,
@@ -252,6 +255,7 @@ async fn walk(seed: u64, product: &'static Product, shared: bool, steps: usize) 
                     _ => Reply::Refuse,
                 };
                 let before = api.effects.len();
+                let sealed = confirmed.generation;
                 let intent = pick.intent;
                 let nonce = pick.nonce.clone();
                 let api_ref = &mut api;
@@ -261,14 +265,16 @@ async fn walk(seed: u64, product: &'static Product, shared: bool, steps: usize) 
                         let outcome = match reply {
                             Reply::Refuse => Outcome::Failed,
                             _ => {
-                                if !api_ref.keys.contains_key(&key) {
+                                let known = api_ref.keys.contains_key(&key);
+                                if !known {
                                     api_ref.keys.insert(key, api_ref.effects.len());
                                     api_ref.effects.push(Effect { nonce });
                                 }
-                                if matches!(reply, Reply::Lost) {
-                                    Outcome::Unknown
-                                } else {
-                                    Outcome::Ran
+                                match (reply, known) {
+                                    (Reply::Lost, _) => Outcome::Unknown,
+                                    // The API marks its stored answer (`Idempotent-Replayed`).
+                                    (_, true) => Outcome::Replayed,
+                                    _ => Outcome::Ran,
                                 }
                             }
                         };
@@ -277,7 +283,7 @@ async fn walk(seed: u64, product: &'static Product, shared: bool, steps: usize) 
                     .await;
                 let created = api.effects.len() > before;
                 log.push(format!(
-                    "{step}: accept {} intent {intent} by p{who} on {inst}: {reply:?}, ran={}, new effect={created}",
+                    "{step}: accept {} (asked in generation {sealed:?}) intent {intent} by p{who} on {inst}: {reply:?}, ran={}, new effect={created}",
                     &pick.nonce[..6],
                     ran.is_ok()
                 ));

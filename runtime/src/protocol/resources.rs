@@ -223,6 +223,8 @@ impl Engine {
             (len as u64 > max).then(|| refusal(&errors::CONTENT_TOO_LARGE, None))
         };
         Ok(match (kind, out) {
+            // A read is never replayed; should an upstream mark one, its contents are the same.
+            (_, Output::Replayed(inner)) => return self.contents_of(uri, mime, kind, *inner),
             (_, Output::Json(mut v)) => {
                 if kind == ContentKind::JsonRecord {
                     // Resources show the record itself, without the numeric `id` (product docs).

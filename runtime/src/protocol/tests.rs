@@ -77,6 +77,12 @@ impl Backend for Recorder {
                     json!({"data": [{"id": "cus_1"}, {"id": "cus_2"}, {"id": "inv_9"}]}),
                 ));
             }
+            // An upstream that answers a stored result for the key (`Idempotent-Replayed`).
+            if args.get("document").and_then(Value::as_str) == Some("11111111111") {
+                return Ok(Output::Replayed(Box::new(Output::Json(
+                    json!({"id": "cus_9", "name": "Ana"}),
+                ))));
+            }
             if args.get("document").and_then(Value::as_str) == Some("00000000000") {
                 return Err(BackendError::OutcomeUnknown(
                     "timed out after sending".into(),
@@ -822,6 +828,67 @@ async fn writes_reuse_their_idempotency_key_only_after_an_unknown_outcome() {
     assert_ne!(keys[0], keys[1], "each confirmation is its own call");
     // ...but confirming again after an unknown outcome re-sends the first key (finding 1).
     assert_eq!(keys[2], keys[3]);
+}
+
+/// Issue 12 fault script: after the ledger lost its records (`kill -9` of a memory ledger, a
+/// flushed Redis), re-running a write whose outcome was unknown — plainly, or confirmed again
+/// with a new confirmation — sends the key of the first run, so the upstream cannot run it twice.
+#[tokio::test]
+async fn the_key_of_an_unknown_outcome_survives_the_loss_of_the_ledger() {
+    let all = || identity(&["all"], &["*"]);
+    let create = json!({"name": "billing_customers_create",
+        "arguments": {"name": "Ana", "document": "00000000000", "email": "a@x.com"}});
+    let refund = json!({"name": "billing_payments_refund", "arguments": {"id": "00000000000"}});
+    let mut plain = Vec::new();
+    let mut confirmed = Vec::new();
+    // Two engines, each with its own new ledger: the second is the restarted server.
+    for _ in 0..2 {
+        let (e, rec) = engine_with(product("billing"), 500);
+        let legacy = call(LEGACY, all(), json!({}));
+        let r = ask(&e, &legacy, "tools/call", create.clone())
+            .await
+            .unwrap();
+        assert_eq!(
+            r["structuredContent"]["error"]["code"], "outcome_unknown",
+            "{r}"
+        );
+        plain.push(key_of(&rec).unwrap());
+        let modern = call(Era::Modern, all(), json!({"elicitation": {}}));
+        let [ask_it, mut yes] = confirm_twice(&refund);
+        let q = ask(&e, &modern, "tools/call", ask_it).await.unwrap();
+        yes["requestState"] = q["requestState"].clone();
+        ask(&e, &modern, "tools/call", yes).await.unwrap();
+        confirmed.push(key_of(&rec).unwrap());
+    }
+    assert_eq!(plain[0], plain[1]);
+    assert_eq!(confirmed[0], confirmed[1]);
+}
+
+/// An answer the upstream replayed for the call's key says so before the result, and the
+/// generation moves on: calling again sends a new key.
+#[tokio::test]
+async fn a_replayed_answer_is_marked_and_the_next_call_runs_anew() {
+    let (e, rec) = engine_with(product("billing"), 500);
+    let legacy = call(LEGACY, identity(&["all"], &["*"]), json!({}));
+    let create = json!({"name": "billing_customers_create",
+        "arguments": {"name": "Ana", "document": "11111111111", "email": "a@x.com"}});
+    let r = ask(&e, &legacy, "tools/call", create.clone())
+        .await
+        .unwrap();
+    assert_ne!(r["isError"], true, "{r}");
+    let content = r["content"].as_array().unwrap();
+    assert_eq!(content[0]["text"], super::tools::REPLAYED_NOTE, "{r}");
+    assert!(
+        content[0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("nothing new ran"),
+        "{r}"
+    );
+    assert_eq!(r["structuredContent"]["id"], "cus_9", "{r}");
+    let first = key_of(&rec).unwrap();
+    ask(&e, &legacy, "tools/call", create).await.unwrap();
+    assert_ne!(key_of(&rec).unwrap(), first, "a new key after the replay");
 }
 
 fn content_of_type<'a>(r: &'a Value, kind: &str) -> Vec<&'a Value> {

@@ -19,6 +19,10 @@ use crate::contract::Era;
 use crate::contract::RpcError;
 use crate::contract::{ExtCtx, ExtOutcome, Handler, Target, ToolOutput};
 
+/// Said before an answer the upstream replayed for the call's idempotency key (see
+/// `confirm::idempotency`): nothing new ran, and the key has moved on.
+pub const REPLAYED_NOTE: &str = "Note: the Kobana API answered with the stored result of an earlier identical call (same tool, arguments, person, organization and workspace) instead of running it again, so nothing new ran now. The result below is that earlier call's. To run it again on purpose, call the tool again: the next call is a new one.";
+
 /// How many input rounds one request may take on the 2025 wire.
 const MAX_LEGACY_ROUNDS: usize = 8;
 
@@ -235,6 +239,27 @@ impl Engine {
         };
         match dispatched {
             Ok(Dispatched::Output(out)) => self.tool_reply(call, out),
+            Ok(Dispatched::Backend(Ok(Output::Replayed(inner)))) => {
+                let mut out = match *inner {
+                    Output::Json(answer) => {
+                        match super::output_schema::check(tool, self.schemas.output(idx), &answer) {
+                            Ok(()) => ToolOutput {
+                                content: vec![json!({"type": "text", "text": answer.to_string()})],
+                                structured: Some(answer),
+                                is_error: false,
+                            },
+                            Err(mismatch) => mismatch,
+                        }
+                    }
+                    Output::Bytes { mime_type, data } => {
+                        file_to_tool(self, call, tool, &args, mime_type, data)
+                    }
+                    Output::Replayed(_) => ToolOutput::default(),
+                };
+                out.content
+                    .insert(0, json!({"type": "text", "text": REPLAYED_NOTE}));
+                self.tool_reply(call, out)
+            }
             Ok(Dispatched::Backend(Ok(Output::Json(answer)))) => {
                 match super::output_schema::check(tool, self.schemas.output(idx), &answer) {
                     Ok(()) => self.json_reply(call, &answer),
