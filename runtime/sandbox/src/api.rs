@@ -666,16 +666,6 @@ async fn run(
         workspace,
         idempotency_key: idem,
     };
-    if let Err(resp) = check_references(state, product, tool, &ctx, &args).await {
-        if let Some(key) = &replay_key {
-            state
-                .idempotent
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .remove(key);
-        }
-        return resp;
-    }
     let started = std::time::Instant::now();
     let outcome = state.sandbox.call(&ctx, tool, &args).await;
     tracing::info!(
@@ -731,64 +721,6 @@ async fn run(
             );
     }
     (status, [(header::CONTENT_TYPE, ct)], Body::from(bytes)).into_response()
-}
-
-/// Refuses a create or update whose reference fields (`seed: ref:<record>` in the catalog) name
-/// a record that does not exist for the caller — unknown, or of another organization or
-/// workspace — as the Kobana API does: 422 `invalid_reference`, naming the field. The reference
-/// is read with the record type's own get tool, so scoping is the sandbox's.
-async fn check_references(
-    state: &ApiState,
-    product: &'static Product,
-    tool: &'static Tool,
-    ctx: &CallContext,
-    args: &Map<String, Value>,
-) -> Result<(), Response> {
-    let record = match tool.operation {
-        Operation::Create { record } | Operation::Update { record, .. } => record,
-        _ => return Ok(()),
-    };
-    let Some(rt) = product.record(record) else {
-        return Ok(());
-    };
-    for field in rt.fields {
-        let Some(target) = field.seed.strip_prefix("ref:") else {
-            continue;
-        };
-        let Some(Value::String(id)) = args.get(field.name) else {
-            continue;
-        };
-        if id.is_empty() {
-            continue;
-        }
-        let getter = product.tools.iter().find_map(|t| match t.operation {
-            Operation::Get { record: r, id_arg } if r == target => Some((t, id_arg)),
-            _ => None,
-        });
-        let Some((get, id_arg)) = getter else {
-            continue;
-        };
-        let mut get_args = Map::new();
-        get_args.insert(id_arg.to_string(), Value::String(id.clone()));
-        if let Some(ws) = args.get("workspace_id") {
-            get_args.insert("workspace_id".into(), ws.clone());
-        }
-        match state.sandbox.call(ctx, get, &get_args).await {
-            Ok(_) => {}
-            Err(BackendError::NotFound(_)) => {
-                return Err(error(
-                    StatusCode::UNPROCESSABLE_ENTITY,
-                    "invalid_reference",
-                    &format!(
-                        "`{}` names {target} `{id}`, which does not exist in this organization (or workspace)",
-                        field.name
-                    ),
-                ))
-            }
-            Err(e) => return Err(backend_error(&e)),
-        }
-    }
-    Ok(())
 }
 
 /// What identifies a request for its idempotency key: method, path, query and body.

@@ -26,7 +26,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use runtime_model::backend::{Backend, BackendError, BoxFuture, CallContext, Output};
-use runtime_model::catalog::{Product, Tool};
+use runtime_model::catalog::{Operation, Product, Tool};
 use serde_json::{Map, Value};
 
 pub use files::Files;
@@ -229,15 +229,19 @@ impl Sandbox {
         self.ensure_seeded(product, &scope).map_err(ops::db)?;
         let now = clock::now();
         self.inner.store.call_transaction(|tx| {
-            ops::execute(&ops::Call {
-                tx,
-                product,
-                scope: &scope,
-                tool,
-                args,
-                files: &self.inner.files,
-                now,
-            })
+            let run = |tool: &'static Tool, args: &Map<String, Value>| {
+                ops::execute(&ops::Call {
+                    tx,
+                    product,
+                    scope: &scope,
+                    tool,
+                    args,
+                    files: &self.inner.files,
+                    now,
+                })
+            };
+            check_references(product, tool, args, run)?;
+            run(tool, args)
         })
     }
 
@@ -328,6 +332,66 @@ impl Sandbox {
             .store
             .transaction(|tx| store::get(tx, scope, record, id))
     }
+}
+
+/// Refuses a create or update whose reference fields (`seed: ref:<record>` in the catalog) name a
+/// record that does not exist for the caller — unknown, or of another organization or workspace —
+/// as the Kobana API does, naming the field. The reference is read with the record type's own get
+/// tool in the same transaction, so scoping is the sandbox's and nothing is written on refusal.
+/// Both the embedded backend and `serve-api` go through it.
+fn check_references(
+    product: &'static Product,
+    tool: &'static Tool,
+    args: &Map<String, Value>,
+    get: impl Fn(&'static Tool, &Map<String, Value>) -> Result<Output, BackendError>,
+) -> Result<(), BackendError> {
+    // An update's own id argument names the record it changes (not found if it does not
+    // exist), not a reference.
+    let (record, own_id) = match tool.operation {
+        Operation::Create { record } => (record, None),
+        Operation::Update { record, id_arg } => (record, Some(id_arg)),
+        _ => return Ok(()),
+    };
+    let Some(rt) = product.record(record) else {
+        return Ok(());
+    };
+    for field in rt.fields {
+        if own_id == Some(field.name) {
+            continue;
+        }
+        let Some(target) = field.seed.strip_prefix("ref:") else {
+            continue;
+        };
+        let Some(Value::String(id)) = args.get(field.name) else {
+            continue;
+        };
+        if id.is_empty() {
+            continue;
+        }
+        let getter = product.tools.iter().find_map(|t| match t.operation {
+            Operation::Get { record: r, id_arg } if r == target => Some((t, id_arg)),
+            _ => None,
+        });
+        let Some((get_tool, id_arg)) = getter else {
+            continue;
+        };
+        let mut get_args = Map::new();
+        get_args.insert(id_arg.to_string(), Value::String(id.clone()));
+        if let Some(ws) = args.get("workspace_id") {
+            get_args.insert("workspace_id".into(), ws.clone());
+        }
+        match get(get_tool, &get_args) {
+            Ok(_) => {}
+            Err(BackendError::NotFound(_)) => {
+                return Err(BackendError::Invalid(format!(
+                    "`{}` names {target} `{id}`, which does not exist in this organization (or workspace)",
+                    field.name
+                )))
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
 }
 
 impl Backend for Sandbox {

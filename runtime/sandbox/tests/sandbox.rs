@@ -557,3 +557,52 @@ async fn reseed_and_reset() {
         "seeded again on next use"
     );
 }
+
+/// Issue 12, finding 9, in the embedded sandbox (not only behind `serve-api`): a record that
+/// references an unknown id, or an id of another organization, is refused naming the field, and
+/// nothing is written; a reference of the caller's own organization is accepted.
+#[tokio::test]
+async fn records_referencing_unknown_or_foreign_ids_are_refused_and_nothing_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let sb = open(dir.path());
+    let mine = ctx(&demo::PRODUCT, "org1");
+    let theirs = ctx(&demo::PRODUCT, "org2");
+    let customers = json(&sb, &mine, "demo_customers_list", json!({"per_page": 1})).await;
+    let first = &customers["data"][0];
+    let customer = first["uid"]
+        .as_str()
+        .or(first["id"].as_str())
+        .expect("a seeded customer")
+        .to_string();
+    let before = all_billets(&sb, &mine).await.len();
+    let ok = json(
+        &sb,
+        &mine,
+        "demo_bank_billet_create",
+        json!({"amount": 3.0, "customer_id": customer}),
+    )
+    .await;
+    assert_eq!(ok["customer_id"], json!(customer));
+    let theirs_before = all_billets(&sb, &theirs).await.len();
+    for (c, id) in [(&mine, "no-such-customer"), (&theirs, customer.as_str())] {
+        match call(
+            &sb,
+            c,
+            "demo_bank_billet_create",
+            json!({"amount": 4.0, "customer_id": id}),
+        )
+        .await
+        {
+            Err(BackendError::Invalid(m)) => {
+                assert!(m.contains("`customer_id`") && m.contains(id), "{m}")
+            }
+            other => panic!("{id}: {other:?}"),
+        }
+    }
+    assert_eq!(
+        all_billets(&sb, &mine).await.len(),
+        before + 1,
+        "only the valid one"
+    );
+    assert_eq!(all_billets(&sb, &theirs).await.len(), theirs_before);
+}
