@@ -1,6 +1,6 @@
 //! The embedded sandbox: a SQLite store whose behaviour comes from the catalogs.
 //!
-//! [`Sandbox`] implements [`Backend`]: each tool's [`Operation`](runtime_model::catalog::Operation)
+//! [`Sandbox`] implements [`Backend`]: each tool's [`Operation`]
 //! says what it does (list, get, create, update, delete, a declared action), so no code is
 //! written per product. Records belong to the caller's organization and, for workspaced products,
 //! to a workspace; a scope is seeded deterministically the first time it is used, so every
