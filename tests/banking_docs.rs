@@ -253,7 +253,12 @@ fn completions_follow_the_document() {
                 .complete
                 .unwrap_or_else(|| panic!("{}.{} has no completion", prompt.name, a.name));
             match (a.name, source(id)) {
-                ("bank_billet_uid", CompletionKind::ListIds { tool, field, limit }) => {
+                (
+                    "bank_billet_uid",
+                    CompletionKind::ListIds {
+                        tool, field, limit, ..
+                    },
+                ) => {
                     assert_eq!((tool, field, limit), (BILLET_LIST, "uid", 100));
                 }
                 ("due_before", CompletionKind::TodayAndMonthStarts(n)) => assert_eq!(n, 12),

@@ -84,8 +84,10 @@ impl Harness {
         match tool.operation {
             Operation::List { .. }
             | Operation::Singleton { .. }
+            | Operation::WhoAmI
             | Operation::Latest { .. }
             | Operation::Summary { .. }
+            | Operation::GroupedTotals { .. }
             | Operation::Custom => Ok(Map::new()),
             Operation::Action { id_arg: "", .. } => Ok(Map::new()),
             Operation::Create { record } => {
@@ -209,8 +211,10 @@ fn rank(tool: &Tool) -> u8 {
         Operation::Get { .. }
         | Operation::GetWhere { .. }
         | Operation::Singleton { .. }
+        | Operation::WhoAmI
         | Operation::Latest { .. }
-        | Operation::Summary { .. } => 1,
+        | Operation::Summary { .. }
+        | Operation::GroupedTotals { .. } => 1,
         Operation::Create { .. } => 2,
         Operation::Update { .. } => 3,
         Operation::Action { .. } => 4,

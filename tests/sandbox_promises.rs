@@ -43,14 +43,30 @@ fn every_tool_of_every_product_has_sandbox_behaviour() {
 async fn who_am_i_and_the_collection_e_mail_step_work_on_the_sandbox() {
     let s = harness::start(harness::Options::all_products()).await;
     let c = s.client("banking", "demo-full");
+    // "Who am I" is the caller: two people of one organization get themselves, not a seeded
+    // account.
     let me = c
         .call_tool("banking_admin_me_get", json!({}), None, None)
         .await;
-    assert!(
-        me.result()["structuredContent"]["data"]["full_name"].is_string(),
-        "{}",
-        me.body
+    let colleague = s
+        .client("banking", "demo-colleague")
+        .call_tool("banking_admin_me_get", json!({}), None, None)
+        .await;
+    let (mine, theirs) = (
+        &me.result()["structuredContent"]["data"],
+        &colleague.result()["structuredContent"]["data"],
     );
+    assert!(mine["user"]["uid"].is_string(), "{}", me.body);
+    assert_ne!(
+        mine["user"]["uid"], theirs["user"]["uid"],
+        "{} / {}",
+        me.body, colleague.body
+    );
+    assert_eq!(
+        mine["account"]["uid"], theirs["account"]["uid"],
+        "one organization"
+    );
+    assert!(mine["access_token"]["scopes"].is_array(), "{}", me.body);
 
     // The prompt says where the account id comes from, on the sandbox and against the live API.
     let prompt = c
@@ -200,15 +216,6 @@ async fn billet_uid_completion_gives_the_100_most_recent_and_says_there_are_more
         .is_some_and(|v| v.contains(&json!(first))));
 }
 
-/// Templates left out, each for a stated reason: mailbox channels are keyed by their mailbox
-/// entry (the completion offers entries, not every entry has every channel); DARFs read through
-/// `/v2/payments/{uid}` and their completion cannot yet filter payments by kind (open, issue 15
-/// item 7).
-const KNOWN_GAPS: &[&str] = &[
-    "kobana://banking/mailbox/channels/",
-    "kobana://banking/payment/darfs/",
-];
-
 #[tokio::test]
 async fn each_templates_uid_completes_uids_that_resolve_in_that_template() {
     let s = harness::start(harness::Options::all_products()).await;
@@ -216,10 +223,7 @@ async fn each_templates_uid_completes_uids_that_resolve_in_that_template() {
     let product = generated::product("banking").expect("banking");
     let mut broken = Vec::new();
     for t in product.templates {
-        if !t.uri_template.ends_with("/{uid}")
-            || !t.completions.iter().any(|(v, _)| *v == "uid")
-            || KNOWN_GAPS.iter().any(|g| t.uri_template.starts_with(g))
-        {
+        if !t.uri_template.ends_with("/{uid}") || !t.completions.iter().any(|(v, _)| *v == "uid") {
             continue;
         }
         let got = complete(
@@ -229,14 +233,25 @@ async fn each_templates_uid_completes_uids_that_resolve_in_that_template() {
             "",
         )
         .await;
-        let Some(uid) = got["values"].get(0).and_then(Value::as_str) else {
+        let values: Vec<&str> = got["values"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect();
+        if values.is_empty() {
             broken.push(format!("{}: no value", t.uri_template));
-            continue;
-        };
-        let uri = t.uri_template.replace("{uid}", uid);
-        let read = c.request("resources/read", json!({"uri": uri})).await;
-        if read.body.get("error").is_some() {
-            broken.push(format!("{uri}: {}", read.body));
+        }
+        // The first, a middle and the last suggestion each read.
+        for uid in [values.first(), values.get(values.len() / 2), values.last()]
+            .into_iter()
+            .flatten()
+        {
+            let uri = t.uri_template.replace("{uid}", uid);
+            let read = c.request("resources/read", json!({"uri": uri})).await;
+            if read.body.get("error").is_some() {
+                broken.push(format!("{uri}: {}", read.body));
+            }
         }
     }
     assert!(broken.is_empty(), "{}", broken.join("\n"));
@@ -445,5 +460,91 @@ async fn the_darf_template_reads_only_darfs() {
         json!(-32602),
         "not a DARF: {}",
         read.body
+    );
+}
+
+#[tokio::test]
+async fn statement_summary_answers_totals_per_group_not_transactions() {
+    let s = harness::start(harness::Options::all_products()).await;
+    let c = s.client("banking", "demo-full");
+    let accounts = c
+        .call_tool("banking_financial_account_list", json!({}), None, None)
+        .await;
+    let account = harness::records_of(&accounts)[0]["uid"]
+        .as_str()
+        .unwrap_or_else(|| panic!("an account: {}", accounts.body))
+        .to_string();
+    let lines = c
+        .call_tool(
+            "banking_financial_statement_transaction_list",
+            json!({"financial_account_uid": account, "per_page": 100}),
+            None,
+            None,
+        )
+        .await;
+    let lines = harness::records_of(&lines);
+    assert!(!lines.is_empty(), "the account has statement lines");
+    let summary = c
+        .call_tool(
+            "banking_financial_statement_transaction_summarize",
+            json!({"financial_account_uid": account, "group_by": "month,kind"}),
+            None,
+            None,
+        )
+        .await;
+    let result = summary.result();
+    assert_ne!(result["isError"], json!(true), "{}", summary.body);
+    let groups = result["structuredContent"]["data"]
+        .as_array()
+        .unwrap_or_else(|| panic!("groups: {}", summary.body));
+    let count: u64 = groups.iter().filter_map(|g| g["count"].as_u64()).sum();
+    assert_eq!(
+        count as usize,
+        lines.len(),
+        "every line in one group: {}",
+        summary.body
+    );
+    for g in groups {
+        assert!(g["month"].as_str().is_some_and(|m| m.len() == 7), "{g}");
+        assert!(
+            matches!(g["kind"].as_str(), Some("credit" | "debit")),
+            "{g}"
+        );
+        assert!(g.get("uid").is_none(), "a group, not a transaction: {g}");
+        let (credit, debit, net) = (
+            g["credit_total"].as_f64().unwrap_or(f64::NAN),
+            g["debit_total"].as_f64().unwrap_or(f64::NAN),
+            g["net_total"].as_f64().unwrap_or(f64::NAN),
+        );
+        assert!((credit - debit - net).abs() < 0.01, "{g}");
+        if g["kind"] == json!("debit") {
+            assert_eq!(credit, 0.0, "a debit group has no credits: {g}");
+        }
+    }
+    // The totals are the lines' own sums.
+    let debits: f64 = lines
+        .iter()
+        .filter_map(|l| l["amount"].as_f64())
+        .filter(|a| *a < 0.0)
+        .map(f64::abs)
+        .sum();
+    let grouped: f64 = groups
+        .iter()
+        .filter_map(|g| g["debit_total"].as_f64())
+        .sum();
+    assert!((debits - grouped).abs() < 0.05, "{debits} vs {grouped}");
+
+    let bad = c
+        .call_tool(
+            "banking_financial_statement_transaction_summarize",
+            json!({"financial_account_uid": account, "group_by": "color"}),
+            None,
+            None,
+        )
+        .await;
+    assert!(
+        bad.body.to_string().contains("`color`"),
+        "an unknown dimension is named: {}",
+        bad.body
     );
 }

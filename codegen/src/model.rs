@@ -190,7 +190,8 @@ pub struct Field {
     pub sortable: bool,
     /// Seed generator, see `catalog/README.md` (`uid`, `person_name`, `company_name`, `cpf`,
     /// `cnpj`, `email`, `phone`, `pix_key`, `amount:MIN..MAX`, `date:-90..30`, `datetime:-30..0`,
-    /// `enum`, `ref:<record>`, `bool`, `int:MIN..MAX`, `text:<words>`, `const:<value>`, `sequence`).
+    /// `enum`, `ref:<record>`, `bool`, `int:MIN..MAX`, `text:<words>`, `const:<value>`, `sequence`,
+    /// `same:<ref field>.<field>`, `same:<record>.<field>`, `links:<slug>=<record>|…`).
     #[serde(default)]
     #[schemars(transform = seed_pattern)]
     pub seed: String,
@@ -204,7 +205,7 @@ fn seed_pattern(schema: &mut schemars::Schema) {
     schema.insert(
         "pattern".into(),
         format!(
-            r"^({simple}|amount:{num}\.\.{num}|(date|datetime|int):{int}\.\.{int}|ref:[a-z][a-z0-9_]*|(text|const):.+)$"
+            r"^({simple}|amount:{num}\.\.{num}|(date|datetime|int):{int}\.\.{int}|ref:[a-z][a-z0-9_]*|same:[a-z][a-z0-9_]*\.[a-z][a-z0-9_]*|links:.+|(text|const):.+)$"
         )
         .into(),
     );
@@ -399,6 +400,29 @@ pub struct Operation {
     /// a payment with `kind: darf`); any other record is not found, never answered.
     #[serde(default, rename = "where")]
     pub where_: Option<BTreeMap<String, String>>,
+    /// For `grouped_totals`: how the records are grouped and what is totalled.
+    #[serde(default)]
+    pub grouping: Option<Grouping>,
+}
+
+/// Totals per group of records (a statement summarized by month and kind): the `group_by`
+/// argument names the dimensions, comma-separated: `day`, `week`, `month` (buckets of
+/// `date_field`) or fields of the record. Each group answers its dimension values, `count`, and
+/// the signed `amount_field` split into `credit_total`, `debit_total` and `net_total`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Grouping {
+    /// The date field bucketed by `day`, `week` and `month`.
+    pub date_field: String,
+    /// The signed amount field: positive credits, negative debits.
+    pub amount_field: String,
+    /// The dimensions when the call names none.
+    #[serde(default = "default_group_by")]
+    pub default_by: String,
+}
+
+fn default_group_by() -> String {
+    "month".into()
 }
 
 #[derive(Debug, Clone, Copy, Deserialize, JsonSchema, PartialEq, Eq)]
@@ -409,12 +433,18 @@ pub enum OperationKind {
     /// The one record of its type in the caller's organization (and workspace), read without an
     /// id (`GET /v1/billing/organization`). Its record type is seeded with exactly one record.
     Singleton,
+    /// Who the caller is: the identity the token resolves to (person, organization, scopes,
+    /// permissions, workspaces), in the shape of the API's identity endpoint. No record.
+    WhoAmI,
     /// The most recent record of its type among those the equal-valued arguments select (the
     /// latest balance of an account); none selected is not found, never an empty answer.
     Latest,
     /// Totals of the numeric fields of the records the arguments select (within `days` when no
     /// date argument is given): one aggregate, never a page of rows.
     Summary,
+    /// Totals per group of the records the arguments select (see [`Grouping`]): one row per
+    /// group, never a page of records.
+    GroupedTotals,
     Create,
     Update,
     Delete,
@@ -601,6 +631,10 @@ pub struct ListIds {
     #[serde(default = "default_limit")]
     #[schemars(range(min = 1, max = 100))]
     pub limit: u32,
+    /// Arguments the list tool is called with, to suggest only the records of one kind (a
+    /// DARF's uids: `{kind: darf}` on the payments list). Each is an argument of the tool.
+    #[serde(default)]
+    pub args: BTreeMap<String, String>,
 }
 
 fn default_limit() -> u32 {

@@ -156,11 +156,24 @@ fn operation(t: &Tool) -> TokenStream {
             None => quote!(Operation::Get { record: #record, id_arg: #id_arg }),
         },
         OperationKind::Singleton => quote!(Operation::Singleton { record: #record }),
+        OperationKind::WhoAmI => quote!(Operation::WhoAmI),
         OperationKind::Latest => quote!(Operation::Latest { record: #record }),
         OperationKind::Summary => {
             let days = op.days.unwrap_or(0);
             quote!(Operation::Summary { record: #record, days: #days })
         }
+        OperationKind::GroupedTotals => match &op.grouping {
+            Some(g) => {
+                let (date, amount, by) = (&g.date_field, &g.amount_field, &g.default_by);
+                quote!(Operation::GroupedTotals {
+                    record: #record,
+                    date_field: #date,
+                    amount_field: #amount,
+                    default_by: #by,
+                })
+            }
+            None => quote!(Operation::Custom),
+        },
         OperationKind::Create => quote!(Operation::Create { record: #record }),
         OperationKind::Update => quote!(Operation::Update { record: #record, id_arg: #id_arg }),
         OperationKind::Delete => quote!(Operation::Delete { record: #record, id_arg: #id_arg }),

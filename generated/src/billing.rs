@@ -1438,6 +1438,7 @@ static COMPLETIONS: &[CompletionSource] = &[
             tool: "billing_customers_list",
             field: "id",
             limit: 100,
+            args: &[],
         },
     },
     CompletionSource {
@@ -1446,6 +1447,7 @@ static COMPLETIONS: &[CompletionSource] = &[
             tool: "billing_invoices_list",
             field: "id",
             limit: 100,
+            args: &[],
         },
     },
     CompletionSource {
@@ -1466,6 +1468,7 @@ static COMPLETIONS: &[CompletionSource] = &[
             tool: "billing_subscriptions_list",
             field: "id",
             limit: 100,
+            args: &[],
         },
     },
 ];
@@ -1688,7 +1691,7 @@ static RECORDS: &[RecordType] = &[
                 description: "Total amount of the NF-e, in BRL.",
                 enum_values: &[],
                 sortable: true,
-                seed: "amount:50..5000",
+                seed: "same:invoice_id.amount",
             },
             Field {
                 name: "authorized_at",
@@ -1720,7 +1723,7 @@ static RECORDS: &[RecordType] = &[
                 description: "The customer it is issued to (customers.id).",
                 enum_values: &[],
                 sortable: false,
-                seed: "ref:customers",
+                seed: "same:invoice_id.customer_id",
             },
             Field {
                 name: "id",
@@ -1752,7 +1755,7 @@ static RECORDS: &[RecordType] = &[
                 description: "CNPJ of the issuer (the organization).",
                 enum_values: &[],
                 sortable: false,
-                seed: "cnpj",
+                seed: "same:organization.cnpj",
             },
             Field {
                 name: "issuer_state",
@@ -1878,7 +1881,7 @@ static RECORDS: &[RecordType] = &[
                 description: "Amount received, in BRL.",
                 enum_values: &[],
                 sortable: true,
-                seed: "amount:50..5000",
+                seed: "same:invoice_id.amount",
             },
             Field {
                 name: "created_at",
@@ -1894,7 +1897,7 @@ static RECORDS: &[RecordType] = &[
                 description: "The customer who paid (customers.id).",
                 enum_values: &[],
                 sortable: false,
-                seed: "ref:customers",
+                seed: "same:invoice_id.customer_id",
             },
             Field {
                 name: "id",

@@ -984,6 +984,7 @@ static COMPLETIONS: &[CompletionSource] = &[
             tool: "dashboards_portal_users_list",
             field: "id",
             limit: 100,
+            args: &[],
         },
     },
     CompletionSource {

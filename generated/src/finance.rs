@@ -2241,6 +2241,7 @@ static COMPLETIONS: &[CompletionSource] = &[
             tool: "finance_financial_accounts_list",
             field: "uid",
             limit: 100,
+            args: &[],
         },
     },
     CompletionSource {
@@ -2249,6 +2250,7 @@ static COMPLETIONS: &[CompletionSource] = &[
             tool: "finance_attachments_list",
             field: "uid",
             limit: 100,
+            args: &[],
         },
     },
     CompletionSource {
@@ -2257,6 +2259,7 @@ static COMPLETIONS: &[CompletionSource] = &[
             tool: "finance_companies_list",
             field: "uid",
             limit: 100,
+            args: &[],
         },
     },
     CompletionSource {
@@ -2265,6 +2268,7 @@ static COMPLETIONS: &[CompletionSource] = &[
             tool: "finance_financial_transactions_list",
             field: "uid",
             limit: 100,
+            args: &[],
         },
     },
     CompletionSource {
@@ -2273,6 +2277,7 @@ static COMPLETIONS: &[CompletionSource] = &[
             tool: "finance_fiscal_documents_list",
             field: "uid",
             limit: 100,
+            args: &[],
         },
     },
     CompletionSource {
@@ -2289,6 +2294,7 @@ static COMPLETIONS: &[CompletionSource] = &[
             tool: "finance_payables_list",
             field: "uid",
             limit: 100,
+            args: &[],
         },
     },
     CompletionSource {
@@ -2297,6 +2303,7 @@ static COMPLETIONS: &[CompletionSource] = &[
             tool: "finance_people_list",
             field: "uid",
             limit: 100,
+            args: &[],
         },
     },
     CompletionSource {
@@ -2305,6 +2312,7 @@ static COMPLETIONS: &[CompletionSource] = &[
             tool: "finance_receivables_list",
             field: "uid",
             limit: 100,
+            args: &[],
         },
     },
     CompletionSource {

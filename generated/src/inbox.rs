@@ -1787,6 +1787,7 @@ static COMPLETIONS: &[CompletionSource] = &[
             tool: "agents_list",
             field: "uid",
             limit: 100,
+            args: &[],
         },
     },
     CompletionSource {
@@ -1795,6 +1796,7 @@ static COMPLETIONS: &[CompletionSource] = &[
             tool: "agent_runs_list",
             field: "uid",
             limit: 100,
+            args: &[],
         },
     },
     CompletionSource {
@@ -1803,6 +1805,7 @@ static COMPLETIONS: &[CompletionSource] = &[
             tool: "emails_list",
             field: "uid",
             limit: 100,
+            args: &[],
         },
     },
     CompletionSource {
@@ -1811,6 +1814,7 @@ static COMPLETIONS: &[CompletionSource] = &[
             tool: "inboxes_list",
             field: "uid",
             limit: 100,
+            args: &[],
         },
     },
     CompletionSource {
@@ -1827,6 +1831,7 @@ static COMPLETIONS: &[CompletionSource] = &[
             tool: "system_events_list",
             field: "uid",
             limit: 100,
+            args: &[],
         },
     },
     CompletionSource {
@@ -1835,6 +1840,7 @@ static COMPLETIONS: &[CompletionSource] = &[
             tool: "webhooks_list",
             field: "uid",
             limit: 100,
+            args: &[],
         },
     },
     CompletionSource {
@@ -1843,6 +1849,7 @@ static COMPLETIONS: &[CompletionSource] = &[
             tool: "workflow_runs_list",
             field: "uid",
             limit: 100,
+            args: &[],
         },
     },
     CompletionSource {
@@ -1851,6 +1858,7 @@ static COMPLETIONS: &[CompletionSource] = &[
             tool: "workspaces_list",
             field: "uid",
             limit: 100,
+            args: &[],
         },
     },
 ];

@@ -140,7 +140,9 @@ pub fn completion_kind(p: &Product, id: &str) -> CompletionKind {
 /// The list tool of an id completion, checked to list records by their id field.
 pub fn list_ids_tool(p: &Product, id: &str, what: &str) -> &'static str {
     match completion_kind(p, id) {
-        CompletionKind::ListIds { tool, field, limit } => {
+        CompletionKind::ListIds {
+            tool, field, limit, ..
+        } => {
             let t = p
                 .tool(tool)
                 .unwrap_or_else(|| panic!("{what}: no tool {tool}"));

@@ -11,7 +11,13 @@ pub fn tokens(src: &CompletionSource) -> TokenStream {
     match src {
         CompletionSource::ListIds(l) => {
             let (tool, field, limit) = (&l.tool, &l.field, num(l.limit));
-            quote!(CompletionKind::ListIds { tool: #tool, field: #field, limit: #limit })
+            let (names, values): (Vec<&String>, Vec<&String>) = l.args.iter().unzip();
+            quote!(CompletionKind::ListIds {
+                tool: #tool,
+                field: #field,
+                limit: #limit,
+                args: &[#((#names, #values)),*],
+            })
         }
         CompletionSource::Fixed(v) => quote!(CompletionKind::Fixed(&[#(#v),*])),
         CompletionSource::SchemaNames => quote!(CompletionKind::SchemaNames),
@@ -31,8 +37,14 @@ pub fn tokens(src: &CompletionSource) -> TokenStream {
 pub fn text(src: &CompletionSource) -> String {
     match src {
         CompletionSource::ListIds(l) => format!(
-            "`{}` values from `{}` matching the typed prefix, most recent first, up to {}",
-            l.field, l.tool, l.limit
+            "`{}` values from `{}`{} matching the typed prefix, most recent first, up to {}",
+            l.field,
+            l.tool,
+            l.args
+                .iter()
+                .map(|(k, v)| format!(" with `{k}={v}`"))
+                .collect::<String>(),
+            l.limit
         ),
         CompletionSource::Fixed(v) => v
             .iter()

@@ -158,6 +158,12 @@ pub fn convert(spec: &Spec, schema: &Value, depth: usize, seen: &mut Vec<String>
             }
         }
     }
+    // A record typed `null` (Kobana's `GET /v2/me` types its `user` `null` beside `oneOf [user,
+    // null]`) is a nullable record mistyped: typed `null` alone, every real answer carrying one
+    // would fail its schema.
+    if is_null_type(&Value::Object(out.clone())) && out.contains_key("properties") {
+        out.insert("type".into(), serde_json::json!(["object", "null"]));
+    }
     Value::Object(out)
 }
 
@@ -282,6 +288,30 @@ pub fn short_description(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_record_typed_null_beside_its_alternatives_is_a_nullable_record() {
+        let spec = Spec {
+            path: std::path::PathBuf::new(),
+            doc: serde_json::json!({"components": {"schemas": {"user": {
+                "type": "object", "properties": {"uid": {"type": "string"}}
+            }}}}),
+        };
+        let schema = serde_json::json!({
+            "oneOf": [{"$ref": "#/components/schemas/user"}, {"type": "null"}],
+            "type": "null"
+        });
+        let out = convert(&spec, &schema, 0, &mut Vec::new());
+        assert_eq!(out["type"], serde_json::json!(["object", "null"]), "{out}");
+        assert_eq!(out["properties"]["uid"]["type"], "string", "{out}");
+        let plain = convert(
+            &spec,
+            &serde_json::json!({"type": "null"}),
+            0,
+            &mut Vec::new(),
+        );
+        assert_eq!(plain["type"], "null");
+    }
 
     #[test]
     fn descriptions_are_cut_to_a_short_first_sentence() {

@@ -57,8 +57,8 @@ pub struct Summary {
 }
 
 /// The fifth condition of the usability rule, the part decidable from the catalog: the sandbox
-/// answers the shape the API answers. A `list` operation answers a page (a v2 `data` array);
-/// every other sandbox kind answers one record (a v2 `data` object, or a v1 record). `custom`
+/// answers the shape the API answers. A `list` operation answers a page (a v2 `data` array), and
+/// `grouped_totals` its groups; every other sandbox kind answers one record (a v2 `data` object, or a v1 record). `custom`
 /// tools have no sandbox answer. Returns why the shapes differ.
 pub fn sandbox_shape_conflict(
     kind: &str,
@@ -76,10 +76,11 @@ pub fn sandbox_shape_conflict(
         Some(d) => d.get("type").and_then(Value::as_str) == Some("array"),
         None => false, // a v1 object answer is one record (v1 lists are bare arrays: unusable)
     };
-    match (kind == "list", api_lists) {
-        (true, false) => Some(
-            "the sandbox answers a list (operation `list`) where the API answers one record".into(),
-        ),
+    // A list, and totals per group, answer an array of rows.
+    match (matches!(kind, "list" | "grouped_totals"), api_lists) {
+        (true, false) => Some(format!(
+            "the sandbox answers a list (operation `{kind}`) where the API answers one record"
+        )),
         (false, true) => Some(format!(
             "the sandbox answers one record (operation `{kind}`) where the API answers a list"
         )),

@@ -23,6 +23,24 @@ impl<'a> Validator<'a> {
                                 Some("a completion source reads ids from a tool with `operation: {kind: list}` or a name ending in `_list`".into()),
                             );
                         }
+                        let declared = super::json_schema::schema_properties(&t.input_schema);
+                        for name in l.args.keys() {
+                            if !declared.contains(name) {
+                                self.value(
+                                    &key_path(&key_path(&lbase, "args"), name),
+                                    format!("`{name}` is not an argument of `{}`", l.tool),
+                                    Some(format!(
+                                        "one of {}",
+                                        one_of(
+                                            &declared
+                                                .iter()
+                                                .map(String::as_str)
+                                                .collect::<Vec<_>>()
+                                        )
+                                    )),
+                                );
+                            }
+                        }
                         let record = t.operation.as_ref().and_then(|o| o.record.as_ref());
                         if let Some(rec) = record.and_then(|r| cat.records.get(r)) {
                             if !rec.fields.contains_key(&l.field) {

@@ -58,11 +58,12 @@ pub(super) fn closest<'b>(
 }
 
 /// What `seed:` may say, for hints.
-pub const SEED_HINT: &str = "`uid`, `person_name`, `company_name`, `cpf`, `cnpj`, `email`, `phone`, `pix_key`, `amount:MIN..MAX`, `date:FROM..TO` (days from today), `datetime:FROM..TO`, `enum`, `ref:<record>`, `bool`, `int:MIN..MAX`, `text:<words>`, `const:<value>`, `sequence`";
+pub const SEED_HINT: &str = "`uid`, `person_name`, `company_name`, `cpf`, `cnpj`, `email`, `phone`, `pix_key`, `amount:MIN..MAX`, `date:FROM..TO` (days from today), `datetime:FROM..TO`, `enum`, `ref:<record>`, `bool`, `int:MIN..MAX`, `text:<words>`, `const:<value>`, `sequence`, `same:<ref field>.<field>` or `same:<record>.<field>`, `links:<slug>=<record>|…`";
 
 pub(super) fn check_seed(
     spec: &str,
     has_enum: bool,
+    this: &crate::model::RecordType,
     records: &BTreeMap<String, crate::model::RecordType>,
 ) -> Result<(), String> {
     if SEED_SIMPLE.contains(&spec) {
@@ -97,9 +98,56 @@ pub(super) fn check_seed(
         "date" | "datetime" | "int" => range(arg, false),
         "ref" if records.contains_key(arg) => Ok(()),
         "ref" => Err(format!("`{spec}` refers to an unknown record type `{arg}`")),
+        "same" => check_same(spec, arg, this, records),
+        "links" => {
+            for pair in arg.split('|') {
+                let (label, record) = pair
+                    .split_once('=')
+                    .ok_or_else(|| format!("`{spec}` needs `<slug>=<record>|…`"))?;
+                if label.trim().is_empty() || !records.contains_key(record.trim()) {
+                    return Err(format!(
+                        "`{spec}`: `{pair}` names no slug or an unknown record type"
+                    ));
+                }
+            }
+            Ok(())
+        }
         "text" | "const" if !arg.is_empty() => Ok(()),
         "text" | "const" => Err(format!("`{spec}` needs a value after `:`")),
         _ => Err(format!("`{spec}` is not a seed generator")),
+    }
+}
+
+/// `same:<ref field>.<field>`: `<ref field>` is a field of this record seeded `ref:<record>`,
+/// and `<field>` a field of that record; `same:<record>.<field>`: a field of a record type (the
+/// product's one organization).
+fn check_same(
+    spec: &str,
+    arg: &str,
+    this: &crate::model::RecordType,
+    records: &BTreeMap<String, crate::model::RecordType>,
+) -> Result<(), String> {
+    let (via, field) = arg
+        .split_once('.')
+        .ok_or_else(|| format!("`{spec}` needs `<ref field>.<field>` or `<record>.<field>`"))?;
+    let target = match this.fields.get(via) {
+        Some(f) => f
+            .seed
+            .strip_prefix("ref:")
+            .ok_or_else(|| format!("`{spec}`: `{via}` is not seeded `ref:<record>`"))?,
+        None if records.contains_key(via) => via,
+        None => {
+            return Err(format!(
+                "`{spec}`: `{via}` is neither a field of this record nor a record type"
+            ))
+        }
+    };
+    match records.get(target) {
+        Some(r) if r.fields.contains_key(field) => Ok(()),
+        Some(_) => Err(format!("`{spec}`: `{target}` has no field `{field}`")),
+        None => Err(format!(
+            "`{spec}` refers to an unknown record type `{target}`"
+        )),
     }
 }
 
@@ -155,15 +203,37 @@ mod tests {
 
     #[test]
     fn seeds_follow_the_documented_grammar() {
-        let none = BTreeMap::new();
-        assert!(check_seed("cpf", false, &none).is_ok());
-        assert!(check_seed("amount:10..5000.5", false, &none).is_ok());
-        assert!(check_seed("date:-90..30", false, &none).is_ok());
-        assert!(check_seed("int:5..1", false, &none).is_err());
-        assert!(check_seed("int:1.5..3", false, &none).is_err());
-        assert!(check_seed("enum", false, &none).is_err());
-        assert!(check_seed("ref:nothing", false, &none).is_err());
-        assert!(check_seed("color", false, &none).is_err());
+        let records: BTreeMap<String, crate::model::RecordType> = serde_yaml::from_str(
+            "invoices: {title: I, fields: {id: {type: string}, amount: {type: number}}}\n\
+             organization: {title: O, fields: {cnpj: {type: string}}}\n\
+             nfes: {title: N, fields: {invoice_id: {type: string, seed: 'ref:invoices'}, note: {type: string}, amount: {type: number}}}",
+        )
+        .expect("records");
+        let this = &records["nfes"];
+        let check = |spec: &str| check_seed(spec, false, this, &records);
+        assert!(check("cpf").is_ok());
+        assert!(check("amount:10..5000.5").is_ok());
+        assert!(check("date:-90..30").is_ok());
+        assert!(check("int:5..1").is_err());
+        assert!(check("int:1.5..3").is_err());
+        assert!(check("enum").is_err());
+        assert!(check("ref:nothing").is_err());
+        assert!(check("color").is_err());
+        assert!(check("same:invoice_id.amount").is_ok());
+        assert!(check("same:organization.cnpj").is_ok());
+        assert!(
+            check("same:invoice_id.total").is_err(),
+            "no such field on the invoice"
+        );
+        assert!(
+            check("same:note.amount").is_err(),
+            "`note` is not a reference"
+        );
+        assert!(check("same:nothing.amount").is_err());
+        assert!(check("same:amount").is_err());
+        assert!(check("links:invoice=invoices|org=organization").is_ok());
+        assert!(check("links:invoice=nothing").is_err());
+        assert!(check("links:invoices").is_err());
     }
 
     #[test]

@@ -41,7 +41,7 @@ impl<'a> Validator<'a> {
                     );
                 }
                 if !f.seed.is_empty() {
-                    if let Err(why) = check_seed(&f.seed, !f.enum_values.is_empty(), records) {
+                    if let Err(why) = check_seed(&f.seed, !f.enum_values.is_empty(), r, records) {
                         self.value(&key_path(&fpath, "seed"), why, Some(SEED_HINT.into()));
                     }
                 }

@@ -221,7 +221,14 @@ impl<'a> Validator<'a> {
             return;
         };
         let opath = key_path(base, "operation");
-        let needs_record = op.kind != OperationKind::Custom;
+        let needs_record = !matches!(op.kind, OperationKind::Custom | OperationKind::WhoAmI);
+        if op.kind == OperationKind::WhoAmI && (op.record.is_some() || op.id_arg.is_some()) {
+            self.key(
+                &opath,
+                "a `who_am_i` operation answers the caller's identity: it takes no `record` or `id_arg`".into(),
+                Some("remove `record:` and `id_arg:`".into()),
+            );
+        }
         let needs_id = matches!(
             op.kind,
             OperationKind::Get | OperationKind::Update | OperationKind::Delete
@@ -285,6 +292,56 @@ impl<'a> Validator<'a> {
                 "`days:` on an operation whose kind is not `summary`".into(),
                 Some("`kind: summary`, or remove `days:`".into()),
             );
+        }
+        match (&op.grouping, op.kind) {
+            (None, OperationKind::GroupedTotals) => self.key(
+                &opath,
+                "a `grouped_totals` operation has no `grouping:`".into(),
+                Some(
+                    "`grouping: {date_field: <date field>, amount_field: <signed amount field>}`"
+                        .into(),
+                ),
+            ),
+            (Some(_), k) if k != OperationKind::GroupedTotals => self.key(
+                &key_path(&opath, "grouping"),
+                "`grouping:` on an operation whose kind is not `grouped_totals`".into(),
+                Some("`kind: grouped_totals`, or remove `grouping:`".into()),
+            ),
+            (Some(g), _) => {
+                if let Some(rec) = op
+                    .record
+                    .as_ref()
+                    .and_then(|r| self.l.catalog.records.get(r))
+                {
+                    let gpath = key_path(&opath, "grouping");
+                    for (key, field) in [
+                        ("date_field", &g.date_field),
+                        ("amount_field", &g.amount_field),
+                    ] {
+                        if !rec.fields.contains_key(field) {
+                            self.key(
+                                &key_path(&gpath, key),
+                                format!(
+                                    "`{field}` is not a field of `{}`",
+                                    op.record.as_deref().unwrap_or_default()
+                                ),
+                                None,
+                            );
+                        }
+                    }
+                    for dim in g.default_by.split(',').map(str::trim) {
+                        if !["day", "week", "month"].contains(&dim) && !rec.fields.contains_key(dim)
+                        {
+                            self.key(
+                                &key_path(&gpath, "default_by"),
+                                format!("`{dim}` is neither `day`, `week`, `month` nor a field of the record"),
+                                None,
+                            );
+                        }
+                    }
+                }
+            }
+            _ => {}
         }
         match (&op.action, op.kind) {
             (None, OperationKind::Action) => self.key(

@@ -247,6 +247,9 @@ pub enum Operation {
     Singleton {
         record: &'static str,
     },
+    /// Who the caller is (the API's identity endpoint, `GET /v2/me`): answered from the
+    /// identity the token resolved to, never from a stored record.
+    WhoAmI,
     /// The most recent record of its type among those the equal-valued arguments select (an
     /// account's latest balance). None selected is not found, never an empty answer.
     Latest {
@@ -257,6 +260,16 @@ pub enum Operation {
     Summary {
         record: &'static str,
         days: u32,
+    },
+    /// Totals per group of the records the arguments select: the `group_by` argument names the
+    /// dimensions (`day`, `week`, `month` of `date_field`, or fields), `default_by` when absent;
+    /// each group counts its records and splits the signed `amount_field` into credits, debits
+    /// and net.
+    GroupedTotals {
+        record: &'static str,
+        date_field: &'static str,
+        amount_field: &'static str,
+        default_by: &'static str,
     },
     Create {
         record: &'static str,
@@ -415,6 +428,8 @@ pub enum CompletionKind {
         tool: &'static str,
         field: &'static str,
         limit: u32,
+        /// Arguments the list tool is called with (`kind=darf`: only DARFs).
+        args: &'static [(&'static str, &'static str)],
     },
     /// Values from a fixed set, by prefix.
     Fixed(&'static [&'static str]),

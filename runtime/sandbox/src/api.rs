@@ -41,6 +41,7 @@ use runtime_model::identity::Identity;
 use runtime_model::upload;
 use serde_json::{json, Map, Value};
 
+use crate::envelope;
 use crate::files::FileRef;
 use crate::{store, Sandbox};
 
@@ -350,29 +351,9 @@ fn me(state: &ApiState, headers: &HeaderMap) -> Response {
     (
         StatusCode::OK,
         [(header::CONTENT_TYPE, "application/json")],
-        me_document(&identity, &token).to_string(),
+        envelope::me(&identity, &envelope::token_uid(&token)).to_string(),
     )
         .into_response()
-}
-
-/// The identity endpoint's answer for `identity`; the token's uid is derived from the token.
-pub fn me_document(identity: &Identity, token: &str) -> Value {
-    use sha2::{Digest, Sha256};
-    let digest = Sha256::digest(token.as_bytes());
-    let token_uid: String = digest.iter().take(16).map(|b| format!("{b:02x}")).collect();
-    json!({
-        "status": 200,
-        "data": {
-            "account": {"uid": identity.organization, "full_name": identity.name},
-            "user": {
-                "uid": identity.person,
-                "full_name": identity.name,
-                "permissions": identity.permissions,
-            },
-            "access_token": {"uid": token_uid, "scopes": identity.scopes},
-            "workspaces": identity.workspaces,
-        }
-    })
 }
 
 async fn handle(

@@ -30,6 +30,11 @@ pub fn date_string(d: Date) -> String {
     format!("{:04}-{:02}-{:02}", d.year(), u8::from(d.month()), d.day())
 }
 
+/// `2026-11-30` → the date; anything else → `None`.
+pub fn parse_date(s: &str) -> Option<Date> {
+    Date::parse(s, &time::format_description::well_known::Iso8601::DATE).ok()
+}
+
 pub fn days(n: i64) -> Duration {
     Duration::days(n)
 }

@@ -102,7 +102,7 @@ fn stamp_like(like: &str, t: OffsetDateTime) -> String {
 
 fn parse_stamp(s: &str) -> Option<OffsetDateTime> {
     if s.len() == 10 {
-        let d = Date::parse(s, &time::format_description::well_known::Iso8601::DATE).ok()?;
+        let d = clock::parse_date(s)?;
         Some(d.midnight().assume_offset(clock::brasilia()))
     } else {
         OffsetDateTime::parse(s, &time::format_description::well_known::Rfc3339).ok()
@@ -131,6 +131,67 @@ pub fn harmonize(
     people(json);
     models(json);
     access_key(json, created);
+    statement_lines(json);
+}
+
+/// Statement categories: code, name, the line's text as a credit and as a debit (`None`: a
+/// category that only goes one way — fees and taxes are debits, yields are credits).
+const STATEMENT_CATEGORIES: &[(i64, &str, Option<&str>, Option<&str>)] = &[
+    (1, "Pix", Some("PIX RECEBIDO"), Some("PIX ENVIADO")),
+    (
+        2,
+        "Boletos",
+        Some("LIQUIDACAO BOLETO"),
+        Some("PAGAMENTO BOLETO"),
+    ),
+    (3, "Tarifas bancárias", None, Some("TARIFA BANCARIA")),
+    (
+        4,
+        "Transferências",
+        Some("TED RECEBIDA"),
+        Some("TED ENVIADA"),
+    ),
+    (5, "Impostos", None, Some("PAGAMENTO DARF")),
+    (6, "Rendimentos", Some("RENDIMENTO APLICACAO"), None),
+];
+
+/// A statement line (`kind` credit/debit, a signed `amount`, a `category` with its
+/// `category_description`): the kind is one its category allows, the amount is negative exactly
+/// when it is a debit, and the name and the line's text follow the category.
+fn statement_lines(json: &mut Map<String, Value>) {
+    let (Some(kind), Some(amount), Some(code)) = (
+        text(json, "kind").map(str::to_string),
+        json.get("amount").and_then(Value::as_f64),
+        json.get("category").and_then(Value::as_i64),
+    ) else {
+        return;
+    };
+    if !matches!(kind.as_str(), "credit" | "debit") || !json.contains_key("category_description") {
+        return;
+    }
+    let &(code, name, credit, debit) = STATEMENT_CATEGORIES
+        .iter()
+        .find(|c| c.0 == code)
+        .unwrap_or(&STATEMENT_CATEGORIES[0]);
+    let kind = match (kind.as_str(), credit, debit) {
+        ("credit", Some(_), _) => "credit",
+        ("debit", _, Some(_)) => "debit",
+        (_, Some(_), None) => "credit",
+        _ => "debit",
+    };
+    let line = if kind == "credit" { credit } else { debit }.unwrap_or_default();
+    let signed = if kind == "debit" {
+        -amount.abs()
+    } else {
+        amount.abs()
+    };
+    json.insert("category".into(), Value::from(code));
+    json.insert("kind".into(), Value::String(kind.into()));
+    json.insert("amount".into(), Value::from(signed));
+    json.insert("category_description".into(), Value::String(name.into()));
+    if json.contains_key("description") {
+        json.insert("description".into(), Value::String(line.into()));
+    }
 }
 
 /// A record covering a value of an enumerated error field is failed.

@@ -6,6 +6,7 @@
 //! `serve-api` use the same shapes, so the proxy returns what the sandbox would.
 
 use runtime_model::catalog::{Binding, Tool};
+use runtime_model::identity::Identity;
 use serde_json::{json, Map, Value};
 
 /// Whether a tool's API wraps its answers (`/v2`).
@@ -49,4 +50,31 @@ pub fn items(value: &Value) -> Option<&Vec<Value>> {
         Value::Object(m) => m.get("data").and_then(Value::as_array),
         _ => None,
     }
+}
+
+/// The identity endpoint's answer (`GET /v2/me`) for `identity`: the account (organization), the
+/// user (person) with their permissions, the token (`token_uid`) with its scopes, and the
+/// workspaces. The embedded sandbox and `serve-api` both answer it, so "who am I" is the caller
+/// on either.
+pub fn me(identity: &Identity, token_uid: &str) -> Value {
+    json!({
+        "status": 200,
+        "data": {
+            "account": {"uid": identity.organization, "full_name": identity.name},
+            "user": {
+                "uid": identity.person,
+                "full_name": identity.name,
+                "permissions": identity.permissions,
+            },
+            "access_token": {"uid": token_uid, "scopes": identity.scopes},
+            "workspaces": identity.workspaces,
+        }
+    })
+}
+
+/// A stable, non-secret uid for a token (or, on the embedded sandbox, which sees no token, for
+/// the person and organization it resolved to): the first 16 bytes of its SHA-256, in hex.
+pub fn token_uid(secret: &str) -> String {
+    use sha2::{Digest, Sha256};
+    hex::encode(&Sha256::digest(secret.as_bytes())[..16])
 }

@@ -366,33 +366,221 @@ fn text_body(rt: &RecordType, json: &Map<String, Value>) -> String {
     out
 }
 
+/// A PDF string literal's body: Latin-1 characters as octal escapes (the font uses
+/// WinAnsiEncoding, which agrees with Latin-1 on them), so "Natália" prints as written; anything
+/// beyond Latin-1 becomes `?`.
 fn pdf_escape(s: &str) -> String {
-    s.chars()
-        .map(|c| if c.is_ascii() { c } else { '?' })
-        .collect::<String>()
-        .replace('\\', "\\\\")
-        .replace('(', "\\(")
-        .replace(')', "\\)")
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '(' => out.push_str("\\("),
+            ')' => out.push_str("\\)"),
+            c if c.is_ascii() && !c.is_ascii_control() => out.push(c),
+            c if ('\u{a0}'..='\u{ff}').contains(&c) => out.push_str(&format!("\\{:03o}", c as u32)),
+            _ => out.push('?'),
+        }
+    }
+    out
 }
 
-/// A valid one-page PDF listing the record's fields.
-pub fn pdf(rt: &RecordType, json: &Map<String, Value>) -> Vec<u8> {
-    let mut text = format!("BT /F1 14 Tf 50 800 Td ({}) Tj ET\n", pdf_escape(rt.title));
-    let mut y = 770;
-    for (k, v) in json.iter().take(40) {
-        text.push_str(&format!(
-            "BT /F1 10 Tf 50 {y} Td ({}: {}) Tj ET\n",
-            pdf_escape(k),
-            pdf_escape(&scalar(v))
+/// Drawing operators for one page (PDF points, origin at the bottom left of an A4 page).
+#[derive(Default)]
+struct Page(String);
+
+impl Page {
+    fn text(&mut self, x: u32, y: u32, size: u32, bold: bool, s: &str) {
+        let font = if bold { "F2" } else { "F1" };
+        self.0.push_str(&format!(
+            "BT /{font} {size} Tf {x} {y} Td ({}) Tj ET\n",
+            pdf_escape(s)
         ));
+    }
+    fn boxed(&mut self, x: u32, y: u32, w: u32, h: u32) {
+        self.0.push_str(&format!("{x} {y} {w} {h} re S\n"));
+    }
+    /// A labelled box: a small caption on top, the value below.
+    fn field(&mut self, x: u32, y: u32, w: u32, label: &str, value: &str) {
+        self.boxed(x, y, w, 26);
+        self.text(x + 3, y + 18, 6, false, label);
+        self.text(x + 3, y + 5, 9, true, value);
+    }
+}
+
+/// `12345678000190` → `12.345.678/0001-90` (other lengths unchanged).
+fn cnpj_mask(v: &str) -> String {
+    let d: String = v.chars().filter(char::is_ascii_digit).collect();
+    if d.len() != 14 {
+        return v.to_string();
+    }
+    format!(
+        "{}.{}.{}/{}-{}",
+        &d[0..2],
+        &d[2..5],
+        &d[5..8],
+        &d[8..12],
+        &d[12..14]
+    )
+}
+
+/// `1234.5` → `R$ 1.234,50`.
+fn brl(v: &Value) -> String {
+    let cents = (v.as_f64().unwrap_or(0.0) * 100.0).round() as i64;
+    let (sign, cents) = if cents < 0 {
+        ("-", -cents)
+    } else {
+        ("", cents)
+    };
+    let units = (cents / 100).to_string();
+    let mut grouped = String::new();
+    for (i, c) in units.chars().enumerate() {
+        if i > 0 && (units.len() - i) % 3 == 0 {
+            grouped.push('.');
+        }
+        grouped.push(c);
+    }
+    format!("{sign}R$ {grouped},{:02}", cents % 100)
+}
+
+/// `2026-11-30T10:15:00-03:00` → `30/11/2026`.
+fn br_date(v: &str) -> String {
+    match (v.get(0..4), v.get(5..7), v.get(8..10)) {
+        (Some(y), Some(m), Some(d)) => format!("{d}/{m}/{y}"),
+        _ => v.to_string(),
+    }
+}
+
+/// A DANFE (the printed form of an NF-e), laid out in its usual boxes: the header with number
+/// and series, the 44-digit access key in groups of four, the authorization protocol, the issuer,
+/// the recipient, the totals, and a stamp when the NF-e has no fiscal value (canceled,
+/// rejected, still processing).
+fn danfe(json: &Map<String, Value>, key: &str) -> Page {
+    let text = |k: &str| json.get(k).map(scalar).unwrap_or_default();
+    let mut p = Page::default();
+    p.boxed(30, 720, 535, 92);
+    p.text(40, 790, 16, true, "DANFE");
+    p.text(
+        40,
+        776,
+        7,
+        false,
+        "Documento Auxiliar da Nota Fiscal Eletrônica",
+    );
+    p.text(40, 764, 7, false, "0 - ENTRADA   1 - SAÍDA   [1]");
+    p.text(
+        40,
+        748,
+        10,
+        true,
+        &format!("Nº {}   SÉRIE {}", text("number"), text("series")),
+    );
+    p.text(40, 734, 7, false, "FOLHA 1/1");
+    let grouped: Vec<&str> = (0..11).filter_map(|i| key.get(i * 4..i * 4 + 4)).collect();
+    p.field(250, 780, 310, "CHAVE DE ACESSO", &grouped.join(" "));
+    p.text(
+        250,
+        760,
+        7,
+        false,
+        "Consulta de autenticidade no portal nacional da NF-e",
+    );
+    p.text(
+        250,
+        750,
+        7,
+        false,
+        "www.nfe.fazenda.gov.br/portal ou no site da Sefaz autorizadora",
+    );
+    let protocol = match text("authorized_at") {
+        at if at.is_empty() => "-".to_string(),
+        at => format!("{}  {}", key.get(0..15).unwrap_or_default(), br_date(&at)),
+    };
+    p.field(250, 722, 310, "PROTOCOLO DE AUTORIZAÇÃO DE USO", &protocol);
+
+    p.text(30, 700, 8, true, "EMITENTE");
+    p.field(30, 670, 260, "CNPJ", &cnpj_mask(&text("issuer_cnpj")));
+    p.field(290, 670, 80, "UF", &text("issuer_state"));
+    p.field(
+        370,
+        670,
+        195,
+        "DATA DA EMISSÃO",
+        &br_date(&text("issued_at")),
+    );
+
+    p.text(30, 650, 8, true, "DESTINATÁRIO / REMETENTE");
+    p.field(
+        30,
+        620,
+        360,
+        "IDENTIFICAÇÃO DO DESTINATÁRIO",
+        &text("customer_id"),
+    );
+    p.field(390, 620, 175, "FATURA", &text("invoice_id"));
+
+    p.text(30, 600, 8, true, "CÁLCULO DO IMPOSTO");
+    p.field(
+        30,
+        570,
+        180,
+        "VALOR TOTAL DOS PRODUTOS",
+        &brl(json.get("amount").unwrap_or(&Value::Null)),
+    );
+    p.field(210, 570, 175, "VALOR DO ICMS", &brl(&Value::from(0)));
+    p.field(
+        385,
+        570,
+        180,
+        "VALOR TOTAL DA NOTA",
+        &brl(json.get("amount").unwrap_or(&Value::Null)),
+    );
+
+    p.text(30, 550, 8, true, "DADOS ADICIONAIS");
+    p.field(30, 520, 535, "SITUAÇÃO", &text("status"));
+    let stamp = match text("status").as_str() {
+        "canceled" | "cancelled" => Some("NF-e CANCELADA"),
+        "rejected" => Some("SEM VALOR FISCAL - NF-e REJEITADA"),
+        "processing" => Some("SEM VALOR FISCAL - EM PROCESSAMENTO"),
+        _ => None,
+    };
+    if let Some(stamp) = stamp {
+        p.text(120, 450, 22, true, stamp);
+    }
+    if let Some(reason) = json.get("rejection_reason").filter(|v| !v.is_null()) {
+        p.text(30, 420, 8, false, &format!("Motivo: {}", scalar(reason)));
+    }
+    p
+}
+
+/// A record's page: its title, then one labelled line per field.
+fn record_page(rt: &RecordType, json: &Map<String, Value>) -> Page {
+    let mut p = Page::default();
+    p.text(50, 800, 14, true, rt.title);
+    p.boxed(40, 790, 515, 0);
+    let mut y = 770;
+    for (k, v) in json.iter().take(44) {
+        p.text(50, y, 8, false, &k.replace('_', " "));
+        p.text(200, y, 10, false, &scalar(v));
         y -= 16;
     }
+    p
+}
+
+/// A valid one-page PDF showing the record: a DANFE for an NF-e (a record with a 44-digit
+/// `access_key`), else the record's fields, labelled. Text is Latin-1 (Portuguese prints whole).
+pub fn pdf(rt: &RecordType, json: &Map<String, Value>) -> Vec<u8> {
+    let page = match json.get("access_key").and_then(Value::as_str) {
+        Some(key) if key.len() == 44 && key.bytes().all(|b| b.is_ascii_digit()) => danfe(json, key),
+        _ => record_page(rt, json),
+    };
+    let text = page.0;
     let objects = [
         "<< /Type /Catalog /Pages 2 0 R >>".to_string(),
         "<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_string(),
-        "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>".to_string(),
+        "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Resources << /Font << /F1 5 0 R /F2 6 0 R >> >> /Contents 4 0 R >>".to_string(),
         format!("<< /Length {} >>\nstream\n{}endstream", text.len(), text),
-        "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>".to_string(),
+        "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>".to_string(),
+        "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica-Bold /Encoding /WinAnsiEncoding >>".to_string(),
     ];
     let mut out = b"%PDF-1.4\n".to_vec();
     let mut offsets = Vec::new();
@@ -483,6 +671,34 @@ mod tests {
         // The CRC-32 check value of "123456789".
         assert_eq!(crc32(b"123456789"), 0xcbf4_3926);
         assert!(png.ends_with(&[0xae, 0x42, 0x60, 0x82]), "IEND's fixed CRC");
+    }
+
+    #[test]
+    fn an_nfe_prints_as_a_danfe_with_its_key_issuer_and_total() {
+        let rt = test_support::demo::PRODUCT.records[0].name;
+        let rt = test_support::demo::PRODUCT
+            .record(rt)
+            .unwrap_or(&test_support::demo::PRODUCT.records[0]);
+        let key = "43261135183775000124550010000000121000950288";
+        let nfe: Map<String, Value> = serde_json::from_value(json!({
+            "access_key": key, "number": 12, "series": "1", "issuer_cnpj": "35183775000124",
+            "issuer_state": "RS", "amount": 1234.5, "status": "canceled",
+            "issued_at": "2026-11-30T10:15:00-03:00", "customer_id": "c1", "invoice_id": "i1"
+        }))
+        .unwrap_or_default();
+        let s = String::from_utf8_lossy(&pdf(rt, &nfe)).into_owned();
+        assert!(s.contains("(DANFE)"), "{s}");
+        assert!(
+            s.contains("4326 1135 1837 7500 0124 5500 1000 0000 1210 0095 0288"),
+            "{s}"
+        );
+        assert!(s.contains("35.183.775/0001-24"), "{s}");
+        assert!(s.contains("R$ 1.234,50"), "{s}");
+        assert!(s.contains("30/11/2026"), "{s}");
+        assert!(s.contains("NF-e CANCELADA"), "{s}");
+        // Latin-1 text as WinAnsi octal escapes: "SAÍDA".
+        assert!(s.contains("SA\\315DA"), "{s}");
+        assert!(s.trim_end().ends_with("%%EOF"));
     }
 
     #[test]

@@ -142,6 +142,18 @@ pub fn execute(c: &Call<'_>) -> Result<Output, BackendError> {
         Operation::Singleton { record } => singleton(c, record_type(c.product, record)?),
         Operation::Latest { record } => latest(c, record_type(c.product, record)?),
         Operation::Summary { record, days } => summary_of(c, record_type(c.product, record)?, days),
+        Operation::GroupedTotals {
+            record,
+            date_field,
+            amount_field,
+            default_by,
+        } => grouped_totals(
+            c,
+            record_type(c.product, record)?,
+            date_field,
+            amount_field,
+            default_by,
+        ),
         Operation::Create { record } => create(c, record_type(c.product, record)?),
         Operation::Update { record, id_arg } => update(c, record_type(c.product, record)?, id_arg),
         Operation::Delete { record, id_arg } => delete(c, record_type(c.product, record)?, id_arg),
@@ -152,6 +164,11 @@ pub fn execute(c: &Call<'_>) -> Result<Output, BackendError> {
         } => act(c, record_type(c.product, record)?, id_arg, action),
         Operation::Custom => Err(BackendError::Unsupported(format!(
             "`{}` has no sandbox behaviour (custom operation)",
+            c.tool.name
+        ))),
+        // Answered from the caller's identity before any record is read (`Sandbox::call_blocking`).
+        Operation::WhoAmI => Err(BackendError::Unsupported(format!(
+            "`{}` answers the caller's identity, which a record operation does not see",
             c.tool.name
         ))),
     }
@@ -473,6 +490,137 @@ fn summary_of(c: &Call<'_>, rt: &RecordType, days: u32) -> Result<Output, Backen
     answer.insert("records".into(), Value::from(rows.len()));
     answer.insert("totals".into(), Value::Object(totals));
     Ok(Output::Json(envelope::one(c.tool, answer)))
+}
+
+/// A record's bucket for a date dimension: `2026-07-14` by day, `2026-W29` (ISO week) by week,
+/// `2026-07` by month.
+fn date_bucket(date: &str, dim: &str) -> Option<String> {
+    let day = date_part(date);
+    match dim {
+        "day" => Some(day.to_string()),
+        "month" => day.get(0..7).map(str::to_string),
+        "week" => {
+            let d = clock::parse_date(day)?;
+            let (year, week, _) = d.to_iso_week_date();
+            Some(format!("{year}-W{week:02}"))
+        }
+        _ => None,
+    }
+}
+
+/// One group of [`grouped_totals`]: its dimension values, its records, and their credits and
+/// debits (a positive figure).
+struct Group {
+    values: Map<String, Value>,
+    count: u64,
+    credit: f64,
+    debit: f64,
+}
+
+/// Totals per group (see [`Operation::GroupedTotals`]): the records the arguments select,
+/// grouped by the `group_by` dimensions, each group with its dimension values, `count`, and the
+/// signed amount split into `credit_total`, `debit_total` (a positive figure) and `net_total`.
+/// A field dimension brings its `<field>_description` when the record has one. Groups are in
+/// ascending order of their dimension values; the answer echoes the filters it applied.
+fn grouped_totals(
+    c: &Call<'_>,
+    rt: &RecordType,
+    date_field: &str,
+    amount_field: &str,
+    default_by: &str,
+) -> Result<Output, BackendError> {
+    let by = match c.args.get("group_by") {
+        None | Some(Value::Null) => default_by.to_string(),
+        Some(Value::String(s)) if !s.trim().is_empty() => s.clone(),
+        Some(other) => {
+            return Err(BackendError::Invalid(format!(
+                "`group_by` must be a comma-separated list of dimensions, got {other}"
+            )))
+        }
+    };
+    let mut dims: Vec<&str> = Vec::new();
+    for dim in by.split(',').map(str::trim) {
+        if !["day", "week", "month"].contains(&dim) && !has_field(rt, dim) {
+            let fields: Vec<&str> = rt.fields.iter().map(|f| f.name).collect();
+            return Err(BackendError::Invalid(format!(
+                "`group_by`: `{dim}` is not a dimension; use day, week, month or one of {}",
+                fields.join(", ")
+            )));
+        }
+        if !dims.contains(&dim) {
+            dims.push(dim);
+        }
+    }
+    let round = |v: f64| (v * 100.0).round() / 100.0;
+    let mut groups: std::collections::BTreeMap<Vec<String>, Group> =
+        std::collections::BTreeMap::new();
+    for row in select(c, rt, &[])? {
+        let mut values = Map::new();
+        let mut key = Vec::with_capacity(dims.len());
+        for dim in &dims {
+            let v = match date_bucket(
+                row.json
+                    .get(date_field)
+                    .and_then(Value::as_str)
+                    .unwrap_or_default(),
+                dim,
+            ) {
+                Some(bucket) => Value::String(bucket),
+                None => row.json.get(*dim).cloned().unwrap_or(Value::Null),
+            };
+            key.push(v.to_string());
+            values.insert(dim.to_string(), v);
+            let described = format!("{dim}_description");
+            if let Some(d) = row.json.get(&described) {
+                values.insert(described, d.clone());
+            }
+        }
+        let amount = row
+            .json
+            .get(amount_field)
+            .and_then(Value::as_f64)
+            .unwrap_or(0.0);
+        let g = groups.entry(key).or_insert_with(|| Group {
+            values,
+            count: 0,
+            credit: 0.0,
+            debit: 0.0,
+        });
+        g.count += 1;
+        if amount >= 0.0 {
+            g.credit += amount;
+        } else {
+            g.debit -= amount;
+        }
+    }
+    let data: Vec<Value> = groups
+        .into_values()
+        .map(
+            |Group {
+                 mut values,
+                 count,
+                 credit,
+                 debit,
+             }| {
+                values.insert("count".into(), Value::from(count));
+                values.insert("credit_total".into(), Value::from(round(credit)));
+                values.insert("debit_total".into(), Value::from(round(debit)));
+                values.insert("net_total".into(), Value::from(round(credit - debit)));
+                Value::Object(values)
+            },
+        )
+        .collect();
+    let filters: Map<String, Value> = c
+        .args
+        .iter()
+        .filter(|(k, v)| !CONTROL_ARGS.contains(&k.as_str()) && !v.is_null() && *k != "group_by")
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    Ok(Output::Json(if envelope::is_v2(c.tool) {
+        json!({"status": 200, "data": data, "filters": filters})
+    } else {
+        Value::Array(data)
+    }))
 }
 
 /// Arguments that are fields of the record (except its ids), typed as the field says.
@@ -857,12 +1005,14 @@ fn create_linked(
     let seq = store::next_seq(c.tx, c.scope, trt.name).map_err(db)?;
     let mut rng = Rng::derived(seq as u64, &format!("{}:{}", trt.name, source.id));
     let refs = RefPool::new();
+    let stored = seed::Stored::new();
     let mut s = RecordSeed {
         rng: &mut rng,
         now: c.now,
         index: usize::MAX,
         seq,
         refs: &refs,
+        stored: &stored,
     };
     let seeded = seed::generate_record(c.product, trt, &mut s);
     let mut json = seeded.json;
@@ -931,6 +1081,7 @@ pub fn seed_scope(
     now: OffsetDateTime,
 ) -> Result<usize, StoreError> {
     let mut refs = RefPool::new();
+    let mut stored = seed::Stored::new();
     let mut total = 0;
     let label = format!(
         "{}/{}/{}",
@@ -946,6 +1097,7 @@ pub fn seed_scope(
                 index,
                 seq: index as i64 + 1,
                 refs: &refs,
+                stored: &stored,
             };
             seeded.push(seed::generate_record(product, rt, &mut s));
         }
@@ -963,6 +1115,7 @@ pub fn seed_scope(
             }
         }
         let mut ids = Vec::new();
+        let mut jsons = Vec::new();
         for (index, mut rec) in seeded.into_iter().enumerate() {
             let seq = index as i64 + 1;
             if rt.numeric_id {
@@ -982,9 +1135,11 @@ pub fn seed_scope(
             };
             store::put(tx, scope, rt.name, &row, &created)?;
             ids.push((rec.id, seq));
+            jsons.push(row.json);
             total += 1;
         }
         refs.insert(rt.name.to_string(), ids);
+        stored.insert(rt.name.to_string(), jsons);
     }
     store::mark_seeded(tx, scope, seed_number)?;
     Ok(total)

@@ -39,6 +39,11 @@ pub enum Gen {
     DateTime(i64, i64),
     Enum,
     Ref(String),
+    /// `same:<via>.<field>`: `field` of the record `via` references (a ref field of this record)
+    /// or of the first record of type `via`.
+    Same(String, String),
+    /// `links:<slug>=<record>|…`: one or two `{slug, uid}` objects pointing to seeded records.
+    Links(Vec<(String, String)>),
     Bool,
     Int(i64, i64),
     Words(usize),
@@ -95,6 +100,25 @@ pub fn parse_spec(spec: &str) -> Result<Gen, String> {
         }
         "enum" => Gen::Enum,
         "ref" => Gen::Ref(need("ref")?.trim().to_string()),
+        "links" => Gen::Links(
+            need("links")?
+                .split('|')
+                .map(|pair| {
+                    pair.split_once('=')
+                        .map(|(slug, record)| (slug.trim().to_string(), record.trim().to_string()))
+                        .ok_or_else(|| {
+                            format!("seed `links:` needs `<slug>=<record>`, got `{pair}`")
+                        })
+                })
+                .collect::<Result<_, _>>()?,
+        ),
+        "same" => {
+            let arg = need("same")?.trim();
+            let (via, field) = arg
+                .split_once('.')
+                .ok_or_else(|| format!("seed `same:{arg}` needs `<ref field>.<field>`"))?;
+            Gen::Same(via.to_string(), field.to_string())
+        }
         "bool" => Gen::Bool,
         "int" => {
             let (a, b) = range::<i64>(need("int")?, "int")?;
@@ -244,6 +268,9 @@ fn default_generator(product: &Product, record: &RecordType, field: &Field) -> G
 /// Ids of existing records, by type, for `ref:` fields: `(string id, numeric id)`.
 pub type RefPool = HashMap<String, Vec<(String, i64)>>;
 
+/// The seeded records, by type, in the order of their [`RefPool`] ids, for `same:` fields.
+pub type Stored = HashMap<String, Vec<Map<String, Value>>>;
+
 /// The inputs of one generated record.
 pub struct RecordSeed<'a> {
     pub rng: &'a mut Rng,
@@ -253,6 +280,7 @@ pub struct RecordSeed<'a> {
     /// Sequence number (numeric id, `sequence` fields).
     pub seq: i64,
     pub refs: &'a RefPool,
+    pub stored: &'a Stored,
 }
 
 fn typed_string(field: &Field, s: String) -> Value {
@@ -383,6 +411,24 @@ pub fn generate(
             }
             None => Value::Null,
         },
+        // Filled after the record's other fields (see `generate_record`).
+        Gen::Same(..) => Value::Null,
+        Gen::Links(pairs) => {
+            let n = 1 + rng.below(2) as usize;
+            let mut out = Vec::new();
+            for _ in 0..n.min(pairs.len()) {
+                let (slug, record) = rng.pick(pairs).clone();
+                let Some(pool) = s.refs.get(&record).filter(|p| !p.is_empty()) else {
+                    continue;
+                };
+                let (uid, _) = rng.pick(pool).clone();
+                let link = serde_json::json!({"slug": slug, "uid": uid});
+                if !out.contains(&link) {
+                    out.push(link);
+                }
+            }
+            Value::Array(out)
+        }
         Gen::Bool => Value::Bool(rng.chance(50)),
         Gen::Int(a, b) => {
             let v = rng.range_i64(*a, *b);
@@ -459,6 +505,14 @@ pub fn generate_record(product: &Product, rt: &RecordType, s: &mut RecordSeed<'_
         };
         json.insert(field.name.to_string(), value);
     }
+    for field in rt.fields {
+        if let Gen::Same(via, from) = generator(product, rt, field) {
+            if let Some(v) = same_value(product, rt, &json, s, &via, &from) {
+                json.insert(field.name.to_string(), v);
+            }
+        }
+    }
+    failed_under_a_stopped_record(product, rt, &mut json, s);
     if rt.numeric_id && !json.contains_key("id") {
         json.insert("id".into(), Value::from(s.seq));
     }
@@ -481,6 +535,63 @@ pub fn generate_record(product: &Product, rt: &RecordType, s: &mut RecordSeed<'_
         id,
         created_at,
     }
+}
+
+/// The seeded record that `json`'s ref field `field` (seeded `ref:<record>`) points to.
+fn referenced<'s>(
+    product: &Product,
+    rt: &RecordType,
+    json: &Map<String, Value>,
+    s: &'s RecordSeed<'_>,
+    field: &Field,
+) -> Option<&'s Map<String, Value>> {
+    let Gen::Ref(target) = generator(product, rt, field) else {
+        return None;
+    };
+    let wanted = json.get(field.name)?;
+    let at = s.refs.get(&target)?.iter().position(|(uid, num)| {
+        wanted.as_str() == Some(uid.as_str()) || wanted.as_i64() == Some(*num)
+    })?;
+    s.stored.get(&target)?.get(at)
+}
+
+/// A record that references a stopped record (a delivery to an `inactive` webhook) did not
+/// succeed: when its state may be `failed`, it is.
+fn failed_under_a_stopped_record(
+    product: &Product,
+    rt: &RecordType,
+    json: &mut Map<String, Value>,
+    s: &RecordSeed<'_>,
+) {
+    let Some(state) = enum_fields(rt).find(|f| f.enum_values.contains(&"failed")) else {
+        return;
+    };
+    let stopped = rt.fields.iter().any(|f| {
+        referenced(product, rt, json, s, f)
+            .and_then(|parent| parent.get("status"))
+            .and_then(Value::as_str)
+            .is_some_and(|v| coherence::STOPPED_STATES.contains(&v))
+    });
+    if stopped {
+        json.insert(state.name.to_string(), Value::String("failed".into()));
+    }
+}
+
+/// The value a `same:<via>.<from>` field takes: `from` of the record the ref field `via` points
+/// to, or of the first record of type `via`. `None` when that record is not seeded.
+fn same_value(
+    product: &Product,
+    rt: &RecordType,
+    json: &Map<String, Value>,
+    s: &RecordSeed<'_>,
+    via: &str,
+    from: &str,
+) -> Option<Value> {
+    let source = match rt.fields.iter().find(|f| f.name == via) {
+        Some(f) => referenced(product, rt, json, s, f)?,
+        None => s.stored.get(via)?.first()?,
+    };
+    source.get(from).cloned()
 }
 
 /// `paid_at` stays empty unless the record is `paid` (same for `canceled_at`, …); the first
@@ -544,8 +655,19 @@ pub fn dependency_order(product: &'static Product) -> Vec<&'static RecordType> {
                 .iter()
                 .filter_map(|f| match generator(product, rt, f) {
                     Gen::Ref(t) if t != rt.name => Some(t),
+                    Gen::Same(via, _) if via != rt.name && product.record(&via).is_some() => {
+                        Some(via)
+                    }
                     _ => None,
                 })
+                .chain(
+                    rt.fields
+                        .iter()
+                        .flat_map(|f| match generator(product, rt, f) {
+                            Gen::Links(pairs) => pairs.into_iter().map(|(_, r)| r).collect(),
+                            _ => Vec::new(),
+                        }),
+                )
                 .collect()
         })
         .collect();

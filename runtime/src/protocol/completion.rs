@@ -118,7 +118,12 @@ impl Engine {
                 .collect()),
             CompletionKind::TodayAndMonthStarts(n) => all(today_and_month_starts(today, n)),
             CompletionKind::None => all(Vec::new()),
-            CompletionKind::ListIds { tool, field, limit } => {
+            CompletionKind::ListIds {
+                tool,
+                field,
+                limit,
+                args,
+            } => {
                 let Some(t) = self.product.tool(tool) else {
                     return all(Vec::new());
                 };
@@ -128,7 +133,7 @@ impl Engine {
                 if self.product.policy.workspaced && call.identity.default_workspace.is_none() {
                     return all(Vec::new());
                 }
-                self.recent_ids(call, t, field, (limit as usize).min(MAX_VALUES))
+                self.recent_ids(call, t, field, args, (limit as usize).min(MAX_VALUES))
                     .await
             }
         }
@@ -142,12 +147,17 @@ impl Engine {
         call: &Call,
         tool: &'static runtime_model::catalog::Tool,
         field: &str,
+        fixed: &[(&str, &str)],
         limit: usize,
     ) -> (Vec<String>, bool) {
+        let base: Map<String, Value> = fixed
+            .iter()
+            .map(|(k, v)| (k.to_string(), Value::String(v.to_string())))
+            .collect();
         let mut out = Vec::new();
         let mut page = 1u64;
         loop {
-            let mut args = Map::new();
+            let mut args = base.clone();
             args.insert("page".into(), json!(page));
             args.insert("per_page".into(), json!(LIST_PAGE));
             let ctx = self.call_context(call, &args);
@@ -168,7 +178,7 @@ impl Engine {
             if out.len() == limit {
                 // A full page ended exactly at the limit: more exist if record `limit + 1`
                 // does (page `limit + 1` of pages of one).
-                let mut args = Map::new();
+                let mut args = base.clone();
                 args.insert("page".into(), json!(limit as u64 + 1));
                 args.insert("per_page".into(), json!(1));
                 let ctx = self.call_context(call, &args);
