@@ -334,47 +334,88 @@ async fn a_missing_permission_hides_and_refuses_naming_the_permission() {
     }
 }
 
-#[tokio::test]
-async fn id_completions_come_only_from_listings_the_caller_may_run() {
-    let s = server().await;
-    let mut checked = 0;
+/// Every template whose `{id}` completion reads a listing under another permission than the
+/// template's own read: `(product, template, variable, listing tool)`.
+fn completions_from_other_listings() -> Vec<(
+    &'static Product,
+    &'static Template,
+    &'static str,
+    &'static str,
+)> {
+    let mut out = Vec::new();
     for p in products() {
-        let limited = s.client(p.name, "demo-limited");
-        let perm = p.tool(limited_tool(p.name)).unwrap().permission;
-        // A readable template whose id source is a listing the limited person cannot run.
         for t in p.templates {
-            let readable = p.tool(t.read_by).is_some_and(|r| r.permission != perm);
+            let Some(read) = p.tool(t.read_by) else {
+                continue;
+            };
             for (var, source) in t.completions {
-                let Some(CompletionKind::ListIds { tool, .. }) =
+                if let Some(CompletionKind::ListIds { tool, .. }) =
                     p.completion(source).map(|c| c.kind)
-                else {
-                    continue;
-                };
-                let listing_denied = p.tool(tool).is_some_and(|l| l.permission == perm);
-                if readable && listing_denied {
-                    let a = limited
-                        .request(
-                            "completion/complete",
-                            json!({"ref": {"type": "ref/resource", "uri": t.uri_template},
-                                   "argument": {"name": var, "value": ""}}),
-                        )
-                        .await;
-                    assert_eq!(
-                        a.result()["completion"]["values"],
-                        json!([]),
-                        "{}: {}",
-                        p.name,
-                        a.body
-                    );
-                    checked += 1;
+                {
+                    if p.tool(tool)
+                        .is_some_and(|l| l.permission != read.permission)
+                    {
+                        out.push((p, t, *var, tool));
+                    }
                 }
             }
         }
     }
-    println!("{checked} completion sources checked against a denied listing");
+    out
+}
+
+#[tokio::test]
+async fn id_completions_come_only_from_listings_the_caller_may_run() {
+    let pairs = completions_from_other_listings();
     assert!(
-        checked > 0,
-        "some readable template completes ids from a denied listing"
+        !pairs.is_empty(),
+        "no template completes ids from a listing under another permission: nothing to check"
+    );
+    // One person per listing: may read everything but that listing.
+    let mut identities = String::from(
+        "identities:\n  - {token: demo-full, person: per_demo_ana, organization: org_demo, scopes: [all], permissions: [\"*\"], workspaces: [ws_demo_main]}\n",
+    );
+    for (i, (_, _, _, tool)) in pairs.iter().enumerate() {
+        identities.push_str(&format!(
+            "  - {{token: no-listing-{i}, person: per_no_listing_{i}, organization: org_demo, scopes: [all], permissions: [\"*\"], without_permissions_of: [{tool}], workspaces: [ws_demo_main]}}\n"
+        ));
+    }
+    let mut opts = Options::all_products();
+    opts.identities = Some(identities);
+    let s = start(opts).await;
+    for (i, (p, t, var, tool)) in pairs.iter().enumerate() {
+        let ask = |c: Client| async move {
+            c.with_workspace("ws_demo_main")
+                .request(
+                    "completion/complete",
+                    json!({"ref": {"type": "ref/resource", "uri": t.uri_template},
+                           "argument": {"name": var, "value": ""}}),
+                )
+                .await
+        };
+        let denied = ask(s.client(p.name, &format!("no-listing-{i}"))).await;
+        assert_eq!(
+            denied.result()["completion"]["values"],
+            json!([]),
+            "{} {} without {tool}: {}",
+            p.name,
+            t.uri_template,
+            denied.body
+        );
+        let allowed = ask(s.client(p.name, "demo-full")).await;
+        assert!(
+            allowed.result()["completion"]["values"]
+                .as_array()
+                .is_some_and(|v| !v.is_empty()),
+            "{} {} with {tool}: {}",
+            p.name,
+            t.uri_template,
+            allowed.body
+        );
+    }
+    println!(
+        "{} completion sources checked against a denied listing",
+        pairs.len()
     );
 }
 
