@@ -270,7 +270,12 @@ impl Engine {
     /// Answers one request. `initialize` is answered by the connection layer (it opens
     /// sessions), using [`Engine::initialize_result`].
     pub async fn handle(&self, req: &Request, call: &Call) -> Reply {
-        super::observe::observed(self, req, call, self.answer(req, call)).await
+        let observer = super::observe::Observer {
+            telemetry: self.telemetry.as_ref(),
+            product: self.product.name,
+            is_tool: &|name| self.tool_index(name).is_some(),
+        };
+        super::observe::observed(observer, req, call, self.answer(req, call)).await
     }
 
     async fn answer(&self, req: &Request, call: &Call) -> Reply {

@@ -10,7 +10,6 @@ use opentelemetry::KeyValue;
 use runtime_model::errors;
 use serde_json::{json, Map, Value};
 
-use super::engine::Engine;
 use super::jsonrpc::Request;
 use super::reply::Reply;
 use super::request_log;
@@ -18,20 +17,27 @@ use crate::contract::Call;
 use crate::telemetry::facts::{self, ConfirmEvent, Facts};
 use crate::telemetry::{trace, Telemetry};
 
+/// Who measures a request, and what the engine knows of it.
+pub(crate) struct Observer<'a> {
+    pub telemetry: Option<&'a Telemetry>,
+    pub product: &'static str,
+    /// Whether the catalog has a tool of this name (only such names become labels, so a client
+    /// cannot grow the label set).
+    pub is_tool: &'a (dyn Fn(&str) -> bool + Sync),
+}
+
 /// Answers `req` with `answer`, measured.
-pub(crate) async fn observed<F>(engine: &Engine, req: &Request, call: &Call, answer: F) -> Reply
+pub(crate) async fn observed<F>(o: Observer<'_>, req: &Request, call: &Call, answer: F) -> Reply
 where
     F: Future<Output = Reply>,
 {
     let logged = request_log::logged(&req.method, &req.params, answer);
-    let Some(t) = engine.telemetry.as_ref() else {
+    let Some(t) = o.telemetry else {
         return logged.await;
     };
     let started = Instant::now();
     let target = request_log::target_name(&req.method, &req.params);
-    // Only names of this catalog become labels: a client cannot grow the label set.
-    let tool =
-        (req.method == "tools/call" && engine.tool_index(target).is_some()).then_some(target);
+    let tool = (req.method == "tools/call" && (o.is_tool)(target)).then_some(target);
     let span = t.tracer().map(|tracer| {
         trace::start(
             tracer,
@@ -82,7 +88,7 @@ where
         trace::finish(span, error_type.as_deref(), rpc_code);
     }
     if facts.write.is_some() && !is_input_required(&reply) {
-        audit(t, engine, call, &reply, &facts, trace_id);
+        audit(t, o.product, call, &reply, &facts, trace_id);
     }
     reply
 }
@@ -129,7 +135,7 @@ fn outcome(reply: &Reply, facts: &Facts) -> &'static str {
 
 fn audit(
     t: &Telemetry,
-    engine: &Engine,
+    product: &str,
     call: &Call,
     reply: &Reply,
     facts: &Facts,
@@ -151,7 +157,7 @@ fn audit(
     r.insert("person".into(), json!(w.person));
     r.insert("organization".into(), json!(w.organization));
     r.insert("workspace".into(), json!(w.workspace));
-    r.insert("product".into(), json!(engine.product.name));
+    r.insert("product".into(), json!(product));
     r.insert("tool".into(), json!(w.tool));
     r.insert("destructive".into(), json!(w.destructive));
     r.insert("protocol_version".into(), json!(call.era.version()));

@@ -24,8 +24,6 @@ use std::sync::Mutex;
 
 use serde_json::{Map, Value};
 
-use super::TelemetryError;
-
 /// What replaces a secret value.
 pub const REDACTED: &str = "[redacted]";
 
@@ -68,7 +66,8 @@ fn open_append(path: &Path) -> std::io::Result<File> {
 }
 
 impl AuditSink {
-    pub fn open(target: AuditTarget) -> Result<Self, TelemetryError> {
+    /// Opens the sink; a file that cannot be created or opened for append is an error naming it.
+    pub fn open(target: AuditTarget) -> Result<Self, String> {
         let out = match target {
             AuditTarget::Stderr => Out::Stderr,
             AuditTarget::File {
@@ -76,10 +75,7 @@ impl AuditSink {
                 max_bytes,
                 keep,
             } => {
-                let err = |error| TelemetryError::Audit {
-                    path: path.display().to_string(),
-                    error,
-                };
+                let err = |e: std::io::Error| format!("audit file {}: {e}", path.display());
                 if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
                     std::fs::create_dir_all(dir).map_err(err)?;
                 }

@@ -15,7 +15,8 @@ use opentelemetry_sdk::metrics::data::{AggregatedMetrics, MetricData, ResourceMe
 use opentelemetry_sdk::metrics::reader::MetricReader;
 use opentelemetry_sdk::metrics::{InstrumentKind, ManualReader, Pipeline, Temporality};
 
-use super::SessionSource;
+/// Counts the open sessions of one session table (`None` once it is gone).
+pub type SessionSource = Box<dyn Fn() -> Option<usize> + Send + Sync>;
 
 /// Bucket bounds (seconds) of the duration histograms: the MCP conventions' advice.
 const SECONDS_BUCKETS: [f64; 14] = [

@@ -29,9 +29,9 @@ use opentelemetry_sdk::trace::SdkTracerProvider;
 
 pub use audit::{AuditSink, AuditTarget};
 pub use metrics::Instruments;
+use metrics::SessionSource;
 
-/// The name this server reports itself as (`service.name`, the meter and tracer scope).
-pub const SERVICE_NAME: &str = "kobana-mcp";
+pub use otlp::SERVICE_NAME;
 
 /// What to build a [`Telemetry`] with.
 #[derive(Debug, Clone, Default)]
@@ -50,8 +50,8 @@ pub struct TelemetryConfig {
 pub enum TelemetryError {
     #[error("OTLP exporter: {0}")]
     Otlp(String),
-    #[error("audit file {path}: {error}")]
-    Audit { path: String, error: std::io::Error },
+    #[error("{0}")]
+    Audit(String),
 }
 
 /// The metrics, tracer and audit sink of one server. Cheap to clone.
@@ -68,8 +68,6 @@ struct Inner {
     audit: Option<AuditSink>,
     sessions: Arc<Mutex<Vec<SessionSource>>>,
 }
-
-type SessionSource = Box<dyn Fn() -> Option<usize> + Send + Sync>;
 
 impl Default for Telemetry {
     /// Metrics in the process only: no export, no audit.
@@ -90,11 +88,14 @@ impl Telemetry {
             .with_reader(scrape.reader());
         let mut tracing = None;
         if let Some(endpoint) = &config.otlp_endpoint {
-            builder = builder.with_reader(otlp::metric_reader(
-                endpoint,
-                config.otlp_interval.unwrap_or(Duration::from_secs(60)),
-            )?);
-            let provider = otlp::tracer_provider(endpoint)?;
+            builder = builder.with_reader(
+                otlp::metric_reader(
+                    endpoint,
+                    config.otlp_interval.unwrap_or(Duration::from_secs(60)),
+                )
+                .map_err(TelemetryError::Otlp)?,
+            );
+            let provider = otlp::tracer_provider(endpoint).map_err(TelemetryError::Otlp)?;
             let tracer = opentelemetry::trace::TracerProvider::tracer(&provider, SERVICE_NAME);
             tracing = Some((provider, tracer));
         }
@@ -104,7 +105,7 @@ impl Telemetry {
         let instruments = Instruments::new(&meter, sessions.clone());
         let audit = match config.audit {
             None => None,
-            Some(target) => Some(AuditSink::open(target)?),
+            Some(target) => Some(AuditSink::open(target).map_err(TelemetryError::Audit)?),
         };
         Ok(Self {
             inner: Arc::new(Inner {

@@ -10,7 +10,8 @@ use opentelemetry_sdk::metrics::PeriodicReader;
 use opentelemetry_sdk::trace::SdkTracerProvider;
 use opentelemetry_sdk::Resource;
 
-use super::{TelemetryError, SERVICE_NAME};
+/// The name this server reports itself as (`service.name`, the meter and tracer scope).
+pub const SERVICE_NAME: &str = "kobana-mcp";
 
 /// `service.name` and `service.version` of everything exported.
 pub(super) fn resource() -> Resource {
@@ -36,25 +37,25 @@ pub(crate) fn signal_url(base: &str, signal: &str) -> String {
 pub(super) fn metric_reader(
     endpoint: &str,
     interval: Duration,
-) -> Result<PeriodicReader<opentelemetry_otlp::MetricExporter>, TelemetryError> {
+) -> Result<PeriodicReader<opentelemetry_otlp::MetricExporter>, String> {
     let exporter = opentelemetry_otlp::MetricExporter::builder()
         .with_http()
         .with_protocol(Protocol::HttpBinary)
         .with_endpoint(signal_url(endpoint, "metrics"))
         .build()
-        .map_err(|e| TelemetryError::Otlp(e.to_string()))?;
+        .map_err(|e| e.to_string())?;
     Ok(PeriodicReader::builder(exporter)
         .with_interval(interval)
         .build())
 }
 
-pub(super) fn tracer_provider(endpoint: &str) -> Result<SdkTracerProvider, TelemetryError> {
+pub(super) fn tracer_provider(endpoint: &str) -> Result<SdkTracerProvider, String> {
     let exporter = opentelemetry_otlp::SpanExporter::builder()
         .with_http()
         .with_protocol(Protocol::HttpBinary)
         .with_endpoint(signal_url(endpoint, "traces"))
         .build()
-        .map_err(|e| TelemetryError::Otlp(e.to_string()))?;
+        .map_err(|e| e.to_string())?;
     Ok(SdkTracerProvider::builder()
         .with_resource(resource())
         .with_batch_exporter(exporter)
