@@ -370,7 +370,10 @@ async fn a_scrape_shows_operations_by_method_tool_version_and_error_type_and_con
 
 /// What the OTLP receiver got, raw protobuf bodies by path.
 #[derive(Clone, Default)]
-struct Received(Arc<Mutex<Vec<(String, Vec<u8>)>>>);
+struct Received(Arc<Mutex<Vec<Post>>>);
+
+/// One body posted to the collector, with its path.
+type Post = (String, Vec<u8>);
 
 impl Received {
     fn bodies(&self, path: &str) -> Vec<Vec<u8>> {

@@ -49,8 +49,11 @@ pub struct Options {
     /// Where tool calls go instead of the sandbox (e.g. the upstream proxy).
     pub backend: Option<Arc<dyn runtime_model::backend::Backend>>,
     /// Last changes to the server's configuration (telemetry, probes) before it starts.
-    pub configure: Option<Box<dyn FnOnce(&mut ServerConfig) + Send>>,
+    pub configure: Option<Configure>,
 }
+
+/// A last change to a server's configuration.
+pub type Configure = Box<dyn FnOnce(&mut ServerConfig) + Send>;
 
 /// The sealing keys every test instance shares (instances behind one load balancer share keys).
 pub fn shared_sealer() -> StateSealer {
