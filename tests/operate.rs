@@ -724,3 +724,107 @@ async fn every_write_leaves_one_audit_record_and_no_secret() {
         "nothing was sent: {declined}"
     );
 }
+
+/// The sandbox's Kobana-like REST API, answering each request with an `X-Request-Id`
+/// (`req-1`, `req-2`, …) as an API gateway would.
+async fn api_with_request_ids() -> (String, tempfile::TempDir) {
+    use runtime::auth::EmbeddedResolver;
+    use runtime_sandbox::api::{self, ApiState};
+    let dir = tempfile::tempdir().expect("temp dir");
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let base = format!("http://{}", listener.local_addr().expect("addr"));
+    let mut cfg = runtime_sandbox::SandboxConfig::new(dir.path());
+    cfg.public_url = base.clone();
+    let sb = runtime_sandbox::Sandbox::open(&cfg).expect("sandbox");
+    let products = generated::PRODUCTS.to_vec();
+    let resolver = EmbeddedResolver::builtin(&products).expect("demo identities");
+    let lookup: api::IdentityLookup = Arc::new(move |t: &str| resolver.lookup(t).cloned());
+    let counter = Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let app = api::router(ApiState::new(sb, products, lookup)).layer(
+        axum::middleware::map_response(move |mut r: axum::response::Response| {
+            let n = counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+            let counter_value = axum::http::HeaderValue::from_str(&format!("req-{n}"));
+            if let Ok(v) = counter_value {
+                r.headers_mut().insert("x-request-id", v);
+            }
+            async move { r }
+        }),
+    );
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    (base, dir)
+}
+
+#[tokio::test]
+async fn a_proxied_write_records_the_upstream_status_and_request_id() {
+    use runtime::backend::upstream::{Upstream, UpstreamConfig};
+    let (api, _api_dir) = api_with_request_ids().await;
+    let upstream = Upstream::new(UpstreamConfig {
+        base_url: Some(format!("{api}/{{product}}")),
+        timeout: Duration::from_secs(5),
+        ..UpstreamConfig::default()
+    })
+    .expect("upstream");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("audit.jsonl");
+    let telemetry = Telemetry::new(TelemetryConfig {
+        audit: Some(AuditTarget::File {
+            path: path.clone(),
+            max_bytes: 1 << 20,
+            keep: 1,
+        }),
+        ..TelemetryConfig::default()
+    })
+    .expect("telemetry");
+    let t2 = telemetry.clone();
+    let s = start(Options {
+        products: vec![banking()],
+        backend: Some(Arc::new(upstream)),
+        configure: Some(Box::new(move |c| c.telemetry = t2)),
+        ..Options::all_products()
+    })
+    .await;
+    let c = s.client("banking", "demo-full");
+    let t = delete_target(&c, banking(), 1).await;
+    let asked = c.call_tool(t.delete_tool, t.args(0), None, None).await;
+    let ran = c
+        .call_tool(
+            t.delete_tool,
+            t.args(0),
+            Some(&asked.request_state()),
+            Some(yes()),
+        )
+        .await;
+    assert_eq!(ran.tool_error_code(), None, "{}", ran.body);
+
+    let text = std::fs::read_to_string(&path).expect("the audit file");
+    let records: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON"))
+        .collect();
+    assert_eq!(records.len(), 1, "{text}");
+    let r = &records[0];
+    assert_eq!(r["outcome"], "ok", "{r}");
+    let status = r["upstream_status"].as_u64().expect("an upstream status");
+    assert!((200..300).contains(&status), "{r}");
+    assert!(
+        r["upstream_request_id"]
+            .as_str()
+            .is_some_and(|id| id.starts_with("req-")),
+        "{r}"
+    );
+
+    let (_, scrape) = get(&format!("{}/metrics", s.base)).await;
+    let status = status.to_string();
+    let upstream = value(
+        &scrape,
+        "http_client_request_duration_seconds_count",
+        &[
+            ("http_request_method", "DELETE"),
+            ("http_response_status_code", status.as_str()),
+            ("kobana_product", "banking"),
+        ],
+    );
+    assert_eq!(upstream, 1.0, "{scrape}");
+}
