@@ -828,3 +828,82 @@ async fn a_proxied_write_records_the_upstream_status_and_request_id() {
     );
     assert_eq!(upstream, 1.0, "{scrape}");
 }
+
+#[tokio::test]
+async fn a_write_cut_off_by_the_time_limit_is_measured_and_audited_as_unknown() {
+    use runtime::backend::upstream::{Upstream, UpstreamConfig};
+    // An upstream that never answers in time.
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let api = format!("http://{}", listener.local_addr().expect("addr"));
+    let slow = axum::Router::new().fallback(|| async {
+        tokio::time::sleep(Duration::from_secs(30)).await;
+        "late"
+    });
+    tokio::spawn(async move { axum::serve(listener, slow).await });
+    let upstream = Upstream::new(UpstreamConfig {
+        base_url: Some(format!("{api}/{{product}}")),
+        timeout: Duration::from_secs(20),
+        ..UpstreamConfig::default()
+    })
+    .expect("upstream");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("audit.jsonl");
+    let telemetry = Telemetry::new(TelemetryConfig {
+        audit: Some(AuditTarget::File {
+            path: path.clone(),
+            max_bytes: 1 << 20,
+            keep: 1,
+        }),
+        ..TelemetryConfig::default()
+    })
+    .expect("telemetry");
+    let s = start(Options {
+        products: vec![banking()],
+        backend: Some(Arc::new(upstream)),
+        configure: Some(Box::new(move |c| {
+            c.telemetry = telemetry;
+            c.request_timeout = Duration::from_millis(500);
+        })),
+        ..Options::all_products()
+    })
+    .await;
+    let c = s.client("banking", "demo-full");
+    let args = json!({
+        "label": "Late", "cnpj_cpf": "12345678000199", "type": "pfx",
+        "files": {"pfx_file": "QUJD", "pfx_password": "pw-never-logged"}
+    });
+    let a = c
+        .call_tool("banking_admin_certificate_create", args, None, None)
+        .await;
+    assert!(!a.error().is_null(), "the time limit answers: {}", a.body);
+
+    let text = std::fs::read_to_string(&path).expect("the audit file");
+    let records: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON"))
+        .collect();
+    assert_eq!(records.len(), 1, "{text}");
+    assert_eq!(
+        records[0]["outcome"], "unknown",
+        "it may have been sent: {text}"
+    );
+    assert!(records[0]["idempotency_key"].is_string(), "{text}");
+    assert!(!text.contains("pw-never-logged"));
+    let (_, scrape) = get(&format!("{}/metrics", s.base)).await;
+    assert_eq!(
+        value(
+            &scrape,
+            "mcp_server_operation_duration_seconds_count",
+            &[
+                ("error_type", "cancelled"),
+                ("gen_ai_tool_name", "banking_admin_certificate_create"),
+                ("mcp_method_name", "tools/call"),
+                ("mcp_protocol_version", MODERN)
+            ]
+        ),
+        1.0,
+        "{scrape}"
+    );
+}

@@ -4,6 +4,7 @@
 //! below learned arrives as [`facts::Facts`].
 
 use std::future::Future;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use opentelemetry::KeyValue;
@@ -26,7 +27,9 @@ pub(crate) struct Observer<'a> {
     pub is_tool: &'a (dyn Fn(&str) -> bool + Sync),
 }
 
-/// Answers `req` with `answer`, measured.
+/// Answers `req` with `answer`, measured. A request dropped before it answers (the connection
+/// layer's time limit, a closed connection) is measured too, with `error.type` `cancelled`; a
+/// write dropped after it was sent is audited with outcome `unknown`.
 pub(crate) async fn observed<F>(o: Observer<'_>, req: &Request, call: &Call, answer: F) -> Reply
 where
     F: Future<Output = Reply>,
@@ -35,7 +38,6 @@ where
     let Some(t) = o.telemetry else {
         return logged.await;
     };
-    let started = Instant::now();
     let target = request_log::target_name(&req.method, &req.params);
     let tool = (req.method == "tools/call" && (o.is_tool)(target)).then_some(target);
     let span = t.tracer().map(|tracer| {
@@ -52,45 +54,104 @@ where
                     Value::String(s) => Some(s.clone()),
                     other => Some(other.to_string()),
                 },
-                transport: if call.session.is_some() || call.era.is_modern() {
-                    "tcp"
-                } else {
-                    "pipe"
-                },
             },
         )
     });
-    let (reply, facts) = facts::scope(Some(t.clone()), logged).await;
-    let (error_type, rpc_code) = error_type(&reply, &facts);
-
-    let mut attrs = vec![
-        KeyValue::new("mcp.method.name", req.method.clone()),
-        KeyValue::new("mcp.protocol.version", call.era.version()),
-    ];
-    if let Some(name) = tool {
-        attrs.push(KeyValue::new("gen_ai.tool.name", name.to_string()));
-    }
-    if let Some(e) = &error_type {
-        attrs.push(KeyValue::new("error.type", e.clone()));
-    }
-    t.instruments()
-        .operation
-        .record(started.elapsed().as_secs_f64(), &attrs);
-    if let Some(event) = facts.confirmation {
-        let mut a = vec![KeyValue::new("kobana.confirmation.outcome", event.as_str())];
-        if let Some(name) = tool {
-            a.push(KeyValue::new("gen_ai.tool.name", name.to_string()));
-        }
-        t.instruments().confirmations.add(1, &a);
-    }
-    let trace_id = span.as_ref().map(trace::trace_id);
-    if let Some(span) = span {
-        trace::finish(span, error_type.as_deref(), rpc_code);
-    }
-    if facts.write.is_some() && !is_input_required(&reply) {
-        audit(t, o.product, call, &reply, &facts, trace_id);
-    }
+    let mut measured = Measured {
+        telemetry: t.clone(),
+        product: o.product,
+        method: req.method.clone(),
+        version: call.era.version(),
+        tool: tool.map(str::to_string),
+        started: Instant::now(),
+        span,
+        facts: Arc::new(Mutex::new(Facts::default())),
+        done: false,
+    };
+    let reply = facts::scope(Some(t.clone()), measured.facts.clone(), logged).await;
+    measured.finish(Some(&reply));
     reply
+}
+
+/// One request being measured; finishes once, with its answer or (dropped) without one.
+struct Measured {
+    telemetry: Telemetry,
+    product: &'static str,
+    method: String,
+    version: &'static str,
+    tool: Option<String>,
+    started: Instant,
+    span: Option<opentelemetry_sdk::trace::Span>,
+    facts: Arc<Mutex<Facts>>,
+    done: bool,
+}
+
+impl Measured {
+    fn finish(&mut self, reply: Option<&Reply>) {
+        if std::mem::replace(&mut self.done, true) {
+            return;
+        }
+        let facts = self.facts.lock().map(|f| f.clone()).unwrap_or_default();
+        let t = &self.telemetry;
+        let (error_type, rpc_code) = match reply {
+            Some(r) => error_type(r, &facts),
+            None => (Some("cancelled".to_string()), None),
+        };
+        let mut attrs = vec![
+            KeyValue::new("mcp.method.name", self.method.clone()),
+            KeyValue::new("mcp.protocol.version", self.version),
+        ];
+        if let Some(name) = &self.tool {
+            attrs.push(KeyValue::new("gen_ai.tool.name", name.clone()));
+        }
+        if let Some(e) = &error_type {
+            attrs.push(KeyValue::new("error.type", e.clone()));
+        }
+        t.instruments()
+            .operation
+            .record(self.started.elapsed().as_secs_f64(), &attrs);
+        if let Some(event) = facts.confirmation {
+            let mut a = vec![KeyValue::new("kobana.confirmation.outcome", event.as_str())];
+            if let Some(name) = &self.tool {
+                a.push(KeyValue::new("gen_ai.tool.name", name.clone()));
+            }
+            t.instruments().confirmations.add(1, &a);
+        }
+        let trace_id = self.span.as_ref().map(trace::trace_id);
+        if let Some(span) = self.span.take() {
+            trace::finish(span, error_type.as_deref(), rpc_code);
+        }
+        if facts.write.is_some() && !reply.is_some_and(is_input_required) {
+            let (outcome, code) = match reply {
+                Some(r) => (outcome(r, &facts), error_code(r, &facts)),
+                // Dropped unanswered: once its key was claimed the write may have been sent.
+                None if facts.idempotency_key.is_some() => ("unknown", None),
+                None => ("cancelled", None),
+            };
+            audit(
+                t,
+                self.product,
+                self.version,
+                &facts,
+                outcome,
+                code,
+                trace_id,
+            );
+        }
+    }
+}
+
+impl Drop for Measured {
+    fn drop(&mut self) {
+        self.finish(None);
+    }
+}
+
+fn error_code(reply: &Reply, facts: &Facts) -> Option<String> {
+    match reply {
+        Reply::Error(e) => Some(e.code.to_string()),
+        _ => facts.tool_error.clone(),
+    }
 }
 
 fn is_input_required(reply: &Reply) -> bool {
@@ -109,7 +170,8 @@ fn error_type(reply: &Reply, facts: &Facts) -> (Option<String>, Option<i64>) {
 
 /// What became of a write: `ok`, `replayed` (the upstream answered an earlier identical call's
 /// result), `tool_error`, `declined`, `refused` (the gate ran nothing), `unknown` (it may have
-/// run), `error` (a JSON-RPC error).
+/// run), `error` (a JSON-RPC error); `cancelled` (dropped before it was sent) is decided by the
+/// caller.
 fn outcome(reply: &Reply, facts: &Facts) -> &'static str {
     if matches!(reply, Reply::Error(_)) {
         return "error";
@@ -136,18 +198,14 @@ fn outcome(reply: &Reply, facts: &Facts) -> &'static str {
 fn audit(
     t: &Telemetry,
     product: &str,
-    call: &Call,
-    reply: &Reply,
+    version: &str,
     facts: &Facts,
+    outcome: &'static str,
+    error_code: Option<String>,
     trace_id: Option<String>,
 ) {
     let (Some(sink), Some(w)) = (t.audit(), &facts.write) else {
         return;
-    };
-    let outcome = outcome(reply, facts);
-    let error_code = match reply {
-        Reply::Error(e) => Some(e.code.to_string()),
-        _ => facts.tool_error.clone(),
     };
     let time = time::OffsetDateTime::now_utc()
         .format(&time::format_description::well_known::Rfc3339)
@@ -160,7 +218,7 @@ fn audit(
     r.insert("product".into(), json!(product));
     r.insert("tool".into(), json!(w.tool));
     r.insert("destructive".into(), json!(w.destructive));
-    r.insert("protocol_version".into(), json!(call.era.version()));
+    r.insert("protocol_version".into(), json!(version));
     r.insert("arguments_sha256".into(), json!(w.arguments_sha256));
     r.insert("arguments".into(), w.arguments.clone());
     r.insert(

@@ -5,7 +5,7 @@
 //! claim of an idempotency key, the upstream proxy and `tools/call` note what they see. Outside a
 //! scope (a task the request spawned, a test calling a layer directly) noting does nothing.
 
-use std::cell::RefCell;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use opentelemetry::KeyValue;
@@ -77,41 +77,34 @@ pub struct Facts {
 }
 
 struct Scope {
-    facts: Facts,
+    facts: Arc<Mutex<Facts>>,
     telemetry: Option<Telemetry>,
 }
 
 tokio::task_local! {
-    static CURRENT: RefCell<Scope>;
+    static CURRENT: Scope;
 }
 
-/// Runs `fut` with a fresh set of facts, and returns them with its output.
+/// Runs `fut` noting into `facts`, which the caller keeps (it reads them even when `fut` is
+/// dropped before it finishes).
 pub async fn scope<F: std::future::Future>(
     telemetry: Option<Telemetry>,
+    facts: Arc<Mutex<Facts>>,
     fut: F,
-) -> (F::Output, Facts) {
-    let cell = RefCell::new(Scope {
-        facts: Facts::default(),
-        telemetry,
-    });
-    CURRENT
-        .scope(cell, async {
-            let out = fut.await;
-            let facts = CURRENT.with(|c| std::mem::take(&mut c.borrow_mut().facts));
-            (out, facts)
-        })
-        .await
+) -> F::Output {
+    CURRENT.scope(Scope { facts, telemetry }, fut).await
 }
 
 fn note(f: impl FnOnce(&mut Facts)) {
-    let _ = CURRENT.try_with(|c| f(&mut c.borrow_mut().facts));
+    let _ = CURRENT.try_with(|c| {
+        if let Ok(mut facts) = c.facts.lock() {
+            f(&mut facts);
+        }
+    });
 }
 
 fn telemetry() -> Option<Telemetry> {
-    CURRENT
-        .try_with(|c| c.borrow().telemetry.clone())
-        .ok()
-        .flatten()
+    CURRENT.try_with(|c| c.telemetry.clone()).ok().flatten()
 }
 
 /// The tool result being answered is an `isError` result with this code.

@@ -32,7 +32,6 @@ pub struct SpanStart<'a> {
     pub protocol_version: &'a str,
     pub session_id: Option<&'a str>,
     pub request_id: Option<String>,
-    pub transport: &'static str,
 }
 
 /// Starts the span of one request.
@@ -48,7 +47,6 @@ pub fn start(tracer: &Tracer, s: SpanStart<'_>) -> Span {
     let mut attrs = vec![
         KeyValue::new("mcp.method.name", s.method.to_string()),
         KeyValue::new("mcp.protocol.version", s.protocol_version.to_string()),
-        KeyValue::new("network.transport", s.transport),
     ];
     match s.method {
         "tools/call" if !s.target.is_empty() => {
