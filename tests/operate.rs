@@ -362,10 +362,22 @@ async fn a_scrape_shows_operations_by_method_tool_version_and_error_type_and_con
         ) >= 2.0,
         "{scrape}"
     );
-    assert!(
-        scrape.contains("# TYPE mcp_server_sessions_open gauge"),
-        "{scrape}"
-    );
+    assert_eq!(value(&scrape, "mcp_server_sessions_open", &[]), 0.0, "{scrape}");
+    // A 2025 client opens a session: the gauge counts it.
+    let opened = reqwest::Client::new()
+        .post(&c.url)
+        .bearer_auth("demo-full")
+        .header("accept", "application/json, text/event-stream")
+        .json(&json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"}}}))
+        .send()
+        .await
+        .expect("initialize");
+    assert!(opened.headers().contains_key("mcp-session-id"));
+    let (_, scrape) = get(&format!("{}/metrics", s.base)).await;
+    assert!(scrape.contains("# TYPE mcp_server_sessions_open gauge"), "{scrape}");
+    assert_eq!(value(&scrape, "mcp_server_sessions_open", &[]), 1.0, "{scrape}");
 }
 
 /// What the OTLP receiver got, raw protobuf bodies by path.
