@@ -600,7 +600,7 @@ async fn serve(
         config.idempotency_window = window;
         // Proxy mode forwards it upstream with every call.
         config.default_bearer_token = stdio_creds.token.as_deref().map(Arc::from);
-        config.telemetry = telemetry.clone();
+        config.telemetry = Some(telemetry.clone());
         args.limits.apply(&mut config);
         let server = Server::new(config)?;
         let served = runtime::transport::stdio::run(server, products[0].name).await;
@@ -626,7 +626,7 @@ async fn serve(
         .cloned()
         .collect();
     config.allowed_hosts = file.serve.allowed_hosts.clone();
-    config.telemetry = telemetry.clone();
+    config.telemetry = Some(telemetry.clone());
     config.metrics_route = metrics_addr.is_none();
     config.probes = probes;
     args.limits.apply(&mut config);

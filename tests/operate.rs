@@ -35,7 +35,7 @@ async fn server(
         products: vec![banking()],
         ledger,
         configure: Some(Box::new(move |c| {
-            c.telemetry = telemetry;
+            c.telemetry = Some(telemetry);
             c.probes = probes;
         })),
         ..Options::all_products()
@@ -362,22 +362,35 @@ async fn a_scrape_shows_operations_by_method_tool_version_and_error_type_and_con
         ) >= 2.0,
         "{scrape}"
     );
-    assert_eq!(value(&scrape, "mcp_server_sessions_open", &[]), 0.0, "{scrape}");
+    assert_eq!(
+        value(&scrape, "mcp_server_sessions_open", &[]),
+        0.0,
+        "{scrape}"
+    );
     // A 2025 client opens a session: the gauge counts it.
     let opened = reqwest::Client::new()
         .post(&c.url)
         .bearer_auth("demo-full")
         .header("accept", "application/json, text/event-stream")
-        .json(&json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        .json(
+            &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
             "protocolVersion": "2025-06-18", "capabilities": {},
-            "clientInfo": {"name": "t", "version": "1"}}}))
+            "clientInfo": {"name": "t", "version": "1"}}}),
+        )
         .send()
         .await
         .expect("initialize");
     assert!(opened.headers().contains_key("mcp-session-id"));
     let (_, scrape) = get(&format!("{}/metrics", s.base)).await;
-    assert!(scrape.contains("# TYPE mcp_server_sessions_open gauge"), "{scrape}");
-    assert_eq!(value(&scrape, "mcp_server_sessions_open", &[]), 1.0, "{scrape}");
+    assert!(
+        scrape.contains("# TYPE mcp_server_sessions_open gauge"),
+        "{scrape}"
+    );
+    assert_eq!(
+        value(&scrape, "mcp_server_sessions_open", &[]),
+        1.0,
+        "{scrape}"
+    );
 }
 
 /// What the OTLP receiver got, raw protobuf bodies by path.
@@ -793,7 +806,7 @@ async fn a_proxied_write_records_the_upstream_status_and_request_id() {
     let s = start(Options {
         products: vec![banking()],
         backend: Some(Arc::new(upstream)),
-        configure: Some(Box::new(move |c| c.telemetry = t2)),
+        configure: Some(Box::new(move |c| c.telemetry = Some(t2))),
         ..Options::all_products()
     })
     .await;
@@ -875,7 +888,7 @@ async fn a_write_cut_off_by_the_time_limit_is_measured_and_audited_as_unknown() 
         products: vec![banking()],
         backend: Some(Arc::new(upstream)),
         configure: Some(Box::new(move |c| {
-            c.telemetry = telemetry;
+            c.telemetry = Some(telemetry);
             c.request_timeout = Duration::from_millis(500);
         })),
         ..Options::all_products()

@@ -84,8 +84,9 @@ pub struct ServerConfig {
     /// Most HTTP connections served at once; further ones wait in the listen queue.
     pub max_connections: usize,
     pub engine: EngineOptions,
-    /// Metrics, spans and the audit trail; by default metrics in the process only.
-    pub telemetry: crate::telemetry::Telemetry,
+    /// Metrics, spans and the audit trail; `None`: metrics in the process only (built by
+    /// [`Server::new`]).
+    pub telemetry: Option<crate::telemetry::Telemetry>,
     /// Whether the HTTP router serves `/metrics` (off when a separate metrics listener does).
     pub metrics_route: bool,
     /// What `/readyz` checks besides the ledger (which is always checked): the sandbox, the
@@ -147,7 +148,7 @@ impl ServerConfig {
             header_read_timeout: Duration::from_secs(10),
             max_connections: 1024,
             engine: EngineOptions::default(),
-            telemetry: crate::telemetry::Telemetry::default(),
+            telemetry: None,
             metrics_route: true,
             probes: Vec::new(),
             extensions: crate::extensions::ALL,
@@ -174,6 +175,8 @@ pub struct Server {
     engines: Vec<Arc<Engine>>,
     /// `config.probes` and the ledger's.
     readiness: Vec<crate::telemetry::health::Probe>,
+    /// `config.telemetry`, or metrics in the process only.
+    telemetry: crate::telemetry::Telemetry,
 }
 
 impl Server {
@@ -195,12 +198,13 @@ impl Server {
             .ledger
             .clone()
             .unwrap_or_else(|| Arc::new(crate::confirm::MemoryLedger::new()));
+        let telemetry = config.telemetry.clone().unwrap_or_default();
         let mut readiness = config.probes.clone();
         readiness.push(crate::telemetry::health::Probe::ledger(
             ledger.clone(),
             "the confirmation ledger",
         ));
-        let ledger = crate::telemetry::ledger::TimedLedger::wrap(ledger, config.telemetry.clone());
+        let ledger = crate::telemetry::ledger::TimedLedger::wrap(ledger, telemetry.clone());
         let confirmer = crate::confirm::Confirmer::with_window(
             sealer.clone(),
             ledger,
@@ -219,7 +223,7 @@ impl Server {
                         config.extensions,
                         config.engine.clone(),
                     )
-                    .with_telemetry(config.telemetry.clone()),
+                    .with_telemetry(telemetry.clone()),
                 )
             })
             .collect();
@@ -227,7 +231,13 @@ impl Server {
             config,
             engines,
             readiness,
+            telemetry,
         }))
+    }
+
+    /// The server's metrics, tracer and audit sink.
+    pub fn telemetry(&self) -> &crate::telemetry::Telemetry {
+        &self.telemetry
     }
 
     /// What `/readyz` checks.

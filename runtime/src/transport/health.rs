@@ -25,7 +25,7 @@ pub fn router(server: Arc<Server>) -> Router {
         .route("/healthz", get(healthz))
         .route("/readyz", get(readyz).with_state(server.clone()));
     if server.config.metrics_route {
-        r = r.merge(metrics_router(server.config.telemetry.clone()));
+        r = r.merge(metrics_router(server.telemetry().clone()));
     }
     r
 }

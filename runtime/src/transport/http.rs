@@ -59,8 +59,7 @@ pub fn router(server: Arc<Server>) -> Router {
 
 fn router_with_sessions(server: Arc<Server>, sessions: Arc<SessionTable>) -> Router {
     server
-        .config
-        .telemetry
+        .telemetry()
         .count_sessions(&sessions, SessionTable::len);
     let mut r = Router::new();
     let single = server.engines().len() == 1;
