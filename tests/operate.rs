@@ -932,3 +932,92 @@ async fn a_write_cut_off_by_the_time_limit_is_measured_and_audited_as_unknown() 
         "{scrape}"
     );
 }
+
+#[tokio::test]
+async fn replayed_and_unavailable_confirmations_are_counted_and_audited_as_refused() {
+    // A replay: the same yes twice.
+    let s = server(Telemetry::default(), None, Vec::new()).await;
+    let c = s.client("banking", "demo-full");
+    let t = delete_target(&c, banking(), 1).await;
+    let asked = c.call_tool(t.delete_tool, t.args(0), None, None).await;
+    let state = asked.request_state();
+    let ran = c
+        .call_tool(t.delete_tool, t.args(0), Some(&state), Some(yes()))
+        .await;
+    assert_eq!(ran.tool_error_code(), None, "{}", ran.body);
+    c.call_tool(t.delete_tool, t.args(0), Some(&state), Some(yes()))
+        .await;
+    let (_, scrape) = get(&format!("{}/metrics", s.base)).await;
+    let verdict = |o: &'static str| {
+        [
+            ("gen_ai_tool_name", t.delete_tool),
+            ("kobana_confirmation_outcome", o),
+        ]
+    };
+    let confirmations = "kobana_confirmations_total";
+    assert_eq!(
+        value(&scrape, confirmations, &verdict("replayed")),
+        1.0,
+        "{scrape}"
+    );
+    assert_eq!(
+        value(&scrape, confirmations, &verdict("accepted")),
+        1.0,
+        "{scrape}"
+    );
+
+    // A ledger that cannot record: the yes runs nothing, /readyz says so.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("audit.jsonl");
+    let telemetry = Telemetry::new(TelemetryConfig {
+        audit: Some(AuditTarget::File {
+            path: path.clone(),
+            max_bytes: 1 << 20,
+            keep: 1,
+        }),
+        ..TelemetryConfig::default()
+    })
+    .expect("telemetry");
+    let failing = Arc::new(runtime::confirm::FailingLedger("store down".into()));
+    let s = server(telemetry, Some(failing), Vec::new()).await;
+    let (status, body) = get(&format!("{}/readyz", s.base)).await;
+    assert_eq!(status, 503, "{body}");
+    assert!(
+        body.contains("ledger: not ready") && body.contains("store down"),
+        "{body}"
+    );
+    let c = s.client("banking", "demo-full");
+    let asked = c.call_tool(t.delete_tool, t.args(0), None, None).await;
+    assert!(asked.is_input_required(), "{}", asked.body);
+    let refused = c
+        .call_tool(
+            t.delete_tool,
+            t.args(0),
+            Some(&asked.request_state()),
+            Some(yes()),
+        )
+        .await;
+    assert_eq!(
+        refused.tool_error_code().as_deref(),
+        Some("confirmation_unavailable"),
+        "{}",
+        refused.body
+    );
+    let (_, scrape) = get(&format!("{}/metrics", s.base)).await;
+    assert_eq!(
+        value(&scrape, confirmations, &verdict("unavailable")),
+        1.0,
+        "{scrape}"
+    );
+    let text = std::fs::read_to_string(&path).expect("the audit file");
+    let records: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON"))
+        .collect();
+    assert_eq!(records.len(), 1, "{text}");
+    assert_eq!(records[0]["outcome"], "refused", "{text}");
+    assert_eq!(
+        records[0]["error_code"], "confirmation_unavailable",
+        "{text}"
+    );
+}
