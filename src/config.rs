@@ -20,6 +20,25 @@ pub struct FileConfig {
     pub serve: ServeSection,
     #[serde(default)]
     pub upstream: UpstreamSection,
+    #[serde(default)]
+    pub telemetry: TelemetrySection,
+}
+
+/// Metrics, traces and the audit trail (`[telemetry]`).
+#[derive(Debug, Default, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TelemetrySection {
+    /// Serve `/metrics` on this address instead of the MCP listener.
+    pub metrics_addr: Option<String>,
+    /// OTLP/HTTP collector base URL (metrics and traces).
+    pub otlp_endpoint: Option<String>,
+    /// Audit trail: a JSON Lines file.
+    pub audit_file: Option<std::path::PathBuf>,
+    pub audit_max_bytes: Option<u64>,
+    pub audit_keep: Option<usize>,
+    /// Audit trail on stderr.
+    #[serde(default)]
+    pub audit_stderr: bool,
 }
 
 #[derive(Debug, Default, Clone, Deserialize)]
@@ -98,6 +117,17 @@ mod tests {
                 .unwrap();
         assert_eq!(c.serve.ledger.as_deref(), Some("redis://r:6379"));
         assert_eq!(c.serve.state_keys.as_deref(), Some("k1:00ff"));
+    }
+
+    #[test]
+    fn telemetry_keys_parse() {
+        let c: FileConfig = toml::from_str(
+            "[telemetry]\nmetrics_addr = \"127.0.0.1:9464\"\notlp_endpoint = \"http://c:4318\"\naudit_file = \"/var/log/a.jsonl\"\naudit_max_bytes = 10\naudit_keep = 3\n",
+        )
+        .unwrap();
+        assert_eq!(c.telemetry.metrics_addr.as_deref(), Some("127.0.0.1:9464"));
+        assert_eq!(c.telemetry.audit_keep, Some(3));
+        assert!(!c.telemetry.audit_stderr);
     }
 
     #[test]

@@ -144,6 +144,102 @@ struct ServeArgs {
     upstream_retry_keyed_writes: bool,
     #[command(flatten)]
     limits: LimitArgs,
+    #[command(flatten)]
+    telemetry: TelemetryArgs,
+}
+
+/// Metrics, traces and the audit trail (README, "Operating it").
+#[derive(Debug, Args)]
+struct TelemetryArgs {
+    /// Serve Prometheus `/metrics` on this address instead of the MCP listener (works with
+    /// --stdio too).
+    #[arg(long, env = "KOBANA_METRICS_ADDR", value_name = "ADDR")]
+    metrics_addr: Option<String>,
+    /// Export metrics and traces over OTLP/HTTP (protobuf) to this collector base URL
+    /// (`http://127.0.0.1:4318`; /v1/metrics and /v1/traces are appended).
+    #[arg(long, env = "KOBANA_OTLP_ENDPOINT", value_name = "URL")]
+    otlp_endpoint: Option<String>,
+    /// Write one JSON audit record per write or destructive call to this file (JSON Lines,
+    /// appended, rotated by size; secrets removed).
+    #[arg(
+        long,
+        env = "KOBANA_AUDIT_FILE",
+        value_name = "FILE",
+        conflicts_with = "audit_stderr"
+    )]
+    audit_file: Option<PathBuf>,
+    /// Rotate the audit file when it reaches this size (default 104857600).
+    #[arg(long, env = "KOBANA_AUDIT_MAX_BYTES", value_name = "BYTES")]
+    audit_max_bytes: Option<u64>,
+    /// Rotated audit files kept (`FILE.1` … `FILE.N`; default 10).
+    #[arg(long, env = "KOBANA_AUDIT_KEEP", value_name = "N")]
+    audit_keep: Option<usize>,
+    /// Write the audit records to stderr instead of a file.
+    #[arg(long, env = "KOBANA_AUDIT_STDERR")]
+    audit_stderr: bool,
+}
+
+impl TelemetryArgs {
+    /// The telemetry these flags and the config file's `[telemetry]` describe (flags win).
+    fn build(
+        &self,
+        file: &config::TelemetrySection,
+    ) -> anyhow::Result<runtime::telemetry::Telemetry> {
+        use runtime::telemetry::{audit, AuditTarget, Telemetry, TelemetryConfig};
+        let audit = match self.audit_file.clone().or(file.audit_file.clone()) {
+            Some(path) if !self.audit_stderr => Some(AuditTarget::File {
+                path,
+                max_bytes: self
+                    .audit_max_bytes
+                    .or(file.audit_max_bytes)
+                    .unwrap_or(audit::DEFAULT_MAX_BYTES),
+                keep: self
+                    .audit_keep
+                    .or(file.audit_keep)
+                    .unwrap_or(audit::DEFAULT_KEEP),
+            }),
+            _ if self.audit_stderr || file.audit_stderr => Some(AuditTarget::Stderr),
+            _ => None,
+        };
+        let config = TelemetryConfig {
+            otlp_endpoint: self
+                .otlp_endpoint
+                .clone()
+                .or(file.otlp_endpoint.clone())
+                .filter(|s| !s.trim().is_empty()),
+            otlp_interval: None,
+            audit,
+        };
+        if let Some(e) = &config.otlp_endpoint {
+            tracing::info!(endpoint = %e, "exporting metrics and traces over OTLP/HTTP");
+        }
+        Telemetry::new(config).map_err(|e| anyhow!("telemetry: {e}"))
+    }
+
+    fn metrics_addr(&self, file: &config::TelemetrySection) -> Option<String> {
+        self.metrics_addr.clone().or(file.metrics_addr.clone())
+    }
+}
+
+/// Serves `/metrics` alone on `addr` until the process ends.
+async fn serve_metrics(addr: &str, telemetry: runtime::telemetry::Telemetry) -> anyhow::Result<()> {
+    let addr = parse_addr(addr)?;
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .with_context(|| format!("cannot listen on {addr} (--metrics-addr)"))?;
+    tracing::info!(addr = %listener.local_addr()?, "serving Prometheus /metrics");
+    let app = runtime::transport::health::metrics_router(telemetry);
+    tokio::spawn(async move {
+        if let Err(e) = axum::serve(listener, app).await {
+            tracing::error!(error = %e, "metrics listener stopped");
+        }
+    });
+    Ok(())
+}
+
+/// Exports what is pending and stops the exporters (off the async runtime: the SDK blocks).
+async fn stop_telemetry(telemetry: runtime::telemetry::Telemetry) {
+    let _ = tokio::task::spawn_blocking(move || telemetry.shutdown()).await;
 }
 
 /// What one caller may hold or send (defaults: `runtime::server::ServerConfig::new`).
@@ -372,6 +468,12 @@ async fn serve(
         .unwrap_or_else(|| format!("http://{http}"));
     let upstream_url = args.upstream.clone().or(file.upstream.url.clone());
     let (ledger, sealer) = multi_instance(&args, file).await?;
+    let telemetry = args.telemetry.build(&file.telemetry)?;
+    let metrics_addr = args.telemetry.metrics_addr(&file.telemetry);
+    if let Some(addr) = &metrics_addr {
+        serve_metrics(addr, telemetry.clone()).await?;
+    }
+    let mut probes = Vec::new();
     let window = args
         .idempotency_window_secs
         .map(Duration::from_secs)
@@ -397,6 +499,11 @@ async fn serve(
                 .clone()
                 .map(|u| u.replace("{product}", products[0].name))
                 .unwrap_or_else(|| products[0].api_base_url.to_string());
+            // Any HTTP answer from the identity service's host means it is reachable.
+            probes.push(runtime::telemetry::health::Probe::http(
+                "identity",
+                format!("{}/v2/me", base.trim_end_matches('/')),
+            ));
             Arc::new(
                 UpstreamResolver::new(&base, &products)
                     .map_err(|e| anyhow!("upstream resolver: {e}"))?,
@@ -461,6 +568,20 @@ async fn serve(
         } else {
             let sb = Sandbox::open(&cfg)?;
             tracing::info!(db = %sb.db_path().display(), seed, "sandbox mode");
+            let db = sb.db_path().to_path_buf();
+            probes.push(runtime::telemetry::health::Probe::new(
+                "sandbox",
+                move || {
+                    let db = db.clone();
+                    async move {
+                        if db.exists() {
+                            Ok(format!("{} open", db.display()))
+                        } else {
+                            Err(format!("{} is missing", db.display()))
+                        }
+                    }
+                },
+            ));
             sandbox_handle = Some(sb.clone());
             backend = Arc::new(sb);
         }
@@ -479,9 +600,12 @@ async fn serve(
         config.idempotency_window = window;
         // Proxy mode forwards it upstream with every call.
         config.default_bearer_token = stdio_creds.token.as_deref().map(Arc::from);
+        config.telemetry = Some(telemetry.clone());
         args.limits.apply(&mut config);
         let server = Server::new(config)?;
-        runtime::transport::stdio::run(server, products[0].name).await?;
+        let served = runtime::transport::stdio::run(server, products[0].name).await;
+        stop_telemetry(telemetry).await;
+        served?;
         return Ok(());
     }
 
@@ -502,6 +626,9 @@ async fn serve(
         .cloned()
         .collect();
     config.allowed_hosts = file.serve.allowed_hosts.clone();
+    config.telemetry = Some(telemetry.clone());
+    config.metrics_route = metrics_addr.is_none();
+    config.probes = probes;
     args.limits.apply(&mut config);
     let limits = runtime::transport::http::ConnectionLimits::of(&config);
     let server = Server::new(config)?;
@@ -527,7 +654,10 @@ async fn serve(
             .collect()
     };
     tracing::info!(addr = %listener.local_addr()?, endpoints = ?paths, "serving MCP over HTTP");
-    runtime::transport::http::serve_router(app, listener, limits, shutdown_signal()).await?;
+    let served =
+        runtime::transport::http::serve_router(app, listener, limits, shutdown_signal()).await;
+    stop_telemetry(telemetry).await;
+    served?;
     Ok(())
 }
 

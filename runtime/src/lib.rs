@@ -16,6 +16,9 @@
 //! - `confirm`: server-side confirmation of destructive tools and the single-use ledger.
 //! - `backend`: the upstream Kobana API proxy and the concurrent `resources/list` fan-out (the
 //!   sandbox backend lives in the `runtime-sandbox` crate).
+//! - `telemetry`: metrics and traces (OpenTelemetry, Prometheus text, OTLP), the audit trail of
+//!   writes, readiness probes. The layers above note what they learn into the request's facts
+//!   (`telemetry::facts`); it imports only the ledger interface it times.
 
 pub use runtime_model::{backend as backend_api, catalog, errors, identity};
 
@@ -29,4 +32,5 @@ pub mod protocol;
 pub mod record_schemas;
 pub mod server;
 pub mod state;
+pub mod telemetry;
 pub mod transport;

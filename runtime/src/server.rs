@@ -84,6 +84,14 @@ pub struct ServerConfig {
     /// Most HTTP connections served at once; further ones wait in the listen queue.
     pub max_connections: usize,
     pub engine: EngineOptions,
+    /// Metrics, spans and the audit trail; `None`: metrics in the process only (built by
+    /// [`Server::new`]).
+    pub telemetry: Option<crate::telemetry::Telemetry>,
+    /// Whether the HTTP router serves `/metrics` (off when a separate metrics listener does).
+    pub metrics_route: bool,
+    /// What `/readyz` checks besides the ledger (which is always checked): the sandbox, the
+    /// upstream identity service.
+    pub probes: Vec<crate::telemetry::health::Probe>,
     /// The hand-written handlers the engines may call; [`crate::extensions::ALL`] by default.
     pub extensions: Extensions,
 }
@@ -140,6 +148,9 @@ impl ServerConfig {
             header_read_timeout: Duration::from_secs(10),
             max_connections: 1024,
             engine: EngineOptions::default(),
+            telemetry: None,
+            metrics_route: true,
+            probes: Vec::new(),
             extensions: crate::extensions::ALL,
         }
     }
@@ -162,6 +173,10 @@ pub enum ServerError {
 pub struct Server {
     pub config: ServerConfig,
     engines: Vec<Arc<Engine>>,
+    /// `config.probes` and the ledger's.
+    readiness: Vec<crate::telemetry::health::Probe>,
+    /// `config.telemetry`, or metrics in the process only.
+    telemetry: crate::telemetry::Telemetry,
 }
 
 impl Server {
@@ -183,6 +198,13 @@ impl Server {
             .ledger
             .clone()
             .unwrap_or_else(|| Arc::new(crate::confirm::MemoryLedger::new()));
+        let telemetry = config.telemetry.clone().unwrap_or_default();
+        let mut readiness = config.probes.clone();
+        readiness.push(crate::telemetry::health::Probe::ledger(
+            ledger.clone(),
+            "the confirmation ledger",
+        ));
+        let ledger = crate::telemetry::ledger::TimedLedger::wrap(ledger, telemetry.clone());
         let confirmer = crate::confirm::Confirmer::with_window(
             sealer.clone(),
             ledger,
@@ -192,17 +214,35 @@ impl Server {
             .products
             .iter()
             .map(|p| {
-                Arc::new(Engine::new(
-                    p,
-                    config.backend.clone(),
-                    sealer.clone(),
-                    confirmer.clone(),
-                    config.extensions,
-                    config.engine.clone(),
-                ))
+                Arc::new(
+                    Engine::new(
+                        p,
+                        config.backend.clone(),
+                        sealer.clone(),
+                        confirmer.clone(),
+                        config.extensions,
+                        config.engine.clone(),
+                    )
+                    .with_telemetry(telemetry.clone()),
+                )
             })
             .collect();
-        Ok(Arc::new(Self { config, engines }))
+        Ok(Arc::new(Self {
+            config,
+            engines,
+            readiness,
+            telemetry,
+        }))
+    }
+
+    /// The server's metrics, tracer and audit sink.
+    pub fn telemetry(&self) -> &crate::telemetry::Telemetry {
+        &self.telemetry
+    }
+
+    /// What `/readyz` checks.
+    pub fn readiness(&self) -> &[crate::telemetry::health::Probe] {
+        &self.readiness
     }
 
     pub fn engines(&self) -> &[Arc<Engine>] {

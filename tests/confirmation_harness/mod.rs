@@ -48,7 +48,12 @@ pub struct Options {
     pub identities: Option<String>,
     /// Where tool calls go instead of the sandbox (e.g. the upstream proxy).
     pub backend: Option<Arc<dyn runtime_model::backend::Backend>>,
+    /// Last changes to the server's configuration (telemetry, probes) before it starts.
+    pub configure: Option<Configure>,
 }
+
+/// A last change to a server's configuration.
+pub type Configure = Box<dyn FnOnce(&mut ServerConfig) + Send>;
 
 /// The sealing keys every test instance shares (instances behind one load balancer share keys).
 pub fn shared_sealer() -> StateSealer {
@@ -64,6 +69,7 @@ impl Options {
             data_dir: None,
             identities: None,
             backend: None,
+            configure: None,
         }
     }
 }
@@ -102,6 +108,9 @@ pub async fn start(opts: Options) -> TestServer {
     config.auth = Some(Arc::new(HttpAuth::new(resolver, &base)));
     config.sealer = Some(opts.sealer);
     set_ledger(&mut config, opts.ledger);
+    if let Some(configure) = opts.configure {
+        configure(&mut config);
+    }
     let server = Server::new(config).expect("server");
     let (tx, rx) = oneshot::channel::<()>();
     tokio::spawn(async move {

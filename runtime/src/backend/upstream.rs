@@ -338,13 +338,36 @@ impl Upstream {
     ) -> Attempt {
         let api = Self::api(ctx);
         let ms = self.config.timeout.as_millis();
+        let method_name = method.as_str().to_string();
         let mut req = self.client.request(method, url).headers(headers.clone());
         match body {
             Some(RequestBody::Json(b)) => req = req.json(b),
             Some(RequestBody::Multipart(form)) => req = req.multipart(multipart_form(form)),
             None => {}
         }
-        let resp = match req.send().await {
+        let started = std::time::Instant::now();
+        let sent_at = req.send().await;
+        let (status, error) = match &sent_at {
+            Ok(r) => (Some(r.status().as_u16()), None),
+            Err(e) if e.is_timeout() => (None, Some("timeout")),
+            Err(e) if e.is_connect() => (None, Some("connect_error")),
+            Err(_) => (None, Some("connection_broken")),
+        };
+        let request_id = sent_at.as_ref().ok().and_then(|r| {
+            r.headers()
+                .get("x-request-id")
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_string)
+        });
+        crate::telemetry::facts::upstream_attempt(
+            ctx.product.name,
+            &method_name,
+            started.elapsed(),
+            status,
+            error,
+            request_id.as_deref(),
+        );
+        let resp = match sent_at {
             Ok(r) => r,
             Err(e) => {
                 tracing::warn!(product = ctx.product.name, url, error = %e, "upstream request failed");

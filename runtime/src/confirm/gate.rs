@@ -41,6 +41,7 @@ use serde_json::{json, Map, Value};
 use super::idempotency::{self, CallKeys, Outcome};
 use super::ledger::{Ledger, LedgerError};
 use crate::state::{new_nonce, StateClaims, StateSealer};
+use crate::telemetry::facts::{note_confirmation, note_idempotency_key, ConfirmEvent};
 
 /// Ledger value of a confirmation being run.
 const RUNNING: &str = "running";
@@ -196,9 +197,13 @@ impl Confirmer {
             Some(fp) => {
                 let sealed = confirmed.and_then(|c| c.generation);
                 match self.calls.claim(fp, owner, sealed).await {
-                    Ok(k) => Some(k),
+                    Ok(k) => {
+                        note_idempotency_key(&k.key);
+                        Some(k)
+                    }
                     Err(e) => {
                         if let Some(c) = confirmed {
+                            note_confirmation(ConfirmEvent::Unavailable, None);
                             self.abandon(c).await;
                         }
                         return Err(e);
@@ -242,7 +247,10 @@ impl Confirmer {
         if !req.modern || !req.form_elicitation {
             return match policy.unconfirmable_destructive {
                 UnconfirmableDestructive::Run => Gate::RUN_UNCONFIRMED,
-                UnconfirmableDestructive::Refuse => Gate::refuse(CONFIRMATION_REQUIRED),
+                UnconfirmableDestructive::Refuse => {
+                    note_confirmation(ConfirmEvent::Required, None);
+                    Gate::refuse(CONFIRMATION_REQUIRED)
+                }
             };
         }
         let args_hash = canonical::sha256_hex(&Value::Object(req.args.clone()));
@@ -272,14 +280,18 @@ impl Confirmer {
         }
         match answer(req.input_responses) {
             Answer::Missing => self.ask(&req, &args_hash, &principal, None).await,
-            Answer::No => Gate::Refuse {
-                error: USER_DECLINED,
-                code: policy.decline_code.to_string(),
-                message: USER_DECLINED.message.to_string(),
-            },
+            Answer::No => {
+                note_confirmation(ConfirmEvent::Declined, Some(&claims.nonce));
+                Gate::Refuse {
+                    error: USER_DECLINED,
+                    code: policy.decline_code.to_string(),
+                    message: USER_DECLINED.message.to_string(),
+                }
+            }
             Answer::Yes => {
                 let ttl = Duration::from_secs(policy.confirmation_ttl_secs.max(1));
                 let Ok(token) = new_nonce() else {
+                    note_confirmation(ConfirmEvent::Unavailable, Some(&claims.nonce));
                     return Gate::refuse(CONFIRMATION_UNAVAILABLE);
                 };
                 let reserved = format!("{RESERVED}{token}");
@@ -296,20 +308,33 @@ impl Confirmer {
                         self.start(&claims.nonce, &earlier).await
                     }
                     Ok(Some(earlier)) => {
-                        return self.replayed(&req, &args_hash, &principal, &earlier).await
+                        note_confirmation(ConfirmEvent::Replayed, Some(&claims.nonce));
+                        return self.replayed(&req, &args_hash, &principal, &earlier).await;
                     }
-                    Err(e) => return ledger_refusal(req.tool, &e),
+                    Err(e) => {
+                        note_confirmation(ConfirmEvent::Unavailable, Some(&claims.nonce));
+                        return ledger_refusal(req.tool, &e);
+                    }
                 };
                 match started {
-                    Ok(true) => Gate::Run {
-                        confirmed: Some(Confirmed {
-                            generation: claims.data.get(GENERATION).and_then(Value::as_u64),
-                            nonce: claims.nonce,
-                        }),
-                    },
+                    Ok(true) => {
+                        note_confirmation(ConfirmEvent::Accepted, Some(&claims.nonce));
+                        Gate::Run {
+                            confirmed: Some(Confirmed {
+                                generation: claims.data.get(GENERATION).and_then(Value::as_u64),
+                                nonce: claims.nonce,
+                            }),
+                        }
+                    }
                     // Another request started it in between.
-                    Ok(false) => self.replayed(&req, &args_hash, &principal, RUNNING).await,
-                    Err(e) => ledger_refusal(req.tool, &e),
+                    Ok(false) => {
+                        note_confirmation(ConfirmEvent::Replayed, Some(&claims.nonce));
+                        self.replayed(&req, &args_hash, &principal, RUNNING).await
+                    }
+                    Err(e) => {
+                        note_confirmation(ConfirmEvent::Unavailable, Some(&claims.nonce));
+                        ledger_refusal(req.tool, &e)
+                    }
                 }
             }
         }
@@ -349,8 +374,11 @@ impl Confirmer {
     ) -> Gate {
         let Ok(nonce) = new_nonce() else {
             // Without randomness no single-use key can be minted: refuse, nothing runs.
+            note_confirmation(ConfirmEvent::Unavailable, None);
             return Gate::refuse(CONFIRMATION_UNAVAILABLE);
         };
+        // A replay asked again stays counted as a replay.
+        note_confirmation(ConfirmEvent::Asked, Some(&nonce));
         let mut data = json!({"purpose": STATE_PURPOSE});
         // Sealed for every confirmed tool (the gate asks only for destructive ones); a tool
         // without an idempotency key leaves it unused.

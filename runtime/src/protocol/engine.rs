@@ -71,6 +71,8 @@ pub struct Engine {
     /// `,"resultType":"complete","_meta":{serverInfo}}`: closes a non-cacheable 2026 result.
     complete_tail: String,
     discover: OnceLock<Value>,
+    /// Metrics, spans and the audit trail ([`Engine::with_telemetry`]); none: the log line only.
+    pub(crate) telemetry: Option<crate::telemetry::Telemetry>,
 }
 
 impl Engine {
@@ -123,7 +125,19 @@ impl Engine {
             server_info,
             complete_tail,
             discover: OnceLock::new(),
+            telemetry: None,
         }
+    }
+
+    /// This engine, measured and audited by `telemetry`.
+    pub fn with_telemetry(mut self, telemetry: crate::telemetry::Telemetry) -> Self {
+        self.telemetry = Some(telemetry);
+        self
+    }
+
+    /// Whether writes are audited (their arguments are then prepared for the record).
+    pub(crate) fn audits(&self) -> bool {
+        self.telemetry.as_ref().is_some_and(|t| t.audit().is_some())
     }
 
     /// The `x-mcp-header` arguments of a tool (2026 HTTP mirrors them into `Mcp-Param-{name}`).
@@ -256,7 +270,12 @@ impl Engine {
     /// Answers one request. `initialize` is answered by the connection layer (it opens
     /// sessions), using [`Engine::initialize_result`].
     pub async fn handle(&self, req: &Request, call: &Call) -> Reply {
-        super::request_log::logged(&req.method, &req.params, self.answer(req, call)).await
+        let observer = super::observe::Observer {
+            telemetry: self.telemetry.as_ref(),
+            product: self.product.name,
+            is_tool: &|name| self.tool_index(name).is_some(),
+        };
+        super::observe::observed(observer, req, call, self.answer(req, call)).await
     }
 
     async fn answer(&self, req: &Request, call: &Call) -> Reply {

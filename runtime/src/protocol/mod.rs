@@ -17,6 +17,7 @@ pub mod engine;
 pub mod jsonrpc;
 pub mod listing;
 pub mod mrtr;
+mod observe;
 pub mod output_schema;
 pub mod prompts;
 pub mod reply;

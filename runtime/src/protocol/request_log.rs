@@ -79,15 +79,17 @@ impl Drop for Pending<'_> {
     }
 }
 
-/// Records that the tool result being answered is an `isError` result with this code.
+/// Records that the tool result being answered is an `isError` result with this code (for this
+/// line, and for the request's metrics and audit record).
 pub(crate) fn note_tool_error(code: Option<&str>) {
+    crate::telemetry::facts::note_tool_error(code);
     let _ = TOOL_ERROR.try_with(|c| {
         *c.borrow_mut() = Some(code.unwrap_or("unknown").to_string());
     });
 }
 
 /// The tool or prompt name, or the resource URI, a request targets.
-fn target_name<'a>(method: &str, params: &'a Map<String, Value>) -> &'a str {
+pub(crate) fn target_name<'a>(method: &str, params: &'a Map<String, Value>) -> &'a str {
     let key = match method {
         "tools/call" | "prompts/get" => "name",
         "resources/read" | "resources/subscribe" | "resources/unsubscribe" => "uri",

@@ -119,6 +119,9 @@ impl Engine {
                     .into()
             }
         };
+        if self.audits() && (!tool.annotations.read_only || tool.annotations.destructive) {
+            self.note_write(call, tool, &args);
+        }
         if let Err(denial) = call.identity.can_call(tool) {
             let err = if denial.code() == errors::INSUFFICIENT_SCOPE.code {
                 &errors::INSUFFICIENT_SCOPE
@@ -240,6 +243,7 @@ impl Engine {
         match dispatched {
             Ok(Dispatched::Output(out)) => self.tool_reply(call, out),
             Ok(Dispatched::Backend(Ok(Output::Replayed(inner)))) => {
+                crate::telemetry::facts::note_replayed();
                 let mut out = match *inner {
                     Output::Json(answer) => {
                         match super::output_schema::check(tool, self.schemas.output(idx), &answer) {
@@ -289,6 +293,22 @@ impl Engine {
             Ok(Dispatched::InputRequired(v)) => Reply::Value(v),
             Err(e) => e.into(),
         }
+    }
+
+    /// Notes that this call writes, for its audit record: who, where, and the arguments as sent
+    /// (their digest, and their text with secrets removed).
+    fn note_write(&self, call: &Call, tool: &'static Tool, args: &Map<String, Value>) {
+        let schema: Value = serde_json::from_str(tool.input_schema_json).unwrap_or(Value::Null);
+        crate::telemetry::facts::note_write(crate::telemetry::facts::WriteCall {
+            product: self.product.name,
+            tool: tool.name,
+            destructive: tool.annotations.destructive,
+            person: call.identity.person.clone(),
+            organization: call.identity.organization.clone(),
+            workspace: self.call_context_workspace(call, args),
+            arguments_sha256: runtime_model::canonical::sha256_hex(&Value::Object(args.clone())),
+            arguments: crate::telemetry::audit::redact(&schema, args),
+        });
     }
 
     /// `None` when the arguments satisfy the tool's input schema; else one line per problem, each

@@ -11,7 +11,8 @@
 //! and closing with the response. On 2026, a client that closes the stream cancels the request.
 //!
 //! Layers: Origin/Host guard (403, [`super::guard`]) → auth (when configured) → handler
-//! (body-size limit → 413, request time limit → JSON-RPC error).
+//! (body-size limit → 413, request time limit → JSON-RPC error). Beside them, unguarded:
+//! `/healthz`, `/readyz`, `/metrics` ([`super::health`]).
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -57,6 +58,9 @@ pub fn router(server: Arc<Server>) -> Router {
 }
 
 fn router_with_sessions(server: Arc<Server>, sessions: Arc<SessionTable>) -> Router {
+    server
+        .telemetry()
+        .count_sessions(&sessions, SessionTable::len);
     let mut r = Router::new();
     let single = server.engines().len() == 1;
     for engine in server.engines() {
@@ -86,10 +90,12 @@ fn router_with_sessions(server: Arc<Server>, sessions: Arc<SessionTable>) -> Rou
     }
     // No tower-http trace layer: the engine logs one line per request (protocol::request_log),
     // and a span per HTTP request would cost every request for nothing by default.
+    // Probes and scrapes come without Origin or a loopback Host: outside the guard and auth.
     r.layer(middleware::from_fn_with_state(
         server.clone(),
         super::guard::guard,
     ))
+    .merge(super::health::router(server))
 }
 
 /// Binds `addr` and serves until `shutdown` resolves; in-flight requests are finished, open 2025

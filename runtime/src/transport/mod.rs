@@ -4,6 +4,7 @@
 pub mod body;
 pub mod guard;
 pub mod headers;
+pub mod health;
 pub mod http;
 pub(crate) mod response;
 pub mod stdio;

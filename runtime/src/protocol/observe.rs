@@ -1,0 +1,242 @@
+//! The one place every request the engine answers is measured: its
+//! `mcp.server.operation.duration`, its span, the confirmation gate's verdict counter, and the
+//! audit record of a write. Wraps the request log line ([`super::request_log`]); what the layers
+//! below learned arrives as [`facts::Facts`].
+
+use std::future::Future;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use opentelemetry::KeyValue;
+use runtime_model::errors;
+use serde_json::{json, Map, Value};
+
+use super::jsonrpc::Request;
+use super::reply::Reply;
+use super::request_log;
+use crate::contract::Call;
+use crate::telemetry::facts::{self, ConfirmEvent, Facts};
+use crate::telemetry::{trace, Telemetry};
+
+/// Who measures a request, and what the engine knows of it.
+pub(crate) struct Observer<'a> {
+    pub telemetry: Option<&'a Telemetry>,
+    pub product: &'static str,
+    /// Whether the catalog has a tool of this name (only such names become labels, so a client
+    /// cannot grow the label set).
+    pub is_tool: &'a (dyn Fn(&str) -> bool + Sync),
+}
+
+/// Answers `req` with `answer`, measured. A request dropped before it answers (the connection
+/// layer's time limit, a closed connection) is measured too, with `error.type` `cancelled`; a
+/// write dropped after it was sent is audited with outcome `unknown`.
+pub(crate) async fn observed<F>(o: Observer<'_>, req: &Request, call: &Call, answer: F) -> Reply
+where
+    F: Future<Output = Reply>,
+{
+    let logged = request_log::logged(&req.method, &req.params, answer);
+    let Some(t) = o.telemetry else {
+        return logged.await;
+    };
+    let target = request_log::target_name(&req.method, &req.params);
+    let tool = (req.method == "tools/call" && (o.is_tool)(target)).then_some(target);
+    let span = t.tracer().map(|tracer| {
+        trace::start(
+            tracer,
+            trace::SpanStart {
+                method: &req.method,
+                target,
+                params: &req.params,
+                protocol_version: call.era.version(),
+                session_id: call.session.as_ref().map(|s| s.id.as_str()),
+                request_id: match &req.id {
+                    Value::Null => None,
+                    Value::String(s) => Some(s.clone()),
+                    other => Some(other.to_string()),
+                },
+            },
+        )
+    });
+    let mut measured = Measured {
+        telemetry: t.clone(),
+        product: o.product,
+        method: req.method.clone(),
+        version: call.era.version(),
+        tool: tool.map(str::to_string),
+        started: Instant::now(),
+        span,
+        facts: Arc::new(Mutex::new(Facts::default())),
+        done: false,
+    };
+    let reply = facts::scope(Some(t.clone()), measured.facts.clone(), logged).await;
+    measured.finish(Some(&reply));
+    reply
+}
+
+/// One request being measured; finishes once, with its answer or (dropped) without one.
+struct Measured {
+    telemetry: Telemetry,
+    product: &'static str,
+    method: String,
+    version: &'static str,
+    tool: Option<String>,
+    started: Instant,
+    span: Option<opentelemetry_sdk::trace::Span>,
+    facts: Arc<Mutex<Facts>>,
+    done: bool,
+}
+
+impl Measured {
+    fn finish(&mut self, reply: Option<&Reply>) {
+        if std::mem::replace(&mut self.done, true) {
+            return;
+        }
+        let facts = self.facts.lock().map(|f| f.clone()).unwrap_or_default();
+        let t = &self.telemetry;
+        let (error_type, rpc_code) = match reply {
+            Some(r) => error_type(r, &facts),
+            None => (Some("cancelled".to_string()), None),
+        };
+        let mut attrs = vec![
+            KeyValue::new("mcp.method.name", self.method.clone()),
+            KeyValue::new("mcp.protocol.version", self.version),
+        ];
+        if let Some(name) = &self.tool {
+            attrs.push(KeyValue::new("gen_ai.tool.name", name.clone()));
+        }
+        if let Some(e) = &error_type {
+            attrs.push(KeyValue::new("error.type", e.clone()));
+        }
+        t.instruments()
+            .operation
+            .record(self.started.elapsed().as_secs_f64(), &attrs);
+        if let Some(event) = facts.confirmation {
+            let mut a = vec![KeyValue::new("kobana.confirmation.outcome", event.as_str())];
+            if let Some(name) = &self.tool {
+                a.push(KeyValue::new("gen_ai.tool.name", name.clone()));
+            }
+            t.instruments().confirmations.add(1, &a);
+        }
+        let trace_id = self.span.as_ref().map(trace::trace_id);
+        if let Some(span) = self.span.take() {
+            trace::finish(span, error_type.as_deref(), rpc_code);
+        }
+        if facts.write.is_some() && !reply.is_some_and(is_input_required) {
+            let (outcome, code) = match reply {
+                Some(r) => (outcome(r, &facts), error_code(r, &facts)),
+                // Dropped unanswered: once its key was claimed the write may have been sent.
+                None if facts.idempotency_key.is_some() => ("unknown", None),
+                None => ("cancelled", None),
+            };
+            audit(
+                t,
+                self.product,
+                self.version,
+                &facts,
+                outcome,
+                code,
+                trace_id,
+            );
+        }
+    }
+}
+
+impl Drop for Measured {
+    fn drop(&mut self) {
+        self.finish(None);
+    }
+}
+
+fn error_code(reply: &Reply, facts: &Facts) -> Option<String> {
+    match reply {
+        Reply::Error(e) => Some(e.code.to_string()),
+        _ => facts.tool_error.clone(),
+    }
+}
+
+fn is_input_required(reply: &Reply) -> bool {
+    matches!(reply, Reply::Value(v) if v.get("resultType").and_then(Value::as_str) == Some("input_required"))
+}
+
+/// `error.type` of a request: the JSON-RPC code of an error answer, `tool_error` for an `isError`
+/// result (so failed tools do not look healthy); none when it succeeded.
+fn error_type(reply: &Reply, facts: &Facts) -> (Option<String>, Option<i64>) {
+    match reply {
+        Reply::Error(e) => (Some(e.code.to_string()), Some(e.code)),
+        _ if facts.tool_error.is_some() => (Some("tool_error".to_string()), None),
+        _ => (None, None),
+    }
+}
+
+/// What became of a write: `ok`, `replayed` (the upstream answered an earlier identical call's
+/// result), `tool_error`, `declined`, `refused` (the gate ran nothing), `unknown` (it may have
+/// run), `error` (a JSON-RPC error); `cancelled` (dropped before it was sent) is decided by the
+/// caller.
+fn outcome(reply: &Reply, facts: &Facts) -> &'static str {
+    if matches!(reply, Reply::Error(_)) {
+        return "error";
+    }
+    match (facts.confirmation, facts.tool_error.as_deref()) {
+        (Some(ConfirmEvent::Declined), _) => "declined",
+        (
+            Some(ConfirmEvent::Replayed | ConfirmEvent::Unavailable | ConfirmEvent::Required),
+            Some(_),
+        ) => "refused",
+        (_, Some(code)) if code == errors::OUTCOME_UNKNOWN.code => "unknown",
+        (_, Some(code))
+            if code == errors::CONFIRMATION_UNAVAILABLE.code
+                || code == errors::CONFIRMATION_QUOTA_EXCEEDED.code =>
+        {
+            "refused"
+        }
+        (_, Some(_)) => "tool_error",
+        _ if facts.replayed => "replayed",
+        _ => "ok",
+    }
+}
+
+fn audit(
+    t: &Telemetry,
+    product: &str,
+    version: &str,
+    facts: &Facts,
+    outcome: &'static str,
+    error_code: Option<String>,
+    trace_id: Option<String>,
+) {
+    let (Some(sink), Some(w)) = (t.audit(), &facts.write) else {
+        return;
+    };
+    let time = time::OffsetDateTime::now_utc()
+        .format(&time::format_description::well_known::Rfc3339)
+        .unwrap_or_default();
+    let mut r = Map::new();
+    r.insert("time".into(), json!(time));
+    r.insert("person".into(), json!(w.person));
+    r.insert("organization".into(), json!(w.organization));
+    r.insert("workspace".into(), json!(w.workspace));
+    r.insert("product".into(), json!(product));
+    r.insert("tool".into(), json!(w.tool));
+    r.insert("destructive".into(), json!(w.destructive));
+    r.insert("protocol_version".into(), json!(version));
+    r.insert("arguments_sha256".into(), json!(w.arguments_sha256));
+    r.insert("arguments".into(), w.arguments.clone());
+    r.insert(
+        "confirmation".into(),
+        json!(facts.confirmation.map(ConfirmEvent::as_str)),
+    );
+    r.insert("confirmation_id".into(), json!(facts.confirmation_id));
+    r.insert("outcome".into(), json!(outcome));
+    r.insert("error_code".into(), json!(error_code));
+    r.insert("upstream_status".into(), json!(facts.upstream_status));
+    r.insert(
+        "upstream_request_id".into(),
+        json!(facts.upstream_request_id),
+    );
+    r.insert("idempotency_key".into(), json!(facts.idempotency_key));
+    r.insert("trace_id".into(), json!(trace_id));
+    sink.write(&Value::Object(r));
+    t.instruments()
+        .audit_records
+        .add(1, &[KeyValue::new("kobana.audit.outcome", outcome)]);
+}

@@ -1,0 +1,119 @@
+//! The operating flags of `kobana-mcp serve` (issue 16), through the binary: probes under
+//! `serve all`, `/metrics` moved to `--metrics-addr`, and `--audit-file`.
+
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+const BIN: &str = env!("CARGO_BIN_EXE_kobana-mcp");
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free port")
+}
+
+/// Kills the child when the test ends, pass or fail.
+struct Running(Child);
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn wait_for(port: u16) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(Instant::now() < deadline, "nothing listens on {port}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+async fn get(url: &str) -> (u16, String) {
+    let r = reqwest::get(url).await.expect("GET");
+    let status = r.status().as_u16();
+    (status, r.text().await.expect("body"))
+}
+
+async fn call(url: &str, name: &str, arguments: Value) -> Value {
+    reqwest::Client::new()
+        .post(url)
+        .header("Accept", "application/json, text/event-stream")
+        .header("MCP-Protocol-Version", "2025-06-18")
+        .bearer_auth("demo-full")
+        .json(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": name, "arguments": arguments}}))
+        .send()
+        .await
+        .expect("POST")
+        .json()
+        .await
+        .expect("JSON")
+}
+
+#[tokio::test]
+async fn serve_all_answers_probes_moves_metrics_and_writes_the_audit_file() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (port, metrics_port) = (free_port(), free_port());
+    let audit = dir.path().join("logs").join("audit.jsonl");
+    let child = Command::new(BIN)
+        .arg("--data-dir")
+        .arg(dir.path())
+        .args(["serve", "all", "--http", &format!("127.0.0.1:{port}")])
+        .args(["--metrics-addr", &format!("127.0.0.1:{metrics_port}")])
+        .arg("--audit-file")
+        .arg(&audit)
+        .env_remove("KOBANA_UPSTREAM_URL")
+        .env_remove("KOBANA_CONFIG")
+        .env_remove("KOBANA_LEDGER")
+        .current_dir(dir.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("kobana-mcp starts");
+    let _server = Running(child);
+    wait_for(port);
+    wait_for(metrics_port);
+    let base = format!("http://127.0.0.1:{port}");
+
+    assert_eq!(
+        get(&format!("{base}/healthz")).await,
+        (200, "ok\n".to_string())
+    );
+    let (status, body) = get(&format!("{base}/readyz")).await;
+    assert_eq!(status, 200, "{body}");
+    assert!(
+        body.contains("sandbox: ready") && body.contains("ledger: ready"),
+        "{body}"
+    );
+    assert_eq!(
+        get(&format!("{base}/metrics")).await.0,
+        404,
+        "moved to --metrics-addr"
+    );
+
+    let v = call(
+        &format!("{base}/banking/mcp"),
+        "banking_admin_certificate_create",
+        json!({"label": "CLI", "cnpj_cpf": "12345678000199", "type": "pfx",
+               "files": {"pfx_file": "QUJD", "pfx_password": "cli-secret-pw"}}),
+    )
+    .await;
+    assert!(v.get("result").is_some(), "{v}");
+
+    let (status, scrape) = get(&format!("http://127.0.0.1:{metrics_port}/metrics")).await;
+    assert_eq!(status, 200);
+    assert!(
+        scrape.contains("mcp_server_operation_duration_seconds_count{gen_ai_tool_name=\"banking_admin_certificate_create\",mcp_method_name=\"tools/call\",mcp_protocol_version=\"2025-06-18\"} 1"),
+        "{scrape}"
+    );
+    let text = std::fs::read_to_string(&audit).expect("the audit file");
+    assert_eq!(text.lines().count(), 1, "{text}");
+    assert!(!text.contains("cli-secret-pw"), "{text}");
+    let record: Value = serde_json::from_str(text.trim()).expect("a JSON record");
+    assert_eq!(record["protocol_version"], "2025-06-18");
+    assert_eq!(record["tool"], "banking_admin_certificate_create");
+}
