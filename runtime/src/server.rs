@@ -84,6 +84,16 @@ pub struct ServerConfig {
     /// Most HTTP connections served at once; further ones wait in the listen queue.
     pub max_connections: usize,
     pub engine: EngineOptions,
+    /// Rate limits per identity and tool class (checked by the engines) and per client IP
+    /// (checked by the HTTP layer before the body is read); `None` = no limits.
+    pub rate_limiter: Option<Arc<crate::limits::RateLimiter>>,
+    /// HTTP: take the client address from `Forwarded`/`X-Forwarded-For` and the public origin
+    /// from `X-Forwarded-Proto`/`X-Forwarded-Host` (a deployment behind a proxy that sets them);
+    /// off = those headers are ignored, as any client can send them.
+    pub trust_proxy_headers: bool,
+    /// HTTP: a `tools/call` whose scope the token lacks is answered 403 with an RFC 6750
+    /// `insufficient_scope` challenge (MCP step-up authorization) instead of a tool error.
+    pub scope_challenge: bool,
     /// The hand-written handlers the engines may call; [`crate::extensions::ALL`] by default.
     pub extensions: Extensions,
 }
@@ -140,6 +150,9 @@ impl ServerConfig {
             header_read_timeout: Duration::from_secs(10),
             max_connections: 1024,
             engine: EngineOptions::default(),
+            rate_limiter: None,
+            trust_proxy_headers: false,
+            scope_challenge: false,
             extensions: crate::extensions::ALL,
         }
     }
@@ -188,6 +201,10 @@ impl Server {
             ledger,
             config.idempotency_window,
         );
+        let mut options = config.engine.clone();
+        if config.rate_limiter.is_some() {
+            options.rate_limiter = config.rate_limiter.clone();
+        }
         let engines = config
             .products
             .iter()
@@ -198,7 +215,7 @@ impl Server {
                     sealer.clone(),
                     confirmer.clone(),
                     config.extensions,
-                    config.engine.clone(),
+                    options.clone(),
                 ))
             })
             .collect();

@@ -35,6 +35,8 @@ pub struct EngineOptions {
     pub page_size: usize,
     /// `ttlMs` of cacheable 2026 results.
     pub ttl_ms: u64,
+    /// Per-identity limits of tool calls and resource reads ([`super::rate`]); `None` = none.
+    pub rate_limiter: Option<Arc<crate::limits::RateLimiter>>,
 }
 
 impl Default for EngineOptions {
@@ -42,6 +44,7 @@ impl Default for EngineOptions {
         Self {
             page_size: 500,
             ttl_ms: 60_000,
+            rate_limiter: None,
         }
     }
 }
@@ -256,7 +259,13 @@ impl Engine {
     /// Answers one request. `initialize` is answered by the connection layer (it opens
     /// sessions), using [`Engine::initialize_result`].
     pub async fn handle(&self, req: &Request, call: &Call) -> Reply {
-        super::request_log::logged(&req.method, &req.params, self.answer(req, call)).await
+        super::request_log::logged(&req.method, &req.params, async {
+            if let Some(refused) = self.over_rate_limit(req, call).await {
+                return refused;
+            }
+            self.answer(req, call).await
+        })
+        .await
     }
 
     async fn answer(&self, req: &Request, call: &Call) -> Reply {

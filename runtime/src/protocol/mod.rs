@@ -10,6 +10,7 @@
 //! - [`mrtr`]: multi round-trip requests (sealed `requestState`).
 //! - [`output_schema`]: a tool's declared `outputSchema` enforced on its answers.
 //! - [`request_log`]: the one log line of each request.
+//! - [`rate`]: the per-identity rate limits of tool calls and resource reads.
 
 pub mod completion;
 pub mod dates;
@@ -19,6 +20,7 @@ pub mod listing;
 pub mod mrtr;
 pub mod output_schema;
 pub mod prompts;
+pub mod rate;
 pub mod reply;
 pub mod request_log;
 pub mod resources;

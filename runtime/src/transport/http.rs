@@ -35,7 +35,7 @@ use crate::auth::Authenticated;
 use crate::connection::sessions::OpenError;
 use crate::connection::{self, Caller, Encoded, Handshake, Outer, Refusal, SessionTable, Step};
 use crate::contract::call::Call;
-use crate::contract::error::{METHOD_NOT_FOUND, MISSING_CLIENT_CAPABILITY};
+use crate::contract::error::{METHOD_NOT_FOUND, MISSING_CLIENT_CAPABILITY, RATE_LIMITED};
 use crate::contract::{Era, RpcError};
 use crate::protocol::engine::Engine;
 use crate::protocol::jsonrpc::Request as RpcRequest;
@@ -89,6 +89,11 @@ fn router_with_sessions(server: Arc<Server>, sessions: Arc<SessionTable>) -> Rou
     r.layer(middleware::from_fn_with_state(
         server.clone(),
         super::guard::guard,
+    ))
+    // Outermost: the client address, and the per-IP limit before anything else runs.
+    .layer(middleware::from_fn_with_state(
+        server.clone(),
+        super::client::client_layer,
     ))
 }
 
@@ -173,7 +178,7 @@ pub async fn serve_router(
         };
         let stream = tokio::select! {
             accepted = listener.accept() => match accepted {
-                Ok((stream, _)) => stream,
+                Ok(accepted) => accepted,
                 Err(e) => {
                     // Out of file descriptors and the like: wait, then accept again.
                     tracing::warn!(error = %e, "accept failed");
@@ -183,8 +188,16 @@ pub async fn serve_router(
             },
             () = &mut shutdown => break,
         };
+        let (stream, peer) = stream;
         let _ = stream.set_nodelay(true);
-        let service = TowerToHyperService::new(app.clone());
+        // Each request learns its connection's peer (the client address of rate limits, logs).
+        let service = TowerToHyperService::new(tower::ServiceExt::map_request(
+            app.clone(),
+            move |mut req: axum::http::Request<hyper::body::Incoming>| {
+                req.extensions_mut().insert(super::client::PeerAddr(peer));
+                req
+            },
+        ));
         let conn = graceful.watch(http1.serve_connection(TokioIo::new(stream), service));
         tokio::spawn(async move {
             let _ = conn.await;
@@ -198,6 +211,7 @@ pub async fn serve_router(
 /// The HTTP status of an engine answer: 2026 maps -32601 to 404 and -32021 to 400.
 fn status_of(era: Era, reply: &Reply) -> StatusCode {
     match (era, reply) {
+        (_, Reply::Error(e)) if e.code == RATE_LIMITED => StatusCode::TOO_MANY_REQUESTS,
         (Era::Modern, Reply::Error(e)) if e.code == METHOD_NOT_FOUND => StatusCode::NOT_FOUND,
         (Era::Modern, Reply::Error(e)) if e.code == MISSING_CLIENT_CAPABILITY => {
             StatusCode::BAD_REQUEST
@@ -218,10 +232,29 @@ fn status_of_refusal(why: Refusal) -> StatusCode {
 
 fn reply_response(era: Era, id: &Value, reply: Reply) -> Response {
     let status = status_of(era, &reply);
-    match connection::encode(id, reply) {
+    let retry_after = retry_after_of(&reply);
+    let mut r = match connection::encode(id, reply) {
         Encoded::Whole(bytes) => json_response(status, bytes),
         // The shared page bytes go out between the envelope's head and tail: no copy.
         spliced => json_response(status, Body::new(Chunks::new(spliced.into_segments()))),
+    };
+    if let Some(secs) = retry_after {
+        r.headers_mut()
+            .insert(axum::http::header::RETRY_AFTER, HeaderValue::from(secs));
+    }
+    r
+}
+
+/// The `Retry-After` seconds of a rate-limit error (from its `data.retryAfterSecs`).
+fn retry_after_of(reply: &Reply) -> Option<u64> {
+    match reply {
+        Reply::Error(e) if e.code == RATE_LIMITED => e
+            .data
+            .as_ref()
+            .and_then(|d| d.get("retryAfterSecs"))
+            .and_then(Value::as_u64)
+            .or(Some(1)),
+        _ => None,
     }
 }
 
@@ -309,6 +342,9 @@ async fn handle_post(State(route): State<Route>, req: Request) -> Response {
                     return error_response(StatusCode::BAD_REQUEST, &req.id, &e);
                 }
             }
+            if let Some(challenge) = super::step_up::challenge(&route.server, &route.engine, &parts, &req, &call) {
+                return challenge;
+            }
             Box::pin(run(&route, req, call)).await
         }
     }
@@ -316,6 +352,15 @@ async fn handle_post(State(route): State<Route>, req: Request) -> Response {
 
 /// Opens a 2025 session and answers `initialize` with its `Mcp-Session-Id`.
 fn initialize(route: &Route, owner: &str, handshake: &Handshake) -> Response {
+    let started = std::time::Instant::now();
+    let response = open_session(route, owner, handshake);
+    // Both refusals (too many sessions, a fault) are internal errors.
+    let code = (response.status() != StatusCode::OK).then_some(crate::contract::error::INTERNAL_ERROR);
+    crate::protocol::request_log::log_initialize(started, code);
+    response
+}
+
+fn open_session(route: &Route, owner: &str, handshake: &Handshake) -> Response {
     let opened = route
         .sessions
         .open(route.engine.product.name, owner, |id| handshake.session(id));

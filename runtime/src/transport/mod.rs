@@ -2,8 +2,10 @@
 //! message means is the connection layer's ([`crate::connection`]).
 
 pub mod body;
+pub mod client;
 pub mod guard;
 pub mod headers;
 pub mod http;
 pub(crate) mod response;
 pub mod stdio;
+pub mod step_up;
