@@ -20,6 +20,9 @@ pub struct FileConfig {
     pub serve: ServeSection,
     #[serde(default)]
     pub upstream: UpstreamSection,
+    /// Rate limits, scope challenges, trusted proxy headers (`crate::access`).
+    #[serde(default)]
+    pub access: crate::access::AccessSection,
 }
 
 #[derive(Debug, Default, Clone, Deserialize)]
