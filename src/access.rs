@@ -27,7 +27,12 @@ pub struct AccessArgs {
     #[arg(long, env = "KOBANA_RATE_LIMIT_IP", value_name = "N")]
     pub rate_limit_ip: Option<u32>,
     /// The window the rate limits count in, in seconds (default 60; for tests).
-    #[arg(long, env = "KOBANA_RATE_LIMIT_WINDOW_SECS", value_name = "SECS", hide = true)]
+    #[arg(
+        long,
+        env = "KOBANA_RATE_LIMIT_WINDOW_SECS",
+        value_name = "SECS",
+        hide = true
+    )]
     pub rate_limit_window_secs: Option<u64>,
     /// HTTP: answer a tool call whose scope the token lacks with 403 and
     /// `WWW-Authenticate: Bearer error="insufficient_scope", scope="…"` (OAuth step-up), instead

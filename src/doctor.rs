@@ -66,7 +66,10 @@ pub async fn run(args: &ServeArgs, cli: &Cli) -> bool {
     };
     if args.transport.stdio {
         if products.len() > 1 {
-            r.fail("transport", "--stdio serves one product; name it instead of `all`");
+            r.fail(
+                "transport",
+                "--stdio serves one product; name it instead of `all`",
+            );
         } else {
             r.ok("transport", "stdio");
         }
@@ -155,7 +158,10 @@ async fn check_upstream(
         let base = upstream.base_url(p);
         let what = format!("upstream {}", p.name);
         match client.get(&base).send().await {
-            Ok(resp) => r.ok(&what, format!("{base} answers (HTTP {})", resp.status().as_u16())),
+            Ok(resp) => r.ok(
+                &what,
+                format!("{base} answers (HTTP {})", resp.status().as_u16()),
+            ),
             Err(e) => r.fail(&what, format!("{base} unreachable: {e}")),
         }
     }
@@ -206,10 +212,7 @@ async fn check_identities(
                     p.display().to_string()
                 });
             match loaded {
-                Ok(res) => r.ok(
-                    "identities",
-                    format!("{} tokens from {source}", res.len()),
-                ),
+                Ok(res) => r.ok("identities", format!("{} tokens from {source}", res.len())),
                 Err(e) => r.fail("identities", format!("{source}: {e}")),
             }
         }
@@ -226,10 +229,16 @@ async fn check_identities(
             let probe = token.as_deref().unwrap_or("kobana-mcp-doctor-probe");
             let what = "identity service";
             match tokio::time::timeout(PROBE_TIMEOUT, resolver.resolve(probe)).await {
-                Err(_) => r.fail(what, format!("{base}/v2/me did not answer within {PROBE_TIMEOUT:?}")),
+                Err(_) => r.fail(
+                    what,
+                    format!("{base}/v2/me did not answer within {PROBE_TIMEOUT:?}"),
+                ),
                 Ok(Ok(who)) => r.ok(
                     what,
-                    format!("{base}/v2/me knows KOBANA_ACCESS_TOKEN as {} ({})", who.person, who.organization),
+                    format!(
+                        "{base}/v2/me knows KOBANA_ACCESS_TOKEN as {} ({})",
+                        who.person, who.organization
+                    ),
                 ),
                 Ok(Err(AuthError::Invalid)) if token.is_none() => r.ok(
                     what,
@@ -252,7 +261,10 @@ async fn check_identities(
 async fn check_ledger(r: &mut Report, args: &ServeArgs, file: &FileConfig) {
     let setting = crate::ledger_setting(args, file);
     if let Err(e) = runtime::confirm::ledger_from_setting(setting.as_deref()) {
-        return r.fail("ledger", format!("(--ledger / KOBANA_LEDGER / serve.ledger) {e}"));
+        return r.fail(
+            "ledger",
+            format!("(--ledger / KOBANA_LEDGER / serve.ledger) {e}"),
+        );
     }
     let Some(url) = setting
         .as_deref()
@@ -278,6 +290,9 @@ async fn check_ledger(r: &mut Report, args: &ServeArgs, file: &FileConfig) {
                 r.fail("ledger", format!("Redis {p}"));
             }
         }
-        Err(e) => r.fail("ledger", format!("cannot read the Redis configuration: {e}")),
+        Err(e) => r.fail(
+            "ledger",
+            format!("cannot read the Redis configuration: {e}"),
+        ),
     }
 }

@@ -534,8 +534,11 @@ async fn serve(
         // Proxy mode forwards it upstream with every call.
         config.default_bearer_token = stdio_creds.token.as_deref().map(Arc::from);
         args.limits.apply(&mut config);
-        args.access
-            .apply(&file.access, ledger_setting(&args, file).as_deref(), &mut config)?;
+        args.access.apply(
+            &file.access,
+            ledger_setting(&args, file).as_deref(),
+            &mut config,
+        )?;
         let server = Server::new(config)?;
         runtime::transport::stdio::run(server, products[0].name).await?;
         return Ok(());
@@ -559,8 +562,11 @@ async fn serve(
         .collect();
     config.allowed_hosts = file.serve.allowed_hosts.clone();
     args.limits.apply(&mut config);
-    args.access
-        .apply(&file.access, ledger_setting(&args, file).as_deref(), &mut config)?;
+    args.access.apply(
+        &file.access,
+        ledger_setting(&args, file).as_deref(),
+        &mut config,
+    )?;
     let limits = runtime::transport::http::ConnectionLimits::of(&config);
     let server = Server::new(config)?;
     let meta = ProtectedResource::for_products(

@@ -91,7 +91,11 @@ impl HttpAuth {
         let scope: Vec<&str> = scopes
             .iter()
             .map(String::as_str)
-            .filter(|s| !s.is_empty() && s.bytes().all(|b| b > 0x20 && b < 0x7f && b != b'"' && b != b'\\'))
+            .filter(|s| {
+                !s.is_empty()
+                    && s.bytes()
+                        .all(|b| b > 0x20 && b < 0x7f && b != b'"' && b != b'\\')
+            })
             .collect();
         let challenge = format!(
             "Bearer error=\"insufficient_scope\", scope=\"{}\", resource_metadata=\"{}\", error_description=\"The access token lacks the scope {missing}\"",

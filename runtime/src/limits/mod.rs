@@ -289,7 +289,10 @@ mod tests {
         let refused = l.check(Class::Reads, "a").await.unwrap_err();
         assert_eq!(refused.class, Class::Reads);
         assert!(refused.retry_after <= Duration::from_secs(1), "{refused:?}");
-        assert!(refused.retry_after > Duration::from_millis(900), "{refused:?}");
+        assert!(
+            refused.retry_after > Duration::from_millis(900),
+            "{refused:?}"
+        );
         assert_eq!(refused.retry_after_secs(), 1);
         // Other keys and classes count apart; a limit of 0 is off.
         assert_eq!(l.check(Class::Reads, "b").await, Ok(()));

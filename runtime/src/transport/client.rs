@@ -136,7 +136,11 @@ pub fn too_many_requests(id: &Value, limited: &Limited) -> Response {
 
 /// The layer outside every other: notes the client address (and the trusted public origin),
 /// then applies the per-IP limit before anything else runs.
-pub async fn client_layer(State(server): State<Arc<Server>>, mut req: Request, next: Next) -> Response {
+pub async fn client_layer(
+    State(server): State<Arc<Server>>,
+    mut req: Request,
+    next: Next,
+) -> Response {
     let trust = server.config.trust_proxy_headers;
     let peer = req.extensions().get::<PeerAddr>().map(|p| p.0.ip());
     let forwarded = if trust {
@@ -213,7 +217,10 @@ mod tests {
             let h = headers(&[("x-forwarded-host", bad)]);
             assert_eq!(forwarded_origin(&h), None, "{bad}");
         }
-        let h = headers(&[("x-forwarded-proto", "javascript"), ("x-forwarded-host", "a")]);
+        let h = headers(&[
+            ("x-forwarded-proto", "javascript"),
+            ("x-forwarded-host", "a"),
+        ]);
         assert_eq!(forwarded_origin(&h), None);
     }
 }

@@ -342,7 +342,9 @@ async fn handle_post(State(route): State<Route>, req: Request) -> Response {
                     return error_response(StatusCode::BAD_REQUEST, &req.id, &e);
                 }
             }
-            if let Some(challenge) = super::step_up::challenge(&route.server, &route.engine, &parts, &req, &call) {
+            if let Some(challenge) =
+                super::step_up::challenge(&route.server, &route.engine, &parts, &req, &call)
+            {
                 return challenge;
             }
             Box::pin(run(&route, req, call)).await
@@ -355,7 +357,8 @@ fn initialize(route: &Route, owner: &str, handshake: &Handshake) -> Response {
     let started = std::time::Instant::now();
     let response = open_session(route, owner, handshake);
     // Both refusals (too many sessions, a fault) are internal errors.
-    let code = (response.status() != StatusCode::OK).then_some(crate::contract::error::INTERNAL_ERROR);
+    let code =
+        (response.status() != StatusCode::OK).then_some(crate::contract::error::INTERNAL_ERROR);
     crate::protocol::request_log::log_initialize(started, code);
     response
 }
