@@ -30,7 +30,22 @@ impl Report {
     }
     fn fail(&mut self, what: &str, detail: impl std::fmt::Display) {
         self.failed += 1;
-        println!("FAIL  {what}: {detail}");
+        println!("FAIL  {what}: {}", one_line(&detail.to_string()));
+    }
+}
+
+/// A multi-line message (a TOML error draws the line it points at) as one line: its first line,
+/// and its last when that says more (TOML: what is wrong).
+fn one_line(text: &str) -> String {
+    let lines: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    match lines.as_slice() {
+        [] => String::new(),
+        [one] => one.to_string(),
+        [first, .., last] => format!("{first}: {last}"),
     }
 }
 
