@@ -42,7 +42,7 @@ pub struct HttpAuth {
     /// Absolute URL of the metadata document, for `WWW-Authenticate`.
     metadata_url: String,
     /// The metadata URL's path (after the origin), for a request whose trusted proxy headers
-    /// name another origin ([`crate::transport::client::PublicOrigin`]).
+    /// name another origin ([`crate::transport::peer::PublicOrigin`]).
     metadata_path: String,
 }
 
@@ -71,7 +71,7 @@ impl HttpAuth {
     /// The metadata URL as this request's client sees it: on the origin its trusted proxy
     /// headers name, if any, else the configured public URL.
     pub fn metadata_url_for(&self, ext: &axum::http::Extensions) -> String {
-        match ext.get::<crate::transport::client::PublicOrigin>() {
+        match ext.get::<crate::transport::peer::PublicOrigin>() {
             Some(origin) => format!("{}{}", origin.0, self.metadata_path),
             None => self.metadata_url.clone(),
         }
@@ -185,7 +185,7 @@ pub async fn authenticate(
             let resp = auth.refusal_for(&err, req.extensions());
             let ip = req
                 .extensions()
-                .get::<crate::transport::client::ClientIp>()
+                .get::<crate::transport::peer::ClientIp>()
                 .map(|c| c.0);
             crate::protocol::request_log::log_refused("", "", resp.status().as_u16(), ip);
             resp

@@ -4,7 +4,7 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use super::Gcra;
+use super::gcra::Gcra;
 
 /// Past this many keys, a request first drops the keys whose bucket is full again (their
 /// timestamp is in the past: forgetting them changes nothing).

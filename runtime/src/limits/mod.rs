@@ -6,7 +6,7 @@
 //! - **writes**: calls of every other tool, per identity — tighter than reads, since writes move
 //!   money and each one is a confirmation a person answers;
 //! - **ip**: every HTTP request of one client address, before its body is read (the transport's
-//!   [`crate::transport::client_ip`] layer).
+//!   [`crate::transport::client`] layer).
 //!
 //! The algorithm is GCRA (a token bucket kept as one timestamp per key): a limit of N per window
 //! allows a burst of N, then one more every window / N. The state is in memory, or in Redis when
@@ -18,6 +18,7 @@
 //! A refused request is answered with [`RATE_LIMITED`] naming the limit, with the seconds to
 //! wait in `data.retryAfterSecs`; HTTP also answers 429 with `Retry-After`.
 
+mod gcra;
 mod memory;
 mod redis;
 
@@ -28,6 +29,7 @@ use serde_json::json;
 use crate::contract::error::RATE_LIMITED;
 use crate::contract::RpcError;
 
+pub use gcra::Gcra;
 pub use memory::MemoryStore;
 pub use redis::RedisStore;
 
@@ -249,24 +251,6 @@ impl RateLimiter {
                 window,
                 retry_after,
             }),
-        }
-    }
-}
-
-/// The parameters of one limit: a request every `interval` on average, `tolerance` ahead of
-/// that schedule allowed (a burst of `limit`).
-#[derive(Debug, Clone, Copy)]
-pub struct Gcra {
-    pub interval: Duration,
-    pub tolerance: Duration,
-}
-
-impl Gcra {
-    pub fn new(limit: u32, window: Duration) -> Self {
-        let interval = window / limit.max(1);
-        Self {
-            interval,
-            tolerance: window.saturating_sub(interval),
         }
     }
 }

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use super::Gcra;
+use super::gcra::Gcra;
 use crate::confirm::RedisLedger;
 
 /// Prefix of every key the limiter writes.

@@ -24,17 +24,7 @@ use super::response::error_response;
 use crate::limits::{Class, Limited};
 use crate::server::Server;
 
-/// The TCP peer of a connection (set by the accept loop).
-#[derive(Debug, Clone, Copy)]
-pub struct PeerAddr(pub SocketAddr);
-
-/// The client's address, as rate limits and logs see it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ClientIp(pub IpAddr);
-
-/// The origin (`scheme://host[:port]`) the client used, from trusted proxy headers.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PublicOrigin(pub String);
+pub use super::peer::{ClientIp, PeerAddr, PublicOrigin};
 
 /// The elements of a `Forwarded` header (each a list of `key=value` pairs), in order.
 fn forwarded_elements(h: &HeaderMap) -> Vec<Vec<(String, String)>> {
@@ -86,8 +76,7 @@ pub fn forwarded_client(h: &HeaderMap) -> Option<IpAddr> {
         .filter_map(|v| v.to_str().ok())
         .flat_map(|v| v.split(','))
         .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .last()?;
+        .rfind(|s| !s.is_empty())?;
     parse_node(xff)
 }
 

@@ -194,7 +194,7 @@ pub async fn serve_router(
         let service = TowerToHyperService::new(tower::ServiceExt::map_request(
             app.clone(),
             move |mut req: axum::http::Request<hyper::body::Incoming>| {
-                req.extensions_mut().insert(super::client::PeerAddr(peer));
+                req.extensions_mut().insert(super::peer::PeerAddr(peer));
                 req
             },
         ));

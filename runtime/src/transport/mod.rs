@@ -6,6 +6,7 @@ pub mod client;
 pub mod guard;
 pub mod headers;
 pub mod http;
+pub mod peer;
 pub(crate) mod response;
 pub mod stdio;
 pub mod step_up;
