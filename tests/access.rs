@@ -91,10 +91,15 @@ async fn post(
     let mut req = reqwest::Client::new()
         .post(url)
         .header("Accept", "application/json, text/event-stream")
-        .header("MCP-Protocol-Version", "2025-06-18")
         .json(&json!({"jsonrpc": "2.0", "id": 7, "method": method, "params": params}));
     if let Some(t) = token {
         req = req.bearer_auth(t);
+    }
+    if !extra
+        .iter()
+        .any(|(k, _)| k.eq_ignore_ascii_case("mcp-protocol-version"))
+    {
+        req = req.header("MCP-Protocol-Version", "2025-06-18");
     }
     for (k, v) in extra {
         req = req.header(*k, *v);
@@ -372,4 +377,41 @@ async fn rate_limits_are_shared_by_two_instances_through_redis() {
     tokio::time::sleep(Duration::from_millis(1100)).await;
     assert_eq!(call(&b.url, "rate-token", WRITE_TOOL).await.status, 200);
     assert_limited(&call(&a.url, "rate-token", WRITE_TOOL).await, "writes");
+}
+
+#[tokio::test]
+async fn on_2026_the_challenge_names_only_the_scopes_the_tool_needs() {
+    let s = start(None, |c| c.scope_challenge = true).await;
+    let params = json!({
+        "name": WRITE_TOOL,
+        "arguments": {"id": "cus_none"},
+        "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+        },
+    });
+    let headers = [
+        ("mcp-protocol-version", "2026-07-28"),
+        ("mcp-method", "tools/call"),
+        ("mcp-name", WRITE_TOOL),
+    ];
+    let a = post(
+        &s.url,
+        Some("demo-readonly"),
+        &headers,
+        "tools/call",
+        params,
+    )
+    .await;
+    assert_eq!(a.status, 403, "{}", a.body);
+    let challenge = a.headers["www-authenticate"].to_str().expect("ascii");
+    let tool = generated::product("billing")
+        .and_then(|p| p.tools.iter().find(|t| t.name == WRITE_TOOL))
+        .expect("the write tool");
+    let expected = if tool.scope.is_empty() {
+        "scope=\"write\"".to_string()
+    } else {
+        format!("scope=\"write {}\"", tool.scope)
+    };
+    assert!(challenge.contains(&expected), "{challenge}");
 }
