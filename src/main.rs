@@ -4,8 +4,11 @@
 //! ```text
 //! kobana-mcp serve <product|all> [--stdio | --http ADDR] [--upstream URL] [--data-dir D] [--config FILE]
 //!                  [--ledger memory|redis://…] [--state-keys KID:HEX,…]
+//!                  [--rate-limit-reads N] [--rate-limit-writes N] [--rate-limit-ip N]
+//!                  [--scope-challenge] [--trust-proxy-headers]
 //! kobana-mcp sandbox seed|reset [--products a,b]
 //! kobana-mcp sandbox serve-api --http ADDR
+//! kobana-mcp doctor [product|all] [serve's flags]
 //! ```
 //!
 //! Defaults: HTTP on 127.0.0.1:8080 (`all` serves `/<product>/mcp`, one product `/mcp`), the
