@@ -122,6 +122,7 @@ async fn every_request_logs_one_line_with_method_name_duration_and_outcome() {
         assert_eq!(line["outcome"], *outcome, "{line:?}");
         assert_eq!(line["code"], *code, "{line:?}");
         assert!(line["duration_us"].parse::<u64>().is_ok(), "{line:?}");
+        assert_eq!(line["client_ip"], "127.0.0.1", "{line:?}");
         assert!(
             line.values().all(|v| !v.contains(secret)),
             "argument values are never logged: {line:?}"
@@ -161,5 +162,6 @@ async fn every_request_logs_one_line_with_method_name_duration_and_outcome() {
     let init = &got[cases.len() + 2];
     assert_eq!(init["method"], "initialize", "{init:?}");
     assert_eq!(init["outcome"], "ok", "{init:?}");
+    assert_eq!(init["client_ip"], "127.0.0.1", "{init:?}");
     assert!(init["duration_us"].parse::<u64>().is_ok(), "{init:?}");
 }

@@ -7,7 +7,8 @@
 //! JSON-RPC error code, or the application error code of an `isError` result). Argument values,
 //! answers and tokens are never logged. Requests answered outside an engine get their line too:
 //! a 2025 `initialize` ([`log_initialize`]) and requests the HTTP layers refused ([`log_refused`]:
-//! outcome `refused`, the HTTP status as `code`, and a `client_ip` field).
+//! outcome `refused`, the HTTP status as `code`). On HTTP every line has the client address
+//! (`client_ip`, [`with_client_ip`]); on stdio it is empty.
 
 use std::cell::RefCell;
 use std::time::Instant;
@@ -18,6 +19,33 @@ use super::reply::Reply;
 
 /// The `tracing` target of request lines.
 pub const TARGET: &str = "kobana_mcp::request";
+
+tokio::task_local! {
+    /// The client address of the request being answered (HTTP: set by the transport, from the
+    /// peer or trusted proxy headers); stdio has none.
+    static CLIENT_IP: Option<std::net::IpAddr>;
+}
+
+/// Runs `answer` (one request, or a batch) with the client address its log lines carry.
+pub async fn with_client_ip<F: std::future::Future>(
+    ip: Option<std::net::IpAddr>,
+    answer: F,
+) -> F::Output {
+    CLIENT_IP.scope(ip, answer).await
+}
+
+/// [`with_client_ip`] for work that does not wait (a 2025 `initialize`).
+pub fn with_client_ip_sync<R>(ip: Option<std::net::IpAddr>, f: impl FnOnce() -> R) -> R {
+    CLIENT_IP.sync_scope(ip, f)
+}
+
+fn client_ip() -> String {
+    CLIENT_IP
+        .try_with(|ip| ip.map(|ip| ip.to_string()))
+        .ok()
+        .flatten()
+        .unwrap_or_default()
+}
 
 tokio::task_local! {
     /// The application error code of the `isError` tool result being answered, set by
@@ -68,6 +96,7 @@ impl Pending<'_> {
             duration_us,
             outcome,
             code,
+            client_ip = client_ip(),
             "request"
         );
     }

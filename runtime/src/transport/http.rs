@@ -310,13 +310,9 @@ async fn handle_post(State(route): State<Route>, req: Request) -> Response {
         // Boxed, like every branch below: this handler's future would otherwise be as large as
         // its largest branch, and every request would copy it whole when axum boxes it.
         let bounds = route.server.config.batch_bounds();
-        let answer = Box::pin(connection::batches::batch(
-            &route.engine,
-            &bytes,
-            session,
-            outer,
-            &who,
-            &bounds,
+        let answer = Box::pin(crate::protocol::request_log::with_client_ip(
+            client_ip(&parts.extensions),
+            connection::batches::batch(&route.engine, &bytes, session, outer, &who, &bounds),
         ))
         .await;
         return match answer {
@@ -335,7 +331,11 @@ async fn handle_post(State(route): State<Route>, req: Request) -> Response {
             ),
         ),
         Step::Refused { id, error, why } => error_response(status_of_refusal(why), &id, &error),
-        Step::Initialize(handshake) => initialize(&route, &owner, &handshake),
+        Step::Initialize(handshake) => {
+            crate::protocol::request_log::with_client_ip_sync(client_ip(&parts.extensions), || {
+                initialize(&route, &owner, &handshake)
+            })
+        }
         Step::Serve(req, call) => {
             if call.era.is_modern() {
                 if let Err(e) = check_modern_headers(&route, h, &req) {
@@ -347,9 +347,15 @@ async fn handle_post(State(route): State<Route>, req: Request) -> Response {
             {
                 return challenge;
             }
-            Box::pin(run(&route, req, call)).await
+            let ip = client_ip(&parts.extensions);
+            Box::pin(run(&route, req, call, ip)).await
         }
     }
+}
+
+/// The client address the outer layer noted ([`super::client`]).
+fn client_ip(ext: &axum::http::Extensions) -> Option<std::net::IpAddr> {
+    ext.get::<super::peer::ClientIp>().map(|c| c.0)
 }
 
 /// Opens a 2025 session and answers `initialize` with its `Mcp-Session-Id`.
@@ -404,20 +410,27 @@ fn check_modern_headers(route: &Route, h: &HeaderMap, req: &RpcRequest) -> Resul
 type ReplyFuture = Pin<Box<dyn Future<Output = Reply> + Send>>;
 
 /// Runs one request, answering JSON, or SSE once the handler emits a message before finishing.
-async fn run(route: &Route, req: RpcRequest, mut call: Call) -> Response {
+async fn run(
+    route: &Route,
+    req: RpcRequest,
+    mut call: Call,
+    ip: Option<std::net::IpAddr>,
+) -> Response {
+    use crate::protocol::request_log::with_client_ip;
     let era = call.era;
     let limit = route.server.config.request_timeout;
     if !connection::may_send_before_answer(&call) {
         // Nothing can reach the client before the answer: answer JSON without a message channel.
-        let reply = connection::answer(&route.engine, &req, &call, limit).await;
+        let reply = with_client_ip(ip, connection::answer(&route.engine, &req, &call, limit)).await;
         return reply_response(era, &req.id, reply);
     }
     let (tx, mut rx) = mpsc::unbounded_channel::<Vec<u8>>();
     connection::attach(&mut call, tx);
     let id = req.id.clone();
     let engine = route.engine.clone();
-    let mut fut: ReplyFuture =
-        Box::pin(async move { connection::answer(&engine, &req, &call, limit).await });
+    let mut fut: ReplyFuture = Box::pin(async move {
+        with_client_ip(ip, connection::answer(&engine, &req, &call, limit)).await
+    });
     let first = tokio::select! {
         biased;
         reply = &mut fut => {
