@@ -942,3 +942,35 @@ async fn doctor_accepts_a_durable_redis_ledger_and_a_live_upstream() {
         );
     }
 }
+
+#[test]
+fn rate_limit_flags_beat_environment_which_beats_the_config_file() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("access.toml"),
+        "[access]\nrate_limit_reads = 7\nrate_limit_writes = 5\nrate_limit_ip = 11\n",
+    )
+    .unwrap();
+    let out = kobana(dir.path())
+        .args([
+            "doctor",
+            "billing",
+            "--config",
+            "access.toml",
+            "--rate-limit-ip",
+            "9",
+        ])
+        .env_remove("KOBANA_LEDGER")
+        .env("KOBANA_RATE_LIMIT_WRITES", "3")
+        .env("KOBANA_RATE_LIMIT_IP", "100")
+        .env_remove("KOBANA_RATE_LIMIT_READS")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(
+            "ok    rate limits: 7 reads, 3 writes per identity, 9 requests per IP, per 60 s"
+        ),
+        "{text}"
+    );
+}
