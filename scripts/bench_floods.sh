@@ -9,6 +9,8 @@
 # Prints figures, never asserts (target: peak RSS under 200 MB). Env: FLOODS (default all three),
 # N_INIT (10000), N_INPUT (10000), PORT (18731). Needs python3 and cargo.
 set -euo pipefail
+# The rate limits (issue 16) would cut this load short with 429s: off for these runs.
+export KOBANA_RATE_LIMIT_READS=0 KOBANA_RATE_LIMIT_WRITES=0 KOBANA_RATE_LIMIT_IP=0
 root=$(cd "$(dirname "$0")/.." && pwd)
 FLOODS=${FLOODS:-"batch initialize input"}
 PORT=${PORT:-18731}

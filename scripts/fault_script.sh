@@ -10,6 +10,8 @@
 #
 # Uses target/release/kobana-mcp (built when missing; KOBANA_MCP_BIN names another binary).
 set -euo pipefail
+# The rate limits (issue 16) would cut this load short with 429s: off for these runs.
+export KOBANA_RATE_LIMIT_READS=0 KOBANA_RATE_LIMIT_WRITES=0 KOBANA_RATE_LIMIT_IP=0
 cd "$(dirname "$0")/.."
 bin="${KOBANA_MCP_BIN:-target/release/kobana-mcp}"
 if [ ! -x "$bin" ]; then

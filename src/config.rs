@@ -20,6 +20,9 @@ pub struct FileConfig {
     pub serve: ServeSection,
     #[serde(default)]
     pub upstream: UpstreamSection,
+    /// Rate limits, scope challenges, trusted proxy headers (`crate::access`).
+    #[serde(default)]
+    pub access: crate::access::AccessSection,
     #[serde(default)]
     pub telemetry: TelemetrySection,
 }
@@ -128,6 +131,29 @@ mod tests {
         assert_eq!(c.telemetry.metrics_addr.as_deref(), Some("127.0.0.1:9464"));
         assert_eq!(c.telemetry.audit_keep, Some(3));
         assert!(!c.telemetry.audit_stderr);
+    }
+
+    #[test]
+    fn the_readme_deployment_with_an_authorization_server_parses() {
+        let readme = include_str!("../README.md");
+        let block = readme
+            .split("```toml\n")
+            .nth(1)
+            .and_then(|b| b.split("```").next())
+            .expect("the README shows a kobana-mcp.toml");
+        let c: FileConfig = toml::from_str(block).unwrap();
+        assert_eq!(c.serve.authorization_servers, ["https://auth.example.com"]);
+        assert_eq!(c.access.scope_challenge, Some(true));
+        assert_eq!(c.access.trust_proxy_headers, Some(true));
+    }
+
+    #[test]
+    fn the_example_config_sets_the_documented_rate_limits() {
+        let c: FileConfig = toml::from_str(include_str!("../kobana-mcp.example.toml")).unwrap();
+        let d = runtime::limits::RateLimits::default();
+        assert_eq!(c.access.rate_limit_reads, Some(d.reads));
+        assert_eq!(c.access.rate_limit_writes, Some(d.writes));
+        assert_eq!(c.access.rate_limit_ip, Some(d.ip));
     }
 
     #[test]

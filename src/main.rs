@@ -4,8 +4,11 @@
 //! ```text
 //! kobana-mcp serve <product|all> [--stdio | --http ADDR] [--upstream URL] [--data-dir D] [--config FILE]
 //!                  [--ledger memory|redis://…] [--state-keys KID:HEX,…]
+//!                  [--rate-limit-reads N] [--rate-limit-writes N] [--rate-limit-ip N]
+//!                  [--scope-challenge] [--trust-proxy-headers]
 //! kobana-mcp sandbox seed|reset [--products a,b]
 //! kobana-mcp sandbox serve-api --http ADDR
+//! kobana-mcp doctor [product|all] [serve's flags]
 //! ```
 //!
 //! Defaults: HTTP on 127.0.0.1:8080 (`all` serves `/<product>/mcp`, one product `/mcp`), the
@@ -14,7 +17,9 @@
 //! Redis ledger (`KOBANA_LEDGER`) and the `requestState` keys (`KOBANA_STATE_KEYS`). Over stdio
 //! the sandbox opens on the first tool call, so the first answers come from the catalog alone.
 
+mod access;
 mod config;
+mod doctor;
 mod lazy_sandbox;
 
 use std::net::SocketAddr;
@@ -40,11 +45,26 @@ use lazy_sandbox::LazySandbox;
 /// The default HTTP address of `serve`.
 const DEFAULT_HTTP: &str = "127.0.0.1:8080";
 
+/// What `--help` tells a first-time user besides the flags.
+const SERVE_NOTES: &str = "\
+Endpoints (HTTP): one product is served at /mcp, `all` at /<product>/mcp (/banking/mcp, …);
+OAuth protected-resource metadata at /.well-known/oauth-protected-resource.
+Every HTTP request needs `Authorization: Bearer <token>`.
+
+stdio: `serve <product> --stdio` reads the caller's token from KOBANA_ACCESS_TOKEN and the
+default workspace from KOBANA_WORKSPACE_ID (on the sandbox, without a token, the demo identity).
+
+Demo tokens (sandbox only, public): demo-full, demo-readonly, demo-limited, … in
+runtime/identities.yaml (compiled in; --identities FILE to use your own).
+
+Check a setup with `kobana-mcp doctor [PRODUCT] [the same flags]`.";
+
 #[derive(Debug, Parser)]
 #[command(
     name = "kobana-mcp",
     version,
-    about = "Kobana's MCP servers (banking, billing, finance, dashboards, inbox)"
+    about = "Kobana's MCP servers (banking, billing, finance, dashboards, inbox)",
+    after_help = SERVE_NOTES
 )]
 struct Cli {
     /// Configuration file (TOML; see kobana-mcp.example.toml). Default: ./kobana-mcp.toml if present.
@@ -65,7 +85,12 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Serve one product, or `all`, over stdio or Streamable HTTP.
+    #[command(after_help = SERVE_NOTES)]
     Serve(Box<ServeArgs>),
+    /// Check what `serve` would use, with the same flags: the configuration, the upstream (or
+    /// the sandbox), the identity service and the ledger. One line per check; exits 1 when
+    /// something is wrong.
+    Doctor(Box<ServeArgs>),
     /// Manage the embedded sandbox.
     Sandbox {
         #[command(subcommand)]
@@ -89,6 +114,7 @@ struct TransportArgs {
 #[derive(Debug, Args)]
 struct ServeArgs {
     /// A product name (banking, billing, finance, dashboards, inbox) or `all`.
+    #[arg(default_value = "all")]
     product: String,
     #[command(flatten)]
     transport: TransportArgs,
@@ -144,6 +170,8 @@ struct ServeArgs {
     upstream_retry_keyed_writes: bool,
     #[command(flatten)]
     limits: LimitArgs,
+    #[command(flatten)]
+    access: access::AccessArgs,
     #[command(flatten)]
     telemetry: TelemetryArgs,
 }
@@ -363,6 +391,13 @@ async fn main() {
 }
 
 async fn run(cli: Cli) -> anyhow::Result<()> {
+    if let Command::Doctor(args) = &cli.command {
+        // Reports a configuration that does not load as one of its lines, not as an error.
+        if !doctor::run(args, &cli).await {
+            std::process::exit(1);
+        }
+        return Ok(());
+    }
     let file = FileConfig::load(cli.config.as_deref())?;
     let data_dir = cli
         .data_dir
@@ -377,6 +412,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Serve(args) => serve(*args, &file, data_dir, seed).await,
         Command::Sandbox { command } => sandbox(command, data_dir, seed).await,
         Command::ServeFixture(args) => serve_fixture(args).await,
+        Command::Doctor(_) => Ok(()),
     }
 }
 
@@ -403,9 +439,30 @@ fn select_products(names: &[String]) -> anyhow::Result<Vec<&'static Product>> {
         .collect()
 }
 
+/// A listen address: `IP:PORT`, or `HOST:PORT` with a host name (`localhost:8080`), resolved
+/// (IPv4 preferred, as clients given `localhost` most often try it first).
 fn parse_addr(s: &str) -> anyhow::Result<SocketAddr> {
-    s.parse()
-        .with_context(|| format!("`{s}` is not a listen address (expected e.g. 127.0.0.1:8080)"))
+    if let Ok(addr) = s.parse() {
+        return Ok(addr);
+    }
+    use std::net::ToSocketAddrs;
+    let resolved: Vec<SocketAddr> = s
+        .to_socket_addrs()
+        .with_context(|| {
+            format!("`{s}` is not a listen address (expected HOST:PORT, e.g. 127.0.0.1:8080 or localhost:8080)")
+        })?
+        .collect();
+    resolved
+        .iter()
+        .find(|a| a.is_ipv4())
+        .or(resolved.first())
+        .copied()
+        .ok_or_else(|| anyhow!("`{s}` resolves to no address"))
+}
+
+/// The ledger setting (flag > environment > config file); `None` = in memory.
+fn ledger_setting(args: &ServeArgs, file: &FileConfig) -> Option<String> {
+    args.ledger.clone().or(file.serve.ledger.clone())
 }
 
 /// The confirmation ledger and the `requestState` keys, shared by the instances of one deployment
@@ -414,7 +471,7 @@ async fn multi_instance(
     args: &ServeArgs,
     file: &FileConfig,
 ) -> anyhow::Result<(Arc<dyn runtime::confirm::Ledger>, Option<StateSealer>)> {
-    let ledger_setting = args.ledger.clone().or(file.serve.ledger.clone());
+    let ledger_setting = ledger_setting(args, file);
     let ledger = runtime::confirm::ledger_from_setting(ledger_setting.as_deref()).map_err(|e| {
         anyhow!("confirmation ledger (--ledger / KOBANA_LEDGER / serve.ledger): {e}")
     })?;
@@ -602,6 +659,11 @@ async fn serve(
         config.default_bearer_token = stdio_creds.token.as_deref().map(Arc::from);
         config.telemetry = Some(telemetry.clone());
         args.limits.apply(&mut config);
+        args.access.apply(
+            &file.access,
+            ledger_setting(&args, file).as_deref(),
+            &mut config,
+        )?;
         let server = Server::new(config)?;
         let served = runtime::transport::stdio::run(server, products[0].name).await;
         stop_telemetry(telemetry).await;
@@ -630,6 +692,11 @@ async fn serve(
     config.metrics_route = metrics_addr.is_none();
     config.probes = probes;
     args.limits.apply(&mut config);
+    args.access.apply(
+        &file.access,
+        ledger_setting(&args, file).as_deref(),
+        &mut config,
+    )?;
     let limits = runtime::transport::http::ConnectionLimits::of(&config);
     let server = Server::new(config)?;
     let meta = ProtectedResource::for_products(

@@ -725,3 +725,252 @@ async fn stdio_eml_links_download_once_the_sandbox_opened() {
     assert_eq!(resp.status(), 200, "{download}");
     assert_eq!(resp.headers()["content-type"], "message/rfc822");
 }
+
+// ---------------------------------------------------------------------------------------------
+// First contact and access controls (issue 16)
+
+#[test]
+fn help_names_the_endpoints_the_stdio_variables_and_the_demo_tokens() {
+    for args in [vec!["--help"], vec!["serve", "--help"]] {
+        let out = Command::new(BIN).args(&args).output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        for needle in [
+            "KOBANA_ACCESS_TOKEN",
+            "KOBANA_WORKSPACE_ID",
+            "/mcp",
+            "/<product>/mcp",
+            "/.well-known/oauth-protected-resource",
+            "demo-full",
+            "runtime/identities.yaml",
+            "doctor",
+        ] {
+            assert!(
+                text.contains(needle),
+                "{args:?} --help lacks {needle}: {text}"
+            );
+        }
+    }
+    let out = Command::new(BIN)
+        .args(["serve", "--help"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    for flag in [
+        "--rate-limit-reads",
+        "--rate-limit-writes",
+        "--rate-limit-ip",
+        "--scope-challenge",
+        "--trust-proxy-headers",
+    ] {
+        assert!(text.contains(flag), "serve --help lacks {flag}");
+    }
+    let out = Command::new(BIN)
+        .args(["doctor", "--help"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+}
+
+#[tokio::test]
+async fn http_accepts_a_host_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let addr = format!("localhost:{port}");
+    let _server = start(
+        {
+            let mut c = kobana(dir.path());
+            c.args(["serve", "billing", "--http", &addr]);
+            c
+        },
+        port,
+    );
+    let (status, body) = rpc(
+        &format!("http://localhost:{port}/mcp"),
+        Some("demo-full"),
+        "tools/list",
+        json!({}),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    assert!(body["result"]["tools"].is_array(), "{body}");
+}
+
+#[test]
+fn stdio_answers_a_rate_limited_call_with_the_retry_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = Running(
+        kobana(dir.path())
+            .args(["serve", "billing", "--stdio", "--rate-limit-reads", "1"])
+            .env("KOBANA_ACCESS_TOKEN", "demo-full")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let mut stdin = child.0.stdin.take().unwrap();
+    let mut out = BufReader::new(child.0.stdout.take().unwrap());
+    let mut ask = |id: u64, method: &str, params: Value| -> Value {
+        let msg = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        writeln!(stdin, "{msg}").unwrap();
+        let mut line = String::new();
+        out.read_line(&mut line).unwrap();
+        serde_json::from_str(&line).unwrap()
+    };
+    let init = json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}});
+    assert_eq!(ask(1, "initialize", init)["id"], 1);
+    let get = json!({"name": "billing_customers_get", "arguments": {"id": "cus_none"}});
+    let first = ask(2, "tools/call", get.clone());
+    assert!(first.get("result").is_some(), "{first}");
+    let second = ask(3, "tools/call", get);
+    assert_eq!(second["error"]["code"], -31029, "{second}");
+    assert_eq!(second["error"]["data"]["limit"], "reads", "{second}");
+    let secs = second["error"]["data"]["retryAfterSecs"]
+        .as_u64()
+        .unwrap_or(0);
+    assert!((1..=60).contains(&secs), "{second}");
+}
+
+/// `doctor`'s lines, and whether it exited 0.
+fn doctor(dir: &std::path::Path, args: &[&str]) -> (bool, Vec<String>) {
+    let out = kobana(dir)
+        .arg("doctor")
+        .args(args)
+        .env_remove("KOBANA_LEDGER")
+        .env_remove("KOBANA_ACCESS_TOKEN")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    (
+        out.status.success(),
+        text.lines().map(String::from).collect(),
+    )
+}
+
+#[test]
+fn doctor_says_what_is_wrong_in_one_line_each() {
+    let dir = tempfile::tempdir().unwrap();
+    let (ok, lines) = doctor(dir.path(), &["billing"]);
+    assert!(ok, "{lines:#?}");
+    assert!(
+        lines.iter().any(|l| l.starts_with("ok    sandbox:")),
+        "{lines:#?}"
+    );
+    assert!(
+        lines.iter().any(|l| l.starts_with("ok    identities: ")),
+        "{lines:#?}"
+    );
+    assert_eq!(lines.last().map(String::as_str), Some("all checks passed"));
+
+    // Nothing listens on the discard port: the upstream, the identity service and the ledger
+    // each get their line, and the exit code says something is wrong.
+    let closed = format!("127.0.0.1:{}", free_port());
+    std::fs::write(dir.path().join("bad.toml"), "[serve]\nhtpp = 1\n").unwrap();
+    let (ok, lines) = doctor(
+        dir.path(),
+        &[
+            "billing",
+            "--config",
+            "bad.toml",
+            "--upstream",
+            &format!("http://{closed}/{{product}}"),
+            "--ledger",
+            &format!("redis://{closed}"),
+            "--http",
+            "not an address",
+        ],
+    );
+    assert!(!ok, "{lines:#?}");
+    for prefix in [
+        "FAIL  config file:",
+        "FAIL  listen address:",
+        "FAIL  upstream billing:",
+        "FAIL  identity service:",
+        "FAIL  ledger:",
+    ] {
+        let hits: Vec<&String> = lines.iter().filter(|l| l.starts_with(prefix)).collect();
+        assert_eq!(hits.len(), 1, "{prefix}: {lines:#?}");
+    }
+    assert_eq!(lines.last().map(String::as_str), Some("5 check(s) failed"));
+    assert!(lines.iter().all(|l| !l.is_empty()), "{lines:#?}");
+}
+
+#[tokio::test]
+async fn doctor_accepts_a_durable_redis_ledger_and_a_live_upstream() {
+    if skip::opted_out(
+        "redis",
+        "doctor_accepts_a_durable_redis_ledger_and_a_live_upstream",
+        "needs Redis (REDIS_URL)",
+    ) {
+        return;
+    }
+    let redis = std::env::var("REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".into());
+    let dir = tempfile::tempdir().unwrap();
+    let api_port = free_port();
+    let _api = start(
+        {
+            let mut c = kobana(dir.path());
+            c.args([
+                "sandbox",
+                "serve-api",
+                "--http",
+                &format!("127.0.0.1:{api_port}"),
+            ]);
+            c
+        },
+        api_port,
+    );
+    let (ok, lines) = doctor(
+        dir.path(),
+        &[
+            "billing",
+            "--upstream",
+            &format!("http://127.0.0.1:{api_port}/{{product}}"),
+            "--ledger",
+            &redis,
+        ],
+    );
+    assert!(ok, "{lines:#?}");
+    for prefix in [
+        "ok    upstream billing:",
+        "ok    identity service:",
+        "ok    ledger: Redis answers, with persistence",
+    ] {
+        assert!(
+            lines.iter().any(|l| l.starts_with(prefix)),
+            "{prefix}: {lines:#?}"
+        );
+    }
+}
+
+#[test]
+fn rate_limit_flags_beat_environment_which_beats_the_config_file() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("access.toml"),
+        "[access]\nrate_limit_reads = 7\nrate_limit_writes = 5\nrate_limit_ip = 11\n",
+    )
+    .unwrap();
+    let out = kobana(dir.path())
+        .args([
+            "doctor",
+            "billing",
+            "--config",
+            "access.toml",
+            "--rate-limit-ip",
+            "9",
+        ])
+        .env_remove("KOBANA_LEDGER")
+        .env("KOBANA_RATE_LIMIT_WRITES", "3")
+        .env("KOBANA_RATE_LIMIT_IP", "100")
+        .env_remove("KOBANA_RATE_LIMIT_READS")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(
+            "ok    rate limits: 7 reads, 3 writes per identity, 9 requests per IP, per 60 s"
+        ),
+        "{text}"
+    );
+}

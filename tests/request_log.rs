@@ -122,6 +122,7 @@ async fn every_request_logs_one_line_with_method_name_duration_and_outcome() {
         assert_eq!(line["outcome"], *outcome, "{line:?}");
         assert_eq!(line["code"], *code, "{line:?}");
         assert!(line["duration_us"].parse::<u64>().is_ok(), "{line:?}");
+        assert_eq!(line["client_ip"], "127.0.0.1", "{line:?}");
         assert!(
             line.values().all(|v| !v.contains(secret)),
             "argument values are never logged: {line:?}"
@@ -138,4 +139,29 @@ async fn every_request_logs_one_line_with_method_name_duration_and_outcome() {
     assert_eq!(got.len(), cases.len() + 1, "{got:?}");
     assert_eq!(got[cases.len()]["outcome"], "cancelled");
     assert_eq!(got[cases.len()]["name"], "billing_customers_get");
+
+    // Requests answered outside the engine get their line too: a refused one (401: no token;
+    // the body was not read, so no method) with the client address, and a 2025 `initialize`.
+    let anonymous = s.client("billing", "demo-full").without_token();
+    let _ = anonymous.request("tools/list", json!({})).await;
+    let got = lines.snapshot();
+    assert_eq!(got.len(), cases.len() + 2, "{got:?}");
+    let refused = &got[cases.len() + 1];
+    assert_eq!(refused["outcome"], "refused", "{refused:?}");
+    assert_eq!(refused["code"], "401", "{refused:?}");
+    assert_eq!(refused["client_ip"], "127.0.0.1", "{refused:?}");
+    let _ = legacy
+        .request(
+            "initialize",
+            json!({"protocolVersion": "2025-06-18", "capabilities": {},
+                   "clientInfo": {"name": "t", "version": "1"}}),
+        )
+        .await;
+    let got = lines.snapshot();
+    assert_eq!(got.len(), cases.len() + 3, "{got:?}");
+    let init = &got[cases.len() + 2];
+    assert_eq!(init["method"], "initialize", "{init:?}");
+    assert_eq!(init["outcome"], "ok", "{init:?}");
+    assert_eq!(init["client_ip"], "127.0.0.1", "{init:?}");
+    assert!(init["duration_us"].parse::<u64>().is_ok(), "{init:?}");
 }

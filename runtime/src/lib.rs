@@ -28,6 +28,7 @@ pub mod confirm;
 pub mod connection;
 pub mod contract;
 pub mod extensions;
+pub mod limits;
 pub mod protocol;
 pub mod record_schemas;
 pub mod server;

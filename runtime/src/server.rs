@@ -92,6 +92,16 @@ pub struct ServerConfig {
     /// What `/readyz` checks besides the ledger (which is always checked): the sandbox, the
     /// upstream identity service.
     pub probes: Vec<crate::telemetry::health::Probe>,
+    /// Rate limits per identity and tool class (checked by the engines) and per client IP
+    /// (checked by the HTTP layer before the body is read); `None` = no limits.
+    pub rate_limiter: Option<Arc<crate::limits::RateLimiter>>,
+    /// HTTP: take the client address from `Forwarded`/`X-Forwarded-For` and the public origin
+    /// from `X-Forwarded-Proto`/`X-Forwarded-Host` (a deployment behind a proxy that sets them);
+    /// off = those headers are ignored, as any client can send them.
+    pub trust_proxy_headers: bool,
+    /// HTTP: a `tools/call` whose scope the token lacks is answered 403 with an RFC 6750
+    /// `insufficient_scope` challenge (MCP step-up authorization) instead of a tool error.
+    pub scope_challenge: bool,
     /// The hand-written handlers the engines may call; [`crate::extensions::ALL`] by default.
     pub extensions: Extensions,
 }
@@ -151,6 +161,9 @@ impl ServerConfig {
             telemetry: None,
             metrics_route: true,
             probes: Vec::new(),
+            rate_limiter: None,
+            trust_proxy_headers: false,
+            scope_challenge: false,
             extensions: crate::extensions::ALL,
         }
     }
@@ -210,6 +223,10 @@ impl Server {
             ledger,
             config.idempotency_window,
         );
+        let mut options = config.engine.clone();
+        if config.rate_limiter.is_some() {
+            options.rate_limiter = config.rate_limiter.clone();
+        }
         let engines = config
             .products
             .iter()
@@ -221,7 +238,7 @@ impl Server {
                         sealer.clone(),
                         confirmer.clone(),
                         config.extensions,
-                        config.engine.clone(),
+                        options.clone(),
                     )
                     .with_telemetry(telemetry.clone()),
                 )

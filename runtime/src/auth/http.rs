@@ -41,20 +41,81 @@ pub struct HttpAuth {
     resolver: Arc<dyn Resolver>,
     /// Absolute URL of the metadata document, for `WWW-Authenticate`.
     metadata_url: String,
+    /// The metadata URL's path (after the origin), for a request whose trusted proxy headers
+    /// name another origin ([`crate::transport::peer::PublicOrigin`]).
+    metadata_path: String,
 }
 
 impl HttpAuth {
     /// `public_base_url` is the server's externally visible origin (and path prefix, if any),
     /// e.g. `https://mcp.kobana.com.br`; the metadata URL is derived from it.
     pub fn new(resolver: Arc<dyn Resolver>, public_base_url: &str) -> Self {
+        let metadata_url = format!("{}{METADATA_PATH}", public_base_url.trim_end_matches('/'));
+        let after_scheme = metadata_url
+            .split_once("://")
+            .map_or(metadata_url.as_str(), |(_, rest)| rest);
+        let metadata_path = after_scheme
+            .find('/')
+            .map_or(METADATA_PATH.to_string(), |i| after_scheme[i..].to_string());
         Self {
             resolver,
-            metadata_url: format!("{}{METADATA_PATH}", public_base_url.trim_end_matches('/')),
+            metadata_url,
+            metadata_path,
         }
     }
 
     pub fn metadata_url(&self) -> &str {
         &self.metadata_url
+    }
+
+    /// The metadata URL as this request's client sees it: on the origin its trusted proxy
+    /// headers name, if any, else the configured public URL.
+    pub fn metadata_url_for(&self, ext: &axum::http::Extensions) -> String {
+        match ext.get::<crate::transport::peer::PublicOrigin>() {
+            Some(origin) => format!("{}{}", origin.0, self.metadata_path),
+            None => self.metadata_url.clone(),
+        }
+    }
+
+    /// The step-up challenge (RFC 6750 §3.1; MCP "Scope Challenge Handling"): 403 with
+    /// `WWW-Authenticate: Bearer error="insufficient_scope", scope="…", resource_metadata="…"`
+    /// and a JSON-RPC error body naming the missing scope.
+    pub fn insufficient_scope(
+        &self,
+        ext: &axum::http::Extensions,
+        id: &serde_json::Value,
+        scopes: &[String],
+        missing: &str,
+    ) -> Response {
+        // Scope tokens are `%x21 / %x23-5B / %x5D-7E` (RFC 6749 §3.3): never a quote to escape.
+        let scope: Vec<&str> = scopes
+            .iter()
+            .map(String::as_str)
+            .filter(|s| {
+                !s.is_empty()
+                    && s.bytes()
+                        .all(|b| b > 0x20 && b < 0x7f && b != b'"' && b != b'\\')
+            })
+            .collect();
+        let challenge = format!(
+            "Bearer error=\"insufficient_scope\", scope=\"{}\", resource_metadata=\"{}\", error_description=\"The access token lacks the scope {missing}\"",
+            scope.join(" "),
+            self.metadata_url_for(ext),
+        );
+        let body = json!({
+            "jsonrpc": "2.0",
+            "id": id,
+            "error": {
+                "code": runtime_model::errors::INSUFFICIENT_SCOPE.rpc_code,
+                "message": format!("{}: missing `{missing}`", runtime_model::errors::INSUFFICIENT_SCOPE.message),
+                "data": {"error": "insufficient_scope", "missing": missing, "scope": scope.join(" ")},
+            },
+        });
+        let mut resp = (StatusCode::FORBIDDEN, Json(body)).into_response();
+        if let Ok(c) = HeaderValue::from_str(&challenge) {
+            resp.headers_mut().insert(header::WWW_AUTHENTICATE, c);
+        }
+        resp
     }
 
     /// Resolves the caller of one request from its headers and URI (the middleware's core, usable
@@ -76,19 +137,21 @@ impl HttpAuth {
 
     /// The HTTP answer to an authentication failure.
     pub fn refusal(&self, err: &AuthError) -> Response {
+        self.refusal_for(err, &axum::http::Extensions::new())
+    }
+
+    /// [`Self::refusal`], with the metadata URL as this request's client sees it.
+    pub fn refusal_for(&self, err: &AuthError, ext: &axum::http::Extensions) -> Response {
+        let metadata_url = self.metadata_url_for(ext);
         let (status, challenge) = match err {
             AuthError::Missing => (
                 StatusCode::UNAUTHORIZED,
-                Some(format!(
-                    "Bearer resource_metadata=\"{}\"",
-                    self.metadata_url
-                )),
+                Some(format!("Bearer resource_metadata=\"{metadata_url}\"")),
             ),
             AuthError::Invalid => (
                 StatusCode::UNAUTHORIZED,
                 Some(format!(
-                    "Bearer error=\"invalid_token\", error_description=\"The access token is invalid or expired\", resource_metadata=\"{}\"",
-                    self.metadata_url
+                    "Bearer error=\"invalid_token\", error_description=\"The access token is invalid or expired\", resource_metadata=\"{metadata_url}\""
                 )),
             ),
             AuthError::ForeignWorkspace(_) => (StatusCode::FORBIDDEN, None),
@@ -119,7 +182,13 @@ pub async fn authenticate(
         }
         Err(err) => {
             tracing::debug!(error = %err, "request refused by the auth layer");
-            auth.refusal(&err)
+            let resp = auth.refusal_for(&err, req.extensions());
+            let ip = req
+                .extensions()
+                .get::<crate::transport::peer::ClientIp>()
+                .map(|c| c.0);
+            crate::protocol::request_log::log_refused("", "", resp.status().as_u16(), ip);
+            resp
         }
     }
 }

@@ -94,7 +94,7 @@ impl RedisLedger {
     }
 
     /// Runs one of the ledger's scripts; a broken connection is re-opened on the next call.
-    async fn run<T: redis::FromRedisValue>(
+    pub(crate) async fn run<T: redis::FromRedisValue>(
         &self,
         script: &redis::Script,
         keys: &[&str],

@@ -24,6 +24,9 @@ pub const HEADER_MISMATCH: i64 = -32020;
 pub const MISSING_CLIENT_CAPABILITY: i64 = -32021;
 /// 2026-07-28: the protocol version is not supported.
 pub const UNSUPPORTED_VERSION: i64 = -32022;
+/// A rate limit was reached (HTTP 429); `data` names the limit and the seconds to wait
+/// ([`crate::limits`]).
+pub const RATE_LIMITED: i64 = -31029;
 
 /// A JSON-RPC error object.
 #[derive(Debug, Clone, PartialEq)]

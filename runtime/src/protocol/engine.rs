@@ -35,6 +35,8 @@ pub struct EngineOptions {
     pub page_size: usize,
     /// `ttlMs` of cacheable 2026 results.
     pub ttl_ms: u64,
+    /// Per-identity limits of tool calls and resource reads ([`super::rate`]); `None` = none.
+    pub rate_limiter: Option<Arc<crate::limits::RateLimiter>>,
 }
 
 impl Default for EngineOptions {
@@ -42,6 +44,7 @@ impl Default for EngineOptions {
         Self {
             page_size: 500,
             ttl_ms: 60_000,
+            rate_limiter: None,
         }
     }
 }
@@ -275,7 +278,13 @@ impl Engine {
             product: self.product.name,
             is_tool: &|name| self.tool_index(name).is_some(),
         };
-        super::observe::observed(observer, req, call, self.answer(req, call)).await
+        let answer = async {
+            if let Some(refused) = self.over_rate_limit(req, call).await {
+                return refused;
+            }
+            self.answer(req, call).await
+        };
+        super::observe::observed(observer, req, call, answer).await
     }
 
     async fn answer(&self, req: &Request, call: &Call) -> Reply {

@@ -10,6 +10,7 @@
 //! - [`mrtr`]: multi round-trip requests (sealed `requestState`).
 //! - [`output_schema`]: a tool's declared `outputSchema` enforced on its answers.
 //! - [`request_log`]: the one log line of each request.
+//! - [`rate`]: the per-identity rate limits of tool calls and resource reads.
 
 pub mod completion;
 pub mod dates;
@@ -20,6 +21,7 @@ pub mod mrtr;
 mod observe;
 pub mod output_schema;
 pub mod prompts;
+pub mod rate;
 pub mod reply;
 pub mod request_log;
 pub mod resources;

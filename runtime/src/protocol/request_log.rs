@@ -5,7 +5,10 @@
 //! [`TARGET`]): `method`, `name` (tool or prompt name, resource URI; empty for lists),
 //! `duration_us`, `outcome` (`ok`, `error`, `is_error`, `input_required`, `cancelled`) and `code` (the
 //! JSON-RPC error code, or the application error code of an `isError` result). Argument values,
-//! answers and tokens are never logged.
+//! answers and tokens are never logged. Requests answered outside an engine get their line too:
+//! a 2025 `initialize` ([`log_initialize`]) and requests the HTTP layers refused ([`log_refused`]:
+//! outcome `refused`, the HTTP status as `code`). On HTTP every line has the client address
+//! (`client_ip`, [`with_client_ip`]); on stdio it is empty.
 
 use std::cell::RefCell;
 use std::time::Instant;
@@ -16,6 +19,33 @@ use super::reply::Reply;
 
 /// The `tracing` target of request lines.
 pub const TARGET: &str = "kobana_mcp::request";
+
+tokio::task_local! {
+    /// The client address of the request being answered (HTTP: set by the transport, from the
+    /// peer or trusted proxy headers); stdio has none.
+    static CLIENT_IP: Option<std::net::IpAddr>;
+}
+
+/// Runs `answer` (one request, or a batch) with the client address its log lines carry.
+pub async fn with_client_ip<F: std::future::Future>(
+    ip: Option<std::net::IpAddr>,
+    answer: F,
+) -> F::Output {
+    CLIENT_IP.scope(ip, answer).await
+}
+
+/// [`with_client_ip`] for work that does not wait (a 2025 `initialize`).
+pub fn with_client_ip_sync<R>(ip: Option<std::net::IpAddr>, f: impl FnOnce() -> R) -> R {
+    CLIENT_IP.sync_scope(ip, f)
+}
+
+fn client_ip() -> String {
+    CLIENT_IP
+        .try_with(|ip| ip.map(|ip| ip.to_string()))
+        .ok()
+        .flatten()
+        .unwrap_or_default()
+}
 
 tokio::task_local! {
     /// The application error code of the `isError` tool result being answered, set by
@@ -66,6 +96,7 @@ impl Pending<'_> {
             duration_us,
             outcome,
             code,
+            client_ip = client_ip(),
             "request"
         );
     }
@@ -76,6 +107,39 @@ impl Drop for Pending<'_> {
         if !self.answered {
             self.log("cancelled", "");
         }
+    }
+}
+
+/// The line of a request the HTTP layers refused before any engine saw it (401/403 from the
+/// auth layer, 429 from a rate limit, 403 from a scope challenge): outcome `refused`, `code` the
+/// HTTP status, with the client address when known. `method` and `name` are empty when the body
+/// was not read.
+pub fn log_refused(method: &str, name: &str, status: u16, client_ip: Option<std::net::IpAddr>) {
+    let client_ip = client_ip.map(|ip| ip.to_string()).unwrap_or_default();
+    tracing::info!(
+        target: TARGET,
+        method,
+        name,
+        duration_us = 0u64,
+        outcome = "refused",
+        code = status.to_string(),
+        client_ip,
+        "request"
+    );
+}
+
+/// The line of a 2025 `initialize`, which the connection layer answers (it opens the session)
+/// without an engine: `outcome` `ok`, or `error` with the JSON-RPC `code`.
+pub fn log_initialize(started: Instant, error_code: Option<i64>) {
+    let pending = Pending {
+        method: "initialize",
+        name: "",
+        started,
+        answered: true,
+    };
+    match error_code {
+        None => pending.log("ok", ""),
+        Some(c) => pending.log("error", &c.to_string()),
     }
 }
 

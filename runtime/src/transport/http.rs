@@ -36,7 +36,7 @@ use crate::auth::Authenticated;
 use crate::connection::sessions::OpenError;
 use crate::connection::{self, Caller, Encoded, Handshake, Outer, Refusal, SessionTable, Step};
 use crate::contract::call::Call;
-use crate::contract::error::{METHOD_NOT_FOUND, MISSING_CLIENT_CAPABILITY};
+use crate::contract::error::{METHOD_NOT_FOUND, MISSING_CLIENT_CAPABILITY, RATE_LIMITED};
 use crate::contract::{Era, RpcError};
 use crate::protocol::engine::Engine;
 use crate::protocol::jsonrpc::Request as RpcRequest;
@@ -90,11 +90,17 @@ fn router_with_sessions(server: Arc<Server>, sessions: Arc<SessionTable>) -> Rou
     }
     // No tower-http trace layer: the engine logs one line per request (protocol::request_log),
     // and a span per HTTP request would cost every request for nothing by default.
-    // Probes and scrapes come without Origin or a loopback Host: outside the guard and auth.
     r.layer(middleware::from_fn_with_state(
         server.clone(),
         super::guard::guard,
     ))
+    // Outermost: the client address, and the per-IP limit before anything else runs.
+    .layer(middleware::from_fn_with_state(
+        server.clone(),
+        super::client::client_layer,
+    ))
+    // Probes and scrapes come without Origin or a loopback Host, and often (a load balancer's
+    // health checks): outside the guard, auth and the per-IP limit.
     .merge(super::health::router(server))
 }
 
@@ -179,7 +185,7 @@ pub async fn serve_router(
         };
         let stream = tokio::select! {
             accepted = listener.accept() => match accepted {
-                Ok((stream, _)) => stream,
+                Ok(accepted) => accepted,
                 Err(e) => {
                     // Out of file descriptors and the like: wait, then accept again.
                     tracing::warn!(error = %e, "accept failed");
@@ -189,8 +195,16 @@ pub async fn serve_router(
             },
             () = &mut shutdown => break,
         };
+        let (stream, peer) = stream;
         let _ = stream.set_nodelay(true);
-        let service = TowerToHyperService::new(app.clone());
+        // Each request learns its connection's peer (the client address of rate limits, logs).
+        let service = TowerToHyperService::new(tower::ServiceExt::map_request(
+            app.clone(),
+            move |mut req: axum::http::Request<hyper::body::Incoming>| {
+                req.extensions_mut().insert(super::peer::PeerAddr(peer));
+                req
+            },
+        ));
         let conn = graceful.watch(http1.serve_connection(TokioIo::new(stream), service));
         tokio::spawn(async move {
             let _ = conn.await;
@@ -204,6 +218,7 @@ pub async fn serve_router(
 /// The HTTP status of an engine answer: 2026 maps -32601 to 404 and -32021 to 400.
 fn status_of(era: Era, reply: &Reply) -> StatusCode {
     match (era, reply) {
+        (_, Reply::Error(e)) if e.code == RATE_LIMITED => StatusCode::TOO_MANY_REQUESTS,
         (Era::Modern, Reply::Error(e)) if e.code == METHOD_NOT_FOUND => StatusCode::NOT_FOUND,
         (Era::Modern, Reply::Error(e)) if e.code == MISSING_CLIENT_CAPABILITY => {
             StatusCode::BAD_REQUEST
@@ -224,10 +239,29 @@ fn status_of_refusal(why: Refusal) -> StatusCode {
 
 fn reply_response(era: Era, id: &Value, reply: Reply) -> Response {
     let status = status_of(era, &reply);
-    match connection::encode(id, reply) {
+    let retry_after = retry_after_of(&reply);
+    let mut r = match connection::encode(id, reply) {
         Encoded::Whole(bytes) => json_response(status, bytes),
         // The shared page bytes go out between the envelope's head and tail: no copy.
         spliced => json_response(status, Body::new(Chunks::new(spliced.into_segments()))),
+    };
+    if let Some(secs) = retry_after {
+        r.headers_mut()
+            .insert(axum::http::header::RETRY_AFTER, HeaderValue::from(secs));
+    }
+    r
+}
+
+/// The `Retry-After` seconds of a rate-limit error (from its `data.retryAfterSecs`).
+fn retry_after_of(reply: &Reply) -> Option<u64> {
+    match reply {
+        Reply::Error(e) if e.code == RATE_LIMITED => e
+            .data
+            .as_ref()
+            .and_then(|d| d.get("retryAfterSecs"))
+            .and_then(Value::as_u64)
+            .or(Some(1)),
+        _ => None,
     }
 }
 
@@ -283,13 +317,9 @@ async fn handle_post(State(route): State<Route>, req: Request) -> Response {
         // Boxed, like every branch below: this handler's future would otherwise be as large as
         // its largest branch, and every request would copy it whole when axum boxes it.
         let bounds = route.server.config.batch_bounds();
-        let answer = Box::pin(connection::batches::batch(
-            &route.engine,
-            &bytes,
-            session,
-            outer,
-            &who,
-            &bounds,
+        let answer = Box::pin(crate::protocol::request_log::with_client_ip(
+            client_ip(&parts.extensions),
+            connection::batches::batch(&route.engine, &bytes, session, outer, &who, &bounds),
         ))
         .await;
         return match answer {
@@ -308,20 +338,45 @@ async fn handle_post(State(route): State<Route>, req: Request) -> Response {
             ),
         ),
         Step::Refused { id, error, why } => error_response(status_of_refusal(why), &id, &error),
-        Step::Initialize(handshake) => initialize(&route, &owner, &handshake),
+        Step::Initialize(handshake) => {
+            crate::protocol::request_log::with_client_ip_sync(client_ip(&parts.extensions), || {
+                initialize(&route, &owner, &handshake)
+            })
+        }
         Step::Serve(req, call) => {
             if call.era.is_modern() {
                 if let Err(e) = check_modern_headers(&route, h, &req) {
                     return error_response(StatusCode::BAD_REQUEST, &req.id, &e);
                 }
             }
-            Box::pin(run(&route, req, call)).await
+            if let Some(challenge) =
+                super::step_up::challenge(&route.server, &route.engine, &parts, &req, &call)
+            {
+                return challenge;
+            }
+            let ip = client_ip(&parts.extensions);
+            Box::pin(run(&route, req, call, ip)).await
         }
     }
 }
 
+/// The client address the outer layer noted ([`super::client`]).
+fn client_ip(ext: &axum::http::Extensions) -> Option<std::net::IpAddr> {
+    ext.get::<super::peer::ClientIp>().map(|c| c.0)
+}
+
 /// Opens a 2025 session and answers `initialize` with its `Mcp-Session-Id`.
 fn initialize(route: &Route, owner: &str, handshake: &Handshake) -> Response {
+    let started = std::time::Instant::now();
+    let response = open_session(route, owner, handshake);
+    // Both refusals (too many sessions, a fault) are internal errors.
+    let code =
+        (response.status() != StatusCode::OK).then_some(crate::contract::error::INTERNAL_ERROR);
+    crate::protocol::request_log::log_initialize(started, code);
+    response
+}
+
+fn open_session(route: &Route, owner: &str, handshake: &Handshake) -> Response {
     let opened = route
         .sessions
         .open(route.engine.product.name, owner, |id| handshake.session(id));
@@ -362,20 +417,27 @@ fn check_modern_headers(route: &Route, h: &HeaderMap, req: &RpcRequest) -> Resul
 type ReplyFuture = Pin<Box<dyn Future<Output = Reply> + Send>>;
 
 /// Runs one request, answering JSON, or SSE once the handler emits a message before finishing.
-async fn run(route: &Route, req: RpcRequest, mut call: Call) -> Response {
+async fn run(
+    route: &Route,
+    req: RpcRequest,
+    mut call: Call,
+    ip: Option<std::net::IpAddr>,
+) -> Response {
+    use crate::protocol::request_log::with_client_ip;
     let era = call.era;
     let limit = route.server.config.request_timeout;
     if !connection::may_send_before_answer(&call) {
         // Nothing can reach the client before the answer: answer JSON without a message channel.
-        let reply = connection::answer(&route.engine, &req, &call, limit).await;
+        let reply = with_client_ip(ip, connection::answer(&route.engine, &req, &call, limit)).await;
         return reply_response(era, &req.id, reply);
     }
     let (tx, mut rx) = mpsc::unbounded_channel::<Vec<u8>>();
     connection::attach(&mut call, tx);
     let id = req.id.clone();
     let engine = route.engine.clone();
-    let mut fut: ReplyFuture =
-        Box::pin(async move { connection::answer(&engine, &req, &call, limit).await });
+    let mut fut: ReplyFuture = Box::pin(async move {
+        with_client_ip(ip, connection::answer(&engine, &req, &call, limit)).await
+    });
     let first = tokio::select! {
         biased;
         reply = &mut fut => {

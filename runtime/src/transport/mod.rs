@@ -2,9 +2,12 @@
 //! message means is the connection layer's ([`crate::connection`]).
 
 pub mod body;
+pub mod client;
 pub mod guard;
 pub mod headers;
 pub mod health;
 pub mod http;
+pub mod peer;
 pub(crate) mod response;
 pub mod stdio;
+pub mod step_up;

@@ -179,8 +179,10 @@ where
             Step::Serve(req, call) => (req, call),
             Step::Notification | Step::Response { .. } => continue,
             Step::Initialize(handshake) => {
+                let started = std::time::Instant::now();
                 session = Some(handshake.session("stdio".into()));
                 let _ = out_tx.send(handshake.answer(&engine));
+                crate::protocol::request_log::log_initialize(started, None);
                 continue;
             }
             Step::Refused { id, error, .. } => {
