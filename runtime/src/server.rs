@@ -86,6 +86,11 @@ pub struct ServerConfig {
     pub engine: EngineOptions,
     /// The hand-written handlers the engines may call; [`crate::extensions::ALL`] by default.
     pub extensions: Extensions,
+    /// The operator's tool selection (`--toolsets`, `--tools`, `--exclude-tools`,
+    /// `--read-only`, `--discovery`): the ceiling of every request, and what a request naming
+    /// none gets (the product's default toolsets when the spec names no inclusion). `None` (the
+    /// library default): every tool, for every request that names none.
+    pub selection: Option<runtime_model::selection::SelectionSpec>,
 }
 
 impl ServerConfig {
@@ -141,6 +146,7 @@ impl ServerConfig {
             max_connections: 1024,
             engine: EngineOptions::default(),
             extensions: crate::extensions::ALL,
+            selection: None,
         }
     }
 }
@@ -156,6 +162,8 @@ pub enum ServerError {
     Sealer(String),
     #[error("unknown product {0}; served: {1}")]
     UnknownProduct(String, String),
+    #[error("tool selection: {0}")]
+    Selection(#[from] runtime_model::selection::SelectionError),
 }
 
 /// A running configuration: one [`Engine`] per product.
@@ -188,18 +196,30 @@ impl Server {
             ledger,
             config.idempotency_window,
         );
+        let ceilings = match &config.selection {
+            Some(spec) => runtime_model::selection::Ceiling::for_products(&config.products, spec)?,
+            None => config
+                .products
+                .iter()
+                .map(|p| runtime_model::selection::Ceiling::everything(p))
+                .collect(),
+        };
         let engines = config
             .products
             .iter()
-            .map(|p| {
-                Arc::new(Engine::new(
-                    p,
-                    config.backend.clone(),
-                    sealer.clone(),
-                    confirmer.clone(),
-                    config.extensions,
-                    config.engine.clone(),
-                ))
+            .zip(ceilings)
+            .map(|(p, ceiling)| {
+                Arc::new(
+                    Engine::new(
+                        p,
+                        config.backend.clone(),
+                        sealer.clone(),
+                        confirmer.clone(),
+                        config.extensions,
+                        config.engine.clone(),
+                    )
+                    .with_ceiling(ceiling),
+                )
             })
             .collect();
         Ok(Arc::new(Self { config, engines }))

@@ -213,6 +213,20 @@ impl Selection {
     pub fn discovery(&self) -> bool {
         self.discovery
     }
+    /// What both selections allow (two sources of one request, such as its URL path and its
+    /// headers): never more than either.
+    pub fn intersect(&self, other: &Selection) -> Selection {
+        let mut visible = self.visible.clone();
+        visible.intersect(&other.visible);
+        let mut reachable = self.reachable.clone();
+        reachable.intersect(&other.reachable);
+        Selection {
+            visible,
+            reachable,
+            discovery: self.discovery && other.discovery,
+        }
+    }
+
     /// How many catalog tools are visible.
     pub fn visible_count(&self) -> usize {
         self.visible.len()

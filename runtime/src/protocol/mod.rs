@@ -13,6 +13,7 @@
 
 pub mod completion;
 pub mod dates;
+pub mod discovery;
 pub mod engine;
 pub mod jsonrpc;
 pub mod listing;

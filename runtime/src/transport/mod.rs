@@ -6,4 +6,5 @@ pub mod guard;
 pub mod headers;
 pub mod http;
 pub(crate) mod response;
+pub mod selection;
 pub mod stdio;
