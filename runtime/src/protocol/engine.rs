@@ -63,7 +63,7 @@ pub struct Engine {
     /// request naming none gets ([`Engine::with_ceiling`]; every tool by default).
     pub ceiling: Ceiling,
     /// The discovery search index, built on first search.
-    discovery_index: OnceLock<super::discovery::Index>,
+    discovery_index: OnceLock<super::discovery_tools::Index>,
     pub(crate) options: EngineOptions,
     /// Each tool's input and output schema, compiled on first use.
     pub(crate) schemas: ToolSchemas,
@@ -153,9 +153,9 @@ impl Engine {
         self.listings.view(&call.identity, &self.selection(call))
     }
 
-    pub(crate) fn discovery_index(&self) -> &super::discovery::Index {
+    pub(crate) fn discovery_index(&self) -> &super::discovery_tools::Index {
         self.discovery_index
-            .get_or_init(|| super::discovery::Index::build(self.product))
+            .get_or_init(|| super::discovery_tools::Index::build(self.product))
     }
 
     /// The `x-mcp-header` arguments of a tool (2026 HTTP mirrors them into `Mcp-Param-{name}`).

@@ -161,7 +161,7 @@ impl Listings {
             modern_suffix,
             views: RwLock::new(HashMap::new()),
             unlisted: vec![false; product.tools.len()],
-            discovery: super::discovery::descriptors(product),
+            discovery: super::discovery_tools::descriptors(product),
         }
     }
 

@@ -113,7 +113,7 @@ pub(crate) enum Access {
 impl Engine {
     pub(crate) async fn call_tool(&self, call: &Call, params: &Map<String, Value>) -> Reply {
         let name = params.get("name").and_then(Value::as_str).unwrap_or("");
-        if let Some(kind) = super::discovery::which(self.product, name) {
+        if let Some(kind) = super::discovery_tools::which(self.product, name) {
             if self.selection(call).discovery() {
                 return Box::pin(self.discovery_call(call, kind, params)).await;
             }
