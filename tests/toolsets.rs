@@ -440,6 +440,30 @@ async fn every_surface_follows_the_selection() {
             pix_t.contains(&"kobana://banking/charge/pix/{uid}".to_string()),
             "{pix_t:?}"
         );
+        // resources/list (banking lists recent records) follows the templates' tools.
+        let uris = |v: &Value| -> Vec<String> {
+            v["result"]["resources"]
+                .as_array()
+                .unwrap_or_else(|| panic!("{v}"))
+                .iter()
+                .map(|r| r["uri"].as_str().unwrap().to_string())
+                .collect()
+        };
+        let (_, listed, _) = post(&url, era, &[], None, "resources/list", json!({})).await;
+        let billets = "kobana://banking/charge/bank_billets/";
+        assert!(
+            uris(&listed).iter().any(|u| u.starts_with(billets)),
+            "{listed}"
+        );
+        let (_, listed, _) = post(&url, era, &pix, None, "resources/list", json!({})).await;
+        let listed = uris(&listed);
+        assert!(!listed.iter().any(|u| u.starts_with(billets)), "{listed:?}");
+        assert!(
+            listed
+                .iter()
+                .any(|u| u.starts_with("kobana://banking/charge/pix/")),
+            "{listed:?}"
+        );
         // Prompts follow the tools they use.
         let (_, prompts, _) = post(&url, era, &[], None, "prompts/list", json!({})).await;
         assert_eq!(

@@ -460,3 +460,139 @@ impl Ceiling {
         }))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::{Annotations, Binding, Tool, Toolset};
+
+    const fn tool(name: &'static str, read_only: bool) -> Tool {
+        Tool {
+            annotations: Annotations {
+                read_only,
+                ..Annotations::NONE
+            },
+            ..Tool::bare(name, Binding::Extension("x"))
+        }
+    }
+
+    static TOOLS: [Tool; 4] = [
+        tool("a_list", true),
+        tool("a_cancel", false),
+        tool("b_list", true),
+        tool("c_list", true),
+    ];
+    static SETS: [Toolset; 3] = [
+        Toolset {
+            name: "a",
+            title: "",
+            description: "",
+            default: true,
+            tools: &[0, 1],
+        },
+        Toolset {
+            name: "b",
+            title: "",
+            description: "",
+            default: false,
+            tools: &[2],
+        },
+        Toolset {
+            name: "c",
+            title: "",
+            description: "",
+            default: false,
+            tools: &[3],
+        },
+    ];
+    static PRODUCT: Product = Product {
+        toolsets: &SETS,
+        ..Product::bare("p", &TOOLS)
+    };
+
+    fn spec(toolsets: &[&str]) -> SelectionSpec {
+        SelectionSpec {
+            toolsets: Some(toolsets.iter().map(|s| s.to_string()).collect()),
+            ..Default::default()
+        }
+    }
+
+    fn visible(s: &Selection) -> Vec<&'static str> {
+        s.visible_names(&PRODUCT)
+    }
+
+    #[test]
+    fn no_server_selection_means_every_tool_allowed_and_the_default_for_requests() {
+        let c = Ceiling::new(&PRODUCT, &SelectionSpec::default()).unwrap();
+        assert_eq!(visible(&c.default_selection()), ["a_list", "a_cancel"]);
+        assert_eq!(visible(&c.narrow(&spec(&["all"])).unwrap()).len(), 4);
+        assert_eq!(visible(&c.narrow(&spec(&["b"])).unwrap()), ["b_list"]);
+    }
+
+    #[test]
+    fn a_request_narrows_the_ceiling_and_never_widens_it() {
+        let c = Ceiling::new(&PRODUCT, &spec(&["a", "b"])).unwrap();
+        assert_eq!(
+            visible(&c.default_selection()),
+            ["a_list", "a_cancel", "b_list"]
+        );
+        assert_eq!(
+            visible(&c.narrow(&spec(&["all"])).unwrap()),
+            ["a_list", "a_cancel", "b_list"]
+        );
+        assert!(visible(&c.narrow(&spec(&["c"])).unwrap()).is_empty());
+    }
+
+    #[test]
+    fn read_only_and_exclusions_win_over_inclusions() {
+        let c = Ceiling::new(&PRODUCT, &SelectionSpec::default()).unwrap();
+        let s = SelectionSpec {
+            tools: Some(vec!["a_cancel".into(), "b_list".into()]),
+            exclude_tools: vec!["b_list".into()],
+            read_only: true,
+            ..Default::default()
+        };
+        assert!(visible(&c.narrow(&s).unwrap()).is_empty());
+        let ro_server = Ceiling::new(
+            &PRODUCT,
+            &SelectionSpec {
+                read_only: true,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        assert_eq!(visible(&ro_server.default_selection()), ["a_list"]);
+        assert_eq!(
+            visible(&ro_server.narrow(&spec(&["a"])).unwrap()),
+            ["a_list"]
+        );
+    }
+
+    #[test]
+    fn discovery_alone_lists_nothing_else_and_reaches_the_ceiling() {
+        let c = Ceiling::new(&PRODUCT, &spec(&["b"]).with_discovery()).unwrap();
+        let d = c.default_selection();
+        assert!(d.discovery());
+        assert_eq!(visible(&d), ["b_list"]);
+        let only = c.narrow(&spec(&["discovery"])).unwrap();
+        assert!(only.discovery() && visible(&only).is_empty());
+        assert!(only.reachable(2) && !only.reachable(0));
+        let everything = Ceiling::new(&PRODUCT, &spec(&["discovery"])).unwrap();
+        let d = everything.default_selection();
+        assert!(visible(&d).is_empty() && (0..4).all(|i| d.reachable(i)));
+    }
+
+    #[test]
+    fn unknown_names_are_errors_naming_them() {
+        let e = Ceiling::new(&PRODUCT, &spec(&["a", "zzz"])).unwrap_err();
+        assert!(e.to_string().contains("`zzz`"), "{e}");
+        let c = Ceiling::new(&PRODUCT, &SelectionSpec::default()).unwrap();
+        let e = c
+            .narrow(&SelectionSpec {
+                exclude_tools: vec!["nope".into()],
+                ..Default::default()
+            })
+            .unwrap_err();
+        assert!(e.to_string().contains("`nope`"), "{e}");
+    }
+}
