@@ -978,3 +978,36 @@ async fn discovery_over_stdio() {
         .await;
     assert_unknown_tool(&direct, "banking_transfer_pix_list");
 }
+
+/// The `tools/list` bytes the generated docs give per toolset are what the server sends.
+#[tokio::test]
+async fn the_documented_listing_bytes_are_what_the_server_sends() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let loaded = codegen::load_all(&root.join("catalog")).unwrap();
+    let catalog = &loaded
+        .iter()
+        .find(|l| l.catalog.product.name == "banking")
+        .unwrap()
+        .catalog;
+    let s = http("banking", &[]).await;
+    let url = s.url("/mcp");
+    let sets = codegen::toolsets::resolve(catalog);
+    for (ts, set) in catalog.toolsets.iter().zip(sets) {
+        let (_, v, _) = post(
+            &url,
+            LEGACY,
+            &[("Kobana-Toolsets", ts.name.as_str())],
+            None,
+            "tools/list",
+            json!({}),
+        )
+        .await;
+        let sent = serde_json::to_string(&v["result"]).unwrap().len();
+        assert_eq!(
+            sent,
+            codegen::toolsets::listing_bytes(catalog, &set),
+            "toolset {}",
+            ts.name
+        );
+    }
+}

@@ -321,11 +321,24 @@ pub fn index_page(
     fixtures: &[&Catalog],
 ) -> Result<String, minijinja::Error> {
     let env = environment()?;
+    let sizes: Vec<Value> = products
+        .iter()
+        .map(|c| {
+            let all: Vec<usize> = (0..c.tools.len()).collect();
+            json!({
+                "name": c.product.name,
+                "toolsets": c.toolsets.len(),
+                "default": selection_row(c, &crate::toolsets::default_selection(c)),
+                "all": selection_row(c, &all),
+            })
+        })
+        .collect();
     let products: Vec<Value> = products.iter().map(|c| counts(c)).collect();
     let fixtures: Vec<Value> = fixtures.iter().map(|c| counts(c)).collect();
     env.get_template("index.md")?.render(context! {
         preamble => preamble("catalog/*.yaml"),
         products => products,
+        sizes => sizes,
         fixtures => fixtures,
     })
 }
