@@ -57,6 +57,7 @@ impl Engine {
     /// Whether the caller may reach tool `idx` through the discovery tools.
     fn discoverable(&self, call: &Call, idx: usize) -> bool {
         self.selection(call).reachable(idx)
+            && !self.listings.is_unlisted(idx)
             && call.identity.can_call(&self.product.tools[idx]).is_ok()
     }
 

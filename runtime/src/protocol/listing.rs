@@ -171,6 +171,12 @@ impl Listings {
         self
     }
 
+    /// Whether tool `idx` is served but left out of listings (a proxy's tools that could only
+    /// answer `not_available`); discovery's search and describe leave it out too.
+    pub fn is_unlisted(&self, idx: usize) -> bool {
+        self.unlisted.get(idx).copied().unwrap_or(false)
+    }
+
     /// The view of this caller's permission set under this selection.
     pub fn view(&self, identity: &Identity, selection: &Arc<Selection>) -> Arc<View> {
         let mut h = DefaultHasher::new();
