@@ -68,6 +68,16 @@ pub struct ServeSection {
     pub ledger: Option<String>,
     /// `requestState` keys, `kid:hexkey,…` (first signs); the same on every instance.
     pub state_keys: Option<String>,
+    /// Toolsets served (`["billets", "pix"]`; `default`, `all`, `discovery` too).
+    pub toolsets: Option<Vec<String>>,
+    /// Tools added to the toolsets.
+    pub tools: Option<Vec<String>>,
+    /// Tools taken out (wins over inclusions).
+    pub exclude_tools: Option<Vec<String>>,
+    /// Only read-only tools (wins over inclusions).
+    pub read_only: Option<bool>,
+    /// Discovery mode (adds toolset `discovery`).
+    pub discovery: Option<bool>,
 }
 
 #[derive(Debug, Default, Clone, Deserialize)]

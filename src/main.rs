@@ -174,6 +174,8 @@ struct ServeArgs {
     access: access::AccessArgs,
     #[command(flatten)]
     telemetry: TelemetryArgs,
+    #[command(flatten)]
+    selection: SelectionArgs,
 }
 
 /// Metrics, traces and the audit trail (README, "Operating it").
@@ -268,6 +270,53 @@ async fn serve_metrics(addr: &str, telemetry: runtime::telemetry::Telemetry) -> 
 /// Exports what is pending and stops the exporters (off the async runtime: the SDK blocks).
 async fn stop_telemetry(telemetry: runtime::telemetry::Telemetry) {
     let _ = tokio::task::spawn_blocking(move || telemetry.shutdown()).await;
+}
+
+/// Which tools the server offers (the ceiling of every request) and what a client that names
+/// none gets. Without any of these: every tool may be selected, and a client naming nothing gets
+/// the product's default toolsets.
+#[derive(Debug, Args)]
+struct SelectionArgs {
+    /// Toolsets, comma-separated (`billets,pix`; `default`, `all` and `discovery` too). See each
+    /// product's toolsets in generated/docs/<product>.md.
+    #[arg(long, env = "KOBANA_TOOLSETS", value_name = "a,b|default|all")]
+    toolsets: Option<String>,
+    /// Tools added to the toolsets, comma-separated.
+    #[arg(long, env = "KOBANA_TOOLS", value_name = "TOOL,…")]
+    tools: Option<String>,
+    /// Tools taken out, comma-separated (wins over --toolsets and --tools).
+    #[arg(long, env = "KOBANA_EXCLUDE_TOOLS", value_name = "TOOL,…")]
+    exclude_tools: Option<String>,
+    /// Only read-only tools (wins over --toolsets and --tools).
+    #[arg(long, env = "KOBANA_READ_ONLY")]
+    read_only: bool,
+    /// Discovery mode: adds toolset `discovery` (search, describe and call tools).
+    #[arg(long, env = "KOBANA_DISCOVERY")]
+    discovery: bool,
+}
+
+impl SelectionArgs {
+    /// The operator's selection: each flag (or variable) wins over its key in the file.
+    fn spec(&self, file: &config::ServeSection) -> runtime_model::selection::SelectionSpec {
+        use runtime_model::selection::SelectionSpec;
+        let list = |flag: &Option<String>, key: &Option<Vec<String>>| -> Option<Vec<String>> {
+            match flag {
+                Some(text) => Some(SelectionSpec::list(text)),
+                None => key.clone(),
+            }
+        };
+        let spec = SelectionSpec {
+            toolsets: list(&self.toolsets, &file.toolsets),
+            tools: list(&self.tools, &file.tools),
+            exclude_tools: list(&self.exclude_tools, &file.exclude_tools).unwrap_or_default(),
+            read_only: self.read_only || file.read_only.unwrap_or(false),
+        };
+        if self.discovery || file.discovery.unwrap_or(false) {
+            spec.with_discovery()
+        } else {
+            spec
+        }
+    }
 }
 
 /// What one caller may hold or send (defaults: `runtime::server::ServerConfig::new`).
@@ -658,6 +707,7 @@ async fn serve(
         // Proxy mode forwards it upstream with every call.
         config.default_bearer_token = stdio_creds.token.as_deref().map(Arc::from);
         config.telemetry = Some(telemetry.clone());
+        config.selection = Some(args.selection.spec(&file.serve));
         args.limits.apply(&mut config);
         args.access.apply(
             &file.access,
@@ -691,6 +741,7 @@ async fn serve(
     config.telemetry = Some(telemetry.clone());
     config.metrics_route = metrics_addr.is_none();
     config.probes = probes;
+    config.selection = Some(args.selection.spec(&file.serve));
     args.limits.apply(&mut config);
     args.access.apply(
         &file.access,

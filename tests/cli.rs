@@ -73,16 +73,23 @@ async fn rpc(url: &str, token: Option<&str>, method: &str, params: Value) -> (u1
     )
 }
 
-/// The first list tool of a product bound to HTTP.
+/// The first list tool of a product bound to HTTP, among those a client naming no toolset gets
+/// (the product's default selection).
 fn list_tool(product: &str) -> &'static str {
     let p = generated::product(product).unwrap();
+    let default = runtime_model::selection::Ceiling::new(p, &Default::default())
+        .unwrap()
+        .default_selection();
     p.tools
         .iter()
-        .find(|t| {
-            matches!(t.operation, runtime_model::catalog::Operation::List { .. })
+        .enumerate()
+        .find(|(i, t)| {
+            default.visible(*i)
+                && matches!(t.operation, runtime_model::catalog::Operation::List { .. })
                 && matches!(t.binding, runtime_model::catalog::Binding::Http(_))
         })
         .unwrap()
+        .1
         .name
 }
 

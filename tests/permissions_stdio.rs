@@ -174,7 +174,14 @@ async fn the_stdio_workspace_comes_from_the_environment() {
 #[tokio::test]
 async fn a_destructive_tool_is_confirmed_once_over_stdio() {
     let p = generated::product("banking").unwrap();
-    let mut s = Stdio2::start("banking", &[("KOBANA_ACCESS_TOKEN", "demo-full")]);
+    // Every toolset: the first destructive delete is not in banking's default selection.
+    let mut s = Stdio2::start(
+        "banking",
+        &[
+            ("KOBANA_ACCESS_TOKEN", "demo-full"),
+            ("KOBANA_TOOLSETS", "all"),
+        ],
+    );
     // Any destructive tool with only an id argument: the gate answers before anything runs.
     let del = p
         .tools

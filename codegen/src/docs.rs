@@ -136,6 +136,38 @@ fn uploads(c: &Catalog) -> Vec<Value> {
         .collect()
 }
 
+/// Count, `tools/list` bytes and estimated tokens of a selection (indices in `tools/list` order).
+fn selection_row(c: &Catalog, tools: &[usize]) -> Value {
+    let bytes = crate::toolsets::listing_bytes(c, tools);
+    json!({
+        "count": tools.len(),
+        "bytes": bytes,
+        "tokens": crate::toolsets::tokens_estimate(bytes),
+    })
+}
+
+/// One row per toolset: its selection's figures and its tools by name.
+fn toolset_rows(c: &Catalog) -> Vec<Value> {
+    let sorted = sorted_tools(c);
+    c.toolsets
+        .iter()
+        .zip(crate::toolsets::resolve(c))
+        .map(|(ts, set)| {
+            let mut row = selection_row(c, &set);
+            let names: Vec<String> = set
+                .iter()
+                .map(|&i| format!("`{}`", sorted[i].name))
+                .collect();
+            row["name"] = json!(ts.name);
+            row["title"] = json!(ts.title);
+            row["description"] = json!(ts.description);
+            row["default"] = json!(if ts.default { "yes" } else { "no" });
+            row["tools"] = json!(names.join(", "));
+            row
+        })
+        .collect()
+}
+
 /// `generated/docs/<product>.md`.
 pub fn product_page(c: &Catalog, source: &str) -> Result<String, minijinja::Error> {
     let env = environment()?;
@@ -244,6 +276,14 @@ pub fn product_page(c: &Catalog, source: &str) -> Result<String, minijinja::Erro
         .iter()
         .map(|e| json!({"operation": e.operation, "reason": e.reason}))
         .collect();
+    let toolsets = toolset_rows(c);
+    let all: Vec<usize> = (0..c.tools.len()).collect();
+    let selections = json!({
+        "default": selection_row(c, &crate::toolsets::default_selection(c)),
+        "all": selection_row(c, &all),
+    });
+    let discovery_tools =
+        runtime_model::selection::discovery_tool_names(&c.product.tool_prefix).to_vec();
     let product = json!({
         "name": c.product.name,
         "title": c.product.title,
@@ -268,6 +308,9 @@ pub fn product_page(c: &Catalog, source: &str) -> Result<String, minijinja::Erro
         destructive => destructive,
         exclusions => exclusions,
         uploads => uploads,
+        toolsets => toolsets,
+        selections => selections,
+        discovery_tools => discovery_tools,
         errors => lower::policy::error_rows(&policy),
     })
 }
@@ -278,11 +321,24 @@ pub fn index_page(
     fixtures: &[&Catalog],
 ) -> Result<String, minijinja::Error> {
     let env = environment()?;
+    let sizes: Vec<Value> = products
+        .iter()
+        .map(|c| {
+            let all: Vec<usize> = (0..c.tools.len()).collect();
+            json!({
+                "name": c.product.name,
+                "toolsets": c.toolsets.len(),
+                "default": selection_row(c, &crate::toolsets::default_selection(c)),
+                "all": selection_row(c, &all),
+            })
+        })
+        .collect();
     let products: Vec<Value> = products.iter().map(|c| counts(c)).collect();
     let fixtures: Vec<Value> = fixtures.iter().map(|c| counts(c)).collect();
     env.get_template("index.md")?.render(context! {
         preamble => preamble("catalog/*.yaml"),
         products => products,
+        sizes => sizes,
         fixtures => fixtures,
     })
 }

@@ -56,6 +56,30 @@ pub struct Catalog {
     /// API operations deliberately not offered as tools, each with its reason.
     #[serde(default)]
     pub exclusions: Vec<Exclusion>,
+    /// Named groups of tools clients and operators select (`--toolsets`, `Kobana-Toolsets`,
+    /// `/<product>/x/<toolset>/mcp`). Every tool is in at least one; required when the product
+    /// has tools (fixtures may leave it out: then every tool is in the default selection).
+    #[serde(default)]
+    pub toolsets: Vec<Toolset>,
+}
+
+/// A toolset: a named group of tools, selected as one.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Toolset {
+    /// `[a-z][a-z0-9_]*`, unique; not `default`, `all` or `discovery` (they are built in).
+    #[schemars(regex(pattern = "^[a-z][a-z0-9_]*$"))]
+    pub name: String,
+    pub title: String,
+    pub description: String,
+    /// The tools: a tool name, a glob over names (`banking_pix_*`; `*` any run, `?` one
+    /// character), or a tag: `scope:<glob>` (the tool's OAuth scope), `read_only`, `write`
+    /// (not read-only) or `destructive`. Each entry must match at least one tool.
+    #[schemars(length(min = 1))]
+    pub tools: Vec<String>,
+    /// Part of the default selection (what a client that names no toolset gets).
+    #[serde(default)]
+    pub default: bool,
 }
 
 #[derive(Debug, Clone, Deserialize, JsonSchema)]

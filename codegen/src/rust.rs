@@ -410,6 +410,27 @@ pub fn product_module(c: &Catalog, source: &str) -> String {
         let (op, reason) = (&e.operation, &e.reason);
         quote!(Exclusion { operation: #op, reason: #reason })
     });
+    let toolsets = c
+        .toolsets
+        .iter()
+        .zip(crate::toolsets::resolve(c))
+        .map(|(ts, set)| {
+            let (tname, ttitle, tdesc, default) =
+                (&ts.name, &ts.title, &ts.description, ts.default);
+            let idx = set.into_iter().map(|i| {
+                let i = u16::try_from(i).unwrap_or(u16::MAX);
+                quote!(#i)
+            });
+            quote! {
+                Toolset {
+                    name: #tname,
+                    title: #ttitle,
+                    description: #tdesc,
+                    default: #default,
+                    tools: &[#(#idx),*],
+                }
+            }
+        });
     let doc = format!(" The `{name}` product ({title}), compiled from `{source}`.");
     let file: TokenStream = quote! {
         #![cfg_attr(rustfmt, rustfmt::skip)]
@@ -436,6 +457,7 @@ pub fn product_module(c: &Catalog, source: &str) -> String {
             completions: COMPLETIONS,
             records: RECORDS,
             exclusions: EXCLUSIONS,
+            toolsets: TOOLSETS,
         };
 
         /// Sorted by name: the order of `tools/list`.
@@ -448,6 +470,8 @@ pub fn product_module(c: &Catalog, source: &str) -> String {
         static COMPLETIONS: &[CompletionSource] = &[#(#completions),*];
         static RECORDS: &[RecordType] = &[#(#records),*];
         static EXCLUSIONS: &[Exclusion] = &[#(#exclusions),*];
+        /// Tool indices refer to `TOOLS` (sorted by name).
+        static TOOLSETS: &[Toolset] = &[#(#toolsets),*];
     };
     print(file, &preamble(source))
 }

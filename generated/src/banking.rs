@@ -33,6 +33,7 @@ pub static PRODUCT: Product = Product {
     completions: COMPLETIONS,
     records: RECORDS,
     exclusions: EXCLUSIONS,
+    toolsets: TOOLSETS,
 };
 /// Sorted by name: the order of `tools/list`.
 static TOOLS: &[Tool] = &[
@@ -16236,5 +16237,133 @@ static EXCLUSIONS: &[Exclusion] = &[
     Exclusion {
         operation: "PUT /v2/security/access_tokens/{uid}/revoke",
         reason: "API access-token management (Revogar Token de Acesso): minting, renewing or revoking the credentials an agent itself runs on is not offered as a tool; manage tokens in the Kobana dashboard.",
+    },
+];
+/// Tool indices refer to `TOOLS` (sorted by name).
+static TOOLSETS: &[Toolset] = &[
+    Toolset {
+        name: "billets",
+        title: "Bank billets",
+        description: "Issue, read, cancel and send boletos, with their payments, registrations, batches and the e-mail accounts that send them. Serves the product's three prompts.",
+        default: true,
+        tools: &[
+            23u16, 24u16, 58u16, 59u16, 60u16, 61u16, 62u16, 63u16, 64u16, 65u16, 66u16,
+            67u16, 68u16, 69u16, 72u16, 73u16, 74u16, 75u16, 76u16, 77u16, 78u16, 79u16,
+            80u16, 81u16, 82u16, 88u16, 89u16, 90u16, 91u16,
+        ],
+    },
+    Toolset {
+        name: "billet_setup",
+        title: "Billet accounts and queries",
+        description: "The wallets (bank billet accounts) billets are issued from, and queries of billets issued elsewhere.",
+        default: false,
+        tools: &[
+            50u16, 51u16, 52u16, 53u16, 54u16, 55u16, 56u16, 57u16, 131u16, 132u16,
+            133u16,
+        ],
+    },
+    Toolset {
+        name: "pix",
+        title: "PIX charges",
+        description: "PIX charges and their accounts, Automatic PIX (recurrences, requests, locations) and PIX QR code queries.",
+        default: false,
+        tools: &[
+            25u16, 26u16, 27u16, 28u16, 29u16, 30u16, 31u16, 32u16, 33u16, 34u16, 35u16,
+            36u16, 37u16, 38u16, 39u16, 40u16, 41u16, 42u16, 43u16, 44u16, 45u16, 46u16,
+            47u16, 48u16, 49u16, 112u16, 113u16, 114u16, 115u16, 116u16, 117u16, 118u16,
+            119u16, 120u16, 121u16, 122u16, 123u16, 124u16, 150u16, 151u16, 152u16,
+        ],
+    },
+    Toolset {
+        name: "payments",
+        title: "Payments",
+        description: "Paying bills from the account: billets, PIX, taxes, utilities, DARF, DDA, payment batches and payment accounts.",
+        default: false,
+        tools: &[
+            233u16, 234u16, 235u16, 236u16, 237u16, 238u16, 239u16, 240u16, 241u16,
+            242u16, 243u16, 244u16, 245u16, 246u16, 247u16, 248u16, 249u16, 250u16,
+            251u16, 252u16, 253u16, 254u16, 255u16, 256u16, 257u16, 258u16, 259u16,
+            260u16, 261u16, 262u16, 263u16, 264u16, 265u16, 266u16, 267u16, 268u16,
+            269u16, 270u16, 271u16, 272u16, 273u16, 274u16, 275u16, 276u16, 277u16,
+            278u16, 279u16, 280u16,
+        ],
+    },
+    Toolset {
+        name: "transfers",
+        title: "Transfers",
+        description: "TED, PIX and internal transfers, transfer batches and transfer accounts.",
+        default: false,
+        tools: &[
+            281u16, 282u16, 283u16, 284u16, 285u16, 286u16, 287u16, 288u16, 289u16,
+            290u16, 291u16, 292u16, 293u16, 294u16, 295u16, 296u16, 297u16, 298u16,
+            299u16, 300u16, 301u16, 302u16, 303u16, 304u16, 305u16, 306u16, 307u16,
+            308u16, 309u16, 310u16, 311u16, 312u16, 313u16, 314u16,
+        ],
+    },
+    Toolset {
+        name: "statements",
+        title: "Accounts and statements",
+        description: "Financial accounts, balances, providers, statement transactions, their imports and syncs.",
+        default: false,
+        tools: &[
+            168u16, 169u16, 170u16, 171u16, 172u16, 173u16, 174u16, 175u16, 176u16,
+            177u16, 178u16, 179u16, 180u16, 181u16, 182u16, 183u16, 184u16, 185u16,
+            186u16, 187u16,
+        ],
+    },
+    Toolset {
+        name: "customers",
+        title: "Customers and recurring charges",
+        description: "Customers and people, subscriptions, installments and charge payments.",
+        default: false,
+        tools: &[
+            92u16, 93u16, 94u16, 95u16, 96u16, 97u16, 104u16, 105u16, 106u16, 107u16,
+            108u16, 109u16, 110u16, 111u16, 134u16, 135u16, 136u16, 137u16, 138u16,
+            139u16, 148u16, 149u16,
+        ],
+    },
+    Toolset {
+        name: "webhooks",
+        title: "Webhooks, events and deliveries",
+        description: "Webhooks and their deliveries, system events, and e-mail and SMS deliveries.",
+        default: false,
+        tools: &[
+            140u16, 141u16, 142u16, 143u16, 144u16, 153u16, 154u16, 155u16, 156u16,
+            157u16, 158u16, 159u16, 160u16, 161u16, 162u16, 163u16,
+        ],
+    },
+    Toolset {
+        name: "cnab",
+        title: "Remittances, discharges and EDI",
+        description: "CNAB remittance and discharge (retorno) files, EDI boxes and data imports.",
+        default: false,
+        tools: &[
+            70u16, 71u16, 83u16, 84u16, 85u16, 86u16, 87u16, 98u16, 99u16, 100u16,
+            101u16, 102u16, 103u16, 125u16, 126u16, 127u16, 128u16, 129u16, 130u16,
+            145u16, 146u16, 147u16, 164u16, 165u16, 166u16, 167u16, 279u16, 280u16,
+        ],
+    },
+    Toolset {
+        name: "mailbox",
+        title: "Mailbox",
+        description: "Mailbox entries and files, and the channels (e-mail, S3, SFTP, Syncthing, WhatsApp) that feed them.",
+        default: false,
+        tools: &[
+            188u16, 189u16, 190u16, 191u16, 192u16, 193u16, 194u16, 195u16, 196u16,
+            197u16, 198u16, 199u16, 200u16, 201u16, 202u16, 203u16, 204u16, 205u16,
+            206u16, 207u16, 208u16, 209u16, 210u16, 211u16, 212u16, 213u16, 214u16,
+            215u16, 216u16, 217u16, 218u16, 219u16, 220u16, 221u16, 222u16, 223u16,
+            224u16, 225u16, 226u16, 227u16, 228u16, 229u16, 230u16, 231u16, 232u16,
+        ],
+    },
+    Toolset {
+        name: "admin",
+        title: "Administration",
+        description: "The caller, users, subaccounts, bank connections, certificates, commands and billing transactions.",
+        default: false,
+        tools: &[
+            0u16, 1u16, 2u16, 3u16, 4u16, 5u16, 6u16, 7u16, 8u16, 9u16, 10u16, 11u16,
+            12u16, 13u16, 14u16, 15u16, 16u16, 17u16, 18u16, 19u16, 20u16, 21u16, 22u16,
+        ],
     },
 ];

@@ -33,6 +33,7 @@ pub static PRODUCT: Product = Product {
     completions: COMPLETIONS,
     records: RECORDS,
     exclusions: EXCLUSIONS,
+    toolsets: TOOLSETS,
 };
 /// Sorted by name: the order of `tools/list`.
 static TOOLS: &[Tool] = &[
@@ -2110,3 +2111,39 @@ static RECORDS: &[RecordType] = &[
     },
 ];
 static EXCLUSIONS: &[Exclusion] = &[];
+/// Tool indices refer to `TOOLS` (sorted by name).
+static TOOLSETS: &[Toolset] = &[
+    Toolset {
+        name: "invoices",
+        title: "Invoices",
+        description: "Invoices (with PDFs and reminders) and the NF-e issued for them.",
+        default: true,
+        tools: &[
+            5u16, 6u16, 7u16, 8u16, 9u16, 10u16, 11u16, 12u16, 13u16, 14u16, 15u16,
+            16u16, 17u16, 18u16, 19u16,
+        ],
+    },
+    Toolset {
+        name: "customers",
+        title: "Customers and subscriptions",
+        description: "Customers and their subscriptions.",
+        default: true,
+        tools: &[
+            0u16, 1u16, 2u16, 3u16, 4u16, 30u16, 31u16, 32u16, 33u16, 34u16, 35u16, 36u16,
+        ],
+    },
+    Toolset {
+        name: "payments",
+        title: "Payments and refunds",
+        description: "Payments received, voids and refunds.",
+        default: true,
+        tools: &[21u16, 22u16, 23u16, 24u16, 25u16, 26u16, 27u16],
+    },
+    Toolset {
+        name: "account",
+        title: "Organization and schemas",
+        description: "The organization and the schemas catalog.",
+        default: true,
+        tools: &[20u16, 28u16, 29u16],
+    },
+];

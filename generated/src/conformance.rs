@@ -33,6 +33,7 @@ pub static PRODUCT: Product = Product {
     completions: COMPLETIONS,
     records: RECORDS,
     exclusions: EXCLUSIONS,
+    toolsets: TOOLSETS,
 };
 /// Sorted by name: the order of `tools/list`.
 static TOOLS: &[Tool] = &[
@@ -655,3 +656,5 @@ static COMPLETIONS: &[CompletionSource] = &[
 ];
 static RECORDS: &[RecordType] = &[];
 static EXCLUSIONS: &[Exclusion] = &[];
+/// Tool indices refer to `TOOLS` (sorted by name).
+static TOOLSETS: &[Toolset] = &[];

@@ -33,6 +33,7 @@ pub static PRODUCT: Product = Product {
     completions: COMPLETIONS,
     records: RECORDS,
     exclusions: EXCLUSIONS,
+    toolsets: TOOLSETS,
 };
 /// Sorted by name: the order of `tools/list`.
 static TOOLS: &[Tool] = &[
@@ -1400,3 +1401,30 @@ static RECORDS: &[RecordType] = &[
     },
 ];
 static EXCLUSIONS: &[Exclusion] = &[];
+/// Tool indices refer to `TOOLS` (sorted by name).
+static TOOLSETS: &[Toolset] = &[
+    Toolset {
+        name: "portal",
+        title: "Portal users and sessions",
+        description: "The customer portal's users and their sessions.",
+        default: true,
+        tools: &[
+            6u16, 7u16, 8u16, 9u16, 10u16, 11u16, 12u16, 13u16, 14u16, 15u16, 16u16,
+            17u16,
+        ],
+    },
+    Toolset {
+        name: "team",
+        title: "Team and invites",
+        description: "Team members and the invitations to join.",
+        default: true,
+        tools: &[0u16, 1u16, 2u16, 3u16, 4u16, 20u16, 21u16, 22u16, 23u16, 24u16, 25u16],
+    },
+    Toolset {
+        name: "account",
+        title: "Organization and schemas",
+        description: "The organization and the schemas catalog.",
+        default: true,
+        tools: &[5u16, 18u16, 19u16],
+    },
+];

@@ -33,6 +33,7 @@ pub static PRODUCT: Product = Product {
     completions: COMPLETIONS,
     records: RECORDS,
     exclusions: EXCLUSIONS,
+    toolsets: TOOLSETS,
 };
 /// Sorted by name: the order of `tools/list`.
 static TOOLS: &[Tool] = &[
@@ -3252,3 +3253,44 @@ static RECORDS: &[RecordType] = &[
     },
 ];
 static EXCLUSIONS: &[Exclusion] = &[];
+/// Tool indices refer to `TOOLS` (sorted by name).
+static TOOLSETS: &[Toolset] = &[
+    Toolset {
+        name: "payables",
+        title: "Payables and receivables",
+        description: "Accounts payable and receivable, with the people they belong to.",
+        default: true,
+        tools: &[
+            34u16, 35u16, 36u16, 37u16, 38u16, 39u16, 40u16, 41u16, 42u16, 43u16, 44u16,
+            45u16, 46u16, 47u16, 48u16, 49u16, 50u16, 51u16, 52u16,
+        ],
+    },
+    Toolset {
+        name: "accounts",
+        title: "Accounts and balances",
+        description: "Financial accounts, their balances and the schemas catalog.",
+        default: true,
+        tools: &[5u16, 6u16, 7u16, 8u16, 19u16, 20u16, 21u16, 22u16, 23u16, 53u16, 54u16],
+    },
+    Toolset {
+        name: "transactions",
+        title: "Transactions and transfers",
+        description: "Financial transactions, their reconciliation, and transfers between accounts.",
+        default: false,
+        tools: &[24u16, 25u16, 26u16, 27u16, 28u16, 29u16, 55u16, 56u16, 57u16, 58u16],
+    },
+    Toolset {
+        name: "registry",
+        title: "Companies and categories",
+        description: "Companies and the categories entries are filed under.",
+        default: false,
+        tools: &[9u16, 10u16, 11u16, 12u16, 13u16, 14u16, 15u16, 16u16, 17u16, 18u16],
+    },
+    Toolset {
+        name: "documents",
+        title: "Fiscal documents and attachments",
+        description: "Fiscal documents received and the files attached to entries.",
+        default: false,
+        tools: &[0u16, 1u16, 2u16, 3u16, 4u16, 30u16, 31u16, 32u16, 33u16],
+    },
+];

@@ -33,6 +33,7 @@ pub static PRODUCT: Product = Product {
     completions: COMPLETIONS,
     records: RECORDS,
     exclusions: EXCLUSIONS,
+    toolsets: TOOLSETS,
 };
 /// Sorted by name: the order of `tools/list`.
 static TOOLS: &[Tool] = &[
@@ -2907,3 +2908,47 @@ static RECORDS: &[RecordType] = &[
     },
 ];
 static EXCLUSIONS: &[Exclusion] = &[];
+/// Tool indices refer to `TOOLS` (sorted by name).
+static TOOLSETS: &[Toolset] = &[
+    Toolset {
+        name: "inboxes",
+        title: "Inboxes and e-mails",
+        description: "Inboxes, their recipients, and the e-mails they received.",
+        default: true,
+        tools: &[
+            7u16, 8u16, 9u16, 10u16, 11u16, 12u16, 13u16, 14u16, 15u16, 16u16, 17u16,
+            18u16,
+        ],
+    },
+    Toolset {
+        name: "agents",
+        title: "Agents and runs",
+        description: "Agents, their runs and workflow runs.",
+        default: true,
+        tools: &[0u16, 1u16, 2u16, 3u16, 4u16, 5u16, 6u16, 41u16, 42u16],
+    },
+    Toolset {
+        name: "webhooks",
+        title: "Webhooks and events",
+        description: "Webhooks, their deliveries and system events.",
+        default: true,
+        tools: &[
+            26u16, 27u16, 31u16, 32u16, 33u16, 34u16, 35u16, 36u16, 37u16, 38u16, 39u16,
+            40u16,
+        ],
+    },
+    Toolset {
+        name: "usage",
+        title: "Usage and models",
+        description: "Usage totals and the models agents run on.",
+        default: true,
+        tools: &[19u16, 20u16, 28u16, 29u16, 30u16],
+    },
+    Toolset {
+        name: "admin",
+        title: "Workspaces and secrets",
+        description: "Workspaces and the secrets agents use.",
+        default: false,
+        tools: &[21u16, 22u16, 23u16, 24u16, 25u16, 43u16, 44u16, 45u16],
+    },
+];

@@ -104,6 +104,11 @@ pub struct ServerConfig {
     pub scope_challenge: bool,
     /// The hand-written handlers the engines may call; [`crate::extensions::ALL`] by default.
     pub extensions: Extensions,
+    /// The operator's tool selection (`--toolsets`, `--tools`, `--exclude-tools`,
+    /// `--read-only`, `--discovery`): the ceiling of every request, and what a request naming
+    /// none gets (the product's default toolsets when the spec names no inclusion). `None` (the
+    /// library default): every tool, for every request that names none.
+    pub selection: Option<runtime_model::selection::SelectionSpec>,
 }
 
 impl ServerConfig {
@@ -165,6 +170,7 @@ impl ServerConfig {
             trust_proxy_headers: false,
             scope_challenge: false,
             extensions: crate::extensions::ALL,
+            selection: None,
         }
     }
 }
@@ -180,6 +186,8 @@ pub enum ServerError {
     Sealer(String),
     #[error("unknown product {0}; served: {1}")]
     UnknownProduct(String, String),
+    #[error("tool selection: {0}")]
+    Selection(#[from] runtime_model::selection::SelectionError),
 }
 
 /// A running configuration: one [`Engine`] per product.
@@ -227,10 +235,19 @@ impl Server {
         if config.rate_limiter.is_some() {
             options.rate_limiter = config.rate_limiter.clone();
         }
+        let ceilings = match &config.selection {
+            Some(spec) => runtime_model::selection::Ceiling::for_products(&config.products, spec)?,
+            None => config
+                .products
+                .iter()
+                .map(|p| runtime_model::selection::Ceiling::everything(p))
+                .collect(),
+        };
         let engines = config
             .products
             .iter()
-            .map(|p| {
+            .zip(ceilings)
+            .map(|(p, ceiling)| {
                 Arc::new(
                     Engine::new(
                         p,
@@ -240,7 +257,8 @@ impl Server {
                         config.extensions,
                         options.clone(),
                     )
-                    .with_telemetry(telemetry.clone()),
+                    .with_telemetry(telemetry.clone())
+                    .with_ceiling(ceiling),
                 )
             })
             .collect();

@@ -21,6 +21,7 @@ mod prompts;
 mod records;
 mod resources;
 mod tools;
+mod toolsets;
 
 use std::collections::HashMap;
 
@@ -56,6 +57,7 @@ pub fn validate(l: &Loaded) -> Vec<Diagnostic> {
     v.prompts();
     v.completions();
     v.exclusions();
+    v.toolsets();
     v.out
 }
 

@@ -43,6 +43,22 @@ pub struct Product {
     pub records: &'static [RecordType],
     /// Operations deliberately left out of the catalog, with the reason (coverage gate, docs).
     pub exclusions: &'static [Exclusion],
+    /// Named groups of tools a client or operator selects (see [`crate::selection`]). Empty for
+    /// a product that declares none (test fixtures): then every tool is in the default selection.
+    pub toolsets: &'static [Toolset],
+}
+
+/// A named group of tools (`billets`, `pix`, …), resolved by the generator from the catalog's
+/// names, patterns and tags to tool indices.
+#[derive(Debug)]
+pub struct Toolset {
+    pub name: &'static str,
+    pub title: &'static str,
+    pub description: &'static str,
+    /// In the product's default selection (what a request that names nothing gets).
+    pub default: bool,
+    /// Indices in `Product::tools`, ascending.
+    pub tools: &'static [u16],
 }
 
 /// Product policies: how confirmations, listings and workspaces behave. Read from the catalog.
@@ -555,6 +571,7 @@ impl Product {
             completions: &[],
             records: &[],
             exclusions: &[],
+            toolsets: &[],
         }
     }
 

@@ -25,6 +25,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use runtime_model::identity::Identity;
+use runtime_model::selection::Selection;
 use serde_json::{json, Map, Value};
 use tokio::sync::mpsc;
 
@@ -43,6 +44,11 @@ pub struct Caller {
     pub identity: Arc<Identity>,
     /// The bearer token, forwarded to the backend in proxy mode.
     pub bearer: Option<Arc<str>>,
+    /// The tool selection this message's transport resolved (HTTP: its `Kobana-*` headers and
+    /// URL path within the server's ceiling), and whether the message named one at all. `None`
+    /// = the engine's default (stdio: the server's own selection).
+    pub selection: Option<Arc<Selection>>,
+    pub names_selection: bool,
 }
 
 impl Caller {
@@ -106,6 +112,9 @@ pub enum Refusal {
     UnsupportedVersion,
     /// It names a session that ended or never existed (-32600).
     UnknownSession,
+    /// A 2025 request naming a tool selection other than the one its session was opened with
+    /// (-32600, HTTP 400).
+    SelectionChanged,
 }
 
 /// A 2025 `initialize`: the negotiated version and the client's capabilities.
@@ -113,10 +122,12 @@ pub struct Handshake {
     pub id: Value,
     pub version: &'static str,
     client_caps: Value,
+    /// The selection the `initialize` request named; the session keeps it.
+    selection: Option<Arc<Selection>>,
 }
 
 impl Handshake {
-    fn read(req: Request) -> Self {
+    fn read(req: Request, selection: Option<Arc<Selection>>) -> Self {
         let version =
             era::negotiate_legacy(req.params.get("protocolVersion").and_then(Value::as_str));
         let client_caps = match req.params.get("capabilities") {
@@ -127,12 +138,16 @@ impl Handshake {
             id: req.id,
             version,
             client_caps,
+            selection,
         }
     }
 
     /// The session this handshake opens, under the id its transport gives it.
     pub fn session(&self, id: String) -> Arc<Session> {
-        Arc::new(Session::new(id, self.version, self.client_caps.clone()))
+        Arc::new(
+            Session::new(id, self.version, self.client_caps.clone())
+                .with_selection(self.selection.clone()),
+        )
     }
 
     /// The `initialize` answer.
@@ -182,7 +197,7 @@ pub fn route(msg: Incoming, session: SessionRef, outer: Outer<'_>, caller: &Call
     let modern_meta = modern::has_modern_meta(&req.params);
     // A 2026 request naming `initialize` is a removed method: the engine answers -32601.
     if req.method == "initialize" && !modern_meta {
-        return Step::Initialize(Handshake::read(req));
+        return Step::Initialize(Handshake::read(req, caller.selection.clone()));
     }
     let discover = req.method == "server/discover";
     if let Some(v) = outer.stated() {
@@ -210,6 +225,18 @@ pub fn route(msg: Incoming, session: SessionRef, outer: Outer<'_>, caller: &Call
     }
     match session {
         SessionRef::Found(s) => {
+            // A session's selection is fixed by its `initialize`: a later request may repeat it
+            // or name none, never change it (its listings would no longer match what the client
+            // was told).
+            if caller.names_selection && caller.selection != s.selection {
+                return Step::Refused {
+                    id: req.id,
+                    error: RpcError::invalid_request(
+                        "This session's tool selection was fixed by its initialize request (Kobana-Toolsets, Kobana-Tools, Kobana-Exclude-Tools, Kobana-Read-Only and the URL path); a later request may send the same selection or none. To change it, initialize a new session.",
+                    ),
+                    why: Refusal::SelectionChanged,
+                };
+            }
             let call = legacy_call(caller, s.version, Some(s), &req.params);
             Step::Serve(req, call)
         }
@@ -271,6 +298,7 @@ fn modern_call(req: &Request, outer: Outer<'_>, caller: &Caller) -> Result<Call,
         log_level: meta.log_level,
         peer: Peer::none(),
         session: None,
+        selection: caller.selection.clone(),
     })
 }
 
@@ -291,6 +319,10 @@ fn legacy_call(
         progress_token: modern::progress_token(params),
         log_level: session.as_ref().and_then(|s| s.log_level()),
         peer: Peer::none(),
+        selection: match &session {
+            Some(s) => s.selection.clone(),
+            None => caller.selection.clone(),
+        },
         session,
     }
 }

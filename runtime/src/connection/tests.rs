@@ -15,6 +15,8 @@ fn caller() -> Caller {
     Caller {
         identity: Arc::new(unrestricted_identity("t")),
         bearer: None,
+        selection: None,
+        names_selection: false,
     }
 }
 

@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use runtime_model::identity::Identity;
+use runtime_model::selection::Selection;
 use serde_json::{json, Value};
 use tokio::sync::{mpsc, oneshot};
 
@@ -35,6 +36,9 @@ pub struct Call {
     pub peer: Peer,
     /// The 2025 session this request belongs to, if any.
     pub session: Option<Arc<Session>>,
+    /// The tools this request sees (its toolsets within the server's ceiling); `None` = the
+    /// engine's default selection.
+    pub selection: Option<Arc<Selection>>,
 }
 
 impl Call {
@@ -49,7 +53,14 @@ impl Call {
             log_level: None,
             peer: Peer::none(),
             session: None,
+            selection: None,
         }
+    }
+
+    /// This context with a selection (tests, and the transports that resolve one).
+    pub fn with_selection(mut self, selection: Arc<Selection>) -> Self {
+        self.selection = Some(selection);
+        self
     }
 
     fn cap(&self, name: &str) -> Option<&Value> {
@@ -223,6 +234,9 @@ pub struct Session {
     pub log_level: Mutex<Option<LogLevel>>,
     pub subscriptions: Mutex<std::collections::BTreeSet<String>>,
     pub requests: Arc<ClientRequests>,
+    /// The tool selection fixed by the `initialize` request (its headers and URL path); every
+    /// later request of the session is served with it. `None` = the engine's default.
+    pub selection: Option<Arc<Selection>>,
 }
 
 impl Session {
@@ -234,7 +248,14 @@ impl Session {
             log_level: Mutex::new(None),
             subscriptions: Mutex::new(Default::default()),
             requests: Arc::new(ClientRequests::default()),
+            selection: None,
         }
+    }
+
+    /// This session with the selection its `initialize` request resolved.
+    pub fn with_selection(mut self, selection: Option<Arc<Selection>>) -> Self {
+        self.selection = selection;
+        self
     }
     pub fn log_level(&self) -> Option<LogLevel> {
         self.log_level.lock().ok().and_then(|l| *l)

@@ -9,6 +9,7 @@ use std::sync::{Arc, OnceLock};
 
 use runtime_model::backend::Backend;
 use runtime_model::catalog::Product;
+use runtime_model::selection::{Ceiling, Selection};
 use serde_json::{json, Map, Value};
 
 use super::jsonrpc::Request;
@@ -61,6 +62,11 @@ pub struct Engine {
     /// This product's own extension parts, if any.
     pub ext: Option<&'static ProductExtension>,
     pub listings: Listings,
+    /// The server's tool selection for this product: the most a request sees, and what a
+    /// request naming none gets ([`Engine::with_ceiling`]; every tool by default).
+    pub ceiling: Ceiling,
+    /// The discovery search index, built on first search.
+    discovery_index: OnceLock<super::discovery_tools::Index>,
     pub(crate) options: EngineOptions,
     /// Each tool's input and output schema, compiled on first use.
     pub(crate) schemas: ToolSchemas,
@@ -116,6 +122,8 @@ impl Engine {
                     .collect(),
             ),
             schemas: ToolSchemas::new(product),
+            ceiling: Ceiling::everything(product),
+            discovery_index: OnceLock::new(),
             prompt_env,
             tool_index: product
                 .tools
@@ -141,6 +149,30 @@ impl Engine {
     /// Whether writes are audited (their arguments are then prepared for the record).
     pub(crate) fn audits(&self) -> bool {
         self.telemetry.as_ref().is_some_and(|t| t.audit().is_some())
+    }
+
+    /// This engine under the server's selection.
+    pub fn with_ceiling(mut self, ceiling: Ceiling) -> Self {
+        self.ceiling = ceiling;
+        self
+    }
+
+    /// The selection a request is served with: its own, else the server's default.
+    pub fn selection(&self, call: &Call) -> Arc<Selection> {
+        match &call.selection {
+            Some(s) => s.clone(),
+            None => self.ceiling.default_selection(),
+        }
+    }
+
+    /// The permission and selection view of a request.
+    pub fn view(&self, call: &Call) -> Arc<listing::View> {
+        self.listings.view(&call.identity, &self.selection(call))
+    }
+
+    pub(crate) fn discovery_index(&self) -> &super::discovery_tools::Index {
+        self.discovery_index
+            .get_or_init(|| super::discovery_tools::Index::build(self.product))
     }
 
     /// The `x-mcp-header` arguments of a tool (2026 HTTP mirrors them into `Mcp-Param-{name}`).
@@ -319,7 +351,7 @@ impl Engine {
     }
 
     pub(crate) fn list(&self, call: &Call, kind: ListKind, params: &Map<String, Value>) -> Reply {
-        let view = self.listings.view(&call.identity);
+        let view = self.view(call);
         let pages = if call.era.is_modern() {
             &view.modern
         } else {

@@ -1,8 +1,9 @@
 //! The four list methods, served from pre-serialized bytes.
 //!
 //! The catalog carries every descriptor as a JSON string built at generation time. For each
-//! distinct permission set (scopes + permissions) we concatenate, once, the descriptors that set
-//! may see into complete `result` objects, page by page and per era (the 2026 pages carry
+//! distinct permission set (scopes + permissions) and tool selection
+//! ([`runtime_model::selection::Selection`]: the request's toolsets within the server's ceiling)
+//! we concatenate, once, the descriptors that pair may see into complete `result` objects, page by page and per era (the 2026 pages carry
 //! `resultType`, `ttlMs`, `cacheScope` and `serverInfo`). A `tools/list` request then costs a
 //! permission-set lookup and one copy of the page into the response: no serde work. A tool
 //! listing that shows every tool of a generated catalog is not even assembled: its descriptors are
@@ -21,6 +22,7 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;
 use runtime_model::catalog::Product;
 use runtime_model::identity::Identity;
+use runtime_model::selection::Selection;
 
 use crate::contract::RpcError;
 
@@ -70,10 +72,10 @@ pub struct EraPages {
     pub prompts: Vec<Page>,
 }
 
-/// What one permission set may see.
+/// What one permission set under one selection may see.
 #[derive(Debug)]
 pub struct View {
-    /// By index in `product.tools`.
+    /// By index in `product.tools`: permitted and selected (visible).
     pub callable: Vec<bool>,
     /// By index in `product.prompts`: every `uses` tool is callable.
     pub usable_prompts: Vec<bool>,
@@ -99,6 +101,7 @@ impl View {
 struct Key {
     scopes: BTreeSet<String>,
     permissions: BTreeSet<String>,
+    selection: Arc<Selection>,
 }
 
 /// Which list a cursor belongs to.
@@ -129,7 +132,7 @@ impl ListKind {
     }
 }
 
-/// Views by hash of the permission set (a bucket holds the sets sharing a hash).
+/// Views by hash of the permission set and selection (a bucket holds the keys sharing a hash).
 type ViewCache = HashMap<u64, Vec<(Key, Arc<View>)>>;
 
 /// Views per permission set, built on first use.
@@ -141,6 +144,9 @@ pub struct Listings {
     /// By index in `product.tools`: served but not listed (a proxy's tools that could only answer
     /// `not_available`).
     unlisted: Vec<bool>,
+    /// The descriptors of the discovery tools (search, describe, call), listed when a
+    /// selection turns discovery on.
+    discovery: [&'static str; 3],
 }
 
 /// Upper bound of cached permission sets; beyond it the cache starts over.
@@ -155,6 +161,7 @@ impl Listings {
             modern_suffix,
             views: RwLock::new(HashMap::new()),
             unlisted: vec![false; product.tools.len()],
+            discovery: super::discovery_tools::descriptors(product),
         }
     }
 
@@ -164,22 +171,32 @@ impl Listings {
         self
     }
 
-    /// The view of this caller's permission set.
-    pub fn view(&self, identity: &Identity) -> Arc<View> {
+    /// Whether tool `idx` is served but left out of listings (a proxy's tools that could only
+    /// answer `not_available`); discovery's search and describe leave it out too.
+    pub fn is_unlisted(&self, idx: usize) -> bool {
+        self.unlisted.get(idx).copied().unwrap_or(false)
+    }
+
+    /// The view of this caller's permission set under this selection.
+    pub fn view(&self, identity: &Identity, selection: &Arc<Selection>) -> Arc<View> {
         let mut h = DefaultHasher::new();
         identity.scopes.hash(&mut h);
         identity.permissions.hash(&mut h);
+        selection.hash(&mut h);
         let hash = h.finish();
         if let Ok(map) = self.views.read() {
             if let Some(bucket) = map.get(&hash) {
                 for (k, v) in bucket {
-                    if k.scopes == identity.scopes && k.permissions == identity.permissions {
+                    if k.scopes == identity.scopes
+                        && k.permissions == identity.permissions
+                        && *k.selection == **selection
+                    {
                         return v.clone();
                     }
                 }
             }
         }
-        let view = Arc::new(self.build(identity));
+        let view = Arc::new(self.build(identity, selection));
         if let Ok(mut map) = self.views.write() {
             if map.len() >= MAX_VIEWS {
                 map.clear();
@@ -188,6 +205,7 @@ impl Listings {
                 Key {
                     scopes: identity.scopes.clone(),
                     permissions: identity.permissions.clone(),
+                    selection: selection.clone(),
                 },
                 view.clone(),
             ));
@@ -195,12 +213,13 @@ impl Listings {
         view
     }
 
-    fn build(&self, identity: &Identity) -> View {
+    fn build(&self, identity: &Identity, selection: &Selection) -> View {
         let p = self.product;
         let callable: Vec<bool> = p
             .tools
             .iter()
-            .map(|t| identity.can_call(t).is_ok())
+            .enumerate()
+            .map(|(i, t)| selection.visible(i) && identity.can_call(t).is_ok())
             .collect();
         let can = |name: &str| {
             p.tools
@@ -214,13 +233,16 @@ impl Listings {
             .map(|pr| pr.uses.iter().all(|u| can(u)))
             .collect();
         let listed = |i: usize| callable[i] && !self.unlisted.get(i).copied().unwrap_or(false);
-        let tools: Vec<&'static str> = p
+        let mut tools: Vec<&'static str> = p
             .tools
             .iter()
             .enumerate()
             .filter(|(i, _)| listed(*i))
             .map(|(_, t)| t.descriptor_json)
             .collect();
+        if selection.discovery() {
+            tools.extend(self.discovery);
+        }
         let resources: Vec<&str> = p
             .resources
             .iter()
@@ -240,7 +262,7 @@ impl Listings {
             .filter(|(_, u)| **u)
             .map(|(pr, _)| pr.descriptor_json)
             .collect();
-        let every_tool = (0..callable.len()).all(listed);
+        let every_tool = (0..callable.len()).all(listed) && !selection.discovery();
         let era = |suffix: &str| EraPages {
             tools: match every_tool {
                 true => self.every_tool_pages(suffix),

@@ -14,6 +14,8 @@
 
 pub mod completion;
 pub mod dates;
+pub mod discovery;
+pub mod discovery_tools;
 pub mod engine;
 pub mod jsonrpc;
 pub mod listing;

@@ -85,7 +85,7 @@ impl Engine {
             return RpcError::invalid_params(format!("Unknown prompt: {name}")).into();
         };
         let prompt = &self.product.prompts[idx];
-        if !self.listings.view(&call.identity).usable_prompts[idx] {
+        if !self.view(call).usable_prompts[idx] {
             return RpcError::invalid_params(format!(
                 "Prompt {name} is not available: it uses tools this caller cannot call"
             ))

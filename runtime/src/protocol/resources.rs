@@ -57,7 +57,7 @@ impl Engine {
         if self.product.policy.workspaced && call.identity.default_workspace.is_none() {
             return self.list(call, super::listing::ListKind::Resources, params);
         }
-        let view = self.listings.view(&call.identity);
+        let view = self.view(call);
         let mut resources: Vec<Value> = self
             .product
             .resources
@@ -75,7 +75,15 @@ impl Engine {
         )
         .await
         {
-            Ok(more) => resources.extend(more),
+            // Records of templates whose read tool the selection leaves out stay out.
+            Ok(more) => resources.extend(more.into_iter().filter(|r| {
+                let uri = r.get("uri").and_then(Value::as_str).unwrap_or("");
+                match self.locate(uri) {
+                    Some(Located::Template(t, _)) => view.can_call(self.product, t.read_by),
+                    Some(Located::Fixed(f)) => view.can_call(self.product, f.read_by),
+                    None => false,
+                }
+            })),
             Err(why) => return RpcError::internal(why).into(),
         }
         Reply::Value(self.finish(call, json!({ "resources": resources }), true))
@@ -121,6 +129,13 @@ impl Engine {
             return RpcError::internal(format!("resource {uri} is read by unknown tool {read_by}"))
                 .into();
         };
+        // A resource whose read tool the request's selection leaves out does not exist for it.
+        let selected = self
+            .tool_index(read_by)
+            .is_some_and(|i| self.selection(call).visible(i));
+        if !selected {
+            return not_found(call, uri).into();
+        }
         if let Err(denial) = call.identity.can_call(tool) {
             let err = if denial.code() == errors::INSUFFICIENT_SCOPE.code {
                 &errors::INSUFFICIENT_SCOPE

@@ -1078,7 +1078,8 @@ async fn a_full_tool_listing_is_the_catalogs_joined_text_and_2025_03_26_gets_no_
     let (e, _) = engine_with(p, 500);
     let everyone = identity(&["all"], &["*"]);
     // The page of someone who may call every tool is the joined descriptor text, byte for byte.
-    let view = e.listings.view(&everyone);
+    let all = std::sync::Arc::new(runtime_model::selection::Selection::everything(p));
+    let view = e.listings.view(&everyone, &all);
     let page = &view.legacy.tools[0];
     assert!(
         page.segments().len() > 1,

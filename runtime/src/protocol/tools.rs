@@ -101,13 +101,43 @@ fn outcome_unknown_output(product: &Product, tool: &Tool, detail: &str) -> ToolO
     app_error_output(&errors::OUTCOME_UNKNOWN, Some(&detail), extra)
 }
 
+/// How a tool is reached: directly (`tools/call`: the selection's visible tools) or through the
+/// discovery `call_tool` (the selection's reachable tools). Everything after that check is the
+/// same path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Access {
+    Direct,
+    Discovery,
+}
+
 impl Engine {
     pub(crate) async fn call_tool(&self, call: &Call, params: &Map<String, Value>) -> Reply {
+        let name = params.get("name").and_then(Value::as_str).unwrap_or("");
+        if let Some(kind) = super::discovery_tools::which(self.product, name) {
+            if self.selection(call).discovery() {
+                return Box::pin(self.discovery_call(call, kind, params)).await;
+            }
+        }
+        self.call_tool_as(call, params, Access::Direct).await
+    }
+
+    /// `tools/call` of a catalog tool reached `how`. A tool outside the request's selection is
+    /// answered exactly as an unknown tool.
+    pub(crate) async fn call_tool_as(
+        &self,
+        call: &Call,
+        params: &Map<String, Value>,
+        how: Access,
+    ) -> Reply {
         let Some(name) = params.get("name").and_then(Value::as_str) else {
             return RpcError::invalid_params("Invalid params: tools/call needs `name` (a string)")
                 .into();
         };
-        let Some(idx) = self.tool_index(name) else {
+        let selection = self.selection(call);
+        let Some(idx) = self.tool_index(name).filter(|&i| match how {
+            Access::Direct => selection.visible(i),
+            Access::Discovery => selection.reachable(i),
+        }) else {
             return RpcError::invalid_params(format!("Unknown tool: {name}")).into();
         };
         let tool = &self.product.tools[idx];

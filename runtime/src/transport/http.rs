@@ -48,6 +48,8 @@ struct Route {
     server: Arc<Server>,
     engine: Arc<Engine>,
     sessions: Arc<SessionTable>,
+    /// The path before the endpoint: `/<product>` under several products, empty for one.
+    base: String,
 }
 
 /// The MCP router of a server: `/mcp` for one product, `/<product>/mcp` for several. With
@@ -64,23 +66,27 @@ fn router_with_sessions(server: Arc<Server>, sessions: Arc<SessionTable>) -> Rou
     let mut r = Router::new();
     let single = server.engines().len() == 1;
     for engine in server.engines() {
-        let path = if single {
-            "/mcp".to_string()
+        let base = if single {
+            String::new()
         } else {
-            format!("/{}/mcp", engine.product.name)
+            format!("/{}", engine.product.name)
         };
         let route = Route {
             server: server.clone(),
             engine: engine.clone(),
             sessions: sessions.clone(),
+            base: base.clone(),
         };
-        r = r.route(
-            &path,
-            post(handle_post)
-                .get(handle_get)
-                .delete(handle_delete)
-                .with_state(route),
-        );
+        // `/mcp`, and the selection paths `/x/<toolsets>/mcp` and `/readonly/mcp`.
+        for suffix in super::selection::ROUTES {
+            r = r.route(
+                &format!("{base}{suffix}"),
+                post(handle_post)
+                    .get(handle_get)
+                    .delete(handle_delete)
+                    .with_state(route.clone()),
+            );
+        }
     }
     if let Some(auth) = &server.config.auth {
         r = r.layer(middleware::from_fn_with_state(
@@ -234,6 +240,7 @@ fn status_of_refusal(why: Refusal) -> StatusCode {
             StatusCode::BAD_REQUEST
         }
         Refusal::UnknownSession => StatusCode::NOT_FOUND,
+        Refusal::SelectionChanged => StatusCode::BAD_REQUEST,
     }
 }
 
@@ -273,10 +280,14 @@ fn caller(route: &Route, ext: &axum::http::Extensions) -> Caller {
         Some(a) => Caller {
             identity: a.identity.clone(),
             bearer: Some(a.token.clone()),
+            selection: None,
+            names_selection: false,
         },
         None => Caller {
             identity: route.server.config.default_identity.clone(),
             bearer: None,
+            selection: None,
+            names_selection: false,
         },
     }
 }
@@ -293,8 +304,18 @@ async fn handle_post(State(route): State<Route>, req: Request) -> Response {
             return error_response(StatusCode::PAYLOAD_TOO_LARGE, &Value::Null, &err);
         }
     };
-    let who = caller(&route, &parts.extensions);
+    let mut who = caller(&route, &parts.extensions);
     let h = &parts.headers;
+    match super::selection::resolve(&route.engine.ceiling, h, parts.uri.path(), &route.base) {
+        Ok((selection, named)) => {
+            who.selection = selection;
+            who.names_selection = named;
+        }
+        Err(why) => {
+            let err = RpcError::invalid_params(format!("Invalid tool selection: {why}"));
+            return error_response(StatusCode::BAD_REQUEST, &Value::Null, &err);
+        }
+    }
     let session_id = h.get(headers::SESSION_ID).and_then(|v| v.to_str().ok());
     let outer = match h.get(headers::PROTOCOL_VERSION).map(|v| v.to_str()) {
         Some(Ok(v)) => Outer::Header(v.trim()),

@@ -9,5 +9,6 @@ pub mod health;
 pub mod http;
 pub mod peer;
 pub(crate) mod response;
+pub mod selection;
 pub mod stdio;
 pub mod step_up;

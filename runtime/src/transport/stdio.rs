@@ -130,6 +130,9 @@ where
     let caller = Caller {
         identity: server.config.default_identity.clone(),
         bearer: server.config.default_bearer_token.clone(),
+        // stdio has no per-request selection: the server's own (its engine's default) applies.
+        selection: None,
+        names_selection: false,
     };
     let limit = server.config.request_timeout;
     let bounds = server.config.batch_bounds();

@@ -1,0 +1,126 @@
+//! Toolsets: which tools each `toolsets[].tools` entry names, and what a selection costs a client.
+//!
+//! An entry is a tool name, a glob over tool names (`*` any run, `?` one character), or a tag
+//! (`scope:<glob>`, `read_only`, `write`, `destructive`). The validator reports entries matching
+//! nothing, tools in no toolset, and toolsets over [`MAX_TOOLSET_TOOLS`]; the Rust emitter and the
+//! docs use the resolved indices (in `tools/list` order, [`sorted_tools`]).
+
+use crate::descriptors::{self, resolve_annotations, sorted_tools};
+use crate::model::{Catalog, Tool};
+
+/// The most tools a toolset may hold: VS Code / Copilot and the OpenAI API refuse more than 128
+/// tools per request.
+pub const MAX_TOOLSET_TOOLS: usize = 128;
+
+/// The most tools the default selection may hold: Cursor sends only the first 40 tools.
+pub const MAX_DEFAULT_TOOLS: usize = 40;
+
+/// `*` matches any run of characters, `?` one; everything else itself.
+pub fn glob(pattern: &str, text: &str) -> bool {
+    let (p, t): (Vec<char>, Vec<char>) = (pattern.chars().collect(), text.chars().collect());
+    let (mut pi, mut ti) = (0, 0);
+    let (mut star, mut mark) = (None, 0);
+    while ti < t.len() {
+        if pi < p.len() && (p[pi] == '?' || p[pi] == t[ti]) {
+            pi += 1;
+            ti += 1;
+        } else if pi < p.len() && p[pi] == '*' {
+            star = Some(pi);
+            mark = ti;
+            pi += 1;
+        } else if let Some(s) = star {
+            pi = s + 1;
+            mark += 1;
+            ti = mark;
+        } else {
+            return false;
+        }
+    }
+    while pi < p.len() && p[pi] == '*' {
+        pi += 1;
+    }
+    pi == p.len()
+}
+
+/// Whether one toolset entry names this tool.
+pub fn entry_matches(entry: &str, t: &Tool) -> bool {
+    if let Some(scope) = entry.strip_prefix("scope:") {
+        return glob(scope, &t.scope);
+    }
+    let a = resolve_annotations(t);
+    match entry {
+        "read_only" => a.read_only,
+        "write" => !a.read_only,
+        "destructive" => a.destructive,
+        _ => glob(entry, &t.name),
+    }
+}
+
+/// The tools of each toolset, as indices into [`sorted_tools`], ascending.
+pub fn resolve(c: &Catalog) -> Vec<Vec<usize>> {
+    let sorted = sorted_tools(c);
+    c.toolsets
+        .iter()
+        .map(|ts| {
+            (0..sorted.len())
+                .filter(|&i| ts.tools.iter().any(|e| entry_matches(e, sorted[i])))
+                .collect()
+        })
+        .collect()
+}
+
+/// The tools of the default selection (every tool when the catalog declares no toolsets).
+pub fn default_selection(c: &Catalog) -> Vec<usize> {
+    let n = c.tools.len();
+    if c.toolsets.is_empty() {
+        return (0..n).collect();
+    }
+    let sets = resolve(c);
+    (0..n)
+        .filter(|i| {
+            c.toolsets
+                .iter()
+                .zip(&sets)
+                .any(|(ts, s)| ts.default && s.contains(i))
+        })
+        .collect()
+}
+
+/// The bytes of a 2025 `tools/list` result listing these tools (`{"tools":[…]}`), as the
+/// server sends it.
+pub fn listing_bytes(c: &Catalog, tools: &[usize]) -> usize {
+    let sorted = sorted_tools(c);
+    let body: usize = tools
+        .iter()
+        .map(|&i| {
+            serde_json::to_string(&descriptors::tool(sorted[i]))
+                .map(|s| s.len())
+                .unwrap_or(0)
+        })
+        .sum();
+    let commas = tools.len().saturating_sub(1);
+    "{\"tools\":[".len() + body + commas + "]}".len()
+}
+
+/// A rough token estimate of a listing: bytes / 4 (JSON text averages about four bytes per
+/// token in the common tokenizers; an estimate, not a count).
+pub fn tokens_estimate(bytes: usize) -> usize {
+    bytes.div_ceil(4)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::glob;
+
+    #[test]
+    fn globs_match_runs_and_single_characters() {
+        assert!(glob("banking_pix_*", "banking_pix_create"));
+        assert!(glob("*_list", "banking_pix_list"));
+        assert!(glob("a?c", "abc"));
+        assert!(!glob("a?c", "abbc"));
+        assert!(glob("a*b*c", "axxbyyc"));
+        assert!(!glob("banking_pix_*", "banking_pay"));
+        assert!(glob("exact", "exact"));
+        assert!(!glob("exact", "exactly"));
+    }
+}

@@ -1,0 +1,120 @@
+//! A request's tool selection on HTTP: the `Kobana-Toolsets`, `Kobana-Tools`,
+//! `Kobana-Exclude-Tools` and `Kobana-Read-Only` headers, and the URL paths
+//! `<base>/x/<toolset>[,<toolset>…]/mcp` and `<base>/readonly/mcp` (`<base>` = `/<product>` under
+//! `serve all`, empty for one product). What they mean is `runtime_model::selection`'s: each
+//! source is narrowed within the server's ceiling, and when both the path and the headers name a
+//! selection the request gets what both allow.
+
+use std::sync::Arc;
+
+use axum::http::{HeaderMap, HeaderName};
+use runtime_model::selection::{Ceiling, Selection, SelectionError, SelectionSpec};
+
+pub const TOOLSETS: HeaderName = HeaderName::from_static("kobana-toolsets");
+pub const TOOLS: HeaderName = HeaderName::from_static("kobana-tools");
+pub const EXCLUDE_TOOLS: HeaderName = HeaderName::from_static("kobana-exclude-tools");
+pub const READ_ONLY: HeaderName = HeaderName::from_static("kobana-read-only");
+
+/// The route suffixes a product's MCP endpoint answers on, after its base (axum syntax).
+pub const ROUTES: [&str; 3] = ["/mcp", "/x/{toolsets}/mcp", "/readonly/mcp"];
+
+/// Why a request's selection was refused (HTTP 400).
+#[derive(Debug)]
+pub enum Refused {
+    /// A header that is not text, or a read-only value that is not a boolean.
+    Malformed(String),
+    Unknown(SelectionError),
+}
+
+impl std::fmt::Display for Refused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Refused::Malformed(m) => write!(f, "{m}"),
+            Refused::Unknown(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+fn text<'h>(h: &'h HeaderMap, name: &HeaderName) -> Result<Option<&'h str>, Refused> {
+    match h.get(name) {
+        None => Ok(None),
+        Some(v) => v
+            .to_str()
+            .map(|s| Some(s.trim()))
+            .map_err(|_| Refused::Malformed(format!("the {name} header is not visible ASCII"))),
+    }
+}
+
+/// `true`/`1`/`yes` or `false`/`0`/`no` (any case).
+pub fn parse_bool(value: &str) -> Option<bool> {
+    match value.trim().to_ascii_lowercase().as_str() {
+        "true" | "1" | "yes" | "on" => Some(true),
+        "false" | "0" | "no" | "off" | "" => Some(false),
+        _ => None,
+    }
+}
+
+/// The selection the headers name.
+fn from_headers(h: &HeaderMap) -> Result<SelectionSpec, Refused> {
+    let read_only = match text(h, &READ_ONLY)? {
+        None => false,
+        Some(v) => parse_bool(v).ok_or_else(|| {
+            Refused::Malformed(format!(
+                "the {READ_ONLY} header must be true or false, not {v:?}"
+            ))
+        })?,
+    };
+    Ok(SelectionSpec {
+        toolsets: text(h, &TOOLSETS)?.map(SelectionSpec::list),
+        tools: text(h, &TOOLS)?.map(SelectionSpec::list),
+        exclude_tools: text(h, &EXCLUDE_TOOLS)?
+            .map(SelectionSpec::list)
+            .unwrap_or_default(),
+        read_only,
+    })
+}
+
+/// The selection the URL path names, after the product's base.
+fn from_path(path: &str, base: &str) -> SelectionSpec {
+    let rest = path.strip_prefix(base).unwrap_or(path);
+    if rest == "/readonly/mcp" {
+        return SelectionSpec {
+            read_only: true,
+            ..Default::default()
+        };
+    }
+    match rest
+        .strip_prefix("/x/")
+        .and_then(|r| r.strip_suffix("/mcp"))
+    {
+        Some(sets) => {
+            let decoded = percent_encoding::percent_decode_str(sets).decode_utf8_lossy();
+            SelectionSpec {
+                toolsets: Some(SelectionSpec::list(&decoded)),
+                ..Default::default()
+            }
+        }
+        None => SelectionSpec::default(),
+    }
+}
+
+/// A request's selection: `(None, false)` when it names none (the engine's default applies),
+/// else the selection and `true`.
+pub fn resolve(
+    ceiling: &Ceiling,
+    headers: &HeaderMap,
+    path: &str,
+    base: &str,
+) -> Result<(Option<Arc<Selection>>, bool), Refused> {
+    let mut named: Vec<Arc<Selection>> = Vec::new();
+    for spec in [from_path(path, base), from_headers(headers)?] {
+        if !spec.names_nothing() {
+            named.push(ceiling.narrow(&spec).map_err(Refused::Unknown)?);
+        }
+    }
+    Ok(match named.as_slice() {
+        [] => (None, false),
+        [one] => (Some(one.clone()), true),
+        [a, b, ..] => (Some(Arc::new(a.intersect(b))), true),
+    })
+}
