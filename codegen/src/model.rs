@@ -274,6 +274,26 @@ pub struct Tool {
     pub classification_note: Option<String>,
     pub scope: String,
     pub permission: String,
+    /// Whether a call may run as a task (the 2026-07-28 Tasks extension): `never` (default),
+    /// `optional` (a task when the client declares the extension) or `required` (only clients
+    /// that declare it). For long-running operations: imports, batches, bulk operations,
+    /// certificate uploads, reports.
+    #[serde(default)]
+    pub task: TaskSetting,
+    /// Why a tool that is not a write runs as a task (required on a read-only tool marked
+    /// `task:`): a read that takes long, such as generating a report.
+    #[serde(default)]
+    pub task_note: Option<String>,
+}
+
+/// The catalog's `task:` setting of a tool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum TaskSetting {
+    #[default]
+    Never,
+    Optional,
+    Required,
 }
 
 /// The MCP tool annotations. `destructiveHint` is explicit on every tool that is not read-only.

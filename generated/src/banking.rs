@@ -89,6 +89,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "admin_certificates",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_admin_certificate_delete",
@@ -118,6 +119,7 @@ static TOOLS: &[Tool] = &[
             record: "admin_certificates",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_admin_certificate_list",
@@ -148,6 +150,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "admin_certificates",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_admin_command_get",
@@ -179,6 +182,7 @@ static TOOLS: &[Tool] = &[
             record: "admin_commands",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_admin_command_list",
@@ -220,6 +224,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "admin_commands",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_admin_connection_association_create",
@@ -248,6 +253,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "admin_connection_associations",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_admin_connection_association_delete",
@@ -289,6 +295,7 @@ static TOOLS: &[Tool] = &[
                 }),
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_admin_connection_create",
@@ -319,6 +326,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "admin_connections",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_admin_connection_delete",
@@ -348,6 +356,7 @@ static TOOLS: &[Tool] = &[
             record: "admin_connections",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_admin_connection_get",
@@ -379,6 +388,7 @@ static TOOLS: &[Tool] = &[
             record: "admin_connections",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_admin_connection_list",
@@ -418,6 +428,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "admin_connections",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_admin_connection_update",
@@ -449,6 +460,7 @@ static TOOLS: &[Tool] = &[
             record: "admin_connections",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_admin_me_get",
@@ -479,6 +491,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Singleton {
             record: "admin_me",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_admin_subaccount_create",
@@ -509,6 +522,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "admin_subaccounts",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_admin_subaccount_get",
@@ -540,6 +554,7 @@ static TOOLS: &[Tool] = &[
             record: "admin_subaccounts",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_admin_subaccount_list",
@@ -577,6 +592,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "admin_subaccounts",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_admin_subaccount_update",
@@ -651,6 +667,7 @@ static TOOLS: &[Tool] = &[
             record: "admin_subaccounts",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_admin_transaction_get",
@@ -673,6 +690,7 @@ static TOOLS: &[Tool] = &[
             record: "admin_transactions",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_admin_transaction_list",
@@ -694,6 +712,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "admin_transactions",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_admin_user_create",
@@ -724,6 +743,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "admin_users",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_admin_user_delete",
@@ -753,6 +773,7 @@ static TOOLS: &[Tool] = &[
             record: "admin_users",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_admin_user_list",
@@ -783,6 +804,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "admin_users",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_admin_user_update",
@@ -838,6 +860,7 @@ static TOOLS: &[Tool] = &[
             record: "admin_users",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_automation_email_account_get",
@@ -860,6 +883,7 @@ static TOOLS: &[Tool] = &[
             record: "automation_email_accounts",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_automation_email_account_list",
@@ -881,6 +905,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "automation_email_accounts",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_automatic_pix_account_create",
@@ -911,6 +936,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "charge_automatic_pix_accounts",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_automatic_pix_account_delete",
@@ -942,6 +968,7 @@ static TOOLS: &[Tool] = &[
             record: "charge_automatic_pix_accounts",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_automatic_pix_account_get",
@@ -973,6 +1000,7 @@ static TOOLS: &[Tool] = &[
             record: "charge_automatic_pix_accounts",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_automatic_pix_account_list",
@@ -1003,6 +1031,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "charge_automatic_pix_accounts",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_automatic_pix_account_update",
@@ -1034,6 +1063,7 @@ static TOOLS: &[Tool] = &[
             record: "charge_automatic_pix_accounts",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_automatic_pix_location_create",
@@ -1064,6 +1094,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "charge_automatic_pix_locations",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_automatic_pix_location_get",
@@ -1095,6 +1126,7 @@ static TOOLS: &[Tool] = &[
             record: "charge_automatic_pix_locations",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_automatic_pix_location_list",
@@ -1131,6 +1163,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "charge_automatic_pix_locations",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_automatic_pix_pix_cancel",
@@ -1171,6 +1204,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_automatic_pix_pix_create",
@@ -1203,6 +1237,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "charge_automatic_pix_pix",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_automatic_pix_pix_get",
@@ -1234,6 +1269,7 @@ static TOOLS: &[Tool] = &[
             record: "charge_automatic_pix_pix",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_automatic_pix_pix_list",
@@ -1269,6 +1305,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "charge_automatic_pix_pix",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_automatic_pix_pix_retry",
@@ -1309,6 +1346,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_automatic_pix_pix_update",
@@ -1340,6 +1378,7 @@ static TOOLS: &[Tool] = &[
             record: "charge_automatic_pix_pix",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_automatic_pix_recurrence_cancel",
@@ -1380,6 +1419,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_automatic_pix_recurrence_create",
@@ -1410,6 +1450,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "charge_automatic_pix_recurrences",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_automatic_pix_recurrence_get",
@@ -1441,6 +1482,7 @@ static TOOLS: &[Tool] = &[
             record: "charge_automatic_pix_recurrences",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_automatic_pix_recurrence_list",
@@ -1476,6 +1518,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "charge_automatic_pix_recurrences",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_automatic_pix_recurrence_update",
@@ -1507,6 +1550,7 @@ static TOOLS: &[Tool] = &[
             record: "charge_automatic_pix_recurrences",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_automatic_pix_recurrence_update_via_command",
@@ -1547,6 +1591,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_automatic_pix_request_cancel",
@@ -1587,6 +1632,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_automatic_pix_request_create",
@@ -1619,6 +1665,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "charge_automatic_pix_requests",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_automatic_pix_request_get",
@@ -1650,6 +1697,7 @@ static TOOLS: &[Tool] = &[
             record: "charge_automatic_pix_requests",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_automatic_pix_request_list",
@@ -1686,6 +1734,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "charge_automatic_pix_requests",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_automatic_pix_request_update",
@@ -1717,6 +1766,7 @@ static TOOLS: &[Tool] = &[
             record: "charge_automatic_pix_requests",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_bank_billet_account_create",
@@ -1747,6 +1797,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "charge_bank_billet_accounts",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_bank_billet_account_delete",
@@ -1776,6 +1827,7 @@ static TOOLS: &[Tool] = &[
             record: "charge_bank_billet_accounts",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_bank_billet_account_get",
@@ -1807,6 +1859,7 @@ static TOOLS: &[Tool] = &[
             record: "charge_bank_billet_accounts",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_bank_billet_account_list",
@@ -1835,6 +1888,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "charge_bank_billet_accounts",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_bank_billet_account_request_approval",
@@ -1875,6 +1929,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_bank_billet_account_set_default",
@@ -1913,6 +1968,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_bank_billet_account_update",
@@ -1942,6 +1998,7 @@ static TOOLS: &[Tool] = &[
             record: "charge_bank_billet_accounts",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_bank_billet_account_validate",
@@ -1980,6 +2037,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_bank_billet_batch_add_bank_billets",
@@ -2021,6 +2079,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_bank_billet_batch_create",
@@ -2051,6 +2110,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "charge_bank_billet_batches",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_bank_billet_batch_delete",
@@ -2080,6 +2140,7 @@ static TOOLS: &[Tool] = &[
             record: "charge_bank_billet_batches",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_bank_billet_batch_export_get",
@@ -2109,6 +2170,7 @@ static TOOLS: &[Tool] = &[
             record: "charge_bank_billet_batch_exports",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_bank_billet_batch_export_pdf",
@@ -2149,6 +2211,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_bank_billet_batch_export_zip",
@@ -2189,6 +2252,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_bank_billet_batch_get",
@@ -2220,6 +2284,7 @@ static TOOLS: &[Tool] = &[
             record: "charge_bank_billet_batches",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_bank_billet_batch_list",
@@ -2248,6 +2313,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "charge_bank_billet_batches",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_bank_billet_batch_remove_bank_billet",
@@ -2289,6 +2355,7 @@ static TOOLS: &[Tool] = &[
                 }),
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_bank_billet_cancel",
@@ -2327,6 +2394,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_bank_billet_cancel_all",
@@ -2365,6 +2433,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_bank_billet_create",
@@ -2395,6 +2464,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "charge_bank_billets",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_bank_billet_discharge_get",
@@ -2426,6 +2496,7 @@ static TOOLS: &[Tool] = &[
             record: "charge_bank_billet_discharges",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_bank_billet_discharge_list",
@@ -2462,6 +2533,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "charge_bank_billet_discharges",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_bank_billet_duplicate",
@@ -2502,6 +2574,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_bank_billet_get",
@@ -2533,6 +2606,7 @@ static TOOLS: &[Tool] = &[
             record: "charge_bank_billets",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_bank_billet_list",
@@ -2579,6 +2653,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "charge_bank_billets",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_bank_billet_pay",
@@ -2617,6 +2692,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_bank_billet_payment_create",
@@ -2647,6 +2723,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "charge_bank_billet_payments",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_bank_billet_payment_delete",
@@ -2676,6 +2753,7 @@ static TOOLS: &[Tool] = &[
             record: "charge_bank_billet_payments",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_bank_billet_payment_get",
@@ -2707,6 +2785,7 @@ static TOOLS: &[Tool] = &[
             record: "charge_bank_billet_payments",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_bank_billet_payment_list",
@@ -2742,6 +2821,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "charge_bank_billet_payments",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_bank_billet_protest",
@@ -2780,6 +2860,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_bank_billet_registration_get",
@@ -2811,6 +2892,7 @@ static TOOLS: &[Tool] = &[
             record: "charge_bank_billet_registrations",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_bank_billet_registration_list",
@@ -2846,6 +2928,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "charge_bank_billet_registrations",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_bank_billet_remittance_create_occurrence",
@@ -2888,6 +2971,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_bank_billet_remittance_delete",
@@ -2917,6 +3001,7 @@ static TOOLS: &[Tool] = &[
             record: "charge_bank_billet_remittances",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_bank_billet_remittance_get",
@@ -2946,6 +3031,7 @@ static TOOLS: &[Tool] = &[
             record: "charge_bank_billet_remittances",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_bank_billet_remittance_list",
@@ -2983,6 +3069,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "charge_bank_billet_remittances",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_bank_billet_remittance_list_pending",
@@ -3020,6 +3107,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "charge_bank_billet_remittances",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_bank_billet_report_get",
@@ -3058,6 +3146,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "charge_bank_billets",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_bank_billet_send_email",
@@ -3096,6 +3185,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_bank_billet_send_sms",
@@ -3134,6 +3224,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_bank_billet_update",
@@ -3163,6 +3254,7 @@ static TOOLS: &[Tool] = &[
             record: "charge_bank_billets",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_customer_subscription_create",
@@ -3193,6 +3285,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "charge_customer_subscriptions",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_customer_subscription_delete",
@@ -3222,6 +3315,7 @@ static TOOLS: &[Tool] = &[
             record: "charge_customer_subscriptions",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_customer_subscription_get",
@@ -3253,6 +3347,7 @@ static TOOLS: &[Tool] = &[
             record: "charge_customer_subscriptions",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_customer_subscription_list",
@@ -3287,6 +3382,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "charge_customer_subscriptions",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_customer_subscription_next_charge",
@@ -3327,6 +3423,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_customer_subscription_update",
@@ -3438,6 +3535,7 @@ static TOOLS: &[Tool] = &[
             record: "charge_customer_subscriptions",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_discharge_create",
@@ -3478,6 +3576,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "charge_discharges",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_discharge_download",
@@ -3507,6 +3606,7 @@ static TOOLS: &[Tool] = &[
             record: "charge_discharges",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_discharge_get",
@@ -3538,6 +3638,7 @@ static TOOLS: &[Tool] = &[
             record: "charge_discharges",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_discharge_list",
@@ -3573,6 +3674,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "charge_discharges",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_discharge_pay_off",
@@ -3611,6 +3713,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_discharge_reprocess",
@@ -3649,6 +3752,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_installment_create",
@@ -3679,6 +3783,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "charge_installments",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_installment_delete",
@@ -3708,6 +3813,7 @@ static TOOLS: &[Tool] = &[
             record: "charge_installments",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_installment_get",
@@ -3739,6 +3845,7 @@ static TOOLS: &[Tool] = &[
             record: "charge_installments",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_installment_list",
@@ -3767,6 +3874,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "charge_installments",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_payment_create",
@@ -3797,6 +3905,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "charge_payments",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_payment_delete",
@@ -3826,6 +3935,7 @@ static TOOLS: &[Tool] = &[
             record: "charge_payments",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_payment_get",
@@ -3857,6 +3967,7 @@ static TOOLS: &[Tool] = &[
             record: "charge_payments",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_payment_list",
@@ -3897,6 +4008,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "charge_payments",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_pix_account_create",
@@ -3927,6 +4039,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "charge_pix_accounts",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_pix_account_delete",
@@ -3958,6 +4071,7 @@ static TOOLS: &[Tool] = &[
             record: "charge_pix_accounts",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_pix_account_get",
@@ -3989,6 +4103,7 @@ static TOOLS: &[Tool] = &[
             record: "charge_pix_accounts",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_pix_account_list",
@@ -4019,6 +4134,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "charge_pix_accounts",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_pix_account_update",
@@ -4050,6 +4166,7 @@ static TOOLS: &[Tool] = &[
             record: "charge_pix_accounts",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_pix_cancel",
@@ -4090,6 +4207,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_pix_command_get",
@@ -4121,6 +4239,7 @@ static TOOLS: &[Tool] = &[
             record: "charge_pix_commands",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_pix_command_list",
@@ -4151,6 +4270,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "charge_pix_commands",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_pix_create",
@@ -4181,6 +4301,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "charge_pix",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_pix_delete",
@@ -4210,6 +4331,7 @@ static TOOLS: &[Tool] = &[
             record: "charge_pix",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_pix_get",
@@ -4241,6 +4363,7 @@ static TOOLS: &[Tool] = &[
             record: "charge_pix",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_pix_list",
@@ -4285,6 +4408,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "charge_pix",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_pix_update",
@@ -4316,6 +4440,7 @@ static TOOLS: &[Tool] = &[
             record: "charge_pix",
             id_arg: "pix_uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_remittance_create",
@@ -4346,6 +4471,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "charge_remittances",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_remittance_create_bulk",
@@ -4384,6 +4510,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_remittance_delete",
@@ -4413,6 +4540,7 @@ static TOOLS: &[Tool] = &[
             record: "charge_remittances",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_remittance_get",
@@ -4444,6 +4572,7 @@ static TOOLS: &[Tool] = &[
             record: "charge_remittances",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_remittance_get_raw",
@@ -4473,6 +4602,7 @@ static TOOLS: &[Tool] = &[
             record: "charge_remittances",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_remittance_list",
@@ -4511,6 +4641,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "charge_remittances",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_data_bank_billet_query_create",
@@ -4541,6 +4672,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "data_bank_billet_queries",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_data_bank_billet_query_get",
@@ -4563,6 +4695,7 @@ static TOOLS: &[Tool] = &[
             record: "data_bank_billet_queries",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_data_bank_billet_query_list",
@@ -4593,6 +4726,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "data_bank_billet_queries",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_data_customer_create",
@@ -4623,6 +4757,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "data_customers",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_data_customer_find_by_cnpj_cpf",
@@ -4651,6 +4786,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "data_customers",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_data_customer_find_by_email",
@@ -4679,6 +4815,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "data_customers",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_data_customer_get",
@@ -4710,6 +4847,7 @@ static TOOLS: &[Tool] = &[
             record: "data_customers",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_data_customer_list",
@@ -4738,6 +4876,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "data_customers",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_data_customer_update",
@@ -4797,6 +4936,7 @@ static TOOLS: &[Tool] = &[
             record: "data_customers",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_data_email_delivery_get",
@@ -4828,6 +4968,7 @@ static TOOLS: &[Tool] = &[
             record: "data_email_deliveries",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_data_email_delivery_list",
@@ -4862,6 +5003,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "data_email_deliveries",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_data_email_delivery_resend",
@@ -4900,6 +5042,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_data_event_get",
@@ -4931,6 +5074,7 @@ static TOOLS: &[Tool] = &[
             record: "data_events",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_data_event_list",
@@ -4966,6 +5110,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "data_events",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_data_import_create",
@@ -5006,6 +5151,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "data_imports",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_data_import_get",
@@ -5037,6 +5183,7 @@ static TOOLS: &[Tool] = &[
             record: "data_imports",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_data_import_list",
@@ -5065,6 +5212,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "data_imports",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_data_person_get",
@@ -5087,6 +5235,7 @@ static TOOLS: &[Tool] = &[
             record: "data_people",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_data_person_list",
@@ -5108,6 +5257,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "data_people",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_data_pix_qrcode_query_create",
@@ -5138,6 +5288,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "data_pix_qrcode_queries",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_data_pix_qrcode_query_get",
@@ -5160,6 +5311,7 @@ static TOOLS: &[Tool] = &[
             record: "data_pix_qrcode_queries",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_data_pix_qrcode_query_list",
@@ -5190,6 +5342,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "data_pix_qrcode_queries",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_data_sms_delivery_get",
@@ -5221,6 +5374,7 @@ static TOOLS: &[Tool] = &[
             record: "data_sms_deliveries",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_data_sms_delivery_list",
@@ -5255,6 +5409,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "data_sms_deliveries",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_data_sms_delivery_resend",
@@ -5293,6 +5448,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_data_webhook_create",
@@ -5323,6 +5479,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "data_webhooks",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_data_webhook_delete",
@@ -5352,6 +5509,7 @@ static TOOLS: &[Tool] = &[
             record: "data_webhooks",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_data_webhook_delivery_get",
@@ -5383,6 +5541,7 @@ static TOOLS: &[Tool] = &[
             record: "data_webhook_deliveries",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_data_webhook_delivery_list",
@@ -5420,6 +5579,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "data_webhook_deliveries",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_data_webhook_delivery_resend",
@@ -5458,6 +5618,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_data_webhook_get",
@@ -5489,6 +5650,7 @@ static TOOLS: &[Tool] = &[
             record: "data_webhooks",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_data_webhook_list",
@@ -5517,6 +5679,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "data_webhooks",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_data_webhook_update",
@@ -5561,6 +5724,7 @@ static TOOLS: &[Tool] = &[
             record: "data_webhooks",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_edi_edi_box_create",
@@ -5591,6 +5755,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "edi_edi_boxes",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_edi_edi_box_get",
@@ -5622,6 +5787,7 @@ static TOOLS: &[Tool] = &[
             record: "edi_edi_boxes",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_edi_edi_box_list",
@@ -5652,6 +5818,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "edi_edi_boxes",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_edi_edi_box_update",
@@ -5702,6 +5869,7 @@ static TOOLS: &[Tool] = &[
             record: "edi_edi_boxes",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_financial_account_command_get",
@@ -5738,6 +5906,7 @@ static TOOLS: &[Tool] = &[
             record: "financial_account_commands",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_financial_account_command_list",
@@ -5770,6 +5939,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "financial_account_commands",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_financial_account_create",
@@ -5800,6 +5970,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "financial_accounts",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_financial_account_delete",
@@ -5831,6 +6002,7 @@ static TOOLS: &[Tool] = &[
             record: "financial_accounts",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_financial_account_get",
@@ -5862,6 +6034,7 @@ static TOOLS: &[Tool] = &[
             record: "financial_accounts",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_financial_account_list",
@@ -5892,6 +6065,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "financial_accounts",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_financial_account_update",
@@ -5923,6 +6097,7 @@ static TOOLS: &[Tool] = &[
             record: "financial_accounts",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_financial_balance_create",
@@ -5955,6 +6130,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "financial_balances",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_financial_balance_get",
@@ -5991,6 +6167,7 @@ static TOOLS: &[Tool] = &[
             record: "financial_balances",
             id_arg: "balance_uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_financial_balance_list",
@@ -6023,6 +6200,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "financial_balances",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_financial_provider_list",
@@ -6053,6 +6231,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "financial_providers",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_financial_statement_category_list",
@@ -6083,6 +6262,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "financial_statement_categories",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_financial_statement_transaction_import_create",
@@ -6125,6 +6305,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "financial_statement_transaction_imports",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_financial_statement_transaction_import_get",
@@ -6161,6 +6342,7 @@ static TOOLS: &[Tool] = &[
             record: "financial_statement_transaction_imports",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_financial_statement_transaction_import_list",
@@ -6203,6 +6385,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "financial_statement_transaction_imports",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_financial_statement_transaction_list",
@@ -6253,6 +6436,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "financial_statement_transactions",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_financial_statement_transaction_summarize",
@@ -6292,6 +6476,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "financial_statement_transactions",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_financial_statement_transaction_sync_create",
@@ -6324,6 +6509,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "financial_statement_transaction_syncs",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_financial_statement_transaction_sync_get",
@@ -6360,6 +6546,7 @@ static TOOLS: &[Tool] = &[
             record: "financial_statement_transaction_syncs",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_financial_statement_transaction_sync_list",
@@ -6392,6 +6579,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "financial_statement_transaction_syncs",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_mailbox_channels_email_activate",
@@ -6432,6 +6620,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_mailbox_channels_email_create",
@@ -6462,6 +6651,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "mailbox_channels_email",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_mailbox_channels_email_deactivate",
@@ -6502,6 +6692,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_mailbox_channels_email_delete",
@@ -6531,6 +6722,7 @@ static TOOLS: &[Tool] = &[
             record: "mailbox_channels_email",
             id_arg: "entry_id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_mailbox_channels_email_get",
@@ -6562,6 +6754,7 @@ static TOOLS: &[Tool] = &[
             record: "mailbox_channels_email",
             id_arg: "entry_id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_mailbox_channels_email_update",
@@ -6593,6 +6786,7 @@ static TOOLS: &[Tool] = &[
             record: "mailbox_channels_email",
             id_arg: "entry_id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_mailbox_channels_s3_activate",
@@ -6633,6 +6827,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_mailbox_channels_s3_create",
@@ -6663,6 +6858,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "mailbox_channels_s3",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_mailbox_channels_s3_deactivate",
@@ -6703,6 +6899,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_mailbox_channels_s3_delete",
@@ -6732,6 +6929,7 @@ static TOOLS: &[Tool] = &[
             record: "mailbox_channels_s3",
             id_arg: "entry_id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_mailbox_channels_s3_fetch",
@@ -6772,6 +6970,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_mailbox_channels_s3_get",
@@ -6803,6 +7002,7 @@ static TOOLS: &[Tool] = &[
             record: "mailbox_channels_s3",
             id_arg: "entry_id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_mailbox_channels_s3_update_password",
@@ -6843,6 +7043,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_mailbox_channels_sftp_activate",
@@ -6883,6 +7084,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_mailbox_channels_sftp_create",
@@ -6913,6 +7115,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "mailbox_channels_sftp",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_mailbox_channels_sftp_deactivate",
@@ -6953,6 +7156,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_mailbox_channels_sftp_delete",
@@ -6982,6 +7186,7 @@ static TOOLS: &[Tool] = &[
             record: "mailbox_channels_sftp",
             id_arg: "entry_id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_mailbox_channels_sftp_fetch",
@@ -7022,6 +7227,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_mailbox_channels_sftp_get",
@@ -7053,6 +7259,7 @@ static TOOLS: &[Tool] = &[
             record: "mailbox_channels_sftp",
             id_arg: "entry_id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_mailbox_channels_sftp_update",
@@ -7084,6 +7291,7 @@ static TOOLS: &[Tool] = &[
             record: "mailbox_channels_sftp",
             id_arg: "entry_id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_mailbox_channels_sftp_update_password",
@@ -7126,6 +7334,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_mailbox_channels_syncthing_activate",
@@ -7166,6 +7375,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_mailbox_channels_syncthing_create",
@@ -7196,6 +7406,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "mailbox_channels_syncthing",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_mailbox_channels_syncthing_deactivate",
@@ -7238,6 +7449,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_mailbox_channels_syncthing_delete",
@@ -7267,6 +7479,7 @@ static TOOLS: &[Tool] = &[
             record: "mailbox_channels_syncthing",
             id_arg: "entry_id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_mailbox_channels_syncthing_get",
@@ -7298,6 +7511,7 @@ static TOOLS: &[Tool] = &[
             record: "mailbox_channels_syncthing",
             id_arg: "entry_id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_mailbox_channels_syncthing_resend_invites",
@@ -7340,6 +7554,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_mailbox_channels_syncthing_update",
@@ -7371,6 +7586,7 @@ static TOOLS: &[Tool] = &[
             record: "mailbox_channels_syncthing",
             id_arg: "entry_id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_mailbox_channels_syncthing_update_status",
@@ -7413,6 +7629,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_mailbox_channels_whatsapp_activate",
@@ -7453,6 +7670,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_mailbox_channels_whatsapp_create",
@@ -7483,6 +7701,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "mailbox_channels_whatsapp",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_mailbox_channels_whatsapp_deactivate",
@@ -7523,6 +7742,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_mailbox_channels_whatsapp_delete",
@@ -7552,6 +7772,7 @@ static TOOLS: &[Tool] = &[
             record: "mailbox_channels_whatsapp",
             id_arg: "entry_id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_mailbox_channels_whatsapp_get",
@@ -7583,6 +7804,7 @@ static TOOLS: &[Tool] = &[
             record: "mailbox_channels_whatsapp",
             id_arg: "entry_id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_mailbox_channels_whatsapp_update",
@@ -7614,6 +7836,7 @@ static TOOLS: &[Tool] = &[
             record: "mailbox_channels_whatsapp",
             id_arg: "entry_id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_mailbox_entry_create",
@@ -7644,6 +7867,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "mailbox_entries",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_mailbox_entry_delete",
@@ -7673,6 +7897,7 @@ static TOOLS: &[Tool] = &[
             record: "mailbox_entries",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_mailbox_entry_get",
@@ -7704,6 +7929,7 @@ static TOOLS: &[Tool] = &[
             record: "mailbox_entries",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_mailbox_entry_list",
@@ -7734,6 +7960,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "mailbox_entries",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_mailbox_entry_update",
@@ -7783,6 +8010,7 @@ static TOOLS: &[Tool] = &[
             record: "mailbox_entries",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_mailbox_file_create",
@@ -7813,6 +8041,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "mailbox_files",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_mailbox_file_delete",
@@ -7842,6 +8071,7 @@ static TOOLS: &[Tool] = &[
             record: "mailbox_files",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_mailbox_file_get",
@@ -7873,6 +8103,7 @@ static TOOLS: &[Tool] = &[
             record: "mailbox_files",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_mailbox_file_list",
@@ -7903,6 +8134,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "mailbox_files",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_mailbox_file_update",
@@ -7950,6 +8182,7 @@ static TOOLS: &[Tool] = &[
             record: "mailbox_files",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_payment_bank_billet_batch_create",
@@ -7980,6 +8213,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "payment_batches",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_payment_bank_billet_cancel",
@@ -8020,6 +8254,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_payment_bank_billet_create",
@@ -8050,6 +8285,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "payment_bank_billets",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_payment_bank_billet_get",
@@ -8081,6 +8317,7 @@ static TOOLS: &[Tool] = &[
             record: "payment_bank_billets",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_payment_bank_billet_list",
@@ -8111,6 +8348,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "payment_bank_billets",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_payment_batch_approve",
@@ -8151,6 +8389,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_payment_batch_cancel",
@@ -8191,6 +8430,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_payment_batch_get",
@@ -8222,6 +8462,7 @@ static TOOLS: &[Tool] = &[
             record: "payment_batches",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_payment_batch_list",
@@ -8252,6 +8493,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "payment_batches",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_payment_batch_reprove",
@@ -8292,6 +8534,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_payment_darf_get",
@@ -8325,6 +8568,7 @@ static TOOLS: &[Tool] = &[
             field: "kind",
             value: "darf",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_payment_dda_account_create",
@@ -8355,6 +8599,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "payment_dda_accounts",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_payment_dda_account_disable",
@@ -8395,6 +8640,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_payment_dda_account_enable",
@@ -8435,6 +8681,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_payment_dda_account_get",
@@ -8466,6 +8713,7 @@ static TOOLS: &[Tool] = &[
             record: "payment_dda_accounts",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_payment_dda_account_list",
@@ -8496,6 +8744,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "payment_dda_accounts",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_payment_dda_account_update",
@@ -8527,6 +8776,7 @@ static TOOLS: &[Tool] = &[
             record: "payment_dda_accounts",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_payment_dda_bank_billet_delete",
@@ -8556,6 +8806,7 @@ static TOOLS: &[Tool] = &[
             record: "payment_dda_bank_billets",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_payment_dda_bank_billet_get",
@@ -8587,6 +8838,7 @@ static TOOLS: &[Tool] = &[
             record: "payment_dda_bank_billets",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_payment_dda_bank_billet_list",
@@ -8617,6 +8869,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "payment_dda_bank_billets",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_payment_dda_bank_billet_reject",
@@ -8657,6 +8910,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_payment_dda_bank_billet_release",
@@ -8697,6 +8951,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_payment_payment_account_create",
@@ -8727,6 +8982,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "payment_payment_accounts",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_payment_payment_account_get",
@@ -8758,6 +9014,7 @@ static TOOLS: &[Tool] = &[
             record: "payment_payment_accounts",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_payment_payment_account_list",
@@ -8788,6 +9045,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "payment_payment_accounts",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_payment_payment_account_update",
@@ -8832,6 +9090,7 @@ static TOOLS: &[Tool] = &[
             record: "payment_payment_accounts",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_payment_payment_approve",
@@ -8872,6 +9131,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_payment_payment_cancel",
@@ -8912,6 +9172,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_payment_payment_create",
@@ -8942,6 +9203,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "payment_payments",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_payment_payment_get",
@@ -8973,6 +9235,7 @@ static TOOLS: &[Tool] = &[
             record: "payment_payments",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_payment_payment_list",
@@ -9017,6 +9280,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "payment_payments",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_payment_pix_batch_create",
@@ -9047,6 +9311,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "payment_batches",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_payment_pix_cancel",
@@ -9087,6 +9352,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_payment_pix_create",
@@ -9117,6 +9383,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "payment_pix",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_payment_pix_get",
@@ -9148,6 +9415,7 @@ static TOOLS: &[Tool] = &[
             record: "payment_pix",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_payment_pix_list",
@@ -9178,6 +9446,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "payment_pix",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_payment_tax_batch_create",
@@ -9208,6 +9477,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "payment_batches",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_payment_tax_cancel",
@@ -9248,6 +9518,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_payment_tax_create",
@@ -9278,6 +9549,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "payment_taxes",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_payment_tax_get",
@@ -9309,6 +9581,7 @@ static TOOLS: &[Tool] = &[
             record: "payment_taxes",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_payment_tax_list",
@@ -9339,6 +9612,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "payment_taxes",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_payment_utility_batch_create",
@@ -9369,6 +9643,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "payment_batches",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_payment_utility_cancel",
@@ -9409,6 +9684,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_payment_utility_create",
@@ -9439,6 +9715,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "payment_utilities",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_payment_utility_get",
@@ -9470,6 +9747,7 @@ static TOOLS: &[Tool] = &[
             record: "payment_utilities",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_payment_utility_list",
@@ -9500,6 +9778,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "payment_utilities",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_remittance_payment_get",
@@ -9522,6 +9801,7 @@ static TOOLS: &[Tool] = &[
             record: "remittance_payments",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_remittance_payment_list",
@@ -9543,6 +9823,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "remittance_payments",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_transfer_batch_approve",
@@ -9583,6 +9864,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_transfer_batch_cancel",
@@ -9623,6 +9905,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_transfer_batch_get",
@@ -9654,6 +9937,7 @@ static TOOLS: &[Tool] = &[
             record: "transfer_batches",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_transfer_batch_list",
@@ -9684,6 +9968,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "transfer_batches",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_transfer_batch_reprove",
@@ -9724,6 +10009,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_transfer_internal_approve",
@@ -9762,6 +10048,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_transfer_internal_batch_create",
@@ -9792,6 +10079,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "transfer_batches",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_transfer_internal_cancel",
@@ -9832,6 +10120,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_transfer_internal_create",
@@ -9862,6 +10151,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "transfer_internal",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_transfer_internal_get",
@@ -9893,6 +10183,7 @@ static TOOLS: &[Tool] = &[
             record: "transfer_internal",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_transfer_internal_list",
@@ -9923,6 +10214,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "transfer_internal",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_transfer_internal_reschedule",
@@ -9961,6 +10253,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_transfer_pix_approve",
@@ -10001,6 +10294,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_transfer_pix_batch_create",
@@ -10031,6 +10325,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "transfer_batches",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_transfer_pix_cancel",
@@ -10071,6 +10366,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_transfer_pix_create",
@@ -10101,6 +10397,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "transfer_pix",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_transfer_pix_get",
@@ -10132,6 +10429,7 @@ static TOOLS: &[Tool] = &[
             record: "transfer_pix",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_transfer_pix_list",
@@ -10162,6 +10460,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "transfer_pix",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_transfer_pix_reschedule",
@@ -10202,6 +10501,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_transfer_ted_approve",
@@ -10242,6 +10542,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_transfer_ted_batch_create",
@@ -10272,6 +10573,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "transfer_batches",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_transfer_ted_cancel",
@@ -10312,6 +10614,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_transfer_ted_create",
@@ -10342,6 +10645,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "transfer_ted",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_transfer_ted_get",
@@ -10373,6 +10677,7 @@ static TOOLS: &[Tool] = &[
             record: "transfer_ted",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_transfer_ted_list",
@@ -10403,6 +10708,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "transfer_ted",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_transfer_ted_reschedule",
@@ -10443,6 +10749,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_transfer_transfer_account_create",
@@ -10473,6 +10780,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "transfer_transfer_accounts",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_transfer_transfer_account_get",
@@ -10504,6 +10812,7 @@ static TOOLS: &[Tool] = &[
             record: "transfer_transfer_accounts",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_transfer_transfer_account_list",
@@ -10534,6 +10843,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "transfer_transfer_accounts",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_transfer_transfer_account_update",
@@ -10578,6 +10888,7 @@ static TOOLS: &[Tool] = &[
             record: "transfer_transfer_accounts",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_transfer_transfer_cancel",
@@ -10618,6 +10929,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_transfer_transfer_create",
@@ -10648,6 +10960,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "transfer_transfers",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_transfer_transfer_get",
@@ -10679,6 +10992,7 @@ static TOOLS: &[Tool] = &[
             record: "transfer_transfers",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_transfer_transfer_list",
@@ -10709,6 +11023,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "transfer_transfers",
         },
+        task: TaskSupport::Never,
     },
 ];
 /// Every tool descriptor, in that order, joined by commas.

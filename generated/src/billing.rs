@@ -63,6 +63,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "customers",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "billing_customers_delete",
@@ -94,6 +95,7 @@ static TOOLS: &[Tool] = &[
             record: "customers",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "billing_customers_get",
@@ -123,6 +125,7 @@ static TOOLS: &[Tool] = &[
             record: "customers",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "billing_customers_list",
@@ -151,6 +154,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "customers",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "billing_customers_update",
@@ -180,6 +184,7 @@ static TOOLS: &[Tool] = &[
             record: "customers",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "billing_invoices_cancel",
@@ -220,6 +225,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "billing_invoices_create",
@@ -248,6 +254,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "invoices",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "billing_invoices_delete",
@@ -279,6 +286,7 @@ static TOOLS: &[Tool] = &[
             record: "invoices",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "billing_invoices_finalize",
@@ -317,6 +325,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "billing_invoices_get",
@@ -346,6 +355,7 @@ static TOOLS: &[Tool] = &[
             record: "invoices",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "billing_invoices_get_pdf",
@@ -375,6 +385,7 @@ static TOOLS: &[Tool] = &[
             record: "invoices",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "billing_invoices_list",
@@ -415,6 +426,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "invoices",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "billing_invoices_send_reminder",
@@ -453,6 +465,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "billing_invoices_update",
@@ -482,6 +495,7 @@ static TOOLS: &[Tool] = &[
             record: "invoices",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "billing_nfes_cancel",
@@ -522,6 +536,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "billing_nfes_create",
@@ -550,6 +565,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "nfes",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "billing_nfes_get",
@@ -579,6 +595,7 @@ static TOOLS: &[Tool] = &[
             record: "nfes",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "billing_nfes_get_danfe",
@@ -608,6 +625,7 @@ static TOOLS: &[Tool] = &[
             record: "nfes",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "billing_nfes_get_xml",
@@ -637,6 +655,7 @@ static TOOLS: &[Tool] = &[
             record: "nfes",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "billing_nfes_list",
@@ -670,6 +689,7 @@ static TOOLS: &[Tool] = &[
             operation_ref: Some("GET /v1/billing/nfes"),
         }),
         operation: Operation::List { record: "nfes" },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "billing_organization_get",
@@ -698,6 +718,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Singleton {
             record: "organization",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "billing_payments_create",
@@ -726,6 +747,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "payments",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "billing_payments_get",
@@ -755,6 +777,7 @@ static TOOLS: &[Tool] = &[
             record: "payments",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "billing_payments_list",
@@ -793,6 +816,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "payments",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "billing_payments_refund",
@@ -833,6 +857,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "billing_payments_void",
@@ -873,6 +898,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "billing_refunds_get",
@@ -902,6 +928,7 @@ static TOOLS: &[Tool] = &[
             record: "refunds",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "billing_refunds_list",
@@ -930,6 +957,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "refunds",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "billing_schemas_get",
@@ -949,6 +977,7 @@ static TOOLS: &[Tool] = &[
         permission: "schemas.read",
         binding: Binding::Extension("schema_entry"),
         operation: Operation::Custom,
+        task: TaskSupport::Never,
     },
     Tool {
         name: "billing_schemas_list",
@@ -968,6 +997,7 @@ static TOOLS: &[Tool] = &[
         permission: "schemas.read",
         binding: Binding::Extension("schema_catalog"),
         operation: Operation::Custom,
+        task: TaskSupport::Never,
     },
     Tool {
         name: "billing_subscriptions_cancel",
@@ -1008,6 +1038,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "billing_subscriptions_create",
@@ -1036,6 +1067,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "subscriptions",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "billing_subscriptions_get",
@@ -1065,6 +1097,7 @@ static TOOLS: &[Tool] = &[
             record: "subscriptions",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "billing_subscriptions_list",
@@ -1101,6 +1134,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "subscriptions",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "billing_subscriptions_pause",
@@ -1139,6 +1173,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "billing_subscriptions_resume",
@@ -1177,6 +1212,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "billing_subscriptions_update",
@@ -1206,6 +1242,7 @@ static TOOLS: &[Tool] = &[
             record: "subscriptions",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
 ];
 /// Every tool descriptor, in that order, joined by commas.

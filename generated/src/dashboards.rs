@@ -65,6 +65,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "invites",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "dashboards_invites_get",
@@ -94,6 +95,7 @@ static TOOLS: &[Tool] = &[
             record: "invites",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "dashboards_invites_list",
@@ -122,6 +124,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "invites",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "dashboards_invites_resend",
@@ -162,6 +165,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "dashboards_invites_revoke",
@@ -202,6 +206,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "dashboards_organization_get",
@@ -230,6 +235,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Singleton {
             record: "organization",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "dashboards_portal_sessions_end",
@@ -270,6 +276,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "dashboards_portal_sessions_get",
@@ -299,6 +306,7 @@ static TOOLS: &[Tool] = &[
             record: "portal_sessions",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "dashboards_portal_sessions_list",
@@ -327,6 +335,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "portal_sessions",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "dashboards_portal_users_create",
@@ -357,6 +366,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "portal_users",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "dashboards_portal_users_deactivate",
@@ -397,6 +407,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "dashboards_portal_users_delete",
@@ -428,6 +439,7 @@ static TOOLS: &[Tool] = &[
             record: "portal_users",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "dashboards_portal_users_get",
@@ -457,6 +469,7 @@ static TOOLS: &[Tool] = &[
             record: "portal_users",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "dashboards_portal_users_list",
@@ -485,6 +498,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "portal_users",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "dashboards_portal_users_reactivate",
@@ -523,6 +537,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "dashboards_portal_users_resend_invite",
@@ -563,6 +578,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "dashboards_portal_users_suspend",
@@ -603,6 +619,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "dashboards_portal_users_update",
@@ -632,6 +649,7 @@ static TOOLS: &[Tool] = &[
             record: "portal_users",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "dashboards_schemas_get",
@@ -651,6 +669,7 @@ static TOOLS: &[Tool] = &[
         permission: "schemas.read",
         binding: Binding::Extension("schema_entry"),
         operation: Operation::Custom,
+        task: TaskSupport::Never,
     },
     Tool {
         name: "dashboards_schemas_list",
@@ -670,6 +689,7 @@ static TOOLS: &[Tool] = &[
         permission: "schemas.read",
         binding: Binding::Extension("schema_catalog"),
         operation: Operation::Custom,
+        task: TaskSupport::Never,
     },
     Tool {
         name: "dashboards_team_members_get",
@@ -699,6 +719,7 @@ static TOOLS: &[Tool] = &[
             record: "team_members",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "dashboards_team_members_list",
@@ -727,6 +748,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "team_members",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "dashboards_team_members_reactivate",
@@ -765,6 +787,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "dashboards_team_members_remove",
@@ -796,6 +819,7 @@ static TOOLS: &[Tool] = &[
             record: "team_members",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "dashboards_team_members_suspend",
@@ -836,6 +860,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "dashboards_team_members_update",
@@ -865,6 +890,7 @@ static TOOLS: &[Tool] = &[
             record: "team_members",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
 ];
 /// Every tool descriptor, in that order, joined by commas.

@@ -63,6 +63,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "attachments",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_attachments_delete",
@@ -94,6 +95,7 @@ static TOOLS: &[Tool] = &[
             record: "attachments",
             id_arg: "attachment_id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_attachments_download",
@@ -123,6 +125,7 @@ static TOOLS: &[Tool] = &[
             record: "attachments",
             id_arg: "attachment_id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_attachments_get",
@@ -154,6 +157,7 @@ static TOOLS: &[Tool] = &[
             record: "attachments",
             id_arg: "attachment_id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_attachments_list",
@@ -190,6 +194,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "attachments",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_balances_adjust",
@@ -222,6 +227,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "balances",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_balances_get",
@@ -255,6 +261,7 @@ static TOOLS: &[Tool] = &[
             record: "balances",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_balances_latest",
@@ -285,6 +292,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Latest {
             record: "balances",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_balances_list",
@@ -323,6 +331,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "balances",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_categories_create",
@@ -351,6 +360,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "categories",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_categories_delete",
@@ -382,6 +392,7 @@ static TOOLS: &[Tool] = &[
             record: "categories",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_categories_get",
@@ -413,6 +424,7 @@ static TOOLS: &[Tool] = &[
             record: "categories",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_categories_list",
@@ -441,6 +453,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "categories",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_categories_update",
@@ -470,6 +483,7 @@ static TOOLS: &[Tool] = &[
             record: "categories",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_companies_create",
@@ -498,6 +512,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "companies",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_companies_delete",
@@ -529,6 +544,7 @@ static TOOLS: &[Tool] = &[
             record: "companies",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_companies_get",
@@ -560,6 +576,7 @@ static TOOLS: &[Tool] = &[
             record: "companies",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_companies_list",
@@ -595,6 +612,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "companies",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_companies_update",
@@ -624,6 +642,7 @@ static TOOLS: &[Tool] = &[
             record: "companies",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_financial_accounts_create",
@@ -652,6 +671,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "financial_accounts",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_financial_accounts_delete",
@@ -683,6 +703,7 @@ static TOOLS: &[Tool] = &[
             record: "financial_accounts",
             id_arg: "account_id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_financial_accounts_get",
@@ -714,6 +735,7 @@ static TOOLS: &[Tool] = &[
             record: "financial_accounts",
             id_arg: "account_id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_financial_accounts_list",
@@ -750,6 +772,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "financial_accounts",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_financial_accounts_update",
@@ -779,6 +802,7 @@ static TOOLS: &[Tool] = &[
             record: "financial_accounts",
             id_arg: "account_id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_financial_transactions_create",
@@ -807,6 +831,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "financial_transactions",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_financial_transactions_delete",
@@ -838,6 +863,7 @@ static TOOLS: &[Tool] = &[
             record: "financial_transactions",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_financial_transactions_get",
@@ -869,6 +895,7 @@ static TOOLS: &[Tool] = &[
             record: "financial_transactions",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_financial_transactions_list",
@@ -910,6 +937,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "financial_transactions",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_financial_transactions_reconcile",
@@ -950,6 +978,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_financial_transactions_update",
@@ -979,6 +1008,7 @@ static TOOLS: &[Tool] = &[
             record: "financial_transactions",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_fiscal_documents_create_payable",
@@ -1017,6 +1047,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_fiscal_documents_get",
@@ -1048,6 +1079,7 @@ static TOOLS: &[Tool] = &[
             record: "fiscal_documents",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_fiscal_documents_ignore",
@@ -1086,6 +1118,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_fiscal_documents_list",
@@ -1125,6 +1158,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "fiscal_documents",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_payables_cancel",
@@ -1165,6 +1199,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_payables_create",
@@ -1193,6 +1228,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "payables",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_payables_delete",
@@ -1224,6 +1260,7 @@ static TOOLS: &[Tool] = &[
             record: "payables",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_payables_get",
@@ -1255,6 +1292,7 @@ static TOOLS: &[Tool] = &[
             record: "payables",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_payables_list",
@@ -1297,6 +1335,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "payables",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_payables_pay",
@@ -1337,6 +1376,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_payables_update",
@@ -1366,6 +1406,7 @@ static TOOLS: &[Tool] = &[
             record: "payables",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_people_create",
@@ -1394,6 +1435,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "people",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_people_delete",
@@ -1425,6 +1467,7 @@ static TOOLS: &[Tool] = &[
             record: "people",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_people_get",
@@ -1456,6 +1499,7 @@ static TOOLS: &[Tool] = &[
             record: "people",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_people_list",
@@ -1492,6 +1536,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "people",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_people_update",
@@ -1521,6 +1566,7 @@ static TOOLS: &[Tool] = &[
             record: "people",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_receivables_cancel",
@@ -1561,6 +1607,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_receivables_charge",
@@ -1601,6 +1648,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_receivables_create",
@@ -1629,6 +1677,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "receivables",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_receivables_delete",
@@ -1660,6 +1709,7 @@ static TOOLS: &[Tool] = &[
             record: "receivables",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_receivables_get",
@@ -1691,6 +1741,7 @@ static TOOLS: &[Tool] = &[
             record: "receivables",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_receivables_list",
@@ -1733,6 +1784,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "receivables",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_receivables_update",
@@ -1762,6 +1814,7 @@ static TOOLS: &[Tool] = &[
             record: "receivables",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_schemas_get",
@@ -1781,6 +1834,7 @@ static TOOLS: &[Tool] = &[
         permission: "finance.schemas.read",
         binding: Binding::Extension("schema_entry"),
         operation: Operation::Custom,
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_schemas_list",
@@ -1800,6 +1854,7 @@ static TOOLS: &[Tool] = &[
         permission: "finance.schemas.read",
         binding: Binding::Extension("schema_catalog"),
         operation: Operation::Custom,
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_transfers_cancel",
@@ -1840,6 +1895,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_transfers_create",
@@ -1870,6 +1926,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "transfers",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_transfers_get",
@@ -1901,6 +1958,7 @@ static TOOLS: &[Tool] = &[
             record: "transfers",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_transfers_list",
@@ -1939,6 +1997,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "transfers",
         },
+        task: TaskSupport::Never,
     },
 ];
 /// Every tool descriptor, in that order, joined by commas.

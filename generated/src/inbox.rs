@@ -66,6 +66,7 @@ static TOOLS: &[Tool] = &[
             record: "agent_runs",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "agent_runs_list",
@@ -106,6 +107,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "agent_runs",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "agents_create",
@@ -134,6 +136,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "agents",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "agents_delete",
@@ -165,6 +168,7 @@ static TOOLS: &[Tool] = &[
             record: "agents",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "agents_get",
@@ -196,6 +200,7 @@ static TOOLS: &[Tool] = &[
             record: "agents",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "agents_list",
@@ -231,6 +236,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "agents",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "agents_update",
@@ -260,6 +266,7 @@ static TOOLS: &[Tool] = &[
             record: "agents",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "emails_delete",
@@ -291,6 +298,7 @@ static TOOLS: &[Tool] = &[
             record: "emails",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "emails_get",
@@ -322,6 +330,7 @@ static TOOLS: &[Tool] = &[
             record: "emails",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "emails_get_eml",
@@ -353,6 +362,7 @@ static TOOLS: &[Tool] = &[
             record: "emails",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "emails_list",
@@ -391,6 +401,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "emails",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "emails_reprocess",
@@ -431,6 +442,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "inboxes_add_recipient",
@@ -474,6 +486,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "inboxes_create",
@@ -502,6 +515,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "inboxes",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "inboxes_delete",
@@ -533,6 +547,7 @@ static TOOLS: &[Tool] = &[
             record: "inboxes",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "inboxes_get",
@@ -564,6 +579,7 @@ static TOOLS: &[Tool] = &[
             record: "inboxes",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "inboxes_list",
@@ -599,6 +615,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "inboxes",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "inboxes_remove_recipient",
@@ -642,6 +659,7 @@ static TOOLS: &[Tool] = &[
                 }),
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "inboxes_update",
@@ -671,6 +689,7 @@ static TOOLS: &[Tool] = &[
             record: "inboxes",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "models_get",
@@ -702,6 +721,7 @@ static TOOLS: &[Tool] = &[
             record: "models",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "models_list",
@@ -737,6 +757,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "models",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "secrets_create",
@@ -765,6 +786,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "secrets",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "secrets_delete",
@@ -796,6 +818,7 @@ static TOOLS: &[Tool] = &[
             record: "secrets",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "secrets_get",
@@ -827,6 +850,7 @@ static TOOLS: &[Tool] = &[
             record: "secrets",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "secrets_list",
@@ -855,6 +879,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "secrets",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "secrets_update",
@@ -884,6 +909,7 @@ static TOOLS: &[Tool] = &[
             record: "secrets",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "system_events_get",
@@ -915,6 +941,7 @@ static TOOLS: &[Tool] = &[
             record: "system_events",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "system_events_list",
@@ -953,6 +980,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "system_events",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "usage_get",
@@ -984,6 +1012,7 @@ static TOOLS: &[Tool] = &[
             record: "usage",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "usage_list",
@@ -1018,6 +1047,7 @@ static TOOLS: &[Tool] = &[
             operation_ref: Some("GET /v2/inbox/usage"),
         }),
         operation: Operation::List { record: "usage" },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "usage_summary",
@@ -1047,6 +1077,7 @@ static TOOLS: &[Tool] = &[
             record: "usage",
             days: 30u32,
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "webhooks_create",
@@ -1075,6 +1106,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "webhooks",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "webhooks_delete",
@@ -1106,6 +1138,7 @@ static TOOLS: &[Tool] = &[
             record: "webhooks",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "webhooks_deliveries_get",
@@ -1137,6 +1170,7 @@ static TOOLS: &[Tool] = &[
             record: "webhook_deliveries",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "webhooks_deliveries_list",
@@ -1175,6 +1209,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "webhook_deliveries",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "webhooks_deliveries_replay",
@@ -1215,6 +1250,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "webhooks_get",
@@ -1246,6 +1282,7 @@ static TOOLS: &[Tool] = &[
             record: "webhooks",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "webhooks_list",
@@ -1274,6 +1311,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "webhooks",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "webhooks_rotate_secret",
@@ -1314,6 +1352,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "webhooks_test",
@@ -1344,6 +1383,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "webhook_deliveries",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "webhooks_update",
@@ -1373,6 +1413,7 @@ static TOOLS: &[Tool] = &[
             record: "webhooks",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "workflow_runs_get",
@@ -1404,6 +1445,7 @@ static TOOLS: &[Tool] = &[
             record: "workflow_runs",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "workflow_runs_list",
@@ -1441,6 +1483,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "workflow_runs",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "workspaces_get",
@@ -1472,6 +1515,7 @@ static TOOLS: &[Tool] = &[
             record: "workspaces",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "workspaces_list",
@@ -1507,6 +1551,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "workspaces",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "workspaces_update",
@@ -1536,6 +1581,7 @@ static TOOLS: &[Tool] = &[
             record: "workspaces",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
 ];
 /// Every tool descriptor, in that order, joined by commas.

@@ -192,14 +192,16 @@ impl Server {
             .products
             .iter()
             .map(|p| {
-                Arc::new(Engine::new(
+                let engine = Arc::new(Engine::new(
                     p,
                     config.backend.clone(),
                     sealer.clone(),
                     confirmer.clone(),
                     config.extensions,
                     config.engine.clone(),
-                ))
+                ));
+                engine.bind();
+                engine
             })
             .collect();
         Ok(Arc::new(Self { config, engines }))

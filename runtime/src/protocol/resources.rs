@@ -169,6 +169,7 @@ impl Engine {
                     params,
                     ("resources/read", uri),
                     None,
+                    crate::contract::TaskPhase::None,
                 )
                 .await
             {
@@ -202,6 +203,9 @@ impl Engine {
                 }
                 Ok(Dispatched::Prompt(_)) => {
                     return RpcError::internal("a resource handler answered a prompt").into()
+                }
+                Ok(Dispatched::StartTask) => {
+                    return RpcError::internal("a resource handler asked for a task").into()
                 }
                 Err(e) => return e.into(),
             },

@@ -12,12 +12,13 @@ use sha2::{Digest, Sha256};
 use super::engine::Engine;
 use super::mrtr;
 use super::reply::Reply;
+use super::tasks::Executed;
 use crate::confirm::idempotency::{self, Outcome};
-use crate::confirm::{Gate, GateRequest};
+use crate::confirm::{Confirmed, Gate, GateRequest};
 use crate::contract::Call;
 use crate::contract::Era;
 use crate::contract::RpcError;
-use crate::contract::{ExtCtx, ExtOutcome, Handler, Target, ToolOutput};
+use crate::contract::{ExtCtx, ExtOutcome, Handler, Target, TaskPhase, ToolOutput};
 
 /// Said before an answer the upstream replayed for the call's idempotency key (see
 /// `confirm::idempotency`): nothing new ran, and the key has moved on.
@@ -143,6 +144,11 @@ impl Engine {
         let Value::Object(args) = args_value else {
             return RpcError::internal("arguments changed shape").into();
         };
+        // A `task: required` tool refuses a client without the Tasks extension before anything.
+        let offer = match self.task_offer(call, tool) {
+            Ok(o) => o,
+            Err(e) => return e.into(),
+        };
         // confirmation gate
         let workspace = self.call_context_workspace(call, &args);
         let gate = self
@@ -183,23 +189,56 @@ impl Engine {
                 );
             }
         };
+        // A task starts only once the call is confirmed. A handler may ask for input in the
+        // request first (it is offered the task); a bound call or a confirmed one starts at once.
+        if offer && (matches!(tool.binding, Binding::Http(_)) || confirmed.is_some()) {
+            return self.start_task(call, idx, args, params, confirmed).await;
+        }
+        let phase = if offer {
+            TaskPhase::Offered
+        } else {
+            TaskPhase::None
+        };
+        match self
+            .execute(call, idx, &args, params, confirmed.as_ref(), phase)
+            .await
+        {
+            Executed::Reply(r) => r,
+            Executed::StartTask => self.start_task(call, idx, args, params, confirmed).await,
+        }
+    }
+
+    /// Runs a confirmed, validated call (in the request, or inside its task) and renders its
+    /// result.
+    pub(crate) async fn execute(
+        &self,
+        call: &Call,
+        idx: usize,
+        args: &Map<String, Value>,
+        params: &Map<String, Value>,
+        confirmed: Option<&Confirmed>,
+        task: TaskPhase<'_>,
+    ) -> Executed {
+        let tool = &self.product.tools[idx];
+        let name = tool.name;
+        let workspace = self.call_context_workspace(call, args);
         // A write carries the idempotency key its fingerprint holds (see `confirm::idempotency`).
         let fingerprint = idempotency::needs_key(tool).then(|| {
             idempotency::call_fingerprint(
                 self.product,
                 tool,
-                &args,
+                args,
                 &call.identity,
                 workspace.as_deref(),
             )
         });
         let owner = idempotency::owner(&call.identity);
-        let args_ref = &args;
+        let args_ref = args;
         let ran = self
             .confirmer
             .run_once(
                 fingerprint.as_deref(),
-                confirmed.as_ref(),
+                confirmed,
                 &owner,
                 |idempotency_key| async move {
                     let dispatched = self
@@ -211,6 +250,7 @@ impl Engine {
                             params,
                             ("tools/call", name),
                             idempotency_key,
+                            task,
                         )
                         .await;
                     let outcome = match &dispatched {
@@ -234,10 +274,12 @@ impl Engine {
                     }
                     _ => &errors::CONFIRMATION_UNAVAILABLE,
                 };
-                return self.tool_reply(call, app_error_output(err, None, Map::new()));
+                return Executed::Reply(
+                    self.tool_reply(call, app_error_output(err, None, Map::new())),
+                );
             }
         };
-        match dispatched {
+        Executed::Reply(match dispatched {
             Ok(Dispatched::Output(out)) => self.tool_reply(call, out),
             Ok(Dispatched::Backend(Ok(Output::Replayed(inner)))) => {
                 let mut out = match *inner {
@@ -252,7 +294,7 @@ impl Engine {
                         }
                     }
                     Output::Bytes { mime_type, data } => {
-                        file_to_tool(self, call, tool, &args, mime_type, data)
+                        file_to_tool(self, call, tool, args, mime_type, data)
                     }
                     Output::Replayed(_) => ToolOutput::default(),
                 };
@@ -267,7 +309,7 @@ impl Engine {
                 }
             }
             Ok(Dispatched::Backend(Ok(Output::Bytes { mime_type, data }))) => {
-                self.tool_reply(call, file_to_tool(self, call, tool, &args, mime_type, data))
+                self.tool_reply(call, file_to_tool(self, call, tool, args, mime_type, data))
             }
             Ok(Dispatched::Backend(Err(BackendError::OutcomeUnknown(d)))) => {
                 self.tool_reply(call, outcome_unknown_output(self.product, tool, &d))
@@ -287,8 +329,9 @@ impl Engine {
                 RpcError::internal(format!("handler of {name} answered a prompt")).into()
             }
             Ok(Dispatched::InputRequired(v)) => Reply::Value(v),
+            Ok(Dispatched::StartTask) => return Executed::StartTask,
             Err(e) => e.into(),
-        }
+        })
     }
 
     /// `None` when the arguments satisfy the tool's input schema; else one line per problem, each
@@ -418,6 +461,7 @@ impl Engine {
         params: &Map<String, Value>,
         (method, target_name): (&str, &str),
         idempotency_key: Option<String>,
+        task: TaskPhase<'_>,
     ) -> Result<Dispatched, RpcError> {
         match tool.binding {
             Binding::Http(_) => {
@@ -434,8 +478,16 @@ impl Engine {
                         tool.name
                     )));
                 };
-                self.run_handler(call, handler, target, args, params, method, target_name)
-                    .await
+                self.run_handler(
+                    call,
+                    handler,
+                    target,
+                    args,
+                    params,
+                    (method, target_name),
+                    task,
+                )
+                .await
             }
         }
     }
@@ -472,8 +524,8 @@ impl Engine {
         target: Target<'_>,
         args: &Map<String, Value>,
         params: &Map<String, Value>,
-        method: &str,
-        target_name: &str,
+        (method, target_name): (&str, &str),
+        task: TaskPhase<'_>,
     ) -> Result<Dispatched, RpcError> {
         let args_value = Value::Object(args.clone());
         let origin = mrtr::Origin {
@@ -496,13 +548,28 @@ impl Engine {
                 answers: &answers,
                 round: &round,
                 backend: &self.backend,
+                task,
             };
             match handler(&ctx).await? {
                 ExtOutcome::Tool(t) => return Ok(Dispatched::Output(t)),
                 ExtOutcome::Resource(c) => return Ok(Dispatched::Resource(c)),
                 ExtOutcome::Prompt(p) => return Ok(Dispatched::Prompt(p)),
                 ExtOutcome::Backend(r) => return Ok(Dispatched::Backend(r)),
+                ExtOutcome::StartTask => match task {
+                    TaskPhase::Offered => return Ok(Dispatched::StartTask),
+                    _ => {
+                        return Err(RpcError::internal(format!(
+                            "{target_name} asked to run as a task, which this call was not offered"
+                        )))
+                    }
+                },
                 ExtOutcome::Input(needed) => {
+                    if let TaskPhase::Running(inputs) = task {
+                        mrtr::check_capabilities(call, &needed)?;
+                        answers = inputs.wait_for_input(&needed).await?;
+                        round = needed.data;
+                        continue;
+                    }
                     if call.era.is_modern() {
                         return mrtr::input_required(&self.sealer, call, &origin, needed)
                             .map(Dispatched::InputRequired);
@@ -525,6 +592,8 @@ pub(crate) enum Dispatched {
     Resource(Vec<Value>),
     Prompt(Value),
     InputRequired(Value),
+    /// The handler asked to run as a task ([`TaskPhase::Offered`]).
+    StartTask,
 }
 
 /// `structuredContent`: a value, or a JSON answer already serialized.
