@@ -89,7 +89,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "admin_certificates",
         },
-        task: TaskSupport::Never,
+        task: TaskSupport::Optional,
     },
     Tool {
         name: "banking_admin_certificate_delete",
@@ -2079,7 +2079,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
-        task: TaskSupport::Never,
+        task: TaskSupport::Optional,
     },
     Tool {
         name: "banking_charge_bank_billet_batch_create",
@@ -2110,7 +2110,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "charge_bank_billet_batches",
         },
-        task: TaskSupport::Never,
+        task: TaskSupport::Optional,
     },
     Tool {
         name: "banking_charge_bank_billet_batch_delete",
@@ -2211,7 +2211,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
-        task: TaskSupport::Never,
+        task: TaskSupport::Optional,
     },
     Tool {
         name: "banking_charge_bank_billet_batch_export_zip",
@@ -2252,7 +2252,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
-        task: TaskSupport::Never,
+        task: TaskSupport::Optional,
     },
     Tool {
         name: "banking_charge_bank_billet_batch_get",
@@ -3146,7 +3146,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "charge_bank_billets",
         },
-        task: TaskSupport::Never,
+        task: TaskSupport::Optional,
     },
     Tool {
         name: "banking_charge_bank_billet_send_email",
@@ -3576,7 +3576,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "charge_discharges",
         },
-        task: TaskSupport::Never,
+        task: TaskSupport::Optional,
     },
     Tool {
         name: "banking_charge_discharge_download",
@@ -4471,7 +4471,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "charge_remittances",
         },
-        task: TaskSupport::Never,
+        task: TaskSupport::Optional,
     },
     Tool {
         name: "banking_charge_remittance_create_bulk",
@@ -4510,7 +4510,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
-        task: TaskSupport::Never,
+        task: TaskSupport::Optional,
     },
     Tool {
         name: "banking_charge_remittance_delete",
@@ -5151,7 +5151,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "data_imports",
         },
-        task: TaskSupport::Never,
+        task: TaskSupport::Optional,
     },
     Tool {
         name: "banking_data_import_get",
@@ -6305,7 +6305,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "financial_statement_transaction_imports",
         },
-        task: TaskSupport::Never,
+        task: TaskSupport::Optional,
     },
     Tool {
         name: "banking_financial_statement_transaction_import_get",
@@ -6509,7 +6509,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "financial_statement_transaction_syncs",
         },
-        task: TaskSupport::Never,
+        task: TaskSupport::Optional,
     },
     Tool {
         name: "banking_financial_statement_transaction_sync_get",
@@ -8213,7 +8213,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "payment_batches",
         },
-        task: TaskSupport::Never,
+        task: TaskSupport::Optional,
     },
     Tool {
         name: "banking_payment_bank_billet_cancel",
@@ -8389,7 +8389,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
-        task: TaskSupport::Never,
+        task: TaskSupport::Optional,
     },
     Tool {
         name: "banking_payment_batch_cancel",
@@ -9311,7 +9311,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "payment_batches",
         },
-        task: TaskSupport::Never,
+        task: TaskSupport::Optional,
     },
     Tool {
         name: "banking_payment_pix_cancel",
@@ -9477,7 +9477,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "payment_batches",
         },
-        task: TaskSupport::Never,
+        task: TaskSupport::Optional,
     },
     Tool {
         name: "banking_payment_tax_cancel",
@@ -9643,7 +9643,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "payment_batches",
         },
-        task: TaskSupport::Never,
+        task: TaskSupport::Optional,
     },
     Tool {
         name: "banking_payment_utility_cancel",
@@ -9864,7 +9864,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
-        task: TaskSupport::Never,
+        task: TaskSupport::Optional,
     },
     Tool {
         name: "banking_transfer_batch_cancel",
@@ -10079,7 +10079,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "transfer_batches",
         },
-        task: TaskSupport::Never,
+        task: TaskSupport::Optional,
     },
     Tool {
         name: "banking_transfer_internal_cancel",
@@ -10325,7 +10325,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "transfer_batches",
         },
-        task: TaskSupport::Never,
+        task: TaskSupport::Optional,
     },
     Tool {
         name: "banking_transfer_pix_cancel",
@@ -10573,7 +10573,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "transfer_batches",
         },
-        task: TaskSupport::Never,
+        task: TaskSupport::Optional,
     },
     Tool {
         name: "banking_transfer_ted_cancel",

@@ -48,6 +48,10 @@ pub struct Options {
     pub identities: Option<String>,
     /// Where tool calls go instead of the sandbox (e.g. the upstream proxy).
     pub backend: Option<Arc<dyn runtime_model::backend::Backend>>,
+    /// How long the sandbox's `task:` tools work (zero: at once).
+    pub sandbox_task_delay: std::time::Duration,
+    /// TTL and polling of tasks (the engine's defaults when `None`).
+    pub tasks: Option<runtime::tasks::TaskOptions>,
 }
 
 /// The sealing keys every test instance shares (instances behind one load balancer share keys).
@@ -64,6 +68,8 @@ impl Options {
             data_dir: None,
             identities: None,
             backend: None,
+            sandbox_task_delay: std::time::Duration::ZERO,
+            tasks: None,
         }
     }
 }
@@ -85,6 +91,7 @@ pub async fn start(opts: Options) -> TestServer {
     let base = format!("http://{addr}");
     let mut sandbox_cfg = SandboxConfig::new(&data_dir);
     sandbox_cfg.public_url = base.clone();
+    sandbox_cfg.task_delay = opts.sandbox_task_delay;
     let sandbox = Sandbox::open(&sandbox_cfg).expect("sandbox");
     let resolver = Arc::new(match &opts.identities {
         Some(yaml) => EmbeddedResolver::from_yaml(yaml, &opts.products).expect("test identities"),
@@ -101,6 +108,9 @@ pub async fn start(opts: Options) -> TestServer {
     );
     config.auth = Some(Arc::new(HttpAuth::new(resolver, &base)));
     config.sealer = Some(opts.sealer);
+    if let Some(t) = opts.tasks {
+        config.engine.tasks = t;
+    }
     set_ledger(&mut config, opts.ledger);
     let server = Server::new(config).expect("server");
     let (tx, rx) = oneshot::channel::<()>();
@@ -262,6 +272,9 @@ impl Client {
                 let name = match method {
                     "tools/call" | "prompts/get" => params.get("name").and_then(Value::as_str),
                     "resources/read" => params.get("uri").and_then(Value::as_str),
+                    "tasks/get" | "tasks/update" | "tasks/cancel" => {
+                        params.get("taskId").and_then(Value::as_str)
+                    }
                     _ => None,
                 };
                 if let Some(n) = name {

@@ -24,6 +24,7 @@
 
 use std::sync::Arc;
 
+use runtime_model::backend::{with_progress, ProgressSink};
 use runtime_model::catalog::{Binding, TaskSupport};
 use serde_json::{json, Map, Value};
 
@@ -249,13 +250,35 @@ impl Engine {
         };
         // A write sent to the Kobana API is never dropped half-way: its outcome must be known.
         let interruptible = !matches!(tool.binding, Binding::Http(_)) || tool.annotations.read_only;
-        let work = self.execute(
-            &call,
-            idx,
-            &args,
-            &params,
-            confirmed.as_ref(),
-            TaskPhase::Running(&run),
+        // What the backend reports (the sandbox's slow operations) becomes the task's
+        // `statusMessage`, while it works.
+        let (store, pid) = (self.tasks.clone(), id.clone());
+        let sink: ProgressSink = Arc::new(move |_done, _total, message| {
+            let (store, id, text) = (store.clone(), pid.clone(), message.to_string());
+            tokio::spawn(async move {
+                let _ = store
+                    .update(&id, None, |r| {
+                        if r.status != Status::Working
+                            || r.status_message.as_deref() == Some(text.as_str())
+                        {
+                            return false;
+                        }
+                        r.status_message = Some(text.clone());
+                        true
+                    })
+                    .await;
+            });
+        });
+        let work = with_progress(
+            sink,
+            self.execute(
+                &call,
+                idx,
+                &args,
+                &params,
+                confirmed.as_ref(),
+                TaskPhase::Running(&run),
+            ),
         );
         let executed = if interruptible {
             tokio::select! {

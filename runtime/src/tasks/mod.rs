@@ -17,35 +17,13 @@
 //! The protocol side (`tasks/get`, `tasks/update`, `tasks/cancel`, and creating a task from
 //! `tools/call`) is `crate::protocol::tasks`; this module knows nothing of JSON-RPC.
 
+mod options;
 mod record;
 mod store;
 
+pub use options::TaskOptions;
 pub use record::{Status, TaskRecord};
 pub use store::{TaskStore, TaskStoreError};
 
-use std::time::Duration;
-
 /// The extension's identifier, in `capabilities.extensions` of both sides.
 pub const EXTENSION_ID: &str = "io.modelcontextprotocol/tasks";
-
-/// Tunables of tasks.
-#[derive(Debug, Clone)]
-pub struct TaskOptions {
-    /// How long a task (and its result) stays readable after it is created: `ttlMs`.
-    pub ttl: Duration,
-    /// How often a client should poll: `pollIntervalMs`.
-    pub poll_interval: Duration,
-    /// How often a running task looks at its record for a cancellation made on any instance,
-    /// and a task waiting for input for the answers (`tasks/update`).
-    pub watch_every: Duration,
-}
-
-impl Default for TaskOptions {
-    fn default() -> Self {
-        Self {
-            ttl: Duration::from_secs(60 * 60),
-            poll_interval: Duration::from_secs(1),
-            watch_every: Duration::from_millis(200),
-        }
-    }
-}

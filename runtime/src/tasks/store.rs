@@ -4,8 +4,8 @@ use std::sync::Arc;
 
 use serde_json::Map;
 
+use super::options::TaskOptions;
 use super::record::{Status, TaskRecord};
-use super::TaskOptions;
 use crate::confirm::{Ledger, LedgerError};
 
 /// The prefix of task records among the ledger's keys.
