@@ -33,6 +33,15 @@ pub const SEED_SIMPLE: &[&str] = &[
 /// completions and policies). See catalog/README.md.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+// Products (not fixtures) keep the root of every input schema free of composition and
+// conditionals: stricter clients reject them (catalog/README.md, JSON Schema 2020-12).
+#[schemars(extend(
+    "if" = {"properties": {"product": {"properties": {"fixture": {"const": true}}, "required": ["fixture"]}}},
+    "else" = {"properties": {"tools": {"items": {"properties": {"input_schema": {"not": {"anyOf": [
+        {"required": ["anyOf"]}, {"required": ["oneOf"]}, {"required": ["allOf"]}, {"required": ["not"]},
+        {"required": ["$ref"]}, {"required": ["if"]}, {"required": ["then"]}, {"required": ["else"]}
+    ]}}}}}}}
+))]
 pub struct Catalog {
     pub product: ProductInfo,
     pub policies: Policies,
@@ -224,7 +233,6 @@ fn input_schema_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
         "type": "object",
         "required": ["type"],
         "properties": {"type": {"const": "object"}},
-        "not": {"anyOf": [{"required": ["anyOf"]}, {"required": ["oneOf"]}, {"required": ["allOf"]}]},
     })
 }
 
@@ -257,7 +265,8 @@ pub struct Tool {
     /// Sandbox semantics.
     #[serde(default)]
     pub operation: Option<Operation>,
-    /// JSON Schema of the arguments: an object at the root, no top-level `anyOf`/`oneOf`/`allOf`.
+    /// JSON Schema 2020-12 of the arguments: an object at the root; on products, no top-level
+    /// `anyOf`/`oneOf`/`allOf`/`not`/`$ref`/`if`/`then`/`else`.
     #[schemars(schema_with = "input_schema_schema")]
     pub input_schema: serde_yaml::Value,
     /// JSON Schema of `structuredContent`: an object at the root. (banking's are derived into
