@@ -381,3 +381,88 @@ async fn without_a_shared_ledger_another_instance_does_not_know_the_task() {
     let id = create_task(&tasker(&a, "demo-full"), CREATE, json!({"name": "x"})).await;
     assert_unknown(&get(&tasker(&b, "demo-full"), &id).await, "instance B");
 }
+
+// ---- following the API's own asynchronous work ----
+
+/// An API whose statement sync is created `pending`, then reads `processing` twice, then `done`.
+struct SlowSyncApi {
+    reads: std::sync::atomic::AtomicUsize,
+}
+
+impl runtime_model::backend::Backend for SlowSyncApi {
+    fn call<'a>(
+        &'a self,
+        _ctx: &'a runtime_model::backend::CallContext,
+        tool: &'static runtime::catalog::Tool,
+        args: &'a serde_json::Map<String, Value>,
+    ) -> runtime_model::backend::BoxFuture<
+        'a,
+        Result<runtime_model::backend::Output, runtime_model::backend::BackendError>,
+    > {
+        use runtime_model::backend::{BackendError, Output};
+        Box::pin(async move {
+            let record = |status: &str| {
+                json!({"status": 200, "data": {"uid": "sync-1", "status": status,
+                    "financial_account_uid": args.get("financial_account_uid")}})
+            };
+            match tool.name {
+                "banking_financial_statement_transaction_sync_create" => {
+                    Ok(Output::Json(record("pending")))
+                }
+                "banking_financial_statement_transaction_sync_get" => {
+                    assert_eq!(args["uid"], "sync-1", "the follow reads the created record");
+                    let n = self.reads.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                    Ok(Output::Json(record(if n < 2 {
+                        "processing"
+                    } else {
+                        "done"
+                    })))
+                }
+                other => Err(BackendError::Unsupported(other.to_string())),
+            }
+        })
+    }
+}
+
+#[tokio::test]
+async fn a_task_follows_the_apis_asynchronous_work_to_its_end() {
+    let api = Arc::new(SlowSyncApi {
+        reads: std::sync::atomic::AtomicUsize::new(0),
+    });
+    let mut o = options(0);
+    o.backend = Some(api.clone());
+    o.tasks = Some(TaskOptions {
+        watch_every: Duration::from_millis(20),
+        follow_every: Duration::from_millis(20),
+        ..TaskOptions::default()
+    });
+    let s = start(o).await;
+    let ana = tasker(&s, "demo-full");
+    let id = create_task(
+        &ana,
+        "banking_financial_statement_transaction_sync_create",
+        json!({"financial_account_uid": "acc-1"}),
+    )
+    .await;
+    let done = settle(&ana, &id).await;
+    assert_eq!(done["status"], "completed", "{done}");
+    assert_eq!(
+        done["result"]["structuredContent"]["data"]["status"], "done",
+        "the result is the record as the API finished it: {done}"
+    );
+    assert_eq!(api.reads.load(std::sync::atomic::Ordering::SeqCst), 3);
+    // Without the extension the first answer comes back in the request, still pending.
+    let plain = s
+        .client("banking", "demo-full")
+        .call_tool(
+            "banking_financial_statement_transaction_sync_create",
+            json!({"financial_account_uid": "acc-1"}),
+            None,
+            None,
+        )
+        .await;
+    assert_eq!(
+        plain.result()["structuredContent"]["data"]["status"],
+        "pending"
+    );
+}

@@ -75,6 +75,10 @@ pub trait TaskInputs: Send + Sync {
         &'a self,
         needed: &'a InputNeeded,
     ) -> BoxFuture<'a, Result<Map<String, Value>, RpcError>>;
+
+    /// Whether the task was cancelled (on any instance) or is gone: work that may stop early
+    /// (following the API's asynchronous work) stops.
+    fn is_cancelled(&self) -> BoxFuture<'_, bool>;
 }
 
 impl ExtCtx<'_> {

@@ -24,6 +24,7 @@ pub mod reply;
 pub mod request_log;
 pub mod resources;
 pub(crate) mod schemas;
+pub mod task_follow;
 pub mod tasks;
 pub mod tools;
 

@@ -30,6 +30,7 @@ use serde_json::{json, Map, Value};
 
 use super::engine::Engine;
 use super::reply::Reply;
+use super::task_follow;
 use crate::confirm::idempotency;
 use crate::confirm::Confirmed;
 use crate::contract::call::Peer;
@@ -102,6 +103,16 @@ impl TaskRun {
 }
 
 impl TaskInputs for TaskRun {
+    fn is_cancelled(&self) -> runtime_model::backend::BoxFuture<'_, bool> {
+        Box::pin(async move {
+            match self.store.get_any(&self.id).await {
+                Ok(None) => true,
+                Ok(Some(r)) => r.status == Status::Cancelled,
+                Err(_) => false,
+            }
+        })
+    }
+
     fn wait_for_input<'a>(
         &'a self,
         needed: &'a InputNeeded,
@@ -331,6 +342,60 @@ impl Engine {
             }
             Ok(_) => {}
             Err(e) => tracing::warn!(task = %id, error = %e, "cannot record a task's outcome"),
+        }
+    }
+
+    /// Inside a task: when the first answer of `tool` is a record the API is still working on,
+    /// reads it again until it is done (see `task_follow`). Answers the tool whose answer it is
+    /// (the get tool after a follow) and the answer.
+    pub(crate) async fn follow(
+        &self,
+        call: &Call,
+        idx: usize,
+        args: &Map<String, Value>,
+        answer: Value,
+        run: &dyn TaskInputs,
+    ) -> (usize, Value) {
+        let tool = &self.product.tools[idx];
+        // Only the real API works asynchronously: the sandbox did its work (and its delay)
+        // before it answered, and never moves a record on by itself.
+        if self.backend.executes_operations() {
+            return (idx, answer);
+        }
+        let Some(plan) = task_follow::plan(self.product, tool, args, &answer) else {
+            return (idx, answer);
+        };
+        let Some(get_idx) = self.tool_index(plan.get.name) else {
+            return (idx, answer);
+        };
+        task_follow::report(tool, &answer);
+        let deadline = tokio::time::Instant::now() + self.options.tasks.follow_for;
+        let mut last = None;
+        while tokio::time::Instant::now() < deadline {
+            tokio::time::sleep(self.options.tasks.follow_every).await;
+            if run.is_cancelled().await {
+                break;
+            }
+            let ctx = self.call_context(call, &plan.args);
+            match self.backend.call(&ctx, plan.get, &plan.args).await {
+                Ok(out) => {
+                    if let Some(v) = task_follow::json_of(out) {
+                        let done = task_follow::in_progress(&v).is_none();
+                        task_follow::report(tool, &v);
+                        last = Some(v);
+                        if done {
+                            break;
+                        }
+                    }
+                }
+                Err(e) => {
+                    tracing::warn!(tool = plan.get.name, error = %e, "following an asynchronous operation: read failed; retrying")
+                }
+            }
+        }
+        match last {
+            Some(v) => (get_idx, v),
+            None => (idx, answer),
         }
     }
 

@@ -303,6 +303,12 @@ impl Engine {
                 self.tool_reply(call, out)
             }
             Ok(Dispatched::Backend(Ok(Output::Json(answer)))) => {
+                // A task follows the API's own asynchronous work to its end.
+                let (idx, answer) = match task {
+                    TaskPhase::Running(run) => self.follow(call, idx, args, answer, run).await,
+                    _ => (idx, answer),
+                };
+                let tool = &self.product.tools[idx];
                 match super::output_schema::check(tool, self.schemas.output(idx), &answer) {
                     Ok(()) => self.json_reply(call, &answer),
                     Err(mismatch) => self.tool_reply(call, mismatch),

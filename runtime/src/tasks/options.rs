@@ -12,6 +12,11 @@ pub struct TaskOptions {
     /// How often a running task looks at its record for a cancellation made on any instance,
     /// and a task waiting for input for the answers (`tasks/update`).
     pub watch_every: Duration,
+    /// How often a task re-reads a record the Kobana API is still working on (an import, a
+    /// sync: `protocol::task_follow`).
+    pub follow_every: Duration,
+    /// How long a task follows such a record before it answers with the last state read.
+    pub follow_for: Duration,
 }
 
 impl Default for TaskOptions {
@@ -20,6 +25,8 @@ impl Default for TaskOptions {
             ttl: Duration::from_secs(60 * 60),
             poll_interval: Duration::from_secs(1),
             watch_every: Duration::from_millis(200),
+            follow_every: Duration::from_secs(5),
+            follow_for: Duration::from_secs(30 * 60),
         }
     }
 }
