@@ -1,7 +1,7 @@
 //! The Tasks extension of MCP 2026-07-28 (`io.modelcontextprotocol/tasks`, SEP-2663): the state
 //! of a tool call that outlives its request, kept where every instance can read it.
 //!
-//! A task is one record in the confirmation [`Ledger`] (memory for one process, Redis for
+//! A task is one record in the confirmation [`Ledger`](crate::confirm::Ledger) (memory for one process, Redis for
 //! several), under `task:<id>`, expiring with the task's TTL. So a client may create a task on
 //! one instance and poll, answer or cancel it on any other; a task whose TTL ran out is gone, and
 //! is answered like an unknown one.
