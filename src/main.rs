@@ -116,6 +116,15 @@ struct ServeArgs {
         default_value_t = 3600
     )]
     task_ttl_secs: u64,
+    /// Proxy mode: how long a task re-reads a record the Kobana API is still working on (an
+    /// import, a sync) before it answers with the last state read, in seconds.
+    #[arg(
+        long,
+        env = "KOBANA_TASK_FOLLOW_SECS",
+        value_name = "SECS",
+        default_value_t = 1800
+    )]
+    task_follow_secs: u64,
     /// Externally visible base URL (OAuth metadata, signed download links).
     #[arg(long, env = "KOBANA_PUBLIC_URL", value_name = "URL")]
     public_url: Option<String>,
@@ -496,6 +505,7 @@ async fn serve(
         config.sealer = sealer;
         config.idempotency_window = window;
         config.engine.tasks.ttl = Duration::from_secs(args.task_ttl_secs.max(1));
+        config.engine.tasks.follow_for = Duration::from_secs(args.task_follow_secs);
         // Proxy mode forwards it upstream with every call.
         config.default_bearer_token = stdio_creds.token.as_deref().map(Arc::from);
         args.limits.apply(&mut config);
@@ -514,6 +524,7 @@ async fn serve(
     config.sealer = sealer;
     config.idempotency_window = window;
     config.engine.tasks.ttl = Duration::from_secs(args.task_ttl_secs.max(1));
+    config.engine.tasks.follow_for = Duration::from_secs(args.task_follow_secs);
     config.auth = Some(Arc::new(HttpAuth::new(resolver, &public_url)));
     config.allowed_origins = args
         .allowed_origins
