@@ -466,3 +466,53 @@ async fn a_task_follows_the_apis_asynchronous_work_to_its_end() {
         "pending"
     );
 }
+
+// ---- a task whose instance stopped ----
+
+#[tokio::test]
+async fn a_task_whose_instance_stopped_ends_and_a_write_says_its_outcome_is_unknown() {
+    use runtime::confirm::MemoryLedger;
+    use runtime::tasks::TaskStore;
+    let ledger: Arc<dyn Ledger> = Arc::new(MemoryLedger::new());
+    let mut o = options(0);
+    o.ledger = Some(ledger.clone());
+    let s = start(o).await;
+    let ana = tasker(&s, "demo-full");
+    // A real task gives Ana's owner key; then records as a dead instance leaves them: working,
+    // with a heartbeat long past.
+    let real = create_task(&ana, CREATE, json!({"name": "viva"})).await;
+    let store = TaskStore::new(ledger, TaskOptions::default());
+    let owner = store.get_any(&real).await.unwrap().unwrap().owner;
+    let orphan = |tool: &'static str| {
+        let (store, owner) = (store.clone(), owner.clone());
+        async move {
+            let t = store.create(&owner, "", tool).await.unwrap();
+            store
+                .update(&t.id, None, |r| {
+                    r.heartbeat_at = 0;
+                    true
+                })
+                .await
+                .unwrap();
+            t.id
+        }
+    };
+    let write = orphan(CREATE).await;
+    let r = get(&ana, &write).await.result().clone();
+    assert_eq!(r["status"], "completed", "{r}");
+    assert_eq!(r["result"]["isError"], true, "{r}");
+    let text = r["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(
+        text.contains("outcome_unknown") && text.contains("may or may not have run"),
+        "{r}"
+    );
+    let read = orphan(REPORT).await;
+    let r = get(&ana, &read).await.result().clone();
+    assert_eq!(r["status"], "failed", "{r}");
+    assert!(
+        r["error"]["message"].as_str().unwrap().contains("stopped"),
+        "{r}"
+    );
+    // A live task keeps its heartbeat and is not ended.
+    assert_eq!(settle(&ana, &real).await["status"], "completed");
+}

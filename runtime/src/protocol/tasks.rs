@@ -36,7 +36,7 @@ use crate::confirm::Confirmed;
 use crate::contract::call::Peer;
 use crate::contract::error::MISSING_CLIENT_CAPABILITY;
 use crate::contract::{Call, InputNeeded, RpcError, TaskInputs, TaskPhase};
-use crate::tasks::{Status, TaskRecord, TaskStore, TaskStoreError, EXTENSION_ID};
+use crate::tasks::{unix_now, Status, TaskRecord, TaskStore, TaskStoreError, EXTENSION_ID};
 
 /// -32021 naming the tasks extension.
 pub fn extension_required(what: &str) -> RpcError {
@@ -89,13 +89,27 @@ struct TaskRun {
 }
 
 impl TaskRun {
-    /// Resolves when the task is cancelled (on any instance) or gone.
-    async fn until_cancelled(&self) {
+    /// Keeps the task's heartbeat while the work runs; with `stop_on_cancel`, resolves when the
+    /// task is cancelled (on any instance) or gone, else never.
+    async fn watch(&self, stop_on_cancel: bool) {
+        let every = self.store.options.heartbeat_every.as_secs().max(1);
         loop {
             tokio::time::sleep(self.store.options.watch_every).await;
             match self.store.get_any(&self.id).await {
-                Ok(None) => return,
-                Ok(Some(r)) if r.status == Status::Cancelled => return,
+                Ok(None) if stop_on_cancel => return,
+                Ok(Some(r)) if r.status == Status::Cancelled && stop_on_cancel => return,
+                Ok(Some(r)) if !r.status.is_terminal() && unix_now() >= r.heartbeat_at + every => {
+                    let _ = self
+                        .store
+                        .update(&self.id, None, |r| {
+                            if r.status.is_terminal() {
+                                return false;
+                            }
+                            r.heartbeat_at = unix_now();
+                            true
+                        })
+                        .await;
+                }
                 _ => {}
             }
         }
@@ -291,13 +305,9 @@ impl Engine {
                 TaskPhase::Running(&run),
             ),
         );
-        let executed = if interruptible {
-            tokio::select! {
-                r = work => Some(r),
-                _ = run.until_cancelled() => None,
-            }
-        } else {
-            Some(work.await)
+        let executed = tokio::select! {
+            r = work => Some(r),
+            _ = run.watch(interruptible) => None,
         };
         let outcome = match executed {
             None => return, // cancelled (or expired): nothing to record
@@ -430,10 +440,62 @@ impl Engine {
             Err(e) => return e.into(),
         };
         match self.tasks.get(id, &task_owner(call)).await {
+            Ok(Some(r)) if self.lost(&r) => match self.end_lost(r).await {
+                Ok(r) => Reply::Value(Value::Object(r.detailed())),
+                Err(e) => store_error(e).into(),
+            },
             Ok(Some(r)) => Reply::Value(Value::Object(r.detailed())),
             Ok(None) => unknown_task(id).into(),
             Err(e) => store_error(e).into(),
         }
+    }
+
+    /// Whether a task not finished lost the instance running it (its heartbeat is stale).
+    fn lost(&self, r: &TaskRecord) -> bool {
+        !r.status.is_terminal()
+            && unix_now() > r.heartbeat_at + self.options.tasks.stale_after.as_secs()
+    }
+
+    /// Ends a task whose instance stopped. A write sent to the Kobana API may or may not have
+    /// run: its result is `outcome_unknown` (never a failure), naming the tools that read the
+    /// record; anything else failed with a protocol error saying why.
+    async fn end_lost(&self, lost: TaskRecord) -> Result<TaskRecord, TaskStoreError> {
+        let tool = self.tool_index(&lost.tool).map(|i| &self.product.tools[i]);
+        let write =
+            tool.filter(|t| matches!(t.binding, Binding::Http(_)) && !t.annotations.read_only);
+        let result = write.map(|t| {
+            let out = super::tools::outcome_unknown_output(
+                self.product,
+                t,
+                "the server instance running this task stopped before the Kobana API's answer was recorded; the operation may or may not have run",
+            );
+            let mut m = Map::new();
+            m.insert("content".into(), Value::Array(out.content));
+            if let Some(s) = out.structured {
+                m.insert("structuredContent".into(), s);
+            }
+            m.insert("isError".into(), Value::Bool(true));
+            Value::Object(m)
+        });
+        let ended = self
+            .tasks
+            .finish(&lost.id, |r| match &result {
+                Some(v) => {
+                    r.status = Status::Completed;
+                    r.result = Some(v.clone());
+                }
+                None => {
+                    r.status = Status::Failed;
+                    r.error = Some(
+                        RpcError::internal(
+                            "the server instance running this task stopped before it finished",
+                        )
+                        .to_value(),
+                    );
+                }
+            })
+            .await?;
+        Ok(ended.unwrap_or(lost))
     }
 
     /// `tasks/update`: answers to some or all of the task's pending input requests; the task

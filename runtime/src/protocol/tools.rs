@@ -71,7 +71,7 @@ pub fn backend_error_output(e: &BackendError) -> ToolOutput {
 /// The result of a write whose outcome is unknown: not a failure; names the tools that read the
 /// record so the model can check, and says that running the same call again is answered with
 /// the first result (same idempotency key) rather than run twice.
-fn outcome_unknown_output(product: &Product, tool: &Tool, detail: &str) -> ToolOutput {
+pub(crate) fn outcome_unknown_output(product: &Product, tool: &Tool, detail: &str) -> ToolOutput {
     let record = match tool.operation {
         Operation::Create { record }
         | Operation::Update { record, .. }

@@ -22,7 +22,7 @@ mod record;
 mod store;
 
 pub use options::TaskOptions;
-pub use record::{Status, TaskRecord};
+pub use record::{unix_now, Status, TaskRecord};
 pub use store::{TaskStore, TaskStoreError};
 
 /// The extension's identifier, in `capabilities.extensions` of both sides.

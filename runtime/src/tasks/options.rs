@@ -17,6 +17,11 @@ pub struct TaskOptions {
     pub follow_every: Duration,
     /// How long a task follows such a record before it answers with the last state read.
     pub follow_for: Duration,
+    /// How often the instance running a task records that it is alive.
+    pub heartbeat_every: Duration,
+    /// A task not finished whose heartbeat is older than this lost its instance (a crash, a
+    /// restart): the next `tasks/get` ends it, saying so.
+    pub stale_after: Duration,
 }
 
 impl Default for TaskOptions {
@@ -27,6 +32,8 @@ impl Default for TaskOptions {
             watch_every: Duration::from_millis(200),
             follow_every: Duration::from_secs(5),
             follow_for: Duration::from_secs(30 * 60),
+            heartbeat_every: Duration::from_secs(5),
+            stale_after: Duration::from_secs(60),
         }
     }
 }

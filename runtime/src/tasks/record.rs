@@ -61,6 +61,18 @@ pub struct TaskRecord {
     /// Bumped on every change, so two different states never serialize alike (the store's
     /// compare-and-set compares the text).
     pub version: u64,
+    /// When the instance running the task last said it is alive (unix seconds). A task not
+    /// terminal whose heartbeat is stale lost its instance (see `protocol::tasks`).
+    #[serde(default)]
+    pub heartbeat_at: u64,
+}
+
+/// Now, in unix seconds.
+pub fn unix_now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
 }
 
 impl TaskRecord {

@@ -82,6 +82,7 @@ impl TaskStore {
                 input_requests: Map::new(),
                 answers: Map::new(),
                 version: 0,
+                heartbeat_at: super::record::unix_now(),
             };
             let text = serde_json::to_string(&record)
                 .map_err(|_| TaskStoreError::Damaged(record.id.clone()))?;
