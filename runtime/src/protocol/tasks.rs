@@ -31,6 +31,7 @@ use serde_json::{json, Map, Value};
 use super::engine::Engine;
 use super::reply::Reply;
 use super::task_follow;
+use super::tools::Executed;
 use crate::confirm::idempotency;
 use crate::confirm::Confirmed;
 use crate::contract::call::Peer;
@@ -73,12 +74,6 @@ pub fn negotiated(call: &Call) -> bool {
             .get("extensions")
             .and_then(|e| e.get(EXTENSION_ID))
             .is_some_and(|v| !v.is_null())
-}
-
-/// What a finished call left: its reply, or the wish of a handler to be run as a task.
-pub(crate) enum Executed {
-    Reply(Reply),
-    StartTask,
 }
 
 /// A running task's handle for its handler: parks the task on input requests and waits for

@@ -12,7 +12,6 @@ use sha2::{Digest, Sha256};
 use super::engine::Engine;
 use super::mrtr;
 use super::reply::Reply;
-use super::tasks::Executed;
 use crate::confirm::idempotency::{self, Outcome};
 use crate::confirm::{Confirmed, Gate, GateRequest};
 use crate::contract::Call;
@@ -589,6 +588,12 @@ impl Engine {
             "{target_name} asked for input more than {MAX_LEGACY_ROUNDS} times"
         )))
     }
+}
+
+/// What a finished call left: its reply, or the wish of a handler to be run as a task.
+pub(crate) enum Executed {
+    Reply(Reply),
+    StartTask,
 }
 
 /// What a binding produced.
