@@ -125,6 +125,32 @@ struct ServeArgs {
     /// Timeout of each upstream attempt, in milliseconds.
     #[arg(long, env = "KOBANA_UPSTREAM_TIMEOUT_MS", value_name = "MS")]
     upstream_timeout_ms: Option<u64>,
+    /// Sandbox only: how long a tool the catalog marks `task:` (imports, batches, reports) works
+    /// before it answers, in milliseconds (it reports progress on the way). 0: at once.
+    #[arg(
+        long,
+        env = "KOBANA_SANDBOX_TASK_DELAY_MS",
+        value_name = "MS",
+        default_value_t = 3000
+    )]
+    sandbox_task_delay_ms: u64,
+    /// How long a task and its result stay readable (Tasks extension), in seconds.
+    #[arg(
+        long,
+        env = "KOBANA_TASK_TTL_SECS",
+        value_name = "SECS",
+        default_value_t = 3600
+    )]
+    task_ttl_secs: u64,
+    /// Proxy mode: how long a task re-reads a record the Kobana API is still working on (an
+    /// import, a sync) before it answers with the last state read, in seconds.
+    #[arg(
+        long,
+        env = "KOBANA_TASK_FOLLOW_SECS",
+        value_name = "SECS",
+        default_value_t = 1800
+    )]
+    task_follow_secs: u64,
     /// Externally visible base URL (OAuth metadata, signed download links).
     #[arg(long, env = "KOBANA_PUBLIC_URL", value_name = "URL")]
     public_url: Option<String>,
@@ -640,6 +666,7 @@ async fn serve(
         let mut cfg = SandboxConfig::new(&data_dir);
         cfg.seed = seed;
         cfg.public_url = public_url.clone();
+        cfg.task_delay = Duration::from_millis(args.sandbox_task_delay_ms);
         // On stdio there is no HTTP server for signed download links: serve them from a private
         // loopback listener, unless a public URL was configured.
         let files_listener =
@@ -704,6 +731,8 @@ async fn serve(
         config.ledger = Some(ledger);
         config.sealer = sealer;
         config.idempotency_window = window;
+        config.engine.tasks.ttl = Duration::from_secs(args.task_ttl_secs.max(1));
+        config.engine.tasks.follow_for = Duration::from_secs(args.task_follow_secs);
         // Proxy mode forwards it upstream with every call.
         config.default_bearer_token = stdio_creds.token.as_deref().map(Arc::from);
         config.telemetry = Some(telemetry.clone());
@@ -730,6 +759,8 @@ async fn serve(
     config.ledger = Some(ledger);
     config.sealer = sealer;
     config.idempotency_window = window;
+    config.engine.tasks.ttl = Duration::from_secs(args.task_ttl_secs.max(1));
+    config.engine.tasks.follow_for = Duration::from_secs(args.task_follow_secs);
     config.auth = Some(Arc::new(HttpAuth::new(resolver, &public_url)));
     config.allowed_origins = args
         .allowed_origins

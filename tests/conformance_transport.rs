@@ -101,7 +101,8 @@ async fn modern_requests_are_checked_before_they_are_served() {
     assert_eq!(st, 200);
     let v = json_of(&body);
     assert_eq!(v["result"]["resultType"], "complete");
-    assert_eq!(v["result"]["tools"][0]["name"], "test_audio_content");
+    // Sorted by name (the Tasks fixtures sort first).
+    assert_eq!(v["result"]["tools"][0]["name"], "confirm_delete");
 
     // Missing _meta field → -32602 / 400, with the id echoed.
     let (st, _, body) = post(
@@ -397,4 +398,69 @@ async fn stdio_serves_both_eras_and_exits_on_eof() {
         .expect("exits on EOF")
         .unwrap()
         .unwrap();
+}
+
+/// JSON Schema 2020-12 in an input schema (`json_schema_2020_12_tool`): listed verbatim, and
+/// enforced on calls ($ref into $defs, allOf/anyOf, if/then/else, additionalProperties).
+#[tokio::test]
+async fn json_schema_2020_12_is_listed_verbatim_and_enforced() {
+    let s = start(1 << 20).await;
+    let list = [
+        ("mcp-protocol-version", "2026-07-28"),
+        ("mcp-method", "tools/list"),
+    ];
+    let (_, _, body) = post(&s.url, &list, json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": meta(json!({}))}})).await;
+    let tools = json_of(&body)["result"]["tools"].clone();
+    let tool = tools
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "json_schema_2020_12_tool")
+        .expect("listed")
+        .clone();
+    let schema = &tool["inputSchema"];
+    assert_eq!(
+        schema["$schema"],
+        "https://json-schema.org/draft/2020-12/schema"
+    );
+    assert_eq!(schema["$defs"]["address"]["$anchor"], "addressDef");
+    assert_eq!(schema["properties"]["address"]["$ref"], "#/$defs/address");
+    assert!(schema["allOf"][0]["anyOf"].is_array() && schema["if"].is_object());
+    assert_eq!(schema["additionalProperties"], false);
+    let call = |args: Value| {
+        let url = s.url.clone();
+        async move {
+            let h = [
+                ("mcp-protocol-version", "2026-07-28"),
+                ("mcp-method", "tools/call"),
+                ("mcp-name", "json_schema_2020_12_tool"),
+            ];
+            let (_, _, body) = post(&url, &h, json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                "params": {"name": "json_schema_2020_12_tool", "arguments": args, "_meta": meta(json!({}))}})).await;
+            json_of(&body)["result"].clone()
+        }
+    };
+    let ok = call(
+        json!({"name": "Ana", "contactMethod": "email", "email": "a@b.c",
+        "address": {"street": "Rua A", "city": "Recife"}}),
+    )
+    .await;
+    assert_eq!(ok["isError"], Value::Null, "{ok}");
+    // `then`: phone contact without a phone; `$ref`: an address without a city; an unknown key.
+    for bad in [
+        json!({"contactMethod": "phone", "email": "a@b.c"}),
+        json!({"email": "a@b.c", "address": {"street": "Rua A"}}),
+        json!({"email": "a@b.c", "nickname": "x"}),
+        json!({"name": "no contact at all"}),
+    ] {
+        let r = call(bad.clone()).await;
+        assert_eq!(r["isError"], true, "{bad} should be refused: {r}");
+        assert!(
+            r["content"][0]["text"]
+                .as_str()
+                .unwrap()
+                .contains("invalid_arguments"),
+            "{r}"
+        );
+    }
 }

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Runs the official MCP conformance suite (pinned in package.json / package-lock.json, with the
 # Node 22 it needs) against the conformance fixture server, for both requirement sets, and prints
-# one closing line per revision: `conformance-<rev>: N passed, M failed`. Exits non-zero when a
-# required scenario fails.
+# per revision the required count, `conformance-<rev>: N passed, M failed`, and beside it the full
+# run (required and not-scored scenarios: check totals, then `conformance-<rev>-full: N passed, M
+# failed`, scenarios). Exits non-zero when a required scenario fails, or when the full run has a
+# failure or a warning that deliberate.json does not explain (see report.mjs).
 #
 # Environment: CONFORMANCE_PORT (default 3917), CONFORMANCE_SERVER (a command that serves the
 # fixture at http://127.0.0.1:$CONFORMANCE_PORT/mcp; default: the runtime's conformance_server

@@ -189,6 +189,21 @@ pub fn product_page(c: &Catalog, source: &str) -> Result<String, minijinja::Erro
             json!({"name": t.name, "title": t.title, "kind": kind, "scope": t.scope, "permission": t.permission, "output_schema": t.output_schema.is_some()})
         })
         .collect();
+    let tasks: Vec<Value> = sorted_tools(c)
+        .into_iter()
+        .filter(|t| t.task != crate::model::TaskSetting::Never)
+        .map(|t| {
+            let task = match t.task {
+                crate::model::TaskSetting::Required => "required",
+                _ => "optional",
+            };
+            let why = t
+                .task_note
+                .clone()
+                .unwrap_or_else(|| "long-running write".into());
+            json!({"name": t.name, "task": task, "why": why})
+        })
+        .collect();
     let destructive: Vec<Value> = sorted_tools(c)
         .into_iter()
         .filter(|t| resolve_annotations(t).destructive)
@@ -306,6 +321,7 @@ pub fn product_page(c: &Catalog, source: &str) -> Result<String, minijinja::Erro
         completions => completions,
         tools => tools,
         destructive => destructive,
+        tasks => tasks,
         exclusions => exclusions,
         uploads => uploads,
         toolsets => toolsets,

@@ -33,6 +33,15 @@ pub const SEED_SIMPLE: &[&str] = &[
 /// completions and policies). See catalog/README.md.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+// Products (not fixtures) keep the root of every input schema free of composition and
+// conditionals: stricter clients reject them (catalog/README.md, JSON Schema 2020-12).
+#[schemars(extend(
+    "if" = {"properties": {"product": {"properties": {"fixture": {"const": true}}, "required": ["fixture"]}}},
+    "else" = {"properties": {"tools": {"items": {"properties": {"input_schema": {"not": {"anyOf": [
+        {"required": ["anyOf"]}, {"required": ["oneOf"]}, {"required": ["allOf"]}, {"required": ["not"]},
+        {"required": ["$ref"]}, {"required": ["if"]}, {"required": ["then"]}, {"required": ["else"]}
+    ]}}}}}}}
+))]
 pub struct Catalog {
     pub product: ProductInfo,
     pub policies: Policies,
@@ -249,7 +258,6 @@ fn input_schema_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
         "type": "object",
         "required": ["type"],
         "properties": {"type": {"const": "object"}},
-        "not": {"anyOf": [{"required": ["anyOf"]}, {"required": ["oneOf"]}, {"required": ["allOf"]}]},
     })
 }
 
@@ -282,7 +290,8 @@ pub struct Tool {
     /// Sandbox semantics.
     #[serde(default)]
     pub operation: Option<Operation>,
-    /// JSON Schema of the arguments: an object at the root, no top-level `anyOf`/`oneOf`/`allOf`.
+    /// JSON Schema 2020-12 of the arguments: an object at the root; on products, no top-level
+    /// `anyOf`/`oneOf`/`allOf`/`not`/`$ref`/`if`/`then`/`else`.
     #[schemars(schema_with = "input_schema_schema")]
     pub input_schema: serde_yaml::Value,
     /// JSON Schema of `structuredContent`: an object at the root. (banking's are derived into
@@ -299,6 +308,26 @@ pub struct Tool {
     pub classification_note: Option<String>,
     pub scope: String,
     pub permission: String,
+    /// Whether a call may run as a task (the 2026-07-28 Tasks extension): `never` (default),
+    /// `optional` (a task when the client declares the extension) or `required` (only clients
+    /// that declare it). For long-running operations: imports, batches, bulk operations,
+    /// certificate uploads, reports.
+    #[serde(default)]
+    pub task: TaskSetting,
+    /// Why a tool that is not a write runs as a task (required on a read-only tool marked
+    /// `task:`): a read that takes long, such as generating a report.
+    #[serde(default)]
+    pub task_note: Option<String>,
+}
+
+/// The catalog's `task:` setting of a tool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum TaskSetting {
+    #[default]
+    Never,
+    Optional,
+    Required,
 }
 
 /// The MCP tool annotations. `destructiveHint` is explicit on every tool that is not read-only.

@@ -230,6 +230,11 @@ fn tool(t: &Tool, descriptor: std::ops::Range<usize>) -> TokenStream {
     let permission = &t.permission;
     let binding = binding(t);
     let operation = operation(t);
+    let task = match t.task {
+        crate::model::TaskSetting::Never => quote!(TaskSupport::Never),
+        crate::model::TaskSetting::Optional => quote!(TaskSupport::Optional),
+        crate::model::TaskSetting::Required => quote!(TaskSupport::Required),
+    };
     quote! {
         Tool {
             name: #name,
@@ -249,6 +254,7 @@ fn tool(t: &Tool, descriptor: std::ops::Range<usize>) -> TokenStream {
             permission: #permission,
             binding: #binding,
             operation: #operation,
+            task: #task,
         }
     }
 }

@@ -1210,3 +1210,116 @@ fn multipart_key_typo_says_what_a_body_may_be() {
     );
     assert!(hint(&d).contains("filename_field"), "{d}");
 }
+
+/// `tiny_orders_list` (read-only) with `extra` added after its permission line.
+fn read_only_list_with(extra: &str) -> String {
+    mutate(
+        "    permission: orders.read\n  - name: tiny_orders_get",
+        &format!("    permission: orders.read\n{extra}  - name: tiny_orders_get"),
+    )
+}
+
+#[test]
+fn a_read_only_tool_cannot_require_a_task() {
+    let text = read_only_list_with("    task: required\n    task_note: a long read\n");
+    let d = expect(
+        &text,
+        "tools[0].task",
+        "read-only tool cannot be `task: required`",
+        "    task: required",
+    );
+    assert!(hint(&d).contains("task: optional"), "{d}");
+}
+
+#[test]
+fn a_read_only_task_tool_says_why() {
+    let text = read_only_list_with("    task: optional\n");
+    expect(
+        &text,
+        "tools[0]",
+        "has no `task_note`",
+        "- name: tiny_orders_list",
+    );
+    // With the note it is accepted.
+    let ok = read_only_list_with("    task: optional\n    task_note: the list is built slowly\n");
+    assert!(diagnostics_for("tiny.yaml", &ok).is_empty());
+}
+
+#[test]
+fn a_task_note_without_a_task_is_a_leftover() {
+    let text = read_only_list_with("    task_note: left behind\n");
+    expect(
+        &text,
+        "tools[0].task_note",
+        "never runs as a task",
+        "    task_note: left behind",
+    );
+}
+
+#[test]
+fn an_unknown_task_setting_names_the_valid_ones() {
+    let text = read_only_list_with("    task: sometimes\n");
+    let diags = diagnostics_for("tiny.yaml", &text);
+    let all: String = diags.iter().map(|d| d.to_string()).collect();
+    assert!(all.contains("sometimes"), "{all}");
+    assert!(
+        all.contains("optional") && all.contains("required"),
+        "{all}"
+    );
+}
+
+#[test]
+fn a_write_may_require_a_task() {
+    let text = mutate(
+        "    scope: shop.orders\n    permission: orders.write\n  - name: tiny_orders_cancel",
+        "    scope: shop.orders\n    permission: orders.write\n    task: required\n  - name: tiny_orders_cancel",
+    );
+    assert!(diagnostics_for("tiny.yaml", &text).is_empty());
+}
+
+#[test]
+fn input_schemas_are_json_schema_2020_12() {
+    // Accepted: $schema 2020-12, $defs with $anchor, a $ref to them inside a property.
+    let ok = mutate(
+        "    input_schema: {type: object}\n",
+        "    input_schema:\n      $schema: https://json-schema.org/draft/2020-12/schema\n      type: object\n      $defs:\n        addr: {$anchor: addr, type: object, properties: {city: {type: string}}}\n      properties:\n        home: {$ref: '#/$defs/addr'}\n        kind: {type: string, if: {const: a}, then: {minLength: 1}}\n",
+    );
+    assert!(
+        diagnostics_for("tiny.yaml", &ok).is_empty(),
+        "{:?}",
+        diagnostics_for("tiny.yaml", &ok)
+    );
+    // Another dialect.
+    let draft7 = mutate(
+        "    input_schema: {type: object}\n",
+        "    input_schema:\n      $schema: http://json-schema.org/draft-07/schema#\n      type: object\n",
+    );
+    expect(
+        &draft7,
+        "tools[5].input_schema.$schema",
+        "not JSON Schema 2020-12",
+        "$schema:",
+    );
+    // A reference the client cannot resolve.
+    let remote = mutate(
+        "    input_schema: {type: object}\n",
+        "    input_schema:\n      type: object\n      properties:\n        a: {$ref: 'https://example.com/a.json'}\n",
+    );
+    expect(
+        &remote,
+        "tools[5].input_schema",
+        "points outside the schema",
+        "    input_schema:\n      type: object\n      properties:\n        a:",
+    );
+    // A conditional at the root of a product's schema (stricter clients reject it).
+    let root_if = mutate(
+        "    input_schema: {type: object}\n",
+        "    input_schema:\n      type: object\n      if: {required: [a]}\n      then: {required: [b]}\n",
+    );
+    expect(
+        &root_if,
+        "tools[5].input_schema.if",
+        "top-level `if`",
+        "if:",
+    );
+}

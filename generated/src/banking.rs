@@ -90,6 +90,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "admin_certificates",
         },
+        task: TaskSupport::Optional,
     },
     Tool {
         name: "banking_admin_certificate_delete",
@@ -119,6 +120,7 @@ static TOOLS: &[Tool] = &[
             record: "admin_certificates",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_admin_certificate_list",
@@ -149,6 +151,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "admin_certificates",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_admin_command_get",
@@ -180,6 +183,7 @@ static TOOLS: &[Tool] = &[
             record: "admin_commands",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_admin_command_list",
@@ -221,6 +225,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "admin_commands",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_admin_connection_association_create",
@@ -262,6 +267,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_admin_connection_association_delete",
@@ -303,6 +309,7 @@ static TOOLS: &[Tool] = &[
                 }),
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_admin_connection_create",
@@ -333,6 +340,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "admin_connections",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_admin_connection_delete",
@@ -362,6 +370,7 @@ static TOOLS: &[Tool] = &[
             record: "admin_connections",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_admin_connection_get",
@@ -393,6 +402,7 @@ static TOOLS: &[Tool] = &[
             record: "admin_connections",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_admin_connection_list",
@@ -432,6 +442,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "admin_connections",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_admin_connection_update",
@@ -463,6 +474,7 @@ static TOOLS: &[Tool] = &[
             record: "admin_connections",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_admin_me_get",
@@ -491,6 +503,7 @@ static TOOLS: &[Tool] = &[
             operation_ref: Some("GET /v2/me"),
         }),
         operation: Operation::WhoAmI,
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_admin_subaccount_create",
@@ -521,6 +534,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "admin_subaccounts",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_admin_subaccount_get",
@@ -552,6 +566,7 @@ static TOOLS: &[Tool] = &[
             record: "admin_subaccounts",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_admin_subaccount_list",
@@ -589,6 +604,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "admin_subaccounts",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_admin_subaccount_update",
@@ -663,6 +679,7 @@ static TOOLS: &[Tool] = &[
             record: "admin_subaccounts",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_admin_transaction_get",
@@ -685,6 +702,7 @@ static TOOLS: &[Tool] = &[
             record: "admin_transactions",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_admin_transaction_list",
@@ -706,6 +724,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "admin_transactions",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_admin_user_create",
@@ -736,6 +755,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "admin_users",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_admin_user_delete",
@@ -765,6 +785,7 @@ static TOOLS: &[Tool] = &[
             record: "admin_users",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_admin_user_list",
@@ -795,6 +816,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "admin_users",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_admin_user_update",
@@ -850,6 +872,7 @@ static TOOLS: &[Tool] = &[
             record: "admin_users",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_automation_email_account_get",
@@ -872,6 +895,7 @@ static TOOLS: &[Tool] = &[
             record: "automation_email_accounts",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_automation_email_account_list",
@@ -893,6 +917,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "automation_email_accounts",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_automatic_pix_account_create",
@@ -923,6 +948,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "charge_automatic_pix_accounts",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_automatic_pix_account_delete",
@@ -954,6 +980,7 @@ static TOOLS: &[Tool] = &[
             record: "charge_automatic_pix_accounts",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_automatic_pix_account_get",
@@ -985,6 +1012,7 @@ static TOOLS: &[Tool] = &[
             record: "charge_automatic_pix_accounts",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_automatic_pix_account_list",
@@ -1015,6 +1043,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "charge_automatic_pix_accounts",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_automatic_pix_account_update",
@@ -1046,6 +1075,7 @@ static TOOLS: &[Tool] = &[
             record: "charge_automatic_pix_accounts",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_automatic_pix_location_create",
@@ -1076,6 +1106,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "charge_automatic_pix_locations",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_automatic_pix_location_get",
@@ -1107,6 +1138,7 @@ static TOOLS: &[Tool] = &[
             record: "charge_automatic_pix_locations",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_automatic_pix_location_list",
@@ -1143,6 +1175,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "charge_automatic_pix_locations",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_automatic_pix_pix_cancel",
@@ -1183,6 +1216,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_automatic_pix_pix_create",
@@ -1215,6 +1249,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "charge_automatic_pix_pix",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_automatic_pix_pix_get",
@@ -1246,6 +1281,7 @@ static TOOLS: &[Tool] = &[
             record: "charge_automatic_pix_pix",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_automatic_pix_pix_list",
@@ -1281,6 +1317,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "charge_automatic_pix_pix",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_automatic_pix_pix_retry",
@@ -1321,6 +1358,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_automatic_pix_pix_update",
@@ -1352,6 +1390,7 @@ static TOOLS: &[Tool] = &[
             record: "charge_automatic_pix_pix",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_automatic_pix_recurrence_cancel",
@@ -1392,6 +1431,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_automatic_pix_recurrence_create",
@@ -1422,6 +1462,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "charge_automatic_pix_recurrences",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_automatic_pix_recurrence_get",
@@ -1453,6 +1494,7 @@ static TOOLS: &[Tool] = &[
             record: "charge_automatic_pix_recurrences",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_automatic_pix_recurrence_list",
@@ -1488,6 +1530,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "charge_automatic_pix_recurrences",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_automatic_pix_recurrence_update",
@@ -1519,6 +1562,7 @@ static TOOLS: &[Tool] = &[
             record: "charge_automatic_pix_recurrences",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_automatic_pix_recurrence_update_via_command",
@@ -1559,6 +1603,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_automatic_pix_request_cancel",
@@ -1599,6 +1644,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_automatic_pix_request_create",
@@ -1631,6 +1677,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "charge_automatic_pix_requests",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_automatic_pix_request_get",
@@ -1662,6 +1709,7 @@ static TOOLS: &[Tool] = &[
             record: "charge_automatic_pix_requests",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_automatic_pix_request_list",
@@ -1698,6 +1746,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "charge_automatic_pix_requests",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_automatic_pix_request_update",
@@ -1729,6 +1778,7 @@ static TOOLS: &[Tool] = &[
             record: "charge_automatic_pix_requests",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_bank_billet_account_create",
@@ -1759,6 +1809,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "charge_bank_billet_accounts",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_bank_billet_account_delete",
@@ -1788,6 +1839,7 @@ static TOOLS: &[Tool] = &[
             record: "charge_bank_billet_accounts",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_bank_billet_account_get",
@@ -1819,6 +1871,7 @@ static TOOLS: &[Tool] = &[
             record: "charge_bank_billet_accounts",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_bank_billet_account_list",
@@ -1847,6 +1900,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "charge_bank_billet_accounts",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_bank_billet_account_request_approval",
@@ -1887,6 +1941,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_bank_billet_account_set_default",
@@ -1925,6 +1980,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_bank_billet_account_update",
@@ -1954,6 +2010,7 @@ static TOOLS: &[Tool] = &[
             record: "charge_bank_billet_accounts",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_bank_billet_account_validate",
@@ -1992,6 +2049,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_bank_billet_batch_add_bank_billets",
@@ -2033,6 +2091,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Optional,
     },
     Tool {
         name: "banking_charge_bank_billet_batch_create",
@@ -2063,6 +2122,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "charge_bank_billet_batches",
         },
+        task: TaskSupport::Optional,
     },
     Tool {
         name: "banking_charge_bank_billet_batch_delete",
@@ -2092,6 +2152,7 @@ static TOOLS: &[Tool] = &[
             record: "charge_bank_billet_batches",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_bank_billet_batch_export_get",
@@ -2121,6 +2182,7 @@ static TOOLS: &[Tool] = &[
             record: "charge_bank_billet_batch_exports",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_bank_billet_batch_export_pdf",
@@ -2161,6 +2223,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Optional,
     },
     Tool {
         name: "banking_charge_bank_billet_batch_export_zip",
@@ -2201,6 +2264,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Optional,
     },
     Tool {
         name: "banking_charge_bank_billet_batch_get",
@@ -2232,6 +2296,7 @@ static TOOLS: &[Tool] = &[
             record: "charge_bank_billet_batches",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_bank_billet_batch_list",
@@ -2260,6 +2325,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "charge_bank_billet_batches",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_bank_billet_batch_remove_bank_billet",
@@ -2301,6 +2367,7 @@ static TOOLS: &[Tool] = &[
                 }),
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_bank_billet_cancel",
@@ -2339,6 +2406,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_bank_billet_cancel_all",
@@ -2377,6 +2445,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_bank_billet_create",
@@ -2407,6 +2476,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "charge_bank_billets",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_bank_billet_discharge_get",
@@ -2438,6 +2508,7 @@ static TOOLS: &[Tool] = &[
             record: "charge_bank_billet_discharges",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_bank_billet_discharge_list",
@@ -2474,6 +2545,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "charge_bank_billet_discharges",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_bank_billet_duplicate",
@@ -2514,6 +2586,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_bank_billet_get",
@@ -2545,6 +2618,7 @@ static TOOLS: &[Tool] = &[
             record: "charge_bank_billets",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_bank_billet_list",
@@ -2591,6 +2665,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "charge_bank_billets",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_bank_billet_pay",
@@ -2629,6 +2704,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_bank_billet_payment_create",
@@ -2659,6 +2735,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "charge_bank_billet_payments",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_bank_billet_payment_delete",
@@ -2688,6 +2765,7 @@ static TOOLS: &[Tool] = &[
             record: "charge_bank_billet_payments",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_bank_billet_payment_get",
@@ -2719,6 +2797,7 @@ static TOOLS: &[Tool] = &[
             record: "charge_bank_billet_payments",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_bank_billet_payment_list",
@@ -2754,6 +2833,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "charge_bank_billet_payments",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_bank_billet_protest",
@@ -2792,6 +2872,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_bank_billet_registration_get",
@@ -2823,6 +2904,7 @@ static TOOLS: &[Tool] = &[
             record: "charge_bank_billet_registrations",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_bank_billet_registration_list",
@@ -2858,6 +2940,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "charge_bank_billet_registrations",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_bank_billet_remittance_create_occurrence",
@@ -2900,6 +2983,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_bank_billet_remittance_delete",
@@ -2929,6 +3013,7 @@ static TOOLS: &[Tool] = &[
             record: "charge_bank_billet_remittances",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_bank_billet_remittance_get",
@@ -2958,6 +3043,7 @@ static TOOLS: &[Tool] = &[
             record: "charge_bank_billet_remittances",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_bank_billet_remittance_list",
@@ -2995,6 +3081,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "charge_bank_billet_remittances",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_bank_billet_remittance_list_pending",
@@ -3032,6 +3119,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "charge_bank_billet_remittances",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_bank_billet_report_get",
@@ -3070,6 +3158,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "charge_bank_billets",
         },
+        task: TaskSupport::Optional,
     },
     Tool {
         name: "banking_charge_bank_billet_send_email",
@@ -3108,6 +3197,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_bank_billet_send_sms",
@@ -3146,6 +3236,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_bank_billet_update",
@@ -3175,6 +3266,7 @@ static TOOLS: &[Tool] = &[
             record: "charge_bank_billets",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_customer_subscription_create",
@@ -3205,6 +3297,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "charge_customer_subscriptions",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_customer_subscription_delete",
@@ -3234,6 +3327,7 @@ static TOOLS: &[Tool] = &[
             record: "charge_customer_subscriptions",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_customer_subscription_get",
@@ -3265,6 +3359,7 @@ static TOOLS: &[Tool] = &[
             record: "charge_customer_subscriptions",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_customer_subscription_list",
@@ -3299,6 +3394,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "charge_customer_subscriptions",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_customer_subscription_next_charge",
@@ -3339,6 +3435,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_customer_subscription_update",
@@ -3450,6 +3547,7 @@ static TOOLS: &[Tool] = &[
             record: "charge_customer_subscriptions",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_discharge_create",
@@ -3490,6 +3588,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "charge_discharges",
         },
+        task: TaskSupport::Optional,
     },
     Tool {
         name: "banking_charge_discharge_download",
@@ -3519,6 +3618,7 @@ static TOOLS: &[Tool] = &[
             record: "charge_discharges",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_discharge_get",
@@ -3550,6 +3650,7 @@ static TOOLS: &[Tool] = &[
             record: "charge_discharges",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_discharge_list",
@@ -3585,6 +3686,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "charge_discharges",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_discharge_pay_off",
@@ -3623,6 +3725,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_discharge_reprocess",
@@ -3661,6 +3764,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_installment_create",
@@ -3691,6 +3795,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "charge_installments",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_installment_delete",
@@ -3720,6 +3825,7 @@ static TOOLS: &[Tool] = &[
             record: "charge_installments",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_installment_get",
@@ -3751,6 +3857,7 @@ static TOOLS: &[Tool] = &[
             record: "charge_installments",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_installment_list",
@@ -3779,6 +3886,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "charge_installments",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_payment_create",
@@ -3809,6 +3917,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "charge_payments",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_payment_delete",
@@ -3838,6 +3947,7 @@ static TOOLS: &[Tool] = &[
             record: "charge_payments",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_payment_get",
@@ -3869,6 +3979,7 @@ static TOOLS: &[Tool] = &[
             record: "charge_payments",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_payment_list",
@@ -3909,6 +4020,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "charge_payments",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_pix_account_create",
@@ -3939,6 +4051,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "charge_pix_accounts",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_pix_account_delete",
@@ -3970,6 +4083,7 @@ static TOOLS: &[Tool] = &[
             record: "charge_pix_accounts",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_pix_account_get",
@@ -4001,6 +4115,7 @@ static TOOLS: &[Tool] = &[
             record: "charge_pix_accounts",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_pix_account_list",
@@ -4031,6 +4146,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "charge_pix_accounts",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_pix_account_update",
@@ -4062,6 +4178,7 @@ static TOOLS: &[Tool] = &[
             record: "charge_pix_accounts",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_pix_cancel",
@@ -4102,6 +4219,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_pix_command_get",
@@ -4133,6 +4251,7 @@ static TOOLS: &[Tool] = &[
             record: "charge_pix_commands",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_pix_command_list",
@@ -4163,6 +4282,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "charge_pix_commands",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_pix_create",
@@ -4193,6 +4313,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "charge_pix",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_pix_delete",
@@ -4222,6 +4343,7 @@ static TOOLS: &[Tool] = &[
             record: "charge_pix",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_pix_get",
@@ -4253,6 +4375,7 @@ static TOOLS: &[Tool] = &[
             record: "charge_pix",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_pix_list",
@@ -4297,6 +4420,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "charge_pix",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_pix_update",
@@ -4328,6 +4452,7 @@ static TOOLS: &[Tool] = &[
             record: "charge_pix",
             id_arg: "pix_uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_remittance_create",
@@ -4358,6 +4483,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "charge_remittances",
         },
+        task: TaskSupport::Optional,
     },
     Tool {
         name: "banking_charge_remittance_create_bulk",
@@ -4396,6 +4522,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Optional,
     },
     Tool {
         name: "banking_charge_remittance_delete",
@@ -4425,6 +4552,7 @@ static TOOLS: &[Tool] = &[
             record: "charge_remittances",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_remittance_get",
@@ -4456,6 +4584,7 @@ static TOOLS: &[Tool] = &[
             record: "charge_remittances",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_remittance_get_raw",
@@ -4485,6 +4614,7 @@ static TOOLS: &[Tool] = &[
             record: "charge_remittances",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_charge_remittance_list",
@@ -4523,6 +4653,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "charge_remittances",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_data_bank_billet_query_create",
@@ -4553,6 +4684,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "data_bank_billet_queries",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_data_bank_billet_query_get",
@@ -4575,6 +4707,7 @@ static TOOLS: &[Tool] = &[
             record: "data_bank_billet_queries",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_data_bank_billet_query_list",
@@ -4605,6 +4738,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "data_bank_billet_queries",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_data_customer_create",
@@ -4635,6 +4769,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "data_customers",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_data_customer_find_by_cnpj_cpf",
@@ -4663,6 +4798,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "data_customers",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_data_customer_find_by_email",
@@ -4691,6 +4827,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "data_customers",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_data_customer_get",
@@ -4722,6 +4859,7 @@ static TOOLS: &[Tool] = &[
             record: "data_customers",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_data_customer_list",
@@ -4750,6 +4888,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "data_customers",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_data_customer_update",
@@ -4809,6 +4948,7 @@ static TOOLS: &[Tool] = &[
             record: "data_customers",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_data_email_delivery_get",
@@ -4840,6 +4980,7 @@ static TOOLS: &[Tool] = &[
             record: "data_email_deliveries",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_data_email_delivery_list",
@@ -4874,6 +5015,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "data_email_deliveries",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_data_email_delivery_resend",
@@ -4912,6 +5054,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_data_event_get",
@@ -4943,6 +5086,7 @@ static TOOLS: &[Tool] = &[
             record: "data_events",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_data_event_list",
@@ -4978,6 +5122,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "data_events",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_data_import_create",
@@ -5018,6 +5163,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "data_imports",
         },
+        task: TaskSupport::Optional,
     },
     Tool {
         name: "banking_data_import_get",
@@ -5049,6 +5195,7 @@ static TOOLS: &[Tool] = &[
             record: "data_imports",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_data_import_list",
@@ -5077,6 +5224,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "data_imports",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_data_person_get",
@@ -5099,6 +5247,7 @@ static TOOLS: &[Tool] = &[
             record: "data_people",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_data_person_list",
@@ -5120,6 +5269,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "data_people",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_data_pix_qrcode_query_create",
@@ -5150,6 +5300,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "data_pix_qrcode_queries",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_data_pix_qrcode_query_get",
@@ -5172,6 +5323,7 @@ static TOOLS: &[Tool] = &[
             record: "data_pix_qrcode_queries",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_data_pix_qrcode_query_list",
@@ -5202,6 +5354,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "data_pix_qrcode_queries",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_data_sms_delivery_get",
@@ -5233,6 +5386,7 @@ static TOOLS: &[Tool] = &[
             record: "data_sms_deliveries",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_data_sms_delivery_list",
@@ -5267,6 +5421,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "data_sms_deliveries",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_data_sms_delivery_resend",
@@ -5305,6 +5460,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_data_webhook_create",
@@ -5335,6 +5491,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "data_webhooks",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_data_webhook_delete",
@@ -5364,6 +5521,7 @@ static TOOLS: &[Tool] = &[
             record: "data_webhooks",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_data_webhook_delivery_get",
@@ -5395,6 +5553,7 @@ static TOOLS: &[Tool] = &[
             record: "data_webhook_deliveries",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_data_webhook_delivery_list",
@@ -5432,6 +5591,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "data_webhook_deliveries",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_data_webhook_delivery_resend",
@@ -5470,6 +5630,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_data_webhook_get",
@@ -5501,6 +5662,7 @@ static TOOLS: &[Tool] = &[
             record: "data_webhooks",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_data_webhook_list",
@@ -5529,6 +5691,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "data_webhooks",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_data_webhook_update",
@@ -5573,6 +5736,7 @@ static TOOLS: &[Tool] = &[
             record: "data_webhooks",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_edi_edi_box_create",
@@ -5603,6 +5767,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "edi_edi_boxes",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_edi_edi_box_get",
@@ -5634,6 +5799,7 @@ static TOOLS: &[Tool] = &[
             record: "edi_edi_boxes",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_edi_edi_box_list",
@@ -5664,6 +5830,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "edi_edi_boxes",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_edi_edi_box_update",
@@ -5714,6 +5881,7 @@ static TOOLS: &[Tool] = &[
             record: "edi_edi_boxes",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_financial_account_command_get",
@@ -5750,6 +5918,7 @@ static TOOLS: &[Tool] = &[
             record: "financial_account_commands",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_financial_account_command_list",
@@ -5782,6 +5951,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "financial_account_commands",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_financial_account_create",
@@ -5812,6 +5982,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "financial_accounts",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_financial_account_delete",
@@ -5843,6 +6014,7 @@ static TOOLS: &[Tool] = &[
             record: "financial_accounts",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_financial_account_get",
@@ -5874,6 +6046,7 @@ static TOOLS: &[Tool] = &[
             record: "financial_accounts",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_financial_account_list",
@@ -5904,6 +6077,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "financial_accounts",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_financial_account_update",
@@ -5935,6 +6109,7 @@ static TOOLS: &[Tool] = &[
             record: "financial_accounts",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_financial_balance_create",
@@ -5967,6 +6142,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "financial_balances",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_financial_balance_get",
@@ -6003,6 +6179,7 @@ static TOOLS: &[Tool] = &[
             record: "financial_balances",
             id_arg: "balance_uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_financial_balance_list",
@@ -6035,6 +6212,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "financial_balances",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_financial_provider_list",
@@ -6065,6 +6243,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "financial_providers",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_financial_statement_category_list",
@@ -6095,6 +6274,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "financial_statement_categories",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_financial_statement_transaction_import_create",
@@ -6137,6 +6317,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "financial_statement_transaction_imports",
         },
+        task: TaskSupport::Optional,
     },
     Tool {
         name: "banking_financial_statement_transaction_import_get",
@@ -6173,6 +6354,7 @@ static TOOLS: &[Tool] = &[
             record: "financial_statement_transaction_imports",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_financial_statement_transaction_import_list",
@@ -6215,6 +6397,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "financial_statement_transaction_imports",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_financial_statement_transaction_list",
@@ -6265,6 +6448,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "financial_statement_transactions",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_financial_statement_transaction_summarize",
@@ -6307,6 +6491,7 @@ static TOOLS: &[Tool] = &[
             amount_field: "amount",
             default_by: "month",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_financial_statement_transaction_sync_create",
@@ -6339,6 +6524,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "financial_statement_transaction_syncs",
         },
+        task: TaskSupport::Optional,
     },
     Tool {
         name: "banking_financial_statement_transaction_sync_get",
@@ -6375,6 +6561,7 @@ static TOOLS: &[Tool] = &[
             record: "financial_statement_transaction_syncs",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_financial_statement_transaction_sync_list",
@@ -6407,6 +6594,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "financial_statement_transaction_syncs",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_mailbox_channels_email_activate",
@@ -6447,6 +6635,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_mailbox_channels_email_create",
@@ -6477,6 +6666,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "mailbox_channels_email",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_mailbox_channels_email_deactivate",
@@ -6517,6 +6707,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_mailbox_channels_email_delete",
@@ -6546,6 +6737,7 @@ static TOOLS: &[Tool] = &[
             record: "mailbox_channels_email",
             id_arg: "entry_id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_mailbox_channels_email_get",
@@ -6577,6 +6769,7 @@ static TOOLS: &[Tool] = &[
             record: "mailbox_channels_email",
             id_arg: "entry_id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_mailbox_channels_email_update",
@@ -6608,6 +6801,7 @@ static TOOLS: &[Tool] = &[
             record: "mailbox_channels_email",
             id_arg: "entry_id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_mailbox_channels_s3_activate",
@@ -6648,6 +6842,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_mailbox_channels_s3_create",
@@ -6678,6 +6873,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "mailbox_channels_s3",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_mailbox_channels_s3_deactivate",
@@ -6718,6 +6914,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_mailbox_channels_s3_delete",
@@ -6747,6 +6944,7 @@ static TOOLS: &[Tool] = &[
             record: "mailbox_channels_s3",
             id_arg: "entry_id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_mailbox_channels_s3_fetch",
@@ -6787,6 +6985,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_mailbox_channels_s3_get",
@@ -6818,6 +7017,7 @@ static TOOLS: &[Tool] = &[
             record: "mailbox_channels_s3",
             id_arg: "entry_id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_mailbox_channels_s3_update_password",
@@ -6858,6 +7058,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_mailbox_channels_sftp_activate",
@@ -6898,6 +7099,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_mailbox_channels_sftp_create",
@@ -6928,6 +7130,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "mailbox_channels_sftp",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_mailbox_channels_sftp_deactivate",
@@ -6968,6 +7171,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_mailbox_channels_sftp_delete",
@@ -6997,6 +7201,7 @@ static TOOLS: &[Tool] = &[
             record: "mailbox_channels_sftp",
             id_arg: "entry_id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_mailbox_channels_sftp_fetch",
@@ -7037,6 +7242,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_mailbox_channels_sftp_get",
@@ -7068,6 +7274,7 @@ static TOOLS: &[Tool] = &[
             record: "mailbox_channels_sftp",
             id_arg: "entry_id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_mailbox_channels_sftp_update",
@@ -7099,6 +7306,7 @@ static TOOLS: &[Tool] = &[
             record: "mailbox_channels_sftp",
             id_arg: "entry_id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_mailbox_channels_sftp_update_password",
@@ -7141,6 +7349,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_mailbox_channels_syncthing_activate",
@@ -7181,6 +7390,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_mailbox_channels_syncthing_create",
@@ -7211,6 +7421,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "mailbox_channels_syncthing",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_mailbox_channels_syncthing_deactivate",
@@ -7253,6 +7464,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_mailbox_channels_syncthing_delete",
@@ -7282,6 +7494,7 @@ static TOOLS: &[Tool] = &[
             record: "mailbox_channels_syncthing",
             id_arg: "entry_id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_mailbox_channels_syncthing_get",
@@ -7313,6 +7526,7 @@ static TOOLS: &[Tool] = &[
             record: "mailbox_channels_syncthing",
             id_arg: "entry_id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_mailbox_channels_syncthing_resend_invites",
@@ -7355,6 +7569,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_mailbox_channels_syncthing_update",
@@ -7386,6 +7601,7 @@ static TOOLS: &[Tool] = &[
             record: "mailbox_channels_syncthing",
             id_arg: "entry_id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_mailbox_channels_syncthing_update_status",
@@ -7428,6 +7644,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_mailbox_channels_whatsapp_activate",
@@ -7468,6 +7685,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_mailbox_channels_whatsapp_create",
@@ -7498,6 +7716,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "mailbox_channels_whatsapp",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_mailbox_channels_whatsapp_deactivate",
@@ -7538,6 +7757,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_mailbox_channels_whatsapp_delete",
@@ -7567,6 +7787,7 @@ static TOOLS: &[Tool] = &[
             record: "mailbox_channels_whatsapp",
             id_arg: "entry_id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_mailbox_channels_whatsapp_get",
@@ -7598,6 +7819,7 @@ static TOOLS: &[Tool] = &[
             record: "mailbox_channels_whatsapp",
             id_arg: "entry_id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_mailbox_channels_whatsapp_update",
@@ -7629,6 +7851,7 @@ static TOOLS: &[Tool] = &[
             record: "mailbox_channels_whatsapp",
             id_arg: "entry_id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_mailbox_entry_create",
@@ -7659,6 +7882,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "mailbox_entries",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_mailbox_entry_delete",
@@ -7688,6 +7912,7 @@ static TOOLS: &[Tool] = &[
             record: "mailbox_entries",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_mailbox_entry_get",
@@ -7719,6 +7944,7 @@ static TOOLS: &[Tool] = &[
             record: "mailbox_entries",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_mailbox_entry_list",
@@ -7749,6 +7975,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "mailbox_entries",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_mailbox_entry_update",
@@ -7798,6 +8025,7 @@ static TOOLS: &[Tool] = &[
             record: "mailbox_entries",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_mailbox_file_create",
@@ -7828,6 +8056,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "mailbox_files",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_mailbox_file_delete",
@@ -7857,6 +8086,7 @@ static TOOLS: &[Tool] = &[
             record: "mailbox_files",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_mailbox_file_get",
@@ -7888,6 +8118,7 @@ static TOOLS: &[Tool] = &[
             record: "mailbox_files",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_mailbox_file_list",
@@ -7918,6 +8149,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "mailbox_files",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_mailbox_file_update",
@@ -7965,6 +8197,7 @@ static TOOLS: &[Tool] = &[
             record: "mailbox_files",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_payment_bank_billet_batch_create",
@@ -7995,6 +8228,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "payment_batches",
         },
+        task: TaskSupport::Optional,
     },
     Tool {
         name: "banking_payment_bank_billet_cancel",
@@ -8035,6 +8269,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_payment_bank_billet_create",
@@ -8065,6 +8300,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "payment_bank_billets",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_payment_bank_billet_get",
@@ -8096,6 +8332,7 @@ static TOOLS: &[Tool] = &[
             record: "payment_bank_billets",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_payment_bank_billet_list",
@@ -8126,6 +8363,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "payment_bank_billets",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_payment_batch_approve",
@@ -8166,6 +8404,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Optional,
     },
     Tool {
         name: "banking_payment_batch_cancel",
@@ -8206,6 +8445,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_payment_batch_get",
@@ -8237,6 +8477,7 @@ static TOOLS: &[Tool] = &[
             record: "payment_batches",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_payment_batch_list",
@@ -8267,6 +8508,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "payment_batches",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_payment_batch_reprove",
@@ -8307,6 +8549,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_payment_darf_get",
@@ -8340,6 +8583,7 @@ static TOOLS: &[Tool] = &[
             field: "kind",
             value: "darf",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_payment_dda_account_create",
@@ -8370,6 +8614,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "payment_dda_accounts",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_payment_dda_account_disable",
@@ -8410,6 +8655,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_payment_dda_account_enable",
@@ -8450,6 +8696,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_payment_dda_account_get",
@@ -8481,6 +8728,7 @@ static TOOLS: &[Tool] = &[
             record: "payment_dda_accounts",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_payment_dda_account_list",
@@ -8511,6 +8759,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "payment_dda_accounts",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_payment_dda_account_update",
@@ -8542,6 +8791,7 @@ static TOOLS: &[Tool] = &[
             record: "payment_dda_accounts",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_payment_dda_bank_billet_delete",
@@ -8571,6 +8821,7 @@ static TOOLS: &[Tool] = &[
             record: "payment_dda_bank_billets",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_payment_dda_bank_billet_get",
@@ -8602,6 +8853,7 @@ static TOOLS: &[Tool] = &[
             record: "payment_dda_bank_billets",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_payment_dda_bank_billet_list",
@@ -8632,6 +8884,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "payment_dda_bank_billets",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_payment_dda_bank_billet_reject",
@@ -8672,6 +8925,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_payment_dda_bank_billet_release",
@@ -8712,6 +8966,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_payment_payment_account_create",
@@ -8742,6 +8997,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "payment_payment_accounts",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_payment_payment_account_get",
@@ -8773,6 +9029,7 @@ static TOOLS: &[Tool] = &[
             record: "payment_payment_accounts",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_payment_payment_account_list",
@@ -8803,6 +9060,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "payment_payment_accounts",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_payment_payment_account_update",
@@ -8847,6 +9105,7 @@ static TOOLS: &[Tool] = &[
             record: "payment_payment_accounts",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_payment_payment_approve",
@@ -8887,6 +9146,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_payment_payment_cancel",
@@ -8927,6 +9187,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_payment_payment_create",
@@ -8957,6 +9218,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "payment_payments",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_payment_payment_get",
@@ -8988,6 +9250,7 @@ static TOOLS: &[Tool] = &[
             record: "payment_payments",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_payment_payment_list",
@@ -9032,6 +9295,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "payment_payments",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_payment_pix_batch_create",
@@ -9062,6 +9326,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "payment_batches",
         },
+        task: TaskSupport::Optional,
     },
     Tool {
         name: "banking_payment_pix_cancel",
@@ -9102,6 +9367,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_payment_pix_create",
@@ -9132,6 +9398,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "payment_pix",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_payment_pix_get",
@@ -9163,6 +9430,7 @@ static TOOLS: &[Tool] = &[
             record: "payment_pix",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_payment_pix_list",
@@ -9193,6 +9461,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "payment_pix",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_payment_tax_batch_create",
@@ -9223,6 +9492,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "payment_batches",
         },
+        task: TaskSupport::Optional,
     },
     Tool {
         name: "banking_payment_tax_cancel",
@@ -9263,6 +9533,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_payment_tax_create",
@@ -9293,6 +9564,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "payment_taxes",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_payment_tax_get",
@@ -9324,6 +9596,7 @@ static TOOLS: &[Tool] = &[
             record: "payment_taxes",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_payment_tax_list",
@@ -9354,6 +9627,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "payment_taxes",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_payment_utility_batch_create",
@@ -9384,6 +9658,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "payment_batches",
         },
+        task: TaskSupport::Optional,
     },
     Tool {
         name: "banking_payment_utility_cancel",
@@ -9424,6 +9699,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_payment_utility_create",
@@ -9454,6 +9730,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "payment_utilities",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_payment_utility_get",
@@ -9485,6 +9762,7 @@ static TOOLS: &[Tool] = &[
             record: "payment_utilities",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_payment_utility_list",
@@ -9515,6 +9793,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "payment_utilities",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_remittance_payment_get",
@@ -9537,6 +9816,7 @@ static TOOLS: &[Tool] = &[
             record: "remittance_payments",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_remittance_payment_list",
@@ -9558,6 +9838,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "remittance_payments",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_transfer_batch_approve",
@@ -9598,6 +9879,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Optional,
     },
     Tool {
         name: "banking_transfer_batch_cancel",
@@ -9638,6 +9920,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_transfer_batch_get",
@@ -9669,6 +9952,7 @@ static TOOLS: &[Tool] = &[
             record: "transfer_batches",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_transfer_batch_list",
@@ -9699,6 +9983,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "transfer_batches",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_transfer_batch_reprove",
@@ -9739,6 +10024,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_transfer_internal_approve",
@@ -9777,6 +10063,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_transfer_internal_batch_create",
@@ -9807,6 +10094,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "transfer_batches",
         },
+        task: TaskSupport::Optional,
     },
     Tool {
         name: "banking_transfer_internal_cancel",
@@ -9847,6 +10135,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_transfer_internal_create",
@@ -9877,6 +10166,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "transfer_internal",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_transfer_internal_get",
@@ -9908,6 +10198,7 @@ static TOOLS: &[Tool] = &[
             record: "transfer_internal",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_transfer_internal_list",
@@ -9938,6 +10229,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "transfer_internal",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_transfer_internal_reschedule",
@@ -9976,6 +10268,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_transfer_pix_approve",
@@ -10016,6 +10309,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_transfer_pix_batch_create",
@@ -10046,6 +10340,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "transfer_batches",
         },
+        task: TaskSupport::Optional,
     },
     Tool {
         name: "banking_transfer_pix_cancel",
@@ -10086,6 +10381,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_transfer_pix_create",
@@ -10116,6 +10412,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "transfer_pix",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_transfer_pix_get",
@@ -10147,6 +10444,7 @@ static TOOLS: &[Tool] = &[
             record: "transfer_pix",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_transfer_pix_list",
@@ -10177,6 +10475,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "transfer_pix",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_transfer_pix_reschedule",
@@ -10217,6 +10516,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_transfer_ted_approve",
@@ -10257,6 +10557,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_transfer_ted_batch_create",
@@ -10287,6 +10588,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "transfer_batches",
         },
+        task: TaskSupport::Optional,
     },
     Tool {
         name: "banking_transfer_ted_cancel",
@@ -10327,6 +10629,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_transfer_ted_create",
@@ -10357,6 +10660,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "transfer_ted",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_transfer_ted_get",
@@ -10388,6 +10692,7 @@ static TOOLS: &[Tool] = &[
             record: "transfer_ted",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_transfer_ted_list",
@@ -10418,6 +10723,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "transfer_ted",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_transfer_ted_reschedule",
@@ -10458,6 +10764,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_transfer_transfer_account_create",
@@ -10488,6 +10795,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "transfer_transfer_accounts",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_transfer_transfer_account_get",
@@ -10519,6 +10827,7 @@ static TOOLS: &[Tool] = &[
             record: "transfer_transfer_accounts",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_transfer_transfer_account_list",
@@ -10549,6 +10858,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "transfer_transfer_accounts",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_transfer_transfer_account_update",
@@ -10593,6 +10903,7 @@ static TOOLS: &[Tool] = &[
             record: "transfer_transfer_accounts",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_transfer_transfer_cancel",
@@ -10633,6 +10944,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_transfer_transfer_create",
@@ -10663,6 +10975,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "transfer_transfers",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_transfer_transfer_get",
@@ -10694,6 +11007,7 @@ static TOOLS: &[Tool] = &[
             record: "transfer_transfers",
             id_arg: "uid",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "banking_transfer_transfer_list",
@@ -10724,6 +11038,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "transfer_transfers",
         },
+        task: TaskSupport::Never,
     },
 ];
 /// Every tool descriptor, in that order, joined by commas.

@@ -64,6 +64,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "customers",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "billing_customers_delete",
@@ -95,6 +96,7 @@ static TOOLS: &[Tool] = &[
             record: "customers",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "billing_customers_get",
@@ -124,6 +126,7 @@ static TOOLS: &[Tool] = &[
             record: "customers",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "billing_customers_list",
@@ -152,6 +155,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "customers",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "billing_customers_update",
@@ -181,6 +185,7 @@ static TOOLS: &[Tool] = &[
             record: "customers",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "billing_invoices_cancel",
@@ -221,6 +226,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "billing_invoices_create",
@@ -249,6 +255,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "invoices",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "billing_invoices_delete",
@@ -280,6 +287,7 @@ static TOOLS: &[Tool] = &[
             record: "invoices",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "billing_invoices_finalize",
@@ -318,6 +326,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "billing_invoices_get",
@@ -347,6 +356,7 @@ static TOOLS: &[Tool] = &[
             record: "invoices",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "billing_invoices_get_pdf",
@@ -376,6 +386,7 @@ static TOOLS: &[Tool] = &[
             record: "invoices",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "billing_invoices_list",
@@ -416,6 +427,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "invoices",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "billing_invoices_send_reminder",
@@ -454,6 +466,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "billing_invoices_update",
@@ -483,6 +496,7 @@ static TOOLS: &[Tool] = &[
             record: "invoices",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "billing_nfes_cancel",
@@ -523,6 +537,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "billing_nfes_create",
@@ -551,6 +566,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "nfes",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "billing_nfes_get",
@@ -580,6 +596,7 @@ static TOOLS: &[Tool] = &[
             record: "nfes",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "billing_nfes_get_danfe",
@@ -609,6 +626,7 @@ static TOOLS: &[Tool] = &[
             record: "nfes",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "billing_nfes_get_xml",
@@ -638,6 +656,7 @@ static TOOLS: &[Tool] = &[
             record: "nfes",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "billing_nfes_list",
@@ -671,6 +690,7 @@ static TOOLS: &[Tool] = &[
             operation_ref: Some("GET /v1/billing/nfes"),
         }),
         operation: Operation::List { record: "nfes" },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "billing_organization_get",
@@ -699,6 +719,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Singleton {
             record: "organization",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "billing_payments_create",
@@ -727,6 +748,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "payments",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "billing_payments_get",
@@ -756,6 +778,7 @@ static TOOLS: &[Tool] = &[
             record: "payments",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "billing_payments_list",
@@ -794,6 +817,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "payments",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "billing_payments_refund",
@@ -834,6 +858,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "billing_payments_void",
@@ -874,6 +899,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "billing_refunds_get",
@@ -903,6 +929,7 @@ static TOOLS: &[Tool] = &[
             record: "refunds",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "billing_refunds_list",
@@ -931,6 +958,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "refunds",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "billing_schemas_get",
@@ -950,6 +978,7 @@ static TOOLS: &[Tool] = &[
         permission: "schemas.read",
         binding: Binding::Extension("schema_entry"),
         operation: Operation::Custom,
+        task: TaskSupport::Never,
     },
     Tool {
         name: "billing_schemas_list",
@@ -969,6 +998,7 @@ static TOOLS: &[Tool] = &[
         permission: "schemas.read",
         binding: Binding::Extension("schema_catalog"),
         operation: Operation::Custom,
+        task: TaskSupport::Never,
     },
     Tool {
         name: "billing_subscriptions_cancel",
@@ -1009,6 +1039,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "billing_subscriptions_create",
@@ -1037,6 +1068,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "subscriptions",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "billing_subscriptions_get",
@@ -1066,6 +1098,7 @@ static TOOLS: &[Tool] = &[
             record: "subscriptions",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "billing_subscriptions_list",
@@ -1102,6 +1135,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "subscriptions",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "billing_subscriptions_pause",
@@ -1140,6 +1174,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "billing_subscriptions_resume",
@@ -1178,6 +1213,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "billing_subscriptions_update",
@@ -1207,6 +1243,7 @@ static TOOLS: &[Tool] = &[
             record: "subscriptions",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
 ];
 /// Every tool descriptor, in that order, joined by commas.

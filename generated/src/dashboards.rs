@@ -66,6 +66,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "invites",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "dashboards_invites_get",
@@ -95,6 +96,7 @@ static TOOLS: &[Tool] = &[
             record: "invites",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "dashboards_invites_list",
@@ -123,6 +125,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "invites",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "dashboards_invites_resend",
@@ -163,6 +166,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "dashboards_invites_revoke",
@@ -203,6 +207,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "dashboards_organization_get",
@@ -231,6 +236,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Singleton {
             record: "organization",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "dashboards_portal_sessions_end",
@@ -271,6 +277,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "dashboards_portal_sessions_get",
@@ -300,6 +307,7 @@ static TOOLS: &[Tool] = &[
             record: "portal_sessions",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "dashboards_portal_sessions_list",
@@ -328,6 +336,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "portal_sessions",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "dashboards_portal_users_create",
@@ -358,6 +367,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "portal_users",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "dashboards_portal_users_deactivate",
@@ -398,6 +408,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "dashboards_portal_users_delete",
@@ -429,6 +440,7 @@ static TOOLS: &[Tool] = &[
             record: "portal_users",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "dashboards_portal_users_get",
@@ -458,6 +470,7 @@ static TOOLS: &[Tool] = &[
             record: "portal_users",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "dashboards_portal_users_list",
@@ -486,6 +499,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "portal_users",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "dashboards_portal_users_reactivate",
@@ -524,6 +538,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "dashboards_portal_users_resend_invite",
@@ -564,6 +579,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "dashboards_portal_users_suspend",
@@ -604,6 +620,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "dashboards_portal_users_update",
@@ -633,6 +650,7 @@ static TOOLS: &[Tool] = &[
             record: "portal_users",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "dashboards_schemas_get",
@@ -652,6 +670,7 @@ static TOOLS: &[Tool] = &[
         permission: "schemas.read",
         binding: Binding::Extension("schema_entry"),
         operation: Operation::Custom,
+        task: TaskSupport::Never,
     },
     Tool {
         name: "dashboards_schemas_list",
@@ -671,6 +690,7 @@ static TOOLS: &[Tool] = &[
         permission: "schemas.read",
         binding: Binding::Extension("schema_catalog"),
         operation: Operation::Custom,
+        task: TaskSupport::Never,
     },
     Tool {
         name: "dashboards_team_members_get",
@@ -700,6 +720,7 @@ static TOOLS: &[Tool] = &[
             record: "team_members",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "dashboards_team_members_list",
@@ -728,6 +749,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "team_members",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "dashboards_team_members_reactivate",
@@ -766,6 +788,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "dashboards_team_members_remove",
@@ -797,6 +820,7 @@ static TOOLS: &[Tool] = &[
             record: "team_members",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "dashboards_team_members_suspend",
@@ -837,6 +861,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "dashboards_team_members_update",
@@ -866,6 +891,7 @@ static TOOLS: &[Tool] = &[
             record: "team_members",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
 ];
 /// Every tool descriptor, in that order, joined by commas.

@@ -64,6 +64,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "attachments",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_attachments_delete",
@@ -95,6 +96,7 @@ static TOOLS: &[Tool] = &[
             record: "attachments",
             id_arg: "attachment_id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_attachments_download",
@@ -124,6 +126,7 @@ static TOOLS: &[Tool] = &[
             record: "attachments",
             id_arg: "attachment_id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_attachments_get",
@@ -155,6 +158,7 @@ static TOOLS: &[Tool] = &[
             record: "attachments",
             id_arg: "attachment_id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_attachments_list",
@@ -191,6 +195,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "attachments",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_balances_adjust",
@@ -223,6 +228,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "balances",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_balances_get",
@@ -256,6 +262,7 @@ static TOOLS: &[Tool] = &[
             record: "balances",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_balances_latest",
@@ -286,6 +293,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Latest {
             record: "balances",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_balances_list",
@@ -324,6 +332,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "balances",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_categories_create",
@@ -352,6 +361,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "categories",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_categories_delete",
@@ -383,6 +393,7 @@ static TOOLS: &[Tool] = &[
             record: "categories",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_categories_get",
@@ -414,6 +425,7 @@ static TOOLS: &[Tool] = &[
             record: "categories",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_categories_list",
@@ -442,6 +454,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "categories",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_categories_update",
@@ -471,6 +484,7 @@ static TOOLS: &[Tool] = &[
             record: "categories",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_companies_create",
@@ -499,6 +513,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "companies",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_companies_delete",
@@ -530,6 +545,7 @@ static TOOLS: &[Tool] = &[
             record: "companies",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_companies_get",
@@ -561,6 +577,7 @@ static TOOLS: &[Tool] = &[
             record: "companies",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_companies_list",
@@ -596,6 +613,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "companies",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_companies_update",
@@ -625,6 +643,7 @@ static TOOLS: &[Tool] = &[
             record: "companies",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_financial_accounts_create",
@@ -653,6 +672,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "financial_accounts",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_financial_accounts_delete",
@@ -684,6 +704,7 @@ static TOOLS: &[Tool] = &[
             record: "financial_accounts",
             id_arg: "account_id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_financial_accounts_get",
@@ -715,6 +736,7 @@ static TOOLS: &[Tool] = &[
             record: "financial_accounts",
             id_arg: "account_id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_financial_accounts_list",
@@ -751,6 +773,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "financial_accounts",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_financial_accounts_update",
@@ -780,6 +803,7 @@ static TOOLS: &[Tool] = &[
             record: "financial_accounts",
             id_arg: "account_id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_financial_transactions_create",
@@ -808,6 +832,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "financial_transactions",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_financial_transactions_delete",
@@ -839,6 +864,7 @@ static TOOLS: &[Tool] = &[
             record: "financial_transactions",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_financial_transactions_get",
@@ -870,6 +896,7 @@ static TOOLS: &[Tool] = &[
             record: "financial_transactions",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_financial_transactions_list",
@@ -911,6 +938,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "financial_transactions",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_financial_transactions_reconcile",
@@ -951,6 +979,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_financial_transactions_update",
@@ -980,6 +1009,7 @@ static TOOLS: &[Tool] = &[
             record: "financial_transactions",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_fiscal_documents_create_payable",
@@ -1018,6 +1048,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_fiscal_documents_get",
@@ -1049,6 +1080,7 @@ static TOOLS: &[Tool] = &[
             record: "fiscal_documents",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_fiscal_documents_ignore",
@@ -1087,6 +1119,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_fiscal_documents_list",
@@ -1126,6 +1159,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "fiscal_documents",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_payables_cancel",
@@ -1166,6 +1200,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_payables_create",
@@ -1194,6 +1229,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "payables",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_payables_delete",
@@ -1225,6 +1261,7 @@ static TOOLS: &[Tool] = &[
             record: "payables",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_payables_get",
@@ -1256,6 +1293,7 @@ static TOOLS: &[Tool] = &[
             record: "payables",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_payables_list",
@@ -1298,6 +1336,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "payables",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_payables_pay",
@@ -1338,6 +1377,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_payables_update",
@@ -1367,6 +1407,7 @@ static TOOLS: &[Tool] = &[
             record: "payables",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_people_create",
@@ -1395,6 +1436,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "people",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_people_delete",
@@ -1426,6 +1468,7 @@ static TOOLS: &[Tool] = &[
             record: "people",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_people_get",
@@ -1457,6 +1500,7 @@ static TOOLS: &[Tool] = &[
             record: "people",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_people_list",
@@ -1493,6 +1537,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "people",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_people_update",
@@ -1522,6 +1567,7 @@ static TOOLS: &[Tool] = &[
             record: "people",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_receivables_cancel",
@@ -1562,6 +1608,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_receivables_charge",
@@ -1602,6 +1649,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_receivables_create",
@@ -1630,6 +1678,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "receivables",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_receivables_delete",
@@ -1661,6 +1710,7 @@ static TOOLS: &[Tool] = &[
             record: "receivables",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_receivables_get",
@@ -1692,6 +1742,7 @@ static TOOLS: &[Tool] = &[
             record: "receivables",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_receivables_list",
@@ -1734,6 +1785,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "receivables",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_receivables_update",
@@ -1763,6 +1815,7 @@ static TOOLS: &[Tool] = &[
             record: "receivables",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_schemas_get",
@@ -1782,6 +1835,7 @@ static TOOLS: &[Tool] = &[
         permission: "finance.schemas.read",
         binding: Binding::Extension("schema_entry"),
         operation: Operation::Custom,
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_schemas_list",
@@ -1801,6 +1855,7 @@ static TOOLS: &[Tool] = &[
         permission: "finance.schemas.read",
         binding: Binding::Extension("schema_catalog"),
         operation: Operation::Custom,
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_transfers_cancel",
@@ -1841,6 +1896,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_transfers_create",
@@ -1871,6 +1927,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "transfers",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_transfers_get",
@@ -1902,6 +1959,7 @@ static TOOLS: &[Tool] = &[
             record: "transfers",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "finance_transfers_list",
@@ -1940,6 +1998,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "transfers",
         },
+        task: TaskSupport::Never,
     },
 ];
 /// Every tool descriptor, in that order, joined by commas.

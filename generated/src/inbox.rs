@@ -67,6 +67,7 @@ static TOOLS: &[Tool] = &[
             record: "agent_runs",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "agent_runs_list",
@@ -107,6 +108,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "agent_runs",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "agents_create",
@@ -135,6 +137,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "agents",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "agents_delete",
@@ -166,6 +169,7 @@ static TOOLS: &[Tool] = &[
             record: "agents",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "agents_get",
@@ -197,6 +201,7 @@ static TOOLS: &[Tool] = &[
             record: "agents",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "agents_list",
@@ -232,6 +237,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "agents",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "agents_update",
@@ -261,6 +267,7 @@ static TOOLS: &[Tool] = &[
             record: "agents",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "emails_delete",
@@ -292,6 +299,7 @@ static TOOLS: &[Tool] = &[
             record: "emails",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "emails_get",
@@ -323,6 +331,7 @@ static TOOLS: &[Tool] = &[
             record: "emails",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "emails_get_eml",
@@ -354,6 +363,7 @@ static TOOLS: &[Tool] = &[
             record: "emails",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "emails_list",
@@ -392,6 +402,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "emails",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "emails_reprocess",
@@ -432,6 +443,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "inboxes_add_recipient",
@@ -475,6 +487,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "inboxes_create",
@@ -503,6 +516,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "inboxes",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "inboxes_delete",
@@ -534,6 +548,7 @@ static TOOLS: &[Tool] = &[
             record: "inboxes",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "inboxes_get",
@@ -565,6 +580,7 @@ static TOOLS: &[Tool] = &[
             record: "inboxes",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "inboxes_list",
@@ -600,6 +616,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "inboxes",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "inboxes_remove_recipient",
@@ -643,6 +660,7 @@ static TOOLS: &[Tool] = &[
                 }),
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "inboxes_update",
@@ -672,6 +690,7 @@ static TOOLS: &[Tool] = &[
             record: "inboxes",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "models_get",
@@ -703,6 +722,7 @@ static TOOLS: &[Tool] = &[
             record: "models",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "models_list",
@@ -738,6 +758,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "models",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "secrets_create",
@@ -766,6 +787,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "secrets",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "secrets_delete",
@@ -797,6 +819,7 @@ static TOOLS: &[Tool] = &[
             record: "secrets",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "secrets_get",
@@ -828,6 +851,7 @@ static TOOLS: &[Tool] = &[
             record: "secrets",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "secrets_list",
@@ -856,6 +880,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "secrets",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "secrets_update",
@@ -885,6 +910,7 @@ static TOOLS: &[Tool] = &[
             record: "secrets",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "system_events_get",
@@ -916,6 +942,7 @@ static TOOLS: &[Tool] = &[
             record: "system_events",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "system_events_list",
@@ -954,6 +981,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "system_events",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "usage_get",
@@ -985,6 +1013,7 @@ static TOOLS: &[Tool] = &[
             record: "usage",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "usage_list",
@@ -1019,6 +1048,7 @@ static TOOLS: &[Tool] = &[
             operation_ref: Some("GET /v2/inbox/usage"),
         }),
         operation: Operation::List { record: "usage" },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "usage_summary",
@@ -1048,6 +1078,7 @@ static TOOLS: &[Tool] = &[
             record: "usage",
             days: 30u32,
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "webhooks_create",
@@ -1076,6 +1107,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "webhooks",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "webhooks_delete",
@@ -1107,6 +1139,7 @@ static TOOLS: &[Tool] = &[
             record: "webhooks",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "webhooks_deliveries_get",
@@ -1138,6 +1171,7 @@ static TOOLS: &[Tool] = &[
             record: "webhook_deliveries",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "webhooks_deliveries_list",
@@ -1176,6 +1210,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "webhook_deliveries",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "webhooks_deliveries_replay",
@@ -1216,6 +1251,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "webhooks_get",
@@ -1247,6 +1283,7 @@ static TOOLS: &[Tool] = &[
             record: "webhooks",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "webhooks_list",
@@ -1275,6 +1312,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "webhooks",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "webhooks_rotate_secret",
@@ -1315,6 +1353,7 @@ static TOOLS: &[Tool] = &[
                 remove: None,
             },
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "webhooks_test",
@@ -1345,6 +1384,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::Create {
             record: "webhook_deliveries",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "webhooks_update",
@@ -1374,6 +1414,7 @@ static TOOLS: &[Tool] = &[
             record: "webhooks",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "workflow_runs_get",
@@ -1405,6 +1446,7 @@ static TOOLS: &[Tool] = &[
             record: "workflow_runs",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "workflow_runs_list",
@@ -1442,6 +1484,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "workflow_runs",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "workspaces_get",
@@ -1473,6 +1516,7 @@ static TOOLS: &[Tool] = &[
             record: "workspaces",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "workspaces_list",
@@ -1508,6 +1552,7 @@ static TOOLS: &[Tool] = &[
         operation: Operation::List {
             record: "workspaces",
         },
+        task: TaskSupport::Never,
     },
     Tool {
         name: "workspaces_update",
@@ -1537,6 +1582,7 @@ static TOOLS: &[Tool] = &[
             record: "workspaces",
             id_arg: "id",
         },
+        task: TaskSupport::Never,
     },
 ];
 /// Every tool descriptor, in that order, joined by commas.

@@ -13,6 +13,8 @@
 //! - `record_schemas`: the schemas catalog JSON of a product (resource and tool alike).
 //! - `auth`: bearer tokens → identities (embedded file, upstream resolver), RFC 9728 metadata.
 //! - `state`: sealed `requestState` (HMAC-SHA256, rotating keys) for multi round-trip requests.
+//! - `tasks`: task records of the Tasks extension (2026-07-28), kept in the confirmation ledger
+//!   so every instance sees them.
 //! - `confirm`: server-side confirmation of destructive tools and the single-use ledger.
 //! - `backend`: the upstream Kobana API proxy and the concurrent `resources/list` fan-out (the
 //!   sandbox backend lives in the `runtime-sandbox` crate).
@@ -34,4 +36,5 @@ pub mod record_schemas;
 pub mod server;
 pub mod state;
 pub mod telemetry;
+pub mod tasks;
 pub mod transport;

@@ -248,7 +248,7 @@ impl Server {
             .iter()
             .zip(ceilings)
             .map(|(p, ceiling)| {
-                Arc::new(
+                let engine = Arc::new(
                     Engine::new(
                         p,
                         config.backend.clone(),
@@ -259,7 +259,9 @@ impl Server {
                     )
                     .with_telemetry(telemetry.clone())
                     .with_ceiling(ceiling),
-                )
+                );
+                engine.bind();
+                engine
             })
             .collect();
         Ok(Arc::new(Self {

@@ -50,6 +50,10 @@ pub struct Options {
     pub backend: Option<Arc<dyn runtime_model::backend::Backend>>,
     /// Last changes to the server's configuration (telemetry, probes) before it starts.
     pub configure: Option<Configure>,
+    /// How long the sandbox's `task:` tools work (zero: at once).
+    pub sandbox_task_delay: std::time::Duration,
+    /// TTL and polling of tasks (the engine's defaults when `None`).
+    pub tasks: Option<runtime::tasks::TaskOptions>,
 }
 
 /// A last change to a server's configuration.
@@ -70,6 +74,8 @@ impl Options {
             identities: None,
             backend: None,
             configure: None,
+            sandbox_task_delay: std::time::Duration::ZERO,
+            tasks: None,
         }
     }
 }
@@ -91,6 +97,7 @@ pub async fn start(opts: Options) -> TestServer {
     let base = format!("http://{addr}");
     let mut sandbox_cfg = SandboxConfig::new(&data_dir);
     sandbox_cfg.public_url = base.clone();
+    sandbox_cfg.task_delay = opts.sandbox_task_delay;
     let sandbox = Sandbox::open(&sandbox_cfg).expect("sandbox");
     let resolver = Arc::new(match &opts.identities {
         Some(yaml) => EmbeddedResolver::from_yaml(yaml, &opts.products).expect("test identities"),
@@ -107,6 +114,9 @@ pub async fn start(opts: Options) -> TestServer {
     );
     config.auth = Some(Arc::new(HttpAuth::new(resolver, &base)));
     config.sealer = Some(opts.sealer);
+    if let Some(t) = opts.tasks {
+        config.engine.tasks = t;
+    }
     set_ledger(&mut config, opts.ledger);
     if let Some(configure) = opts.configure {
         configure(&mut config);
@@ -271,6 +281,9 @@ impl Client {
                 let name = match method {
                     "tools/call" | "prompts/get" => params.get("name").and_then(Value::as_str),
                     "resources/read" => params.get("uri").and_then(Value::as_str),
+                    "tasks/get" | "tasks/update" | "tasks/cancel" => {
+                        params.get("taskId").and_then(Value::as_str)
+                    }
                     _ => None,
                 };
                 if let Some(n) = name {

@@ -20,6 +20,7 @@ mod product;
 mod prompts;
 mod records;
 mod resources;
+mod task;
 mod tools;
 mod toolsets;
 

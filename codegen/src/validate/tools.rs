@@ -58,7 +58,9 @@ impl<'a> Validator<'a> {
                 }
             }
             let props = self.input_schema(&base, t);
+            self.input_schema_2020_12(&base, t);
             self.output_schema(&base, t);
+            self.task(&base, t);
             self.annotations(&base, t);
             self.binding(&base, t, &props);
             self.operation(&base, t, &props);
@@ -84,8 +86,11 @@ impl<'a> Validator<'a> {
                 Some(hint.into()),
             );
         }
+        // A fixture catalog may compose at the root (it exercises JSON Schema 2020-12; see
+        // `task.rs`); products may not: stricter clients reject it.
+        let fixture = self.l.catalog.product.fixture;
         for k in ["anyOf", "oneOf", "allOf", "not", "$ref"] {
-            if map.contains_key(k) {
+            if map.contains_key(k) && !fixture {
                 self.key(
                     &key_path(&path, k),
                     format!("top-level `{k}` in an input schema"),

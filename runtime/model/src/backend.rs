@@ -91,3 +91,24 @@ pub trait Backend: Send + Sync + 'static {
         false
     }
 }
+
+/// Where a long call reports how far it got: `(done, total, message)`. Set by whoever runs the
+/// call in the background (the runtime's task runner keeps the latest report on the task, as
+/// its `statusMessage`); a call made in a request has none, and its reports go nowhere.
+pub type ProgressSink = Arc<dyn Fn(f64, Option<f64>, &str) + Send + Sync>;
+
+tokio::task_local! {
+    /// The progress sink of the call being run, for backends (a task-local: the [`Backend`]
+    /// signature stays the same for the many backends that never report progress).
+    static PROGRESS: ProgressSink;
+}
+
+/// Runs `call` with `sink` receiving its [`report_progress`] calls.
+pub async fn with_progress<F: Future>(sink: ProgressSink, call: F) -> F::Output {
+    PROGRESS.scope(sink, call).await
+}
+
+/// Reports progress of the current call, when someone listens (see [`with_progress`]).
+pub fn report_progress(done: f64, total: Option<f64>, message: &str) {
+    let _ = PROGRESS.try_with(|sink| sink(done, total, message));
+}

@@ -152,6 +152,35 @@ pub struct Tool {
     pub binding: Binding,
     /// What the tool does to the sandbox's records.
     pub operation: Operation,
+    /// Whether a call may run as a task (the 2026-07-28 Tasks extension), from the catalog's
+    /// `task:` setting.
+    pub task: TaskSupport,
+}
+
+/// Whether a tool runs as a task (catalog `task: never | optional | required`).
+///
+/// - `Never`: always answered in the request (the default).
+/// - `Optional`: a client that declares the tasks extension gets a task; others wait for the
+///   answer in the request.
+/// - `Required`: only a client that declares the tasks extension may call it (others get
+///   -32021, missing required client capability).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TaskSupport {
+    #[default]
+    Never,
+    Optional,
+    Required,
+}
+
+impl TaskSupport {
+    /// The catalog spelling.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            TaskSupport::Never => "never",
+            TaskSupport::Optional => "optional",
+            TaskSupport::Required => "required",
+        }
+    }
 }
 
 /// How a tool call is executed.
@@ -545,6 +574,7 @@ impl Tool {
             permission: "",
             binding,
             operation: Operation::Custom,
+            task: TaskSupport::Never,
         }
     }
 }

@@ -45,7 +45,16 @@ pub struct SandboxConfig {
     pub seed: u64,
     /// Base URL signed download links point to (the server that mounts [`api::files_router`]).
     pub public_url: String,
+    /// How long a tool the catalog marks `task:` (imports, batches, reports…) works before it
+    /// answers, reporting progress four times on the way: the sandbox imitates the API's slow
+    /// operations so a task's whole life (working, progress, cancel, result) can be tried
+    /// without Kobana. Zero (the default of [`SandboxConfig::new`], for tests): at once; the CLI
+    /// sets [`DEFAULT_TASK_DELAY`] unless told otherwise.
+    pub task_delay: std::time::Duration,
 }
+
+/// The CLI's [`SandboxConfig::task_delay`] by default: long enough to see a task work and poll it.
+pub const DEFAULT_TASK_DELAY: std::time::Duration = std::time::Duration::from_secs(3);
 
 impl SandboxConfig {
     pub fn new(data_dir: impl Into<PathBuf>) -> Self {
@@ -53,6 +62,7 @@ impl SandboxConfig {
             data_dir: data_dir.into(),
             seed: DEFAULT_SEED,
             public_url: "http://127.0.0.1:8080".into(),
+            task_delay: std::time::Duration::ZERO,
         }
     }
 }
@@ -75,6 +85,7 @@ struct Inner {
     files: Files,
     /// Scopes known to be seeded (saves a query per call).
     seeded: Mutex<HashSet<Scope>>,
+    task_delay: std::time::Duration,
 }
 
 /// The SQLite sandbox backend. Cheap to clone (shared state).
@@ -124,6 +135,7 @@ impl Sandbox {
                 seed: config.seed,
                 files: Files::new(key, config.public_url.clone()),
                 seeded: Mutex::new(HashSet::new()),
+                task_delay: config.task_delay,
             }),
         })
     }
@@ -412,6 +424,19 @@ impl Backend for Sandbox {
         let ctx = ctx.clone();
         let args = args.clone();
         Box::pin(async move {
+            let delay = this.inner.task_delay;
+            if tool.task != runtime_model::catalog::TaskSupport::Never && !delay.is_zero() {
+                const STEPS: u32 = 4;
+                for step in 0..STEPS {
+                    let done = f64::from(step * 100 / STEPS);
+                    runtime_model::backend::report_progress(
+                        done,
+                        Some(100.0),
+                        &format!("{}: processing ({done}%)", tool.name),
+                    );
+                    tokio::time::sleep(delay / STEPS).await;
+                }
+            }
             tokio::task::spawn_blocking(move || this.call_blocking(&ctx, tool, &args))
                 .await
                 .map_err(|e| BackendError::Unavailable(format!("sandbox worker failed: {e}")))?

@@ -405,6 +405,7 @@ async fn a_failing_call_changes_nothing() {
             permission: t.permission,
             binding: t.binding,
             operation: Operation::Custom,
+            task: t.task,
         }
     }
     let dir = tempfile::tempdir().unwrap();

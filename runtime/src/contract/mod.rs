@@ -9,7 +9,8 @@
 //! - [`era`]: protocol revisions, `_meta` keys, log levels.
 //! - [`error`]: the JSON-RPC error every handler and method answers with ([`RpcError`]).
 //! - Here: [`ExtCtx`], [`Target`], [`ExtOutcome`], [`ToolOutput`], [`InputNeeded`], [`Handler`],
-//!   [`ProductExtension`], and [`Extensions`], the registry an engine is built with.
+//!   [`TaskPhase`], [`TaskInputs`], [`ProductExtension`], and [`Extensions`], the registry an
+//!   engine is built with.
 
 pub mod call;
 pub mod era;
@@ -47,6 +48,37 @@ pub struct ExtCtx<'a> {
     /// The `data` of the previous [`InputNeeded`] (`Null` on round one).
     pub round: &'a Value,
     pub backend: &'a Arc<dyn Backend>,
+    /// Whether this call may become, or already is, a task (Tasks extension, 2026-07-28).
+    pub task: TaskPhase<'a>,
+}
+
+/// Where a tool call stands with the Tasks extension.
+#[derive(Clone, Copy, Default)]
+pub enum TaskPhase<'a> {
+    /// No task: the call answers in the request.
+    #[default]
+    None,
+    /// The client declared the extension and the catalog lets the tool run as a task: the
+    /// handler may answer [`ExtOutcome::StartTask`] to be called again inside a task (after it
+    /// asked for whatever input it needs in the request), or answer at once.
+    Offered,
+    /// Running inside a task: asking for input parks the task (`input_required`) until
+    /// `tasks/update` brings the answers.
+    Running(&'a dyn TaskInputs),
+}
+
+/// How a handler running inside a task gets the answers to its input requests.
+pub trait TaskInputs: Send + Sync {
+    /// Parks the task on `needed` and waits until every request is answered (or the task is
+    /// cancelled or expires: then an error, and the handler's work is dropped).
+    fn wait_for_input<'a>(
+        &'a self,
+        needed: &'a InputNeeded,
+    ) -> BoxFuture<'a, Result<Map<String, Value>, RpcError>>;
+
+    /// Whether the task was cancelled (on any instance) or is gone: work that may stop early
+    /// (following the API's asynchronous work) stops.
+    fn is_cancelled(&self) -> BoxFuture<'_, bool>;
 }
 
 impl ExtCtx<'_> {
@@ -97,6 +129,9 @@ pub enum ExtOutcome {
     Input(InputNeeded),
     /// A backend's answer, rendered exactly as a tool bound to HTTP would render it.
     Backend(Result<runtime_model::backend::Output, runtime_model::backend::BackendError>),
+    /// Only under [`TaskPhase::Offered`]: create a task and call the handler again inside it
+    /// (with the same arguments, answers and round).
+    StartTask,
 }
 
 /// A handler body.

@@ -8,6 +8,8 @@
 
 use std::time::Duration;
 
+use super::conformance_tasks as tasks;
+
 use runtime_model::backend::BoxFuture;
 use serde_json::{json, Map, Value};
 
@@ -59,6 +61,13 @@ pub static EXTENSION: ProductExtension = ProductExtension {
         ("conformance_mrtr_capabilities", mrtr_capabilities),
         ("conformance_echo", echo),
         ("conformance_read_resource", read_resource),
+        ("conformance_greet", tasks::greet),
+        ("conformance_slow_compute", tasks::slow_compute),
+        ("conformance_failing_job", tasks::failing_job),
+        ("conformance_protocol_error_job", tasks::protocol_error_job),
+        ("conformance_confirm_delete", tasks::confirm_delete),
+        ("conformance_multi_input", tasks::multi_input),
+        ("conformance_tool_with_task", tasks::tool_with_task),
     ],
     prompts: &[
         (

@@ -15,6 +15,8 @@
 pub mod catalog;
 #[cfg(any(test, feature = "fixtures"))]
 pub mod conformance;
+#[cfg(any(test, feature = "fixtures"))]
+pub mod conformance_tasks;
 
 use crate::contract::Extensions;
 

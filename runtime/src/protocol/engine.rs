@@ -5,7 +5,7 @@
 //! Results are era-shaped here: 2026 results carry `resultType` and `serverInfo` (and
 //! `ttlMs`/`cacheScope` when cacheable), 2025 results carry neither.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, OnceLock, Weak};
 
 use runtime_model::backend::Backend;
 use runtime_model::catalog::Product;
@@ -20,6 +20,7 @@ use crate::confirm::Confirmer;
 use crate::contract::era::{self, Era, LogLevel};
 use crate::contract::{Call, Extensions, ProductExtension, RpcError};
 use crate::state::StateSealer;
+use crate::tasks::{TaskOptions, TaskStore};
 
 /// A tool argument mirrored into an HTTP header.
 #[derive(Debug, Clone)]
@@ -38,6 +39,8 @@ pub struct EngineOptions {
     pub ttl_ms: u64,
     /// Per-identity limits of tool calls and resource reads ([`super::rate`]); `None` = none.
     pub rate_limiter: Option<Arc<crate::limits::RateLimiter>>,
+    /// TTL and polling of tasks (Tasks extension).
+    pub tasks: TaskOptions,
 }
 
 impl Default for EngineOptions {
@@ -46,6 +49,7 @@ impl Default for EngineOptions {
             page_size: 500,
             ttl_ms: 60_000,
             rate_limiter: None,
+            tasks: TaskOptions::default(),
         }
     }
 }
@@ -67,6 +71,11 @@ pub struct Engine {
     pub ceiling: Ceiling,
     /// The discovery search index, built on first search.
     discovery_index: OnceLock<super::discovery_tools::Index>,
+    /// Task records (Tasks extension), in the confirmation ledger.
+    pub tasks: TaskStore,
+    /// This engine, once it is shared ([`Engine::bind`]): a task runs on a spawned future that
+    /// needs its own handle.
+    me: OnceLock<Weak<Engine>>,
     pub(crate) options: EngineOptions,
     /// Each tool's input and output schema, compiled on first use.
     pub(crate) schemas: ToolSchemas,
@@ -107,10 +116,13 @@ impl Engine {
             // A template that does not parse is reported when the prompt is used.
             let _ = prompt_env.add_template(p.name, p.template);
         }
+        let tasks = TaskStore::new(confirmer.ledger.clone(), options.tasks.clone());
         Self {
             product,
             backend,
             sealer,
+            tasks,
+            me: OnceLock::new(),
             confirmer,
             extensions,
             ext: extensions.for_product(product.name),
@@ -198,6 +210,16 @@ impl Engine {
         })
     }
 
+    /// Lets this engine hand itself to the tasks it starts. Without it, tools answer in the
+    /// request (no task is offered).
+    pub fn bind(self: &Arc<Self>) {
+        let _ = self.me.set(Arc::downgrade(self));
+    }
+
+    pub(crate) fn me(&self) -> Option<Arc<Engine>> {
+        self.me.get().and_then(Weak::upgrade)
+    }
+
     /// The index of a tool in `product.tools`.
     pub fn tool_index(&self, name: &str) -> Option<usize> {
         self.tool_index.get(name).copied()
@@ -248,6 +270,12 @@ impl Engine {
         }
         if !modern {
             caps.insert("logging".into(), json!({}));
+        }
+        if modern && self.serves_tasks() {
+            caps.insert(
+                "extensions".into(),
+                json!({ crate::tasks::EXTENSION_ID: {} }),
+            );
         }
         Value::Object(caps)
     }
@@ -343,6 +371,13 @@ impl Engine {
             "tools/call" if self.has_tools() => Box::pin(self.call_tool(call, p)).await,
             "resources/read" if self.has_resources() => Box::pin(self.read_resource(call, p)).await,
             "prompts/get" if self.has_prompts() => Box::pin(self.get_prompt(call, p)).await,
+            "tasks/get" if modern && self.serves_tasks() => Box::pin(self.tasks_get(call, p)).await,
+            "tasks/update" if modern && self.serves_tasks() => {
+                Box::pin(self.tasks_update(call, p)).await
+            }
+            "tasks/cancel" if modern && self.serves_tasks() => {
+                Box::pin(self.tasks_cancel(call, p)).await
+            }
             "completion/complete" if self.has_completions() => {
                 Box::pin(self.complete(call, p)).await
             }

@@ -8,6 +8,7 @@
 //! - [`reply`]: what the engine answers ([`Reply`]), before the connection layer encodes it.
 //! - [`listing`], [`tools`], [`resources`], [`prompts`], [`completion`]: the methods.
 //! - [`mrtr`]: multi round-trip requests (sealed `requestState`).
+//! - [`tasks`]: the Tasks extension (`tasks/*`, tool calls run as tasks).
 //! - [`output_schema`]: a tool's declared `outputSchema` enforced on its answers.
 //! - [`request_log`]: the one log line of each request.
 //! - [`rate`]: the per-identity rate limits of tool calls and resource reads.
@@ -28,6 +29,8 @@ pub mod reply;
 pub mod request_log;
 pub mod resources;
 pub(crate) mod schemas;
+pub mod task_follow;
+pub mod tasks;
 pub mod tools;
 
 pub use engine::{Engine, EngineOptions};

@@ -103,8 +103,8 @@ impl Engine {
                     Target::Prompt(prompt),
                     &args,
                     params,
-                    "prompts/get",
-                    name,
+                    ("prompts/get", name),
+                    crate::contract::TaskPhase::None,
                 )
                 .await
             {

@@ -184,6 +184,7 @@ impl Engine {
                     params,
                     ("resources/read", uri),
                     None,
+                    crate::contract::TaskPhase::None,
                 )
                 .await
             {
@@ -217,6 +218,9 @@ impl Engine {
                 }
                 Ok(Dispatched::Prompt(_)) => {
                     return RpcError::internal("a resource handler answered a prompt").into()
+                }
+                Ok(Dispatched::StartTask) => {
+                    return RpcError::internal("a resource handler asked for a task").into()
                 }
                 Err(e) => return e.into(),
             },

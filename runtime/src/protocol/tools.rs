@@ -13,11 +13,11 @@ use super::engine::Engine;
 use super::mrtr;
 use super::reply::Reply;
 use crate::confirm::idempotency::{self, Outcome};
-use crate::confirm::{Gate, GateRequest};
+use crate::confirm::{Confirmed, Gate, GateRequest};
 use crate::contract::Call;
 use crate::contract::Era;
 use crate::contract::RpcError;
-use crate::contract::{ExtCtx, ExtOutcome, Handler, Target, ToolOutput};
+use crate::contract::{ExtCtx, ExtOutcome, Handler, Target, TaskPhase, ToolOutput};
 
 /// Said before an answer the upstream replayed for the call's idempotency key (see
 /// `confirm::idempotency`): nothing new ran, and the key has moved on.
@@ -70,7 +70,7 @@ pub fn backend_error_output(e: &BackendError) -> ToolOutput {
 /// The result of a write whose outcome is unknown: not a failure; names the tools that read the
 /// record so the model can check, and says that running the same call again is answered with
 /// the first result (same idempotency key) rather than run twice.
-fn outcome_unknown_output(product: &Product, tool: &Tool, detail: &str) -> ToolOutput {
+pub(crate) fn outcome_unknown_output(product: &Product, tool: &Tool, detail: &str) -> ToolOutput {
     let record = match tool.operation {
         Operation::Create { record }
         | Operation::Update { record, .. }
@@ -176,6 +176,11 @@ impl Engine {
         let Value::Object(args) = args_value else {
             return RpcError::internal("arguments changed shape").into();
         };
+        // A `task: required` tool refuses a client without the Tasks extension before anything.
+        let offer = match self.task_offer(call, tool) {
+            Ok(o) => o,
+            Err(e) => return e.into(),
+        };
         // confirmation gate
         let workspace = self.call_context_workspace(call, &args);
         let gate = self
@@ -216,23 +221,56 @@ impl Engine {
                 );
             }
         };
+        // A task starts only once the call is confirmed. A handler may ask for input in the
+        // request first (it is offered the task); a bound call or a confirmed one starts at once.
+        if offer && (matches!(tool.binding, Binding::Http(_)) || confirmed.is_some()) {
+            return self.start_task(call, idx, args, params, confirmed).await;
+        }
+        let phase = if offer {
+            TaskPhase::Offered
+        } else {
+            TaskPhase::None
+        };
+        match self
+            .execute(call, idx, &args, params, confirmed.as_ref(), phase)
+            .await
+        {
+            Executed::Reply(r) => r,
+            Executed::StartTask => self.start_task(call, idx, args, params, confirmed).await,
+        }
+    }
+
+    /// Runs a confirmed, validated call (in the request, or inside its task) and renders its
+    /// result.
+    pub(crate) async fn execute(
+        &self,
+        call: &Call,
+        idx: usize,
+        args: &Map<String, Value>,
+        params: &Map<String, Value>,
+        confirmed: Option<&Confirmed>,
+        task: TaskPhase<'_>,
+    ) -> Executed {
+        let tool = &self.product.tools[idx];
+        let name = tool.name;
+        let workspace = self.call_context_workspace(call, args);
         // A write carries the idempotency key its fingerprint holds (see `confirm::idempotency`).
         let fingerprint = idempotency::needs_key(tool).then(|| {
             idempotency::call_fingerprint(
                 self.product,
                 tool,
-                &args,
+                args,
                 &call.identity,
                 workspace.as_deref(),
             )
         });
         let owner = idempotency::owner(&call.identity);
-        let args_ref = &args;
+        let args_ref = args;
         let ran = self
             .confirmer
             .run_once(
                 fingerprint.as_deref(),
-                confirmed.as_ref(),
+                confirmed,
                 &owner,
                 |idempotency_key| async move {
                     let dispatched = self
@@ -244,6 +282,7 @@ impl Engine {
                             params,
                             ("tools/call", name),
                             idempotency_key,
+                            task,
                         )
                         .await;
                     let outcome = match &dispatched {
@@ -267,10 +306,12 @@ impl Engine {
                     }
                     _ => &errors::CONFIRMATION_UNAVAILABLE,
                 };
-                return self.tool_reply(call, app_error_output(err, None, Map::new()));
+                return Executed::Reply(
+                    self.tool_reply(call, app_error_output(err, None, Map::new())),
+                );
             }
         };
-        match dispatched {
+        Executed::Reply(match dispatched {
             Ok(Dispatched::Output(out)) => self.tool_reply(call, out),
             Ok(Dispatched::Backend(Ok(Output::Replayed(inner)))) => {
                 crate::telemetry::facts::note_replayed();
@@ -286,7 +327,7 @@ impl Engine {
                         }
                     }
                     Output::Bytes { mime_type, data } => {
-                        file_to_tool(self, call, tool, &args, mime_type, data)
+                        file_to_tool(self, call, tool, args, mime_type, data)
                     }
                     Output::Replayed(_) => ToolOutput::default(),
                 };
@@ -295,13 +336,19 @@ impl Engine {
                 self.tool_reply(call, out)
             }
             Ok(Dispatched::Backend(Ok(Output::Json(answer)))) => {
+                // A task follows the API's own asynchronous work to its end.
+                let (idx, answer) = match task {
+                    TaskPhase::Running(run) => self.follow(call, idx, args, answer, run).await,
+                    _ => (idx, answer),
+                };
+                let tool = &self.product.tools[idx];
                 match super::output_schema::check(tool, self.schemas.output(idx), &answer) {
                     Ok(()) => self.json_reply(call, &answer),
                     Err(mismatch) => self.tool_reply(call, mismatch),
                 }
             }
             Ok(Dispatched::Backend(Ok(Output::Bytes { mime_type, data }))) => {
-                self.tool_reply(call, file_to_tool(self, call, tool, &args, mime_type, data))
+                self.tool_reply(call, file_to_tool(self, call, tool, args, mime_type, data))
             }
             Ok(Dispatched::Backend(Err(BackendError::OutcomeUnknown(d)))) => {
                 self.tool_reply(call, outcome_unknown_output(self.product, tool, &d))
@@ -321,8 +368,9 @@ impl Engine {
                 RpcError::internal(format!("handler of {name} answered a prompt")).into()
             }
             Ok(Dispatched::InputRequired(v)) => Reply::Value(v),
+            Ok(Dispatched::StartTask) => return Executed::StartTask,
             Err(e) => e.into(),
-        }
+        })
     }
 
     /// Notes that this call writes, for its audit record: who, where, and the arguments as sent
@@ -468,6 +516,7 @@ impl Engine {
         params: &Map<String, Value>,
         (method, target_name): (&str, &str),
         idempotency_key: Option<String>,
+        task: TaskPhase<'_>,
     ) -> Result<Dispatched, RpcError> {
         match tool.binding {
             Binding::Http(_) => {
@@ -484,8 +533,16 @@ impl Engine {
                         tool.name
                     )));
                 };
-                self.run_handler(call, handler, target, args, params, method, target_name)
-                    .await
+                self.run_handler(
+                    call,
+                    handler,
+                    target,
+                    args,
+                    params,
+                    (method, target_name),
+                    task,
+                )
+                .await
             }
         }
     }
@@ -522,8 +579,8 @@ impl Engine {
         target: Target<'_>,
         args: &Map<String, Value>,
         params: &Map<String, Value>,
-        method: &str,
-        target_name: &str,
+        (method, target_name): (&str, &str),
+        task: TaskPhase<'_>,
     ) -> Result<Dispatched, RpcError> {
         let args_value = Value::Object(args.clone());
         let origin = mrtr::Origin {
@@ -546,13 +603,28 @@ impl Engine {
                 answers: &answers,
                 round: &round,
                 backend: &self.backend,
+                task,
             };
             match handler(&ctx).await? {
                 ExtOutcome::Tool(t) => return Ok(Dispatched::Output(t)),
                 ExtOutcome::Resource(c) => return Ok(Dispatched::Resource(c)),
                 ExtOutcome::Prompt(p) => return Ok(Dispatched::Prompt(p)),
                 ExtOutcome::Backend(r) => return Ok(Dispatched::Backend(r)),
+                ExtOutcome::StartTask => match task {
+                    TaskPhase::Offered => return Ok(Dispatched::StartTask),
+                    _ => {
+                        return Err(RpcError::internal(format!(
+                            "{target_name} asked to run as a task, which this call was not offered"
+                        )))
+                    }
+                },
                 ExtOutcome::Input(needed) => {
+                    if let TaskPhase::Running(inputs) = task {
+                        mrtr::check_capabilities(call, &needed)?;
+                        answers = inputs.wait_for_input(&needed).await?;
+                        round = needed.data;
+                        continue;
+                    }
                     if call.era.is_modern() {
                         return mrtr::input_required(&self.sealer, call, &origin, needed)
                             .map(Dispatched::InputRequired);
@@ -568,6 +640,12 @@ impl Engine {
     }
 }
 
+/// What a finished call left: its reply, or the wish of a handler to be run as a task.
+pub(crate) enum Executed {
+    Reply(Reply),
+    StartTask,
+}
+
 /// What a binding produced.
 pub(crate) enum Dispatched {
     Output(ToolOutput),
@@ -575,6 +653,8 @@ pub(crate) enum Dispatched {
     Resource(Vec<Value>),
     Prompt(Value),
     InputRequired(Value),
+    /// The handler asked to run as a task ([`TaskPhase::Offered`]).
+    StartTask,
 }
 
 /// `structuredContent`: a value, or a JSON answer already serialized.

@@ -64,6 +64,7 @@ pub fn check_method_and_name(
     let body_name = match method {
         "tools/call" | "prompts/get" => params.get("name"),
         "resources/read" => params.get("uri"),
+        "tasks/get" | "tasks/update" | "tasks/cancel" => params.get("taskId"),
         _ => return Ok(()),
     };
     let body_name = body_name.and_then(Value::as_str).unwrap_or("");
