@@ -46,6 +46,9 @@ pub struct ServeSection {
     pub ledger: Option<String>,
     /// `requestState` keys, `kid:hexkey,…` (first signs); the same on every instance.
     pub state_keys: Option<String>,
+    /// The server's language (`pt-BR`, `es`, `en`, or any tag matching one): stdio's, and what an
+    /// HTTP request naming no language of ours gets. Default: each product's own.
+    pub locale: Option<String>,
 }
 
 #[derive(Debug, Default, Clone, Deserialize)]

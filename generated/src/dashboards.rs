@@ -33,6 +33,8 @@ pub static PRODUCT: Product = Product {
     completions: COMPLETIONS,
     records: RECORDS,
     exclusions: EXCLUSIONS,
+    default_locale: Locale::PtBr,
+    locales: LOCALES,
 };
 /// Sorted by name: the order of `tools/list`.
 static TOOLS: &[Tool] = &[
@@ -1399,3 +1401,969 @@ static RECORDS: &[RecordType] = &[
     },
 ];
 static EXCLUSIONS: &[Exclusion] = &[];
+/// Every text in pt-BR, es and en.
+static LOCALES: &[LocaleTexts] = &[
+    LocaleTexts {
+        locale: Locale::PtBr,
+        title: "Kobana Dashboards",
+        instructions: "Kobana Dashboards: who reaches this organization's data through the customer portal and the dashboard.\n- Portal users (portal_users) log in to the customer portal and see the records of one tenant\n  (`tenant_id`, e.g. a customer account); several portal users can share a tenant. Status: `invited`\n  (invite sent, not accepted yet), `invite_expired` (invite expired before acceptance), `active`,\n  `suspended` (temporarily blocked), `deactivated` (access ended).\n- Team members (team_members) use the dashboard itself, each with a role and a list of permissions;\n  new members join through invites.\n- Ids are strings (`id`). Lists are paginated (`page`, `per_page`; a page shorter than `per_page`\n  is the last) and newest first unless `sort` says otherwise (`-field` sorts descending).\n- Destructive tools delete, end, suspend or deactivate a record, or send an e-mail or invite (creating\n  a portal user or a team invite sends one). The server asks the user to confirm each call, one at a\n  time; a confirmation is used once. Before calling one, tell the user exactly what it will do.\n- The resources kobana://dashboards/… (organization, portal users, schemas) are read by the same tools,\n  under the same permissions.\n",
+        tools_json: TOOLS_JSON_PT_BR,
+        tools: TOOL_TEXTS_PT_BR,
+        resources: &[
+            ItemTexts {
+                title: "Organization",
+                description: "A organização do token (JSON).",
+                descriptor_json: "{\"uri\":\"kobana://dashboards/organization\",\"name\":\"organization\",\"title\":\"Organization\",\"description\":\"A organização do token (JSON).\",\"mimeType\":\"application/json\"}",
+            },
+            ItemTexts {
+                title: "Resource catalog",
+                description: "O catálogo de recursos da API (JSON).",
+                descriptor_json: "{\"uri\":\"kobana://dashboards/schemas\",\"name\":\"schemas\",\"title\":\"Resource catalog\",\"description\":\"O catálogo de recursos da API (JSON).\",\"mimeType\":\"application/json\"}",
+            },
+        ],
+        templates: &[
+            ItemTexts {
+                title: "Resource schema",
+                description: "Os campos de um recurso: tipo, enum, significado, quais ordenam (JSON).",
+                descriptor_json: "{\"uriTemplate\":\"kobana://dashboards/schemas/{resource}\",\"name\":\"schema\",\"title\":\"Resource schema\",\"description\":\"Os campos de um recurso: tipo, enum, significado, quais ordenam (JSON).\",\"mimeType\":\"application/json\"}",
+            },
+            ItemTexts {
+                title: "Portal user",
+                description: "Um usuário do portal, com o status e o tenant ID cujos registros ele vê (JSON).",
+                descriptor_json: "{\"uriTemplate\":\"kobana://dashboards/portal_users/{id}\",\"name\":\"portal_user\",\"title\":\"Portal user\",\"description\":\"Um usuário do portal, com o status e o tenant ID cujos registros ele vê (JSON).\",\"mimeType\":\"application/json\"}",
+            },
+        ],
+        prompts: &[
+            PromptTexts {
+                title: "Tenant overview",
+                description: "Quem entra no portal por um tenant ID: os usuários do portal que o compartilham e o status de cada um.",
+                template: "Mostre quem entra no portal pelo tenant ID {{ tenant_id }}, sem alterar nada.\n\n1. Liste com dashboards_portal_users_list e tenant_id \"{{ tenant_id }}\", passando por todas as páginas.\n2. Mostre uma tabela com nome, e-mail, status (invited, invite_expired, active, suspended, deactivated), data do convite e último acesso.\n3. Resuma quantos usuários há em cada status e aponte quem ainda não aceitou o convite ou está suspenso.\n",
+                descriptor_json: "{\"name\":\"tenant_overview\",\"title\":\"Tenant overview\",\"description\":\"Quem entra no portal por um tenant ID: os usuários do portal que o compartilham e o status de cada um.\",\"arguments\":[{\"name\":\"tenant_id\",\"description\":\"O tenant ID a examinar.\",\"required\":true}]}",
+            },
+            PromptTexts {
+                title: "Review portal access",
+                description: "Encontra usuários do portal que ainda aguardam o convite e oferece reenviá-lo, uma confirmação por vez.",
+                template: "Revise o acesso ao portal{% if tenant_id %} do tenant ID {{ tenant_id }}{% endif %}: quem ainda aguarda o convite?\n\n1. Liste com dashboards_portal_users_list{% if tenant_id %} e tenant_id \"{{ tenant_id }}\"{% endif %} os usuários com status \"invited\" e depois os com status \"invite_expired\", passando por todas as páginas.\n2. Mostre uma tabela com nome, e-mail, tenant ID, status e data do último convite.\n3. Ofereça reenviar o convite. Para cada usuário que eu aceitar, chame dashboards_portal_users_resend_invite uma vez, um usuário por vez: cada envio pede a sua própria confirmação, e nenhum convite é reenviado sem ela.\n4. No fim, diga para quem o convite foi reenviado e para quem não foi.\n",
+                descriptor_json: "{\"name\":\"review_portal_access\",\"title\":\"Review portal access\",\"description\":\"Encontra usuários do portal que ainda aguardam o convite e oferece reenviá-lo, uma confirmação por vez.\",\"arguments\":[{\"name\":\"tenant_id\",\"description\":\"Só os usuários deste tenant ID (opcional).\",\"required\":false}]}",
+            },
+            PromptTexts {
+                title: "Team access review",
+                description: "Quem está na equipe do dashboard, com qual função e quais permissões.",
+                template: "Revise quem tem acesso ao dashboard, sem alterar nada.\n\n1. Liste a equipe com dashboards_team_members_list, passando por todas as páginas.\n2. Mostre uma tabela com nome, e-mail, função (role), permissões extras, status e último acesso.\n3. Agrupe por função e aponte o que merece atenção: mais de um owner, membros suspensos, quem não entra há mais de 30 dias (hoje é {{ today }}).\n",
+                descriptor_json: "{\"name\":\"team_access_review\",\"title\":\"Team access review\",\"description\":\"Quem está na equipe do dashboard, com qual função e quais permissões.\",\"arguments\":[]}",
+            },
+        ],
+        records: &[
+            RecordTexts {
+                title: "Team invite",
+                schema_json: "{\"name\":\"invites\",\"title\":\"Team invite\",\"description\":\"An invitation for someone to join the dashboard team with a role.\",\"id_field\":\"id\",\"fields\":{\"accepted_at\":{\"type\":\"string\",\"description\":\"When it was accepted (ISO 8601); empty unless accepted.\"},\"email\":{\"type\":\"string\",\"description\":\"Who is invited.\"},\"expires_at\":{\"type\":\"string\",\"description\":\"Last day it can be accepted (YYYY-MM-DD).\",\"sortable\":true},\"id\":{\"type\":\"string\",\"description\":\"Invite id.\"},\"invited_by\":{\"type\":\"string\",\"description\":\"Name of the team member who sent it.\"},\"revoked_at\":{\"type\":\"string\",\"description\":\"When it was revoked (ISO 8601); empty unless revoked.\"},\"role\":{\"type\":\"string\",\"description\":\"Role the person gets on accepting.\",\"enum\":[\"admin\",\"finance\",\"support\",\"viewer\"]},\"sent_at\":{\"type\":\"string\",\"description\":\"When it was last sent (ISO 8601).\",\"sortable\":true},\"status\":{\"type\":\"string\",\"description\":\"pending: sent, not accepted yet; accepted: the person joined the team; expired: not accepted in time; revoked: withdrawn by an administrator.\",\"enum\":[\"pending\",\"accepted\",\"expired\",\"revoked\"]}}}",
+            },
+            RecordTexts {
+                title: "Organization",
+                schema_json: "{\"name\":\"organization\",\"title\":\"Organization\",\"description\":\"The organization the token belongs to (one record).\",\"id_field\":\"id\",\"fields\":{\"cnpj\":{\"type\":\"string\",\"description\":\"CNPJ of the organization, digits only.\"},\"created_at\":{\"type\":\"string\",\"description\":\"When the organization was created (ISO 8601).\"},\"email\":{\"type\":\"string\",\"description\":\"Administrative contact e-mail.\"},\"id\":{\"type\":\"string\",\"description\":\"Organization id.\"},\"name\":{\"type\":\"string\",\"description\":\"Legal name (razão social).\"},\"portal_url\":{\"type\":\"string\",\"description\":\"Address of the organization's customer portal.\"}}}",
+            },
+            RecordTexts {
+                title: "Portal session",
+                schema_json: "{\"name\":\"portal_sessions\",\"title\":\"Portal session\",\"description\":\"A logged-in session of a portal user in the customer portal.\",\"id_field\":\"id\",\"fields\":{\"ended_at\":{\"type\":\"string\",\"description\":\"When it was ended (ISO 8601); empty unless ended.\"},\"id\":{\"type\":\"string\",\"description\":\"Session id.\"},\"ip_address\":{\"type\":\"string\",\"description\":\"IP address the session came from.\"},\"last_seen_at\":{\"type\":\"string\",\"description\":\"Last activity (ISO 8601).\",\"sortable\":true},\"portal_user_id\":{\"type\":\"string\",\"description\":\"The portal user (portal_users.id).\"},\"started_at\":{\"type\":\"string\",\"description\":\"Login time (ISO 8601).\",\"sortable\":true},\"status\":{\"type\":\"string\",\"description\":\"active: still logged in; ended: ended by an administrator or a logout; expired: timed out.\",\"enum\":[\"active\",\"ended\",\"expired\"]},\"user_agent\":{\"type\":\"string\",\"description\":\"Browser or app of the session.\"}}}",
+            },
+            RecordTexts {
+                title: "Portal user",
+                schema_json: "{\"name\":\"portal_users\",\"title\":\"Portal user\",\"description\":\"A person who logs in to the customer portal and sees the records of one tenant.\",\"id_field\":\"id\",\"fields\":{\"created_at\":{\"type\":\"string\",\"description\":\"When the portal user was created (ISO 8601).\",\"sortable\":true},\"deactivated_at\":{\"type\":\"string\",\"description\":\"When access ended (ISO 8601); empty unless deactivated.\"},\"email\":{\"type\":\"string\",\"description\":\"Login e-mail; invites are sent here.\"},\"id\":{\"type\":\"string\",\"description\":\"Portal user id.\"},\"invite_sent_at\":{\"type\":\"string\",\"description\":\"When the last invite was sent (ISO 8601).\",\"sortable\":true},\"last_login_at\":{\"type\":\"string\",\"description\":\"Last login (ISO 8601); empty if never logged in.\",\"sortable\":true},\"name\":{\"type\":\"string\",\"description\":\"Full name.\",\"sortable\":true},\"phone\":{\"type\":\"string\",\"description\":\"Phone number.\"},\"status\":{\"type\":\"string\",\"description\":\"invited: invite sent, not accepted yet; invite_expired: the invite expired before acceptance; active: can log in; suspended: temporarily blocked; deactivated: access ended.\",\"enum\":[\"invited\",\"invite_expired\",\"active\",\"suspended\",\"deactivated\"]},\"suspended_at\":{\"type\":\"string\",\"description\":\"When access was suspended (ISO 8601); empty unless suspended.\"},\"tenant_id\":{\"type\":\"string\",\"description\":\"Tenant whose records the user sees (e.g. the customer account); shared by every portal user of that tenant.\",\"sortable\":true}}}",
+            },
+            RecordTexts {
+                title: "Team member",
+                schema_json: "{\"name\":\"team_members\",\"title\":\"Team member\",\"description\":\"A person of the organization's team who uses the dashboard, with a role and permissions.\",\"id_field\":\"id\",\"fields\":{\"created_at\":{\"type\":\"string\",\"description\":\"When the member joined (ISO 8601).\",\"sortable\":true},\"email\":{\"type\":\"string\",\"description\":\"Login e-mail.\"},\"id\":{\"type\":\"string\",\"description\":\"Team member id.\"},\"last_sign_in_at\":{\"type\":\"string\",\"description\":\"Last sign-in (ISO 8601).\",\"sortable\":true},\"name\":{\"type\":\"string\",\"description\":\"Full name.\",\"sortable\":true},\"permissions\":{\"type\":\"string\",\"description\":\"Permissions granted beyond the role, comma-separated (e.g. portal_users.write, team_members.read).\"},\"role\":{\"type\":\"string\",\"description\":\"owner: everything, including billing of the account; admin: everything but ownership; finance: money and reports; support: customers and portal users; viewer: read only.\",\"enum\":[\"owner\",\"admin\",\"finance\",\"support\",\"viewer\"],\"sortable\":true},\"status\":{\"type\":\"string\",\"description\":\"active: can use the dashboard; suspended: temporarily blocked.\",\"enum\":[\"active\",\"suspended\"]},\"suspended_at\":{\"type\":\"string\",\"description\":\"When the member was suspended (ISO 8601); empty unless suspended.\"}}}",
+            },
+        ],
+    },
+    LocaleTexts {
+        locale: Locale::Es,
+        title: "Kobana Dashboards",
+        instructions: "Kobana Dashboards: who reaches this organization's data through the customer portal and the dashboard.\n- Portal users (portal_users) log in to the customer portal and see the records of one tenant\n  (`tenant_id`, e.g. a customer account); several portal users can share a tenant. Status: `invited`\n  (invite sent, not accepted yet), `invite_expired` (invite expired before acceptance), `active`,\n  `suspended` (temporarily blocked), `deactivated` (access ended).\n- Team members (team_members) use the dashboard itself, each with a role and a list of permissions;\n  new members join through invites.\n- Ids are strings (`id`). Lists are paginated (`page`, `per_page`; a page shorter than `per_page`\n  is the last) and newest first unless `sort` says otherwise (`-field` sorts descending).\n- Destructive tools delete, end, suspend or deactivate a record, or send an e-mail or invite (creating\n  a portal user or a team invite sends one). The server asks the user to confirm each call, one at a\n  time; a confirmation is used once. Before calling one, tell the user exactly what it will do.\n- The resources kobana://dashboards/… (organization, portal users, schemas) are read by the same tools,\n  under the same permissions.\n",
+        tools_json: TOOLS_JSON_ES,
+        tools: TOOL_TEXTS_ES,
+        resources: &[
+            ItemTexts {
+                title: "Organization",
+                description: "A organização do token (JSON).",
+                descriptor_json: "{\"uri\":\"kobana://dashboards/organization\",\"name\":\"organization\",\"title\":\"Organization\",\"description\":\"A organização do token (JSON).\",\"mimeType\":\"application/json\"}",
+            },
+            ItemTexts {
+                title: "Resource catalog",
+                description: "O catálogo de recursos da API (JSON).",
+                descriptor_json: "{\"uri\":\"kobana://dashboards/schemas\",\"name\":\"schemas\",\"title\":\"Resource catalog\",\"description\":\"O catálogo de recursos da API (JSON).\",\"mimeType\":\"application/json\"}",
+            },
+        ],
+        templates: &[
+            ItemTexts {
+                title: "Resource schema",
+                description: "Os campos de um recurso: tipo, enum, significado, quais ordenam (JSON).",
+                descriptor_json: "{\"uriTemplate\":\"kobana://dashboards/schemas/{resource}\",\"name\":\"schema\",\"title\":\"Resource schema\",\"description\":\"Os campos de um recurso: tipo, enum, significado, quais ordenam (JSON).\",\"mimeType\":\"application/json\"}",
+            },
+            ItemTexts {
+                title: "Portal user",
+                description: "Um usuário do portal, com o status e o tenant ID cujos registros ele vê (JSON).",
+                descriptor_json: "{\"uriTemplate\":\"kobana://dashboards/portal_users/{id}\",\"name\":\"portal_user\",\"title\":\"Portal user\",\"description\":\"Um usuário do portal, com o status e o tenant ID cujos registros ele vê (JSON).\",\"mimeType\":\"application/json\"}",
+            },
+        ],
+        prompts: &[
+            PromptTexts {
+                title: "Tenant overview",
+                description: "Quem entra no portal por um tenant ID: os usuários do portal que o compartilham e o status de cada um.",
+                template: "Mostre quem entra no portal pelo tenant ID {{ tenant_id }}, sem alterar nada.\n\n1. Liste com dashboards_portal_users_list e tenant_id \"{{ tenant_id }}\", passando por todas as páginas.\n2. Mostre uma tabela com nome, e-mail, status (invited, invite_expired, active, suspended, deactivated), data do convite e último acesso.\n3. Resuma quantos usuários há em cada status e aponte quem ainda não aceitou o convite ou está suspenso.\n",
+                descriptor_json: "{\"name\":\"tenant_overview\",\"title\":\"Tenant overview\",\"description\":\"Quem entra no portal por um tenant ID: os usuários do portal que o compartilham e o status de cada um.\",\"arguments\":[{\"name\":\"tenant_id\",\"description\":\"O tenant ID a examinar.\",\"required\":true}]}",
+            },
+            PromptTexts {
+                title: "Review portal access",
+                description: "Encontra usuários do portal que ainda aguardam o convite e oferece reenviá-lo, uma confirmação por vez.",
+                template: "Revise o acesso ao portal{% if tenant_id %} do tenant ID {{ tenant_id }}{% endif %}: quem ainda aguarda o convite?\n\n1. Liste com dashboards_portal_users_list{% if tenant_id %} e tenant_id \"{{ tenant_id }}\"{% endif %} os usuários com status \"invited\" e depois os com status \"invite_expired\", passando por todas as páginas.\n2. Mostre uma tabela com nome, e-mail, tenant ID, status e data do último convite.\n3. Ofereça reenviar o convite. Para cada usuário que eu aceitar, chame dashboards_portal_users_resend_invite uma vez, um usuário por vez: cada envio pede a sua própria confirmação, e nenhum convite é reenviado sem ela.\n4. No fim, diga para quem o convite foi reenviado e para quem não foi.\n",
+                descriptor_json: "{\"name\":\"review_portal_access\",\"title\":\"Review portal access\",\"description\":\"Encontra usuários do portal que ainda aguardam o convite e oferece reenviá-lo, uma confirmação por vez.\",\"arguments\":[{\"name\":\"tenant_id\",\"description\":\"Só os usuários deste tenant ID (opcional).\",\"required\":false}]}",
+            },
+            PromptTexts {
+                title: "Team access review",
+                description: "Quem está na equipe do dashboard, com qual função e quais permissões.",
+                template: "Revise quem tem acesso ao dashboard, sem alterar nada.\n\n1. Liste a equipe com dashboards_team_members_list, passando por todas as páginas.\n2. Mostre uma tabela com nome, e-mail, função (role), permissões extras, status e último acesso.\n3. Agrupe por função e aponte o que merece atenção: mais de um owner, membros suspensos, quem não entra há mais de 30 dias (hoje é {{ today }}).\n",
+                descriptor_json: "{\"name\":\"team_access_review\",\"title\":\"Team access review\",\"description\":\"Quem está na equipe do dashboard, com qual função e quais permissões.\",\"arguments\":[]}",
+            },
+        ],
+        records: &[
+            RecordTexts {
+                title: "Team invite",
+                schema_json: "{\"name\":\"invites\",\"title\":\"Team invite\",\"description\":\"An invitation for someone to join the dashboard team with a role.\",\"id_field\":\"id\",\"fields\":{\"accepted_at\":{\"type\":\"string\",\"description\":\"When it was accepted (ISO 8601); empty unless accepted.\"},\"email\":{\"type\":\"string\",\"description\":\"Who is invited.\"},\"expires_at\":{\"type\":\"string\",\"description\":\"Last day it can be accepted (YYYY-MM-DD).\",\"sortable\":true},\"id\":{\"type\":\"string\",\"description\":\"Invite id.\"},\"invited_by\":{\"type\":\"string\",\"description\":\"Name of the team member who sent it.\"},\"revoked_at\":{\"type\":\"string\",\"description\":\"When it was revoked (ISO 8601); empty unless revoked.\"},\"role\":{\"type\":\"string\",\"description\":\"Role the person gets on accepting.\",\"enum\":[\"admin\",\"finance\",\"support\",\"viewer\"]},\"sent_at\":{\"type\":\"string\",\"description\":\"When it was last sent (ISO 8601).\",\"sortable\":true},\"status\":{\"type\":\"string\",\"description\":\"pending: sent, not accepted yet; accepted: the person joined the team; expired: not accepted in time; revoked: withdrawn by an administrator.\",\"enum\":[\"pending\",\"accepted\",\"expired\",\"revoked\"]}}}",
+            },
+            RecordTexts {
+                title: "Organization",
+                schema_json: "{\"name\":\"organization\",\"title\":\"Organization\",\"description\":\"The organization the token belongs to (one record).\",\"id_field\":\"id\",\"fields\":{\"cnpj\":{\"type\":\"string\",\"description\":\"CNPJ of the organization, digits only.\"},\"created_at\":{\"type\":\"string\",\"description\":\"When the organization was created (ISO 8601).\"},\"email\":{\"type\":\"string\",\"description\":\"Administrative contact e-mail.\"},\"id\":{\"type\":\"string\",\"description\":\"Organization id.\"},\"name\":{\"type\":\"string\",\"description\":\"Legal name (razão social).\"},\"portal_url\":{\"type\":\"string\",\"description\":\"Address of the organization's customer portal.\"}}}",
+            },
+            RecordTexts {
+                title: "Portal session",
+                schema_json: "{\"name\":\"portal_sessions\",\"title\":\"Portal session\",\"description\":\"A logged-in session of a portal user in the customer portal.\",\"id_field\":\"id\",\"fields\":{\"ended_at\":{\"type\":\"string\",\"description\":\"When it was ended (ISO 8601); empty unless ended.\"},\"id\":{\"type\":\"string\",\"description\":\"Session id.\"},\"ip_address\":{\"type\":\"string\",\"description\":\"IP address the session came from.\"},\"last_seen_at\":{\"type\":\"string\",\"description\":\"Last activity (ISO 8601).\",\"sortable\":true},\"portal_user_id\":{\"type\":\"string\",\"description\":\"The portal user (portal_users.id).\"},\"started_at\":{\"type\":\"string\",\"description\":\"Login time (ISO 8601).\",\"sortable\":true},\"status\":{\"type\":\"string\",\"description\":\"active: still logged in; ended: ended by an administrator or a logout; expired: timed out.\",\"enum\":[\"active\",\"ended\",\"expired\"]},\"user_agent\":{\"type\":\"string\",\"description\":\"Browser or app of the session.\"}}}",
+            },
+            RecordTexts {
+                title: "Portal user",
+                schema_json: "{\"name\":\"portal_users\",\"title\":\"Portal user\",\"description\":\"A person who logs in to the customer portal and sees the records of one tenant.\",\"id_field\":\"id\",\"fields\":{\"created_at\":{\"type\":\"string\",\"description\":\"When the portal user was created (ISO 8601).\",\"sortable\":true},\"deactivated_at\":{\"type\":\"string\",\"description\":\"When access ended (ISO 8601); empty unless deactivated.\"},\"email\":{\"type\":\"string\",\"description\":\"Login e-mail; invites are sent here.\"},\"id\":{\"type\":\"string\",\"description\":\"Portal user id.\"},\"invite_sent_at\":{\"type\":\"string\",\"description\":\"When the last invite was sent (ISO 8601).\",\"sortable\":true},\"last_login_at\":{\"type\":\"string\",\"description\":\"Last login (ISO 8601); empty if never logged in.\",\"sortable\":true},\"name\":{\"type\":\"string\",\"description\":\"Full name.\",\"sortable\":true},\"phone\":{\"type\":\"string\",\"description\":\"Phone number.\"},\"status\":{\"type\":\"string\",\"description\":\"invited: invite sent, not accepted yet; invite_expired: the invite expired before acceptance; active: can log in; suspended: temporarily blocked; deactivated: access ended.\",\"enum\":[\"invited\",\"invite_expired\",\"active\",\"suspended\",\"deactivated\"]},\"suspended_at\":{\"type\":\"string\",\"description\":\"When access was suspended (ISO 8601); empty unless suspended.\"},\"tenant_id\":{\"type\":\"string\",\"description\":\"Tenant whose records the user sees (e.g. the customer account); shared by every portal user of that tenant.\",\"sortable\":true}}}",
+            },
+            RecordTexts {
+                title: "Team member",
+                schema_json: "{\"name\":\"team_members\",\"title\":\"Team member\",\"description\":\"A person of the organization's team who uses the dashboard, with a role and permissions.\",\"id_field\":\"id\",\"fields\":{\"created_at\":{\"type\":\"string\",\"description\":\"When the member joined (ISO 8601).\",\"sortable\":true},\"email\":{\"type\":\"string\",\"description\":\"Login e-mail.\"},\"id\":{\"type\":\"string\",\"description\":\"Team member id.\"},\"last_sign_in_at\":{\"type\":\"string\",\"description\":\"Last sign-in (ISO 8601).\",\"sortable\":true},\"name\":{\"type\":\"string\",\"description\":\"Full name.\",\"sortable\":true},\"permissions\":{\"type\":\"string\",\"description\":\"Permissions granted beyond the role, comma-separated (e.g. portal_users.write, team_members.read).\"},\"role\":{\"type\":\"string\",\"description\":\"owner: everything, including billing of the account; admin: everything but ownership; finance: money and reports; support: customers and portal users; viewer: read only.\",\"enum\":[\"owner\",\"admin\",\"finance\",\"support\",\"viewer\"],\"sortable\":true},\"status\":{\"type\":\"string\",\"description\":\"active: can use the dashboard; suspended: temporarily blocked.\",\"enum\":[\"active\",\"suspended\"]},\"suspended_at\":{\"type\":\"string\",\"description\":\"When the member was suspended (ISO 8601); empty unless suspended.\"}}}",
+            },
+        ],
+    },
+    LocaleTexts {
+        locale: Locale::En,
+        title: "Kobana Dashboards",
+        instructions: "Kobana Dashboards: who reaches this organization's data through the customer portal and the dashboard.\n- Portal users (portal_users) log in to the customer portal and see the records of one tenant\n  (`tenant_id`, e.g. a customer account); several portal users can share a tenant. Status: `invited`\n  (invite sent, not accepted yet), `invite_expired` (invite expired before acceptance), `active`,\n  `suspended` (temporarily blocked), `deactivated` (access ended).\n- Team members (team_members) use the dashboard itself, each with a role and a list of permissions;\n  new members join through invites.\n- Ids are strings (`id`). Lists are paginated (`page`, `per_page`; a page shorter than `per_page`\n  is the last) and newest first unless `sort` says otherwise (`-field` sorts descending).\n- Destructive tools delete, end, suspend or deactivate a record, or send an e-mail or invite (creating\n  a portal user or a team invite sends one). The server asks the user to confirm each call, one at a\n  time; a confirmation is used once. Before calling one, tell the user exactly what it will do.\n- The resources kobana://dashboards/… (organization, portal users, schemas) are read by the same tools,\n  under the same permissions.\n",
+        tools_json: TOOLS_JSON_EN,
+        tools: TOOL_TEXTS_EN,
+        resources: &[
+            ItemTexts {
+                title: "Organization",
+                description: "A organização do token (JSON).",
+                descriptor_json: "{\"uri\":\"kobana://dashboards/organization\",\"name\":\"organization\",\"title\":\"Organization\",\"description\":\"A organização do token (JSON).\",\"mimeType\":\"application/json\"}",
+            },
+            ItemTexts {
+                title: "Resource catalog",
+                description: "O catálogo de recursos da API (JSON).",
+                descriptor_json: "{\"uri\":\"kobana://dashboards/schemas\",\"name\":\"schemas\",\"title\":\"Resource catalog\",\"description\":\"O catálogo de recursos da API (JSON).\",\"mimeType\":\"application/json\"}",
+            },
+        ],
+        templates: &[
+            ItemTexts {
+                title: "Resource schema",
+                description: "Os campos de um recurso: tipo, enum, significado, quais ordenam (JSON).",
+                descriptor_json: "{\"uriTemplate\":\"kobana://dashboards/schemas/{resource}\",\"name\":\"schema\",\"title\":\"Resource schema\",\"description\":\"Os campos de um recurso: tipo, enum, significado, quais ordenam (JSON).\",\"mimeType\":\"application/json\"}",
+            },
+            ItemTexts {
+                title: "Portal user",
+                description: "Um usuário do portal, com o status e o tenant ID cujos registros ele vê (JSON).",
+                descriptor_json: "{\"uriTemplate\":\"kobana://dashboards/portal_users/{id}\",\"name\":\"portal_user\",\"title\":\"Portal user\",\"description\":\"Um usuário do portal, com o status e o tenant ID cujos registros ele vê (JSON).\",\"mimeType\":\"application/json\"}",
+            },
+        ],
+        prompts: &[
+            PromptTexts {
+                title: "Tenant overview",
+                description: "Quem entra no portal por um tenant ID: os usuários do portal que o compartilham e o status de cada um.",
+                template: "Mostre quem entra no portal pelo tenant ID {{ tenant_id }}, sem alterar nada.\n\n1. Liste com dashboards_portal_users_list e tenant_id \"{{ tenant_id }}\", passando por todas as páginas.\n2. Mostre uma tabela com nome, e-mail, status (invited, invite_expired, active, suspended, deactivated), data do convite e último acesso.\n3. Resuma quantos usuários há em cada status e aponte quem ainda não aceitou o convite ou está suspenso.\n",
+                descriptor_json: "{\"name\":\"tenant_overview\",\"title\":\"Tenant overview\",\"description\":\"Quem entra no portal por um tenant ID: os usuários do portal que o compartilham e o status de cada um.\",\"arguments\":[{\"name\":\"tenant_id\",\"description\":\"O tenant ID a examinar.\",\"required\":true}]}",
+            },
+            PromptTexts {
+                title: "Review portal access",
+                description: "Encontra usuários do portal que ainda aguardam o convite e oferece reenviá-lo, uma confirmação por vez.",
+                template: "Revise o acesso ao portal{% if tenant_id %} do tenant ID {{ tenant_id }}{% endif %}: quem ainda aguarda o convite?\n\n1. Liste com dashboards_portal_users_list{% if tenant_id %} e tenant_id \"{{ tenant_id }}\"{% endif %} os usuários com status \"invited\" e depois os com status \"invite_expired\", passando por todas as páginas.\n2. Mostre uma tabela com nome, e-mail, tenant ID, status e data do último convite.\n3. Ofereça reenviar o convite. Para cada usuário que eu aceitar, chame dashboards_portal_users_resend_invite uma vez, um usuário por vez: cada envio pede a sua própria confirmação, e nenhum convite é reenviado sem ela.\n4. No fim, diga para quem o convite foi reenviado e para quem não foi.\n",
+                descriptor_json: "{\"name\":\"review_portal_access\",\"title\":\"Review portal access\",\"description\":\"Encontra usuários do portal que ainda aguardam o convite e oferece reenviá-lo, uma confirmação por vez.\",\"arguments\":[{\"name\":\"tenant_id\",\"description\":\"Só os usuários deste tenant ID (opcional).\",\"required\":false}]}",
+            },
+            PromptTexts {
+                title: "Team access review",
+                description: "Quem está na equipe do dashboard, com qual função e quais permissões.",
+                template: "Revise quem tem acesso ao dashboard, sem alterar nada.\n\n1. Liste a equipe com dashboards_team_members_list, passando por todas as páginas.\n2. Mostre uma tabela com nome, e-mail, função (role), permissões extras, status e último acesso.\n3. Agrupe por função e aponte o que merece atenção: mais de um owner, membros suspensos, quem não entra há mais de 30 dias (hoje é {{ today }}).\n",
+                descriptor_json: "{\"name\":\"team_access_review\",\"title\":\"Team access review\",\"description\":\"Quem está na equipe do dashboard, com qual função e quais permissões.\",\"arguments\":[]}",
+            },
+        ],
+        records: &[
+            RecordTexts {
+                title: "Team invite",
+                schema_json: "{\"name\":\"invites\",\"title\":\"Team invite\",\"description\":\"An invitation for someone to join the dashboard team with a role.\",\"id_field\":\"id\",\"fields\":{\"accepted_at\":{\"type\":\"string\",\"description\":\"When it was accepted (ISO 8601); empty unless accepted.\"},\"email\":{\"type\":\"string\",\"description\":\"Who is invited.\"},\"expires_at\":{\"type\":\"string\",\"description\":\"Last day it can be accepted (YYYY-MM-DD).\",\"sortable\":true},\"id\":{\"type\":\"string\",\"description\":\"Invite id.\"},\"invited_by\":{\"type\":\"string\",\"description\":\"Name of the team member who sent it.\"},\"revoked_at\":{\"type\":\"string\",\"description\":\"When it was revoked (ISO 8601); empty unless revoked.\"},\"role\":{\"type\":\"string\",\"description\":\"Role the person gets on accepting.\",\"enum\":[\"admin\",\"finance\",\"support\",\"viewer\"]},\"sent_at\":{\"type\":\"string\",\"description\":\"When it was last sent (ISO 8601).\",\"sortable\":true},\"status\":{\"type\":\"string\",\"description\":\"pending: sent, not accepted yet; accepted: the person joined the team; expired: not accepted in time; revoked: withdrawn by an administrator.\",\"enum\":[\"pending\",\"accepted\",\"expired\",\"revoked\"]}}}",
+            },
+            RecordTexts {
+                title: "Organization",
+                schema_json: "{\"name\":\"organization\",\"title\":\"Organization\",\"description\":\"The organization the token belongs to (one record).\",\"id_field\":\"id\",\"fields\":{\"cnpj\":{\"type\":\"string\",\"description\":\"CNPJ of the organization, digits only.\"},\"created_at\":{\"type\":\"string\",\"description\":\"When the organization was created (ISO 8601).\"},\"email\":{\"type\":\"string\",\"description\":\"Administrative contact e-mail.\"},\"id\":{\"type\":\"string\",\"description\":\"Organization id.\"},\"name\":{\"type\":\"string\",\"description\":\"Legal name (razão social).\"},\"portal_url\":{\"type\":\"string\",\"description\":\"Address of the organization's customer portal.\"}}}",
+            },
+            RecordTexts {
+                title: "Portal session",
+                schema_json: "{\"name\":\"portal_sessions\",\"title\":\"Portal session\",\"description\":\"A logged-in session of a portal user in the customer portal.\",\"id_field\":\"id\",\"fields\":{\"ended_at\":{\"type\":\"string\",\"description\":\"When it was ended (ISO 8601); empty unless ended.\"},\"id\":{\"type\":\"string\",\"description\":\"Session id.\"},\"ip_address\":{\"type\":\"string\",\"description\":\"IP address the session came from.\"},\"last_seen_at\":{\"type\":\"string\",\"description\":\"Last activity (ISO 8601).\",\"sortable\":true},\"portal_user_id\":{\"type\":\"string\",\"description\":\"The portal user (portal_users.id).\"},\"started_at\":{\"type\":\"string\",\"description\":\"Login time (ISO 8601).\",\"sortable\":true},\"status\":{\"type\":\"string\",\"description\":\"active: still logged in; ended: ended by an administrator or a logout; expired: timed out.\",\"enum\":[\"active\",\"ended\",\"expired\"]},\"user_agent\":{\"type\":\"string\",\"description\":\"Browser or app of the session.\"}}}",
+            },
+            RecordTexts {
+                title: "Portal user",
+                schema_json: "{\"name\":\"portal_users\",\"title\":\"Portal user\",\"description\":\"A person who logs in to the customer portal and sees the records of one tenant.\",\"id_field\":\"id\",\"fields\":{\"created_at\":{\"type\":\"string\",\"description\":\"When the portal user was created (ISO 8601).\",\"sortable\":true},\"deactivated_at\":{\"type\":\"string\",\"description\":\"When access ended (ISO 8601); empty unless deactivated.\"},\"email\":{\"type\":\"string\",\"description\":\"Login e-mail; invites are sent here.\"},\"id\":{\"type\":\"string\",\"description\":\"Portal user id.\"},\"invite_sent_at\":{\"type\":\"string\",\"description\":\"When the last invite was sent (ISO 8601).\",\"sortable\":true},\"last_login_at\":{\"type\":\"string\",\"description\":\"Last login (ISO 8601); empty if never logged in.\",\"sortable\":true},\"name\":{\"type\":\"string\",\"description\":\"Full name.\",\"sortable\":true},\"phone\":{\"type\":\"string\",\"description\":\"Phone number.\"},\"status\":{\"type\":\"string\",\"description\":\"invited: invite sent, not accepted yet; invite_expired: the invite expired before acceptance; active: can log in; suspended: temporarily blocked; deactivated: access ended.\",\"enum\":[\"invited\",\"invite_expired\",\"active\",\"suspended\",\"deactivated\"]},\"suspended_at\":{\"type\":\"string\",\"description\":\"When access was suspended (ISO 8601); empty unless suspended.\"},\"tenant_id\":{\"type\":\"string\",\"description\":\"Tenant whose records the user sees (e.g. the customer account); shared by every portal user of that tenant.\",\"sortable\":true}}}",
+            },
+            RecordTexts {
+                title: "Team member",
+                schema_json: "{\"name\":\"team_members\",\"title\":\"Team member\",\"description\":\"A person of the organization's team who uses the dashboard, with a role and permissions.\",\"id_field\":\"id\",\"fields\":{\"created_at\":{\"type\":\"string\",\"description\":\"When the member joined (ISO 8601).\",\"sortable\":true},\"email\":{\"type\":\"string\",\"description\":\"Login e-mail.\"},\"id\":{\"type\":\"string\",\"description\":\"Team member id.\"},\"last_sign_in_at\":{\"type\":\"string\",\"description\":\"Last sign-in (ISO 8601).\",\"sortable\":true},\"name\":{\"type\":\"string\",\"description\":\"Full name.\",\"sortable\":true},\"permissions\":{\"type\":\"string\",\"description\":\"Permissions granted beyond the role, comma-separated (e.g. portal_users.write, team_members.read).\"},\"role\":{\"type\":\"string\",\"description\":\"owner: everything, including billing of the account; admin: everything but ownership; finance: money and reports; support: customers and portal users; viewer: read only.\",\"enum\":[\"owner\",\"admin\",\"finance\",\"support\",\"viewer\"],\"sortable\":true},\"status\":{\"type\":\"string\",\"description\":\"active: can use the dashboard; suspended: temporarily blocked.\",\"enum\":[\"active\",\"suspended\"]},\"suspended_at\":{\"type\":\"string\",\"description\":\"When the member was suspended (ISO 8601); empty unless suspended.\"}}}",
+            },
+        ],
+    },
+];
+const TOOLS_JSON_PT_BR: &str = "{\"name\":\"dashboards_invites_create\",\"title\":\"Invite someone to the team\",\"description\":\"E-mails an invitation to join the dashboard team with a role (status pending until accepted).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"email\":{\"type\":\"string\",\"format\":\"email\",\"description\":\"Who is invited.\"},\"role\":{\"type\":\"string\",\"enum\":[\"admin\",\"finance\",\"support\",\"viewer\"]}},\"required\":[\"email\",\"role\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Invite someone to the team\",\"readOnlyHint\":false,\"destructiveHint\":true,\"idempotentHint\":false,\"openWorldHint\":true}},{\"name\":\"dashboards_invites_get\",\"title\":\"Get a team invite\",\"description\":\"One team invite by id (e-mail, role, status, who sent it, expiry).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Invite id.\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Get a team invite\",\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_invites_list\",\"title\":\"List team invites\",\"description\":\"Invitations to join the dashboard team, newest first. Filter by status (pending = not accepted yet), role or e-mail; paginate with page/per_page.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"status\":{\"type\":\"string\",\"enum\":[\"pending\",\"accepted\",\"expired\",\"revoked\"]},\"role\":{\"type\":\"string\",\"enum\":[\"admin\",\"finance\",\"support\",\"viewer\"]},\"email\":{\"type\":\"string\",\"description\":\"Exact e-mail.\"},\"sort\":{\"type\":\"string\",\"enum\":[\"sent_at\",\"-sent_at\",\"expires_at\",\"-expires_at\"],\"description\":\"Sort field; prefix - for descending. Default: -sent_at.\"},\"page\":{\"type\":\"integer\",\"minimum\":1,\"default\":1,\"description\":\"Page number (1-based).\"},\"per_page\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":25,\"description\":\"Records per page (1-100).\"}},\"additionalProperties\":false},\"annotations\":{\"title\":\"List team invites\",\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_invites_resend\",\"title\":\"Resend a team invite\",\"description\":\"E-mails a pending or expired team invite again, with a new expiry.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Invite id.\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Resend a team invite\",\"readOnlyHint\":false,\"destructiveHint\":true,\"idempotentHint\":false,\"openWorldHint\":true}},{\"name\":\"dashboards_invites_revoke\",\"title\":\"Revoke a team invite\",\"description\":\"Withdraws a pending invite so its link no longer works.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Invite id.\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Revoke a team invite\",\"readOnlyHint\":false,\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_organization_get\",\"title\":\"Get the organization\",\"description\":\"The organization this token belongs to (name, CNPJ, contact, portal address). Also the resource kobana://dashboards/organization.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{},\"additionalProperties\":false},\"annotations\":{\"title\":\"Get the organization\",\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_sessions_end\",\"title\":\"End a portal session\",\"description\":\"Logs a portal user out of one active session (e.g. a lost device). The user can log in again.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Session id.\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"End a portal session\",\"readOnlyHint\":false,\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_sessions_get\",\"title\":\"Get a portal session\",\"description\":\"One portal session by id (portal user, IP, browser, status, times).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Session id.\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Get a portal session\",\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_sessions_list\",\"title\":\"List portal sessions\",\"description\":\"Login sessions of portal users, newest first. Filter by portal user or status (active = still logged in); paginate with page/per_page.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"portal_user_id\":{\"type\":\"string\",\"description\":\"Only this portal user's sessions.\"},\"status\":{\"type\":\"string\",\"enum\":[\"active\",\"ended\",\"expired\"]},\"sort\":{\"type\":\"string\",\"enum\":[\"started_at\",\"-started_at\",\"last_seen_at\",\"-last_seen_at\"],\"description\":\"Sort field; prefix - for descending. Default: -started_at.\"},\"page\":{\"type\":\"integer\",\"minimum\":1,\"default\":1,\"description\":\"Page number (1-based).\"},\"per_page\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":25,\"description\":\"Records per page (1-100).\"}},\"additionalProperties\":false},\"annotations\":{\"title\":\"List portal sessions\",\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_users_create\",\"title\":\"Invite a new portal user\",\"description\":\"Creates a portal user for a tenant and e-mails them the invite to the customer portal (status invited). Sends an e-mail: confirm the e-mail address and tenant with the user first.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\",\"minLength\":1},\"email\":{\"type\":\"string\",\"format\":\"email\",\"description\":\"The invite goes to this address.\"},\"tenant_id\":{\"type\":\"string\",\"description\":\"Tenant whose records the user will see.\"},\"phone\":{\"type\":\"string\"}},\"required\":[\"name\",\"email\",\"tenant_id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Invite a new portal user\",\"readOnlyHint\":false,\"destructiveHint\":true,\"idempotentHint\":false,\"openWorldHint\":true}},{\"name\":\"dashboards_portal_users_deactivate\",\"title\":\"Deactivate a portal user\",\"description\":\"Ends a portal user's access for good (the record is kept for history; sessions end). To let them in again, invite them anew.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Portal user id.\"},\"reason\":{\"type\":\"string\",\"description\":\"Why (kept in the history).\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Deactivate a portal user\",\"readOnlyHint\":false,\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_users_delete\",\"title\":\"Delete a portal user\",\"description\":\"Permanently deletes a portal user and their sessions. Prefer dashboards_portal_users_deactivate to keep the history; cannot be undone.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Portal user id.\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Delete a portal user\",\"readOnlyHint\":false,\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_users_get\",\"title\":\"Get a portal user\",\"description\":\"One portal user by id, with the status and the tenant ID whose records they see. Also the resource kobana://dashboards/portal_users/{id}.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Portal user id.\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Get a portal user\",\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_users_list\",\"title\":\"List portal users\",\"description\":\"Users of the customer portal, newest first. Filter by tenant_id (everyone who sees that tenant's records), status (invited / invite_expired = still waiting to accept the invite) or e-mail; paginate with page/per_page.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"tenant_id\":{\"type\":\"string\",\"description\":\"Only users of this tenant.\"},\"status\":{\"type\":\"string\",\"enum\":[\"invited\",\"invite_expired\",\"active\",\"suspended\",\"deactivated\"]},\"email\":{\"type\":\"string\",\"description\":\"Exact e-mail.\"},\"sort\":{\"type\":\"string\",\"enum\":[\"name\",\"-name\",\"tenant_id\",\"-tenant_id\",\"invite_sent_at\",\"-invite_sent_at\",\"last_login_at\",\"-last_login_at\",\"created_at\",\"-created_at\"],\"description\":\"Sort field; prefix - for descending. Default: -created_at.\"},\"page\":{\"type\":\"integer\",\"minimum\":1,\"default\":1,\"description\":\"Page number (1-based).\"},\"per_page\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":25,\"description\":\"Records per page (1-100).\"}},\"additionalProperties\":false},\"annotations\":{\"title\":\"List portal users\",\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_users_reactivate\",\"title\":\"Reactivate a portal user\",\"description\":\"Lets a suspended portal user log in again.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Portal user id.\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Reactivate a portal user\",\"readOnlyHint\":false,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_users_resend_invite\",\"title\":\"Resend the portal invite\",\"description\":\"E-mails the portal invite again to a user who has not accepted it yet (status invited or invite_expired); a new invite link replaces the old one.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Portal user id.\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Resend the portal invite\",\"readOnlyHint\":false,\"destructiveHint\":true,\"idempotentHint\":false,\"openWorldHint\":true}},{\"name\":\"dashboards_portal_users_suspend\",\"title\":\"Suspend a portal user\",\"description\":\"Temporarily blocks an active portal user from logging in (their active sessions end). Reversible with dashboards_portal_users_reactivate.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Portal user id.\"},\"reason\":{\"type\":\"string\",\"description\":\"Why (kept in the history).\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Suspend a portal user\",\"readOnlyHint\":false,\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_users_update\",\"title\":\"Update a portal user\",\"description\":\"Changes a portal user's name, phone or tenant (which records they see). Does not send anything.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Portal user id.\"},\"name\":{\"type\":\"string\",\"minLength\":1},\"phone\":{\"type\":\"string\"},\"tenant_id\":{\"type\":\"string\",\"description\":\"New tenant; the user then sees that tenant's records instead.\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Update a portal user\",\"readOnlyHint\":false,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_schemas_get\",\"title\":\"Get the fields of a resource\",\"description\":\"The fields of one Dashboards resource (e.g. portal_users) - type, allowed values (enum), meaning, and which fields can be used in `sort`.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"resource\":{\"type\":\"string\",\"description\":\"Resource name as in dashboards_schemas_list, e.g. portal_users.\"}},\"required\":[\"resource\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Get the fields of a resource\",\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_schemas_list\",\"title\":\"List the API resource schemas\",\"description\":\"The catalog of Dashboards resources (portal_users, portal_sessions, team_members, invites, organization) with a one-line description of each. Use dashboards_schemas_get for the fields of one.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{},\"additionalProperties\":false},\"annotations\":{\"title\":\"List the API resource schemas\",\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_team_members_get\",\"title\":\"Get a team member\",\"description\":\"One team member by id (role, permissions, status, last sign-in).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Team member id.\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Get a team member\",\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_team_members_list\",\"title\":\"List team members\",\"description\":\"The people on the dashboard team, with their role, permissions and status. Filter by role or status; paginate with page/per_page.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"role\":{\"type\":\"string\",\"enum\":[\"owner\",\"admin\",\"finance\",\"support\",\"viewer\"]},\"status\":{\"type\":\"string\",\"enum\":[\"active\",\"suspended\"]},\"email\":{\"type\":\"string\",\"description\":\"Exact e-mail.\"},\"sort\":{\"type\":\"string\",\"enum\":[\"name\",\"-name\",\"role\",\"-role\",\"last_sign_in_at\",\"-last_sign_in_at\",\"created_at\",\"-created_at\"],\"description\":\"Sort field; prefix - for descending. Default: -created_at.\"},\"page\":{\"type\":\"integer\",\"minimum\":1,\"default\":1,\"description\":\"Page number (1-based).\"},\"per_page\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":25,\"description\":\"Records per page (1-100).\"}},\"additionalProperties\":false},\"annotations\":{\"title\":\"List team members\",\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_team_members_reactivate\",\"title\":\"Reactivate a team member\",\"description\":\"Lets a suspended team member use the dashboard again, with the same role and permissions.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Team member id.\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Reactivate a team member\",\"readOnlyHint\":false,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_team_members_remove\",\"title\":\"Remove a team member\",\"description\":\"Removes a person from the dashboard team (deletes the membership). They lose access at once; to add them back, send a new invite.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Team member id.\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Remove a team member\",\"readOnlyHint\":false,\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_team_members_suspend\",\"title\":\"Suspend a team member\",\"description\":\"Temporarily blocks a team member from the dashboard. Reversible with dashboards_team_members_reactivate.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Team member id.\"},\"reason\":{\"type\":\"string\",\"description\":\"Why (kept in the history).\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Suspend a team member\",\"readOnlyHint\":false,\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_team_members_update\",\"title\":\"Change a team member's role or permissions\",\"description\":\"Sets a team member's role and/or extra permissions (comma-separated). Takes effect at their next request.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Team member id.\"},\"role\":{\"type\":\"string\",\"enum\":[\"admin\",\"finance\",\"support\",\"viewer\"],\"description\":\"New role (ownership is not transferred here).\"},\"permissions\":{\"type\":\"string\",\"description\":\"Extra permissions, comma-separated (replaces the current list).\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Change a team member's role or permissions\",\"readOnlyHint\":false,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}}";
+static TOOL_TEXTS_PT_BR: &[ToolTexts] = &[
+    ToolTexts {
+        title: "Invite someone to the team",
+        description: "E-mails an invitation to join the dashboard team with a role (status pending until accepted).",
+        destructive_clause: Some(
+            "enviam um e-mail ou convite — \"Tools destrutivas — as que apagam, encerram, suspendem ou desativam um registro, ou enviam um e-mail ou convite — são marcadas com destructiveHint\"",
+        ),
+        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 0usize, 574usize),
+        labels: &[("email", "Who is invited"), ("role", "role")],
+    },
+    ToolTexts {
+        title: "Get a team invite",
+        description: "One team invite by id (e-mail, role, status, who sent it, expiry).",
+        destructive_clause: None,
+        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 575usize, 995usize),
+        labels: &[("id", "Invite id")],
+    },
+    ToolTexts {
+        title: "List team invites",
+        description: "Invitations to join the dashboard team, newest first. Filter by status (pending = not accepted yet), role or e-mail; paginate with page/per_page.",
+        destructive_clause: None,
+        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 996usize, 1986usize),
+        labels: &[
+            ("status", "status"),
+            ("role", "role"),
+            ("email", "Exact e-mail"),
+            ("sort", "Sort field"),
+            ("page", "Page number"),
+            ("per_page", "Records per page"),
+        ],
+    },
+    ToolTexts {
+        title: "Resend a team invite",
+        description: "E-mails a pending or expired team invite again, with a new expiry.",
+        destructive_clause: Some(
+            "enviam um e-mail ou convite — \"Tools destrutivas — as que apagam, encerram, suspendem ou desativam um registro, ou enviam um e-mail ou convite — são marcadas com destructiveHint\"",
+        ),
+        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 1987usize, 2416usize),
+        labels: &[("id", "Invite id")],
+    },
+    ToolTexts {
+        title: "Revoke a team invite",
+        description: "Withdraws a pending invite so its link no longer works.",
+        destructive_clause: Some(
+            "desativam — \"Tools destrutivas — as que apagam, encerram, suspendem ou desativam um registro, ou enviam um e-mail ou convite — são marcadas com destructiveHint\"",
+        ),
+        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 2417usize, 2835usize),
+        labels: &[("id", "Invite id")],
+    },
+    ToolTexts {
+        title: "Get the organization",
+        description: "The organization this token belongs to (name, CNPJ, contact, portal address). Also the resource kobana://dashboards/organization.",
+        destructive_clause: None,
+        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 2836usize, 3263usize),
+        labels: &[],
+    },
+    ToolTexts {
+        title: "End a portal session",
+        description: "Logs a portal user out of one active session (e.g. a lost device). The user can log in again.",
+        destructive_clause: Some(
+            "encerram — \"Tools destrutivas — as que apagam, encerram, suspendem ou desativam um registro, ou enviam um e-mail ou convite — são marcadas com destructiveHint\"",
+        ),
+        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 3264usize, 3726usize),
+        labels: &[("id", "Session id")],
+    },
+    ToolTexts {
+        title: "Get a portal session",
+        description: "One portal session by id (portal user, IP, browser, status, times).",
+        destructive_clause: None,
+        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 3727usize, 4163usize),
+        labels: &[("id", "Session id")],
+    },
+    ToolTexts {
+        title: "List portal sessions",
+        description: "Login sessions of portal users, newest first. Filter by portal user or status (active = still logged in); paginate with page/per_page.",
+        destructive_clause: None,
+        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 4164usize, 5114usize),
+        labels: &[
+            ("portal_user_id", "Only this portal user's sessions"),
+            ("status", "status"),
+            ("sort", "Sort field"),
+            ("page", "Page number"),
+            ("per_page", "Records per page"),
+        ],
+    },
+    ToolTexts {
+        title: "Invite a new portal user",
+        description: "Creates a portal user for a tenant and e-mails them the invite to the customer portal (status invited). Sends an e-mail: confirm the e-mail address and tenant with the user first.",
+        destructive_clause: Some(
+            "enviam um e-mail ou convite — \"Tools destrutivas — as que apagam, encerram, suspendem ou desativam um registro, ou enviam um e-mail ou convite — são marcadas com destructiveHint\"",
+        ),
+        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 5115usize, 5885usize),
+        labels: &[
+            ("name", "name"),
+            ("email", "The invite goes to this address"),
+            ("tenant_id", "Tenant whose records the user will see"),
+            ("phone", "phone"),
+        ],
+    },
+    ToolTexts {
+        title: "Deactivate a portal user",
+        description: "Ends a portal user's access for good (the record is kept for history; sessions end). To let them in again, invite them anew.",
+        destructive_clause: Some(
+            "desativam — \"Tools destrutivas — as que apagam, encerram, suspendem ou desativam um registro, ou enviam um e-mail ou convite — são marcadas com destructiveHint\"",
+        ),
+        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 5886usize, 6465usize),
+        labels: &[("id", "Portal user id"), ("reason", "Why")],
+    },
+    ToolTexts {
+        title: "Delete a portal user",
+        description: "Permanently deletes a portal user and their sessions. Prefer dashboards_portal_users_deactivate to keep the history; cannot be undone.",
+        destructive_clause: Some(
+            "apagam — \"Tools destrutivas — as que apagam, encerram, suspendem ou desativam um registro, ou enviam um e-mail ou convite — são marcadas com destructiveHint\"",
+        ),
+        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 6466usize, 6973usize),
+        labels: &[("id", "Portal user id")],
+    },
+    ToolTexts {
+        title: "Get a portal user",
+        description: "One portal user by id, with the status and the tenant ID whose records they see. Also the resource kobana://dashboards/portal_users/{id}.",
+        destructive_clause: None,
+        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 6974usize, 7475usize),
+        labels: &[("id", "Portal user id")],
+    },
+    ToolTexts {
+        title: "List portal users",
+        description: "Users of the customer portal, newest first. Filter by tenant_id (everyone who sees that tenant's records), status (invited / invite_expired = still waiting to accept the invite) or e-mail; paginate with page/per_page.",
+        destructive_clause: None,
+        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 7476usize, 8656usize),
+        labels: &[
+            ("tenant_id", "Only users of this tenant"),
+            ("status", "status"),
+            ("email", "Exact e-mail"),
+            ("sort", "Sort field"),
+            ("page", "Page number"),
+            ("per_page", "Records per page"),
+        ],
+    },
+    ToolTexts {
+        title: "Reactivate a portal user",
+        description: "Lets a suspended portal user log in again.",
+        destructive_clause: None,
+        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 8657usize, 9085usize),
+        labels: &[("id", "Portal user id")],
+    },
+    ToolTexts {
+        title: "Resend the portal invite",
+        description: "E-mails the portal invite again to a user who has not accepted it yet (status invited or invite_expired); a new invite link replaces the old one.",
+        destructive_clause: Some(
+            "enviam um e-mail ou convite — \"Tools destrutivas — as que apagam, encerram, suspendem ou desativam um registro, ou enviam um e-mail ou convite — são marcadas com destructiveHint\"",
+        ),
+        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 9086usize, 9619usize),
+        labels: &[("id", "Portal user id")],
+    },
+    ToolTexts {
+        title: "Suspend a portal user",
+        description: "Temporarily blocks an active portal user from logging in (their active sessions end). Reversible with dashboards_portal_users_reactivate.",
+        destructive_clause: Some(
+            "suspendem — \"Tools destrutivas — as que apagam, encerram, suspendem ou desativam um registro, ou enviam um e-mail ou convite — são marcadas com destructiveHint\"",
+        ),
+        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 9620usize, 10203usize),
+        labels: &[("id", "Portal user id"), ("reason", "Why")],
+    },
+    ToolTexts {
+        title: "Update a portal user",
+        description: "Changes a portal user's name, phone or tenant (which records they see). Does not send anything.",
+        destructive_clause: None,
+        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 10204usize, 10846usize),
+        labels: &[
+            ("id", "Portal user id"),
+            ("name", "name"),
+            ("phone", "phone"),
+            ("tenant_id", "New tenant"),
+        ],
+    },
+    ToolTexts {
+        title: "Get the fields of a resource",
+        description: "The fields of one Dashboards resource (e.g. portal_users) - type, allowed values (enum), meaning, and which fields can be used in `sort`.",
+        destructive_clause: None,
+        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 10847usize, 11425usize),
+        labels: &[("resource", "Resource name as in dashboards_schemas_list")],
+    },
+    ToolTexts {
+        title: "List the API resource schemas",
+        description: "The catalog of Dashboards resources (portal_users, portal_sessions, team_members, invites, organization) with a one-line description of each. Use dashboards_schemas_get for the fields of one.",
+        destructive_clause: None,
+        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 11426usize, 11929usize),
+        labels: &[],
+    },
+    ToolTexts {
+        title: "Get a team member",
+        description: "One team member by id (role, permissions, status, last sign-in).",
+        destructive_clause: None,
+        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 11930usize, 12358usize),
+        labels: &[("id", "Team member id")],
+    },
+    ToolTexts {
+        title: "List team members",
+        description: "The people on the dashboard team, with their role, permissions and status. Filter by role or status; paginate with page/per_page.",
+        destructive_clause: None,
+        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 12359usize, 13375usize),
+        labels: &[
+            ("role", "role"),
+            ("status", "status"),
+            ("email", "Exact e-mail"),
+            ("sort", "Sort field"),
+            ("page", "Page number"),
+            ("per_page", "Records per page"),
+        ],
+    },
+    ToolTexts {
+        title: "Reactivate a team member",
+        description: "Lets a suspended team member use the dashboard again, with the same role and permissions.",
+        destructive_clause: None,
+        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 13376usize, 13851usize),
+        labels: &[("id", "Team member id")],
+    },
+    ToolTexts {
+        title: "Remove a team member",
+        description: "Removes a person from the dashboard team (deletes the membership). They lose access at once; to add them back, send a new invite.",
+        destructive_clause: Some(
+            "apagam — \"Tools destrutivas — as que apagam, encerram, suspendem ou desativam um registro, ou enviam um e-mail ou convite — são marcadas com destructiveHint\"",
+        ),
+        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 13852usize, 14354usize),
+        labels: &[("id", "Team member id")],
+    },
+    ToolTexts {
+        title: "Suspend a team member",
+        description: "Temporarily blocks a team member from the dashboard. Reversible with dashboards_team_members_reactivate.",
+        destructive_clause: Some(
+            "suspendem — \"Tools destrutivas — as que apagam, encerram, suspendem ou desativam um registro, ou enviam um e-mail ou convite — são marcadas com destructiveHint\"",
+        ),
+        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 14355usize, 14905usize),
+        labels: &[("id", "Team member id"), ("reason", "Why")],
+    },
+    ToolTexts {
+        title: "Change a team member's role or permissions",
+        description: "Sets a team member's role and/or extra permissions (comma-separated). Takes effect at their next request.",
+        destructive_clause: None,
+        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 14906usize, 15674usize),
+        labels: &[
+            ("id", "Team member id"),
+            ("role", "New role"),
+            ("permissions", "Extra permissions"),
+        ],
+    },
+];
+const TOOLS_JSON_ES: &str = "{\"name\":\"dashboards_invites_create\",\"title\":\"Invite someone to the team\",\"description\":\"E-mails an invitation to join the dashboard team with a role (status pending until accepted).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"email\":{\"type\":\"string\",\"format\":\"email\",\"description\":\"Who is invited.\"},\"role\":{\"type\":\"string\",\"enum\":[\"admin\",\"finance\",\"support\",\"viewer\"]}},\"required\":[\"email\",\"role\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Invite someone to the team\",\"readOnlyHint\":false,\"destructiveHint\":true,\"idempotentHint\":false,\"openWorldHint\":true}},{\"name\":\"dashboards_invites_get\",\"title\":\"Get a team invite\",\"description\":\"One team invite by id (e-mail, role, status, who sent it, expiry).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Invite id.\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Get a team invite\",\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_invites_list\",\"title\":\"List team invites\",\"description\":\"Invitations to join the dashboard team, newest first. Filter by status (pending = not accepted yet), role or e-mail; paginate with page/per_page.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"status\":{\"type\":\"string\",\"enum\":[\"pending\",\"accepted\",\"expired\",\"revoked\"]},\"role\":{\"type\":\"string\",\"enum\":[\"admin\",\"finance\",\"support\",\"viewer\"]},\"email\":{\"type\":\"string\",\"description\":\"Exact e-mail.\"},\"sort\":{\"type\":\"string\",\"enum\":[\"sent_at\",\"-sent_at\",\"expires_at\",\"-expires_at\"],\"description\":\"Sort field; prefix - for descending. Default: -sent_at.\"},\"page\":{\"type\":\"integer\",\"minimum\":1,\"default\":1,\"description\":\"Page number (1-based).\"},\"per_page\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":25,\"description\":\"Records per page (1-100).\"}},\"additionalProperties\":false},\"annotations\":{\"title\":\"List team invites\",\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_invites_resend\",\"title\":\"Resend a team invite\",\"description\":\"E-mails a pending or expired team invite again, with a new expiry.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Invite id.\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Resend a team invite\",\"readOnlyHint\":false,\"destructiveHint\":true,\"idempotentHint\":false,\"openWorldHint\":true}},{\"name\":\"dashboards_invites_revoke\",\"title\":\"Revoke a team invite\",\"description\":\"Withdraws a pending invite so its link no longer works.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Invite id.\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Revoke a team invite\",\"readOnlyHint\":false,\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_organization_get\",\"title\":\"Get the organization\",\"description\":\"The organization this token belongs to (name, CNPJ, contact, portal address). Also the resource kobana://dashboards/organization.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{},\"additionalProperties\":false},\"annotations\":{\"title\":\"Get the organization\",\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_sessions_end\",\"title\":\"End a portal session\",\"description\":\"Logs a portal user out of one active session (e.g. a lost device). The user can log in again.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Session id.\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"End a portal session\",\"readOnlyHint\":false,\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_sessions_get\",\"title\":\"Get a portal session\",\"description\":\"One portal session by id (portal user, IP, browser, status, times).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Session id.\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Get a portal session\",\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_sessions_list\",\"title\":\"List portal sessions\",\"description\":\"Login sessions of portal users, newest first. Filter by portal user or status (active = still logged in); paginate with page/per_page.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"portal_user_id\":{\"type\":\"string\",\"description\":\"Only this portal user's sessions.\"},\"status\":{\"type\":\"string\",\"enum\":[\"active\",\"ended\",\"expired\"]},\"sort\":{\"type\":\"string\",\"enum\":[\"started_at\",\"-started_at\",\"last_seen_at\",\"-last_seen_at\"],\"description\":\"Sort field; prefix - for descending. Default: -started_at.\"},\"page\":{\"type\":\"integer\",\"minimum\":1,\"default\":1,\"description\":\"Page number (1-based).\"},\"per_page\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":25,\"description\":\"Records per page (1-100).\"}},\"additionalProperties\":false},\"annotations\":{\"title\":\"List portal sessions\",\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_users_create\",\"title\":\"Invite a new portal user\",\"description\":\"Creates a portal user for a tenant and e-mails them the invite to the customer portal (status invited). Sends an e-mail: confirm the e-mail address and tenant with the user first.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\",\"minLength\":1},\"email\":{\"type\":\"string\",\"format\":\"email\",\"description\":\"The invite goes to this address.\"},\"tenant_id\":{\"type\":\"string\",\"description\":\"Tenant whose records the user will see.\"},\"phone\":{\"type\":\"string\"}},\"required\":[\"name\",\"email\",\"tenant_id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Invite a new portal user\",\"readOnlyHint\":false,\"destructiveHint\":true,\"idempotentHint\":false,\"openWorldHint\":true}},{\"name\":\"dashboards_portal_users_deactivate\",\"title\":\"Deactivate a portal user\",\"description\":\"Ends a portal user's access for good (the record is kept for history; sessions end). To let them in again, invite them anew.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Portal user id.\"},\"reason\":{\"type\":\"string\",\"description\":\"Why (kept in the history).\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Deactivate a portal user\",\"readOnlyHint\":false,\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_users_delete\",\"title\":\"Delete a portal user\",\"description\":\"Permanently deletes a portal user and their sessions. Prefer dashboards_portal_users_deactivate to keep the history; cannot be undone.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Portal user id.\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Delete a portal user\",\"readOnlyHint\":false,\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_users_get\",\"title\":\"Get a portal user\",\"description\":\"One portal user by id, with the status and the tenant ID whose records they see. Also the resource kobana://dashboards/portal_users/{id}.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Portal user id.\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Get a portal user\",\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_users_list\",\"title\":\"List portal users\",\"description\":\"Users of the customer portal, newest first. Filter by tenant_id (everyone who sees that tenant's records), status (invited / invite_expired = still waiting to accept the invite) or e-mail; paginate with page/per_page.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"tenant_id\":{\"type\":\"string\",\"description\":\"Only users of this tenant.\"},\"status\":{\"type\":\"string\",\"enum\":[\"invited\",\"invite_expired\",\"active\",\"suspended\",\"deactivated\"]},\"email\":{\"type\":\"string\",\"description\":\"Exact e-mail.\"},\"sort\":{\"type\":\"string\",\"enum\":[\"name\",\"-name\",\"tenant_id\",\"-tenant_id\",\"invite_sent_at\",\"-invite_sent_at\",\"last_login_at\",\"-last_login_at\",\"created_at\",\"-created_at\"],\"description\":\"Sort field; prefix - for descending. Default: -created_at.\"},\"page\":{\"type\":\"integer\",\"minimum\":1,\"default\":1,\"description\":\"Page number (1-based).\"},\"per_page\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":25,\"description\":\"Records per page (1-100).\"}},\"additionalProperties\":false},\"annotations\":{\"title\":\"List portal users\",\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_users_reactivate\",\"title\":\"Reactivate a portal user\",\"description\":\"Lets a suspended portal user log in again.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Portal user id.\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Reactivate a portal user\",\"readOnlyHint\":false,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_users_resend_invite\",\"title\":\"Resend the portal invite\",\"description\":\"E-mails the portal invite again to a user who has not accepted it yet (status invited or invite_expired); a new invite link replaces the old one.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Portal user id.\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Resend the portal invite\",\"readOnlyHint\":false,\"destructiveHint\":true,\"idempotentHint\":false,\"openWorldHint\":true}},{\"name\":\"dashboards_portal_users_suspend\",\"title\":\"Suspend a portal user\",\"description\":\"Temporarily blocks an active portal user from logging in (their active sessions end). Reversible with dashboards_portal_users_reactivate.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Portal user id.\"},\"reason\":{\"type\":\"string\",\"description\":\"Why (kept in the history).\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Suspend a portal user\",\"readOnlyHint\":false,\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_users_update\",\"title\":\"Update a portal user\",\"description\":\"Changes a portal user's name, phone or tenant (which records they see). Does not send anything.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Portal user id.\"},\"name\":{\"type\":\"string\",\"minLength\":1},\"phone\":{\"type\":\"string\"},\"tenant_id\":{\"type\":\"string\",\"description\":\"New tenant; the user then sees that tenant's records instead.\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Update a portal user\",\"readOnlyHint\":false,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_schemas_get\",\"title\":\"Get the fields of a resource\",\"description\":\"The fields of one Dashboards resource (e.g. portal_users) - type, allowed values (enum), meaning, and which fields can be used in `sort`.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"resource\":{\"type\":\"string\",\"description\":\"Resource name as in dashboards_schemas_list, e.g. portal_users.\"}},\"required\":[\"resource\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Get the fields of a resource\",\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_schemas_list\",\"title\":\"List the API resource schemas\",\"description\":\"The catalog of Dashboards resources (portal_users, portal_sessions, team_members, invites, organization) with a one-line description of each. Use dashboards_schemas_get for the fields of one.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{},\"additionalProperties\":false},\"annotations\":{\"title\":\"List the API resource schemas\",\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_team_members_get\",\"title\":\"Get a team member\",\"description\":\"One team member by id (role, permissions, status, last sign-in).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Team member id.\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Get a team member\",\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_team_members_list\",\"title\":\"List team members\",\"description\":\"The people on the dashboard team, with their role, permissions and status. Filter by role or status; paginate with page/per_page.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"role\":{\"type\":\"string\",\"enum\":[\"owner\",\"admin\",\"finance\",\"support\",\"viewer\"]},\"status\":{\"type\":\"string\",\"enum\":[\"active\",\"suspended\"]},\"email\":{\"type\":\"string\",\"description\":\"Exact e-mail.\"},\"sort\":{\"type\":\"string\",\"enum\":[\"name\",\"-name\",\"role\",\"-role\",\"last_sign_in_at\",\"-last_sign_in_at\",\"created_at\",\"-created_at\"],\"description\":\"Sort field; prefix - for descending. Default: -created_at.\"},\"page\":{\"type\":\"integer\",\"minimum\":1,\"default\":1,\"description\":\"Page number (1-based).\"},\"per_page\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":25,\"description\":\"Records per page (1-100).\"}},\"additionalProperties\":false},\"annotations\":{\"title\":\"List team members\",\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_team_members_reactivate\",\"title\":\"Reactivate a team member\",\"description\":\"Lets a suspended team member use the dashboard again, with the same role and permissions.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Team member id.\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Reactivate a team member\",\"readOnlyHint\":false,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_team_members_remove\",\"title\":\"Remove a team member\",\"description\":\"Removes a person from the dashboard team (deletes the membership). They lose access at once; to add them back, send a new invite.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Team member id.\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Remove a team member\",\"readOnlyHint\":false,\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_team_members_suspend\",\"title\":\"Suspend a team member\",\"description\":\"Temporarily blocks a team member from the dashboard. Reversible with dashboards_team_members_reactivate.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Team member id.\"},\"reason\":{\"type\":\"string\",\"description\":\"Why (kept in the history).\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Suspend a team member\",\"readOnlyHint\":false,\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_team_members_update\",\"title\":\"Change a team member's role or permissions\",\"description\":\"Sets a team member's role and/or extra permissions (comma-separated). Takes effect at their next request.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Team member id.\"},\"role\":{\"type\":\"string\",\"enum\":[\"admin\",\"finance\",\"support\",\"viewer\"],\"description\":\"New role (ownership is not transferred here).\"},\"permissions\":{\"type\":\"string\",\"description\":\"Extra permissions, comma-separated (replaces the current list).\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Change a team member's role or permissions\",\"readOnlyHint\":false,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}}";
+static TOOL_TEXTS_ES: &[ToolTexts] = &[
+    ToolTexts {
+        title: "Invite someone to the team",
+        description: "E-mails an invitation to join the dashboard team with a role (status pending until accepted).",
+        destructive_clause: Some(
+            "enviam um e-mail ou convite — \"Tools destrutivas — as que apagam, encerram, suspendem ou desativam um registro, ou enviam um e-mail ou convite — são marcadas com destructiveHint\"",
+        ),
+        descriptor_json: json_slice(TOOLS_JSON_ES, 0usize, 574usize),
+        labels: &[("email", "Who is invited"), ("role", "role")],
+    },
+    ToolTexts {
+        title: "Get a team invite",
+        description: "One team invite by id (e-mail, role, status, who sent it, expiry).",
+        destructive_clause: None,
+        descriptor_json: json_slice(TOOLS_JSON_ES, 575usize, 995usize),
+        labels: &[("id", "Invite id")],
+    },
+    ToolTexts {
+        title: "List team invites",
+        description: "Invitations to join the dashboard team, newest first. Filter by status (pending = not accepted yet), role or e-mail; paginate with page/per_page.",
+        destructive_clause: None,
+        descriptor_json: json_slice(TOOLS_JSON_ES, 996usize, 1986usize),
+        labels: &[
+            ("status", "status"),
+            ("role", "role"),
+            ("email", "Exact e-mail"),
+            ("sort", "Sort field"),
+            ("page", "Page number"),
+            ("per_page", "Records per page"),
+        ],
+    },
+    ToolTexts {
+        title: "Resend a team invite",
+        description: "E-mails a pending or expired team invite again, with a new expiry.",
+        destructive_clause: Some(
+            "enviam um e-mail ou convite — \"Tools destrutivas — as que apagam, encerram, suspendem ou desativam um registro, ou enviam um e-mail ou convite — são marcadas com destructiveHint\"",
+        ),
+        descriptor_json: json_slice(TOOLS_JSON_ES, 1987usize, 2416usize),
+        labels: &[("id", "Invite id")],
+    },
+    ToolTexts {
+        title: "Revoke a team invite",
+        description: "Withdraws a pending invite so its link no longer works.",
+        destructive_clause: Some(
+            "desativam — \"Tools destrutivas — as que apagam, encerram, suspendem ou desativam um registro, ou enviam um e-mail ou convite — são marcadas com destructiveHint\"",
+        ),
+        descriptor_json: json_slice(TOOLS_JSON_ES, 2417usize, 2835usize),
+        labels: &[("id", "Invite id")],
+    },
+    ToolTexts {
+        title: "Get the organization",
+        description: "The organization this token belongs to (name, CNPJ, contact, portal address). Also the resource kobana://dashboards/organization.",
+        destructive_clause: None,
+        descriptor_json: json_slice(TOOLS_JSON_ES, 2836usize, 3263usize),
+        labels: &[],
+    },
+    ToolTexts {
+        title: "End a portal session",
+        description: "Logs a portal user out of one active session (e.g. a lost device). The user can log in again.",
+        destructive_clause: Some(
+            "encerram — \"Tools destrutivas — as que apagam, encerram, suspendem ou desativam um registro, ou enviam um e-mail ou convite — são marcadas com destructiveHint\"",
+        ),
+        descriptor_json: json_slice(TOOLS_JSON_ES, 3264usize, 3726usize),
+        labels: &[("id", "Session id")],
+    },
+    ToolTexts {
+        title: "Get a portal session",
+        description: "One portal session by id (portal user, IP, browser, status, times).",
+        destructive_clause: None,
+        descriptor_json: json_slice(TOOLS_JSON_ES, 3727usize, 4163usize),
+        labels: &[("id", "Session id")],
+    },
+    ToolTexts {
+        title: "List portal sessions",
+        description: "Login sessions of portal users, newest first. Filter by portal user or status (active = still logged in); paginate with page/per_page.",
+        destructive_clause: None,
+        descriptor_json: json_slice(TOOLS_JSON_ES, 4164usize, 5114usize),
+        labels: &[
+            ("portal_user_id", "Only this portal user's sessions"),
+            ("status", "status"),
+            ("sort", "Sort field"),
+            ("page", "Page number"),
+            ("per_page", "Records per page"),
+        ],
+    },
+    ToolTexts {
+        title: "Invite a new portal user",
+        description: "Creates a portal user for a tenant and e-mails them the invite to the customer portal (status invited). Sends an e-mail: confirm the e-mail address and tenant with the user first.",
+        destructive_clause: Some(
+            "enviam um e-mail ou convite — \"Tools destrutivas — as que apagam, encerram, suspendem ou desativam um registro, ou enviam um e-mail ou convite — são marcadas com destructiveHint\"",
+        ),
+        descriptor_json: json_slice(TOOLS_JSON_ES, 5115usize, 5885usize),
+        labels: &[
+            ("name", "name"),
+            ("email", "The invite goes to this address"),
+            ("tenant_id", "Tenant whose records the user will see"),
+            ("phone", "phone"),
+        ],
+    },
+    ToolTexts {
+        title: "Deactivate a portal user",
+        description: "Ends a portal user's access for good (the record is kept for history; sessions end). To let them in again, invite them anew.",
+        destructive_clause: Some(
+            "desativam — \"Tools destrutivas — as que apagam, encerram, suspendem ou desativam um registro, ou enviam um e-mail ou convite — são marcadas com destructiveHint\"",
+        ),
+        descriptor_json: json_slice(TOOLS_JSON_ES, 5886usize, 6465usize),
+        labels: &[("id", "Portal user id"), ("reason", "Why")],
+    },
+    ToolTexts {
+        title: "Delete a portal user",
+        description: "Permanently deletes a portal user and their sessions. Prefer dashboards_portal_users_deactivate to keep the history; cannot be undone.",
+        destructive_clause: Some(
+            "apagam — \"Tools destrutivas — as que apagam, encerram, suspendem ou desativam um registro, ou enviam um e-mail ou convite — são marcadas com destructiveHint\"",
+        ),
+        descriptor_json: json_slice(TOOLS_JSON_ES, 6466usize, 6973usize),
+        labels: &[("id", "Portal user id")],
+    },
+    ToolTexts {
+        title: "Get a portal user",
+        description: "One portal user by id, with the status and the tenant ID whose records they see. Also the resource kobana://dashboards/portal_users/{id}.",
+        destructive_clause: None,
+        descriptor_json: json_slice(TOOLS_JSON_ES, 6974usize, 7475usize),
+        labels: &[("id", "Portal user id")],
+    },
+    ToolTexts {
+        title: "List portal users",
+        description: "Users of the customer portal, newest first. Filter by tenant_id (everyone who sees that tenant's records), status (invited / invite_expired = still waiting to accept the invite) or e-mail; paginate with page/per_page.",
+        destructive_clause: None,
+        descriptor_json: json_slice(TOOLS_JSON_ES, 7476usize, 8656usize),
+        labels: &[
+            ("tenant_id", "Only users of this tenant"),
+            ("status", "status"),
+            ("email", "Exact e-mail"),
+            ("sort", "Sort field"),
+            ("page", "Page number"),
+            ("per_page", "Records per page"),
+        ],
+    },
+    ToolTexts {
+        title: "Reactivate a portal user",
+        description: "Lets a suspended portal user log in again.",
+        destructive_clause: None,
+        descriptor_json: json_slice(TOOLS_JSON_ES, 8657usize, 9085usize),
+        labels: &[("id", "Portal user id")],
+    },
+    ToolTexts {
+        title: "Resend the portal invite",
+        description: "E-mails the portal invite again to a user who has not accepted it yet (status invited or invite_expired); a new invite link replaces the old one.",
+        destructive_clause: Some(
+            "enviam um e-mail ou convite — \"Tools destrutivas — as que apagam, encerram, suspendem ou desativam um registro, ou enviam um e-mail ou convite — são marcadas com destructiveHint\"",
+        ),
+        descriptor_json: json_slice(TOOLS_JSON_ES, 9086usize, 9619usize),
+        labels: &[("id", "Portal user id")],
+    },
+    ToolTexts {
+        title: "Suspend a portal user",
+        description: "Temporarily blocks an active portal user from logging in (their active sessions end). Reversible with dashboards_portal_users_reactivate.",
+        destructive_clause: Some(
+            "suspendem — \"Tools destrutivas — as que apagam, encerram, suspendem ou desativam um registro, ou enviam um e-mail ou convite — são marcadas com destructiveHint\"",
+        ),
+        descriptor_json: json_slice(TOOLS_JSON_ES, 9620usize, 10203usize),
+        labels: &[("id", "Portal user id"), ("reason", "Why")],
+    },
+    ToolTexts {
+        title: "Update a portal user",
+        description: "Changes a portal user's name, phone or tenant (which records they see). Does not send anything.",
+        destructive_clause: None,
+        descriptor_json: json_slice(TOOLS_JSON_ES, 10204usize, 10846usize),
+        labels: &[
+            ("id", "Portal user id"),
+            ("name", "name"),
+            ("phone", "phone"),
+            ("tenant_id", "New tenant"),
+        ],
+    },
+    ToolTexts {
+        title: "Get the fields of a resource",
+        description: "The fields of one Dashboards resource (e.g. portal_users) - type, allowed values (enum), meaning, and which fields can be used in `sort`.",
+        destructive_clause: None,
+        descriptor_json: json_slice(TOOLS_JSON_ES, 10847usize, 11425usize),
+        labels: &[("resource", "Resource name as in dashboards_schemas_list")],
+    },
+    ToolTexts {
+        title: "List the API resource schemas",
+        description: "The catalog of Dashboards resources (portal_users, portal_sessions, team_members, invites, organization) with a one-line description of each. Use dashboards_schemas_get for the fields of one.",
+        destructive_clause: None,
+        descriptor_json: json_slice(TOOLS_JSON_ES, 11426usize, 11929usize),
+        labels: &[],
+    },
+    ToolTexts {
+        title: "Get a team member",
+        description: "One team member by id (role, permissions, status, last sign-in).",
+        destructive_clause: None,
+        descriptor_json: json_slice(TOOLS_JSON_ES, 11930usize, 12358usize),
+        labels: &[("id", "Team member id")],
+    },
+    ToolTexts {
+        title: "List team members",
+        description: "The people on the dashboard team, with their role, permissions and status. Filter by role or status; paginate with page/per_page.",
+        destructive_clause: None,
+        descriptor_json: json_slice(TOOLS_JSON_ES, 12359usize, 13375usize),
+        labels: &[
+            ("role", "role"),
+            ("status", "status"),
+            ("email", "Exact e-mail"),
+            ("sort", "Sort field"),
+            ("page", "Page number"),
+            ("per_page", "Records per page"),
+        ],
+    },
+    ToolTexts {
+        title: "Reactivate a team member",
+        description: "Lets a suspended team member use the dashboard again, with the same role and permissions.",
+        destructive_clause: None,
+        descriptor_json: json_slice(TOOLS_JSON_ES, 13376usize, 13851usize),
+        labels: &[("id", "Team member id")],
+    },
+    ToolTexts {
+        title: "Remove a team member",
+        description: "Removes a person from the dashboard team (deletes the membership). They lose access at once; to add them back, send a new invite.",
+        destructive_clause: Some(
+            "apagam — \"Tools destrutivas — as que apagam, encerram, suspendem ou desativam um registro, ou enviam um e-mail ou convite — são marcadas com destructiveHint\"",
+        ),
+        descriptor_json: json_slice(TOOLS_JSON_ES, 13852usize, 14354usize),
+        labels: &[("id", "Team member id")],
+    },
+    ToolTexts {
+        title: "Suspend a team member",
+        description: "Temporarily blocks a team member from the dashboard. Reversible with dashboards_team_members_reactivate.",
+        destructive_clause: Some(
+            "suspendem — \"Tools destrutivas — as que apagam, encerram, suspendem ou desativam um registro, ou enviam um e-mail ou convite — são marcadas com destructiveHint\"",
+        ),
+        descriptor_json: json_slice(TOOLS_JSON_ES, 14355usize, 14905usize),
+        labels: &[("id", "Team member id"), ("reason", "Why")],
+    },
+    ToolTexts {
+        title: "Change a team member's role or permissions",
+        description: "Sets a team member's role and/or extra permissions (comma-separated). Takes effect at their next request.",
+        destructive_clause: None,
+        descriptor_json: json_slice(TOOLS_JSON_ES, 14906usize, 15674usize),
+        labels: &[
+            ("id", "Team member id"),
+            ("role", "New role"),
+            ("permissions", "Extra permissions"),
+        ],
+    },
+];
+const TOOLS_JSON_EN: &str = "{\"name\":\"dashboards_invites_create\",\"title\":\"Invite someone to the team\",\"description\":\"E-mails an invitation to join the dashboard team with a role (status pending until accepted).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"email\":{\"type\":\"string\",\"format\":\"email\",\"description\":\"Who is invited.\"},\"role\":{\"type\":\"string\",\"enum\":[\"admin\",\"finance\",\"support\",\"viewer\"]}},\"required\":[\"email\",\"role\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Invite someone to the team\",\"readOnlyHint\":false,\"destructiveHint\":true,\"idempotentHint\":false,\"openWorldHint\":true}},{\"name\":\"dashboards_invites_get\",\"title\":\"Get a team invite\",\"description\":\"One team invite by id (e-mail, role, status, who sent it, expiry).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Invite id.\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Get a team invite\",\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_invites_list\",\"title\":\"List team invites\",\"description\":\"Invitations to join the dashboard team, newest first. Filter by status (pending = not accepted yet), role or e-mail; paginate with page/per_page.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"status\":{\"type\":\"string\",\"enum\":[\"pending\",\"accepted\",\"expired\",\"revoked\"]},\"role\":{\"type\":\"string\",\"enum\":[\"admin\",\"finance\",\"support\",\"viewer\"]},\"email\":{\"type\":\"string\",\"description\":\"Exact e-mail.\"},\"sort\":{\"type\":\"string\",\"enum\":[\"sent_at\",\"-sent_at\",\"expires_at\",\"-expires_at\"],\"description\":\"Sort field; prefix - for descending. Default: -sent_at.\"},\"page\":{\"type\":\"integer\",\"minimum\":1,\"default\":1,\"description\":\"Page number (1-based).\"},\"per_page\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":25,\"description\":\"Records per page (1-100).\"}},\"additionalProperties\":false},\"annotations\":{\"title\":\"List team invites\",\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_invites_resend\",\"title\":\"Resend a team invite\",\"description\":\"E-mails a pending or expired team invite again, with a new expiry.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Invite id.\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Resend a team invite\",\"readOnlyHint\":false,\"destructiveHint\":true,\"idempotentHint\":false,\"openWorldHint\":true}},{\"name\":\"dashboards_invites_revoke\",\"title\":\"Revoke a team invite\",\"description\":\"Withdraws a pending invite so its link no longer works.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Invite id.\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Revoke a team invite\",\"readOnlyHint\":false,\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_organization_get\",\"title\":\"Get the organization\",\"description\":\"The organization this token belongs to (name, CNPJ, contact, portal address). Also the resource kobana://dashboards/organization.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{},\"additionalProperties\":false},\"annotations\":{\"title\":\"Get the organization\",\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_sessions_end\",\"title\":\"End a portal session\",\"description\":\"Logs a portal user out of one active session (e.g. a lost device). The user can log in again.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Session id.\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"End a portal session\",\"readOnlyHint\":false,\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_sessions_get\",\"title\":\"Get a portal session\",\"description\":\"One portal session by id (portal user, IP, browser, status, times).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Session id.\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Get a portal session\",\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_sessions_list\",\"title\":\"List portal sessions\",\"description\":\"Login sessions of portal users, newest first. Filter by portal user or status (active = still logged in); paginate with page/per_page.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"portal_user_id\":{\"type\":\"string\",\"description\":\"Only this portal user's sessions.\"},\"status\":{\"type\":\"string\",\"enum\":[\"active\",\"ended\",\"expired\"]},\"sort\":{\"type\":\"string\",\"enum\":[\"started_at\",\"-started_at\",\"last_seen_at\",\"-last_seen_at\"],\"description\":\"Sort field; prefix - for descending. Default: -started_at.\"},\"page\":{\"type\":\"integer\",\"minimum\":1,\"default\":1,\"description\":\"Page number (1-based).\"},\"per_page\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":25,\"description\":\"Records per page (1-100).\"}},\"additionalProperties\":false},\"annotations\":{\"title\":\"List portal sessions\",\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_users_create\",\"title\":\"Invite a new portal user\",\"description\":\"Creates a portal user for a tenant and e-mails them the invite to the customer portal (status invited). Sends an e-mail: confirm the e-mail address and tenant with the user first.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\",\"minLength\":1},\"email\":{\"type\":\"string\",\"format\":\"email\",\"description\":\"The invite goes to this address.\"},\"tenant_id\":{\"type\":\"string\",\"description\":\"Tenant whose records the user will see.\"},\"phone\":{\"type\":\"string\"}},\"required\":[\"name\",\"email\",\"tenant_id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Invite a new portal user\",\"readOnlyHint\":false,\"destructiveHint\":true,\"idempotentHint\":false,\"openWorldHint\":true}},{\"name\":\"dashboards_portal_users_deactivate\",\"title\":\"Deactivate a portal user\",\"description\":\"Ends a portal user's access for good (the record is kept for history; sessions end). To let them in again, invite them anew.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Portal user id.\"},\"reason\":{\"type\":\"string\",\"description\":\"Why (kept in the history).\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Deactivate a portal user\",\"readOnlyHint\":false,\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_users_delete\",\"title\":\"Delete a portal user\",\"description\":\"Permanently deletes a portal user and their sessions. Prefer dashboards_portal_users_deactivate to keep the history; cannot be undone.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Portal user id.\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Delete a portal user\",\"readOnlyHint\":false,\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_users_get\",\"title\":\"Get a portal user\",\"description\":\"One portal user by id, with the status and the tenant ID whose records they see. Also the resource kobana://dashboards/portal_users/{id}.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Portal user id.\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Get a portal user\",\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_users_list\",\"title\":\"List portal users\",\"description\":\"Users of the customer portal, newest first. Filter by tenant_id (everyone who sees that tenant's records), status (invited / invite_expired = still waiting to accept the invite) or e-mail; paginate with page/per_page.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"tenant_id\":{\"type\":\"string\",\"description\":\"Only users of this tenant.\"},\"status\":{\"type\":\"string\",\"enum\":[\"invited\",\"invite_expired\",\"active\",\"suspended\",\"deactivated\"]},\"email\":{\"type\":\"string\",\"description\":\"Exact e-mail.\"},\"sort\":{\"type\":\"string\",\"enum\":[\"name\",\"-name\",\"tenant_id\",\"-tenant_id\",\"invite_sent_at\",\"-invite_sent_at\",\"last_login_at\",\"-last_login_at\",\"created_at\",\"-created_at\"],\"description\":\"Sort field; prefix - for descending. Default: -created_at.\"},\"page\":{\"type\":\"integer\",\"minimum\":1,\"default\":1,\"description\":\"Page number (1-based).\"},\"per_page\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":25,\"description\":\"Records per page (1-100).\"}},\"additionalProperties\":false},\"annotations\":{\"title\":\"List portal users\",\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_users_reactivate\",\"title\":\"Reactivate a portal user\",\"description\":\"Lets a suspended portal user log in again.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Portal user id.\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Reactivate a portal user\",\"readOnlyHint\":false,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_users_resend_invite\",\"title\":\"Resend the portal invite\",\"description\":\"E-mails the portal invite again to a user who has not accepted it yet (status invited or invite_expired); a new invite link replaces the old one.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Portal user id.\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Resend the portal invite\",\"readOnlyHint\":false,\"destructiveHint\":true,\"idempotentHint\":false,\"openWorldHint\":true}},{\"name\":\"dashboards_portal_users_suspend\",\"title\":\"Suspend a portal user\",\"description\":\"Temporarily blocks an active portal user from logging in (their active sessions end). Reversible with dashboards_portal_users_reactivate.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Portal user id.\"},\"reason\":{\"type\":\"string\",\"description\":\"Why (kept in the history).\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Suspend a portal user\",\"readOnlyHint\":false,\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_users_update\",\"title\":\"Update a portal user\",\"description\":\"Changes a portal user's name, phone or tenant (which records they see). Does not send anything.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Portal user id.\"},\"name\":{\"type\":\"string\",\"minLength\":1},\"phone\":{\"type\":\"string\"},\"tenant_id\":{\"type\":\"string\",\"description\":\"New tenant; the user then sees that tenant's records instead.\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Update a portal user\",\"readOnlyHint\":false,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_schemas_get\",\"title\":\"Get the fields of a resource\",\"description\":\"The fields of one Dashboards resource (e.g. portal_users) - type, allowed values (enum), meaning, and which fields can be used in `sort`.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"resource\":{\"type\":\"string\",\"description\":\"Resource name as in dashboards_schemas_list, e.g. portal_users.\"}},\"required\":[\"resource\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Get the fields of a resource\",\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_schemas_list\",\"title\":\"List the API resource schemas\",\"description\":\"The catalog of Dashboards resources (portal_users, portal_sessions, team_members, invites, organization) with a one-line description of each. Use dashboards_schemas_get for the fields of one.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{},\"additionalProperties\":false},\"annotations\":{\"title\":\"List the API resource schemas\",\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_team_members_get\",\"title\":\"Get a team member\",\"description\":\"One team member by id (role, permissions, status, last sign-in).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Team member id.\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Get a team member\",\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_team_members_list\",\"title\":\"List team members\",\"description\":\"The people on the dashboard team, with their role, permissions and status. Filter by role or status; paginate with page/per_page.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"role\":{\"type\":\"string\",\"enum\":[\"owner\",\"admin\",\"finance\",\"support\",\"viewer\"]},\"status\":{\"type\":\"string\",\"enum\":[\"active\",\"suspended\"]},\"email\":{\"type\":\"string\",\"description\":\"Exact e-mail.\"},\"sort\":{\"type\":\"string\",\"enum\":[\"name\",\"-name\",\"role\",\"-role\",\"last_sign_in_at\",\"-last_sign_in_at\",\"created_at\",\"-created_at\"],\"description\":\"Sort field; prefix - for descending. Default: -created_at.\"},\"page\":{\"type\":\"integer\",\"minimum\":1,\"default\":1,\"description\":\"Page number (1-based).\"},\"per_page\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":25,\"description\":\"Records per page (1-100).\"}},\"additionalProperties\":false},\"annotations\":{\"title\":\"List team members\",\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_team_members_reactivate\",\"title\":\"Reactivate a team member\",\"description\":\"Lets a suspended team member use the dashboard again, with the same role and permissions.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Team member id.\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Reactivate a team member\",\"readOnlyHint\":false,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_team_members_remove\",\"title\":\"Remove a team member\",\"description\":\"Removes a person from the dashboard team (deletes the membership). They lose access at once; to add them back, send a new invite.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Team member id.\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Remove a team member\",\"readOnlyHint\":false,\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_team_members_suspend\",\"title\":\"Suspend a team member\",\"description\":\"Temporarily blocks a team member from the dashboard. Reversible with dashboards_team_members_reactivate.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Team member id.\"},\"reason\":{\"type\":\"string\",\"description\":\"Why (kept in the history).\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Suspend a team member\",\"readOnlyHint\":false,\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_team_members_update\",\"title\":\"Change a team member's role or permissions\",\"description\":\"Sets a team member's role and/or extra permissions (comma-separated). Takes effect at their next request.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Team member id.\"},\"role\":{\"type\":\"string\",\"enum\":[\"admin\",\"finance\",\"support\",\"viewer\"],\"description\":\"New role (ownership is not transferred here).\"},\"permissions\":{\"type\":\"string\",\"description\":\"Extra permissions, comma-separated (replaces the current list).\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Change a team member's role or permissions\",\"readOnlyHint\":false,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}}";
+static TOOL_TEXTS_EN: &[ToolTexts] = &[
+    ToolTexts {
+        title: "Invite someone to the team",
+        description: "E-mails an invitation to join the dashboard team with a role (status pending until accepted).",
+        destructive_clause: Some(
+            "enviam um e-mail ou convite — \"Tools destrutivas — as que apagam, encerram, suspendem ou desativam um registro, ou enviam um e-mail ou convite — são marcadas com destructiveHint\"",
+        ),
+        descriptor_json: json_slice(TOOLS_JSON_EN, 0usize, 574usize),
+        labels: &[("email", "Who is invited"), ("role", "role")],
+    },
+    ToolTexts {
+        title: "Get a team invite",
+        description: "One team invite by id (e-mail, role, status, who sent it, expiry).",
+        destructive_clause: None,
+        descriptor_json: json_slice(TOOLS_JSON_EN, 575usize, 995usize),
+        labels: &[("id", "Invite id")],
+    },
+    ToolTexts {
+        title: "List team invites",
+        description: "Invitations to join the dashboard team, newest first. Filter by status (pending = not accepted yet), role or e-mail; paginate with page/per_page.",
+        destructive_clause: None,
+        descriptor_json: json_slice(TOOLS_JSON_EN, 996usize, 1986usize),
+        labels: &[
+            ("status", "status"),
+            ("role", "role"),
+            ("email", "Exact e-mail"),
+            ("sort", "Sort field"),
+            ("page", "Page number"),
+            ("per_page", "Records per page"),
+        ],
+    },
+    ToolTexts {
+        title: "Resend a team invite",
+        description: "E-mails a pending or expired team invite again, with a new expiry.",
+        destructive_clause: Some(
+            "enviam um e-mail ou convite — \"Tools destrutivas — as que apagam, encerram, suspendem ou desativam um registro, ou enviam um e-mail ou convite — são marcadas com destructiveHint\"",
+        ),
+        descriptor_json: json_slice(TOOLS_JSON_EN, 1987usize, 2416usize),
+        labels: &[("id", "Invite id")],
+    },
+    ToolTexts {
+        title: "Revoke a team invite",
+        description: "Withdraws a pending invite so its link no longer works.",
+        destructive_clause: Some(
+            "desativam — \"Tools destrutivas — as que apagam, encerram, suspendem ou desativam um registro, ou enviam um e-mail ou convite — são marcadas com destructiveHint\"",
+        ),
+        descriptor_json: json_slice(TOOLS_JSON_EN, 2417usize, 2835usize),
+        labels: &[("id", "Invite id")],
+    },
+    ToolTexts {
+        title: "Get the organization",
+        description: "The organization this token belongs to (name, CNPJ, contact, portal address). Also the resource kobana://dashboards/organization.",
+        destructive_clause: None,
+        descriptor_json: json_slice(TOOLS_JSON_EN, 2836usize, 3263usize),
+        labels: &[],
+    },
+    ToolTexts {
+        title: "End a portal session",
+        description: "Logs a portal user out of one active session (e.g. a lost device). The user can log in again.",
+        destructive_clause: Some(
+            "encerram — \"Tools destrutivas — as que apagam, encerram, suspendem ou desativam um registro, ou enviam um e-mail ou convite — são marcadas com destructiveHint\"",
+        ),
+        descriptor_json: json_slice(TOOLS_JSON_EN, 3264usize, 3726usize),
+        labels: &[("id", "Session id")],
+    },
+    ToolTexts {
+        title: "Get a portal session",
+        description: "One portal session by id (portal user, IP, browser, status, times).",
+        destructive_clause: None,
+        descriptor_json: json_slice(TOOLS_JSON_EN, 3727usize, 4163usize),
+        labels: &[("id", "Session id")],
+    },
+    ToolTexts {
+        title: "List portal sessions",
+        description: "Login sessions of portal users, newest first. Filter by portal user or status (active = still logged in); paginate with page/per_page.",
+        destructive_clause: None,
+        descriptor_json: json_slice(TOOLS_JSON_EN, 4164usize, 5114usize),
+        labels: &[
+            ("portal_user_id", "Only this portal user's sessions"),
+            ("status", "status"),
+            ("sort", "Sort field"),
+            ("page", "Page number"),
+            ("per_page", "Records per page"),
+        ],
+    },
+    ToolTexts {
+        title: "Invite a new portal user",
+        description: "Creates a portal user for a tenant and e-mails them the invite to the customer portal (status invited). Sends an e-mail: confirm the e-mail address and tenant with the user first.",
+        destructive_clause: Some(
+            "enviam um e-mail ou convite — \"Tools destrutivas — as que apagam, encerram, suspendem ou desativam um registro, ou enviam um e-mail ou convite — são marcadas com destructiveHint\"",
+        ),
+        descriptor_json: json_slice(TOOLS_JSON_EN, 5115usize, 5885usize),
+        labels: &[
+            ("name", "name"),
+            ("email", "The invite goes to this address"),
+            ("tenant_id", "Tenant whose records the user will see"),
+            ("phone", "phone"),
+        ],
+    },
+    ToolTexts {
+        title: "Deactivate a portal user",
+        description: "Ends a portal user's access for good (the record is kept for history; sessions end). To let them in again, invite them anew.",
+        destructive_clause: Some(
+            "desativam — \"Tools destrutivas — as que apagam, encerram, suspendem ou desativam um registro, ou enviam um e-mail ou convite — são marcadas com destructiveHint\"",
+        ),
+        descriptor_json: json_slice(TOOLS_JSON_EN, 5886usize, 6465usize),
+        labels: &[("id", "Portal user id"), ("reason", "Why")],
+    },
+    ToolTexts {
+        title: "Delete a portal user",
+        description: "Permanently deletes a portal user and their sessions. Prefer dashboards_portal_users_deactivate to keep the history; cannot be undone.",
+        destructive_clause: Some(
+            "apagam — \"Tools destrutivas — as que apagam, encerram, suspendem ou desativam um registro, ou enviam um e-mail ou convite — são marcadas com destructiveHint\"",
+        ),
+        descriptor_json: json_slice(TOOLS_JSON_EN, 6466usize, 6973usize),
+        labels: &[("id", "Portal user id")],
+    },
+    ToolTexts {
+        title: "Get a portal user",
+        description: "One portal user by id, with the status and the tenant ID whose records they see. Also the resource kobana://dashboards/portal_users/{id}.",
+        destructive_clause: None,
+        descriptor_json: json_slice(TOOLS_JSON_EN, 6974usize, 7475usize),
+        labels: &[("id", "Portal user id")],
+    },
+    ToolTexts {
+        title: "List portal users",
+        description: "Users of the customer portal, newest first. Filter by tenant_id (everyone who sees that tenant's records), status (invited / invite_expired = still waiting to accept the invite) or e-mail; paginate with page/per_page.",
+        destructive_clause: None,
+        descriptor_json: json_slice(TOOLS_JSON_EN, 7476usize, 8656usize),
+        labels: &[
+            ("tenant_id", "Only users of this tenant"),
+            ("status", "status"),
+            ("email", "Exact e-mail"),
+            ("sort", "Sort field"),
+            ("page", "Page number"),
+            ("per_page", "Records per page"),
+        ],
+    },
+    ToolTexts {
+        title: "Reactivate a portal user",
+        description: "Lets a suspended portal user log in again.",
+        destructive_clause: None,
+        descriptor_json: json_slice(TOOLS_JSON_EN, 8657usize, 9085usize),
+        labels: &[("id", "Portal user id")],
+    },
+    ToolTexts {
+        title: "Resend the portal invite",
+        description: "E-mails the portal invite again to a user who has not accepted it yet (status invited or invite_expired); a new invite link replaces the old one.",
+        destructive_clause: Some(
+            "enviam um e-mail ou convite — \"Tools destrutivas — as que apagam, encerram, suspendem ou desativam um registro, ou enviam um e-mail ou convite — são marcadas com destructiveHint\"",
+        ),
+        descriptor_json: json_slice(TOOLS_JSON_EN, 9086usize, 9619usize),
+        labels: &[("id", "Portal user id")],
+    },
+    ToolTexts {
+        title: "Suspend a portal user",
+        description: "Temporarily blocks an active portal user from logging in (their active sessions end). Reversible with dashboards_portal_users_reactivate.",
+        destructive_clause: Some(
+            "suspendem — \"Tools destrutivas — as que apagam, encerram, suspendem ou desativam um registro, ou enviam um e-mail ou convite — são marcadas com destructiveHint\"",
+        ),
+        descriptor_json: json_slice(TOOLS_JSON_EN, 9620usize, 10203usize),
+        labels: &[("id", "Portal user id"), ("reason", "Why")],
+    },
+    ToolTexts {
+        title: "Update a portal user",
+        description: "Changes a portal user's name, phone or tenant (which records they see). Does not send anything.",
+        destructive_clause: None,
+        descriptor_json: json_slice(TOOLS_JSON_EN, 10204usize, 10846usize),
+        labels: &[
+            ("id", "Portal user id"),
+            ("name", "name"),
+            ("phone", "phone"),
+            ("tenant_id", "New tenant"),
+        ],
+    },
+    ToolTexts {
+        title: "Get the fields of a resource",
+        description: "The fields of one Dashboards resource (e.g. portal_users) - type, allowed values (enum), meaning, and which fields can be used in `sort`.",
+        destructive_clause: None,
+        descriptor_json: json_slice(TOOLS_JSON_EN, 10847usize, 11425usize),
+        labels: &[("resource", "Resource name as in dashboards_schemas_list")],
+    },
+    ToolTexts {
+        title: "List the API resource schemas",
+        description: "The catalog of Dashboards resources (portal_users, portal_sessions, team_members, invites, organization) with a one-line description of each. Use dashboards_schemas_get for the fields of one.",
+        destructive_clause: None,
+        descriptor_json: json_slice(TOOLS_JSON_EN, 11426usize, 11929usize),
+        labels: &[],
+    },
+    ToolTexts {
+        title: "Get a team member",
+        description: "One team member by id (role, permissions, status, last sign-in).",
+        destructive_clause: None,
+        descriptor_json: json_slice(TOOLS_JSON_EN, 11930usize, 12358usize),
+        labels: &[("id", "Team member id")],
+    },
+    ToolTexts {
+        title: "List team members",
+        description: "The people on the dashboard team, with their role, permissions and status. Filter by role or status; paginate with page/per_page.",
+        destructive_clause: None,
+        descriptor_json: json_slice(TOOLS_JSON_EN, 12359usize, 13375usize),
+        labels: &[
+            ("role", "role"),
+            ("status", "status"),
+            ("email", "Exact e-mail"),
+            ("sort", "Sort field"),
+            ("page", "Page number"),
+            ("per_page", "Records per page"),
+        ],
+    },
+    ToolTexts {
+        title: "Reactivate a team member",
+        description: "Lets a suspended team member use the dashboard again, with the same role and permissions.",
+        destructive_clause: None,
+        descriptor_json: json_slice(TOOLS_JSON_EN, 13376usize, 13851usize),
+        labels: &[("id", "Team member id")],
+    },
+    ToolTexts {
+        title: "Remove a team member",
+        description: "Removes a person from the dashboard team (deletes the membership). They lose access at once; to add them back, send a new invite.",
+        destructive_clause: Some(
+            "apagam — \"Tools destrutivas — as que apagam, encerram, suspendem ou desativam um registro, ou enviam um e-mail ou convite — são marcadas com destructiveHint\"",
+        ),
+        descriptor_json: json_slice(TOOLS_JSON_EN, 13852usize, 14354usize),
+        labels: &[("id", "Team member id")],
+    },
+    ToolTexts {
+        title: "Suspend a team member",
+        description: "Temporarily blocks a team member from the dashboard. Reversible with dashboards_team_members_reactivate.",
+        destructive_clause: Some(
+            "suspendem — \"Tools destrutivas — as que apagam, encerram, suspendem ou desativam um registro, ou enviam um e-mail ou convite — são marcadas com destructiveHint\"",
+        ),
+        descriptor_json: json_slice(TOOLS_JSON_EN, 14355usize, 14905usize),
+        labels: &[("id", "Team member id"), ("reason", "Why")],
+    },
+    ToolTexts {
+        title: "Change a team member's role or permissions",
+        description: "Sets a team member's role and/or extra permissions (comma-separated). Takes effect at their next request.",
+        destructive_clause: None,
+        descriptor_json: json_slice(TOOLS_JSON_EN, 14906usize, 15674usize),
+        labels: &[
+            ("id", "Team member id"),
+            ("role", "New role"),
+            ("permissions", "Extra permissions"),
+        ],
+    },
+];

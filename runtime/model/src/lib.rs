@@ -8,5 +8,6 @@ pub mod canonical;
 pub mod catalog;
 pub mod errors;
 pub mod identity;
+pub mod locale;
 pub mod upload;
 pub mod uri_template;

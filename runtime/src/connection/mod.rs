@@ -43,6 +43,8 @@ pub struct Caller {
     pub identity: Arc<Identity>,
     /// The bearer token, forwarded to the backend in proxy mode.
     pub bearer: Option<Arc<str>>,
+    /// HTTP's `Accept-Language` (nothing on stdio, whose language is the server's `--locale`).
+    pub accept_language: Option<Arc<str>>,
 }
 
 impl Caller {
@@ -113,10 +115,12 @@ pub struct Handshake {
     pub id: Value,
     pub version: &'static str,
     client_caps: Value,
+    /// The language preference of the `initialize` request (`_meta`, else HTTP's header).
+    pub accept_language: Option<Arc<str>>,
 }
 
 impl Handshake {
-    fn read(req: Request) -> Self {
+    fn read(req: Request, caller: &Caller) -> Self {
         let version =
             era::negotiate_legacy(req.params.get("protocolVersion").and_then(Value::as_str));
         let client_caps = match req.params.get("capabilities") {
@@ -124,6 +128,8 @@ impl Handshake {
             _ => json!({}),
         };
         Self {
+            accept_language: modern::accept_language(&req.params)
+                .or(caller.accept_language.clone()),
             id: req.id,
             version,
             client_caps,
@@ -137,7 +143,8 @@ impl Handshake {
 
     /// The `initialize` answer.
     pub fn answer(&self, engine: &Engine) -> Vec<u8> {
-        jsonrpc::encode_result(&self.id, &engine.initialize_result(self.version))
+        let locale = engine.locale_for(self.accept_language.as_deref());
+        jsonrpc::encode_result(&self.id, &engine.initialize_result(self.version, locale))
     }
 }
 
@@ -182,7 +189,7 @@ pub fn route(msg: Incoming, session: SessionRef, outer: Outer<'_>, caller: &Call
     let modern_meta = modern::has_modern_meta(&req.params);
     // A 2026 request naming `initialize` is a removed method: the engine answers -32601.
     if req.method == "initialize" && !modern_meta {
-        return Step::Initialize(Handshake::read(req));
+        return Step::Initialize(Handshake::read(req, caller));
     }
     let discover = req.method == "server/discover";
     if let Some(v) = outer.stated() {
@@ -271,6 +278,7 @@ fn modern_call(req: &Request, outer: Outer<'_>, caller: &Caller) -> Result<Call,
         log_level: meta.log_level,
         peer: Peer::none(),
         session: None,
+        accept_language: modern::accept_language(&req.params).or(caller.accept_language.clone()),
     })
 }
 
@@ -292,6 +300,7 @@ fn legacy_call(
         log_level: session.as_ref().and_then(|s| s.log_level()),
         peer: Peer::none(),
         session,
+        accept_language: modern::accept_language(params).or(caller.accept_language.clone()),
     }
 }
 

@@ -15,6 +15,7 @@ fn caller() -> Caller {
     Caller {
         identity: Arc::new(unrestricted_identity("t")),
         bearer: None,
+        accept_language: None,
     }
 }
 

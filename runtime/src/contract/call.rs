@@ -35,6 +35,10 @@ pub struct Call {
     pub peer: Peer,
     /// The 2025 session this request belongs to, if any.
     pub session: Option<Arc<Session>>,
+    /// The language preference of this request, as sent (`Accept-Language` grammar): the 2026
+    /// `_meta` `acceptLanguage` when present, else the HTTP `Accept-Language` header. The engine
+    /// matches it against the product's locales (`runtime_model::locale`).
+    pub accept_language: Option<Arc<str>>,
 }
 
 impl Call {
@@ -49,6 +53,7 @@ impl Call {
             log_level: None,
             peer: Peer::none(),
             session: None,
+            accept_language: None,
         }
     }
 

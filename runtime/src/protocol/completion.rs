@@ -25,7 +25,7 @@ impl Engine {
             )
             .into();
         };
-        let view = self.listings.view(&call.identity);
+        let view = self.listings.view(&call.identity, self.locale(call));
         let source_id = match reference.get("type").and_then(Value::as_str) {
             Some("ref/prompt") => {
                 let name = reference.get("name").and_then(Value::as_str).unwrap_or("");

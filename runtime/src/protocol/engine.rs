@@ -9,6 +9,7 @@ use std::sync::{Arc, OnceLock};
 
 use runtime_model::backend::Backend;
 use runtime_model::catalog::Product;
+use runtime_model::locale::Locale;
 use serde_json::{json, Map, Value};
 
 use super::jsonrpc::Request;
@@ -35,6 +36,10 @@ pub struct EngineOptions {
     pub page_size: usize,
     /// `ttlMs` of cacheable 2026 results.
     pub ttl_ms: u64,
+    /// The server's language (`--locale`, `KOBANA_LOCALE`, the config's `locale`): what a request
+    /// that states no language of ours gets, before the product's own default. On stdio it is the
+    /// client's language.
+    pub locale: Option<Locale>,
 }
 
 impl Default for EngineOptions {
@@ -42,6 +47,7 @@ impl Default for EngineOptions {
         Self {
             page_size: 500,
             ttl_ms: 60_000,
+            locale: None,
         }
     }
 }
@@ -61,7 +67,9 @@ pub struct Engine {
     pub(crate) options: EngineOptions,
     /// Each tool's input and output schema, compiled on first use.
     pub(crate) schemas: ToolSchemas,
-    pub(crate) prompt_env: minijinja::Environment<'static>,
+    /// One template environment per locale (by [`Locale::index`]): the prompts' templates in
+    /// that locale, and the `date`, `month` and `money` filters writing values its way.
+    pub(crate) prompt_envs: Vec<minijinja::Environment<'static>>,
     /// Per tool: the arguments mirrored into `Mcp-Param-*` headers (`x-mcp-header`), parsed on
     /// first use.
     param_headers: Vec<OnceLock<Vec<ParamHeader>>>,
@@ -70,7 +78,8 @@ pub struct Engine {
     server_info: Value,
     /// `,"resultType":"complete","_meta":{serverInfo}}`: closes a non-cacheable 2026 result.
     complete_tail: String,
-    discover: OnceLock<Value>,
+    /// `server/discover`, per locale.
+    discover: [OnceLock<Value>; 3],
 }
 
 impl Engine {
@@ -84,18 +93,22 @@ impl Engine {
     ) -> Self {
         let server_info = json!({"name": format!("kobana-mcp-{}", product.name), "title": product.title, "version": product.version});
         let meta = json!({ era::META_SERVER_INFO: server_info });
-        let suffix = format!(
-            ",\"resultType\":\"complete\",\"ttlMs\":{},\"cacheScope\":\"private\",\"_meta\":{}",
-            options.ttl_ms, meta
-        );
+        let suffix = Locale::ALL.map(|l| {
+            let meta = json!({
+                era::META_SERVER_INFO: server_info,
+                era::META_CONTENT_LANGUAGE: l.tag(),
+            });
+            format!(
+                ",\"resultType\":\"complete\",\"ttlMs\":{},\"cacheScope\":\"private\",\"_meta\":{}",
+                options.ttl_ms, meta
+            )
+        });
         let complete_tail = format!(",\"resultType\":\"complete\",\"_meta\":{meta}}}");
         let executes = backend.executes_operations();
-        let mut prompt_env = minijinja::Environment::new();
-        prompt_env.set_undefined_behavior(minijinja::UndefinedBehavior::Lenient);
-        for p in product.prompts {
-            // A template that does not parse is reported when the prompt is used.
-            let _ = prompt_env.add_template(p.name, p.template);
-        }
+        let prompt_envs = Locale::ALL
+            .iter()
+            .map(|l| super::prompts::environment(product, *l))
+            .collect();
         Self {
             product,
             backend,
@@ -111,7 +124,7 @@ impl Engine {
                     .collect(),
             ),
             schemas: ToolSchemas::new(product),
-            prompt_env,
+            prompt_envs,
             tool_index: product
                 .tools
                 .iter()
@@ -122,8 +135,30 @@ impl Engine {
             options,
             server_info,
             complete_tail,
-            discover: OnceLock::new(),
+            discover: Default::default(),
         }
+    }
+
+    /// The locale for a language preference (`Accept-Language` grammar): the best of ours, else
+    /// the server's `--locale`, else the product's default.
+    pub fn locale_for(&self, accept_language: Option<&str>) -> Locale {
+        Locale::choose(
+            accept_language,
+            self.options.locale,
+            self.product.default_locale,
+        )
+    }
+
+    /// The locale of one request.
+    pub fn locale(&self, call: &Call) -> Locale {
+        self.locale_for(call.accept_language.as_deref())
+    }
+
+    /// The product's instructions in `locale`.
+    fn instructions(&self, locale: Locale) -> &'static str {
+        self.product
+            .texts(locale)
+            .map_or(self.product.instructions, |t| t.instructions)
     }
 
     /// The `x-mcp-header` arguments of a tool (2026 HTTP mirrors them into `Mcp-Param-{name}`).
@@ -203,21 +238,23 @@ impl Engine {
         Value::Object(caps)
     }
 
-    /// The `initialize` result for a negotiated 2025 version.
-    pub fn initialize_result(&self, version: &'static str) -> Value {
+    /// The `initialize` result for a negotiated 2025 version, in `locale`.
+    pub fn initialize_result(&self, version: &'static str, locale: Locale) -> Value {
         let mut r = json!({
             "protocolVersion": version,
             "capabilities": self.capabilities(false),
             "serverInfo": self.server_info,
+            "_meta": {era::META_CONTENT_LANGUAGE: locale.tag()},
         });
-        if !self.product.instructions.is_empty() {
-            r["instructions"] = json!(self.product.instructions);
+        let instructions = self.instructions(locale);
+        if !instructions.is_empty() {
+            r["instructions"] = json!(instructions);
         }
         r
     }
 
-    fn discover_result(&self) -> Value {
-        self.discover
+    fn discover_result(&self, locale: Locale) -> Value {
+        self.discover[locale.index()]
             .get_or_init(|| {
                 let mut r = json!({
                     "resultType": "complete",
@@ -225,10 +262,14 @@ impl Engine {
                     "capabilities": self.capabilities(true),
                     "ttlMs": self.options.ttl_ms,
                     "cacheScope": "public",
-                    "_meta": { era::META_SERVER_INFO: self.server_info },
+                    "_meta": {
+                        era::META_SERVER_INFO: self.server_info,
+                        era::META_CONTENT_LANGUAGE: locale.tag(),
+                    },
                 });
-                if !self.product.instructions.is_empty() {
-                    r["instructions"] = json!(self.product.instructions);
+                let instructions = self.instructions(locale);
+                if !instructions.is_empty() {
+                    r["instructions"] = json!(instructions);
                 }
                 r
             })
@@ -256,7 +297,9 @@ impl Engine {
     /// Answers one request. `initialize` is answered by the connection layer (it opens
     /// sessions), using [`Engine::initialize_result`].
     pub async fn handle(&self, req: &Request, call: &Call) -> Reply {
-        super::request_log::logged(&req.method, &req.params, self.answer(req, call)).await
+        let reply =
+            super::request_log::logged(&req.method, &req.params, self.answer(req, call)).await;
+        super::language::localize_reply(reply, self.locale(call), call.era.is_modern())
     }
 
     async fn answer(&self, req: &Request, call: &Call) -> Reply {
@@ -264,7 +307,7 @@ impl Engine {
         let p = &req.params;
         let not_found = || Reply::Error(RpcError::method_not_found(&req.method));
         match req.method.as_str() {
-            "server/discover" if modern => Reply::Value(self.discover_result()),
+            "server/discover" if modern => Reply::Value(self.discover_result(self.locale(call))),
             "ping" if !modern => Reply::Value(json!({})),
             "logging/setLevel" if !modern => self.set_level(call, p),
             "resources/subscribe" | "resources/unsubscribe" if !modern && self.subscribable() => {
@@ -291,7 +334,7 @@ impl Engine {
     }
 
     pub(crate) fn list(&self, call: &Call, kind: ListKind, params: &Map<String, Value>) -> Reply {
-        let view = self.listings.view(&call.identity);
+        let view = self.listings.view(&call.identity, self.locale(call));
         let pages = if call.era.is_modern() {
             &view.modern
         } else {

@@ -15,6 +15,7 @@ pub mod completion;
 pub mod dates;
 pub mod engine;
 pub mod jsonrpc;
+pub mod language;
 pub mod listing;
 pub mod mrtr;
 pub mod output_schema;

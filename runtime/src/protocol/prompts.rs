@@ -1,7 +1,8 @@
 //! `prompts/get`: permission (every `uses` tool callable) → argument checks and defaults →
 //! the prompt's template (or its extension handler).
 
-use runtime_model::catalog::{ArgFormat, Prompt};
+use runtime_model::catalog::{ArgFormat, Product, Prompt};
+use runtime_model::locale::Locale;
 use serde_json::{json, Map, Value};
 
 use super::dates;
@@ -75,6 +76,37 @@ pub fn resolve_arguments(
     Ok(out)
 }
 
+/// The template environment of `product`'s prompts in `locale`: each prompt's template in that
+/// locale, and three filters writing values the locale's way for the prose (tool arguments keep
+/// the ISO values): `date` (`2026-12-01` → `01/12/2026`), `month` (`2026-12` → `12/2026`) and
+/// `money` (`1234.5` → `R$ 1.234,50`). Every locale computes the same values from the same
+/// arguments; only their writing differs.
+pub(crate) fn environment(
+    product: &'static Product,
+    locale: Locale,
+) -> minijinja::Environment<'static> {
+    let mut env = minijinja::Environment::new();
+    env.set_undefined_behavior(minijinja::UndefinedBehavior::Lenient);
+    env.add_filter("date", move |v: String| locale.date(&v));
+    env.add_filter("month", move |v: String| locale.month(&v));
+    env.add_filter("money", move |v: minijinja::Value| {
+        let n = f64::try_from(v.clone())
+            .ok()
+            .or_else(|| v.as_str().and_then(|s| s.trim().parse().ok()));
+        match n {
+            Some(n) => locale.money(n),
+            None => v.to_string(),
+        }
+    });
+    let texts = product.texts(locale);
+    for (i, p) in product.prompts.iter().enumerate() {
+        let template = texts.map_or(p.template, |t| t.prompts[i].template);
+        // A template that does not parse is reported when the prompt is used.
+        let _ = env.add_template(p.name, template);
+    }
+    env
+}
+
 impl Engine {
     pub(crate) async fn get_prompt(&self, call: &Call, params: &Map<String, Value>) -> Reply {
         let Some(name) = params.get("name").and_then(Value::as_str) else {
@@ -85,7 +117,8 @@ impl Engine {
             return RpcError::invalid_params(format!("Unknown prompt: {name}")).into();
         };
         let prompt = &self.product.prompts[idx];
-        if !self.listings.view(&call.identity).usable_prompts[idx] {
+        let locale = self.locale(call);
+        if !self.listings.view(&call.identity, locale).usable_prompts[idx] {
             return RpcError::invalid_params(format!(
                 "Prompt {name} is not available: it uses tools this caller cannot call"
             ))
@@ -117,7 +150,7 @@ impl Engine {
                 Err(e) => e.into(),
             };
         }
-        let template = match self.prompt_env.get_template(name) {
+        let template = match self.prompt_envs[locale.index()].get_template(name) {
             Ok(t) => t,
             Err(e) => {
                 return RpcError::internal(format!("prompt {name} has an invalid template: {e}"))
@@ -132,8 +165,12 @@ impl Engine {
                 return RpcError::internal(format!("prompt {name} failed to render: {e}")).into()
             }
         };
+        let description = self
+            .product
+            .texts(locale)
+            .map_or(prompt.description, |t| t.prompts[idx].description);
         let result = json!({
-            "description": prompt.description,
+            "description": description,
             "messages": [{"role": "user", "content": {"type": "text", "text": text}}],
         });
         Reply::Value(self.finish(call, result, false))

@@ -57,7 +57,7 @@ impl Engine {
         if self.product.policy.workspaced && call.identity.default_workspace.is_none() {
             return self.list(call, super::listing::ListKind::Resources, params);
         }
-        let view = self.listings.view(&call.identity);
+        let view = self.listings.view(&call.identity, self.locale(call));
         let mut resources: Vec<Value> = self
             .product
             .resources

@@ -122,6 +122,7 @@ fn engine_with(p: &'static Product, page_size: usize) -> (Engine, Arc<Recorder>)
         EngineOptions {
             page_size,
             ttl_ms: 1000,
+            ..EngineOptions::default()
         },
     );
     (e, rec)
@@ -1077,7 +1078,9 @@ async fn a_full_tool_listing_is_the_catalogs_joined_text_and_2025_03_26_gets_no_
     let (e, _) = engine_with(p, 500);
     let everyone = identity(&["all"], &["*"]);
     // The page of someone who may call every tool is the joined descriptor text, byte for byte.
-    let view = e.listings.view(&everyone);
+    let view = e
+        .listings
+        .view(&everyone, runtime_model::locale::Locale::En);
     let page = &view.legacy.tools[0];
     assert!(
         page.segments().len() > 1,

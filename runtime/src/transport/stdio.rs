@@ -130,6 +130,7 @@ where
     let caller = Caller {
         identity: server.config.default_identity.clone(),
         bearer: server.config.default_bearer_token.clone(),
+        accept_language: None,
     };
     let limit = server.config.request_timeout;
     let bounds = server.config.batch_bounds();
