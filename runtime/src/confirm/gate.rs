@@ -698,12 +698,24 @@ mod tests {
             let c = confirmer();
             let a = args("x");
             let id = person("p", "o");
-            for answer in [
-                json!({"confirm": {"action": "decline"}}),
-                json!({"confirm": {"action": "cancel"}}),
-                json!({"confirm": {"action": "accept", "content": {"confirm": false}}}),
-                json!({"confirm": {"action": "accept", "content": {}}}),
-                json!({"confirm": {"action": "accept", "content": {"confirm": "true"}}}),
+            let declined = errors::USER_DECLINED.message;
+            let cancelled = form::Refusal::Cancelled.message(Locale::En);
+            let unticked = form::Refusal::NotConfirmed.message(Locale::En);
+            for (answer, says) in [
+                (json!({"confirm": {"action": "decline"}}), declined),
+                (json!({"confirm": {"action": "cancel"}}), cancelled),
+                (
+                    json!({"confirm": {"action": "accept", "content": {"confirm": false}}}),
+                    unticked,
+                ),
+                (
+                    json!({"confirm": {"action": "accept", "content": {}}}),
+                    unticked,
+                ),
+                (
+                    json!({"confirm": {"action": "accept", "content": {"confirm": "true"}}}),
+                    unticked,
+                ),
             ] {
                 let state = state_of(&c.gate(Call::new(product, &a, &id).req()).await);
                 let mut retry = Call::new(product, &a, &id);
@@ -720,7 +732,8 @@ mod tests {
                 };
                 assert_eq!(*error, errors::USER_DECLINED);
                 assert_eq!(got, code, "{answer}");
-                assert_eq!(message, errors::USER_DECLINED.message);
+                // Decline and cancel are told apart (the code is the product's either way).
+                assert_eq!(message, says, "{answer}");
             }
         }
     }
