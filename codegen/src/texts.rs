@@ -31,7 +31,7 @@ pub const TEXT_KEYS: &[&str] = &["title", "description", "destructive_clause", "
 
 /// Products whose missing translations are reported as warnings, not errors, while their
 /// tables are being written (the texts are served in their source language meanwhile).
-pub const LENIENT_PRODUCTS: &[&str] = &["finance"];
+pub const LENIENT_PRODUCTS: &[&str] = &[];
 
 /// One entry of a translation table.
 #[derive(Debug, Clone, PartialEq, Eq)]
