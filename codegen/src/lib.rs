@@ -152,9 +152,12 @@ fn localize(catalog_dir: &Path, l: &mut Loaded) -> Vec<Diagnostic> {
         }
         match load::catalog_from_value(value) {
             Ok(mut catalog) => {
-                // The derived output schemas carry no texts: the same in every locale.
+                // The derived output schemas (the sidecar) carry no texts: the same in every
+                // locale. Hand-written ones are in the catalog, translated with it.
                 for (t, base) in catalog.tools.iter_mut().zip(&l.catalog.tools) {
-                    t.output_schema.clone_from(&base.output_schema);
+                    if t.output_schema.is_none() {
+                        t.output_schema.clone_from(&base.output_schema);
+                    }
                 }
                 localized.push(texts::Localized { locale, catalog });
             }

@@ -76,8 +76,9 @@ pub struct Engine {
     /// Tool name → index in `product.tools` (a catalog has hundreds of tools).
     tool_index: std::collections::HashMap<&'static str, usize>,
     server_info: Value,
-    /// `,"resultType":"complete","_meta":{serverInfo}}`: closes a non-cacheable 2026 result.
-    complete_tail: String,
+    /// `,"resultType":"complete","_meta":{serverInfo, contentLanguage}}`: closes a non-cacheable
+    /// 2026 result, by [`Locale::index`].
+    complete_tail: [String; 3],
     /// `server/discover`, per locale.
     discover: [OnceLock<Value>; 3],
 }
@@ -92,7 +93,6 @@ impl Engine {
         options: EngineOptions,
     ) -> Self {
         let server_info = json!({"name": format!("kobana-mcp-{}", product.name), "title": product.title, "version": product.version});
-        let meta = json!({ era::META_SERVER_INFO: server_info });
         let suffix = Locale::ALL.map(|l| {
             let meta = json!({
                 era::META_SERVER_INFO: server_info,
@@ -103,7 +103,13 @@ impl Engine {
                 options.ttl_ms, meta
             )
         });
-        let complete_tail = format!(",\"resultType\":\"complete\",\"_meta\":{meta}}}");
+        let complete_tail = Locale::ALL.map(|l| {
+            let meta = json!({
+                era::META_SERVER_INFO: server_info,
+                era::META_CONTENT_LANGUAGE: l.tag(),
+            });
+            format!(",\"resultType\":\"complete\",\"_meta\":{meta}}}")
+        });
         let executes = backend.executes_operations();
         let prompt_envs = Locale::ALL
             .iter()
@@ -189,8 +195,8 @@ impl Engine {
         self.tool_index.get(name).copied()
     }
 
-    pub(crate) fn complete_tail(&self) -> &str {
-        &self.complete_tail
+    pub(crate) fn complete_tail(&self, locale: Locale) -> &str {
+        &self.complete_tail[locale.index()]
     }
 
     pub fn server_info(&self) -> &Value {

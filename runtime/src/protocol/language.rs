@@ -59,7 +59,26 @@ fn localize_tool_error(v: &mut Value, locale: Locale) {
     if locale == Locale::En || v.get("isError") != Some(&Value::Bool(true)) {
         return;
     }
-    let Some(error) = v.pointer_mut("/structuredContent/error") else {
+    let Value::Object(m) = v else { return };
+    let Some(mut structured) = m.remove("structuredContent") else {
+        return;
+    };
+    let mut content = match m.remove("content") {
+        Some(Value::Array(c)) => c,
+        _ => Vec::new(),
+    };
+    localize_error(&mut structured, &mut content, locale);
+    m.insert("structuredContent".into(), structured);
+    m.insert("content".into(), Value::Array(content));
+}
+
+/// The error of a tool result (`structured` = `{"error": {code, message, …}}`) in `locale`,
+/// and the text blocks of `content` that repeat it.
+pub fn localize_error(structured: &mut Value, content: &mut [Value], locale: Locale) {
+    if locale == Locale::En {
+        return;
+    }
+    let Some(error) = structured.get("error") else {
         return;
     };
     let Some(err) = error
@@ -73,19 +92,15 @@ fn localize_tool_error(v: &mut Value, locale: Locale) {
         return;
     };
     let message = translated(message, err, locale);
-    let before = v.pointer("/structuredContent").map(Value::to_string);
-    if let Some(m) = v.pointer_mut("/structuredContent/error/message") {
+    let before = structured.to_string();
+    if let Some(m) = structured.pointer_mut("/error/message") {
         *m = json!(message);
     }
-    let after = v.pointer("/structuredContent").map(Value::to_string);
+    let after = structured.to_string();
     // The text block repeats the structured error: keep them the same.
-    if let (Some(before), Some(after), Some(Value::Array(content))) =
-        (before, after, v.get_mut("content"))
-    {
-        for block in content {
-            if block.get("text").and_then(Value::as_str) == Some(before.as_str()) {
-                block["text"] = json!(after);
-            }
+    for block in content {
+        if block.get("text").and_then(Value::as_str) == Some(before.as_str()) {
+            block["text"] = json!(after);
         }
     }
 }

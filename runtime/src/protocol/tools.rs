@@ -336,8 +336,11 @@ impl Engine {
     }
 
     /// The final `tools/call` result in the caller's era.
-    pub(crate) fn tool_reply(&self, call: &Call, out: ToolOutput) -> Reply {
+    pub(crate) fn tool_reply(&self, call: &Call, mut out: ToolOutput) -> Reply {
         if out.is_error {
+            if let Some(s) = out.structured.as_mut() {
+                super::language::localize_error(s, &mut out.content, self.locale(call));
+            }
             let code = out
                 .structured
                 .as_ref()
@@ -409,7 +412,7 @@ impl Engine {
             bytes.extend_from_slice(b",\"isError\":true");
         }
         if call.era.is_modern() {
-            bytes.extend_from_slice(self.complete_tail().as_bytes());
+            bytes.extend_from_slice(self.complete_tail(self.locale(call)).as_bytes());
         } else {
             bytes.push(b'}');
         }
