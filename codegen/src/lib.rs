@@ -117,9 +117,20 @@ pub fn load_all(catalog_dir: &Path) -> Result<Vec<Loaded>, GenerateError> {
     }
 }
 
-/// Builds the catalog of `l` in each locale from its translation table and inline texts. A text
-/// without a translation is an error naming the catalog's file, line and key (a warning in
-/// [`texts::LENIENT_PRODUCTS`], silent in fixtures); a malformed table entry names the table's.
+/// Whether the catalog says the language of its document (`product.locale`): then its texts are
+/// checked in every locale and it gets a docs page per locale.
+fn declares_locale(l: &Loaded) -> bool {
+    l.value
+        .get("product")
+        .and_then(|p| p.get("locale"))
+        .is_some()
+}
+
+/// Builds the catalog of `l` in each locale from its translation table and inline texts. In a
+/// catalog that declares `product.locale` (every Kobana product must), a text without a
+/// translation is an error naming the catalog's file, line and key (a warning in
+/// [`texts::LENIENT_PRODUCTS`]); a catalog that declares none (fixtures, test catalogs) speaks its
+/// source texts in every locale. A malformed table entry names the table's file and line.
 fn localize(catalog_dir: &Path, l: &mut Loaded) -> Vec<Diagnostic> {
     let product = l.catalog.product.name.clone();
     let dir = texts::table_dir(catalog_dir, &product);
@@ -128,7 +139,8 @@ fn localize(catalog_dir: &Path, l: &mut Loaded) -> Vec<Diagnostic> {
     let mut localized = Vec::new();
     for locale in runtime_model::locale::Locale::ALL {
         let (value, missing) = texts::localize(&l.value, locale, &table);
-        if locale == runtime_model::locale::Locale::ALL[0] && !l.catalog.product.fixture {
+        let declares = declares_locale(l);
+        if locale == runtime_model::locale::Locale::ALL[0] && declares {
             let lenient = texts::LENIENT_PRODUCTS.contains(&product.as_str());
             for m in missing {
                 let mut shown: String = m.text.chars().take(60).collect();
@@ -211,8 +223,9 @@ pub fn generate_from(loaded: &[Loaded]) -> Result<Vec<GeneratedFile>, GenerateEr
             contents: docs::product_page(&l.catalog, source)
                 .map_err(|e| GenerateError::Template(format!("{e:#}")))?,
         });
-        // One page per locale for the products (fixtures are English test tables).
-        if !l.catalog.product.fixture {
+        // One page per locale for the catalogs that speak several (fixtures and test catalogs
+        // speak their source texts only).
+        if declares_locale(l) {
             for lc in &l.localized {
                 files.push(GeneratedFile {
                     path: format!("docs/{module}.{}.md", lc.locale.tag()),

@@ -457,7 +457,8 @@ mod tests {
         let (pt, missing) = localize(&v, Locale::PtBr, &Table::default());
         assert!(missing.is_empty());
         assert_eq!(pt["product"]["title"].as_str(), Some("Banco"));
-        resolve_inline(&mut v, default_locale(&v));
+        let locale = default_locale(&v);
+        resolve_inline(&mut v, locale);
         assert_eq!(v["product"]["title"].as_str(), Some("Banco ES"));
     }
 

@@ -1088,10 +1088,14 @@ async fn a_full_tool_listing_is_the_catalogs_joined_text_and_2025_03_26_gets_no_
         page.segments().len() > 1,
         "the joined text is sent as its own segment"
     );
-    let joined: Vec<&str> = p.tools.iter().map(|t| t.descriptor_json).collect();
+    // Each locale's descriptors are their own joined text (the view asked for English).
+    let en = p.texts(runtime_model::locale::Locale::En).unwrap();
+    let joined: Vec<&str> = en.tools.iter().map(|t| t.descriptor_json).collect();
     let expected = format!("{{\"tools\":[{}]}}", joined.join(","));
     assert_eq!(page.to_vec(), expected.into_bytes());
-    assert_eq!(p.tools_json, joined.join(","));
+    assert_eq!(en.tools_json, joined.join(","));
+    let base: Vec<&str> = p.tools.iter().map(|t| t.descriptor_json).collect();
+    assert_eq!(p.tools_json, base.join(","));
 
     let with_schema = p
         .tools
