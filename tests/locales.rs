@@ -444,6 +444,9 @@ async fn gather(s: &TestServer, p: &'static Product, locale: Locale) -> Texts {
         let text = v["result"]["messages"][0]["content"]["text"]
             .as_str()
             .unwrap_or_else(|| panic!("{}: prompt {} renders: {v}", p.name, q.name));
+        if q.name == p.prompts[0].name {
+            println!("--- prompt {} / {locale}: {}\n{text}\n", p.name, q.name);
+        }
         t.add(format!("prompt {}", q.name), text);
         t.add(
             format!("prompt {} description", q.name),
