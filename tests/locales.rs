@@ -72,11 +72,11 @@ fn prose(text: &str) -> String {
     out.split_whitespace()
         .filter(|w| {
             let core = w.trim_matches(|c: char| !c.is_alphanumeric());
-            !core.is_empty()
-                && !core.contains(['_', '/', '@', ':', '{', '}', '=', '<', '>'])
-                && !core.chars().any(|c| c.is_ascii_digit())
-                && !core.trim_end_matches('.').contains('.')
-                && !(core.len() > 1 && core.chars().all(|c| c.is_uppercase() || c == '-'))
+            let code = core.contains(['_', '/', '@', ':', '{', '}', '=', '<', '>'])
+                || core.chars().any(|c| c.is_ascii_digit())
+                || core.trim_end_matches('.').contains('.');
+            let acronym = core.len() > 1 && core.chars().all(|c| c.is_uppercase() || c == '-');
+            !(core.is_empty() || code || acronym)
         })
         .collect::<Vec<_>>()
         .join(" ")

@@ -113,7 +113,7 @@ impl Engine {
         let executes = backend.executes_operations();
         let prompt_envs = Locale::ALL
             .iter()
-            .map(|l| super::prompts::environment(product, *l))
+            .map(|l| super::prompt_env::environment(product, *l))
             .collect();
         Self {
             product,

@@ -19,6 +19,7 @@ pub mod language;
 pub mod listing;
 pub mod mrtr;
 pub mod output_schema;
+pub mod prompt_env;
 pub mod prompts;
 pub mod reply;
 pub mod request_log;
