@@ -487,12 +487,19 @@ async fn gather(s: &TestServer, p: &'static Product, locale: Locale) -> Texts {
 /// destructive tool that asks with the arguments [`args_for`] builds.
 async fn confirmation_form(u: &str, p: &'static Product, locale: Locale) -> Vec<(String, String)> {
     let tag = Some(locale.tag());
-    for tool in p
+    // Tools with an amount among their required arguments first: their forms show the locale's
+    // way of writing money (and dates, which come with it).
+    let mut candidates: Vec<_> = p
         .tools
         .iter()
         .filter(|t| t.annotations.destructive)
-        .take(40)
-    {
+        .collect();
+    candidates.sort_by_key(|t| {
+        let s: Value = serde_json::from_str(t.input_schema_json).unwrap_or(Value::Null);
+        let required = s["required"].as_array().cloned().unwrap_or_default();
+        !required.iter().any(|r| r == "amount")
+    });
+    for tool in candidates.into_iter().take(40) {
         let args = args_for(tool.input_schema_json);
         let call = json!({"name": tool.name, "arguments": args});
         let (_, v) = rpc(u, "tools/call", call.clone(), tag, None, None).await;

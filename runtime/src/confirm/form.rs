@@ -139,6 +139,7 @@ pub fn question(
     let clause = texts.map_or(tool.destructive_clause, |t| t.destructive_clause);
     if let Some(clause) = clause {
         let product_title = product.texts(locale).map_or(product.title, |t| t.title);
+        let clause = clause.trim().trim_end_matches('.');
         text.push_str(&format!(
             "\n{} {product_title}, {} ({clause}).",
             p.why, p.why_tail
