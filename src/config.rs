@@ -78,6 +78,9 @@ pub struct ServeSection {
     pub read_only: Option<bool>,
     /// Discovery mode (adds toolset `discovery`).
     pub discovery: Option<bool>,
+    /// The server's language (`pt-BR`, `es`, `en`, or any tag matching one): stdio's, and what an
+    /// HTTP request naming no language of ours gets. Default: each product's own.
+    pub locale: Option<String>,
 }
 
 #[derive(Debug, Default, Clone, Deserialize)]

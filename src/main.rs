@@ -182,6 +182,12 @@ struct ServeArgs {
         value_name = "KID:HEX,…"
     )]
     state_keys: Option<String>,
+    /// The language of every text (`pt-BR`, `es` or `en`; `es-AR` → `es`, `pt` → `pt-BR`): over
+    /// stdio the client's, over HTTP what a request whose Accept-Language (or 2026 `_meta`
+    /// acceptLanguage) names none of ours gets. Default: each product's own (the language of its
+    /// document).
+    #[arg(long, env = "KOBANA_LOCALE", value_name = "pt-BR|es|en")]
+    locale: Option<String>,
     /// Start even when the Redis ledger may lose keys (no persistence, an evicting
     /// maxmemory-policy, or Redis unreachable at start): warns instead of refusing.
     #[arg(long, env = "KOBANA_ALLOW_VOLATILE_LEDGER")]
@@ -540,6 +546,17 @@ fn ledger_setting(args: &ServeArgs, file: &FileConfig) -> Option<String> {
     args.ledger.clone().or(file.serve.ledger.clone())
 }
 
+/// The server's language (`--locale`, `KOBANA_LOCALE`, `serve.locale`), matched like a request's
+/// (`es-AR` → `es`); a setting that names none of ours is refused at start, never ignored.
+fn server_locale(setting: Option<&str>) -> anyhow::Result<Option<runtime_model::locale::Locale>> {
+    match setting.map(str::trim).filter(|s| !s.is_empty()) {
+        None => Ok(None),
+        Some(s) => runtime_model::locale::Locale::negotiate(s).map(Some).ok_or_else(|| {
+            anyhow!("locale (--locale / KOBANA_LOCALE / serve.locale): {s:?} is none of pt-BR, es, en")
+        }),
+    }
+}
+
 /// The confirmation ledger and the `requestState` keys, shared by the instances of one deployment
 /// (flag > environment > config file; defaults: in-memory ledger, one random key).
 async fn multi_instance(
@@ -606,6 +623,7 @@ async fn serve(
         serve_metrics(addr, telemetry.clone()).await?;
     }
     let mut probes = Vec::new();
+    let locale = server_locale(args.locale.as_deref().or(file.serve.locale.as_deref()))?;
     let window = args
         .idempotency_window_secs
         .map(Duration::from_secs)
@@ -733,6 +751,7 @@ async fn serve(
         config.idempotency_window = window;
         config.engine.tasks.ttl = Duration::from_secs(args.task_ttl_secs.max(1));
         config.engine.tasks.follow_for = Duration::from_secs(args.task_follow_secs);
+        config.engine.locale = locale;
         // Proxy mode forwards it upstream with every call.
         config.default_bearer_token = stdio_creds.token.as_deref().map(Arc::from);
         config.telemetry = Some(telemetry.clone());
@@ -761,6 +780,7 @@ async fn serve(
     config.idempotency_window = window;
     config.engine.tasks.ttl = Duration::from_secs(args.task_ttl_secs.max(1));
     config.engine.tasks.follow_for = Duration::from_secs(args.task_follow_secs);
+    config.engine.locale = locale;
     config.auth = Some(Arc::new(HttpAuth::new(resolver, &public_url)));
     config.allowed_origins = args
         .allowed_origins

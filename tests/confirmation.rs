@@ -183,7 +183,10 @@ async fn an_explicit_yes_runs_the_tool_once_and_a_replay_follows_the_policy(kind
             ReplayPolicy::AskAgain => {
                 assert!(replay.is_input_required(), "{}: {}", p.name, replay.body);
                 assert!(
-                    replay.question().starts_with(errors::REPLAY_NOTICE),
+                    // In the product's language: no request here names one.
+                    replay
+                        .question()
+                        .starts_with(errors::replay_notice(p.default_locale)),
                     "{}: {}",
                     p.name,
                     replay.question()
@@ -231,10 +234,14 @@ async fn decline_cancel_and_no_change_nothing_and_use_the_products_code(kind: Ki
     for p in products() {
         let c = s.client(p.name, "demo-full");
         let t = delete_target(&c, p, 1).await;
-        for answer in [
-            json!({"confirm": {"action": "decline"}}),
-            json!({"confirm": {"action": "cancel"}}),
-            json!({"confirm": {"action": "accept", "content": {"confirm": false}}}),
+        use runtime::confirm::form::Refusal;
+        for (answer, says) in [
+            (json!({"confirm": {"action": "decline"}}), Refusal::Declined),
+            (json!({"confirm": {"action": "cancel"}}), Refusal::Cancelled),
+            (
+                json!({"confirm": {"action": "accept", "content": {"confirm": false}}}),
+                Refusal::NotConfirmed,
+            ),
         ] {
             let state = c
                 .call_tool(t.delete_tool, t.args(0), None, None)
@@ -254,7 +261,8 @@ async fn decline_cancel_and_no_change_nothing_and_use_the_products_code(kind: Ki
                 a.result()["structuredContent"]["error"]["message"]
                     .as_str()
                     .unwrap_or("")
-                    .contains(errors::USER_DECLINED.message),
+                    // Each answer in its own words, in the product's language.
+                    .contains(says.message(p.default_locale)),
                 "{}",
                 a.body
             );

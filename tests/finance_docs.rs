@@ -702,8 +702,8 @@ async fn the_server_serves_the_documents_resources_prompts_and_completions() {
     assert!(
         [day(89), day(90), day(91)]
             .iter()
-            .any(|d| t.contains(&format!("until {d}"))),
-        "until defaults to 90 days ahead: {t}"
+            .any(|d| t.contains(&format!("due_date_to: {d}"))),
+        "until defaults to 90 days ahead (the tool argument keeps the ISO date): {t}"
     );
     let summary = c
         .request(

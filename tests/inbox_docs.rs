@@ -654,8 +654,8 @@ async fn the_server_serves_the_documents_resources_prompts_and_completions() {
     assert!(
         [day(-8), day(-7), day(-6)]
             .iter()
-            .any(|d| review.contains(&format!("since {d}"))),
-        "since defaults to the last 7 days: {review}"
+            .any(|d| review.contains(&format!("started_at_from: {d}"))),
+        "since defaults to the last 7 days (the tool argument keeps the ISO date): {review}"
     );
     let report = prompt_text(
         &c.request(

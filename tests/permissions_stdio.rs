@@ -175,11 +175,13 @@ async fn the_stdio_workspace_comes_from_the_environment() {
 async fn a_destructive_tool_is_confirmed_once_over_stdio() {
     let p = generated::product("banking").unwrap();
     // Every toolset: the first destructive delete is not in banking's default selection.
+    // In English (the stdio setting), so the notice is the error table's own text.
     let mut s = Stdio2::start(
         "banking",
         &[
             ("KOBANA_ACCESS_TOKEN", "demo-full"),
             ("KOBANA_TOOLSETS", "all"),
+            ("KOBANA_LOCALE", "en"),
         ],
     );
     // Any destructive tool with only an id argument: the gate answers before anything runs.

@@ -22,6 +22,7 @@ pub mod rust;
 pub mod sandbox_gaps;
 pub mod schema;
 pub mod toolsets;
+pub mod texts;
 pub mod validate;
 
 use std::fmt;
@@ -98,8 +99,12 @@ pub fn load_all(catalog_dir: &Path) -> Result<Vec<Loaded>, GenerateError> {
     for path in files {
         match load::read(catalog_dir, &path).and_then(load::parse) {
             Ok(mut l) => {
-                problems.extend(load::attach_output_schemas(&mut l));
-                problems.extend(validate::validate(&l));
+                let mut own = load::attach_output_schemas(&mut l);
+                own.extend(validate::validate(&l));
+                if own.is_empty() {
+                    own.extend(localize(catalog_dir, &mut l));
+                }
+                problems.extend(own);
                 loaded.push(l);
             }
             Err(d) => problems.push(d),
@@ -111,6 +116,90 @@ pub fn load_all(catalog_dir: &Path) -> Result<Vec<Loaded>, GenerateError> {
     } else {
         Err(GenerateError::Catalog(Diagnostics(problems)))
     }
+}
+
+/// Whether the catalog says the language of its document (`product.locale`): then its texts are
+/// checked in every locale and it gets a docs page per locale.
+fn declares_locale(l: &Loaded) -> bool {
+    l.value
+        .get("product")
+        .and_then(|p| p.get("locale"))
+        .is_some()
+}
+
+/// Builds the catalog of `l` in each locale from its translation table and inline texts. In a
+/// catalog that declares `product.locale` (every Kobana product must), a text without a
+/// translation is an error naming the catalog's file, line and key (a warning in
+/// [`texts::LENIENT_PRODUCTS`]); a catalog that declares none (fixtures, test catalogs) speaks its
+/// source texts in every locale. A malformed table entry names the table's file and line.
+fn localize(catalog_dir: &Path, l: &mut Loaded) -> Vec<Diagnostic> {
+    let product = l.catalog.product.name.clone();
+    let dir = texts::table_dir(catalog_dir, &product);
+    let (table, mut problems) =
+        texts::load_table(&dir, &format!("catalog/{}/{product}", texts::TEXTS_DIR));
+    let mut localized = Vec::new();
+    for locale in runtime_model::locale::Locale::ALL {
+        let (value, missing) = texts::localize(&l.value, locale, &table);
+        let declares = declares_locale(l);
+        if locale == runtime_model::locale::Locale::ALL[0] && declares {
+            let lenient = texts::LENIENT_PRODUCTS.contains(&product.as_str());
+            for m in missing {
+                let mut shown: String = m.text.chars().take(60).collect();
+                if shown.len() < m.text.len() {
+                    shown.push('…');
+                }
+                let d = l.at_value(
+                    &m.path,
+                    format!("the text {shown:?} has no pt-BR, es and en versions"),
+                    Some(format!(
+                        "add it to a table of catalog/{}/{product}/ (`<source text>: {{en: …, pt-BR: …, es: …}}`), or write it inline as {{en: …, pt-BR: …, es: …}}",
+                        texts::TEXTS_DIR
+                    )),
+                );
+                if lenient {
+                    l.warnings.push(d);
+                } else {
+                    problems.push(d);
+                }
+            }
+        }
+        match load::catalog_from_value(value) {
+            Ok(mut catalog) => {
+                // The derived output schemas (the sidecar) carry no texts: the same in every
+                // locale. Hand-written ones are in the catalog, translated with it.
+                for (t, base) in catalog.tools.iter_mut().zip(&l.catalog.tools) {
+                    if t.output_schema.is_none() {
+                        t.output_schema.clone_from(&base.output_schema);
+                    }
+                }
+                localized.push(texts::Localized { locale, catalog });
+            }
+            Err(e) => problems.push(l.at_value(
+                "",
+                format!("the catalog in {locale} does not read as a catalog: {e}"),
+                Some("a translation replaced a text by something that is not one".into()),
+            )),
+        }
+    }
+    l.localized = localized;
+    problems
+}
+
+/// A summary of the texts still without translations (products in
+/// [`texts::LENIENT_PRODUCTS`]): one line per product and its first few places.
+pub fn translation_warnings(loaded: &[Loaded]) -> Vec<String> {
+    let mut out = Vec::new();
+    for l in loaded.iter().filter(|l| !l.warnings.is_empty()) {
+        out.push(format!(
+            "warning: {} texts of {} have no translation yet (served in their source language); first:",
+            l.warnings.len(),
+            l.source.display
+        ));
+        for d in l.warnings.iter().take(3) {
+            out.push(format!("  {d}"));
+        }
+    }
+    out
 }
 
 /// Renders every file of `generated/` from the catalogs in `catalog_dir`, in a fixed order.
@@ -128,13 +217,24 @@ pub fn generate_from(loaded: &[Loaded]) -> Result<Vec<GeneratedFile>, GenerateEr
         let source = &l.source.display;
         files.push(GeneratedFile {
             path: format!("src/{module}.rs"),
-            contents: rust::product_module(&l.catalog, source),
+            contents: rust::product_module(&l.catalog, &l.localized, source),
         });
         files.push(GeneratedFile {
             path: format!("docs/{module}.md"),
             contents: docs::product_page(&l.catalog, source)
                 .map_err(|e| GenerateError::Template(format!("{e:#}")))?,
         });
+        // One page per locale for the catalogs that speak several (fixtures and test catalogs
+        // speak their source texts only).
+        if declares_locale(l) {
+            for lc in &l.localized {
+                files.push(GeneratedFile {
+                    path: format!("docs/{module}.{}.md", lc.locale.tag()),
+                    contents: docs::product_page(&lc.catalog, source)
+                        .map_err(|e| GenerateError::Template(format!("{e:#}")))?,
+                });
+            }
+        }
         entries.push(rust::ModuleEntry {
             module,
             fixture: l.catalog.product.fixture,
@@ -329,13 +429,36 @@ pub fn build_script(manifest_dir: &Path) -> Result<(), Box<dyn std::error::Error
         "cargo:rerun-if-changed={}",
         root.join("codegen/templates").display()
     );
+    // The translation tables: the folder (a new product) and each product's folder and files.
+    let texts_dir = layout.catalog_dir.join(texts::TEXTS_DIR);
+    if texts_dir.is_dir() {
+        println!("cargo:rerun-if-changed={}", texts_dir.display());
+        for product in std::fs::read_dir(&texts_dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
+            println!("cargo:rerun-if-changed={}", product.path().display());
+            for f in std::fs::read_dir(product.path())
+                .into_iter()
+                .flatten()
+                .flatten()
+            {
+                println!("cargo:rerun-if-changed={}", f.path().display());
+            }
+        }
+    }
     for sub in ["src", "docs"] {
         println!(
             "cargo:rerun-if-changed={}",
             layout.generated_dir.join(sub).display()
         );
     }
-    let files = generate(&layout.catalog_dir)?;
+    let loaded = load_all(&layout.catalog_dir)?;
+    for line in translation_warnings(&loaded) {
+        println!("cargo:warning={line}");
+    }
+    let files = generate_from(&loaded)?;
     write(&layout.generated_dir, &files)?;
     Ok(())
 }

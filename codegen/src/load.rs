@@ -36,6 +36,15 @@ pub struct Loaded {
     pub catalog: Catalog,
     /// The generated output-schemas sidecar merged into `catalog`, if the catalog has one.
     pub output_schemas: Option<derived::OutputSchemasFile>,
+    /// The file as a YAML value, inline texts `{en, pt-BR, es}` kept (the source of the
+    /// per-locale catalogs).
+    pub value: serde_yaml::Value,
+    /// The catalog in each locale, in [`runtime_model::locale::Locale::ALL`] order (filled by
+    /// [`crate::load_all`] once the catalog is valid).
+    pub localized: Vec<crate::texts::Localized>,
+    /// Texts without translations in a product still being translated
+    /// ([`crate::texts::LENIENT_PRODUCTS`]): reported, and served in their source language.
+    pub warnings: Vec<Diagnostic>,
     /// Built on first use: only a catalog with problems needs positions, and indexing is a
     /// second parse of the text.
     index: std::sync::OnceLock<PositionIndex>,
@@ -150,6 +159,10 @@ pub fn parse(source: SourceFile) -> Result<Loaded, Diagnostic> {
             return Err(syntax_error(&source, &index, &e));
         }
     };
+    let raw = value.clone();
+    let mut value = value;
+    let locale = crate::texts::default_locale(&value);
+    crate::texts::resolve_inline(&mut value, locale);
     let mut track = serde_path_to_error::Track::new();
     let tracked = serde_path_to_error::Deserializer::new(value, &mut track);
     let result: Result<Catalog, _> =
@@ -159,6 +172,9 @@ pub fn parse(source: SourceFile) -> Result<Loaded, Diagnostic> {
             source,
             catalog,
             output_schemas: None,
+            value: raw,
+            localized: Vec::new(),
+            warnings: Vec::new(),
             index: std::sync::OnceLock::new(),
         }),
         Err(e) => {
@@ -167,6 +183,11 @@ pub fn parse(source: SourceFile) -> Result<Loaded, Diagnostic> {
             Err(shape_error(&source, &index, path, e.to_string()))
         }
     }
+}
+
+/// A (localized) catalog value as the model, the way [`parse`] reads one.
+pub fn catalog_from_value(value: serde_yaml::Value) -> Result<Catalog, String> {
+    serde_yaml::with::singleton_map_recursive::deserialize(value).map_err(|e| e.to_string())
 }
 
 /// Reads the output-schemas sidecar of `l` (if there is one) and merges it into the catalog.

@@ -139,6 +139,9 @@ fn run_generate(root: &Path, layout: &Layout, check: bool) -> Result<(), String>
     let started = std::time::Instant::now();
     let loaded = codegen::load_all(&layout.catalog_dir).map_err(|e| e.to_string())?;
     let loaded_at = started.elapsed();
+    for line in codegen::translation_warnings(&loaded) {
+        eprintln!("{line}");
+    }
     let files = codegen::generate_from(&loaded).map_err(|e| e.to_string())?;
     if std::env::var_os("CODEGEN_TIMINGS").is_some() {
         eprintln!(

@@ -114,6 +114,11 @@ pub struct ProductInfo {
     /// Instructions for the model, sent on `initialize` / `server/discover`.
     #[serde(default)]
     pub instructions: String,
+    /// The language of the product's document (`pt-BR`, `es` or `en`): what a request that
+    /// names no language of ours gets. Every text exists in all three (see `catalog/texts/`).
+    #[serde(default = "default_locale")]
+    #[schemars(extend("enum" = ["pt-BR", "es", "en"]))]
+    pub locale: String,
     /// The OpenAPI specs (paths relative to the repository root) whose operations the coverage
     /// gate checks against this catalog's bindings.
     #[serde(default)]
@@ -121,6 +126,10 @@ pub struct ProductInfo {
     /// A test product (the conformance fixture): compiled, never served as a Kobana product.
     #[serde(default)]
     pub fixture: bool,
+}
+
+fn default_locale() -> String {
+    "en".into()
 }
 
 #[derive(Debug, Clone, Deserialize, JsonSchema)]

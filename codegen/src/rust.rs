@@ -259,15 +259,17 @@ fn tool(t: &Tool, descriptor: std::ops::Range<usize>) -> TokenStream {
     }
 }
 
-/// The module `generated/src/<product>.rs` for one catalog.
-pub fn product_module(c: &Catalog, source: &str) -> String {
-    let info = &c.product;
-    let (name, title, version) = (&info.name, &info.title, &info.version);
-    let (uri_prefix, tool_prefix, naming) = (&info.uri_prefix, &info.tool_prefix, &info.naming);
-    let (api, instructions) = (&info.api_base_url, &info.instructions);
-    let policy = lower::policy::tokens(&lower::policy::lower(&c.policies));
-    // Every descriptor joined by commas, in listing order: a listing of every tool is this text
-    // as it is, and each tool's descriptor a slice of it.
+fn locale_tokens(l: runtime_model::locale::Locale) -> TokenStream {
+    use runtime_model::locale::Locale;
+    match l {
+        Locale::PtBr => quote!(Locale::PtBr),
+        Locale::Es => quote!(Locale::Es),
+        Locale::En => quote!(Locale::En),
+    }
+}
+
+/// The joined tool descriptors of a catalog (listing order) and each one's place in the text.
+fn joined_tools(c: &Catalog) -> (String, Vec<std::ops::Range<usize>>) {
     let sorted = descriptors::sorted_tools(c);
     let mut tools_json = String::new();
     let mut ranges = Vec::with_capacity(sorted.len());
@@ -279,6 +281,117 @@ pub fn product_module(c: &Catalog, source: &str) -> String {
         tools_json.push_str(&json_str(&descriptors::tool(t)));
         ranges.push(start..tools_json.len());
     }
+    (tools_json, ranges)
+}
+
+/// `(argument, label)` of a tool's top-level arguments, from their descriptions.
+fn labels(t: &Tool) -> Vec<(String, String)> {
+    let Some(props) = t
+        .input_schema
+        .get("properties")
+        .and_then(|p| p.as_mapping())
+    else {
+        return Vec::new();
+    };
+    props
+        .iter()
+        .filter_map(|(k, v)| {
+            let name = k.as_str()?;
+            let desc = v.get("description").and_then(|d| d.as_str()).unwrap_or("");
+            Some((name.to_string(), crate::texts::label(name, desc)))
+        })
+        .collect()
+}
+
+/// The `LocaleTexts` of one locale and the name of its joined descriptor constant, with that
+/// constant's text.
+fn locale_texts(lc: &crate::texts::Localized) -> (TokenStream, TokenStream) {
+    let c = &lc.catalog;
+    let tag = lc.locale.tag().replace('-', "_").to_uppercase();
+    let joined_name = format_ident!("TOOLS_JSON_{}", tag);
+    // Each locale's tools in a static of their own: one constant evaluating every locale's
+    // descriptor slices at once runs into the compiler's long-evaluation lint.
+    let tools_name = format_ident!("TOOL_TEXTS_{}", tag);
+    let (joined, ranges) = joined_tools(c);
+    let tools = descriptors::sorted_tools(c)
+        .into_iter()
+        .zip(ranges)
+        .map(|(t, r)| {
+            let (title, description) = (&t.title, &t.description);
+            let clause = opt_str(&t.destructive_clause);
+            let (start, end) = (r.start, r.end);
+            let labels = labels(t);
+            let labels = labels.iter().map(|(a, b)| quote!((#a, #b)));
+            quote! {
+                ToolTexts {
+                    title: #title,
+                    description: #description,
+                    destructive_clause: #clause,
+                    descriptor_json: json_slice(#joined_name, #start, #end),
+                    labels: &[#(#labels),*],
+                }
+            }
+        });
+    let resources = c.resources.iter().map(|r| {
+        let (title, description) = (&r.title, &r.description);
+        let d = json_str(&descriptors::resource(r));
+        quote!(ItemTexts { title: #title, description: #description, descriptor_json: #d })
+    });
+    let templates = c.templates.iter().map(|t| {
+        let (title, description) = (&t.title, &t.description);
+        let d = json_str(&descriptors::template(t));
+        quote!(ItemTexts { title: #title, description: #description, descriptor_json: #d })
+    });
+    let prompts = c.prompts.iter().map(|p| {
+        let (title, description, template) = (&p.title, &p.description, &p.template);
+        let d = json_str(&descriptors::prompt(p));
+        quote!(PromptTexts { title: #title, description: #description, template: #template, descriptor_json: #d })
+    });
+    let records = c.records.iter().map(|(name, r)| {
+        let title = &r.title;
+        let schema = json_str(&descriptors::record_schema(name, r));
+        quote!(RecordTexts { title: #title, schema_json: #schema })
+    });
+    let locale = locale_tokens(lc.locale);
+    let (title, instructions) = (&c.product.title, &c.product.instructions);
+    let texts = quote! {
+        LocaleTexts {
+            locale: #locale,
+            title: #title,
+            instructions: #instructions,
+            tools_json: #joined_name,
+            tools: #tools_name,
+            resources: &[#(#resources),*],
+            templates: &[#(#templates),*],
+            prompts: &[#(#prompts),*],
+            records: &[#(#records),*],
+        }
+    };
+    let constant = quote! {
+        const #joined_name: &str = #joined;
+        static #tools_name: &[ToolTexts] = &[#(#tools),*];
+    };
+    (texts, constant)
+}
+
+/// The module `generated/src/<product>.rs` for one catalog; `localized` holds the catalog in
+/// each locale (texts only differ).
+pub fn product_module(c: &Catalog, localized: &[crate::texts::Localized], source: &str) -> String {
+    let info = &c.product;
+    let (name, title, version) = (&info.name, &info.title, &info.version);
+    let (uri_prefix, tool_prefix, naming) = (&info.uri_prefix, &info.tool_prefix, &info.naming);
+    let (api, instructions) = (&info.api_base_url, &info.instructions);
+    let policy = lower::policy::tokens(&lower::policy::lower(&c.policies));
+    // Every descriptor joined by commas, in listing order: a listing of every tool is this text
+    // as it is, and each tool's descriptor a slice of it.
+    let sorted = descriptors::sorted_tools(c);
+    let (tools_json, ranges) = joined_tools(c);
+    let (locale_texts, locale_consts): (Vec<TokenStream>, Vec<TokenStream>) =
+        localized.iter().map(locale_texts).unzip();
+    let default_locale = locale_tokens(
+        runtime_model::locale::Locale::from_tag(&info.locale)
+            .unwrap_or(runtime_model::locale::Locale::En),
+    );
     let tools = sorted.into_iter().zip(ranges).map(|(t, r)| tool(t, r));
     let resources = c.resources.iter().map(|r| {
         let (uri, rname, rtitle, desc, mime, read_by) = (
@@ -464,6 +577,8 @@ pub fn product_module(c: &Catalog, source: &str) -> String {
             records: RECORDS,
             exclusions: EXCLUSIONS,
             toolsets: TOOLSETS,
+            default_locale: #default_locale,
+            locales: LOCALES,
         };
 
         /// Sorted by name: the order of `tools/list`.
@@ -478,6 +593,9 @@ pub fn product_module(c: &Catalog, source: &str) -> String {
         static EXCLUSIONS: &[Exclusion] = &[#(#exclusions),*];
         /// Tool indices refer to `TOOLS` (sorted by name).
         static TOOLSETS: &[Toolset] = &[#(#toolsets),*];
+        /// Every text in pt-BR, es and en.
+        static LOCALES: &[LocaleTexts] = &[#(#locale_texts),*];
+        #(#locale_consts)*
     };
     print(file, &preamble(source))
 }

@@ -34,6 +34,8 @@ pub static PRODUCT: Product = Product {
     records: RECORDS,
     exclusions: EXCLUSIONS,
     toolsets: TOOLSETS,
+    default_locale: Locale::PtBr,
+    locales: LOCALES,
 };
 /// Sorted by name: the order of `tools/list`.
 static TOOLS: &[Tool] = &[
@@ -1452,5 +1454,973 @@ static TOOLSETS: &[Toolset] = &[
         description: "The organization and the schemas catalog.",
         default: true,
         tools: &[5u16, 18u16, 19u16],
+    },
+];
+/// Every text in pt-BR, es and en.
+static LOCALES: &[LocaleTexts] = &[
+    LocaleTexts {
+        locale: Locale::PtBr,
+        title: "Kobana Dashboards",
+        instructions: "Kobana Dashboards: quem acessa os dados desta organização pelo portal do cliente e pelo dashboard.\n- Usuários do portal (portal_users) entram no portal do cliente e veem os registros de um tenant\n  (`tenant_id`, por exemplo a conta de um cliente); vários usuários do portal podem compartilhar um tenant. Status: `invited`\n  (convite enviado, ainda não aceito), `invite_expired` (o convite expirou antes de ser aceito), `active`,\n  `suspended` (bloqueado temporariamente), `deactivated` (acesso encerrado).\n- Membros da equipe (team_members) usam o próprio dashboard, cada um com uma função e uma lista de permissões;\n  novos membros entram por convite.\n- Os ids são strings (`id`). As listas são paginadas (`page`, `per_page`; uma página menor que `per_page`\n  é a última) e vêm das mais recentes para as mais antigas, a menos que `sort` diga outra coisa (`-campo` ordena de forma decrescente).\n- As ferramentas destrutivas apagam, encerram, suspendem ou desativam um registro, ou enviam um e-mail ou convite (criar\n  um usuário do portal ou um convite para a equipe envia um). O servidor pede ao usuário que confirme cada chamada, uma de\n  cada vez; cada confirmação vale uma única vez. Antes de chamar uma delas, diga ao usuário exatamente o que ela vai fazer.\n- Os recursos kobana://dashboards/… (organização, usuários do portal, esquemas) são lidos pelas mesmas ferramentas,\n  com as mesmas permissões.\n",
+        tools_json: TOOLS_JSON_PT_BR,
+        tools: TOOL_TEXTS_PT_BR,
+        resources: &[
+            ItemTexts {
+                title: "Organização",
+                description: "A organização do token (JSON).",
+                descriptor_json: "{\"uri\":\"kobana://dashboards/organization\",\"name\":\"organization\",\"title\":\"Organização\",\"description\":\"A organização do token (JSON).\",\"mimeType\":\"application/json\"}",
+            },
+            ItemTexts {
+                title: "Catálogo de recursos",
+                description: "O catálogo de recursos da API (JSON).",
+                descriptor_json: "{\"uri\":\"kobana://dashboards/schemas\",\"name\":\"schemas\",\"title\":\"Catálogo de recursos\",\"description\":\"O catálogo de recursos da API (JSON).\",\"mimeType\":\"application/json\"}",
+            },
+        ],
+        templates: &[
+            ItemTexts {
+                title: "Esquema de recurso",
+                description: "Os campos de um recurso: tipo, enum, significado, quais ordenam (JSON).",
+                descriptor_json: "{\"uriTemplate\":\"kobana://dashboards/schemas/{resource}\",\"name\":\"schema\",\"title\":\"Esquema de recurso\",\"description\":\"Os campos de um recurso: tipo, enum, significado, quais ordenam (JSON).\",\"mimeType\":\"application/json\"}",
+            },
+            ItemTexts {
+                title: "Usuário do portal",
+                description: "Um usuário do portal, com o status e o tenant ID cujos registros ele vê (JSON).",
+                descriptor_json: "{\"uriTemplate\":\"kobana://dashboards/portal_users/{id}\",\"name\":\"portal_user\",\"title\":\"Usuário do portal\",\"description\":\"Um usuário do portal, com o status e o tenant ID cujos registros ele vê (JSON).\",\"mimeType\":\"application/json\"}",
+            },
+        ],
+        prompts: &[
+            PromptTexts {
+                title: "Visão geral do tenant",
+                description: "Quem entra no portal por um tenant ID: os usuários do portal que o compartilham e o status de cada um.",
+                template: "Mostre quem entra no portal pelo tenant ID {{ tenant_id }}, sem alterar nada.\n\n1. Liste com dashboards_portal_users_list e tenant_id \"{{ tenant_id }}\", passando por todas as páginas.\n2. Mostre uma tabela com nome, e-mail, status (invited, invite_expired, active, suspended, deactivated), data do convite e último acesso.\n3. Resuma quantos usuários há em cada status e aponte quem ainda não aceitou o convite ou está suspenso.\n",
+                descriptor_json: "{\"name\":\"tenant_overview\",\"title\":\"Visão geral do tenant\",\"description\":\"Quem entra no portal por um tenant ID: os usuários do portal que o compartilham e o status de cada um.\",\"arguments\":[{\"name\":\"tenant_id\",\"description\":\"O tenant ID a examinar.\",\"required\":true}]}",
+            },
+            PromptTexts {
+                title: "Revisar o acesso ao portal",
+                description: "Encontra usuários do portal que ainda aguardam o convite e oferece reenviá-lo, uma confirmação por vez.",
+                template: "Revise o acesso ao portal{% if tenant_id %} do tenant ID {{ tenant_id }}{% endif %}: quem ainda aguarda o convite?\n\n1. Liste com dashboards_portal_users_list{% if tenant_id %} e tenant_id \"{{ tenant_id }}\"{% endif %} os usuários com status \"invited\" e depois os com status \"invite_expired\", passando por todas as páginas.\n2. Mostre uma tabela com nome, e-mail, tenant ID, status e data do último convite.\n3. Ofereça reenviar o convite. Para cada usuário que eu aceitar, chame dashboards_portal_users_resend_invite uma vez, um usuário por vez: cada envio pede a sua própria confirmação, e nenhum convite é reenviado sem ela.\n4. No fim, diga para quem o convite foi reenviado e para quem não foi.\n",
+                descriptor_json: "{\"name\":\"review_portal_access\",\"title\":\"Revisar o acesso ao portal\",\"description\":\"Encontra usuários do portal que ainda aguardam o convite e oferece reenviá-lo, uma confirmação por vez.\",\"arguments\":[{\"name\":\"tenant_id\",\"description\":\"Só os usuários deste tenant ID (opcional).\",\"required\":false}]}",
+            },
+            PromptTexts {
+                title: "Revisão do acesso da equipe",
+                description: "Quem está na equipe do dashboard, com qual função e quais permissões.",
+                template: "Revise quem tem acesso ao dashboard, sem alterar nada.\n\n1. Liste a equipe com dashboards_team_members_list, passando por todas as páginas.\n2. Mostre uma tabela com nome, e-mail, função (role), permissões extras, status e último acesso.\n3. Agrupe por função e aponte o que merece atenção: mais de um owner, membros suspensos, quem não entra há mais de 30 dias (hoje é {{ today | date }}; nos registros, {{ today }}).\n",
+                descriptor_json: "{\"name\":\"team_access_review\",\"title\":\"Revisão do acesso da equipe\",\"description\":\"Quem está na equipe do dashboard, com qual função e quais permissões.\",\"arguments\":[]}",
+            },
+        ],
+        records: &[
+            RecordTexts {
+                title: "Convite para a equipe",
+                schema_json: "{\"name\":\"invites\",\"title\":\"Convite para a equipe\",\"description\":\"Um convite para alguém entrar na equipe do dashboard com uma função.\",\"id_field\":\"id\",\"fields\":{\"accepted_at\":{\"type\":\"string\",\"description\":\"Quando foi aceito (ISO 8601); vazio se não foi aceito.\"},\"email\":{\"type\":\"string\",\"description\":\"Quem é convidado.\"},\"expires_at\":{\"type\":\"string\",\"description\":\"Último dia em que pode ser aceito (YYYY-MM-DD).\",\"sortable\":true},\"id\":{\"type\":\"string\",\"description\":\"Id do convite.\"},\"invited_by\":{\"type\":\"string\",\"description\":\"Nome do membro da equipe que o enviou.\"},\"revoked_at\":{\"type\":\"string\",\"description\":\"Quando foi revogado (ISO 8601); vazio se não foi revogado.\"},\"role\":{\"type\":\"string\",\"description\":\"Função que a pessoa recebe ao aceitar.\",\"enum\":[\"admin\",\"finance\",\"support\",\"viewer\"]},\"sent_at\":{\"type\":\"string\",\"description\":\"Quando foi enviado pela última vez (ISO 8601).\",\"sortable\":true},\"status\":{\"type\":\"string\",\"description\":\"pending: enviado, ainda não aceito; accepted: a pessoa entrou na equipe; expired: não foi aceito a tempo; revoked: retirado por um administrador.\",\"enum\":[\"pending\",\"accepted\",\"expired\",\"revoked\"]}}}",
+            },
+            RecordTexts {
+                title: "Organização",
+                schema_json: "{\"name\":\"organization\",\"title\":\"Organização\",\"description\":\"A organização a que o token pertence (um único registro).\",\"id_field\":\"id\",\"fields\":{\"cnpj\":{\"type\":\"string\",\"description\":\"CNPJ da organização, só dígitos.\"},\"created_at\":{\"type\":\"string\",\"description\":\"Quando a organização foi criada (ISO 8601).\"},\"email\":{\"type\":\"string\",\"description\":\"E-mail do contato administrativo.\"},\"id\":{\"type\":\"string\",\"description\":\"Id da organização.\"},\"name\":{\"type\":\"string\",\"description\":\"Razão social.\"},\"portal_url\":{\"type\":\"string\",\"description\":\"Endereço do portal do cliente da organização.\"}}}",
+            },
+            RecordTexts {
+                title: "Sessão do portal",
+                schema_json: "{\"name\":\"portal_sessions\",\"title\":\"Sessão do portal\",\"description\":\"Uma sessão conectada de um usuário do portal no portal do cliente.\",\"id_field\":\"id\",\"fields\":{\"ended_at\":{\"type\":\"string\",\"description\":\"Quando foi encerrada (ISO 8601); vazio se não foi encerrada.\"},\"id\":{\"type\":\"string\",\"description\":\"Id da sessão.\"},\"ip_address\":{\"type\":\"string\",\"description\":\"Endereço IP de onde veio a sessão.\"},\"last_seen_at\":{\"type\":\"string\",\"description\":\"Última atividade (ISO 8601).\",\"sortable\":true},\"portal_user_id\":{\"type\":\"string\",\"description\":\"O usuário do portal (portal_users.id).\"},\"started_at\":{\"type\":\"string\",\"description\":\"Horário do login (ISO 8601).\",\"sortable\":true},\"status\":{\"type\":\"string\",\"description\":\"active: ainda conectado; ended: encerrada por um administrador ou por logout; expired: expirou por inatividade.\",\"enum\":[\"active\",\"ended\",\"expired\"]},\"user_agent\":{\"type\":\"string\",\"description\":\"Navegador ou aplicativo da sessão.\"}}}",
+            },
+            RecordTexts {
+                title: "Usuário do portal",
+                schema_json: "{\"name\":\"portal_users\",\"title\":\"Usuário do portal\",\"description\":\"Uma pessoa que entra no portal do cliente e vê os registros de um tenant.\",\"id_field\":\"id\",\"fields\":{\"created_at\":{\"type\":\"string\",\"description\":\"Quando o usuário do portal foi criado (ISO 8601).\",\"sortable\":true},\"deactivated_at\":{\"type\":\"string\",\"description\":\"Quando o acesso foi encerrado (ISO 8601); vazio se não está desativado.\"},\"email\":{\"type\":\"string\",\"description\":\"E-mail de login; os convites são enviados para ele.\"},\"id\":{\"type\":\"string\",\"description\":\"Id do usuário do portal.\"},\"invite_sent_at\":{\"type\":\"string\",\"description\":\"Quando o último convite foi enviado (ISO 8601).\",\"sortable\":true},\"last_login_at\":{\"type\":\"string\",\"description\":\"Último login (ISO 8601); vazio se nunca entrou.\",\"sortable\":true},\"name\":{\"type\":\"string\",\"description\":\"Nome completo.\",\"sortable\":true},\"phone\":{\"type\":\"string\",\"description\":\"Número de telefone.\"},\"status\":{\"type\":\"string\",\"description\":\"invited: convite enviado, ainda não aceito; invite_expired: o convite expirou antes de ser aceito; active: pode entrar; suspended: bloqueado temporariamente; deactivated: acesso encerrado.\",\"enum\":[\"invited\",\"invite_expired\",\"active\",\"suspended\",\"deactivated\"]},\"suspended_at\":{\"type\":\"string\",\"description\":\"Quando o acesso foi suspenso (ISO 8601); vazio se não está suspenso.\"},\"tenant_id\":{\"type\":\"string\",\"description\":\"Tenant cujos registros o usuário vê (por exemplo, a conta do cliente); compartilhado por todos os usuários do portal desse tenant.\",\"sortable\":true}}}",
+            },
+            RecordTexts {
+                title: "Membro da equipe",
+                schema_json: "{\"name\":\"team_members\",\"title\":\"Membro da equipe\",\"description\":\"Uma pessoa da equipe da organização que usa o dashboard, com uma função e permissões.\",\"id_field\":\"id\",\"fields\":{\"created_at\":{\"type\":\"string\",\"description\":\"Quando o membro entrou (ISO 8601).\",\"sortable\":true},\"email\":{\"type\":\"string\",\"description\":\"E-mail de login.\"},\"id\":{\"type\":\"string\",\"description\":\"Id do membro da equipe.\"},\"last_sign_in_at\":{\"type\":\"string\",\"description\":\"Último acesso (ISO 8601).\",\"sortable\":true},\"name\":{\"type\":\"string\",\"description\":\"Nome completo.\",\"sortable\":true},\"permissions\":{\"type\":\"string\",\"description\":\"Permissões concedidas além da função, separadas por vírgula (por exemplo portal_users.write, team_members.read).\"},\"role\":{\"type\":\"string\",\"description\":\"owner: tudo, inclusive o faturamento da conta; admin: tudo, menos a titularidade; finance: dinheiro e relatórios; support: clientes e usuários do portal; viewer: só leitura.\",\"enum\":[\"owner\",\"admin\",\"finance\",\"support\",\"viewer\"],\"sortable\":true},\"status\":{\"type\":\"string\",\"description\":\"active: pode usar o dashboard; suspended: bloqueado temporariamente.\",\"enum\":[\"active\",\"suspended\"]},\"suspended_at\":{\"type\":\"string\",\"description\":\"Quando o membro foi suspenso (ISO 8601); vazio se não está suspenso.\"}}}",
+            },
+        ],
+    },
+    LocaleTexts {
+        locale: Locale::Es,
+        title: "Kobana Dashboards",
+        instructions: "Kobana Dashboards: quién accede a los datos de esta organización a través del portal del cliente y del dashboard.\n- Los usuarios del portal (portal_users) inician sesión en el portal del cliente y ven los registros de un tenant\n  (`tenant_id`, por ejemplo la cuenta de un cliente); varios usuarios del portal pueden compartir un tenant. Estados: `invited`\n  (invitación enviada, aún no aceptada), `invite_expired` (la invitación venció antes de ser aceptada), `active`,\n  `suspended` (bloqueado temporalmente), `deactivated` (acceso terminado).\n- Los miembros del equipo (team_members) usan el propio dashboard, cada uno con un rol y una lista de permisos;\n  los nuevos miembros entran por invitación.\n- Los ids son cadenas (`id`). Las listas están paginadas (`page`, `per_page`; una página más corta que `per_page`\n  es la última) y van de la más reciente a la más antigua, salvo que `sort` indique otra cosa (`-campo` ordena de forma descendente).\n- Las herramientas destructivas eliminan, terminan, suspenden o desactivan un registro, o envían un correo o una invitación (crear\n  un usuario del portal o una invitación al equipo envía una). El servidor pide al usuario que confirme cada llamada, una\n  por vez; cada confirmación se usa una sola vez. Antes de llamar a una, dile al usuario exactamente qué va a hacer.\n- Los recursos kobana://dashboards/… (organización, usuarios del portal, esquemas) se leen con las mismas herramientas,\n  con los mismos permisos.\n",
+        tools_json: TOOLS_JSON_ES,
+        tools: TOOL_TEXTS_ES,
+        resources: &[
+            ItemTexts {
+                title: "Organización",
+                description: "La organización del token (JSON).",
+                descriptor_json: "{\"uri\":\"kobana://dashboards/organization\",\"name\":\"organization\",\"title\":\"Organización\",\"description\":\"La organización del token (JSON).\",\"mimeType\":\"application/json\"}",
+            },
+            ItemTexts {
+                title: "Catálogo de recursos",
+                description: "El catálogo de recursos de la API (JSON).",
+                descriptor_json: "{\"uri\":\"kobana://dashboards/schemas\",\"name\":\"schemas\",\"title\":\"Catálogo de recursos\",\"description\":\"El catálogo de recursos de la API (JSON).\",\"mimeType\":\"application/json\"}",
+            },
+        ],
+        templates: &[
+            ItemTexts {
+                title: "Esquema de recurso",
+                description: "Los campos de un recurso: tipo, enum, significado, cuáles ordenan (JSON).",
+                descriptor_json: "{\"uriTemplate\":\"kobana://dashboards/schemas/{resource}\",\"name\":\"schema\",\"title\":\"Esquema de recurso\",\"description\":\"Los campos de un recurso: tipo, enum, significado, cuáles ordenan (JSON).\",\"mimeType\":\"application/json\"}",
+            },
+            ItemTexts {
+                title: "Usuario del portal",
+                description: "Un usuario del portal, con el estado y el tenant ID cuyos registros ve (JSON).",
+                descriptor_json: "{\"uriTemplate\":\"kobana://dashboards/portal_users/{id}\",\"name\":\"portal_user\",\"title\":\"Usuario del portal\",\"description\":\"Un usuario del portal, con el estado y el tenant ID cuyos registros ve (JSON).\",\"mimeType\":\"application/json\"}",
+            },
+        ],
+        prompts: &[
+            PromptTexts {
+                title: "Panorama del tenant",
+                description: "Quién entra al portal por un tenant ID: los usuarios del portal que lo comparten y el estado de cada uno.",
+                template: "Muestra quién entra al portal por el tenant ID {{ tenant_id }}, sin cambiar nada.\n\n1. Lista con dashboards_portal_users_list y tenant_id \"{{ tenant_id }}\", recorriendo todas las páginas.\n2. Muestra una tabla con nombre, correo, estado (invited, invite_expired, active, suspended, deactivated), fecha de la invitación y último acceso.\n3. Resume cuántos usuarios hay en cada estado y señala quién todavía no aceptó la invitación o está suspendido.\n",
+                descriptor_json: "{\"name\":\"tenant_overview\",\"title\":\"Panorama del tenant\",\"description\":\"Quién entra al portal por un tenant ID: los usuarios del portal que lo comparten y el estado de cada uno.\",\"arguments\":[{\"name\":\"tenant_id\",\"description\":\"El tenant ID que se va a revisar.\",\"required\":true}]}",
+            },
+            PromptTexts {
+                title: "Revisar el acceso al portal",
+                description: "Encuentra a los usuarios del portal que todavía esperan su invitación y ofrece reenviarla, una confirmación por vez.",
+                template: "Revisa el acceso al portal{% if tenant_id %} del tenant ID {{ tenant_id }}{% endif %}: ¿quién sigue esperando su invitación?\n\n1. Lista con dashboards_portal_users_list{% if tenant_id %} y tenant_id \"{{ tenant_id }}\"{% endif %} los usuarios con estado \"invited\" y después los que tienen estado \"invite_expired\", recorriendo todas las páginas.\n2. Muestra una tabla con nombre, correo, tenant ID, estado y fecha de la última invitación.\n3. Ofrece reenviar la invitación. Por cada usuario que yo acepte, llama a dashboards_portal_users_resend_invite una vez, un usuario por vez: cada envío pide su propia confirmación, y ninguna invitación se reenvía sin ella.\n4. Al final, di a quién se le reenvió la invitación y a quién no.\n",
+                descriptor_json: "{\"name\":\"review_portal_access\",\"title\":\"Revisar el acceso al portal\",\"description\":\"Encuentra a los usuarios del portal que todavía esperan su invitación y ofrece reenviarla, una confirmación por vez.\",\"arguments\":[{\"name\":\"tenant_id\",\"description\":\"Solo los usuarios de este tenant ID (opcional).\",\"required\":false}]}",
+            },
+            PromptTexts {
+                title: "Revisión del acceso del equipo",
+                description: "Quién está en el equipo del dashboard, con qué rol y qué permisos.",
+                template: "Revisa quién tiene acceso al dashboard, sin cambiar nada.\n\n1. Lista el equipo con dashboards_team_members_list, recorriendo todas las páginas.\n2. Muestra una tabla con nombre, correo, rol (role), permisos adicionales, estado y último acceso.\n3. Agrupa por rol y señala lo que merece atención: más de un owner, miembros suspendidos, quien no entra hace más de 30 días (hoy es {{ today | date }}; en los registros, {{ today }}).\n",
+                descriptor_json: "{\"name\":\"team_access_review\",\"title\":\"Revisión del acceso del equipo\",\"description\":\"Quién está en el equipo del dashboard, con qué rol y qué permisos.\",\"arguments\":[]}",
+            },
+        ],
+        records: &[
+            RecordTexts {
+                title: "Invitación al equipo",
+                schema_json: "{\"name\":\"invites\",\"title\":\"Invitación al equipo\",\"description\":\"Una invitación para que alguien se una al equipo del dashboard con un rol.\",\"id_field\":\"id\",\"fields\":{\"accepted_at\":{\"type\":\"string\",\"description\":\"Cuándo se aceptó (ISO 8601); vacío si no se aceptó.\"},\"email\":{\"type\":\"string\",\"description\":\"A quién se invita.\"},\"expires_at\":{\"type\":\"string\",\"description\":\"Último día en que se puede aceptar (YYYY-MM-DD).\",\"sortable\":true},\"id\":{\"type\":\"string\",\"description\":\"Id de la invitación.\"},\"invited_by\":{\"type\":\"string\",\"description\":\"Nombre del miembro del equipo que la envió.\"},\"revoked_at\":{\"type\":\"string\",\"description\":\"Cuándo se revocó (ISO 8601); vacío si no se revocó.\"},\"role\":{\"type\":\"string\",\"description\":\"Rol que recibe la persona al aceptar.\",\"enum\":[\"admin\",\"finance\",\"support\",\"viewer\"]},\"sent_at\":{\"type\":\"string\",\"description\":\"Cuándo se envió por última vez (ISO 8601).\",\"sortable\":true},\"status\":{\"type\":\"string\",\"description\":\"pending: enviada, aún no aceptada; accepted: la persona se unió al equipo; expired: no se aceptó a tiempo; revoked: retirada por un administrador.\",\"enum\":[\"pending\",\"accepted\",\"expired\",\"revoked\"]}}}",
+            },
+            RecordTexts {
+                title: "Organización",
+                schema_json: "{\"name\":\"organization\",\"title\":\"Organización\",\"description\":\"La organización a la que pertenece el token (un único registro).\",\"id_field\":\"id\",\"fields\":{\"cnpj\":{\"type\":\"string\",\"description\":\"CNPJ de la organización, solo dígitos.\"},\"created_at\":{\"type\":\"string\",\"description\":\"Cuándo se creó la organización (ISO 8601).\"},\"email\":{\"type\":\"string\",\"description\":\"Correo del contacto administrativo.\"},\"id\":{\"type\":\"string\",\"description\":\"Id de la organización.\"},\"name\":{\"type\":\"string\",\"description\":\"Razón social (razão social).\"},\"portal_url\":{\"type\":\"string\",\"description\":\"Dirección del portal del cliente de la organización.\"}}}",
+            },
+            RecordTexts {
+                title: "Sesión del portal",
+                schema_json: "{\"name\":\"portal_sessions\",\"title\":\"Sesión del portal\",\"description\":\"Una sesión iniciada de un usuario del portal en el portal del cliente.\",\"id_field\":\"id\",\"fields\":{\"ended_at\":{\"type\":\"string\",\"description\":\"Cuándo se terminó (ISO 8601); vacío si no se terminó.\"},\"id\":{\"type\":\"string\",\"description\":\"Id de la sesión.\"},\"ip_address\":{\"type\":\"string\",\"description\":\"Dirección IP de la que vino la sesión.\"},\"last_seen_at\":{\"type\":\"string\",\"description\":\"Última actividad (ISO 8601).\",\"sortable\":true},\"portal_user_id\":{\"type\":\"string\",\"description\":\"El usuario del portal (portal_users.id).\"},\"started_at\":{\"type\":\"string\",\"description\":\"Hora de inicio de sesión (ISO 8601).\",\"sortable\":true},\"status\":{\"type\":\"string\",\"description\":\"active: todavía conectado; ended: terminada por un administrador o por cierre de sesión; expired: venció por inactividad.\",\"enum\":[\"active\",\"ended\",\"expired\"]},\"user_agent\":{\"type\":\"string\",\"description\":\"Navegador o aplicación de la sesión.\"}}}",
+            },
+            RecordTexts {
+                title: "Usuario del portal",
+                schema_json: "{\"name\":\"portal_users\",\"title\":\"Usuario del portal\",\"description\":\"Una persona que inicia sesión en el portal del cliente y ve los registros de un tenant.\",\"id_field\":\"id\",\"fields\":{\"created_at\":{\"type\":\"string\",\"description\":\"Cuándo se creó el usuario del portal (ISO 8601).\",\"sortable\":true},\"deactivated_at\":{\"type\":\"string\",\"description\":\"Cuándo terminó el acceso (ISO 8601); vacío si no está desactivado.\"},\"email\":{\"type\":\"string\",\"description\":\"Correo de inicio de sesión; las invitaciones se envían a él.\"},\"id\":{\"type\":\"string\",\"description\":\"Id del usuario del portal.\"},\"invite_sent_at\":{\"type\":\"string\",\"description\":\"Cuándo se envió la última invitación (ISO 8601).\",\"sortable\":true},\"last_login_at\":{\"type\":\"string\",\"description\":\"Último inicio de sesión (ISO 8601); vacío si nunca inició sesión.\",\"sortable\":true},\"name\":{\"type\":\"string\",\"description\":\"Nombre completo.\",\"sortable\":true},\"phone\":{\"type\":\"string\",\"description\":\"Número de teléfono.\"},\"status\":{\"type\":\"string\",\"description\":\"invited: invitación enviada, aún no aceptada; invite_expired: la invitación venció antes de ser aceptada; active: puede iniciar sesión; suspended: bloqueado temporalmente; deactivated: acceso terminado.\",\"enum\":[\"invited\",\"invite_expired\",\"active\",\"suspended\",\"deactivated\"]},\"suspended_at\":{\"type\":\"string\",\"description\":\"Cuándo se suspendió el acceso (ISO 8601); vacío si no está suspendido.\"},\"tenant_id\":{\"type\":\"string\",\"description\":\"Tenant cuyos registros ve el usuario (por ejemplo, la cuenta del cliente); lo comparten todos los usuarios del portal de ese tenant.\",\"sortable\":true}}}",
+            },
+            RecordTexts {
+                title: "Miembro del equipo",
+                schema_json: "{\"name\":\"team_members\",\"title\":\"Miembro del equipo\",\"description\":\"Una persona del equipo de la organización que usa el dashboard, con un rol y permisos.\",\"id_field\":\"id\",\"fields\":{\"created_at\":{\"type\":\"string\",\"description\":\"Cuándo se unió el miembro (ISO 8601).\",\"sortable\":true},\"email\":{\"type\":\"string\",\"description\":\"Correo de inicio de sesión.\"},\"id\":{\"type\":\"string\",\"description\":\"Id del miembro del equipo.\"},\"last_sign_in_at\":{\"type\":\"string\",\"description\":\"Último acceso (ISO 8601).\",\"sortable\":true},\"name\":{\"type\":\"string\",\"description\":\"Nombre completo.\",\"sortable\":true},\"permissions\":{\"type\":\"string\",\"description\":\"Permisos otorgados además del rol, separados por comas (por ejemplo portal_users.write, team_members.read).\"},\"role\":{\"type\":\"string\",\"description\":\"owner: todo, incluida la facturación de la cuenta; admin: todo menos la titularidad; finance: dinero e informes; support: clientes y usuarios del portal; viewer: solo lectura.\",\"enum\":[\"owner\",\"admin\",\"finance\",\"support\",\"viewer\"],\"sortable\":true},\"status\":{\"type\":\"string\",\"description\":\"active: puede usar el dashboard; suspended: bloqueado temporalmente.\",\"enum\":[\"active\",\"suspended\"]},\"suspended_at\":{\"type\":\"string\",\"description\":\"Cuándo se suspendió al miembro (ISO 8601); vacío si no está suspendido.\"}}}",
+            },
+        ],
+    },
+    LocaleTexts {
+        locale: Locale::En,
+        title: "Kobana Dashboards",
+        instructions: "Kobana Dashboards: who reaches this organization's data through the customer portal and the dashboard.\n- Portal users (portal_users) log in to the customer portal and see the records of one tenant\n  (`tenant_id`, e.g. a customer account); several portal users can share a tenant. Status: `invited`\n  (invite sent, not accepted yet), `invite_expired` (invite expired before acceptance), `active`,\n  `suspended` (temporarily blocked), `deactivated` (access ended).\n- Team members (team_members) use the dashboard itself, each with a role and a list of permissions;\n  new members join through invites.\n- Ids are strings (`id`). Lists are paginated (`page`, `per_page`; a page shorter than `per_page`\n  is the last) and newest first unless `sort` says otherwise (`-field` sorts descending).\n- Destructive tools delete, end, suspend or deactivate a record, or send an e-mail or invite (creating\n  a portal user or a team invite sends one). The server asks the user to confirm each call, one at a\n  time; a confirmation is used once. Before calling one, tell the user exactly what it will do.\n- The resources kobana://dashboards/… (organization, portal users, schemas) are read by the same tools,\n  under the same permissions.\n",
+        tools_json: TOOLS_JSON_EN,
+        tools: TOOL_TEXTS_EN,
+        resources: &[
+            ItemTexts {
+                title: "Organization",
+                description: "The token's organization (JSON).",
+                descriptor_json: "{\"uri\":\"kobana://dashboards/organization\",\"name\":\"organization\",\"title\":\"Organization\",\"description\":\"The token's organization (JSON).\",\"mimeType\":\"application/json\"}",
+            },
+            ItemTexts {
+                title: "Resource catalog",
+                description: "The catalog of the API's resources (JSON).",
+                descriptor_json: "{\"uri\":\"kobana://dashboards/schemas\",\"name\":\"schemas\",\"title\":\"Resource catalog\",\"description\":\"The catalog of the API's resources (JSON).\",\"mimeType\":\"application/json\"}",
+            },
+        ],
+        templates: &[
+            ItemTexts {
+                title: "Resource schema",
+                description: "The fields of one resource: type, enum, meaning, which ones sort (JSON).",
+                descriptor_json: "{\"uriTemplate\":\"kobana://dashboards/schemas/{resource}\",\"name\":\"schema\",\"title\":\"Resource schema\",\"description\":\"The fields of one resource: type, enum, meaning, which ones sort (JSON).\",\"mimeType\":\"application/json\"}",
+            },
+            ItemTexts {
+                title: "Portal user",
+                description: "A portal user, with the status and the tenant ID whose records they see (JSON).",
+                descriptor_json: "{\"uriTemplate\":\"kobana://dashboards/portal_users/{id}\",\"name\":\"portal_user\",\"title\":\"Portal user\",\"description\":\"A portal user, with the status and the tenant ID whose records they see (JSON).\",\"mimeType\":\"application/json\"}",
+            },
+        ],
+        prompts: &[
+            PromptTexts {
+                title: "Tenant overview",
+                description: "Who logs in to the portal through a tenant ID: the portal users who share it and the status of each.",
+                template: "Show who logs in to the portal through the tenant ID {{ tenant_id }}, without changing anything.\n\n1. List with dashboards_portal_users_list and tenant_id \"{{ tenant_id }}\", going through every page.\n2. Show a table with name, e-mail, status (invited, invite_expired, active, suspended, deactivated), invite date and last login.\n3. Sum up how many users there are in each status and point out who has not accepted the invite yet or is suspended.\n",
+                descriptor_json: "{\"name\":\"tenant_overview\",\"title\":\"Tenant overview\",\"description\":\"Who logs in to the portal through a tenant ID: the portal users who share it and the status of each.\",\"arguments\":[{\"name\":\"tenant_id\",\"description\":\"The tenant ID to look into.\",\"required\":true}]}",
+            },
+            PromptTexts {
+                title: "Review portal access",
+                description: "Finds portal users still waiting on their invite and offers to resend it, one confirmation at a time.",
+                template: "Review portal access{% if tenant_id %} for the tenant ID {{ tenant_id }}{% endif %}: who is still waiting on their invite?\n\n1. List with dashboards_portal_users_list{% if tenant_id %} and tenant_id \"{{ tenant_id }}\"{% endif %} the users with status \"invited\" and then those with status \"invite_expired\", going through every page.\n2. Show a table with name, e-mail, tenant ID, status and date of the last invite.\n3. Offer to resend the invite. For each user I accept, call dashboards_portal_users_resend_invite once, one user at a time: each sending asks for its own confirmation, and no invite is resent without it.\n4. At the end, say to whom the invite was resent and to whom it was not.\n",
+                descriptor_json: "{\"name\":\"review_portal_access\",\"title\":\"Review portal access\",\"description\":\"Finds portal users still waiting on their invite and offers to resend it, one confirmation at a time.\",\"arguments\":[{\"name\":\"tenant_id\",\"description\":\"Only the users of this tenant ID (optional).\",\"required\":false}]}",
+            },
+            PromptTexts {
+                title: "Team access review",
+                description: "Who is on the dashboard team, with which role and which permissions.",
+                template: "Review who has access to the dashboard, without changing anything.\n\n1. List the team with dashboards_team_members_list, going through every page.\n2. Show a table with name, e-mail, role, extra permissions, status and last sign-in.\n3. Group by role and point out what deserves attention: more than one owner, suspended members, anyone who has not signed in for more than 30 days (today is {{ today | date }}; the records write it {{ today }}).\n",
+                descriptor_json: "{\"name\":\"team_access_review\",\"title\":\"Team access review\",\"description\":\"Who is on the dashboard team, with which role and which permissions.\",\"arguments\":[]}",
+            },
+        ],
+        records: &[
+            RecordTexts {
+                title: "Team invite",
+                schema_json: "{\"name\":\"invites\",\"title\":\"Team invite\",\"description\":\"An invitation for someone to join the dashboard team with a role.\",\"id_field\":\"id\",\"fields\":{\"accepted_at\":{\"type\":\"string\",\"description\":\"When it was accepted (ISO 8601); empty unless accepted.\"},\"email\":{\"type\":\"string\",\"description\":\"Who is invited.\"},\"expires_at\":{\"type\":\"string\",\"description\":\"Last day it can be accepted (YYYY-MM-DD).\",\"sortable\":true},\"id\":{\"type\":\"string\",\"description\":\"Invite id.\"},\"invited_by\":{\"type\":\"string\",\"description\":\"Name of the team member who sent it.\"},\"revoked_at\":{\"type\":\"string\",\"description\":\"When it was revoked (ISO 8601); empty unless revoked.\"},\"role\":{\"type\":\"string\",\"description\":\"Role the person gets on accepting.\",\"enum\":[\"admin\",\"finance\",\"support\",\"viewer\"]},\"sent_at\":{\"type\":\"string\",\"description\":\"When it was last sent (ISO 8601).\",\"sortable\":true},\"status\":{\"type\":\"string\",\"description\":\"pending: sent, not accepted yet; accepted: the person joined the team; expired: not accepted in time; revoked: withdrawn by an administrator.\",\"enum\":[\"pending\",\"accepted\",\"expired\",\"revoked\"]}}}",
+            },
+            RecordTexts {
+                title: "Organization",
+                schema_json: "{\"name\":\"organization\",\"title\":\"Organization\",\"description\":\"The organization the token belongs to (one record).\",\"id_field\":\"id\",\"fields\":{\"cnpj\":{\"type\":\"string\",\"description\":\"CNPJ of the organization, digits only.\"},\"created_at\":{\"type\":\"string\",\"description\":\"When the organization was created (ISO 8601).\"},\"email\":{\"type\":\"string\",\"description\":\"Administrative contact e-mail.\"},\"id\":{\"type\":\"string\",\"description\":\"Organization id.\"},\"name\":{\"type\":\"string\",\"description\":\"Legal name (razão social).\"},\"portal_url\":{\"type\":\"string\",\"description\":\"Address of the organization's customer portal.\"}}}",
+            },
+            RecordTexts {
+                title: "Portal session",
+                schema_json: "{\"name\":\"portal_sessions\",\"title\":\"Portal session\",\"description\":\"A logged-in session of a portal user in the customer portal.\",\"id_field\":\"id\",\"fields\":{\"ended_at\":{\"type\":\"string\",\"description\":\"When it was ended (ISO 8601); empty unless ended.\"},\"id\":{\"type\":\"string\",\"description\":\"Session id.\"},\"ip_address\":{\"type\":\"string\",\"description\":\"IP address the session came from.\"},\"last_seen_at\":{\"type\":\"string\",\"description\":\"Last activity (ISO 8601).\",\"sortable\":true},\"portal_user_id\":{\"type\":\"string\",\"description\":\"The portal user (portal_users.id).\"},\"started_at\":{\"type\":\"string\",\"description\":\"Login time (ISO 8601).\",\"sortable\":true},\"status\":{\"type\":\"string\",\"description\":\"active: still logged in; ended: ended by an administrator or a logout; expired: timed out.\",\"enum\":[\"active\",\"ended\",\"expired\"]},\"user_agent\":{\"type\":\"string\",\"description\":\"Browser or app of the session.\"}}}",
+            },
+            RecordTexts {
+                title: "Portal user",
+                schema_json: "{\"name\":\"portal_users\",\"title\":\"Portal user\",\"description\":\"A person who logs in to the customer portal and sees the records of one tenant.\",\"id_field\":\"id\",\"fields\":{\"created_at\":{\"type\":\"string\",\"description\":\"When the portal user was created (ISO 8601).\",\"sortable\":true},\"deactivated_at\":{\"type\":\"string\",\"description\":\"When access ended (ISO 8601); empty unless deactivated.\"},\"email\":{\"type\":\"string\",\"description\":\"Login e-mail; invites are sent here.\"},\"id\":{\"type\":\"string\",\"description\":\"Portal user id.\"},\"invite_sent_at\":{\"type\":\"string\",\"description\":\"When the last invite was sent (ISO 8601).\",\"sortable\":true},\"last_login_at\":{\"type\":\"string\",\"description\":\"Last login (ISO 8601); empty if never logged in.\",\"sortable\":true},\"name\":{\"type\":\"string\",\"description\":\"Full name.\",\"sortable\":true},\"phone\":{\"type\":\"string\",\"description\":\"Phone number.\"},\"status\":{\"type\":\"string\",\"description\":\"invited: invite sent, not accepted yet; invite_expired: the invite expired before acceptance; active: can log in; suspended: temporarily blocked; deactivated: access ended.\",\"enum\":[\"invited\",\"invite_expired\",\"active\",\"suspended\",\"deactivated\"]},\"suspended_at\":{\"type\":\"string\",\"description\":\"When access was suspended (ISO 8601); empty unless suspended.\"},\"tenant_id\":{\"type\":\"string\",\"description\":\"Tenant whose records the user sees (e.g. the customer account); shared by every portal user of that tenant.\",\"sortable\":true}}}",
+            },
+            RecordTexts {
+                title: "Team member",
+                schema_json: "{\"name\":\"team_members\",\"title\":\"Team member\",\"description\":\"A person of the organization's team who uses the dashboard, with a role and permissions.\",\"id_field\":\"id\",\"fields\":{\"created_at\":{\"type\":\"string\",\"description\":\"When the member joined (ISO 8601).\",\"sortable\":true},\"email\":{\"type\":\"string\",\"description\":\"Login e-mail.\"},\"id\":{\"type\":\"string\",\"description\":\"Team member id.\"},\"last_sign_in_at\":{\"type\":\"string\",\"description\":\"Last sign-in (ISO 8601).\",\"sortable\":true},\"name\":{\"type\":\"string\",\"description\":\"Full name.\",\"sortable\":true},\"permissions\":{\"type\":\"string\",\"description\":\"Permissions granted beyond the role, comma-separated (e.g. portal_users.write, team_members.read).\"},\"role\":{\"type\":\"string\",\"description\":\"owner: everything, including billing of the account; admin: everything but ownership; finance: money and reports; support: customers and portal users; viewer: read only.\",\"enum\":[\"owner\",\"admin\",\"finance\",\"support\",\"viewer\"],\"sortable\":true},\"status\":{\"type\":\"string\",\"description\":\"active: can use the dashboard; suspended: temporarily blocked.\",\"enum\":[\"active\",\"suspended\"]},\"suspended_at\":{\"type\":\"string\",\"description\":\"When the member was suspended (ISO 8601); empty unless suspended.\"}}}",
+            },
+        ],
+    },
+];
+const TOOLS_JSON_PT_BR: &str = "{\"name\":\"dashboards_invites_create\",\"title\":\"Convidar alguém para a equipe\",\"description\":\"Envia por e-mail um convite para entrar na equipe do dashboard com uma função (status pending até ser aceito).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"email\":{\"type\":\"string\",\"format\":\"email\",\"description\":\"Quem é convidado.\"},\"role\":{\"type\":\"string\",\"enum\":[\"admin\",\"finance\",\"support\",\"viewer\"]}},\"required\":[\"email\",\"role\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Convidar alguém para a equipe\",\"readOnlyHint\":false,\"destructiveHint\":true,\"idempotentHint\":false,\"openWorldHint\":true}},{\"name\":\"dashboards_invites_get\",\"title\":\"Consultar um convite para a equipe\",\"description\":\"Um convite para a equipe pelo id (e-mail, função, status, quem enviou, validade).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id do convite.\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Consultar um convite para a equipe\",\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_invites_list\",\"title\":\"Listar convites para a equipe\",\"description\":\"Convites para entrar na equipe do dashboard, dos mais recentes para os mais antigos. Filtre por status (pending = ainda não aceito), função ou e-mail; pagine com page/per_page.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"status\":{\"type\":\"string\",\"enum\":[\"pending\",\"accepted\",\"expired\",\"revoked\"]},\"role\":{\"type\":\"string\",\"enum\":[\"admin\",\"finance\",\"support\",\"viewer\"]},\"email\":{\"type\":\"string\",\"description\":\"E-mail exato.\"},\"sort\":{\"type\":\"string\",\"enum\":[\"sent_at\",\"-sent_at\",\"expires_at\",\"-expires_at\"],\"description\":\"Campo de ordenação; prefixe com - para ordem decrescente. Padrão: -sent_at.\"},\"page\":{\"type\":\"integer\",\"minimum\":1,\"default\":1,\"description\":\"Número da página (a partir de 1).\"},\"per_page\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":25,\"description\":\"Registros por página (1-100).\"}},\"additionalProperties\":false},\"annotations\":{\"title\":\"Listar convites para a equipe\",\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_invites_resend\",\"title\":\"Reenviar um convite para a equipe\",\"description\":\"Envia de novo por e-mail um convite pendente ou expirado, com uma nova validade.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id do convite.\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Reenviar um convite para a equipe\",\"readOnlyHint\":false,\"destructiveHint\":true,\"idempotentHint\":false,\"openWorldHint\":true}},{\"name\":\"dashboards_invites_revoke\",\"title\":\"Revogar um convite para a equipe\",\"description\":\"Retira um convite pendente, e o link dele deixa de funcionar.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id do convite.\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Revogar um convite para a equipe\",\"readOnlyHint\":false,\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_organization_get\",\"title\":\"Consultar a organização\",\"description\":\"A organização a que este token pertence (nome, CNPJ, contato, endereço do portal). Também é o recurso kobana://dashboards/organization.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{},\"additionalProperties\":false},\"annotations\":{\"title\":\"Consultar a organização\",\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_sessions_end\",\"title\":\"Encerrar uma sessão do portal\",\"description\":\"Desconecta um usuário do portal de uma sessão ativa (por exemplo, um aparelho perdido). O usuário pode entrar de novo.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id da sessão.\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Encerrar uma sessão do portal\",\"readOnlyHint\":false,\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_sessions_get\",\"title\":\"Consultar uma sessão do portal\",\"description\":\"Uma sessão do portal pelo id (usuário do portal, IP, navegador, status, horários).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id da sessão.\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Consultar uma sessão do portal\",\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_sessions_list\",\"title\":\"Listar sessões do portal\",\"description\":\"Sessões de login dos usuários do portal, das mais recentes para as mais antigas. Filtre por usuário do portal ou status (active = ainda conectado); pagine com page/per_page.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"portal_user_id\":{\"type\":\"string\",\"description\":\"Só as sessões deste usuário do portal.\"},\"status\":{\"type\":\"string\",\"enum\":[\"active\",\"ended\",\"expired\"]},\"sort\":{\"type\":\"string\",\"enum\":[\"started_at\",\"-started_at\",\"last_seen_at\",\"-last_seen_at\"],\"description\":\"Campo de ordenação; prefixe com - para ordem decrescente. Padrão: -started_at.\"},\"page\":{\"type\":\"integer\",\"minimum\":1,\"default\":1,\"description\":\"Número da página (a partir de 1).\"},\"per_page\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":25,\"description\":\"Registros por página (1-100).\"}},\"additionalProperties\":false},\"annotations\":{\"title\":\"Listar sessões do portal\",\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_users_create\",\"title\":\"Convidar um novo usuário do portal\",\"description\":\"Cria um usuário do portal para um tenant e envia por e-mail o convite para o portal do cliente (status invited). Envia um e-mail: confirme antes com o usuário o endereço de e-mail e o tenant.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\",\"minLength\":1},\"email\":{\"type\":\"string\",\"format\":\"email\",\"description\":\"O convite vai para este endereço.\"},\"tenant_id\":{\"type\":\"string\",\"description\":\"Tenant cujos registros o usuário vai ver.\"},\"phone\":{\"type\":\"string\"}},\"required\":[\"name\",\"email\",\"tenant_id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Convidar um novo usuário do portal\",\"readOnlyHint\":false,\"destructiveHint\":true,\"idempotentHint\":false,\"openWorldHint\":true}},{\"name\":\"dashboards_portal_users_deactivate\",\"title\":\"Desativar um usuário do portal\",\"description\":\"Encerra de vez o acesso de um usuário do portal (o registro é mantido no histórico; as sessões são encerradas). Para deixá-lo entrar de novo, convide-o outra vez.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id do usuário do portal.\"},\"reason\":{\"type\":\"string\",\"description\":\"Motivo (fica no histórico).\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Desativar um usuário do portal\",\"readOnlyHint\":false,\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_users_delete\",\"title\":\"Apagar um usuário do portal\",\"description\":\"Apaga de forma permanente um usuário do portal e as sessões dele. Prefira dashboards_portal_users_deactivate para manter o histórico; não pode ser desfeito.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id do usuário do portal.\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Apagar um usuário do portal\",\"readOnlyHint\":false,\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_users_get\",\"title\":\"Consultar um usuário do portal\",\"description\":\"Um usuário do portal pelo id, com o status e o tenant ID cujos registros ele vê. Também é o recurso kobana://dashboards/portal_users/{id}.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id do usuário do portal.\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Consultar um usuário do portal\",\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_users_list\",\"title\":\"Listar usuários do portal\",\"description\":\"Usuários do portal do cliente, dos mais recentes para os mais antigos. Filtre por tenant_id (todos que veem os registros desse tenant), status (invited / invite_expired = ainda aguardando aceitar o convite) ou e-mail; pagine com page/per_page.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"tenant_id\":{\"type\":\"string\",\"description\":\"Só os usuários deste tenant.\"},\"status\":{\"type\":\"string\",\"enum\":[\"invited\",\"invite_expired\",\"active\",\"suspended\",\"deactivated\"]},\"email\":{\"type\":\"string\",\"description\":\"E-mail exato.\"},\"sort\":{\"type\":\"string\",\"enum\":[\"name\",\"-name\",\"tenant_id\",\"-tenant_id\",\"invite_sent_at\",\"-invite_sent_at\",\"last_login_at\",\"-last_login_at\",\"created_at\",\"-created_at\"],\"description\":\"Campo de ordenação; prefixe com - para ordem decrescente. Padrão: -created_at.\"},\"page\":{\"type\":\"integer\",\"minimum\":1,\"default\":1,\"description\":\"Número da página (a partir de 1).\"},\"per_page\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":25,\"description\":\"Registros por página (1-100).\"}},\"additionalProperties\":false},\"annotations\":{\"title\":\"Listar usuários do portal\",\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_users_reactivate\",\"title\":\"Reativar um usuário do portal\",\"description\":\"Permite que um usuário suspenso do portal volte a entrar.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id do usuário do portal.\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Reativar um usuário do portal\",\"readOnlyHint\":false,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_users_resend_invite\",\"title\":\"Reenviar o convite do portal\",\"description\":\"Envia de novo por e-mail o convite do portal para um usuário que ainda não o aceitou (status invited ou invite_expired); um novo link de convite substitui o anterior.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id do usuário do portal.\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Reenviar o convite do portal\",\"readOnlyHint\":false,\"destructiveHint\":true,\"idempotentHint\":false,\"openWorldHint\":true}},{\"name\":\"dashboards_portal_users_suspend\",\"title\":\"Suspender um usuário do portal\",\"description\":\"Impede temporariamente que um usuário ativo do portal entre (as sessões ativas dele são encerradas). Reversível com dashboards_portal_users_reactivate.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id do usuário do portal.\"},\"reason\":{\"type\":\"string\",\"description\":\"Motivo (fica no histórico).\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Suspender um usuário do portal\",\"readOnlyHint\":false,\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_users_update\",\"title\":\"Atualizar um usuário do portal\",\"description\":\"Altera o nome, o telefone ou o tenant de um usuário do portal (quais registros ele vê). Não envia nada.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id do usuário do portal.\"},\"name\":{\"type\":\"string\",\"minLength\":1},\"phone\":{\"type\":\"string\"},\"tenant_id\":{\"type\":\"string\",\"description\":\"Novo tenant; a partir daí o usuário passa a ver os registros desse tenant.\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Atualizar um usuário do portal\",\"readOnlyHint\":false,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_schemas_get\",\"title\":\"Consultar os campos de um recurso\",\"description\":\"Os campos de um recurso do Dashboards (por exemplo portal_users): tipo, valores permitidos (enum), significado e quais campos podem ser usados em `sort`.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"resource\":{\"type\":\"string\",\"description\":\"Nome do recurso como aparece em dashboards_schemas_list, por exemplo portal_users.\"}},\"required\":[\"resource\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Consultar os campos de um recurso\",\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_schemas_list\",\"title\":\"Listar os esquemas dos recursos da API\",\"description\":\"O catálogo de recursos do Dashboards (portal_users, portal_sessions, team_members, invites, organization) com uma descrição de uma linha de cada um. Use dashboards_schemas_get para ver os campos de um deles.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{},\"additionalProperties\":false},\"annotations\":{\"title\":\"Listar os esquemas dos recursos da API\",\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_team_members_get\",\"title\":\"Consultar um membro da equipe\",\"description\":\"Um membro da equipe pelo id (função, permissões, status, último acesso).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id do membro da equipe.\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Consultar um membro da equipe\",\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_team_members_list\",\"title\":\"Listar membros da equipe\",\"description\":\"As pessoas da equipe do dashboard, com função, permissões e status. Filtre por função ou status; pagine com page/per_page.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"role\":{\"type\":\"string\",\"enum\":[\"owner\",\"admin\",\"finance\",\"support\",\"viewer\"]},\"status\":{\"type\":\"string\",\"enum\":[\"active\",\"suspended\"]},\"email\":{\"type\":\"string\",\"description\":\"E-mail exato.\"},\"sort\":{\"type\":\"string\",\"enum\":[\"name\",\"-name\",\"role\",\"-role\",\"last_sign_in_at\",\"-last_sign_in_at\",\"created_at\",\"-created_at\"],\"description\":\"Campo de ordenação; prefixe com - para ordem decrescente. Padrão: -created_at.\"},\"page\":{\"type\":\"integer\",\"minimum\":1,\"default\":1,\"description\":\"Número da página (a partir de 1).\"},\"per_page\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":25,\"description\":\"Registros por página (1-100).\"}},\"additionalProperties\":false},\"annotations\":{\"title\":\"Listar membros da equipe\",\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_team_members_reactivate\",\"title\":\"Reativar um membro da equipe\",\"description\":\"Permite que um membro suspenso da equipe volte a usar o dashboard, com a mesma função e as mesmas permissões.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id do membro da equipe.\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Reativar um membro da equipe\",\"readOnlyHint\":false,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_team_members_remove\",\"title\":\"Remover um membro da equipe\",\"description\":\"Remove uma pessoa da equipe do dashboard (apaga a participação). Ela perde o acesso na hora; para incluí-la de novo, envie um novo convite.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id do membro da equipe.\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Remover um membro da equipe\",\"readOnlyHint\":false,\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_team_members_suspend\",\"title\":\"Suspender um membro da equipe\",\"description\":\"Impede temporariamente que um membro da equipe use o dashboard. Reversível com dashboards_team_members_reactivate.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id do membro da equipe.\"},\"reason\":{\"type\":\"string\",\"description\":\"Motivo (fica no histórico).\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Suspender um membro da equipe\",\"readOnlyHint\":false,\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_team_members_update\",\"title\":\"Alterar a função ou as permissões de um membro da equipe\",\"description\":\"Define a função e/ou as permissões extras de um membro da equipe (separadas por vírgula). Vale a partir da próxima requisição dele.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id do membro da equipe.\"},\"role\":{\"type\":\"string\",\"enum\":[\"admin\",\"finance\",\"support\",\"viewer\"],\"description\":\"Nova função (a titularidade não é transferida aqui).\"},\"permissions\":{\"type\":\"string\",\"description\":\"Permissões extras, separadas por vírgula (substituem a lista atual).\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Alterar a função ou as permissões de um membro da equipe\",\"readOnlyHint\":false,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}}";
+static TOOL_TEXTS_PT_BR: &[ToolTexts] = &[
+    ToolTexts {
+        title: "Convidar alguém para a equipe",
+        description: "Envia por e-mail um convite para entrar na equipe do dashboard com uma função (status pending até ser aceito).",
+        destructive_clause: Some(
+            "enviam um e-mail ou convite — \"Tools destrutivas — as que apagam, encerram, suspendem ou desativam um registro, ou enviam um e-mail ou convite — são marcadas com destructiveHint\"",
+        ),
+        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 0usize, 605usize),
+        labels: &[("email", "Quem é convidado"), ("role", "role")],
+    },
+    ToolTexts {
+        title: "Consultar um convite para a equipe",
+        description: "Um convite para a equipe pelo id (e-mail, função, status, quem enviou, validade).",
+        destructive_clause: None,
+        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 606usize, 1081usize),
+        labels: &[("id", "Id do convite")],
+    },
+    ToolTexts {
+        title: "Listar convites para a equipe",
+        description: "Convites para entrar na equipe do dashboard, dos mais recentes para os mais antigos. Filtre por status (pending = ainda não aceito), função ou e-mail; pagine com page/per_page.",
+        destructive_clause: None,
+        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 1082usize, 2171usize),
+        labels: &[
+            ("status", "status"),
+            ("role", "role"),
+            ("email", "E-mail exato"),
+            ("sort", "Campo de ordenação"),
+            ("page", "Número da página"),
+            ("per_page", "Registros por página"),
+        ],
+    },
+    ToolTexts {
+        title: "Reenviar um convite para a equipe",
+        description: "Envia de novo por e-mail um convite pendente ou expirado, com uma nova validade.",
+        destructive_clause: Some(
+            "enviam um e-mail ou convite — \"Tools destrutivas — as que apagam, encerram, suspendem ou desativam um registro, ou enviam um e-mail ou convite — são marcadas com destructiveHint\"",
+        ),
+        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 2172usize, 2645usize),
+        labels: &[("id", "Id do convite")],
+    },
+    ToolTexts {
+        title: "Revogar um convite para a equipe",
+        description: "Retira um convite pendente, e o link dele deixa de funcionar.",
+        destructive_clause: Some(
+            "desativam — \"Tools destrutivas — as que apagam, encerram, suspendem ou desativam um registro, ou enviam um e-mail ou convite — são marcadas com destructiveHint\"",
+        ),
+        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 2646usize, 3098usize),
+        labels: &[("id", "Id do convite")],
+    },
+    ToolTexts {
+        title: "Consultar a organização",
+        description: "A organização a que este token pertence (nome, CNPJ, contato, endereço do portal). Também é o recurso kobana://dashboards/organization.",
+        destructive_clause: None,
+        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 3099usize, 3547usize),
+        labels: &[],
+    },
+    ToolTexts {
+        title: "Encerrar uma sessão do portal",
+        description: "Desconecta um usuário do portal de uma sessão ativa (por exemplo, um aparelho perdido). O usuário pode entrar de novo.",
+        destructive_clause: Some(
+            "encerram — \"Tools destrutivas — as que apagam, encerram, suspendem ou desativam um registro, ou enviam um e-mail ou convite — são marcadas com destructiveHint\"",
+        ),
+        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 3548usize, 4061usize),
+        labels: &[("id", "Id da sessão")],
+    },
+    ToolTexts {
+        title: "Consultar uma sessão do portal",
+        description: "Uma sessão do portal pelo id (usuário do portal, IP, navegador, status, horários).",
+        destructive_clause: None,
+        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 4062usize, 4541usize),
+        labels: &[("id", "Id da sessão")],
+    },
+    ToolTexts {
+        title: "Listar sessões do portal",
+        description: "Sessões de login dos usuários do portal, das mais recentes para as mais antigas. Filtre por usuário do portal ou status (active = ainda conectado); pagine com page/per_page.",
+        destructive_clause: None,
+        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 4542usize, 5593usize),
+        labels: &[
+            ("portal_user_id", "Só as sessões deste usuário do portal"),
+            ("status", "status"),
+            ("sort", "Campo de ordenação"),
+            ("page", "Número da página"),
+            ("per_page", "Registros por página"),
+        ],
+    },
+    ToolTexts {
+        title: "Convidar um novo usuário do portal",
+        description: "Cria um usuário do portal para um tenant e envia por e-mail o convite para o portal do cliente (status invited). Envia um e-mail: confirme antes com o usuário o endereço de e-mail e o tenant.",
+        destructive_clause: Some(
+            "enviam um e-mail ou convite — \"Tools destrutivas — as que apagam, encerram, suspendem ou desativam um registro, ou enviam um e-mail ou convite — são marcadas com destructiveHint\"",
+        ),
+        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 5594usize, 6406usize),
+        labels: &[
+            ("name", "name"),
+            ("email", "O convite vai para este endereço"),
+            ("tenant_id", "Tenant cujos registros o usuário vai ver"),
+            ("phone", "phone"),
+        ],
+    },
+    ToolTexts {
+        title: "Desativar um usuário do portal",
+        description: "Encerra de vez o acesso de um usuário do portal (o registro é mantido no histórico; as sessões são encerradas). Para deixá-lo entrar de novo, convide-o outra vez.",
+        destructive_clause: Some(
+            "desativam — \"Tools destrutivas — as que apagam, encerram, suspendem ou desativam um registro, ou enviam um e-mail ou convite — são marcadas com destructiveHint\"",
+        ),
+        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 6407usize, 7056usize),
+        labels: &[("id", "Id do usuário do portal"), ("reason", "Motivo")],
+    },
+    ToolTexts {
+        title: "Apagar um usuário do portal",
+        description: "Apaga de forma permanente um usuário do portal e as sessões dele. Prefira dashboards_portal_users_deactivate para manter o histórico; não pode ser desfeito.",
+        destructive_clause: Some(
+            "apagam — \"Tools destrutivas — as que apagam, encerram, suspendem ou desativam um registro, ou enviam um e-mail ou convite — são marcadas com destructiveHint\"",
+        ),
+        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 7057usize, 7616usize),
+        labels: &[("id", "Id do usuário do portal")],
+    },
+    ToolTexts {
+        title: "Consultar um usuário do portal",
+        description: "Um usuário do portal pelo id, com o status e o tenant ID cujos registros ele vê. Também é o recurso kobana://dashboards/portal_users/{id}.",
+        destructive_clause: None,
+        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 7617usize, 8161usize),
+        labels: &[("id", "Id do usuário do portal")],
+    },
+    ToolTexts {
+        title: "Listar usuários do portal",
+        description: "Usuários do portal do cliente, dos mais recentes para os mais antigos. Filtre por tenant_id (todos que veem os registros desse tenant), status (invited / invite_expired = ainda aguardando aceitar o convite) ou e-mail; pagine com page/per_page.",
+        destructive_clause: None,
+        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 8162usize, 9432usize),
+        labels: &[
+            ("tenant_id", "Só os usuários deste tenant"),
+            ("status", "status"),
+            ("email", "E-mail exato"),
+            ("sort", "Campo de ordenação"),
+            ("page", "Número da página"),
+            ("per_page", "Registros por página"),
+        ],
+    },
+    ToolTexts {
+        title: "Reativar um usuário do portal",
+        description: "Permite que um usuário suspenso do portal volte a entrar.",
+        destructive_clause: None,
+        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 9433usize, 9899usize),
+        labels: &[("id", "Id do usuário do portal")],
+    },
+    ToolTexts {
+        title: "Reenviar o convite do portal",
+        description: "Envia de novo por e-mail o convite do portal para um usuário que ainda não o aceitou (status invited ou invite_expired); um novo link de convite substitui o anterior.",
+        destructive_clause: Some(
+            "enviam um e-mail ou convite — \"Tools destrutivas — as que apagam, encerram, suspendem ou desativam um registro, ou enviam um e-mail ou convite — são marcadas com destructiveHint\"",
+        ),
+        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 9900usize, 10474usize),
+        labels: &[("id", "Id do usuário do portal")],
+    },
+    ToolTexts {
+        title: "Suspender um usuário do portal",
+        description: "Impede temporariamente que um usuário ativo do portal entre (as sessões ativas dele são encerradas). Reversível com dashboards_portal_users_reactivate.",
+        destructive_clause: Some(
+            "suspendem — \"Tools destrutivas — as que apagam, encerram, suspendem ou desativam um registro, ou enviam um e-mail ou convite — são marcadas com destructiveHint\"",
+        ),
+        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 10475usize, 11108usize),
+        labels: &[("id", "Id do usuário do portal"), ("reason", "Motivo")],
+    },
+    ToolTexts {
+        title: "Atualizar um usuário do portal",
+        description: "Altera o nome, o telefone ou o tenant de um usuário do portal (quais registros ele vê). Não envia nada.",
+        destructive_clause: None,
+        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 11109usize, 11809usize),
+        labels: &[
+            ("id", "Id do usuário do portal"),
+            ("name", "name"),
+            ("phone", "phone"),
+            ("tenant_id", "Novo tenant"),
+        ],
+    },
+    ToolTexts {
+        title: "Consultar os campos de um recurso",
+        description: "Os campos de um recurso do Dashboards (por exemplo portal_users): tipo, valores permitidos (enum), significado e quais campos podem ser usados em `sort`.",
+        destructive_clause: None,
+        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 11810usize, 12433usize),
+        labels: &[
+            ("resource", "Nome do recurso como aparece em dashboards_schemas_list"),
+        ],
+    },
+    ToolTexts {
+        title: "Listar os esquemas dos recursos da API",
+        description: "O catálogo de recursos do Dashboards (portal_users, portal_sessions, team_members, invites, organization) com uma descrição de uma linha de cada um. Use dashboards_schemas_get para ver os campos de um deles.",
+        destructive_clause: None,
+        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 12434usize, 12974usize),
+        labels: &[],
+    },
+    ToolTexts {
+        title: "Consultar um membro da equipe",
+        description: "Um membro da equipe pelo id (função, permissões, status, último acesso).",
+        destructive_clause: None,
+        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 12975usize, 13447usize),
+        labels: &[("id", "Id do membro da equipe")],
+    },
+    ToolTexts {
+        title: "Listar membros da equipe",
+        description: "As pessoas da equipe do dashboard, com função, permissões e status. Filtre por função ou status; pagine com page/per_page.",
+        destructive_clause: None,
+        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 13448usize, 14517usize),
+        labels: &[
+            ("role", "role"),
+            ("status", "status"),
+            ("email", "E-mail exato"),
+            ("sort", "Campo de ordenação"),
+            ("page", "Número da página"),
+            ("per_page", "Registros por página"),
+        ],
+    },
+    ToolTexts {
+        title: "Reativar um membro da equipe",
+        description: "Permite que um membro suspenso da equipe volte a usar o dashboard, com a mesma função e as mesmas permissões.",
+        destructive_clause: None,
+        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 14518usize, 15032usize),
+        labels: &[("id", "Id do membro da equipe")],
+    },
+    ToolTexts {
+        title: "Remover um membro da equipe",
+        description: "Remove uma pessoa da equipe do dashboard (apaga a participação). Ela perde o acesso na hora; para incluí-la de novo, envie um novo convite.",
+        destructive_clause: Some(
+            "apagam — \"Tools destrutivas — as que apagam, encerram, suspendem ou desativam um registro, ou enviam um e-mail ou convite — são marcadas com destructiveHint\"",
+        ),
+        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 15033usize, 15570usize),
+        labels: &[("id", "Id do membro da equipe")],
+    },
+    ToolTexts {
+        title: "Suspender um membro da equipe",
+        description: "Impede temporariamente que um membro da equipe use o dashboard. Reversível com dashboards_team_members_reactivate.",
+        destructive_clause: Some(
+            "suspendem — \"Tools destrutivas — as que apagam, encerram, suspendem ou desativam um registro, ou enviam um e-mail ou convite — são marcadas com destructiveHint\"",
+        ),
+        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 15571usize, 16158usize),
+        labels: &[("id", "Id do membro da equipe"), ("reason", "Motivo")],
+    },
+    ToolTexts {
+        title: "Alterar a função ou as permissões de um membro da equipe",
+        description: "Define a função e/ou as permissões extras de um membro da equipe (separadas por vírgula). Vale a partir da próxima requisição dele.",
+        destructive_clause: None,
+        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 16159usize, 17020usize),
+        labels: &[
+            ("id", "Id do membro da equipe"),
+            ("role", "Nova função"),
+            ("permissions", "Permissões extras"),
+        ],
+    },
+];
+const TOOLS_JSON_ES: &str = "{\"name\":\"dashboards_invites_create\",\"title\":\"Invitar a alguien al equipo\",\"description\":\"Envía por correo una invitación para unirse al equipo del dashboard con un rol (estado pending hasta que se acepte).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"email\":{\"type\":\"string\",\"format\":\"email\",\"description\":\"A quién se invita.\"},\"role\":{\"type\":\"string\",\"enum\":[\"admin\",\"finance\",\"support\",\"viewer\"]}},\"required\":[\"email\",\"role\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Invitar a alguien al equipo\",\"readOnlyHint\":false,\"destructiveHint\":true,\"idempotentHint\":false,\"openWorldHint\":true}},{\"name\":\"dashboards_invites_get\",\"title\":\"Consultar una invitación al equipo\",\"description\":\"Una invitación al equipo por su id (correo, rol, estado, quién la envió, vencimiento).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id de la invitación.\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Consultar una invitación al equipo\",\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_invites_list\",\"title\":\"Listar invitaciones al equipo\",\"description\":\"Invitaciones para unirse al equipo del dashboard, de la más reciente a la más antigua. Filtra por estado (pending = aún no aceptada), rol o correo; pagina con page/per_page.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"status\":{\"type\":\"string\",\"enum\":[\"pending\",\"accepted\",\"expired\",\"revoked\"]},\"role\":{\"type\":\"string\",\"enum\":[\"admin\",\"finance\",\"support\",\"viewer\"]},\"email\":{\"type\":\"string\",\"description\":\"Correo electrónico exacto.\"},\"sort\":{\"type\":\"string\",\"enum\":[\"sent_at\",\"-sent_at\",\"expires_at\",\"-expires_at\"],\"description\":\"Campo de ordenación; antepón - para orden descendente. Por defecto: -sent_at.\"},\"page\":{\"type\":\"integer\",\"minimum\":1,\"default\":1,\"description\":\"Número de página (empieza en 1).\"},\"per_page\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":25,\"description\":\"Registros por página (1-100).\"}},\"additionalProperties\":false},\"annotations\":{\"title\":\"Listar invitaciones al equipo\",\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_invites_resend\",\"title\":\"Reenviar una invitación al equipo\",\"description\":\"Vuelve a enviar por correo una invitación pendiente o vencida, con un nuevo vencimiento.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id de la invitación.\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Reenviar una invitación al equipo\",\"readOnlyHint\":false,\"destructiveHint\":true,\"idempotentHint\":false,\"openWorldHint\":true}},{\"name\":\"dashboards_invites_revoke\",\"title\":\"Revocar una invitación al equipo\",\"description\":\"Retira una invitación pendiente, y su enlace deja de funcionar.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id de la invitación.\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Revocar una invitación al equipo\",\"readOnlyHint\":false,\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_organization_get\",\"title\":\"Consultar la organización\",\"description\":\"La organización a la que pertenece este token (nombre, CNPJ, contacto, dirección del portal). También es el recurso kobana://dashboards/organization.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{},\"additionalProperties\":false},\"annotations\":{\"title\":\"Consultar la organización\",\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_sessions_end\",\"title\":\"Terminar una sesión del portal\",\"description\":\"Cierra la sesión activa de un usuario del portal (por ejemplo, un dispositivo perdido). El usuario puede volver a iniciar sesión.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id de la sesión.\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Terminar una sesión del portal\",\"readOnlyHint\":false,\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_sessions_get\",\"title\":\"Consultar una sesión del portal\",\"description\":\"Una sesión del portal por su id (usuario del portal, IP, navegador, estado, horarios).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id de la sesión.\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Consultar una sesión del portal\",\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_sessions_list\",\"title\":\"Listar sesiones del portal\",\"description\":\"Sesiones de inicio de los usuarios del portal, de la más reciente a la más antigua. Filtra por usuario del portal o por estado (active = todavía conectado); pagina con page/per_page.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"portal_user_id\":{\"type\":\"string\",\"description\":\"Solo las sesiones de este usuario del portal.\"},\"status\":{\"type\":\"string\",\"enum\":[\"active\",\"ended\",\"expired\"]},\"sort\":{\"type\":\"string\",\"enum\":[\"started_at\",\"-started_at\",\"last_seen_at\",\"-last_seen_at\"],\"description\":\"Campo de ordenación; antepón - para orden descendente. Por defecto: -started_at.\"},\"page\":{\"type\":\"integer\",\"minimum\":1,\"default\":1,\"description\":\"Número de página (empieza en 1).\"},\"per_page\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":25,\"description\":\"Registros por página (1-100).\"}},\"additionalProperties\":false},\"annotations\":{\"title\":\"Listar sesiones del portal\",\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_users_create\",\"title\":\"Invitar a un nuevo usuario del portal\",\"description\":\"Crea un usuario del portal para un tenant y le envía por correo la invitación al portal del cliente (estado invited). Envía un correo: confirma antes con el usuario la dirección de correo y el tenant.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\",\"minLength\":1},\"email\":{\"type\":\"string\",\"format\":\"email\",\"description\":\"La invitación se envía a esta dirección.\"},\"tenant_id\":{\"type\":\"string\",\"description\":\"Tenant cuyos registros verá el usuario.\"},\"phone\":{\"type\":\"string\"}},\"required\":[\"name\",\"email\",\"tenant_id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Invitar a un nuevo usuario del portal\",\"readOnlyHint\":false,\"destructiveHint\":true,\"idempotentHint\":false,\"openWorldHint\":true}},{\"name\":\"dashboards_portal_users_deactivate\",\"title\":\"Desactivar un usuario del portal\",\"description\":\"Termina definitivamente el acceso de un usuario del portal (el registro se conserva en el historial; las sesiones terminan). Para dejarlo entrar de nuevo, invítalo otra vez.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id del usuario del portal.\"},\"reason\":{\"type\":\"string\",\"description\":\"Motivo (queda en el historial).\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Desactivar un usuario del portal\",\"readOnlyHint\":false,\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_users_delete\",\"title\":\"Eliminar un usuario del portal\",\"description\":\"Elimina de forma permanente un usuario del portal y sus sesiones. Es preferible dashboards_portal_users_deactivate para conservar el historial; no se puede deshacer.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id del usuario del portal.\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Eliminar un usuario del portal\",\"readOnlyHint\":false,\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_users_get\",\"title\":\"Consultar un usuario del portal\",\"description\":\"Un usuario del portal por su id, con el estado y el tenant ID cuyos registros ve. También es el recurso kobana://dashboards/portal_users/{id}.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id del usuario del portal.\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Consultar un usuario del portal\",\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_users_list\",\"title\":\"Listar usuarios del portal\",\"description\":\"Usuarios del portal del cliente, del más reciente al más antiguo. Filtra por tenant_id (todos los que ven los registros de ese tenant), status (invited / invite_expired = todavía esperando aceptar la invitación) o correo; pagina con page/per_page.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"tenant_id\":{\"type\":\"string\",\"description\":\"Solo los usuarios de este tenant.\"},\"status\":{\"type\":\"string\",\"enum\":[\"invited\",\"invite_expired\",\"active\",\"suspended\",\"deactivated\"]},\"email\":{\"type\":\"string\",\"description\":\"Correo electrónico exacto.\"},\"sort\":{\"type\":\"string\",\"enum\":[\"name\",\"-name\",\"tenant_id\",\"-tenant_id\",\"invite_sent_at\",\"-invite_sent_at\",\"last_login_at\",\"-last_login_at\",\"created_at\",\"-created_at\"],\"description\":\"Campo de ordenación; antepón - para orden descendente. Por defecto: -created_at.\"},\"page\":{\"type\":\"integer\",\"minimum\":1,\"default\":1,\"description\":\"Número de página (empieza en 1).\"},\"per_page\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":25,\"description\":\"Registros por página (1-100).\"}},\"additionalProperties\":false},\"annotations\":{\"title\":\"Listar usuarios del portal\",\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_users_reactivate\",\"title\":\"Reactivar un usuario del portal\",\"description\":\"Permite que un usuario suspendido del portal vuelva a iniciar sesión.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id del usuario del portal.\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Reactivar un usuario del portal\",\"readOnlyHint\":false,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_users_resend_invite\",\"title\":\"Reenviar la invitación al portal\",\"description\":\"Vuelve a enviar por correo la invitación al portal a un usuario que todavía no la aceptó (estado invited o invite_expired); un nuevo enlace de invitación reemplaza al anterior.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id del usuario del portal.\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Reenviar la invitación al portal\",\"readOnlyHint\":false,\"destructiveHint\":true,\"idempotentHint\":false,\"openWorldHint\":true}},{\"name\":\"dashboards_portal_users_suspend\",\"title\":\"Suspender un usuario del portal\",\"description\":\"Impide temporalmente que un usuario activo del portal inicie sesión (sus sesiones activas terminan). Reversible con dashboards_portal_users_reactivate.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id del usuario del portal.\"},\"reason\":{\"type\":\"string\",\"description\":\"Motivo (queda en el historial).\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Suspender un usuario del portal\",\"readOnlyHint\":false,\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_users_update\",\"title\":\"Actualizar un usuario del portal\",\"description\":\"Cambia el nombre, el teléfono o el tenant de un usuario del portal (qué registros ve). No envía nada.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id del usuario del portal.\"},\"name\":{\"type\":\"string\",\"minLength\":1},\"phone\":{\"type\":\"string\"},\"tenant_id\":{\"type\":\"string\",\"description\":\"Nuevo tenant; desde entonces el usuario ve los registros de ese tenant.\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Actualizar un usuario del portal\",\"readOnlyHint\":false,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_schemas_get\",\"title\":\"Consultar los campos de un recurso\",\"description\":\"Los campos de un recurso de Dashboards (por ejemplo portal_users): tipo, valores permitidos (enum), significado y qué campos se pueden usar en `sort`.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"resource\":{\"type\":\"string\",\"description\":\"Nombre del recurso tal como aparece en dashboards_schemas_list, por ejemplo portal_users.\"}},\"required\":[\"resource\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Consultar los campos de un recurso\",\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_schemas_list\",\"title\":\"Listar los esquemas de los recursos de la API\",\"description\":\"El catálogo de recursos de Dashboards (portal_users, portal_sessions, team_members, invites, organization) con una descripción de una línea de cada uno. Usa dashboards_schemas_get para ver los campos de uno de ellos.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{},\"additionalProperties\":false},\"annotations\":{\"title\":\"Listar los esquemas de los recursos de la API\",\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_team_members_get\",\"title\":\"Consultar un miembro del equipo\",\"description\":\"Un miembro del equipo por su id (rol, permisos, estado, último acceso).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id del miembro del equipo.\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Consultar un miembro del equipo\",\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_team_members_list\",\"title\":\"Listar miembros del equipo\",\"description\":\"Las personas del equipo del dashboard, con su rol, permisos y estado. Filtra por rol o estado; pagina con page/per_page.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"role\":{\"type\":\"string\",\"enum\":[\"owner\",\"admin\",\"finance\",\"support\",\"viewer\"]},\"status\":{\"type\":\"string\",\"enum\":[\"active\",\"suspended\"]},\"email\":{\"type\":\"string\",\"description\":\"Correo electrónico exacto.\"},\"sort\":{\"type\":\"string\",\"enum\":[\"name\",\"-name\",\"role\",\"-role\",\"last_sign_in_at\",\"-last_sign_in_at\",\"created_at\",\"-created_at\"],\"description\":\"Campo de ordenación; antepón - para orden descendente. Por defecto: -created_at.\"},\"page\":{\"type\":\"integer\",\"minimum\":1,\"default\":1,\"description\":\"Número de página (empieza en 1).\"},\"per_page\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":25,\"description\":\"Registros por página (1-100).\"}},\"additionalProperties\":false},\"annotations\":{\"title\":\"Listar miembros del equipo\",\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_team_members_reactivate\",\"title\":\"Reactivar un miembro del equipo\",\"description\":\"Permite que un miembro suspendido del equipo vuelva a usar el dashboard, con el mismo rol y los mismos permisos.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id del miembro del equipo.\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Reactivar un miembro del equipo\",\"readOnlyHint\":false,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_team_members_remove\",\"title\":\"Quitar un miembro del equipo\",\"description\":\"Quita a una persona del equipo del dashboard (elimina su membresía). Pierde el acceso de inmediato; para volver a sumarla, envía una nueva invitación.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id del miembro del equipo.\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Quitar un miembro del equipo\",\"readOnlyHint\":false,\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_team_members_suspend\",\"title\":\"Suspender un miembro del equipo\",\"description\":\"Impide temporalmente que un miembro del equipo use el dashboard. Reversible con dashboards_team_members_reactivate.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id del miembro del equipo.\"},\"reason\":{\"type\":\"string\",\"description\":\"Motivo (queda en el historial).\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Suspender un miembro del equipo\",\"readOnlyHint\":false,\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_team_members_update\",\"title\":\"Cambiar el rol o los permisos de un miembro del equipo\",\"description\":\"Define el rol y/o los permisos adicionales de un miembro del equipo (separados por comas). Rige desde su siguiente solicitud.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id del miembro del equipo.\"},\"role\":{\"type\":\"string\",\"enum\":[\"admin\",\"finance\",\"support\",\"viewer\"],\"description\":\"Nuevo rol (la titularidad no se transfiere aquí).\"},\"permissions\":{\"type\":\"string\",\"description\":\"Permisos adicionales, separados por comas (reemplazan la lista actual).\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Cambiar el rol o los permisos de un miembro del equipo\",\"readOnlyHint\":false,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}}";
+static TOOL_TEXTS_ES: &[ToolTexts] = &[
+    ToolTexts {
+        title: "Invitar a alguien al equipo",
+        description: "Envía por correo una invitación para unirse al equipo del dashboard con un rol (estado pending hasta que se acepte).",
+        destructive_clause: Some(
+            "envían un correo o una invitación — \"Las herramientas destructivas — las que eliminan, terminan, suspenden o desactivan un registro, o envían un correo o una invitación — se marcan con destructiveHint\"",
+        ),
+        descriptor_json: json_slice(TOOLS_JSON_ES, 0usize, 605usize),
+        labels: &[("email", "A quién se invita"), ("role", "role")],
+    },
+    ToolTexts {
+        title: "Consultar una invitación al equipo",
+        description: "Una invitación al equipo por su id (correo, rol, estado, quién la envió, vencimiento).",
+        destructive_clause: None,
+        descriptor_json: json_slice(TOOLS_JSON_ES, 606usize, 1096usize),
+        labels: &[("id", "Id de la invitación")],
+    },
+    ToolTexts {
+        title: "Listar invitaciones al equipo",
+        description: "Invitaciones para unirse al equipo del dashboard, de la más reciente a la más antigua. Filtra por estado (pending = aún no aceptada), rol o correo; pagina con page/per_page.",
+        destructive_clause: None,
+        descriptor_json: json_slice(TOOLS_JSON_ES, 1097usize, 2197usize),
+        labels: &[
+            ("status", "status"),
+            ("role", "role"),
+            ("email", "Correo electrónico exacto"),
+            ("sort", "Campo de ordenación"),
+            ("page", "Número de página"),
+            ("per_page", "Registros por página"),
+        ],
+    },
+    ToolTexts {
+        title: "Reenviar una invitación al equipo",
+        description: "Vuelve a enviar por correo una invitación pendiente o vencida, con un nuevo vencimiento.",
+        destructive_clause: Some(
+            "envían un correo o una invitación — \"Las herramientas destructivas — las que eliminan, terminan, suspenden o desactivan un registro, o envían un correo o una invitación — se marcan con destructiveHint\"",
+        ),
+        descriptor_json: json_slice(TOOLS_JSON_ES, 2198usize, 2689usize),
+        labels: &[("id", "Id de la invitación")],
+    },
+    ToolTexts {
+        title: "Revocar una invitación al equipo",
+        description: "Retira una invitación pendiente, y su enlace deja de funcionar.",
+        destructive_clause: Some(
+            "desactivan — \"Las herramientas destructivas — las que eliminan, terminan, suspenden o desactivan un registro, o envían un correo o una invitación — se marcan con destructiveHint\"",
+        ),
+        descriptor_json: json_slice(TOOLS_JSON_ES, 2690usize, 3154usize),
+        labels: &[("id", "Id de la invitación")],
+    },
+    ToolTexts {
+        title: "Consultar la organización",
+        description: "La organización a la que pertenece este token (nombre, CNPJ, contacto, dirección del portal). También es el recurso kobana://dashboards/organization.",
+        destructive_clause: None,
+        descriptor_json: json_slice(TOOLS_JSON_ES, 3155usize, 3617usize),
+        labels: &[],
+    },
+    ToolTexts {
+        title: "Terminar una sesión del portal",
+        description: "Cierra la sesión activa de un usuario del portal (por ejemplo, un dispositivo perdido). El usuario puede volver a iniciar sesión.",
+        destructive_clause: Some(
+            "terminan — \"Las herramientas destructivas — las que eliminan, terminan, suspenden o desactivan un registro, o envían un correo o una invitación — se marcan con destructiveHint\"",
+        ),
+        descriptor_json: json_slice(TOOLS_JSON_ES, 3618usize, 4146usize),
+        labels: &[("id", "Id de la sesión")],
+    },
+    ToolTexts {
+        title: "Consultar una sesión del portal",
+        description: "Una sesión del portal por su id (usuario del portal, IP, navegador, estado, horarios).",
+        destructive_clause: None,
+        descriptor_json: json_slice(TOOLS_JSON_ES, 4147usize, 4633usize),
+        labels: &[("id", "Id de la sesión")],
+    },
+    ToolTexts {
+        title: "Listar sesiones del portal",
+        description: "Sesiones de inicio de los usuarios del portal, de la más reciente a la más antigua. Filtra por usuario del portal o por estado (active = todavía conectado); pagina con page/per_page.",
+        destructive_clause: None,
+        descriptor_json: json_slice(TOOLS_JSON_ES, 4634usize, 5700usize),
+        labels: &[
+            ("portal_user_id", "Solo las sesiones de este usuario del portal"),
+            ("status", "status"),
+            ("sort", "Campo de ordenación"),
+            ("page", "Número de página"),
+            ("per_page", "Registros por página"),
+        ],
+    },
+    ToolTexts {
+        title: "Invitar a un nuevo usuario del portal",
+        description: "Crea un usuario del portal para un tenant y le envía por correo la invitación al portal del cliente (estado invited). Envía un correo: confirma antes con el usuario la dirección de correo y el tenant.",
+        destructive_clause: Some(
+            "envían un correo o una invitación — \"Las herramientas destructivas — las que eliminan, terminan, suspenden o desactivan un registro, o envían un correo o una invitación — se marcan con destructiveHint\"",
+        ),
+        descriptor_json: json_slice(TOOLS_JSON_ES, 5701usize, 6534usize),
+        labels: &[
+            ("name", "name"),
+            ("email", "La invitación se envía a esta dirección"),
+            ("tenant_id", "Tenant cuyos registros verá el usuario"),
+            ("phone", "phone"),
+        ],
+    },
+    ToolTexts {
+        title: "Desactivar un usuario del portal",
+        description: "Termina definitivamente el acceso de un usuario del portal (el registro se conserva en el historial; las sesiones terminan). Para dejarlo entrar de nuevo, invítalo otra vez.",
+        destructive_clause: Some(
+            "desactivan — \"Las herramientas destructivas — las que eliminan, terminan, suspenden o desactivan un registro, o envían un correo o una invitación — se marcan con destructiveHint\"",
+        ),
+        descriptor_json: json_slice(TOOLS_JSON_ES, 6535usize, 7196usize),
+        labels: &[("id", "Id del usuario del portal"), ("reason", "Motivo")],
+    },
+    ToolTexts {
+        title: "Eliminar un usuario del portal",
+        description: "Elimina de forma permanente un usuario del portal y sus sesiones. Es preferible dashboards_portal_users_deactivate para conservar el historial; no se puede deshacer.",
+        destructive_clause: Some(
+            "eliminan — \"Las herramientas destructivas — las que eliminan, terminan, suspenden o desactivan un registro, o envían un correo o una invitación — se marcan con destructiveHint\"",
+        ),
+        descriptor_json: json_slice(TOOLS_JSON_ES, 7197usize, 7766usize),
+        labels: &[("id", "Id del usuario del portal")],
+    },
+    ToolTexts {
+        title: "Consultar un usuario del portal",
+        description: "Un usuario del portal por su id, con el estado y el tenant ID cuyos registros ve. También es el recurso kobana://dashboards/portal_users/{id}.",
+        destructive_clause: None,
+        descriptor_json: json_slice(TOOLS_JSON_ES, 7767usize, 8313usize),
+        labels: &[("id", "Id del usuario del portal")],
+    },
+    ToolTexts {
+        title: "Listar usuarios del portal",
+        description: "Usuarios del portal del cliente, del más reciente al más antiguo. Filtra por tenant_id (todos los que ven los registros de ese tenant), status (invited / invite_expired = todavía esperando aceptar la invitación) o correo; pagina con page/per_page.",
+        destructive_clause: None,
+        descriptor_json: json_slice(TOOLS_JSON_ES, 8314usize, 9608usize),
+        labels: &[
+            ("tenant_id", "Solo los usuarios de este tenant"),
+            ("status", "status"),
+            ("email", "Correo electrónico exacto"),
+            ("sort", "Campo de ordenación"),
+            ("page", "Número de página"),
+            ("per_page", "Registros por página"),
+        ],
+    },
+    ToolTexts {
+        title: "Reactivar un usuario del portal",
+        description: "Permite que un usuario suspendido del portal vuelva a iniciar sesión.",
+        destructive_clause: None,
+        descriptor_json: json_slice(TOOLS_JSON_ES, 9609usize, 10090usize),
+        labels: &[("id", "Id del usuario del portal")],
+    },
+    ToolTexts {
+        title: "Reenviar la invitación al portal",
+        description: "Vuelve a enviar por correo la invitación al portal a un usuario que todavía no la aceptó (estado invited o invite_expired); un nuevo enlace de invitación reemplaza al anterior.",
+        destructive_clause: Some(
+            "envían un correo o una invitación — \"Las herramientas destructivas — las que eliminan, terminan, suspenden o desactivan un registro, o envían un correo o una invitación — se marcan con destructiveHint\"",
+        ),
+        descriptor_json: json_slice(TOOLS_JSON_ES, 10091usize, 10688usize),
+        labels: &[("id", "Id del usuario del portal")],
+    },
+    ToolTexts {
+        title: "Suspender un usuario del portal",
+        description: "Impide temporalmente que un usuario activo del portal inicie sesión (sus sesiones activas terminan). Reversible con dashboards_portal_users_reactivate.",
+        destructive_clause: Some(
+            "suspenden — \"Las herramientas destructivas — las que eliminan, terminan, suspenden o desactivan un registro, o envían un correo o una invitación — se marcan con destructiveHint\"",
+        ),
+        descriptor_json: json_slice(TOOLS_JSON_ES, 10689usize, 11323usize),
+        labels: &[("id", "Id del usuario del portal"), ("reason", "Motivo")],
+    },
+    ToolTexts {
+        title: "Actualizar un usuario del portal",
+        description: "Cambia el nombre, el teléfono o el tenant de un usuario del portal (qué registros ve). No envía nada.",
+        destructive_clause: None,
+        descriptor_json: json_slice(TOOLS_JSON_ES, 11324usize, 12020usize),
+        labels: &[
+            ("id", "Id del usuario del portal"),
+            ("name", "name"),
+            ("phone", "phone"),
+            ("tenant_id", "Nuevo tenant"),
+        ],
+    },
+    ToolTexts {
+        title: "Consultar los campos de un recurso",
+        description: "Los campos de un recurso de Dashboards (por ejemplo portal_users): tipo, valores permitidos (enum), significado y qué campos se pueden usar en `sort`.",
+        destructive_clause: None,
+        descriptor_json: json_slice(TOOLS_JSON_ES, 12021usize, 12651usize),
+        labels: &[("resource", "Nombre del recurso tal como aparece en…")],
+    },
+    ToolTexts {
+        title: "Listar los esquemas de los recursos de la API",
+        description: "El catálogo de recursos de Dashboards (portal_users, portal_sessions, team_members, invites, organization) con una descripción de una línea de cada uno. Usa dashboards_schemas_get para ver los campos de uno de ellos.",
+        destructive_clause: None,
+        descriptor_json: json_slice(TOOLS_JSON_ES, 12652usize, 13215usize),
+        labels: &[],
+    },
+    ToolTexts {
+        title: "Consultar un miembro del equipo",
+        description: "Un miembro del equipo por su id (rol, permisos, estado, último acceso).",
+        destructive_clause: None,
+        descriptor_json: json_slice(TOOLS_JSON_ES, 13216usize, 13691usize),
+        labels: &[("id", "Id del miembro del equipo")],
+    },
+    ToolTexts {
+        title: "Listar miembros del equipo",
+        description: "Las personas del equipo del dashboard, con su rol, permisos y estado. Filtra por rol o estado; pagina con page/per_page.",
+        destructive_clause: None,
+        descriptor_json: json_slice(TOOLS_JSON_ES, 13692usize, 14772usize),
+        labels: &[
+            ("role", "role"),
+            ("status", "status"),
+            ("email", "Correo electrónico exacto"),
+            ("sort", "Campo de ordenación"),
+            ("page", "Número de página"),
+            ("per_page", "Registros por página"),
+        ],
+    },
+    ToolTexts {
+        title: "Reactivar un miembro del equipo",
+        description: "Permite que un miembro suspendido del equipo vuelva a usar el dashboard, con el mismo rol y los mismos permisos.",
+        destructive_clause: None,
+        descriptor_json: json_slice(TOOLS_JSON_ES, 14773usize, 15296usize),
+        labels: &[("id", "Id del miembro del equipo")],
+    },
+    ToolTexts {
+        title: "Quitar un miembro del equipo",
+        description: "Quita a una persona del equipo del dashboard (elimina su membresía). Pierde el acceso de inmediato; para volver a sumarla, envía una nueva invitación.",
+        destructive_clause: Some(
+            "eliminan — \"Las herramientas destructivas — las que eliminan, terminan, suspenden o desactivan un registro, o envían un correo o una invitación — se marcan con destructiveHint\"",
+        ),
+        descriptor_json: json_slice(TOOLS_JSON_ES, 15297usize, 15850usize),
+        labels: &[("id", "Id del miembro del equipo")],
+    },
+    ToolTexts {
+        title: "Suspender un miembro del equipo",
+        description: "Impide temporalmente que un miembro del equipo use el dashboard. Reversible con dashboards_team_members_reactivate.",
+        destructive_clause: Some(
+            "suspenden — \"Las herramientas destructivas — las que eliminan, terminan, suspenden o desactivan un registro, o envían un correo o una invitación — se marcan con destructiveHint\"",
+        ),
+        descriptor_json: json_slice(TOOLS_JSON_ES, 15851usize, 16448usize),
+        labels: &[("id", "Id del miembro del equipo"), ("reason", "Motivo")],
+    },
+    ToolTexts {
+        title: "Cambiar el rol o los permisos de un miembro del equipo",
+        description: "Define el rol y/o los permisos adicionales de un miembro del equipo (separados por comas). Rige desde su siguiente solicitud.",
+        destructive_clause: None,
+        descriptor_json: json_slice(TOOLS_JSON_ES, 16449usize, 17285usize),
+        labels: &[
+            ("id", "Id del miembro del equipo"),
+            ("role", "Nuevo rol"),
+            ("permissions", "Permisos adicionales"),
+        ],
+    },
+];
+const TOOLS_JSON_EN: &str = "{\"name\":\"dashboards_invites_create\",\"title\":\"Invite someone to the team\",\"description\":\"E-mails an invitation to join the dashboard team with a role (status pending until accepted).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"email\":{\"type\":\"string\",\"format\":\"email\",\"description\":\"Who is invited.\"},\"role\":{\"type\":\"string\",\"enum\":[\"admin\",\"finance\",\"support\",\"viewer\"]}},\"required\":[\"email\",\"role\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Invite someone to the team\",\"readOnlyHint\":false,\"destructiveHint\":true,\"idempotentHint\":false,\"openWorldHint\":true}},{\"name\":\"dashboards_invites_get\",\"title\":\"Get a team invite\",\"description\":\"One team invite by id (e-mail, role, status, who sent it, expiry).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Invite id.\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Get a team invite\",\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_invites_list\",\"title\":\"List team invites\",\"description\":\"Invitations to join the dashboard team, newest first. Filter by status (pending = not accepted yet), role or e-mail; paginate with page/per_page.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"status\":{\"type\":\"string\",\"enum\":[\"pending\",\"accepted\",\"expired\",\"revoked\"]},\"role\":{\"type\":\"string\",\"enum\":[\"admin\",\"finance\",\"support\",\"viewer\"]},\"email\":{\"type\":\"string\",\"description\":\"Exact e-mail.\"},\"sort\":{\"type\":\"string\",\"enum\":[\"sent_at\",\"-sent_at\",\"expires_at\",\"-expires_at\"],\"description\":\"Sort field; prefix - for descending. Default: -sent_at.\"},\"page\":{\"type\":\"integer\",\"minimum\":1,\"default\":1,\"description\":\"Page number (1-based).\"},\"per_page\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":25,\"description\":\"Records per page (1-100).\"}},\"additionalProperties\":false},\"annotations\":{\"title\":\"List team invites\",\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_invites_resend\",\"title\":\"Resend a team invite\",\"description\":\"E-mails a pending or expired team invite again, with a new expiry.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Invite id.\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Resend a team invite\",\"readOnlyHint\":false,\"destructiveHint\":true,\"idempotentHint\":false,\"openWorldHint\":true}},{\"name\":\"dashboards_invites_revoke\",\"title\":\"Revoke a team invite\",\"description\":\"Withdraws a pending invite so its link no longer works.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Invite id.\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Revoke a team invite\",\"readOnlyHint\":false,\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_organization_get\",\"title\":\"Get the organization\",\"description\":\"The organization this token belongs to (name, CNPJ, contact, portal address). Also the resource kobana://dashboards/organization.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{},\"additionalProperties\":false},\"annotations\":{\"title\":\"Get the organization\",\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_sessions_end\",\"title\":\"End a portal session\",\"description\":\"Logs a portal user out of one active session (e.g. a lost device). The user can log in again.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Session id.\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"End a portal session\",\"readOnlyHint\":false,\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_sessions_get\",\"title\":\"Get a portal session\",\"description\":\"One portal session by id (portal user, IP, browser, status, times).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Session id.\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Get a portal session\",\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_sessions_list\",\"title\":\"List portal sessions\",\"description\":\"Login sessions of portal users, newest first. Filter by portal user or status (active = still logged in); paginate with page/per_page.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"portal_user_id\":{\"type\":\"string\",\"description\":\"Only this portal user's sessions.\"},\"status\":{\"type\":\"string\",\"enum\":[\"active\",\"ended\",\"expired\"]},\"sort\":{\"type\":\"string\",\"enum\":[\"started_at\",\"-started_at\",\"last_seen_at\",\"-last_seen_at\"],\"description\":\"Sort field; prefix - for descending. Default: -started_at.\"},\"page\":{\"type\":\"integer\",\"minimum\":1,\"default\":1,\"description\":\"Page number (1-based).\"},\"per_page\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":25,\"description\":\"Records per page (1-100).\"}},\"additionalProperties\":false},\"annotations\":{\"title\":\"List portal sessions\",\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_users_create\",\"title\":\"Invite a new portal user\",\"description\":\"Creates a portal user for a tenant and e-mails them the invite to the customer portal (status invited). Sends an e-mail: confirm the e-mail address and tenant with the user first.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\",\"minLength\":1},\"email\":{\"type\":\"string\",\"format\":\"email\",\"description\":\"The invite goes to this address.\"},\"tenant_id\":{\"type\":\"string\",\"description\":\"Tenant whose records the user will see.\"},\"phone\":{\"type\":\"string\"}},\"required\":[\"name\",\"email\",\"tenant_id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Invite a new portal user\",\"readOnlyHint\":false,\"destructiveHint\":true,\"idempotentHint\":false,\"openWorldHint\":true}},{\"name\":\"dashboards_portal_users_deactivate\",\"title\":\"Deactivate a portal user\",\"description\":\"Ends a portal user's access for good (the record is kept for history; sessions end). To let them in again, invite them anew.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Portal user id.\"},\"reason\":{\"type\":\"string\",\"description\":\"Why (kept in the history).\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Deactivate a portal user\",\"readOnlyHint\":false,\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_users_delete\",\"title\":\"Delete a portal user\",\"description\":\"Permanently deletes a portal user and their sessions. Prefer dashboards_portal_users_deactivate to keep the history; cannot be undone.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Portal user id.\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Delete a portal user\",\"readOnlyHint\":false,\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_users_get\",\"title\":\"Get a portal user\",\"description\":\"One portal user by id, with the status and the tenant ID whose records they see. Also the resource kobana://dashboards/portal_users/{id}.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Portal user id.\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Get a portal user\",\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_users_list\",\"title\":\"List portal users\",\"description\":\"Users of the customer portal, newest first. Filter by tenant_id (everyone who sees that tenant's records), status (invited / invite_expired = still waiting to accept the invite) or e-mail; paginate with page/per_page.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"tenant_id\":{\"type\":\"string\",\"description\":\"Only users of this tenant.\"},\"status\":{\"type\":\"string\",\"enum\":[\"invited\",\"invite_expired\",\"active\",\"suspended\",\"deactivated\"]},\"email\":{\"type\":\"string\",\"description\":\"Exact e-mail.\"},\"sort\":{\"type\":\"string\",\"enum\":[\"name\",\"-name\",\"tenant_id\",\"-tenant_id\",\"invite_sent_at\",\"-invite_sent_at\",\"last_login_at\",\"-last_login_at\",\"created_at\",\"-created_at\"],\"description\":\"Sort field; prefix - for descending. Default: -created_at.\"},\"page\":{\"type\":\"integer\",\"minimum\":1,\"default\":1,\"description\":\"Page number (1-based).\"},\"per_page\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":25,\"description\":\"Records per page (1-100).\"}},\"additionalProperties\":false},\"annotations\":{\"title\":\"List portal users\",\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_users_reactivate\",\"title\":\"Reactivate a portal user\",\"description\":\"Lets a suspended portal user log in again.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Portal user id.\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Reactivate a portal user\",\"readOnlyHint\":false,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_users_resend_invite\",\"title\":\"Resend the portal invite\",\"description\":\"E-mails the portal invite again to a user who has not accepted it yet (status invited or invite_expired); a new invite link replaces the old one.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Portal user id.\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Resend the portal invite\",\"readOnlyHint\":false,\"destructiveHint\":true,\"idempotentHint\":false,\"openWorldHint\":true}},{\"name\":\"dashboards_portal_users_suspend\",\"title\":\"Suspend a portal user\",\"description\":\"Temporarily blocks an active portal user from logging in (their active sessions end). Reversible with dashboards_portal_users_reactivate.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Portal user id.\"},\"reason\":{\"type\":\"string\",\"description\":\"Why (kept in the history).\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Suspend a portal user\",\"readOnlyHint\":false,\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_users_update\",\"title\":\"Update a portal user\",\"description\":\"Changes a portal user's name, phone or tenant (which records they see). Does not send anything.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Portal user id.\"},\"name\":{\"type\":\"string\",\"minLength\":1},\"phone\":{\"type\":\"string\"},\"tenant_id\":{\"type\":\"string\",\"description\":\"New tenant; the user then sees that tenant's records instead.\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Update a portal user\",\"readOnlyHint\":false,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_schemas_get\",\"title\":\"Get the fields of a resource\",\"description\":\"The fields of one Dashboards resource (e.g. portal_users) - type, allowed values (enum), meaning, and which fields can be used in `sort`.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"resource\":{\"type\":\"string\",\"description\":\"Resource name as in dashboards_schemas_list, e.g. portal_users.\"}},\"required\":[\"resource\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Get the fields of a resource\",\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_schemas_list\",\"title\":\"List the API resource schemas\",\"description\":\"The catalog of Dashboards resources (portal_users, portal_sessions, team_members, invites, organization) with a one-line description of each. Use dashboards_schemas_get for the fields of one.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{},\"additionalProperties\":false},\"annotations\":{\"title\":\"List the API resource schemas\",\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_team_members_get\",\"title\":\"Get a team member\",\"description\":\"One team member by id (role, permissions, status, last sign-in).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Team member id.\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Get a team member\",\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_team_members_list\",\"title\":\"List team members\",\"description\":\"The people on the dashboard team, with their role, permissions and status. Filter by role or status; paginate with page/per_page.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"role\":{\"type\":\"string\",\"enum\":[\"owner\",\"admin\",\"finance\",\"support\",\"viewer\"]},\"status\":{\"type\":\"string\",\"enum\":[\"active\",\"suspended\"]},\"email\":{\"type\":\"string\",\"description\":\"Exact e-mail.\"},\"sort\":{\"type\":\"string\",\"enum\":[\"name\",\"-name\",\"role\",\"-role\",\"last_sign_in_at\",\"-last_sign_in_at\",\"created_at\",\"-created_at\"],\"description\":\"Sort field; prefix - for descending. Default: -created_at.\"},\"page\":{\"type\":\"integer\",\"minimum\":1,\"default\":1,\"description\":\"Page number (1-based).\"},\"per_page\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":25,\"description\":\"Records per page (1-100).\"}},\"additionalProperties\":false},\"annotations\":{\"title\":\"List team members\",\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_team_members_reactivate\",\"title\":\"Reactivate a team member\",\"description\":\"Lets a suspended team member use the dashboard again, with the same role and permissions.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Team member id.\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Reactivate a team member\",\"readOnlyHint\":false,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_team_members_remove\",\"title\":\"Remove a team member\",\"description\":\"Removes a person from the dashboard team (deletes the membership). They lose access at once; to add them back, send a new invite.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Team member id.\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Remove a team member\",\"readOnlyHint\":false,\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_team_members_suspend\",\"title\":\"Suspend a team member\",\"description\":\"Temporarily blocks a team member from the dashboard. Reversible with dashboards_team_members_reactivate.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Team member id.\"},\"reason\":{\"type\":\"string\",\"description\":\"Why (kept in the history).\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Suspend a team member\",\"readOnlyHint\":false,\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_team_members_update\",\"title\":\"Change a team member's role or permissions\",\"description\":\"Sets a team member's role and/or extra permissions (comma-separated). Takes effect at their next request.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Team member id.\"},\"role\":{\"type\":\"string\",\"enum\":[\"admin\",\"finance\",\"support\",\"viewer\"],\"description\":\"New role (ownership is not transferred here).\"},\"permissions\":{\"type\":\"string\",\"description\":\"Extra permissions, comma-separated (replaces the current list).\"}},\"required\":[\"id\"],\"additionalProperties\":false},\"annotations\":{\"title\":\"Change a team member's role or permissions\",\"readOnlyHint\":false,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}}";
+static TOOL_TEXTS_EN: &[ToolTexts] = &[
+    ToolTexts {
+        title: "Invite someone to the team",
+        description: "E-mails an invitation to join the dashboard team with a role (status pending until accepted).",
+        destructive_clause: Some(
+            "send an e-mail or invite — \"Destructive tools — those that delete, end, suspend or deactivate a record, or send an e-mail or invite — are marked with destructiveHint\"",
+        ),
+        descriptor_json: json_slice(TOOLS_JSON_EN, 0usize, 574usize),
+        labels: &[("email", "Who is invited"), ("role", "role")],
+    },
+    ToolTexts {
+        title: "Get a team invite",
+        description: "One team invite by id (e-mail, role, status, who sent it, expiry).",
+        destructive_clause: None,
+        descriptor_json: json_slice(TOOLS_JSON_EN, 575usize, 995usize),
+        labels: &[("id", "Invite id")],
+    },
+    ToolTexts {
+        title: "List team invites",
+        description: "Invitations to join the dashboard team, newest first. Filter by status (pending = not accepted yet), role or e-mail; paginate with page/per_page.",
+        destructive_clause: None,
+        descriptor_json: json_slice(TOOLS_JSON_EN, 996usize, 1986usize),
+        labels: &[
+            ("status", "status"),
+            ("role", "role"),
+            ("email", "Exact e-mail"),
+            ("sort", "Sort field"),
+            ("page", "Page number"),
+            ("per_page", "Records per page"),
+        ],
+    },
+    ToolTexts {
+        title: "Resend a team invite",
+        description: "E-mails a pending or expired team invite again, with a new expiry.",
+        destructive_clause: Some(
+            "send an e-mail or invite — \"Destructive tools — those that delete, end, suspend or deactivate a record, or send an e-mail or invite — are marked with destructiveHint\"",
+        ),
+        descriptor_json: json_slice(TOOLS_JSON_EN, 1987usize, 2416usize),
+        labels: &[("id", "Invite id")],
+    },
+    ToolTexts {
+        title: "Revoke a team invite",
+        description: "Withdraws a pending invite so its link no longer works.",
+        destructive_clause: Some(
+            "deactivate — \"Destructive tools — those that delete, end, suspend or deactivate a record, or send an e-mail or invite — are marked with destructiveHint\"",
+        ),
+        descriptor_json: json_slice(TOOLS_JSON_EN, 2417usize, 2835usize),
+        labels: &[("id", "Invite id")],
+    },
+    ToolTexts {
+        title: "Get the organization",
+        description: "The organization this token belongs to (name, CNPJ, contact, portal address). Also the resource kobana://dashboards/organization.",
+        destructive_clause: None,
+        descriptor_json: json_slice(TOOLS_JSON_EN, 2836usize, 3263usize),
+        labels: &[],
+    },
+    ToolTexts {
+        title: "End a portal session",
+        description: "Logs a portal user out of one active session (e.g. a lost device). The user can log in again.",
+        destructive_clause: Some(
+            "end — \"Destructive tools — those that delete, end, suspend or deactivate a record, or send an e-mail or invite — are marked with destructiveHint\"",
+        ),
+        descriptor_json: json_slice(TOOLS_JSON_EN, 3264usize, 3726usize),
+        labels: &[("id", "Session id")],
+    },
+    ToolTexts {
+        title: "Get a portal session",
+        description: "One portal session by id (portal user, IP, browser, status, times).",
+        destructive_clause: None,
+        descriptor_json: json_slice(TOOLS_JSON_EN, 3727usize, 4163usize),
+        labels: &[("id", "Session id")],
+    },
+    ToolTexts {
+        title: "List portal sessions",
+        description: "Login sessions of portal users, newest first. Filter by portal user or status (active = still logged in); paginate with page/per_page.",
+        destructive_clause: None,
+        descriptor_json: json_slice(TOOLS_JSON_EN, 4164usize, 5114usize),
+        labels: &[
+            ("portal_user_id", "Only this portal user's sessions"),
+            ("status", "status"),
+            ("sort", "Sort field"),
+            ("page", "Page number"),
+            ("per_page", "Records per page"),
+        ],
+    },
+    ToolTexts {
+        title: "Invite a new portal user",
+        description: "Creates a portal user for a tenant and e-mails them the invite to the customer portal (status invited). Sends an e-mail: confirm the e-mail address and tenant with the user first.",
+        destructive_clause: Some(
+            "send an e-mail or invite — \"Destructive tools — those that delete, end, suspend or deactivate a record, or send an e-mail or invite — are marked with destructiveHint\"",
+        ),
+        descriptor_json: json_slice(TOOLS_JSON_EN, 5115usize, 5885usize),
+        labels: &[
+            ("name", "name"),
+            ("email", "The invite goes to this address"),
+            ("tenant_id", "Tenant whose records the user will see"),
+            ("phone", "phone"),
+        ],
+    },
+    ToolTexts {
+        title: "Deactivate a portal user",
+        description: "Ends a portal user's access for good (the record is kept for history; sessions end). To let them in again, invite them anew.",
+        destructive_clause: Some(
+            "deactivate — \"Destructive tools — those that delete, end, suspend or deactivate a record, or send an e-mail or invite — are marked with destructiveHint\"",
+        ),
+        descriptor_json: json_slice(TOOLS_JSON_EN, 5886usize, 6465usize),
+        labels: &[("id", "Portal user id"), ("reason", "Why")],
+    },
+    ToolTexts {
+        title: "Delete a portal user",
+        description: "Permanently deletes a portal user and their sessions. Prefer dashboards_portal_users_deactivate to keep the history; cannot be undone.",
+        destructive_clause: Some(
+            "delete — \"Destructive tools — those that delete, end, suspend or deactivate a record, or send an e-mail or invite — are marked with destructiveHint\"",
+        ),
+        descriptor_json: json_slice(TOOLS_JSON_EN, 6466usize, 6973usize),
+        labels: &[("id", "Portal user id")],
+    },
+    ToolTexts {
+        title: "Get a portal user",
+        description: "One portal user by id, with the status and the tenant ID whose records they see. Also the resource kobana://dashboards/portal_users/{id}.",
+        destructive_clause: None,
+        descriptor_json: json_slice(TOOLS_JSON_EN, 6974usize, 7475usize),
+        labels: &[("id", "Portal user id")],
+    },
+    ToolTexts {
+        title: "List portal users",
+        description: "Users of the customer portal, newest first. Filter by tenant_id (everyone who sees that tenant's records), status (invited / invite_expired = still waiting to accept the invite) or e-mail; paginate with page/per_page.",
+        destructive_clause: None,
+        descriptor_json: json_slice(TOOLS_JSON_EN, 7476usize, 8656usize),
+        labels: &[
+            ("tenant_id", "Only users of this tenant"),
+            ("status", "status"),
+            ("email", "Exact e-mail"),
+            ("sort", "Sort field"),
+            ("page", "Page number"),
+            ("per_page", "Records per page"),
+        ],
+    },
+    ToolTexts {
+        title: "Reactivate a portal user",
+        description: "Lets a suspended portal user log in again.",
+        destructive_clause: None,
+        descriptor_json: json_slice(TOOLS_JSON_EN, 8657usize, 9085usize),
+        labels: &[("id", "Portal user id")],
+    },
+    ToolTexts {
+        title: "Resend the portal invite",
+        description: "E-mails the portal invite again to a user who has not accepted it yet (status invited or invite_expired); a new invite link replaces the old one.",
+        destructive_clause: Some(
+            "send an e-mail or invite — \"Destructive tools — those that delete, end, suspend or deactivate a record, or send an e-mail or invite — are marked with destructiveHint\"",
+        ),
+        descriptor_json: json_slice(TOOLS_JSON_EN, 9086usize, 9619usize),
+        labels: &[("id", "Portal user id")],
+    },
+    ToolTexts {
+        title: "Suspend a portal user",
+        description: "Temporarily blocks an active portal user from logging in (their active sessions end). Reversible with dashboards_portal_users_reactivate.",
+        destructive_clause: Some(
+            "suspend — \"Destructive tools — those that delete, end, suspend or deactivate a record, or send an e-mail or invite — are marked with destructiveHint\"",
+        ),
+        descriptor_json: json_slice(TOOLS_JSON_EN, 9620usize, 10203usize),
+        labels: &[("id", "Portal user id"), ("reason", "Why")],
+    },
+    ToolTexts {
+        title: "Update a portal user",
+        description: "Changes a portal user's name, phone or tenant (which records they see). Does not send anything.",
+        destructive_clause: None,
+        descriptor_json: json_slice(TOOLS_JSON_EN, 10204usize, 10846usize),
+        labels: &[
+            ("id", "Portal user id"),
+            ("name", "name"),
+            ("phone", "phone"),
+            ("tenant_id", "New tenant"),
+        ],
+    },
+    ToolTexts {
+        title: "Get the fields of a resource",
+        description: "The fields of one Dashboards resource (e.g. portal_users) - type, allowed values (enum), meaning, and which fields can be used in `sort`.",
+        destructive_clause: None,
+        descriptor_json: json_slice(TOOLS_JSON_EN, 10847usize, 11425usize),
+        labels: &[("resource", "Resource name as in dashboards_schemas_list")],
+    },
+    ToolTexts {
+        title: "List the API resource schemas",
+        description: "The catalog of Dashboards resources (portal_users, portal_sessions, team_members, invites, organization) with a one-line description of each. Use dashboards_schemas_get for the fields of one.",
+        destructive_clause: None,
+        descriptor_json: json_slice(TOOLS_JSON_EN, 11426usize, 11929usize),
+        labels: &[],
+    },
+    ToolTexts {
+        title: "Get a team member",
+        description: "One team member by id (role, permissions, status, last sign-in).",
+        destructive_clause: None,
+        descriptor_json: json_slice(TOOLS_JSON_EN, 11930usize, 12358usize),
+        labels: &[("id", "Team member id")],
+    },
+    ToolTexts {
+        title: "List team members",
+        description: "The people on the dashboard team, with their role, permissions and status. Filter by role or status; paginate with page/per_page.",
+        destructive_clause: None,
+        descriptor_json: json_slice(TOOLS_JSON_EN, 12359usize, 13375usize),
+        labels: &[
+            ("role", "role"),
+            ("status", "status"),
+            ("email", "Exact e-mail"),
+            ("sort", "Sort field"),
+            ("page", "Page number"),
+            ("per_page", "Records per page"),
+        ],
+    },
+    ToolTexts {
+        title: "Reactivate a team member",
+        description: "Lets a suspended team member use the dashboard again, with the same role and permissions.",
+        destructive_clause: None,
+        descriptor_json: json_slice(TOOLS_JSON_EN, 13376usize, 13851usize),
+        labels: &[("id", "Team member id")],
+    },
+    ToolTexts {
+        title: "Remove a team member",
+        description: "Removes a person from the dashboard team (deletes the membership). They lose access at once; to add them back, send a new invite.",
+        destructive_clause: Some(
+            "delete — \"Destructive tools — those that delete, end, suspend or deactivate a record, or send an e-mail or invite — are marked with destructiveHint\"",
+        ),
+        descriptor_json: json_slice(TOOLS_JSON_EN, 13852usize, 14354usize),
+        labels: &[("id", "Team member id")],
+    },
+    ToolTexts {
+        title: "Suspend a team member",
+        description: "Temporarily blocks a team member from the dashboard. Reversible with dashboards_team_members_reactivate.",
+        destructive_clause: Some(
+            "suspend — \"Destructive tools — those that delete, end, suspend or deactivate a record, or send an e-mail or invite — are marked with destructiveHint\"",
+        ),
+        descriptor_json: json_slice(TOOLS_JSON_EN, 14355usize, 14905usize),
+        labels: &[("id", "Team member id"), ("reason", "Why")],
+    },
+    ToolTexts {
+        title: "Change a team member's role or permissions",
+        description: "Sets a team member's role and/or extra permissions (comma-separated). Takes effect at their next request.",
+        destructive_clause: None,
+        descriptor_json: json_slice(TOOLS_JSON_EN, 14906usize, 15674usize),
+        labels: &[
+            ("id", "Team member id"),
+            ("role", "New role"),
+            ("permissions", "Extra permissions"),
+        ],
     },
 ];

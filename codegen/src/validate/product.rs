@@ -31,6 +31,24 @@ impl<'a> Validator<'a> {
                 )),
             );
         }
+        if runtime_model::locale::Locale::from_tag(&p.locale).is_none()
+            || p.locale
+                != runtime_model::locale::Locale::from_tag(&p.locale).map_or("", |l| l.tag())
+        {
+            self.value(
+                "product.locale",
+                format!("`{}` is not a locale of the products", p.locale),
+                Some("`pt-BR`, `es` or `en`: the language of the product's document".into()),
+            );
+        }
+        let kobana = crate::rust::PRODUCT_ORDER.contains(&p.name.as_str());
+        if kobana && !self.l.index().contains("product.locale") {
+            self.key(
+                "product",
+                format!("product `{}` does not say the language of its document", p.name),
+                Some("add `locale: pt-BR` or `locale: es` (every text is then checked in pt-BR, es and en; see catalog/README.md)".into()),
+            );
+        }
         if p.fixture != src.in_fixtures {
             let hint = if src.in_fixtures {
                 "files under catalog/fixtures/ are test products: set `fixture: true`"

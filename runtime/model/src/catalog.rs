@@ -9,6 +9,8 @@
 //! is serialized at generation time and kept as `&'static str`, so that listing does no schema work
 //! per request.
 
+pub use crate::locale::Locale;
+
 /// One compiled product catalog.
 #[derive(Debug)]
 pub struct Product {
@@ -46,6 +48,11 @@ pub struct Product {
     /// Named groups of tools a client or operator selects (see [`crate::selection`]). Empty for
     /// a product that declares none (test fixtures): then every tool is in the default selection.
     pub toolsets: &'static [Toolset],
+    /// The language of the product's document: what a request that names none of ours gets.
+    pub default_locale: Locale,
+    /// Every text a person or model reads, per locale (in [`Locale::ALL`] order). Empty for
+    /// tables not built by the generator: they speak their base texts only.
+    pub locales: &'static [LocaleTexts],
 }
 
 /// A named group of tools (`billets`, `pix`, …), resolved by the generator from the catalog's
@@ -59,6 +66,59 @@ pub struct Toolset {
     pub default: bool,
     /// Indices in `Product::tools`, ascending.
     pub tools: &'static [u16],
+}
+
+/// The texts of one product in one locale. Each list is parallel to the product's own (the
+/// same length and order), so an index found in `Product::tools` finds its texts here. Identifiers
+/// (names, fields, codes, URIs) are never translated and live only in the product.
+#[derive(Debug)]
+pub struct LocaleTexts {
+    pub locale: Locale,
+    pub title: &'static str,
+    pub instructions: &'static str,
+    /// Every tool descriptor in this locale, joined by commas (see [`Product::tools_json`]).
+    pub tools_json: &'static str,
+    pub tools: &'static [ToolTexts],
+    pub resources: &'static [ItemTexts],
+    pub templates: &'static [ItemTexts],
+    pub prompts: &'static [PromptTexts],
+    pub records: &'static [RecordTexts],
+}
+
+#[derive(Debug)]
+pub struct ToolTexts {
+    pub title: &'static str,
+    pub description: &'static str,
+    pub destructive_clause: Option<&'static str>,
+    /// The tool's `tools/list` object in this locale (a slice of [`LocaleTexts::tools_json`]).
+    pub descriptor_json: &'static str,
+    /// `(argument, label)`: a short label for each top-level argument, from the first phrase of
+    /// its description, for confirmation forms.
+    pub labels: &'static [(&'static str, &'static str)],
+}
+
+/// A resource's or a template's texts.
+#[derive(Debug)]
+pub struct ItemTexts {
+    pub title: &'static str,
+    pub description: &'static str,
+    pub descriptor_json: &'static str,
+}
+
+#[derive(Debug)]
+pub struct PromptTexts {
+    pub title: &'static str,
+    pub description: &'static str,
+    /// The minijinja template in this locale.
+    pub template: &'static str,
+    pub descriptor_json: &'static str,
+}
+
+#[derive(Debug)]
+pub struct RecordTexts {
+    pub title: &'static str,
+    /// The schemas-catalog entry in this locale.
+    pub schema_json: &'static str,
 }
 
 /// Product policies: how confirmations, listings and workspaces behave. Read from the catalog.
@@ -602,7 +662,14 @@ impl Product {
             records: &[],
             exclusions: &[],
             toolsets: &[],
+            default_locale: Locale::En,
+            locales: &[],
         }
+    }
+
+    /// The product's texts in `locale`, when the generator built them.
+    pub fn texts(&self, locale: Locale) -> Option<&'static LocaleTexts> {
+        self.locales.iter().find(|t| t.locale == locale)
     }
 
     pub fn tool(&self, name: &str) -> Option<&'static Tool> {

@@ -204,3 +204,61 @@ pub const ALL: &[AppError] = &[
     CONFIRMATION_QUOTA_EXCEEDED,
     OUTCOME_UNKNOWN,
 ];
+
+impl AppError {
+    /// The message in `locale` (English is [`AppError::message`] itself). The person reads it
+    /// through the model, so it is written in their language; the code stays as it is.
+    pub fn message_in(&self, locale: crate::locale::Locale) -> &'static str {
+        use crate::locale::Locale::{En, Es, PtBr};
+        match (self.code, locale) {
+            (_, En) => self.message,
+            ("insufficient_scope", PtBr) => "O token de acesso não tem o escopo de que esta operação precisa",
+            ("insufficient_scope", Es) => "El token de acceso no tiene el alcance (scope) que esta operación necesita",
+            ("insufficient_permission", PtBr) => "O seu perfil não tem a permissão de que esta operação precisa",
+            ("insufficient_permission", Es) => "Tu rol no tiene el permiso que esta operación necesita",
+            ("workspace_required", PtBr) => "Esta conexão não tem um workspace padrão; defina um, ou use as ferramentas com workspace_id",
+            ("workspace_required", Es) => "Esta conexión no tiene un workspace predeterminado; define uno, o usa las herramientas con workspace_id",
+            ("content_too_large", PtBr) => "O arquivo é maior que o limite de tamanho do recurso",
+            ("content_too_large", Es) => "El archivo supera el límite de tamaño del recurso",
+            ("upstream_error", PtBr) => "A API da Kobana respondeu com um erro",
+            ("upstream_error", Es) => "La API de Kobana respondió con un error",
+            ("invalid_arguments", PtBr) => "Os argumentos não correspondem ao esquema de entrada da ferramenta",
+            ("invalid_arguments", Es) => "Los argumentos no coinciden con el esquema de entrada de la herramienta",
+            ("invalid_state", PtBr) => "A ação não é permitida no estado atual do registro",
+            ("invalid_state", Es) => "La acción no está permitida en el estado actual del registro",
+            ("not_found", PtBr) => "Registro não encontrado",
+            ("not_found", Es) => "No existe ese registro",
+            ("not_available", PtBr) => "Este tipo de registro ainda não tem uma operação na API da Kobana",
+            ("not_available", Es) => "Este tipo de registro todavía no tiene una operación en la API de Kobana",
+            ("confirmation_required", PtBr) => "Esta ferramenta é destrutiva e precisa de uma confirmação que este cliente não consegue dar: use um cliente 2026-07-28 que declare elicitação por formulário",
+            ("confirmation_required", Es) => "Esta herramienta es destructiva y necesita una confirmación que este cliente no puede dar: usa un cliente 2026-07-28 que declare elicitación por formulario",
+            ("confirmation_replayed", PtBr) => "Esta confirmação já foi usada; ela não executa de novo",
+            ("confirmation_replayed", Es) => "Esta confirmación ya se usó; no se ejecuta de nuevo",
+            ("confirmation_unavailable", PtBr) => "O servidor não consegue registrar a confirmação agora; nada foi executado, tente de novo mais tarde",
+            ("confirmation_unavailable", Es) => "El servidor no puede registrar la confirmación en este momento; no se ejecutó nada, inténtalo de nuevo más tarde",
+            ("confirmation_quota_exceeded", PtBr) => "Você tem confirmações ou chamadas pendentes demais ao mesmo tempo; nada foi executado. Deixe as pendentes terminarem ou expirarem e tente de novo",
+            ("confirmation_quota_exceeded", Es) => "Tienes demasiadas confirmaciones o llamadas pendientes a la vez; no se ejecutó nada. Deja que las pendientes terminen o caduquen y vuelve a intentarlo",
+            ("outcome_unknown", PtBr) => "A API da Kobana não informou se isto foi executado: pode ter sido. Confira o registro (liste-o ou consulte-o) antes de fazer qualquer outra coisa. Chamar esta ferramenta de novo com os mesmos argumentos dentro da janela de idempotência envia a mesma chave de idempotência, e a API devolve o primeiro resultado em vez de executar duas vezes",
+            ("outcome_unknown", Es) => "La API de Kobana no indicó si esto se ejecutó: puede que sí. Revisa el registro (lístalo o consúltalo) antes de hacer cualquier otra cosa. Llamar de nuevo a esta herramienta con los mismos argumentos dentro de la ventana de idempotencia envía la misma clave de idempotencia, así que la API responde con el primer resultado en lugar de ejecutarlo dos veces",
+            ("user_declined", PtBr) => "Você recusou a confirmação; nada foi alterado",
+            ("user_declined", Es) => "Rechazaste la confirmación; no se cambió nada",
+            (_, _) => self.message,
+        }
+    }
+}
+
+/// The application error whose code is `code` (a decline under either spelling).
+pub fn by_code(code: &str) -> Option<&'static AppError> {
+    ALL.iter().find(|e| {
+        e.code == code || (e.scope == ErrorScope::Decline && e.code.eq_ignore_ascii_case(code))
+    })
+}
+
+/// [`REPLAY_NOTICE`] in `locale`.
+pub fn replay_notice(locale: crate::locale::Locale) -> &'static str {
+    match locale {
+        crate::locale::Locale::En => REPLAY_NOTICE,
+        crate::locale::Locale::PtBr => "Esta aprovação já foi usada.",
+        crate::locale::Locale::Es => "Esta aprobación ya se usó.",
+    }
+}

@@ -9,5 +9,6 @@ pub mod catalog;
 pub mod errors;
 pub mod identity;
 pub mod selection;
+pub mod locale;
 pub mod upload;
 pub mod uri_template;

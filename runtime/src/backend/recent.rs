@@ -37,6 +37,8 @@ pub struct RecentOptions {
     pub concurrency: usize,
     /// Longest one listing may take before it is left out.
     pub per_listing_timeout: Duration,
+    /// The language of the titles (the templates' titles in that locale); `None`: the base ones.
+    pub locale: Option<runtime_model::locale::Locale>,
 }
 
 impl Default for RecentOptions {
@@ -44,6 +46,7 @@ impl Default for RecentOptions {
         RecentOptions {
             concurrency: 16,
             per_listing_timeout: Duration::from_secs(10),
+            locale: None,
         }
     }
 }
@@ -74,6 +77,15 @@ fn variable_value(record: &Map<String, Value>, var: &str, arg: &str) -> Option<S
 
 /// Builds the descriptor of one listed record, or `None` if a variable has no value.
 pub fn describe(template: &Template, record: &Map<String, Value>) -> Option<Value> {
+    describe_titled(template, template.title, record)
+}
+
+/// [`describe`], with the template's title given (in the request's locale).
+pub fn describe_titled(
+    template: &Template,
+    template_title: &str,
+    record: &Map<String, Value>,
+) -> Option<Value> {
     let mut first_id = String::new();
     let uri = UriTemplate::parse(template.uri_template)
         .ok()?
@@ -94,8 +106,8 @@ pub fn describe(template: &Template, record: &Map<String, Value>) -> Option<Valu
                 .filter(|s| !s.is_empty())
         });
     let title = match label {
-        Some(l) => format!("{} {}", template.title, l),
-        None => format!("{} {}", template.title, first_id),
+        Some(l) => format!("{template_title} {l}"),
+        None => format!("{template_title} {first_id}"),
     };
     Some(json!({
         "uri": uri,
@@ -153,6 +165,10 @@ pub async fn recent_resources(
         if list.input_schema_json.contains("\"per_page\"") {
             args.insert("per_page".into(), json!(limit));
         }
+        let title = options
+            .locale
+            .and_then(|l| product.texts(l))
+            .map_or(template.title, |t| t.templates[index].title);
         let (gate, backend, ctx) = (gate.clone(), backend.clone(), ctx.clone());
         set.spawn(async move {
             let Ok(_permit) = gate.acquire_owned().await else {
@@ -164,7 +180,7 @@ pub async fn recent_resources(
                     let found: Vec<Value> = records(&out)
                         .iter()
                         .take(limit as usize)
-                        .filter_map(|r| describe(template, r))
+                        .filter_map(|r| describe_titled(template, title, r))
                         .collect();
                     Ok((index, found))
                 }

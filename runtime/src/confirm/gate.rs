@@ -28,16 +28,16 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use runtime_model::canonical;
-use runtime_model::catalog::{
-    Binding, BodyMode, HttpBinding, Product, ReplayPolicy, Tool, UnconfirmableDestructive,
-};
+use runtime_model::catalog::{Product, ReplayPolicy, Tool, UnconfirmableDestructive};
 use runtime_model::errors::{
-    AppError, CONFIRMATION_QUOTA_EXCEEDED, CONFIRMATION_REPLAYED, CONFIRMATION_REQUIRED,
-    CONFIRMATION_UNAVAILABLE, REPLAY_NOTICE, USER_DECLINED,
+    self as app_errors, AppError, CONFIRMATION_QUOTA_EXCEEDED, CONFIRMATION_REPLAYED,
+    CONFIRMATION_REQUIRED, CONFIRMATION_UNAVAILABLE, USER_DECLINED,
 };
 use runtime_model::identity::{self, Identity};
+use runtime_model::locale::Locale;
 use serde_json::{json, Map, Value};
 
+use super::form::{self, Refusal};
 use super::idempotency::{self, CallKeys, Outcome};
 use super::ledger::{Ledger, LedgerError};
 use crate::state::{new_nonce, StateClaims, StateSealer};
@@ -80,6 +80,8 @@ pub struct GateRequest<'a> {
     pub request_state: Option<&'a str>,
     /// Unix seconds.
     pub now: u64,
+    /// The language of the form and of the refusals.
+    pub locale: Locale,
 }
 
 /// The gate's verdict.
@@ -140,7 +142,8 @@ pub struct Confirmer {
 /// What the client answered to the question.
 enum Answer {
     Yes,
-    No,
+    /// Declined, cancelled, or sent without the confirmation: each told so in its own words.
+    No(Refusal),
     /// No usable answer for the key: ask again.
     Missing,
 }
@@ -280,12 +283,12 @@ impl Confirmer {
         }
         match answer(req.input_responses) {
             Answer::Missing => self.ask(&req, &args_hash, &principal, None).await,
-            Answer::No => {
+            Answer::No(why) => {
                 note_confirmation(ConfirmEvent::Declined, Some(&claims.nonce));
                 Gate::Refuse {
                     error: USER_DECLINED,
                     code: policy.decline_code.to_string(),
-                    message: USER_DECLINED.message.to_string(),
+                    message: why.message(req.locale).to_string(),
                 }
             }
             Answer::Yes => {
@@ -348,16 +351,16 @@ impl Confirmer {
         principal: &str,
         state: &str,
     ) -> Gate {
-        let what = replay_outcome(state);
+        let what = form::replay_outcome(state, req.locale);
         match req.product.policy.replay {
             ReplayPolicy::AskAgain => {
-                let notice = format!("{REPLAY_NOTICE} {what}");
+                let notice = format!("{} {what}", app_errors::replay_notice(req.locale));
                 self.ask(req, args_hash, principal, Some(&notice)).await
             }
             ReplayPolicy::Refuse => Gate::Refuse {
                 error: CONFIRMATION_REPLAYED,
                 code: CONFIRMATION_REPLAYED.code.to_string(),
-                message: format!("{}. {what}", CONFIRMATION_REPLAYED.message),
+                message: format!("{}. {what}", CONFIRMATION_REPLAYED.message_in(req.locale)),
             },
         }
     }
@@ -411,6 +414,7 @@ impl Confirmer {
             nonce,
             data,
         };
+        let (field_title, field_description) = form::field(req.product, req.tool, req.locale);
         let mut requests = Map::new();
         requests.insert(
             INPUT_KEY.to_string(),
@@ -418,14 +422,14 @@ impl Confirmer {
                 "method": "elicitation/create",
                 "params": {
                     "mode": "form",
-                    "message": question(req, notice),
+                    "message": form::question(req.product, req.tool, req.args, req.locale, notice),
                     "requestedSchema": {
                         "type": "object",
                         "properties": {
                             CONFIRM_FIELD: {
                                 "type": "boolean",
-                                "title": format!("Run {}", display_title(req.tool)),
-                                "description": "Yes runs the action once with the arguments shown; no changes nothing.",
+                                "title": field_title,
+                                "description": field_description,
                                 "default": false
                             }
                         },
@@ -451,49 +455,6 @@ fn principal(req: &GateRequest<'_>) -> String {
     )
 }
 
-fn display_title(tool: &Tool) -> &str {
-    if tool.title.is_empty() {
-        tool.name
-    } else {
-        tool.title
-    }
-}
-
-/// The form's message: the tool (title and name), why it is destructive, and the arguments the
-/// model chose, so the person sees exactly what would run.
-fn question(req: &GateRequest<'_>, notice: Option<&str>) -> String {
-    let mut text = String::new();
-    if let Some(n) = notice {
-        text.push_str(n);
-        text.push_str("\n\n");
-    }
-    text.push_str(&format!(
-        "Run {} ({})?",
-        display_title(req.tool),
-        req.tool.name
-    ));
-    if let Some(clause) = req.tool.destructive_clause {
-        text.push_str(&format!("\nWhy it needs your confirmation: {clause}"));
-    }
-    if req.args.is_empty() {
-        text.push_str("\nArguments: none");
-    } else {
-        // An uploaded file is described, not pasted into the question.
-        let shown = match &req.tool.binding {
-            Binding::Http(HttpBinding {
-                body: BodyMode::Multipart { files },
-                ..
-            }) => runtime_model::upload::abbreviate_files(files, req.args),
-            _ => req.args.clone(),
-        };
-        let pretty =
-            serde_json::to_string_pretty(&Value::Object(shown)).unwrap_or_else(|_| "{}".into());
-        text.push_str("\nArguments:\n");
-        text.push_str(&pretty);
-    }
-    text
-}
-
 /// Reads the answer under [`INPUT_KEY`]. Only `accept` with `confirm` exactly `true` is a yes;
 /// `decline`, `cancel`, or an accept without it are a no; anything unreadable is no answer.
 fn answer(responses: Option<&Value>) -> Answer {
@@ -505,23 +466,12 @@ fn answer(responses: Option<&Value>) -> Answer {
             if r.pointer(&format!("/content/{CONFIRM_FIELD}")) == Some(&Value::Bool(true)) {
                 Answer::Yes
             } else {
-                Answer::No
+                Answer::No(Refusal::NotConfirmed)
             }
         }
-        Some("decline") | Some("cancel") => Answer::No,
+        Some("decline") => Answer::No(Refusal::Declined),
+        Some("cancel") => Answer::No(Refusal::Cancelled),
         _ => Answer::Missing,
-    }
-}
-
-/// What a replay is told about the first use of its confirmation. Never "confirm again" for a
-/// call that may have run.
-fn replay_outcome(state: &str) -> &'static str {
-    match state {
-        "ran" => "The action ran once with it (its result was returned then); read the record to see it.",
-        "failed" => "The Kobana API refused the action then, so nothing changed.",
-        "replayed" => "The Kobana API answered it with the result of an earlier identical call, so nothing new ran then.",
-        "unknown" => "The outcome of that call is unknown: the action may have run. Check the record (list or get it) first; running the same call again within the idempotency window sends the same idempotency key, so the API answers the first result instead of running it twice.",
-        _ => "This server has no recorded outcome for it (the call may still be running, or was interrupted): the action may have run. Check the record (list or get it) first; running the same call again within the idempotency window sends the same idempotency key, so the API answers the first result instead of running it twice.",
     }
 }
 
@@ -616,6 +566,7 @@ mod tests {
                 input_responses: self.responses,
                 request_state: self.state,
                 now: self.now,
+                locale: runtime_model::locale::Locale::En,
             }
         }
     }
@@ -775,12 +726,24 @@ mod tests {
             let c = confirmer();
             let a = args("x");
             let id = person("p", "o");
-            for answer in [
-                json!({"confirm": {"action": "decline"}}),
-                json!({"confirm": {"action": "cancel"}}),
-                json!({"confirm": {"action": "accept", "content": {"confirm": false}}}),
-                json!({"confirm": {"action": "accept", "content": {}}}),
-                json!({"confirm": {"action": "accept", "content": {"confirm": "true"}}}),
+            let declined = errors::USER_DECLINED.message;
+            let cancelled = form::Refusal::Cancelled.message(Locale::En);
+            let unticked = form::Refusal::NotConfirmed.message(Locale::En);
+            for (answer, says) in [
+                (json!({"confirm": {"action": "decline"}}), declined),
+                (json!({"confirm": {"action": "cancel"}}), cancelled),
+                (
+                    json!({"confirm": {"action": "accept", "content": {"confirm": false}}}),
+                    unticked,
+                ),
+                (
+                    json!({"confirm": {"action": "accept", "content": {}}}),
+                    unticked,
+                ),
+                (
+                    json!({"confirm": {"action": "accept", "content": {"confirm": "true"}}}),
+                    unticked,
+                ),
             ] {
                 let state = state_of(&c.gate(Call::new(product, &a, &id).req()).await);
                 let mut retry = Call::new(product, &a, &id);
@@ -797,7 +760,8 @@ mod tests {
                 };
                 assert_eq!(*error, errors::USER_DECLINED);
                 assert_eq!(got, code, "{answer}");
-                assert_eq!(message, errors::USER_DECLINED.message);
+                // Decline and cancel are told apart (the code is the product's either way).
+                assert_eq!(message, says, "{answer}");
             }
         }
     }
@@ -1064,6 +1028,7 @@ mod tests {
                 input_responses: None,
                 request_state: None,
                 now: NOW,
+                locale: runtime_model::locale::Locale::En,
             })
             .await;
         let Gate::InputRequired(v) = g else {

@@ -10,6 +10,7 @@
 //! the policy names (person, organization, workspace), for `confirmation_ttl_secs`. Its single use
 //! is enforced by a [`Ledger`] before the tool runs.
 
+pub mod form;
 mod gate;
 pub mod idempotency;
 pub mod ledger;

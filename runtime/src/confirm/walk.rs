@@ -187,6 +187,7 @@ async fn walk(seed: u64, product: &'static Product, shared: bool, steps: usize) 
                         input_responses: responses,
                         request_state: None,
                         now,
+                        locale: runtime_model::locale::Locale::En,
                     })
                     .await;
                 let Gate::InputRequired(v) = &g else {
@@ -227,6 +228,7 @@ async fn walk(seed: u64, product: &'static Product, shared: bool, steps: usize) 
                         input_responses: Some(&answer),
                         request_state: Some(&pick.state),
                         now,
+                        locale: runtime_model::locale::Locale::En,
                     })
                     .await;
                 let Gate::Run { confirmed } = g else {
@@ -329,6 +331,7 @@ async fn walk(seed: u64, product: &'static Product, shared: bool, steps: usize) 
                         input_responses: Some(&answer),
                         request_state: Some(&pick.state),
                         now,
+                        locale: runtime_model::locale::Locale::En,
                     })
                     .await;
                 assert!(

@@ -49,6 +49,8 @@ pub struct Caller {
     /// = the engine's default (stdio: the server's own selection).
     pub selection: Option<Arc<Selection>>,
     pub names_selection: bool,
+    /// HTTP's `Accept-Language` (nothing on stdio, whose language is the server's `--locale`).
+    pub accept_language: Option<Arc<str>>,
 }
 
 impl Caller {
@@ -124,10 +126,12 @@ pub struct Handshake {
     client_caps: Value,
     /// The selection the `initialize` request named; the session keeps it.
     selection: Option<Arc<Selection>>,
+    /// The language preference of the `initialize` request (`_meta`, else HTTP's header).
+    pub accept_language: Option<Arc<str>>,
 }
 
 impl Handshake {
-    fn read(req: Request, selection: Option<Arc<Selection>>) -> Self {
+    fn read(req: Request, caller: &Caller) -> Self {
         let version =
             era::negotiate_legacy(req.params.get("protocolVersion").and_then(Value::as_str));
         let client_caps = match req.params.get("capabilities") {
@@ -135,10 +139,12 @@ impl Handshake {
             _ => json!({}),
         };
         Self {
+            accept_language: modern::accept_language(&req.params)
+                .or(caller.accept_language.clone()),
             id: req.id,
             version,
             client_caps,
-            selection,
+            selection: caller.selection.clone(),
         }
     }
 
@@ -152,7 +158,8 @@ impl Handshake {
 
     /// The `initialize` answer.
     pub fn answer(&self, engine: &Engine) -> Vec<u8> {
-        jsonrpc::encode_result(&self.id, &engine.initialize_result(self.version))
+        let locale = engine.locale_for(self.accept_language.as_deref());
+        jsonrpc::encode_result(&self.id, &engine.initialize_result(self.version, locale))
     }
 }
 
@@ -197,7 +204,7 @@ pub fn route(msg: Incoming, session: SessionRef, outer: Outer<'_>, caller: &Call
     let modern_meta = modern::has_modern_meta(&req.params);
     // A 2026 request naming `initialize` is a removed method: the engine answers -32601.
     if req.method == "initialize" && !modern_meta {
-        return Step::Initialize(Handshake::read(req, caller.selection.clone()));
+        return Step::Initialize(Handshake::read(req, caller));
     }
     let discover = req.method == "server/discover";
     if let Some(v) = outer.stated() {
@@ -299,6 +306,7 @@ fn modern_call(req: &Request, outer: Outer<'_>, caller: &Caller) -> Result<Call,
         peer: Peer::none(),
         session: None,
         selection: caller.selection.clone(),
+        accept_language: modern::accept_language(&req.params).or(caller.accept_language.clone()),
     })
 }
 
@@ -324,6 +332,7 @@ fn legacy_call(
             None => caller.selection.clone(),
         },
         session,
+        accept_language: modern::accept_language(params).or(caller.accept_language.clone()),
     }
 }
 

@@ -30,6 +30,15 @@ pub fn progress_token(params: &Map<String, Value>) -> Option<Value> {
         .cloned()
 }
 
+/// `params._meta["io.modelcontextprotocol/acceptLanguage"]` (SEP-2792), when it is a string.
+pub fn accept_language(params: &Map<String, Value>) -> Option<std::sync::Arc<str>> {
+    params
+        .get("_meta")
+        .and_then(|m| m.get(era::META_ACCEPT_LANGUAGE))
+        .and_then(Value::as_str)
+        .map(std::sync::Arc::from)
+}
+
 /// Reads the required `_meta` fields: -32602 naming the missing one.
 pub fn read_meta(params: &Map<String, Value>) -> Result<ModernMeta, RpcError> {
     let Some(meta) = params.get("_meta").and_then(Value::as_object) else {

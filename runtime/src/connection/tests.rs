@@ -17,6 +17,7 @@ fn caller() -> Caller {
         bearer: None,
         selection: None,
         names_selection: false,
+        accept_language: None,
     }
 }
 

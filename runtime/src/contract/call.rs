@@ -39,6 +39,10 @@ pub struct Call {
     /// The tools this request sees (its toolsets within the server's ceiling); `None` = the
     /// engine's default selection.
     pub selection: Option<Arc<Selection>>,
+    /// The language preference of this request, as sent (`Accept-Language` grammar): the 2026
+    /// `_meta` `acceptLanguage` when present, else the HTTP `Accept-Language` header. The engine
+    /// matches it against the product's locales (`runtime_model::locale`).
+    pub accept_language: Option<Arc<str>>,
 }
 
 impl Call {
@@ -54,6 +58,7 @@ impl Call {
             peer: Peer::none(),
             session: None,
             selection: None,
+            accept_language: None,
         }
     }
 

@@ -16,6 +16,10 @@ pub const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion
 pub const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
 pub const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
 pub const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
+/// The request's language preference (SEP-2792): an `Accept-Language` value.
+pub const META_ACCEPT_LANGUAGE: &str = "io.modelcontextprotocol/acceptLanguage";
+/// The language an answer was written in (SEP-2792): a BCP 47 tag.
+pub const META_CONTENT_LANGUAGE: &str = "io.modelcontextprotocol/contentLanguage";
 
 /// Which wire a request was served under.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -10,6 +10,7 @@ use std::sync::{Arc, OnceLock, Weak};
 use runtime_model::backend::Backend;
 use runtime_model::catalog::Product;
 use runtime_model::selection::{Ceiling, Selection};
+use runtime_model::locale::Locale;
 use serde_json::{json, Map, Value};
 
 use super::jsonrpc::Request;
@@ -41,6 +42,10 @@ pub struct EngineOptions {
     pub rate_limiter: Option<Arc<crate::limits::RateLimiter>>,
     /// TTL and polling of tasks (Tasks extension).
     pub tasks: TaskOptions,
+    /// The server's language (`--locale`, `KOBANA_LOCALE`, the config's `locale`): what a request
+    /// that states no language of ours gets, before the product's own default. On stdio it is the
+    /// client's language.
+    pub locale: Option<Locale>,
 }
 
 impl Default for EngineOptions {
@@ -50,6 +55,7 @@ impl Default for EngineOptions {
             ttl_ms: 60_000,
             rate_limiter: None,
             tasks: TaskOptions::default(),
+            locale: None,
         }
     }
 }
@@ -79,16 +85,20 @@ pub struct Engine {
     pub(crate) options: EngineOptions,
     /// Each tool's input and output schema, compiled on first use.
     pub(crate) schemas: ToolSchemas,
-    pub(crate) prompt_env: minijinja::Environment<'static>,
+    /// One template environment per locale (by [`Locale::index`]): the prompts' templates in
+    /// that locale, and the `date`, `month` and `money` filters writing values its way.
+    pub(crate) prompt_envs: Vec<minijinja::Environment<'static>>,
     /// Per tool: the arguments mirrored into `Mcp-Param-*` headers (`x-mcp-header`), parsed on
     /// first use.
     param_headers: Vec<OnceLock<Vec<ParamHeader>>>,
     /// Tool name → index in `product.tools` (a catalog has hundreds of tools).
     tool_index: std::collections::HashMap<&'static str, usize>,
     server_info: Value,
-    /// `,"resultType":"complete","_meta":{serverInfo}}`: closes a non-cacheable 2026 result.
-    complete_tail: String,
-    discover: OnceLock<Value>,
+    /// `,"resultType":"complete","_meta":{serverInfo, contentLanguage}}`: closes a non-cacheable
+    /// 2026 result, by [`Locale::index`].
+    complete_tail: [String; 3],
+    /// `server/discover`, per locale.
+    discover: [OnceLock<Value>; 3],
     /// Metrics, spans and the audit trail ([`Engine::with_telemetry`]); none: the log line only.
     pub(crate) telemetry: Option<crate::telemetry::Telemetry>,
 }
@@ -103,19 +113,28 @@ impl Engine {
         options: EngineOptions,
     ) -> Self {
         let server_info = json!({"name": format!("kobana-mcp-{}", product.name), "title": product.title, "version": product.version});
-        let meta = json!({ era::META_SERVER_INFO: server_info });
-        let suffix = format!(
-            ",\"resultType\":\"complete\",\"ttlMs\":{},\"cacheScope\":\"private\",\"_meta\":{}",
-            options.ttl_ms, meta
-        );
-        let complete_tail = format!(",\"resultType\":\"complete\",\"_meta\":{meta}}}");
+        let suffix = Locale::ALL.map(|l| {
+            let meta = json!({
+                era::META_SERVER_INFO: server_info,
+                era::META_CONTENT_LANGUAGE: l.tag(),
+            });
+            format!(
+                ",\"resultType\":\"complete\",\"ttlMs\":{},\"cacheScope\":\"private\",\"_meta\":{}",
+                options.ttl_ms, meta
+            )
+        });
+        let complete_tail = Locale::ALL.map(|l| {
+            let meta = json!({
+                era::META_SERVER_INFO: server_info,
+                era::META_CONTENT_LANGUAGE: l.tag(),
+            });
+            format!(",\"resultType\":\"complete\",\"_meta\":{meta}}}")
+        });
         let executes = backend.executes_operations();
-        let mut prompt_env = minijinja::Environment::new();
-        prompt_env.set_undefined_behavior(minijinja::UndefinedBehavior::Lenient);
-        for p in product.prompts {
-            // A template that does not parse is reported when the prompt is used.
-            let _ = prompt_env.add_template(p.name, p.template);
-        }
+        let prompt_envs = Locale::ALL
+            .iter()
+            .map(|l| super::prompt_env::environment(product, *l))
+            .collect();
         let tasks = TaskStore::new(confirmer.ledger.clone(), options.tasks.clone());
         Self {
             product,
@@ -136,7 +155,7 @@ impl Engine {
             schemas: ToolSchemas::new(product),
             ceiling: Ceiling::everything(product),
             discovery_index: OnceLock::new(),
-            prompt_env,
+            prompt_envs,
             tool_index: product
                 .tools
                 .iter()
@@ -147,7 +166,7 @@ impl Engine {
             options,
             server_info,
             complete_tail,
-            discover: OnceLock::new(),
+            discover: Default::default(),
             telemetry: None,
         }
     }
@@ -179,12 +198,35 @@ impl Engine {
 
     /// The permission and selection view of a request.
     pub fn view(&self, call: &Call) -> Arc<listing::View> {
-        self.listings.view(&call.identity, &self.selection(call))
+        self.listings
+            .view(&call.identity, &self.selection(call), self.locale(call))
     }
 
     pub(crate) fn discovery_index(&self) -> &super::discovery_tools::Index {
         self.discovery_index
             .get_or_init(|| super::discovery_tools::Index::build(self.product))
+    }
+
+    /// The locale for a language preference (`Accept-Language` grammar): the best of ours, else
+    /// the server's `--locale`, else the product's default.
+    pub fn locale_for(&self, accept_language: Option<&str>) -> Locale {
+        Locale::choose(
+            accept_language,
+            self.options.locale,
+            self.product.default_locale,
+        )
+    }
+
+    /// The locale of one request.
+    pub fn locale(&self, call: &Call) -> Locale {
+        self.locale_for(call.accept_language.as_deref())
+    }
+
+    /// The product's instructions in `locale`.
+    fn instructions(&self, locale: Locale) -> &'static str {
+        self.product
+            .texts(locale)
+            .map_or(self.product.instructions, |t| t.instructions)
     }
 
     /// The `x-mcp-header` arguments of a tool (2026 HTTP mirrors them into `Mcp-Param-{name}`).
@@ -225,8 +267,8 @@ impl Engine {
         self.tool_index.get(name).copied()
     }
 
-    pub(crate) fn complete_tail(&self) -> &str {
-        &self.complete_tail
+    pub(crate) fn complete_tail(&self, locale: Locale) -> &str {
+        &self.complete_tail[locale.index()]
     }
 
     pub fn server_info(&self) -> &Value {
@@ -280,21 +322,23 @@ impl Engine {
         Value::Object(caps)
     }
 
-    /// The `initialize` result for a negotiated 2025 version.
-    pub fn initialize_result(&self, version: &'static str) -> Value {
+    /// The `initialize` result for a negotiated 2025 version, in `locale`.
+    pub fn initialize_result(&self, version: &'static str, locale: Locale) -> Value {
         let mut r = json!({
             "protocolVersion": version,
             "capabilities": self.capabilities(false),
             "serverInfo": self.server_info,
+            "_meta": {era::META_CONTENT_LANGUAGE: locale.tag()},
         });
-        if !self.product.instructions.is_empty() {
-            r["instructions"] = json!(self.product.instructions);
+        let instructions = self.instructions(locale);
+        if !instructions.is_empty() {
+            r["instructions"] = json!(instructions);
         }
         r
     }
 
-    fn discover_result(&self) -> Value {
-        self.discover
+    fn discover_result(&self, locale: Locale) -> Value {
+        self.discover[locale.index()]
             .get_or_init(|| {
                 let mut r = json!({
                     "resultType": "complete",
@@ -302,10 +346,14 @@ impl Engine {
                     "capabilities": self.capabilities(true),
                     "ttlMs": self.options.ttl_ms,
                     "cacheScope": "public",
-                    "_meta": { era::META_SERVER_INFO: self.server_info },
+                    "_meta": {
+                        era::META_SERVER_INFO: self.server_info,
+                        era::META_CONTENT_LANGUAGE: locale.tag(),
+                    },
                 });
-                if !self.product.instructions.is_empty() {
-                    r["instructions"] = json!(self.product.instructions);
+                let instructions = self.instructions(locale);
+                if !instructions.is_empty() {
+                    r["instructions"] = json!(instructions);
                 }
                 r
             })
@@ -344,7 +392,8 @@ impl Engine {
             }
             self.answer(req, call).await
         };
-        super::observe::observed(observer, req, call, answer).await
+        let reply = super::observe::observed(observer, req, call, answer).await;
+        super::language::localize_reply(reply, self.locale(call), call.era.is_modern())
     }
 
     async fn answer(&self, req: &Request, call: &Call) -> Reply {
@@ -352,7 +401,7 @@ impl Engine {
         let p = &req.params;
         let not_found = || Reply::Error(RpcError::method_not_found(&req.method));
         match req.method.as_str() {
-            "server/discover" if modern => Reply::Value(self.discover_result()),
+            "server/discover" if modern => Reply::Value(self.discover_result(self.locale(call))),
             "ping" if !modern => Reply::Value(json!({})),
             "logging/setLevel" if !modern => self.set_level(call, p),
             "resources/subscribe" | "resources/unsubscribe" if !modern && self.subscribable() => {

@@ -9,6 +9,9 @@
 //! listing that shows every tool of a generated catalog is not even assembled: its descriptors are
 //! the catalog's joined static text ([`Product::tools_json`]), sent as it is.
 //!
+//! Views are per locale too (the key carries it): each locale's descriptors are their own static
+//! text (`LocaleTexts`), so choosing a language costs one more key field, not a translation.
+//!
 //! 2025-03-26 predates `outputSchema`: its tool pages are built (on the first such request) from
 //! the descriptors without it.
 
@@ -23,6 +26,7 @@ use base64::Engine as _;
 use runtime_model::catalog::Product;
 use runtime_model::identity::Identity;
 use runtime_model::selection::Selection;
+use runtime_model::locale::Locale;
 
 use crate::contract::RpcError;
 
@@ -102,6 +106,7 @@ struct Key {
     scopes: BTreeSet<String>,
     permissions: BTreeSet<String>,
     selection: Arc<Selection>,
+    locale: Locale,
 }
 
 /// Which list a cursor belongs to.
@@ -139,7 +144,8 @@ type ViewCache = HashMap<u64, Vec<(Key, Arc<View>)>>;
 pub struct Listings {
     product: &'static Product,
     page_size: usize,
-    modern_suffix: String,
+    /// By [`Locale::index`]: each locale's 2026 suffix names its `contentLanguage`.
+    modern_suffix: [String; 3],
     views: RwLock<ViewCache>,
     /// By index in `product.tools`: served but not listed (a proxy's tools that could only answer
     /// `not_available`).
@@ -153,8 +159,9 @@ pub struct Listings {
 const MAX_VIEWS: usize = 4096;
 
 impl Listings {
-    /// `modern_suffix` is appended inside every 2026 page object (starts with a comma).
-    pub fn new(product: &'static Product, page_size: usize, modern_suffix: String) -> Self {
+    /// `modern_suffix` (by [`Locale::index`]) is appended inside every 2026 page object of that
+    /// locale (starts with a comma).
+    pub fn new(product: &'static Product, page_size: usize, modern_suffix: [String; 3]) -> Self {
         Self {
             product,
             page_size: page_size.max(1),
@@ -177,12 +184,13 @@ impl Listings {
         self.unlisted.get(idx).copied().unwrap_or(false)
     }
 
-    /// The view of this caller's permission set under this selection.
-    pub fn view(&self, identity: &Identity, selection: &Arc<Selection>) -> Arc<View> {
+    /// The view of this caller's permission set under this selection, in `locale`.
+    pub fn view(&self, identity: &Identity, selection: &Arc<Selection>, locale: Locale) -> Arc<View> {
         let mut h = DefaultHasher::new();
         identity.scopes.hash(&mut h);
         identity.permissions.hash(&mut h);
         selection.hash(&mut h);
+        locale.hash(&mut h);
         let hash = h.finish();
         if let Ok(map) = self.views.read() {
             if let Some(bucket) = map.get(&hash) {
@@ -190,13 +198,14 @@ impl Listings {
                     if k.scopes == identity.scopes
                         && k.permissions == identity.permissions
                         && *k.selection == **selection
+                        && k.locale == locale
                     {
                         return v.clone();
                     }
                 }
             }
         }
-        let view = Arc::new(self.build(identity, selection));
+        let view = Arc::new(self.build(identity, selection, locale));
         if let Ok(mut map) = self.views.write() {
             if map.len() >= MAX_VIEWS {
                 map.clear();
@@ -206,6 +215,7 @@ impl Listings {
                     scopes: identity.scopes.clone(),
                     permissions: identity.permissions.clone(),
                     selection: selection.clone(),
+                    locale,
                 },
                 view.clone(),
             ));
@@ -213,8 +223,29 @@ impl Listings {
         view
     }
 
-    fn build(&self, identity: &Identity, selection: &Selection) -> View {
+    fn build(&self, identity: &Identity, selection: &Selection, locale: Locale) -> View {
         let p = self.product;
+        // The locale's descriptors, parallel to the product's lists; a table built by hand has
+        // none and lists its own.
+        let texts = p.texts(locale);
+        let tool_json =
+            |i: usize| texts.map_or(p.tools[i].descriptor_json, |t| t.tools[i].descriptor_json);
+        let resource_json = |i: usize| {
+            texts.map_or(p.resources[i].descriptor_json, |t| {
+                t.resources[i].descriptor_json
+            })
+        };
+        let template_json = |i: usize| {
+            texts.map_or(p.templates[i].descriptor_json, |t| {
+                t.templates[i].descriptor_json
+            })
+        };
+        let prompt_json = |i: usize| {
+            texts.map_or(p.prompts[i].descriptor_json, |t| {
+                t.prompts[i].descriptor_json
+            })
+        };
+        let joined = texts.map_or(p.tools_json, |t| t.tools_json);
         let callable: Vec<bool> = p
             .tools
             .iter()
@@ -233,39 +264,29 @@ impl Listings {
             .map(|pr| pr.uses.iter().all(|u| can(u)))
             .collect();
         let listed = |i: usize| callable[i] && !self.unlisted.get(i).copied().unwrap_or(false);
-        let mut tools: Vec<&'static str> = p
-            .tools
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| listed(*i))
-            .map(|(_, t)| t.descriptor_json)
+        let mut tools: Vec<&'static str> = (0..p.tools.len())
+            .filter(|i| listed(*i))
+            .map(tool_json)
             .collect();
         if selection.discovery() {
             tools.extend(self.discovery);
         }
-        let resources: Vec<&str> = p
-            .resources
-            .iter()
-            .filter(|r| can(r.read_by))
-            .map(|r| r.descriptor_json)
+        let resources: Vec<&str> = (0..p.resources.len())
+            .filter(|i| can(p.resources[*i].read_by))
+            .map(resource_json)
             .collect();
-        let templates: Vec<&str> = p
-            .templates
-            .iter()
-            .filter(|t| can(t.read_by))
-            .map(|t| t.descriptor_json)
+        let templates: Vec<&str> = (0..p.templates.len())
+            .filter(|i| can(p.templates[*i].read_by))
+            .map(template_json)
             .collect();
-        let prompts: Vec<&str> = p
-            .prompts
-            .iter()
-            .zip(&usable_prompts)
-            .filter(|(_, u)| **u)
-            .map(|(pr, _)| pr.descriptor_json)
+        let prompts: Vec<&str> = (0..p.prompts.len())
+            .filter(|i| usable_prompts[*i])
+            .map(prompt_json)
             .collect();
         let every_tool = (0..callable.len()).all(listed) && !selection.discovery();
         let era = |suffix: &str| EraPages {
             tools: match every_tool {
-                true => self.every_tool_pages(suffix),
+                true => self.every_tool_pages(joined, suffix),
                 false => None,
             }
             .unwrap_or_else(|| self.pages(ListKind::Tools, &tools, suffix)),
@@ -275,7 +296,7 @@ impl Listings {
         };
         View {
             legacy: era(""),
-            modern: era(&self.modern_suffix),
+            modern: era(&self.modern_suffix[locale.index()]),
             callable,
             usable_prompts,
             legacy_2025_03_26_tools: OnceLock::new(),
@@ -298,8 +319,7 @@ impl Listings {
 
     /// The single page listing every tool, straight from the catalog's joined descriptor text;
     /// `None` when the catalog has none or the tools need more than one page.
-    fn every_tool_pages(&self, suffix: &str) -> Option<Vec<Page>> {
-        let joined = self.product.tools_json;
+    fn every_tool_pages(&self, joined: &'static str, suffix: &str) -> Option<Vec<Page>> {
         if joined.is_empty() || self.product.tools.len() > self.page_size {
             return None;
         }

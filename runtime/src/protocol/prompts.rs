@@ -85,6 +85,7 @@ impl Engine {
             return RpcError::invalid_params(format!("Unknown prompt: {name}")).into();
         };
         let prompt = &self.product.prompts[idx];
+        let locale = self.locale(call);
         if !self.view(call).usable_prompts[idx] {
             return RpcError::invalid_params(format!(
                 "Prompt {name} is not available: it uses tools this caller cannot call"
@@ -117,7 +118,7 @@ impl Engine {
                 Err(e) => e.into(),
             };
         }
-        let template = match self.prompt_env.get_template(name) {
+        let template = match self.prompt_envs[locale.index()].get_template(name) {
             Ok(t) => t,
             Err(e) => {
                 return RpcError::internal(format!("prompt {name} has an invalid template: {e}"))
@@ -132,8 +133,12 @@ impl Engine {
                 return RpcError::internal(format!("prompt {name} failed to render: {e}")).into()
             }
         };
+        let description = self
+            .product
+            .texts(locale)
+            .map_or(prompt.description, |t| t.prompts[idx].description);
         let result = json!({
-            "description": prompt.description,
+            "description": description,
             "messages": [{"role": "user", "content": {"type": "text", "text": text}}],
         });
         Reply::Value(self.finish(call, result, false))

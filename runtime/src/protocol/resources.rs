@@ -57,13 +57,17 @@ impl Engine {
         if self.product.policy.workspaced && call.identity.default_workspace.is_none() {
             return self.list(call, super::listing::ListKind::Resources, params);
         }
+        let locale = self.locale(call);
         let view = self.view(call);
+        let texts = self.product.texts(locale);
         let mut resources: Vec<Value> = self
             .product
             .resources
             .iter()
-            .filter(|r| view.can_call(self.product, r.read_by))
-            .filter_map(|r| serde_json::from_str(r.descriptor_json).ok())
+            .enumerate()
+            .filter(|(_, r)| view.can_call(self.product, r.read_by))
+            .map(|(i, r)| texts.map_or(r.descriptor_json, |t| t.resources[i].descriptor_json))
+            .filter_map(|d| serde_json::from_str(d).ok())
             .collect();
         let ctx = self.call_context(call, &Map::new());
         // A failed listing is an error: never a partial list that looks complete and cacheable.
@@ -71,7 +75,10 @@ impl Engine {
             &ctx,
             self.backend.clone(),
             n,
-            Default::default(),
+            crate::backend::RecentOptions {
+                locale: Some(locale),
+                ..Default::default()
+            },
         )
         .await
         {

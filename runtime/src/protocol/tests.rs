@@ -878,12 +878,14 @@ async fn a_replayed_answer_is_marked_and_the_next_call_runs_anew() {
         .unwrap();
     assert_ne!(r["isError"], true, "{r}");
     let content = r["content"].as_array().unwrap();
-    assert_eq!(content[0]["text"], super::tools::REPLAYED_NOTE, "{r}");
+    // Billing speaks pt-BR when the request names no language.
+    let note = super::tools::replayed_note(runtime_model::locale::Locale::PtBr);
+    assert_eq!(content[0]["text"], note, "{r}");
     assert!(
         content[0]["text"]
             .as_str()
             .unwrap()
-            .contains("nothing new ran"),
+            .contains("nada novo foi executado"),
         "{r}"
     );
     assert_eq!(r["structuredContent"]["id"], "cus_9", "{r}");
@@ -1079,16 +1081,22 @@ async fn a_full_tool_listing_is_the_catalogs_joined_text_and_2025_03_26_gets_no_
     let everyone = identity(&["all"], &["*"]);
     // The page of someone who may call every tool is the joined descriptor text, byte for byte.
     let all = std::sync::Arc::new(runtime_model::selection::Selection::everything(p));
-    let view = e.listings.view(&everyone, &all);
+    let view = e
+        .listings
+        .view(&everyone, &all, runtime_model::locale::Locale::En);
     let page = &view.legacy.tools[0];
     assert!(
         page.segments().len() > 1,
         "the joined text is sent as its own segment"
     );
-    let joined: Vec<&str> = p.tools.iter().map(|t| t.descriptor_json).collect();
+    // Each locale's descriptors are their own joined text (the view asked for English).
+    let en = p.texts(runtime_model::locale::Locale::En).unwrap();
+    let joined: Vec<&str> = en.tools.iter().map(|t| t.descriptor_json).collect();
     let expected = format!("{{\"tools\":[{}]}}", joined.join(","));
     assert_eq!(page.to_vec(), expected.into_bytes());
-    assert_eq!(p.tools_json, joined.join(","));
+    assert_eq!(en.tools_json, joined.join(","));
+    let base: Vec<&str> = p.tools.iter().map(|t| t.descriptor_json).collect();
+    assert_eq!(p.tools_json, base.join(","));
 
     let with_schema = p
         .tools

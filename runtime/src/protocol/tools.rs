@@ -23,6 +23,16 @@ use crate::contract::{ExtCtx, ExtOutcome, Handler, Target, TaskPhase, ToolOutput
 /// `confirm::idempotency`): nothing new ran, and the key has moved on.
 pub const REPLAYED_NOTE: &str = "Note: the Kobana API answered with the stored result of an earlier identical call (same tool, arguments, person, organization and workspace) instead of running it again, so nothing new ran now. The result below is that earlier call's. To run it again on purpose, call the tool again: the next call is a new one.";
 
+/// [`REPLAYED_NOTE`] in `locale`.
+pub fn replayed_note(locale: runtime_model::locale::Locale) -> &'static str {
+    use runtime_model::locale::Locale;
+    match locale {
+        Locale::En => REPLAYED_NOTE,
+        Locale::PtBr => "Observação: a API da Kobana respondeu com o resultado guardado de uma chamada idêntica anterior (mesma ferramenta, argumentos, pessoa, organização e workspace) em vez de executá-la de novo, então nada novo foi executado agora. O resultado abaixo é o daquela chamada anterior. Para executar de novo de propósito, chame a ferramenta outra vez: a próxima chamada é uma nova.",
+        Locale::Es => "Nota: la API de Kobana respondió con el resultado guardado de una llamada idéntica anterior (misma herramienta, argumentos, persona, organización y workspace) en lugar de ejecutarla de nuevo, así que no se ejecutó nada nuevo ahora. El resultado de abajo es el de esa llamada anterior. Para ejecutarla otra vez a propósito, vuelve a llamar a la herramienta: la siguiente llamada es una nueva.",
+    }
+}
+
 /// How many input rounds one request may take on the 2025 wire.
 const MAX_LEGACY_ROUNDS: usize = 8;
 
@@ -196,6 +206,7 @@ impl Engine {
                 input_responses: params.get("inputResponses"),
                 request_state: params.get("requestState").and_then(Value::as_str),
                 now: mrtr::now_unix(),
+                locale: self.locale(call),
             })
             .await;
         let confirmed = match gate {
@@ -331,8 +342,8 @@ impl Engine {
                     }
                     Output::Replayed(_) => ToolOutput::default(),
                 };
-                out.content
-                    .insert(0, json!({"type": "text", "text": REPLAYED_NOTE}));
+                let note = replayed_note(self.locale(call));
+                out.content.insert(0, json!({"type": "text", "text": note}));
                 self.tool_reply(call, out)
             }
             Ok(Dispatched::Backend(Ok(Output::Json(answer)))) => {
@@ -423,8 +434,11 @@ impl Engine {
     }
 
     /// The final `tools/call` result in the caller's era.
-    pub(crate) fn tool_reply(&self, call: &Call, out: ToolOutput) -> Reply {
+    pub(crate) fn tool_reply(&self, call: &Call, mut out: ToolOutput) -> Reply {
         if out.is_error {
+            if let Some(s) = out.structured.as_mut() {
+                super::language::localize_error(s, &mut out.content, self.locale(call));
+            }
             let code = out
                 .structured
                 .as_ref()
@@ -496,7 +510,7 @@ impl Engine {
             bytes.extend_from_slice(b",\"isError\":true");
         }
         if call.era.is_modern() {
-            bytes.extend_from_slice(self.complete_tail().as_bytes());
+            bytes.extend_from_slice(self.complete_tail(self.locale(call)).as_bytes());
         } else {
             bytes.push(b'}');
         }

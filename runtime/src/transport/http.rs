@@ -275,24 +275,57 @@ fn retry_after_of(reply: &Reply) -> Option<u64> {
 // ---------------------------------------------------------------------------------------------
 // POST
 
-fn caller(route: &Route, ext: &axum::http::Extensions) -> Caller {
+fn caller(route: &Route, ext: &axum::http::Extensions, headers: &HeaderMap) -> Caller {
+    let accept_language = headers
+        .get(axum::http::header::ACCEPT_LANGUAGE)
+        .and_then(|v| v.to_str().ok())
+        .map(Arc::from);
     match ext.get::<Authenticated>() {
         Some(a) => Caller {
             identity: a.identity.clone(),
             bearer: Some(a.token.clone()),
             selection: None,
             names_selection: false,
+            accept_language,
         },
         None => Caller {
             identity: route.server.config.default_identity.clone(),
             bearer: None,
             selection: None,
             names_selection: false,
+            accept_language,
         },
     }
 }
 
+/// Says which language the answer is in (`Content-Language`) and that it depends on
+/// `Accept-Language` (`Vary`), so a cache never serves one person's language to another.
+fn with_language(mut resp: Response, locale: runtime_model::locale::Locale) -> Response {
+    use axum::http::header::{CONTENT_LANGUAGE, VARY};
+    use axum::http::HeaderValue;
+    let h = resp.headers_mut();
+    h.insert(CONTENT_LANGUAGE, HeaderValue::from_static(locale.tag()));
+    h.append(VARY, HeaderValue::from_static("Accept-Language"));
+    resp
+}
+
 async fn handle_post(State(route): State<Route>, req: Request) -> Response {
+    // The language of the answer: the request's own preference (2026 `_meta`) when it has one,
+    // else the header's; the body is read below, so the header's choice comes first.
+    let header_locale = route.engine.locale_for(
+        req.headers()
+            .get(axum::http::header::ACCEPT_LANGUAGE)
+            .and_then(|v| v.to_str().ok()),
+    );
+    let (resp, locale) = Box::pin(post_answer(route, req)).await;
+    with_language(resp, locale.unwrap_or(header_locale))
+}
+
+/// The answer to a POST, and the locale it used when a request chose one.
+async fn post_answer(
+    route: Route,
+    req: Request,
+) -> (Response, Option<runtime_model::locale::Locale>) {
     let (parts, body) = req.into_parts();
     let limit = route.server.config.max_body_bytes;
     let bytes = match axum::body::to_bytes(body, limit).await {
@@ -301,10 +334,13 @@ async fn handle_post(State(route): State<Route>, req: Request) -> Response {
             let err = RpcError::invalid_request(format!(
                 "Request body exceeds the limit of {limit} bytes"
             ));
-            return error_response(StatusCode::PAYLOAD_TOO_LARGE, &Value::Null, &err);
+            return (
+                error_response(StatusCode::PAYLOAD_TOO_LARGE, &Value::Null, &err),
+                None,
+            );
         }
     };
-    let mut who = caller(&route, &parts.extensions);
+    let mut who = caller(&route, &parts.extensions, &parts.headers);
     let h = &parts.headers;
     match super::selection::resolve(&route.engine.ceiling, h, parts.uri.path(), &route.base) {
         Ok((selection, named)) => {
@@ -313,7 +349,10 @@ async fn handle_post(State(route): State<Route>, req: Request) -> Response {
         }
         Err(why) => {
             let err = RpcError::invalid_params(format!("Invalid tool selection: {why}"));
-            return error_response(StatusCode::BAD_REQUEST, &Value::Null, &err);
+            return (
+                error_response(StatusCode::BAD_REQUEST, &Value::Null, &err),
+                None,
+            );
         }
     }
     let session_id = h.get(headers::SESSION_ID).and_then(|v| v.to_str().ok());
@@ -327,7 +366,10 @@ async fn handle_post(State(route): State<Route>, req: Request) -> Response {
                 .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
                 .unwrap_or_default();
             let err = crate::connection::era::unsupported_header(&shown);
-            return error_response(StatusCode::BAD_REQUEST, &Value::Null, &err);
+            return (
+                error_response(StatusCode::BAD_REQUEST, &Value::Null, &err),
+                None,
+            );
         }
     };
     let owner = who.owner();
@@ -343,40 +385,57 @@ async fn handle_post(State(route): State<Route>, req: Request) -> Response {
             connection::batches::batch(&route.engine, &bytes, session, outer, &who, &bounds),
         ))
         .await;
-        return match answer {
+        let resp = match answer {
             Ok(Some(out)) => json_response(StatusCode::OK, out),
             Ok(None) => empty(StatusCode::ACCEPTED),
             Err(e) => error_response(StatusCode::BAD_REQUEST, &Value::Null, &e),
         };
+        return (resp, None);
     }
     match connection::route_bytes(&bytes, session, outer, &who) {
-        Step::Notification | Step::Response { delivered: true } => empty(StatusCode::ACCEPTED),
-        Step::Response { delivered: false } => error_response(
-            StatusCode::BAD_REQUEST,
-            &Value::Null,
-            &RpcError::invalid_request(
-                "A response to a server request needs the Mcp-Session-Id it belongs to",
+        Step::Notification | Step::Response { delivered: true } => {
+            (empty(StatusCode::ACCEPTED), None)
+        }
+        Step::Response { delivered: false } => (
+            error_response(
+                StatusCode::BAD_REQUEST,
+                &Value::Null,
+                &RpcError::invalid_request(
+                    "A response to a server request needs the Mcp-Session-Id it belongs to",
+                ),
             ),
+            None,
         ),
-        Step::Refused { id, error, why } => error_response(status_of_refusal(why), &id, &error),
+        Step::Refused { id, error, why } => {
+            (error_response(status_of_refusal(why), &id, &error), None)
+        }
         Step::Initialize(handshake) => {
-            crate::protocol::request_log::with_client_ip_sync(client_ip(&parts.extensions), || {
-                initialize(&route, &owner, &handshake)
-            })
+            let locale = route
+                .engine
+                .locale_for(handshake.accept_language.as_deref());
+            let answer =
+                crate::protocol::request_log::with_client_ip_sync(client_ip(&parts.extensions), || {
+                    initialize(&route, &owner, &handshake)
+                });
+            (answer, Some(locale))
         }
         Step::Serve(req, call) => {
+            let locale = route.engine.locale(&call);
             if call.era.is_modern() {
                 if let Err(e) = check_modern_headers(&route, h, &req) {
-                    return error_response(StatusCode::BAD_REQUEST, &req.id, &e);
+                    return (
+                        error_response(StatusCode::BAD_REQUEST, &req.id, &e),
+                        Some(locale),
+                    );
                 }
             }
             if let Some(challenge) =
                 super::step_up::challenge(&route.server, &route.engine, &parts, &req, &call)
             {
-                return challenge;
+                return (challenge, Some(locale));
             }
             let ip = client_ip(&parts.extensions);
-            Box::pin(run(&route, req, call, ip)).await
+            (Box::pin(run(&route, req, call, ip)).await, Some(locale))
         }
     }
 }
@@ -513,7 +572,7 @@ async fn run(
 // GET / DELETE (2025 sessions)
 
 async fn handle_get(State(route): State<Route>, req: Request) -> Response {
-    let owner = caller(&route, req.extensions()).owner();
+    let owner = caller(&route, req.extensions(), req.headers()).owner();
     let h = req.headers();
     let Some(id) = h.get(headers::SESSION_ID).and_then(|v| v.to_str().ok()) else {
         return empty(StatusCode::METHOD_NOT_ALLOWED);
@@ -537,7 +596,7 @@ async fn handle_get(State(route): State<Route>, req: Request) -> Response {
 }
 
 async fn handle_delete(State(route): State<Route>, req: Request) -> Response {
-    let owner = caller(&route, req.extensions()).owner();
+    let owner = caller(&route, req.extensions(), req.headers()).owner();
     let h = req.headers();
     let Some(id) = h.get(headers::SESSION_ID).and_then(|v| v.to_str().ok()) else {
         return empty(StatusCode::METHOD_NOT_ALLOWED);

@@ -133,6 +133,7 @@ where
         // stdio has no per-request selection: the server's own (its engine's default) applies.
         selection: None,
         names_selection: false,
+        accept_language: None,
     };
     let limit = server.config.request_timeout;
     let bounds = server.config.batch_bounds();

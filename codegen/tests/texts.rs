@@ -1,0 +1,139 @@
+//! Texts per locale: a catalog that declares its language is refused while a text lacks a
+//! translation (naming the catalog's file, line and key), a malformed table entry is refused
+//! naming the table's file and line, and a complete one generates per-locale tables and docs.
+
+const TINY: &str = include_str!("data/tiny.yaml");
+
+/// The tiny catalog, declaring Spanish as its document's language.
+fn localized_tiny() -> String {
+    TINY.replacen(
+        "  api_base_url: https://api.example.test\n",
+        "  api_base_url: https://api.example.test\n  locale: es\n",
+        1,
+    )
+}
+
+fn repo(catalog: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("catalog/texts/tiny")).unwrap();
+    std::fs::write(dir.path().join("catalog/tiny.yaml"), catalog).unwrap();
+    dir
+}
+
+/// Every text of a catalog, as the generator finds them.
+fn texts_of(catalog: &str) -> Vec<String> {
+    let mut v: serde_yaml::Value = serde_yaml::from_str(catalog).unwrap();
+    let mut out = Vec::new();
+    codegen::texts::visit_texts(&mut v, &mut |_, t| {
+        if let Some(s) = t.as_str() {
+            if !out.iter().any(|o| o == s) {
+                out.push(s.to_string());
+            }
+        }
+    });
+    out
+}
+
+#[test]
+fn a_missing_translation_names_file_line_and_key() {
+    let dir = repo(&localized_tiny());
+    let err = codegen::load_all(&dir.path().join("catalog"))
+        .map(|_| ())
+        .expect_err("refused")
+        .to_string();
+    let title_line = localized_tiny()
+        .lines()
+        .position(|l| l.trim_start().starts_with("title: Tiny Shop"))
+        .unwrap()
+        + 1;
+    assert!(
+        err.contains(&format!(
+            "catalog/tiny.yaml:{title_line}:10: error at `product.title`: the text \"Tiny Shop\" has no pt-BR, es and en versions"
+        )),
+        "{err}"
+    );
+    assert!(
+        err.contains("error at `tools[3].destructive_clause`"),
+        "{err}"
+    );
+    assert!(err.contains("error at `prompts[0].template`"), "{err}");
+    // Without `locale` the same catalog speaks its source texts and is accepted.
+    let plain = repo(TINY);
+    assert!(codegen::load_all(&plain.path().join("catalog")).is_ok());
+}
+
+#[test]
+fn a_malformed_or_duplicate_entry_names_the_tables_file_and_line() {
+    let dir = repo(&localized_tiny());
+    let texts = dir.path().join("catalog/texts/tiny");
+    std::fs::write(
+        texts.join("a.yaml"),
+        "Tiny Shop:\n  en: Tiny Shop\n  pt-BR: Lojinha\n",
+    )
+    .unwrap();
+    std::fs::write(
+        texts.join("b.yaml"),
+        "# second file\nTiny Shop: {en: Tiny Shop, pt-BR: Lojinha, es: Tiendita}\n",
+    )
+    .unwrap();
+    let err = codegen::load_all(&dir.path().join("catalog"))
+        .map(|_| ())
+        .expect_err("refused")
+        .to_string();
+    assert!(
+        err.contains("catalog/texts/tiny/a.yaml:1:1: error at `Tiny Shop`: `es` is missing"),
+        "{err}"
+    );
+    std::fs::write(
+        texts.join("a.yaml"),
+        "Tiny Shop:\n  en: Tiny Shop\n  pt-BR: Lojinha\n  es: Tiendita\n",
+    )
+    .unwrap();
+    let err = codegen::load_all(&dir.path().join("catalog"))
+        .map(|_| ())
+        .expect_err("refused")
+        .to_string();
+    assert!(
+        err.contains("catalog/texts/tiny/b.yaml:2:1: error at `Tiny Shop`: duplicate key: already translated at catalog/texts/tiny/a.yaml:1"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_complete_table_generates_every_locale() {
+    let dir = repo(&localized_tiny());
+    // A table translating every text: each version marked with its locale.
+    let mut table = String::new();
+    for text in texts_of(&localized_tiny()) {
+        let key = serde_json::to_string(&text).unwrap();
+        let v = |l: &str| serde_json::to_string(&format!("[{l}] {text}")).unwrap();
+        table.push_str(&format!(
+            "{key}: {{en: {}, pt-BR: {}, es: {}}}\n",
+            v("en"),
+            v("pt"),
+            v("es")
+        ));
+    }
+    std::fs::write(dir.path().join("catalog/texts/tiny/all.yaml"), table).unwrap();
+    let files = codegen::generate(&dir.path().join("catalog")).unwrap_or_else(|e| panic!("{e}"));
+    let paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
+    for page in ["docs/tiny.en.md", "docs/tiny.es.md", "docs/tiny.pt-BR.md"] {
+        assert!(paths.contains(&page), "{paths:?}");
+    }
+    let rust = &files
+        .iter()
+        .find(|f| f.path == "src/tiny.rs")
+        .unwrap()
+        .contents;
+    assert!(rust.contains("default_locale: Locale::Es"));
+    assert!(rust.contains("locale: Locale::PtBr"));
+    assert!(rust.contains("[pt] List orders"));
+    assert!(rust.contains("[es] List orders"));
+    // Identifiers stay as they are.
+    let es = &files
+        .iter()
+        .find(|f| f.path == "docs/tiny.es.md")
+        .unwrap()
+        .contents;
+    assert!(es.contains("[es] List orders") && es.contains("tiny_orders_list"));
+}
