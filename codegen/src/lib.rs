@@ -21,8 +21,8 @@ pub mod openapi;
 pub mod rust;
 pub mod sandbox_gaps;
 pub mod schema;
-pub mod toolsets;
 pub mod texts;
+pub mod toolsets;
 pub mod validate;
 
 use std::fmt;

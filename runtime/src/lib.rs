@@ -35,6 +35,6 @@ pub mod protocol;
 pub mod record_schemas;
 pub mod server;
 pub mod state;
-pub mod telemetry;
 pub mod tasks;
+pub mod telemetry;
 pub mod transport;

@@ -158,6 +158,13 @@ pub fn question(
         }) => runtime_model::upload::abbreviate_files(files, args),
         _ => args.clone(),
     };
+    // A credential (a connection's `client_secret`, a certificate's password) is never shown
+    // back: the same rule keeps it out of the audit trail.
+    let schema: Value = serde_json::from_str(tool.input_schema_json).unwrap_or(Value::Null);
+    let shown = match runtime_model::secrets::redact(&schema, &shown) {
+        Value::Object(m) => m,
+        _ => shown,
+    };
     text.push_str(&format!("\n{}:", p.fields));
     let labels = texts.map_or(&[][..], |t| t.labels);
     for (name, value) in &shown {
@@ -365,6 +372,25 @@ mod tests {
             show("notify", &serde_json::json!(true), Locale::PtBr),
             "sim"
         );
+    }
+
+    #[test]
+    fn credentials_are_hidden_in_the_question() {
+        let product = generated::product("banking").expect("banking");
+        let tool = product
+            .tool("banking_admin_connection_create")
+            .expect("the connection tool");
+        let args = serde_json::json!({"provider_slug": "itau", "credentials": {"client_id": "cid", "client_secret": "s3cr3t-value"}});
+        let q = question(
+            product,
+            tool,
+            args.as_object().expect("object"),
+            Locale::PtBr,
+            None,
+        );
+        assert!(!q.contains("s3cr3t-value"), "{q}");
+        assert!(q.contains(runtime_model::secrets::REDACTED), "{q}");
+        assert!(q.contains("cid"), "{q}");
     }
 
     #[test]

@@ -9,8 +9,8 @@ use std::sync::{Arc, OnceLock, Weak};
 
 use runtime_model::backend::Backend;
 use runtime_model::catalog::Product;
-use runtime_model::selection::{Ceiling, Selection};
 use runtime_model::locale::Locale;
+use runtime_model::selection::{Ceiling, Selection};
 use serde_json::{json, Map, Value};
 
 use super::jsonrpc::Request;

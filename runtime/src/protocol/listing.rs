@@ -25,8 +25,8 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;
 use runtime_model::catalog::Product;
 use runtime_model::identity::Identity;
-use runtime_model::selection::Selection;
 use runtime_model::locale::Locale;
+use runtime_model::selection::Selection;
 
 use crate::contract::RpcError;
 
@@ -185,7 +185,12 @@ impl Listings {
     }
 
     /// The view of this caller's permission set under this selection, in `locale`.
-    pub fn view(&self, identity: &Identity, selection: &Arc<Selection>, locale: Locale) -> Arc<View> {
+    pub fn view(
+        &self,
+        identity: &Identity,
+        selection: &Arc<Selection>,
+        locale: Locale,
+    ) -> Arc<View> {
         let mut h = DefaultHasher::new();
         identity.scopes.hash(&mut h);
         identity.permissions.hash(&mut h);

@@ -413,10 +413,10 @@ async fn post_answer(
             let locale = route
                 .engine
                 .locale_for(handshake.accept_language.as_deref());
-            let answer =
-                crate::protocol::request_log::with_client_ip_sync(client_ip(&parts.extensions), || {
-                    initialize(&route, &owner, &handshake)
-                });
+            let answer = crate::protocol::request_log::with_client_ip_sync(
+                client_ip(&parts.extensions),
+                || initialize(&route, &owner, &handshake),
+            );
             (answer, Some(locale))
         }
         Step::Serve(req, call) => {
