@@ -8,6 +8,7 @@
 //! cargo run -p codegen -- sandbox-gaps
 //! cargo run -p codegen -- output-schemas [--catalog PATH] [--write] [--only T,…] [--skip T,…]
 //! cargo run -p codegen -- facts --check|--write [--allow-missing]
+//! cargo run -p codegen -- listing-report [--name-budget N]
 //! ```
 //! Every command takes `--root DIR` (the repository root; by default the nearest folder above the
 //! current one holding `catalog/` and `generated/`) and `--help`. The command line is declared
@@ -75,6 +76,13 @@ enum Command {
         /// Never change these tools' entries
         #[arg(long, value_name = "TOOL,...", value_delimiter = ',')]
         skip: Vec<String>,
+    },
+    /// Print, per product, the bytes of its full tools/list by descriptor part, the portability
+    /// findings by rule and the tool names over the name budget
+    ListingReport {
+        /// Tool names longer than this are reported
+        #[arg(long, value_name = "N", default_value_t = codegen::names::DEFAULT_NAME_BUDGET)]
+        name_budget: usize,
     },
     /// Check (--check) or refresh (--write) the fact files under catalog/facts/ against the OpenAPI
     /// specs and product documents in $KOBANA_SPECS_DIR (default ../shared); without the sources
@@ -266,6 +274,21 @@ fn run(cli: Cli) -> Result<(), String> {
             }
             for l in codegen::facts::run(&root, &args)? {
                 println!("{l}");
+            }
+            Ok(())
+        }
+        Some(Command::ListingReport { name_budget }) => {
+            let loaded = codegen::load_all(&layout.catalog_dir).map_err(|e| e.to_string())?;
+            for l in loaded.iter().filter(|l| !l.catalog.product.fixture) {
+                let tools = codegen::listing_report::descriptors_of(&l.catalog);
+                let report =
+                    codegen::listing_report::measure(&l.catalog.product.name, &tools, name_budget);
+                for line in report.lines() {
+                    println!("{line}");
+                }
+                for n in &report.long_names {
+                    println!("  name over {name_budget} characters: {n}");
+                }
             }
             Ok(())
         }

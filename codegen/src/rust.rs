@@ -257,7 +257,7 @@ pub fn product_module(c: &Catalog, source: &str) -> String {
             tools_json.push(',');
         }
         let start = tools_json.len();
-        tools_json.push_str(&json_str(&descriptors::tool(t)));
+        tools_json.push_str(&json_str(&descriptors::tool(c, t)));
         ranges.push(start..tools_json.len());
     }
     let tools = sorted.into_iter().zip(ranges).map(|(t, r)| tool(t, r));

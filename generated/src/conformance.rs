@@ -40,7 +40,7 @@ static TOOLS: &[Tool] = &[
         name: "test_audio_content",
         title: "Audio content",
         description: "Returns an audio content block (WAV).",
-        descriptor_json: json_slice(TOOLS_JSON, 0usize, 283usize),
+        descriptor_json: json_slice(TOOLS_JSON, 0usize, 213usize),
         input_schema_json: "{\"type\":\"object\",\"properties\":{}}",
         output_schema_json: None,
         annotations: Annotations {
@@ -59,7 +59,7 @@ static TOOLS: &[Tool] = &[
         name: "test_custom_header",
         title: "Custom header",
         description: "Echoes its arguments; `region` is mirrored into the Mcp-Param-Region header (SEP-2243).",
-        descriptor_json: json_slice(TOOLS_JSON, 284usize, 746usize),
+        descriptor_json: json_slice(TOOLS_JSON, 214usize, 606usize),
         input_schema_json: "{\"type\":\"object\",\"properties\":{\"region\":{\"type\":\"string\",\"description\":\"A region, mirrored into Mcp-Param-Region\",\"x-mcp-header\":\"Region\"}},\"required\":[\"region\"]}",
         output_schema_json: None,
         annotations: Annotations {
@@ -78,7 +78,7 @@ static TOOLS: &[Tool] = &[
         name: "test_elicitation",
         title: "Elicitation",
         description: "Asks the user for a username and an e-mail address.",
-        descriptor_json: json_slice(TOOLS_JSON, 747usize, 1134usize),
+        descriptor_json: json_slice(TOOLS_JSON, 607usize, 926usize),
         input_schema_json: "{\"type\":\"object\",\"properties\":{\"message\":{\"type\":\"string\",\"description\":\"The message shown to the user\"}},\"required\":[\"message\"]}",
         output_schema_json: None,
         annotations: Annotations {
@@ -97,7 +97,7 @@ static TOOLS: &[Tool] = &[
         name: "test_elicitation_sep1034_defaults",
         title: "Elicitation with defaults",
         description: "Asks for a form whose fields all carry defaults (SEP-1034).",
-        descriptor_json: json_slice(TOOLS_JSON, 1135usize, 1479usize),
+        descriptor_json: json_slice(TOOLS_JSON, 927usize, 1189usize),
         input_schema_json: "{\"type\":\"object\",\"properties\":{}}",
         output_schema_json: None,
         annotations: Annotations {
@@ -116,7 +116,7 @@ static TOOLS: &[Tool] = &[
         name: "test_elicitation_sep1330_enums",
         title: "Elicitation with enums",
         description: "Asks for a form with every enum variant (SEP-1330).",
-        descriptor_json: json_slice(TOOLS_JSON, 1480usize, 1807usize),
+        descriptor_json: json_slice(TOOLS_JSON, 1190usize, 1438usize),
         input_schema_json: "{\"type\":\"object\",\"properties\":{}}",
         output_schema_json: None,
         annotations: Annotations {
@@ -135,7 +135,7 @@ static TOOLS: &[Tool] = &[
         name: "test_embedded_resource",
         title: "Embedded resource",
         description: "Returns an embedded text resource.",
-        descriptor_json: json_slice(TOOLS_JSON, 1808usize, 2100usize),
+        descriptor_json: json_slice(TOOLS_JSON, 1439usize, 1657usize),
         input_schema_json: "{\"type\":\"object\",\"properties\":{}}",
         output_schema_json: None,
         annotations: Annotations {
@@ -154,7 +154,7 @@ static TOOLS: &[Tool] = &[
         name: "test_error_handling",
         title: "Error handling",
         description: "Always answers with a tool error (isError).",
-        descriptor_json: json_slice(TOOLS_JSON, 2101usize, 2393usize),
+        descriptor_json: json_slice(TOOLS_JSON, 1658usize, 1879usize),
         input_schema_json: "{\"type\":\"object\",\"properties\":{}}",
         output_schema_json: None,
         annotations: Annotations {
@@ -173,7 +173,7 @@ static TOOLS: &[Tool] = &[
         name: "test_image_content",
         title: "Image content",
         description: "Returns an image content block (PNG).",
-        descriptor_json: json_slice(TOOLS_JSON, 2394usize, 2677usize),
+        descriptor_json: json_slice(TOOLS_JSON, 1880usize, 2093usize),
         input_schema_json: "{\"type\":\"object\",\"properties\":{}}",
         output_schema_json: None,
         annotations: Annotations {
@@ -192,7 +192,7 @@ static TOOLS: &[Tool] = &[
         name: "test_input_required_result_capabilities",
         title: "MRTR capabilities",
         description: "Asks only with the input types the request declares.",
-        descriptor_json: json_slice(TOOLS_JSON, 2678usize, 3005usize),
+        descriptor_json: json_slice(TOOLS_JSON, 2094usize, 2347usize),
         input_schema_json: "{\"type\":\"object\",\"properties\":{}}",
         output_schema_json: None,
         annotations: Annotations {
@@ -211,7 +211,7 @@ static TOOLS: &[Tool] = &[
         name: "test_input_required_result_elicitation",
         title: "MRTR elicitation",
         description: "Asks for the user's name (input_required), then greets them.",
-        descriptor_json: json_slice(TOOLS_JSON, 3006usize, 3338usize),
+        descriptor_json: json_slice(TOOLS_JSON, 2348usize, 2607usize),
         input_schema_json: "{\"type\":\"object\",\"properties\":{}}",
         output_schema_json: None,
         annotations: Annotations {
@@ -230,7 +230,7 @@ static TOOLS: &[Tool] = &[
         name: "test_input_required_result_list_roots",
         title: "MRTR roots",
         description: "Asks the client for its roots (input_required).",
-        descriptor_json: json_slice(TOOLS_JSON, 3339usize, 3645usize),
+        descriptor_json: json_slice(TOOLS_JSON, 2608usize, 2847usize),
         input_schema_json: "{\"type\":\"object\",\"properties\":{}}",
         output_schema_json: None,
         annotations: Annotations {
@@ -249,7 +249,7 @@ static TOOLS: &[Tool] = &[
         name: "test_input_required_result_multi_round",
         title: "MRTR multi round",
         description: "Asks two questions in two rounds, each with a new requestState.",
-        descriptor_json: json_slice(TOOLS_JSON, 3646usize, 3981usize),
+        descriptor_json: json_slice(TOOLS_JSON, 2848usize, 3110usize),
         input_schema_json: "{\"type\":\"object\",\"properties\":{}}",
         output_schema_json: None,
         annotations: Annotations {
@@ -268,7 +268,7 @@ static TOOLS: &[Tool] = &[
         name: "test_input_required_result_multiple_inputs",
         title: "MRTR multiple inputs",
         description: "Asks for elicitation, sampling and roots in one round.",
-        descriptor_json: json_slice(TOOLS_JSON, 3982usize, 4320usize),
+        descriptor_json: json_slice(TOOLS_JSON, 3111usize, 3372usize),
         input_schema_json: "{\"type\":\"object\",\"properties\":{}}",
         output_schema_json: None,
         annotations: Annotations {
@@ -287,7 +287,7 @@ static TOOLS: &[Tool] = &[
         name: "test_input_required_result_request_state",
         title: "MRTR request state",
         description: "Asks for a confirmation with a sealed requestState.",
-        descriptor_json: json_slice(TOOLS_JSON, 4321usize, 4650usize),
+        descriptor_json: json_slice(TOOLS_JSON, 3373usize, 3627usize),
         input_schema_json: "{\"type\":\"object\",\"properties\":{}}",
         output_schema_json: None,
         annotations: Annotations {
@@ -306,7 +306,7 @@ static TOOLS: &[Tool] = &[
         name: "test_input_required_result_sampling",
         title: "MRTR sampling",
         description: "Asks the client's model a question (input_required).",
-        descriptor_json: json_slice(TOOLS_JSON, 4651usize, 4966usize),
+        descriptor_json: json_slice(TOOLS_JSON, 3628usize, 3873usize),
         input_schema_json: "{\"type\":\"object\",\"properties\":{}}",
         output_schema_json: None,
         annotations: Annotations {
@@ -325,7 +325,7 @@ static TOOLS: &[Tool] = &[
         name: "test_input_required_result_tampered_state",
         title: "MRTR tampered state",
         description: "Asks for a confirmation; a retry with a tampered requestState is refused.",
-        descriptor_json: json_slice(TOOLS_JSON, 4967usize, 5321usize),
+        descriptor_json: json_slice(TOOLS_JSON, 3874usize, 4152usize),
         input_schema_json: "{\"type\":\"object\",\"properties\":{}}",
         output_schema_json: None,
         annotations: Annotations {
@@ -344,7 +344,7 @@ static TOOLS: &[Tool] = &[
         name: "test_logging_tool",
         title: "Logging (per request)",
         description: "Sends log notifications only when the request asked for a log level.",
-        descriptor_json: json_slice(TOOLS_JSON, 5322usize, 5651usize),
+        descriptor_json: json_slice(TOOLS_JSON, 4153usize, 4404usize),
         input_schema_json: "{\"type\":\"object\",\"properties\":{}}",
         output_schema_json: None,
         annotations: Annotations {
@@ -363,7 +363,7 @@ static TOOLS: &[Tool] = &[
         name: "test_missing_capability",
         title: "Missing capability",
         description: "Needs the client's sampling capability; without it the answer is -32021.",
-        descriptor_json: json_slice(TOOLS_JSON, 5652usize, 5985usize),
+        descriptor_json: json_slice(TOOLS_JSON, 4405usize, 4663usize),
         input_schema_json: "{\"type\":\"object\",\"properties\":{}}",
         output_schema_json: None,
         annotations: Annotations {
@@ -382,7 +382,7 @@ static TOOLS: &[Tool] = &[
         name: "test_multiple_content_types",
         title: "Multiple content types",
         description: "Returns text, image and embedded resource blocks.",
-        descriptor_json: json_slice(TOOLS_JSON, 5986usize, 6308usize),
+        descriptor_json: json_slice(TOOLS_JSON, 4664usize, 4907usize),
         input_schema_json: "{\"type\":\"object\",\"properties\":{}}",
         output_schema_json: None,
         annotations: Annotations {
@@ -401,7 +401,7 @@ static TOOLS: &[Tool] = &[
         name: "test_read_fixture_resource",
         title: "Read a fixture resource",
         description: "Reads one of the fixture's test:// resources.",
-        descriptor_json: json_slice(TOOLS_JSON, 6309usize, 6765usize),
+        descriptor_json: json_slice(TOOLS_JSON, 4908usize, 5284usize),
         input_schema_json: "{\"type\":\"object\",\"properties\":{\"uri\":{\"type\":\"string\",\"description\":\"A test:// resource URI\"},\"id\":{\"type\":\"string\",\"description\":\"The id of test://template/{id}/data\"}}}",
         output_schema_json: None,
         annotations: Annotations {
@@ -420,7 +420,7 @@ static TOOLS: &[Tool] = &[
         name: "test_sampling",
         title: "Sampling",
         description: "Asks the client's model to answer the prompt, then returns its answer.",
-        descriptor_json: json_slice(TOOLS_JSON, 6766usize, 7163usize),
+        descriptor_json: json_slice(TOOLS_JSON, 5285usize, 5617usize),
         input_schema_json: "{\"type\":\"object\",\"properties\":{\"prompt\":{\"type\":\"string\",\"description\":\"The prompt to send to the model\"}},\"required\":[\"prompt\"]}",
         output_schema_json: None,
         annotations: Annotations {
@@ -439,7 +439,7 @@ static TOOLS: &[Tool] = &[
         name: "test_simple_text",
         title: "Simple text",
         description: "Returns a simple text response.",
-        descriptor_json: json_slice(TOOLS_JSON, 7164usize, 7435usize),
+        descriptor_json: json_slice(TOOLS_JSON, 5618usize, 5821usize),
         input_schema_json: "{\"type\":\"object\",\"properties\":{}}",
         output_schema_json: None,
         annotations: Annotations {
@@ -458,7 +458,7 @@ static TOOLS: &[Tool] = &[
         name: "test_streaming_elicitation",
         title: "Streaming elicitation",
         description: "Asks for a confirmation when the client declares elicitation.",
-        descriptor_json: json_slice(TOOLS_JSON, 7436usize, 7767usize),
+        descriptor_json: json_slice(TOOLS_JSON, 5822usize, 6075usize),
         input_schema_json: "{\"type\":\"object\",\"properties\":{}}",
         output_schema_json: None,
         annotations: Annotations {
@@ -477,7 +477,7 @@ static TOOLS: &[Tool] = &[
         name: "test_tool_with_logging",
         title: "Logging (session)",
         description: "Sends three log notifications while running (2025 sessions that set a level).",
-        descriptor_json: json_slice(TOOLS_JSON, 7768usize, 8103usize),
+        descriptor_json: json_slice(TOOLS_JSON, 6076usize, 6337usize),
         input_schema_json: "{\"type\":\"object\",\"properties\":{}}",
         output_schema_json: None,
         annotations: Annotations {
@@ -496,7 +496,7 @@ static TOOLS: &[Tool] = &[
         name: "test_tool_with_progress",
         title: "Progress",
         description: "Sends three progress notifications (0, 50, 100 of 100) before answering.",
-        descriptor_json: json_slice(TOOLS_JSON, 8104usize, 8417usize),
+        descriptor_json: json_slice(TOOLS_JSON, 6338usize, 6586usize),
         input_schema_json: "{\"type\":\"object\",\"properties\":{}}",
         output_schema_json: None,
         annotations: Annotations {
@@ -513,7 +513,7 @@ static TOOLS: &[Tool] = &[
     },
 ];
 /// Every tool descriptor, in that order, joined by commas.
-const TOOLS_JSON: &str = "{\"name\":\"test_audio_content\",\"title\":\"Audio content\",\"description\":\"Returns an audio content block (WAV).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"title\":\"Audio content\",\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"test_custom_header\",\"title\":\"Custom header\",\"description\":\"Echoes its arguments; `region` is mirrored into the Mcp-Param-Region header (SEP-2243).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"region\":{\"type\":\"string\",\"description\":\"A region, mirrored into Mcp-Param-Region\",\"x-mcp-header\":\"Region\"}},\"required\":[\"region\"]},\"annotations\":{\"title\":\"Custom header\",\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"test_elicitation\",\"title\":\"Elicitation\",\"description\":\"Asks the user for a username and an e-mail address.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"message\":{\"type\":\"string\",\"description\":\"The message shown to the user\"}},\"required\":[\"message\"]},\"annotations\":{\"title\":\"Elicitation\",\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"test_elicitation_sep1034_defaults\",\"title\":\"Elicitation with defaults\",\"description\":\"Asks for a form whose fields all carry defaults (SEP-1034).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"title\":\"Elicitation with defaults\",\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"test_elicitation_sep1330_enums\",\"title\":\"Elicitation with enums\",\"description\":\"Asks for a form with every enum variant (SEP-1330).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"title\":\"Elicitation with enums\",\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"test_embedded_resource\",\"title\":\"Embedded resource\",\"description\":\"Returns an embedded text resource.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"title\":\"Embedded resource\",\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"test_error_handling\",\"title\":\"Error handling\",\"description\":\"Always answers with a tool error (isError).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"title\":\"Error handling\",\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"test_image_content\",\"title\":\"Image content\",\"description\":\"Returns an image content block (PNG).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"title\":\"Image content\",\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"test_input_required_result_capabilities\",\"title\":\"MRTR capabilities\",\"description\":\"Asks only with the input types the request declares.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"title\":\"MRTR capabilities\",\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"test_input_required_result_elicitation\",\"title\":\"MRTR elicitation\",\"description\":\"Asks for the user's name (input_required), then greets them.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"title\":\"MRTR elicitation\",\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"test_input_required_result_list_roots\",\"title\":\"MRTR roots\",\"description\":\"Asks the client for its roots (input_required).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"title\":\"MRTR roots\",\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"test_input_required_result_multi_round\",\"title\":\"MRTR multi round\",\"description\":\"Asks two questions in two rounds, each with a new requestState.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"title\":\"MRTR multi round\",\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"test_input_required_result_multiple_inputs\",\"title\":\"MRTR multiple inputs\",\"description\":\"Asks for elicitation, sampling and roots in one round.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"title\":\"MRTR multiple inputs\",\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"test_input_required_result_request_state\",\"title\":\"MRTR request state\",\"description\":\"Asks for a confirmation with a sealed requestState.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"title\":\"MRTR request state\",\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"test_input_required_result_sampling\",\"title\":\"MRTR sampling\",\"description\":\"Asks the client's model a question (input_required).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"title\":\"MRTR sampling\",\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"test_input_required_result_tampered_state\",\"title\":\"MRTR tampered state\",\"description\":\"Asks for a confirmation; a retry with a tampered requestState is refused.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"title\":\"MRTR tampered state\",\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"test_logging_tool\",\"title\":\"Logging (per request)\",\"description\":\"Sends log notifications only when the request asked for a log level.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"title\":\"Logging (per request)\",\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"test_missing_capability\",\"title\":\"Missing capability\",\"description\":\"Needs the client's sampling capability; without it the answer is -32021.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"title\":\"Missing capability\",\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"test_multiple_content_types\",\"title\":\"Multiple content types\",\"description\":\"Returns text, image and embedded resource blocks.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"title\":\"Multiple content types\",\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"test_read_fixture_resource\",\"title\":\"Read a fixture resource\",\"description\":\"Reads one of the fixture's test:// resources.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"uri\":{\"type\":\"string\",\"description\":\"A test:// resource URI\"},\"id\":{\"type\":\"string\",\"description\":\"The id of test://template/{id}/data\"}}},\"annotations\":{\"title\":\"Read a fixture resource\",\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"test_sampling\",\"title\":\"Sampling\",\"description\":\"Asks the client's model to answer the prompt, then returns its answer.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"prompt\":{\"type\":\"string\",\"description\":\"The prompt to send to the model\"}},\"required\":[\"prompt\"]},\"annotations\":{\"title\":\"Sampling\",\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"test_simple_text\",\"title\":\"Simple text\",\"description\":\"Returns a simple text response.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"title\":\"Simple text\",\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"test_streaming_elicitation\",\"title\":\"Streaming elicitation\",\"description\":\"Asks for a confirmation when the client declares elicitation.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"title\":\"Streaming elicitation\",\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"test_tool_with_logging\",\"title\":\"Logging (session)\",\"description\":\"Sends three log notifications while running (2025 sessions that set a level).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"title\":\"Logging (session)\",\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"test_tool_with_progress\",\"title\":\"Progress\",\"description\":\"Sends three progress notifications (0, 50, 100 of 100) before answering.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"title\":\"Progress\",\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}}";
+const TOOLS_JSON: &str = "{\"name\":\"test_audio_content\",\"title\":\"Audio content\",\"description\":\"Returns an audio content block (WAV).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_custom_header\",\"title\":\"Custom header\",\"description\":\"Echoes its arguments; `region` is mirrored into the Mcp-Param-Region header (SEP-2243).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"region\":{\"type\":\"string\",\"description\":\"A region, mirrored into Mcp-Param-Region\",\"x-mcp-header\":\"Region\"}},\"required\":[\"region\"]},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_elicitation\",\"title\":\"Elicitation\",\"description\":\"Asks the user for a username and an e-mail address.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"message\":{\"type\":\"string\",\"description\":\"The message shown to the user\"}},\"required\":[\"message\"]},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_elicitation_sep1034_defaults\",\"title\":\"Elicitation with defaults\",\"description\":\"Asks for a form whose fields all carry defaults (SEP-1034).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_elicitation_sep1330_enums\",\"title\":\"Elicitation with enums\",\"description\":\"Asks for a form with every enum variant (SEP-1330).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_embedded_resource\",\"title\":\"Embedded resource\",\"description\":\"Returns an embedded text resource.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_error_handling\",\"title\":\"Error handling\",\"description\":\"Always answers with a tool error (isError).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_image_content\",\"title\":\"Image content\",\"description\":\"Returns an image content block (PNG).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_input_required_result_capabilities\",\"title\":\"MRTR capabilities\",\"description\":\"Asks only with the input types the request declares.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_input_required_result_elicitation\",\"title\":\"MRTR elicitation\",\"description\":\"Asks for the user's name (input_required), then greets them.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_input_required_result_list_roots\",\"title\":\"MRTR roots\",\"description\":\"Asks the client for its roots (input_required).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_input_required_result_multi_round\",\"title\":\"MRTR multi round\",\"description\":\"Asks two questions in two rounds, each with a new requestState.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_input_required_result_multiple_inputs\",\"title\":\"MRTR multiple inputs\",\"description\":\"Asks for elicitation, sampling and roots in one round.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_input_required_result_request_state\",\"title\":\"MRTR request state\",\"description\":\"Asks for a confirmation with a sealed requestState.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_input_required_result_sampling\",\"title\":\"MRTR sampling\",\"description\":\"Asks the client's model a question (input_required).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_input_required_result_tampered_state\",\"title\":\"MRTR tampered state\",\"description\":\"Asks for a confirmation; a retry with a tampered requestState is refused.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_logging_tool\",\"title\":\"Logging (per request)\",\"description\":\"Sends log notifications only when the request asked for a log level.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_missing_capability\",\"title\":\"Missing capability\",\"description\":\"Needs the client's sampling capability; without it the answer is -32021.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_multiple_content_types\",\"title\":\"Multiple content types\",\"description\":\"Returns text, image and embedded resource blocks.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_read_fixture_resource\",\"title\":\"Read a fixture resource\",\"description\":\"Reads one of the fixture's test:// resources.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"uri\":{\"type\":\"string\",\"description\":\"A test:// resource URI\"},\"id\":{\"type\":\"string\",\"description\":\"The id of test://template/{id}/data\"}}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_sampling\",\"title\":\"Sampling\",\"description\":\"Asks the client's model to answer the prompt, then returns its answer.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"prompt\":{\"type\":\"string\",\"description\":\"The prompt to send to the model\"}},\"required\":[\"prompt\"]},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_simple_text\",\"title\":\"Simple text\",\"description\":\"Returns a simple text response.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_streaming_elicitation\",\"title\":\"Streaming elicitation\",\"description\":\"Asks for a confirmation when the client declares elicitation.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_tool_with_logging\",\"title\":\"Logging (session)\",\"description\":\"Sends three log notifications while running (2025 sessions that set a level).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_tool_with_progress\",\"title\":\"Progress\",\"description\":\"Sends three progress notifications (0, 50, 100 of 100) before answering.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}}";
 static RESOURCES: &[Resource] = &[
     Resource {
         uri: "test://static-text",

@@ -16,6 +16,7 @@ mod completions;
 mod exclusions;
 pub mod grammar;
 pub mod json_schema;
+mod listing;
 mod product;
 mod prompts;
 mod records;
@@ -56,6 +57,7 @@ pub fn validate(l: &Loaded) -> Vec<Diagnostic> {
     v.prompts();
     v.completions();
     v.exclusions();
+    v.listing();
     v.out
 }
 

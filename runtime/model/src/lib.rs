@@ -8,5 +8,6 @@ pub mod canonical;
 pub mod catalog;
 pub mod errors;
 pub mod identity;
+pub mod schema_lint;
 pub mod upload;
 pub mod uri_template;
