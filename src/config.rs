@@ -46,6 +46,8 @@ pub struct ServeSection {
     pub ledger: Option<String>,
     /// `requestState` keys, `kid:hexkey,…` (first signs); the same on every instance.
     pub state_keys: Option<String>,
+    /// A tool's JSON answer larger than this many tokens is cut at a record boundary (0: never).
+    pub result_budget_tokens: Option<usize>,
 }
 
 #[derive(Debug, Default, Clone, Deserialize)]
@@ -98,6 +100,12 @@ mod tests {
                 .unwrap();
         assert_eq!(c.serve.ledger.as_deref(), Some("redis://r:6379"));
         assert_eq!(c.serve.state_keys.as_deref(), Some("k1:00ff"));
+    }
+
+    #[test]
+    fn the_result_budget_is_a_serve_key() {
+        let c: FileConfig = toml::from_str("[serve]\nresult_budget_tokens = 5000\n").unwrap();
+        assert_eq!(c.serve.result_budget_tokens, Some(5000));
     }
 
     #[test]

@@ -142,6 +142,10 @@ struct ServeArgs {
     /// upstream honours the key; by default a write is sent once.
     #[arg(long, env = "KOBANA_UPSTREAM_RETRY_KEYED_WRITES")]
     upstream_retry_keyed_writes: bool,
+    /// A tool's JSON answer larger than this many tokens (bytes / 4 of its JSON) is cut to its
+    /// first whole records, with a note saying how to get the rest. 0 never cuts. Default 25000.
+    #[arg(long, env = "KOBANA_RESULT_BUDGET_TOKENS", value_name = "TOKENS")]
+    result_budget_tokens: Option<usize>,
     #[command(flatten)]
     limits: LimitArgs,
 }
@@ -480,6 +484,12 @@ async fn serve(
         // Proxy mode forwards it upstream with every call.
         config.default_bearer_token = stdio_creds.token.as_deref().map(Arc::from);
         args.limits.apply(&mut config);
+        if let Some(n) = args
+            .result_budget_tokens
+            .or(file.serve.result_budget_tokens)
+        {
+            config.engine.result_budget_tokens = n;
+        }
         let server = Server::new(config)?;
         runtime::transport::stdio::run(server, products[0].name).await?;
         return Ok(());
@@ -503,6 +513,12 @@ async fn serve(
         .collect();
     config.allowed_hosts = file.serve.allowed_hosts.clone();
     args.limits.apply(&mut config);
+    if let Some(n) = args
+        .result_budget_tokens
+        .or(file.serve.result_budget_tokens)
+    {
+        config.engine.result_budget_tokens = n;
+    }
     let limits = runtime::transport::http::ConnectionLimits::of(&config);
     let server = Server::new(config)?;
     let meta = ProtectedResource::for_products(

@@ -48,6 +48,8 @@ pub struct Options {
     pub identities: Option<String>,
     /// Where tool calls go instead of the sandbox (e.g. the upstream proxy).
     pub backend: Option<Arc<dyn runtime_model::backend::Backend>>,
+    /// The result budget in tokens, instead of the default.
+    pub result_budget_tokens: Option<usize>,
 }
 
 /// The sealing keys every test instance shares (instances behind one load balancer share keys).
@@ -64,6 +66,7 @@ impl Options {
             data_dir: None,
             identities: None,
             backend: None,
+            result_budget_tokens: None,
         }
     }
 }
@@ -102,6 +105,9 @@ pub async fn start(opts: Options) -> TestServer {
     config.auth = Some(Arc::new(HttpAuth::new(resolver, &base)));
     config.sealer = Some(opts.sealer);
     set_ledger(&mut config, opts.ledger);
+    if let Some(n) = opts.result_budget_tokens {
+        config.engine.result_budget_tokens = n;
+    }
     let server = Server::new(config).expect("server");
     let (tx, rx) = oneshot::channel::<()>();
     tokio::spawn(async move {

@@ -35,6 +35,9 @@ pub struct EngineOptions {
     pub page_size: usize,
     /// `ttlMs` of cacheable 2026 results.
     pub ttl_ms: u64,
+    /// A tool's JSON answer larger than this many tokens is cut at a record boundary
+    /// ([`super::result_budget`]); 0 never cuts.
+    pub result_budget_tokens: usize,
 }
 
 impl Default for EngineOptions {
@@ -42,6 +45,7 @@ impl Default for EngineOptions {
         Self {
             page_size: 500,
             ttl_ms: 60_000,
+            result_budget_tokens: super::result_budget::DEFAULT_RESULT_BUDGET_TOKENS,
         }
     }
 }

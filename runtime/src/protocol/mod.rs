@@ -9,6 +9,7 @@
 //! - [`listing`], [`tools`], [`resources`], [`prompts`], [`completion`]: the methods.
 //! - [`mrtr`]: multi round-trip requests (sealed `requestState`).
 //! - [`output_schema`]: a tool's declared `outputSchema` enforced on its answers.
+//! - [`result_budget`]: a JSON answer larger than the result budget cut at a record boundary.
 //! - [`request_log`]: the one log line of each request.
 
 pub mod completion;
@@ -22,6 +23,7 @@ pub mod prompts;
 pub mod reply;
 pub mod request_log;
 pub mod resources;
+pub mod result_budget;
 pub(crate) mod schemas;
 pub mod tools;
 

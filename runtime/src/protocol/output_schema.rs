@@ -176,6 +176,7 @@ mod engine_tests {
             EngineOptions {
                 page_size: 50,
                 ttl_ms: 1000,
+                ..EngineOptions::default()
             },
         );
         let identity = Identity {

@@ -122,6 +122,7 @@ fn engine_with(p: &'static Product, page_size: usize) -> (Engine, Arc<Recorder>)
         EngineOptions {
             page_size,
             ttl_ms: 1000,
+            ..EngineOptions::default()
         },
     );
     (e, rec)
