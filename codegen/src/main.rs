@@ -80,9 +80,10 @@ enum Command {
     /// Print, per product, the bytes of its full tools/list by descriptor part, the portability
     /// findings by rule and the tool names over the name budget
     ListingReport {
-        /// Tool names longer than this are reported
-        #[arg(long, value_name = "N", default_value_t = codegen::names::DEFAULT_NAME_BUDGET)]
-        name_budget: usize,
+        /// Report tool names longer than this (default: each catalog's product.tool_name_budget,
+        /// else 48)
+        #[arg(long, value_name = "N")]
+        name_budget: Option<usize>,
     },
     /// Check (--check) or refresh (--write) the fact files under catalog/facts/ against the OpenAPI
     /// specs and product documents in $KOBANA_SPECS_DIR (default ../shared); without the sources
@@ -280,14 +281,26 @@ fn run(cli: Cli) -> Result<(), String> {
         Some(Command::ListingReport { name_budget }) => {
             let loaded = codegen::load_all(&layout.catalog_dir).map_err(|e| e.to_string())?;
             for l in loaded.iter().filter(|l| !l.catalog.product.fixture) {
+                let budget = name_budget.unwrap_or_else(|| codegen::names::budget(l));
                 let tools = codegen::listing_report::descriptors_of(&l.catalog);
                 let report =
-                    codegen::listing_report::measure(&l.catalog.product.name, &tools, name_budget);
+                    codegen::listing_report::measure(&l.catalog.product.name, &tools, budget);
                 for line in report.lines() {
                     println!("{line}");
                 }
+                let documented = codegen::names::documented(l);
                 for n in &report.long_names {
-                    println!("  name over {name_budget} characters: {n}");
+                    let why = if documented.contains(n) {
+                        " (kept: the product documents name it)"
+                    } else {
+                        ""
+                    };
+                    println!("  name over {budget} characters: {n}{why}");
+                }
+                for t in &l.catalog.tools {
+                    for a in &t.aliases {
+                        println!("  alias (called, not listed): {a} -> {}", t.name);
+                    }
                 }
             }
             Ok(())

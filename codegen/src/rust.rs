@@ -260,6 +260,14 @@ pub fn product_module(c: &Catalog, source: &str) -> String {
         tools_json.push_str(&json_str(&descriptors::tool(c, t)));
         ranges.push(start..tools_json.len());
     }
+    // Former names `tools/call` still accepts, by alias.
+    let mut alias_pairs: Vec<(&str, &str)> = c
+        .tools
+        .iter()
+        .flat_map(|t| t.aliases.iter().map(move |a| (a.as_str(), t.name.as_str())))
+        .collect();
+    alias_pairs.sort();
+    let aliases = alias_pairs.iter().map(|(a, n)| quote!((#a, #n)));
     let tools = sorted.into_iter().zip(ranges).map(|(t, r)| tool(t, r));
     let resources = c.resources.iter().map(|r| {
         let (uri, rname, rtitle, desc, mime, read_by) = (
@@ -417,6 +425,7 @@ pub fn product_module(c: &Catalog, source: &str) -> String {
             policy: #policy,
             tools: TOOLS,
             tools_json: TOOLS_JSON,
+            tool_aliases: &[#(#aliases),*],
             resources: RESOURCES,
             templates: TEMPLATES,
             prompts: PROMPTS,

@@ -27,6 +27,7 @@ pub static PRODUCT: Product = Product {
     },
     tools: TOOLS,
     tools_json: TOOLS_JSON,
+    tool_aliases: &[],
     resources: RESOURCES,
     templates: TEMPLATES,
     prompts: PROMPTS,

@@ -17,6 +17,7 @@ mod exclusions;
 pub mod grammar;
 pub mod json_schema;
 mod listing;
+mod names;
 mod product;
 mod prompts;
 mod records;
@@ -58,6 +59,7 @@ pub fn validate(l: &Loaded) -> Vec<Diagnostic> {
     v.completions();
     v.exclusions();
     v.listing();
+    v.names();
     v.out
 }
 

@@ -116,12 +116,7 @@ impl Engine {
             ),
             schemas: ToolSchemas::new(product),
             prompt_env,
-            tool_index: product
-                .tools
-                .iter()
-                .enumerate()
-                .map(|(i, t)| (t.name, i))
-                .collect(),
+            tool_index: tool_index(product),
             param_headers: product.tools.iter().map(|_| OnceLock::new()).collect(),
             options,
             server_info,
@@ -154,6 +149,8 @@ impl Engine {
     }
 
     /// The index of a tool in `product.tools`.
+    /// The tool a `tools/call` name calls: its name or one of its former names
+    /// ([`Product::tool_aliases`]).
     pub fn tool_index(&self, name: &str) -> Option<usize> {
         self.tool_index.get(name).copied()
     }
@@ -351,4 +348,20 @@ impl Engine {
         }
         Reply::Value(json!({}))
     }
+}
+
+/// Tool indexes by name, and by each former name (alias) of a tool.
+fn tool_index(product: &'static Product) -> std::collections::HashMap<&'static str, usize> {
+    let mut index: std::collections::HashMap<&'static str, usize> = product
+        .tools
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (t.name, i))
+        .collect();
+    for (alias, name) in product.tool_aliases {
+        if let Some(&i) = index.get(name) {
+            index.entry(alias).or_insert(i);
+        }
+    }
+    index
 }
