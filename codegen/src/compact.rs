@@ -23,9 +23,11 @@
 //!   instructions (sent once, on `initialize`) already state the paging convention; their type,
 //!   bounds and default stay.
 //!
-//! **Output schemas** (what a client may validate `structuredContent` against) are listed as
-//! their portable form when that is small ([`OUTPUT_INLINE_MAX`] bytes), and otherwise
-//! summarized to their root: `{"type": "object"}`. A summary is a widening — everything the full
+//! **Output schemas** (what a client may validate `structuredContent` against) are listed in
+//! their portable form when the product's whole listing so built stays within
+//! [`LISTING_WHOLE_MAX`] bytes (finance, inbox), or when the schema itself is small
+//! ([`OUTPUT_INLINE_MAX`] bytes); otherwise (banking) they are summarized to their root:
+//! `{"type": "object"}`. A summary is a widening — everything the full
 //! schema accepts, it accepts — so a client validating against the listing never rejects a
 //! conforming answer. Models do not read output schemas when they choose and call tools (the
 //! Anthropic and OpenAI tool formats carry input schemas only); the record's full shape is in the
@@ -43,6 +45,10 @@ use serde_json::{json, Map, Value};
 
 /// An output schema whose portable form is at most this many bytes is listed whole.
 pub const OUTPUT_INLINE_MAX: usize = 300;
+
+/// A product whose listing, with every output schema whole, stays within this many bytes (about
+/// 25,000 tokens, the default result budget) lists them whole.
+pub const LISTING_WHOLE_MAX: usize = 100_000;
 
 /// The formats an input schema keeps: those that say how to write a value.
 pub const INPUT_FORMATS: &[&str] = &["date-time", "time", "date", "duration"];
@@ -86,13 +92,14 @@ pub fn input_schema(schema: &Value, said: Said) -> Value {
     out
 }
 
-/// The output schema as `tools/list` carries it.
-pub fn output_schema(schema: &Value) -> Value {
+/// The output schema as `tools/list` carries it: whole (portable) when `whole` (the product's
+/// listing fits [`LISTING_WHOLE_MAX`] with every schema whole) or when small, else its root.
+pub fn output_schema(schema: &Value, whole: bool) -> Value {
     let portable = portable(schema);
     let len = serde_json::to_string(&portable)
         .map(|s| s.len())
         .unwrap_or(usize::MAX);
-    if len <= OUTPUT_INLINE_MAX {
+    if whole || len <= OUTPUT_INLINE_MAX {
         portable
     } else {
         json!({"type": "object"})
@@ -375,13 +382,15 @@ mod tests {
     #[test]
     fn large_output_schemas_are_summarized_to_their_root_and_small_ones_kept() {
         let small = json!({"type": "object", "properties": {"url": {"type": "string"}}});
-        assert_eq!(output_schema(&small), small);
+        assert_eq!(output_schema(&small, false), small);
         let mut props = Map::new();
         for i in 0..40 {
             props.insert(format!("field_{i}"), json!({"type": ["string", "null"]}));
         }
         let large = json!({"type": "object", "properties": props});
-        assert_eq!(output_schema(&large), json!({"type": "object"}));
+        assert_eq!(output_schema(&large, false), json!({"type": "object"}));
+        // A product whose listing fits keeps it whole, in portable form.
+        assert_eq!(output_schema(&large, true), portable(&large));
     }
 
     /// The summary and the portable form accept everything the full schema accepts.

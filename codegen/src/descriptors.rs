@@ -44,6 +44,44 @@ pub fn yaml_to_json(v: &serde_yaml::Value) -> Value {
 /// says `destructiveHint` explicitly, and `idempotentHint` when it is true; `openWorldHint: false`
 /// is explicit since the spec's default is true.
 pub fn tool(c: &Catalog, t: &Tool) -> Value {
+    tool_with(c, t, &Plan::of(c))
+}
+
+/// How a product's listing is written, decided once for all its tools.
+#[derive(Debug, Clone, Copy)]
+pub struct Plan {
+    /// What the product's instructions already say.
+    pub said: crate::compact::Said,
+    /// Output schemas are listed whole (portable form): the listing so built stays within
+    /// [`crate::compact::LISTING_WHOLE_MAX`] bytes. Otherwise they are summarized.
+    pub whole_outputs: bool,
+}
+
+impl Plan {
+    pub fn of(c: &Catalog) -> Plan {
+        let said = crate::compact::Said::by(&c.product.instructions);
+        let whole = Plan {
+            said,
+            whole_outputs: true,
+        };
+        let bytes: usize = c
+            .tools
+            .iter()
+            .map(|t| {
+                serde_json::to_string(&tool_with(c, t, &whole))
+                    .map(|s| s.len() + 1)
+                    .unwrap_or(0)
+            })
+            .sum();
+        Plan {
+            said,
+            whole_outputs: bytes <= crate::compact::LISTING_WHOLE_MAX,
+        }
+    }
+}
+
+/// The `Tool` object of `tools/list` under a product's [`Plan`].
+pub fn tool_with(_c: &Catalog, t: &Tool, plan: &Plan) -> Value {
     let a = resolve_annotations(t);
     let mut m = Map::new();
     m.insert("name".into(), json!(t.name));
@@ -51,15 +89,12 @@ pub fn tool(c: &Catalog, t: &Tool) -> Value {
     m.insert("description".into(), json!(t.description));
     m.insert(
         "inputSchema".into(),
-        crate::compact::input_schema(
-            &yaml_to_json(&t.input_schema),
-            crate::compact::Said::by(&c.product.instructions),
-        ),
+        crate::compact::input_schema(&yaml_to_json(&t.input_schema), plan.said),
     );
     if let Some(o) = &t.output_schema {
         m.insert(
             "outputSchema".into(),
-            crate::compact::output_schema(&yaml_to_json(o)),
+            crate::compact::output_schema(&yaml_to_json(o), plan.whole_outputs),
         );
     }
     let mut ann = Map::new();

@@ -30,9 +30,10 @@ pub struct Report {
 
 /// The descriptors of `c`, in listing order, as emitted.
 pub fn descriptors_of(c: &Catalog) -> Vec<Value> {
+    let plan = descriptors::Plan::of(c);
     descriptors::sorted_tools(c)
         .into_iter()
-        .map(|t| descriptors::tool(c, t))
+        .map(|t| descriptors::tool_with(c, t, &plan))
         .collect()
 }
 

@@ -250,6 +250,7 @@ pub fn product_module(c: &Catalog, source: &str) -> String {
     // Every descriptor joined by commas, in listing order: a listing of every tool is this text
     // as it is, and each tool's descriptor a slice of it.
     let sorted = descriptors::sorted_tools(c);
+    let plan = descriptors::Plan::of(c);
     let mut tools_json = String::new();
     let mut ranges = Vec::with_capacity(sorted.len());
     for (i, t) in sorted.iter().enumerate() {
@@ -257,7 +258,7 @@ pub fn product_module(c: &Catalog, source: &str) -> String {
             tools_json.push(',');
         }
         let start = tools_json.len();
-        tools_json.push_str(&json_str(&descriptors::tool(c, t)));
+        tools_json.push_str(&json_str(&descriptors::tool_with(c, t, &plan)));
         ranges.push(start..tools_json.len());
     }
     // Former names `tools/call` still accepts, by alias.

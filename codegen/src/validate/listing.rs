@@ -11,8 +11,9 @@ use crate::locate::{index_path, key_path};
 impl Validator<'_> {
     pub(super) fn listing(&mut self) {
         let cat = &self.l.catalog;
+        let plan = descriptors::Plan::of(cat);
         for (i, t) in cat.tools.iter().enumerate() {
-            let descriptor = descriptors::tool(cat, t);
+            let descriptor = descriptors::tool_with(cat, t, &plan);
             for f in schema_lint::lint_tool(&descriptor) {
                 let key = match f.kind {
                     schema_lint::SchemaKind::Input => "input_schema",
