@@ -81,6 +81,8 @@ pub struct ServeSection {
     /// The server's language (`pt-BR`, `es`, `en`, or any tag matching one): stdio's, and what an
     /// HTTP request naming no language of ours gets. Default: each product's own.
     pub locale: Option<String>,
+    /// A tool's JSON answer larger than this many tokens is cut at a record boundary (0: never).
+    pub result_budget_tokens: Option<usize>,
 }
 
 #[derive(Debug, Default, Clone, Deserialize)]
@@ -167,6 +169,12 @@ mod tests {
         assert_eq!(c.access.rate_limit_reads, Some(d.reads));
         assert_eq!(c.access.rate_limit_writes, Some(d.writes));
         assert_eq!(c.access.rate_limit_ip, Some(d.ip));
+    }
+
+    #[test]
+    fn the_result_budget_is_a_serve_key() {
+        let c: FileConfig = toml::from_str("[serve]\nresult_budget_tokens = 5000\n").unwrap();
+        assert_eq!(c.serve.result_budget_tokens, Some(5000));
     }
 
     #[test]

@@ -200,6 +200,10 @@ struct ServeArgs {
     /// upstream honours the key; by default a write is sent once.
     #[arg(long, env = "KOBANA_UPSTREAM_RETRY_KEYED_WRITES")]
     upstream_retry_keyed_writes: bool,
+    /// A tool's JSON answer larger than this many tokens (bytes / 4 of its JSON) is cut to its
+    /// first whole records, with a note saying how to get the rest. 0 never cuts. Default 25000.
+    #[arg(long, env = "KOBANA_RESULT_BUDGET_TOKENS", value_name = "TOKENS")]
+    result_budget_tokens: Option<usize>,
     #[command(flatten)]
     limits: LimitArgs,
     #[command(flatten)]
@@ -762,6 +766,12 @@ async fn serve(
             ledger_setting(&args, file).as_deref(),
             &mut config,
         )?;
+        if let Some(n) = args
+            .result_budget_tokens
+            .or(file.serve.result_budget_tokens)
+        {
+            config.engine.result_budget_tokens = n;
+        }
         let server = Server::new(config)?;
         let served = runtime::transport::stdio::run(server, products[0].name).await;
         stop_telemetry(telemetry).await;
@@ -799,6 +809,12 @@ async fn serve(
         ledger_setting(&args, file).as_deref(),
         &mut config,
     )?;
+    if let Some(n) = args
+        .result_budget_tokens
+        .or(file.serve.result_budget_tokens)
+    {
+        config.engine.result_budget_tokens = n;
+    }
     let limits = runtime::transport::http::ConnectionLimits::of(&config);
     let server = Server::new(config)?;
     let meta = ProtectedResource::for_products(

@@ -120,7 +120,7 @@ fn the_four_upload_operations_are_bound_as_multipart() {
             ("banking_charge_discharge_create", vec!["file".to_string()]),
             ("banking_data_import_create", vec!["source".to_string()]),
             (
-                "banking_financial_statement_transaction_import_create",
+                "banking_financial_statement_import_create",
                 vec!["source".to_string()]
             ),
         ]
@@ -233,7 +233,7 @@ async fn the_sandbox_refuses_bad_or_missing_files_and_stores_nothing() {
         match call(
             &sb,
             &ctx(None),
-            "banking_financial_statement_transaction_import_list",
+            "banking_financial_statement_import_list",
             json!({"financial_account_uid": account, "per_page": 50}),
         )
         .await
@@ -247,7 +247,7 @@ async fn the_sandbox_refuses_bad_or_missing_files_and_stores_nothing() {
         call(
             &sb,
             &c,
-            "banking_financial_statement_transaction_import_create",
+            "banking_financial_statement_import_create",
             json!({"financial_account_uid": account, "source": "***not base64***"}),
         )
         .await,
@@ -324,7 +324,7 @@ async fn uploads_go_through_the_proxy_as_forms_that_serve_api_reads_back() {
     let import = created(
         &up,
         &c,
-        "banking_financial_statement_transaction_import_create",
+        "banking_financial_statement_import_create",
         json!({"financial_account_uid": account, "source": CNAB_B64,
                "source_filename": "extrato-jan.ret", "external_id": "x",
                "custom_data": {"codigo": "123"}, "tags": ["a", "b"]}),

@@ -113,7 +113,14 @@ fn every_subcommand_has_help() {
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&serve.stdout);
-    for flag in ["--stdio", "--http", "--upstream", "--data-dir", "--config"] {
+    for flag in [
+        "--stdio",
+        "--http",
+        "--upstream",
+        "--data-dir",
+        "--config",
+        "--result-budget-tokens",
+    ] {
         assert!(text.contains(flag), "serve --help lacks {flag}");
     }
 }
@@ -383,6 +390,67 @@ async fn flags_beat_environment_which_beats_the_config_file() {
         200,
         "the flag wins over the environment"
     );
+}
+
+/// The result budget comes from the flag, else `KOBANA_RESULT_BUDGET_TOKENS`, else
+/// `serve.result_budget_tokens`: a list answer over it carries the cut note as a second text block.
+#[tokio::test]
+async fn the_result_budget_is_set_by_flag_environment_or_config_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("k.toml");
+    std::fs::write(&cfg, "[serve]\nresult_budget_tokens = 100\n").unwrap();
+    let tool = "banking_charge_pix_list";
+    let cut = |port: u16| async move {
+        let url = format!("http://127.0.0.1:{port}/banking/mcp");
+        let (status, body) = rpc(
+            &url,
+            Some("demo-full"),
+            "tools/call",
+            json!({"name": tool, "arguments": {"per_page": 20}}),
+        )
+        .await;
+        assert_eq!(status, 200, "{body}");
+        let content = body["result"]["content"].as_array().unwrap().clone();
+        content.len() > 1
+            && content[1]["text"]
+                .as_str()
+                .is_some_and(|t| t.contains("result budget of"))
+    };
+    let serve = |port: u16, env: Option<&str>, flag: Option<&str>| {
+        let mut cmd = kobana(dir.path());
+        cmd.arg("--config").arg(&cfg).args([
+            "serve",
+            "all",
+            "--http",
+            &format!("127.0.0.1:{port}"),
+        ]);
+        if let Some(v) = env {
+            cmd.env("KOBANA_RESULT_BUDGET_TOKENS", v);
+        }
+        if let Some(v) = flag {
+            cmd.args(["--result-budget-tokens", v]);
+        }
+        start(cmd, port)
+    };
+    {
+        let port = free_port();
+        let _s = serve(port, None, None);
+        assert!(
+            cut(port).await,
+            "the config file's budget (100 tokens) cuts 20 records"
+        );
+    }
+    {
+        let port = free_port();
+        let _s = serve(port, Some("0"), None);
+        assert!(
+            !cut(port).await,
+            "the environment (0: never) wins over the file"
+        );
+    }
+    let port = free_port();
+    let _s = serve(port, Some("0"), Some("100"));
+    assert!(cut(port).await, "the flag wins over the environment");
 }
 
 /// A 2026-07-28 request declaring form elicitation, over Streamable HTTP (JSON or SSE answer).

@@ -265,6 +265,16 @@ async fn every_tool_with_an_output_schema_answers_conforming_structured_content(
             );
             let validator = jsonschema::validator_for(&schema)
                 .unwrap_or_else(|e| panic!("{}: output schema does not compile: {e}", tool.name));
+            // The schema `tools/list` carries (compacted; see codegen/src/compact.rs) is what
+            // clients validate against: it must accept every answer the full schema accepts.
+            let descriptor: Value = serde_json::from_str(tool.descriptor_json).unwrap();
+            let listed =
+                jsonschema::validator_for(&descriptor["outputSchema"]).unwrap_or_else(|e| {
+                    panic!(
+                        "{}: the listed output schema does not compile: {e}",
+                        tool.name
+                    )
+                });
             let args = match h.args_for(tool) {
                 Ok(mut a) => {
                     add_upload_args(tool, &mut a);
@@ -298,7 +308,12 @@ async fn every_tool_with_an_output_schema_answers_conforming_structured_content(
                             format!("{}{problem}", path.join("/"))
                         })
                         .collect();
-                    if found.is_empty() {
+                    if found.is_empty() && !listed.is_valid(&answer) {
+                        failures.push(format!(
+                            "{}: the answer conforms to the full schema but not to the listed one",
+                            tool.name
+                        ));
+                    } else if found.is_empty() {
                         conforming.push((product.name, tool.name));
                     } else {
                         let text: String = answer.to_string().chars().take(300).collect();

@@ -34,27 +34,96 @@ pub fn yaml_to_json(v: &serde_yaml::Value) -> Value {
     serde_json::to_value(v).unwrap_or(Value::Null)
 }
 
-/// The `Tool` object of `tools/list`.
-pub fn tool(t: &Tool) -> Value {
+/// The `Tool` object of `tools/list`: schemas in their listed form ([`crate::compact`]), and the
+/// annotations that say something a client acts on. Left out: `annotations.title` (it repeats
+/// `title`; the 2025-03-26 listing, whose `Tool` has no `title`, puts it back), and hints that
+/// equal the spec's defaults in the direction that is safe to misread — `readOnlyHint: false` (a
+/// client that ignores defaults still reads "not read-only"), and on a read-only tool
+/// `destructiveHint`/`idempotentHint` (the spec gives them meaning only for writing tools; a
+/// client that ignores that can only err towards asking for confirmation). A writing tool always
+/// says `destructiveHint` explicitly, and `idempotentHint` when it is true; `openWorldHint: false`
+/// is explicit since the spec's default is true.
+pub fn tool(c: &Catalog, t: &Tool) -> Value {
+    tool_with(c, t, &Plan::of(c))
+}
+
+/// How a product's listing is written, decided once for all its tools.
+#[derive(Debug, Clone, Copy)]
+pub struct Plan {
+    /// What the product's instructions already say.
+    pub said: crate::compact::Said,
+    /// Output schemas are listed whole (portable form): the listing so built stays within
+    /// [`crate::compact::LISTING_WHOLE_MAX`] bytes. Otherwise they are summarized.
+    pub whole_outputs: bool,
+    /// Schemas are listed exactly as written: a fixture catalog exists to exercise the protocol
+    /// (JSON Schema 2020-12's `$defs`, `$ref`, `if`/`then`/`else` verbatim), not to fit clients.
+    pub verbatim: bool,
+}
+
+impl Plan {
+    pub fn of(c: &Catalog) -> Plan {
+        let said = crate::compact::Said::by(&c.product.instructions);
+        let verbatim = c.product.fixture;
+        let whole = Plan {
+            said,
+            whole_outputs: true,
+            verbatim,
+        };
+        let bytes: usize = c
+            .tools
+            .iter()
+            .map(|t| {
+                serde_json::to_string(&tool_with(c, t, &whole))
+                    .map(|s| s.len() + 1)
+                    .unwrap_or(0)
+            })
+            .sum();
+        Plan {
+            said,
+            whole_outputs: bytes <= crate::compact::LISTING_WHOLE_MAX,
+            verbatim,
+        }
+    }
+}
+
+/// The `Tool` object of `tools/list` under a product's [`Plan`].
+pub fn tool_with(_c: &Catalog, t: &Tool, plan: &Plan) -> Value {
     let a = resolve_annotations(t);
     let mut m = Map::new();
     m.insert("name".into(), json!(t.name));
     m.insert("title".into(), json!(t.title));
     m.insert("description".into(), json!(t.description));
-    m.insert("inputSchema".into(), yaml_to_json(&t.input_schema));
-    if let Some(o) = &t.output_schema {
-        m.insert("outputSchema".into(), yaml_to_json(o));
-    }
+    let input = yaml_to_json(&t.input_schema);
     m.insert(
-        "annotations".into(),
-        json!({
-            "title": t.title,
-            "readOnlyHint": a.read_only,
-            "destructiveHint": a.destructive,
-            "idempotentHint": a.idempotent,
-            "openWorldHint": a.open_world,
-        }),
+        "inputSchema".into(),
+        if plan.verbatim {
+            input
+        } else {
+            crate::compact::input_schema(&input, plan.said)
+        },
     );
+    if let Some(o) = &t.output_schema {
+        let output = yaml_to_json(o);
+        m.insert(
+            "outputSchema".into(),
+            if plan.verbatim {
+                output
+            } else {
+                crate::compact::output_schema(&output, plan.whole_outputs)
+            },
+        );
+    }
+    let mut ann = Map::new();
+    if a.read_only {
+        ann.insert("readOnlyHint".into(), json!(true));
+    } else {
+        ann.insert("destructiveHint".into(), json!(a.destructive));
+        if a.idempotent {
+            ann.insert("idempotentHint".into(), json!(true));
+        }
+    }
+    ann.insert("openWorldHint".into(), json!(a.open_world));
+    m.insert("annotations".into(), Value::Object(ann));
     Value::Object(m)
 }
 

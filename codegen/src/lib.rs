@@ -8,15 +8,18 @@
 //!
 //! `generated/build.rs` calls [`build_script`]; the `codegen` binary calls the same functions.
 
+pub mod compact;
 pub mod derived;
 pub mod descriptors;
 pub mod diag;
 pub mod docs;
 pub mod facts;
+pub mod listing_report;
 pub mod load;
 pub mod locate;
 pub mod lower;
 pub mod model;
+pub mod names;
 pub mod openapi;
 pub mod rust;
 pub mod sandbox_gaps;

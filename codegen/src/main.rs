@@ -8,6 +8,7 @@
 //! cargo run -p codegen -- sandbox-gaps
 //! cargo run -p codegen -- output-schemas [--catalog PATH] [--write] [--only T,…] [--skip T,…]
 //! cargo run -p codegen -- facts --check|--write [--allow-missing]
+//! cargo run -p codegen -- listing-report [--name-budget N]
 //! ```
 //! Every command takes `--root DIR` (the repository root; by default the nearest folder above the
 //! current one holding `catalog/` and `generated/`) and `--help`. The command line is declared
@@ -75,6 +76,14 @@ enum Command {
         /// Never change these tools' entries
         #[arg(long, value_name = "TOOL,...", value_delimiter = ',')]
         skip: Vec<String>,
+    },
+    /// Print, per product, the bytes of its full tools/list by descriptor part, the portability
+    /// findings by rule and the tool names over the name budget
+    ListingReport {
+        /// Report tool names longer than this (default: each catalog's product.tool_name_budget,
+        /// else 48)
+        #[arg(long, value_name = "N")]
+        name_budget: Option<usize>,
     },
     /// Check (--check) or refresh (--write) the fact files under catalog/facts/ against the OpenAPI
     /// specs and product documents in $KOBANA_SPECS_DIR (default ../shared); without the sources
@@ -269,6 +278,33 @@ fn run(cli: Cli) -> Result<(), String> {
             }
             for l in codegen::facts::run(&root, &args)? {
                 println!("{l}");
+            }
+            Ok(())
+        }
+        Some(Command::ListingReport { name_budget }) => {
+            let loaded = codegen::load_all(&layout.catalog_dir).map_err(|e| e.to_string())?;
+            for l in loaded.iter().filter(|l| !l.catalog.product.fixture) {
+                let budget = name_budget.unwrap_or_else(|| codegen::names::budget(l));
+                let tools = codegen::listing_report::descriptors_of(&l.catalog);
+                let report =
+                    codegen::listing_report::measure(&l.catalog.product.name, &tools, budget);
+                for line in report.lines() {
+                    println!("{line}");
+                }
+                let documented = codegen::names::documented(l);
+                for n in &report.long_names {
+                    let why = if documented.contains(n) {
+                        " (kept: the product documents name it)"
+                    } else {
+                        ""
+                    };
+                    println!("  name over {budget} characters: {n}{why}");
+                }
+                for t in &l.catalog.tools {
+                    for a in &t.aliases {
+                        println!("  alias (called, not listed): {a} -> {}", t.name);
+                    }
+                }
             }
             Ok(())
         }

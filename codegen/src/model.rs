@@ -126,6 +126,12 @@ pub struct ProductInfo {
     /// A test product (the conformance fixture): compiled, never served as a Kobana product.
     #[serde(default)]
     pub fixture: bool,
+    /// The longest a tool name may be (default 48: a client's prefix such as
+    /// `mcp__kobana-banking__` must still fit in the 64 characters many clients allow). A longer
+    /// name is an error unless the product documents name the tool (its fact file under
+    /// `catalog/facts/product-docs/`); shorten it and keep the old name in the tool's `aliases`.
+    #[serde(default)]
+    pub tool_name_budget: Option<usize>,
 }
 
 fn default_locale() -> String {
@@ -327,6 +333,10 @@ pub struct Tool {
     /// `task:`): a read that takes long, such as generating a report.
     #[serde(default)]
     pub task_note: Option<String>,
+    /// Former names `tools/call` still accepts for this tool (never listed): a tool renamed to
+    /// fit the name budget keeps working for clients that saved the old name.
+    #[serde(default)]
+    pub aliases: Vec<String>,
 }
 
 /// The catalog's `task:` setting of a tool.

@@ -271,6 +271,7 @@ fn locale_tokens(l: runtime_model::locale::Locale) -> TokenStream {
 /// The joined tool descriptors of a catalog (listing order) and each one's place in the text.
 fn joined_tools(c: &Catalog) -> (String, Vec<std::ops::Range<usize>>) {
     let sorted = descriptors::sorted_tools(c);
+    let plan = descriptors::Plan::of(c);
     let mut tools_json = String::new();
     let mut ranges = Vec::with_capacity(sorted.len());
     for (i, t) in sorted.iter().enumerate() {
@@ -278,7 +279,7 @@ fn joined_tools(c: &Catalog) -> (String, Vec<std::ops::Range<usize>>) {
             tools_json.push(',');
         }
         let start = tools_json.len();
-        tools_json.push_str(&json_str(&descriptors::tool(t)));
+        tools_json.push_str(&json_str(&descriptors::tool_with(c, t, &plan)));
         ranges.push(start..tools_json.len());
     }
     (tools_json, ranges)
@@ -392,6 +393,14 @@ pub fn product_module(c: &Catalog, localized: &[crate::texts::Localized], source
         runtime_model::locale::Locale::from_tag(&info.locale)
             .unwrap_or(runtime_model::locale::Locale::En),
     );
+    // Former names `tools/call` still accepts, by alias.
+    let mut alias_pairs: Vec<(&str, &str)> = c
+        .tools
+        .iter()
+        .flat_map(|t| t.aliases.iter().map(move |a| (a.as_str(), t.name.as_str())))
+        .collect();
+    alias_pairs.sort();
+    let aliases = alias_pairs.iter().map(|(a, n)| quote!((#a, #n)));
     let tools = sorted.into_iter().zip(ranges).map(|(t, r)| tool(t, r));
     let resources = c.resources.iter().map(|r| {
         let (uri, rname, rtitle, desc, mime, read_by) = (
@@ -570,6 +579,7 @@ pub fn product_module(c: &Catalog, localized: &[crate::texts::Localized], source
             policy: #policy,
             tools: TOOLS,
             tools_json: TOOLS_JSON,
+            tool_aliases: &[#(#aliases),*],
             resources: RESOURCES,
             templates: TEMPLATES,
             prompts: PROMPTS,

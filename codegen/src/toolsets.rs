@@ -90,10 +90,11 @@ pub fn default_selection(c: &Catalog) -> Vec<usize> {
 /// server sends it.
 pub fn listing_bytes(c: &Catalog, tools: &[usize]) -> usize {
     let sorted = sorted_tools(c);
+    let plan = descriptors::Plan::of(c);
     let body: usize = tools
         .iter()
         .map(|&i| {
-            serde_json::to_string(&descriptors::tool(sorted[i]))
+            serde_json::to_string(&descriptors::tool_with(c, sorted[i], &plan))
                 .map(|s| s.len())
                 .unwrap_or(0)
         })

@@ -25,7 +25,7 @@ tiny_orders_list:
   schema:
     type: object
     properties:
-      data: {type: array}
+      data: {type: array, items: {type: object}}
 ";
 
 #[test]
@@ -44,7 +44,9 @@ fn a_sidecar_schema_becomes_the_tools_output_schema() {
     let files = codegen::generate(&dir.path().join("catalog")).unwrap();
     let module = files.iter().find(|f| f.path == "src/tiny.rs").unwrap();
     assert!(
-        module.contents.contains(r#"\"data\":{\"type\":\"array\"}"#),
+        module
+            .contents
+            .contains(r#"\"data\":{\"type\":\"array\",\"items\":{\"type\":\"object\"}}"#),
         "the derived schema is in the generated module"
     );
 }

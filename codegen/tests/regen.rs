@@ -107,30 +107,39 @@ fn descriptors_are_serialized_at_generation_time() {
         .iter()
         .find(|t| t.name == "tiny_orders_create")
         .unwrap();
-    let d = codegen::descriptors::tool(create);
+    let d = codegen::descriptors::tool(cat, create);
     assert_eq!(d["name"], "tiny_orders_create");
     assert_eq!(d["inputSchema"]["required"][0], "customer_uid");
-    assert_eq!(d["annotations"]["readOnlyHint"], false);
+    // A writing tool: `readOnlyHint: false` and `idempotentHint: false` are the spec's defaults
+    // and left out; `destructiveHint` is always explicit on a writing tool.
+    assert!(d["annotations"].get("readOnlyHint").is_none());
     assert_eq!(d["annotations"]["destructiveHint"], false);
     // POST is not idempotent; nothing here reaches outside Kobana.
-    assert_eq!(d["annotations"]["idempotentHint"], false);
+    assert!(d["annotations"].get("idempotentHint").is_none());
     assert_eq!(d["annotations"]["openWorldHint"], false);
+    assert!(
+        d["annotations"].get("title").is_none(),
+        "title is said once, at the top"
+    );
     assert!(d.get("outputSchema").is_none());
     let get = cat
         .tools
         .iter()
         .find(|t| t.name == "tiny_orders_get")
         .unwrap();
-    let d = codegen::descriptors::tool(get);
+    let d = codegen::descriptors::tool(cat, get);
     assert_eq!(d["outputSchema"]["type"], "object");
-    assert_eq!(d["annotations"]["idempotentHint"], true);
+    // A read-only tool: the writing hints mean nothing there and are left out.
+    assert_eq!(d["annotations"]["readOnlyHint"], true);
+    assert!(d["annotations"].get("idempotentHint").is_none());
+    assert!(d["annotations"].get("destructiveHint").is_none());
     let cancel = cat
         .tools
         .iter()
         .find(|t| t.name == "tiny_orders_cancel")
         .unwrap();
     assert_eq!(
-        codegen::descriptors::tool(cancel)["annotations"]["destructiveHint"],
+        codegen::descriptors::tool(cat, cancel)["annotations"]["destructiveHint"],
         true
     );
     let t = codegen::descriptors::template(&cat.templates[0]);

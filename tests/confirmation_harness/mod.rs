@@ -54,6 +54,8 @@ pub struct Options {
     pub sandbox_task_delay: std::time::Duration,
     /// TTL and polling of tasks (the engine's defaults when `None`).
     pub tasks: Option<runtime::tasks::TaskOptions>,
+    /// The result budget in tokens, instead of the default.
+    pub result_budget_tokens: Option<usize>,
 }
 
 /// A last change to a server's configuration.
@@ -76,6 +78,7 @@ impl Options {
             configure: None,
             sandbox_task_delay: std::time::Duration::ZERO,
             tasks: None,
+            result_budget_tokens: None,
         }
     }
 }
@@ -120,6 +123,9 @@ pub async fn start(opts: Options) -> TestServer {
     set_ledger(&mut config, opts.ledger);
     if let Some(configure) = opts.configure {
         configure(&mut config);
+    }
+    if let Some(n) = opts.result_budget_tokens {
+        config.engine.result_budget_tokens = n;
     }
     let server = Server::new(config).expect("server");
     let (tx, rx) = oneshot::channel::<()>();

@@ -16,6 +16,8 @@ mod completions;
 mod exclusions;
 pub mod grammar;
 pub mod json_schema;
+mod listing;
+mod names;
 mod product;
 mod prompts;
 mod records;
@@ -59,6 +61,8 @@ pub fn validate(l: &Loaded) -> Vec<Diagnostic> {
     v.completions();
     v.exclusions();
     v.toolsets();
+    v.listing();
+    v.names();
     v.out
 }
 

@@ -34,6 +34,8 @@ pub struct Product {
     /// this text, so a listing that shows every tool is this one static string, sent without a
     /// copy. Empty for tables not built by the generator (their listings are assembled).
     pub tools_json: &'static str,
+    /// Former tool names `tools/call` still accepts, as `(alias, tool name)`; never listed.
+    pub tool_aliases: &'static [(&'static str, &'static str)],
     /// Fixed-URI resources (`resources/list`).
     pub resources: &'static [Resource],
     /// URI templates (`resources/templates/list`).
@@ -655,6 +657,7 @@ impl Product {
             policy: Policy::RUN_UNCONFIRMED,
             tools,
             tools_json: "",
+            tool_aliases: &[],
             resources: &[],
             templates: &[],
             prompts: &[],

@@ -11,5 +11,6 @@ pub mod identity;
 pub mod locale;
 pub mod secrets;
 pub mod selection;
+pub mod schema_lint;
 pub mod upload;
 pub mod uri_template;

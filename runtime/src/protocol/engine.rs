@@ -46,6 +46,9 @@ pub struct EngineOptions {
     /// that states no language of ours gets, before the product's own default. On stdio it is the
     /// client's language.
     pub locale: Option<Locale>,
+    /// A tool's JSON answer larger than this many tokens is cut at a record boundary
+    /// ([`super::result_budget`]); 0 never cuts.
+    pub result_budget_tokens: usize,
 }
 
 impl Default for EngineOptions {
@@ -56,6 +59,7 @@ impl Default for EngineOptions {
             rate_limiter: None,
             tasks: TaskOptions::default(),
             locale: None,
+            result_budget_tokens: super::result_budget::DEFAULT_RESULT_BUDGET_TOKENS,
         }
     }
 }
@@ -156,12 +160,7 @@ impl Engine {
             ceiling: Ceiling::everything(product),
             discovery_index: OnceLock::new(),
             prompt_envs,
-            tool_index: product
-                .tools
-                .iter()
-                .enumerate()
-                .map(|(i, t)| (t.name, i))
-                .collect(),
+            tool_index: tool_index(product),
             param_headers: product.tools.iter().map(|_| OnceLock::new()).collect(),
             options,
             server_info,
@@ -263,6 +262,8 @@ impl Engine {
     }
 
     /// The index of a tool in `product.tools`.
+    /// The tool a `tools/call` name calls: its name or one of its former names
+    /// ([`Product::tool_aliases`]).
     pub fn tool_index(&self, name: &str) -> Option<usize> {
         self.tool_index.get(name).copied()
     }
@@ -491,4 +492,20 @@ impl Engine {
         }
         Reply::Value(json!({}))
     }
+}
+
+/// Tool indexes by name, and by each former name (alias) of a tool.
+fn tool_index(product: &'static Product) -> std::collections::HashMap<&'static str, usize> {
+    let mut index: std::collections::HashMap<&'static str, usize> = product
+        .tools
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (t.name, i))
+        .collect();
+    for (alias, name) in product.tool_aliases {
+        if let Some(&i) = index.get(name) {
+            index.entry(alias).or_insert(i);
+        }
+    }
+    index
 }

@@ -12,8 +12,8 @@
 //! Views are per locale too (the key carries it): each locale's descriptors are their own static
 //! text (`LocaleTexts`), so choosing a language costs one more key field, not a translation.
 //!
-//! 2025-03-26 predates `outputSchema`: its tool pages are built (on the first such request) from
-//! the descriptors without it.
+//! 2025-03-26 predates `outputSchema` and `Tool.title`: its tool pages are built (on the first
+//! such request) from the descriptors without the one and with the other as `annotations.title`.
 
 use std::collections::hash_map::DefaultHasher;
 use std::collections::{BTreeSet, HashMap};
@@ -372,11 +372,18 @@ impl Listings {
     }
 }
 
-/// A tool descriptor without its `outputSchema` (unchanged when it has none or does not parse).
+/// A tool descriptor as 2025-03-26 has it: no `outputSchema`, and its `title` (which that
+/// revision's `Tool` lacks) as `annotations.title`, where that revision carries a display name.
+/// Unchanged when it does not parse.
 fn without_output_schema(descriptor: &str) -> String {
     match serde_json::from_str::<serde_json::Value>(descriptor) {
-        Ok(serde_json::Value::Object(mut m)) if m.contains_key("outputSchema") => {
+        Ok(serde_json::Value::Object(mut m)) => {
             m.remove("outputSchema");
+            if let Some(title) = m.get("title").cloned() {
+                if let Some(serde_json::Value::Object(a)) = m.get_mut("annotations") {
+                    a.entry("title").or_insert(title);
+                }
+            }
             serde_json::Value::Object(m).to_string()
         }
         _ => descriptor.to_string(),

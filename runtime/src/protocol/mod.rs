@@ -10,6 +10,7 @@
 //! - [`mrtr`]: multi round-trip requests (sealed `requestState`).
 //! - [`tasks`]: the Tasks extension (`tasks/*`, tool calls run as tasks).
 //! - [`output_schema`]: a tool's declared `outputSchema` enforced on its answers.
+//! - [`result_budget`]: a JSON answer larger than the result budget cut at a record boundary.
 //! - [`request_log`]: the one log line of each request.
 //! - [`rate`]: the per-identity rate limits of tool calls and resource reads.
 
@@ -30,6 +31,7 @@ pub mod rate;
 pub mod reply;
 pub mod request_log;
 pub mod resources;
+pub mod result_budget;
 pub(crate) mod schemas;
 pub mod task_follow;
 pub mod tasks;

@@ -329,11 +329,7 @@ impl Engine {
                 let mut out = match *inner {
                     Output::Json(answer) => {
                         match super::output_schema::check(tool, self.schemas.output(idx), &answer) {
-                            Ok(()) => ToolOutput {
-                                content: vec![json!({"type": "text", "text": answer.to_string()})],
-                                structured: Some(answer),
-                                is_error: false,
-                            },
+                            Ok(()) => self.budgeted(call, tool, &args, answer),
                             Err(mismatch) => mismatch,
                         }
                     }
@@ -354,7 +350,7 @@ impl Engine {
                 };
                 let tool = &self.product.tools[idx];
                 match super::output_schema::check(tool, self.schemas.output(idx), &answer) {
-                    Ok(()) => self.json_reply(call, &answer),
+                    Ok(()) => self.budgeted_json_reply(call, tool, &args, answer),
                     Err(mismatch) => self.tool_reply(call, mismatch),
                 }
             }
@@ -454,10 +450,71 @@ impl Engine {
         )
     }
 
+    /// The result of a JSON answer, cut to the result budget when it exceeds it
+    /// ([`super::result_budget`]).
+    fn budgeted_json_reply(
+        &self,
+        call: &Call,
+        tool: &Tool,
+        args: &Map<String, Value>,
+        answer: Value,
+    ) -> Reply {
+        let text = answer.to_string();
+        let budget = self.options.result_budget_tokens;
+        match super::result_budget::cut(&answer, text.len(), budget) {
+            None => self.json_reply(call, &answer, text),
+            Some(c) => self.tool_reply(call, self.cut_output(call, tool, args, c)),
+        }
+    }
+
+    /// A JSON answer as a tool output, cut to the result budget when it exceeds it.
+    fn budgeted(
+        &self,
+        call: &Call,
+        tool: &Tool,
+        args: &Map<String, Value>,
+        answer: Value,
+    ) -> ToolOutput {
+        let text = answer.to_string();
+        match super::result_budget::cut(&answer, text.len(), self.options.result_budget_tokens) {
+            None => ToolOutput {
+                content: vec![json!({"type": "text", "text": text})],
+                structured: Some(answer),
+                is_error: false,
+            },
+            Some(c) => self.cut_output(call, tool, args, c),
+        }
+    }
+
+    /// The output of a cut answer: its JSON (the same as `structuredContent`), the note saying
+    /// how to get the rest, and a `resource_link` to the whole when it is a resource.
+    fn cut_output(
+        &self,
+        call: &Call,
+        tool: &Tool,
+        args: &Map<String, Value>,
+        c: super::result_budget::Cut,
+    ) -> ToolOutput {
+        let whole = resource_uri_of(self.product, tool, args);
+        let budget = self.options.result_budget_tokens;
+        let note = super::result_budget::note(tool, args, &c, budget, whole.as_deref());
+        let mut content = vec![
+            json!({"type": "text", "text": c.text}),
+            json!({"type": "text", "text": note}),
+        ];
+        if let (Some(u), true) = (&whole, call.era.has_structured_content()) {
+            content.push(super::result_budget::link(tool, u));
+        }
+        ToolOutput {
+            content,
+            structured: Some(c.answer),
+            is_error: false,
+        }
+    }
+
     /// The result of a JSON answer: serialized once, that text is both the text block and
     /// `structuredContent` (a model reads the text; a program reads the structure).
-    fn json_reply(&self, call: &Call, answer: &Value) -> Reply {
-        let text = answer.to_string();
+    fn json_reply(&self, call: &Call, answer: &Value, text: String) -> Reply {
         self.write_tool_result(
             call,
             |bytes| {
