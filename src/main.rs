@@ -370,7 +370,13 @@ async fn serve(
         .clone()
         .or(file.serve.public_url.clone())
         .unwrap_or_else(|| format!("http://{http}"));
-    let upstream_url = args.upstream.clone().or(file.upstream.url.clone());
+    // An empty value (a desktop bundle's cleared "API URL" setting) means no upstream: the
+    // embedded sandbox, as when the variable is unset.
+    let upstream_url = args
+        .upstream
+        .clone()
+        .filter(|u| !u.trim().is_empty())
+        .or(file.upstream.url.clone());
     let (ledger, sealer) = multi_instance(&args, file).await?;
     let window = args
         .idempotency_window_secs
