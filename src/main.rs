@@ -15,6 +15,7 @@
 //! the sandbox opens on the first tool call, so the first answers come from the catalog alone.
 
 mod config;
+mod healthcheck;
 mod lazy_sandbox;
 
 use std::net::SocketAddr;
@@ -74,6 +75,19 @@ enum Command {
     /// Serve a conformance fixture catalog (tests only).
     #[command(hide = true)]
     ServeFixture(FixtureArgs),
+    /// Probe a running server's health route (the container image's HEALTHCHECK): exits 0 on a
+    /// 2xx answer, 1 otherwise.
+    Healthcheck(HealthcheckArgs),
+}
+
+#[derive(Debug, Args)]
+struct HealthcheckArgs {
+    /// The URL to GET (plain HTTP).
+    #[arg(long, default_value = healthcheck::DEFAULT_URL)]
+    url: String,
+    /// Seconds to wait for the connection and the answer.
+    #[arg(long, default_value_t = 3)]
+    timeout_secs: u64,
 }
 
 #[derive(Debug, Args)]
@@ -281,6 +295,9 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Serve(args) => serve(*args, &file, data_dir, seed).await,
         Command::Sandbox { command } => sandbox(command, data_dir, seed).await,
         Command::ServeFixture(args) => serve_fixture(args).await,
+        Command::Healthcheck(args) => {
+            healthcheck::run(&args.url, Duration::from_secs(args.timeout_secs))
+        }
     }
 }
 
