@@ -269,7 +269,7 @@ fn intro() -> String {
          127.0.0.1:8080` on this machine, or the reference deployment (`docker compose up`, \
          `compose.yaml`), which also listens on `{base}`. The token goes in the `Authorization` \
          header; against the sandbox, use a demo token such as `demo-full` (README, *Demo tokens*).\n\n\
-         Getting `{bin}`: the release installers (shell script, PowerShell, Homebrew, MSI; \
+         Getting `{bin}`: the release installers (shell script, PowerShell, Homebrew; \
          configured in `dist-workspace.toml`), `cargo install {krate}`, or the container image \
          (`docker run -i --rm -e {tok} {image}:{version} serve banking --stdio`). Shell commands \
          below read the token from your environment: `export {tok}=…` first.\n",
@@ -365,4 +365,76 @@ pub fn write_readme(root: &Path, products: &[ProductFacts]) -> Result<bool, Stri
     }
     std::fs::write(&path, updated).map_err(|e| format!("{}: {e}", path.display()))?;
     Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn banking() -> ProductFacts {
+        ProductFacts {
+            name: "banking".into(),
+            title: "Kobana Banking".into(),
+            api_base_url: "https://api.kobana.com.br".into(),
+            tools: vec![],
+        }
+    }
+
+    #[test]
+    fn the_cursor_deeplink_carries_the_server_entry() {
+        let p = banking();
+        let (stdio, _) = cursor_deeplinks(&p);
+        let raw = stdio.split("&config=").nth(1).expect("a config parameter");
+        // Base64's `+`, `/` and `=` are percent-encoded, so the query survives URL parsing.
+        assert!(!raw.contains(['+', '/', '=']), "{raw}");
+        let config = raw
+            .replace("%2B", "+")
+            .replace("%2F", "/")
+            .replace("%3D", "=");
+        let decoded = base64::engine::general_purpose::STANDARD
+            .decode(config)
+            .expect("base64");
+        let entry: Value = serde_json::from_slice(&decoded).expect("JSON");
+        assert_eq!(entry, stdio_entry(&p, Distribution::TOKEN_PLACEHOLDER));
+        assert!(stdio.starts_with(
+            "cursor://anysphere.cursor-deeplink/mcp/install?name=kobana-banking&config="
+        ));
+    }
+
+    #[test]
+    fn the_claude_code_lines_name_the_product_and_read_the_token_from_the_environment() {
+        let p = banking();
+        assert_eq!(
+            claude_code_stdio(&p),
+            "claude mcp add --transport stdio --env KOBANA_ACCESS_TOKEN=\"$KOBANA_ACCESS_TOKEN\" \
+             --env KOBANA_UPSTREAM_URL=https://api.kobana.com.br kobana-banking -- kobana-mcp \
+             serve banking --stdio"
+        );
+        assert_eq!(
+            claude_code_http(&p),
+            "claude mcp add --transport http kobana-banking http://127.0.0.1:8080/banking/mcp \
+             --header \"Authorization: Bearer $KOBANA_ACCESS_TOKEN\""
+        );
+    }
+
+    #[test]
+    fn the_readme_section_is_replaced_between_its_markers_and_its_drift_is_reported() {
+        let readme = format!("# x\n\nbefore\n{README_BEGIN}\nold text\n{README_END}\nafter\n");
+        let updated = readme_with_section(&readme, "new\n").expect("markers");
+        assert_eq!(
+            updated,
+            format!("# x\n\nbefore\n{README_BEGIN}\nnew\n{README_END}\nafter\n")
+        );
+        let err = readme_with_section("# no markers\n", "new\n").expect_err("no markers");
+        assert!(err.contains(README_BEGIN), "{err}");
+
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::write(dir.path().join(README_PATH), &readme).expect("write");
+        let products = [banking()];
+        let drift = check_readme(dir.path(), &products).expect("stale");
+        assert!(drift.contains("install section is stale"), "{drift}");
+        assert!(write_readme(dir.path(), &products).expect("written"));
+        assert_eq!(check_readme(dir.path(), &products), None);
+        assert!(!write_readme(dir.path(), &products).expect("unchanged"));
+    }
 }
