@@ -10,7 +10,7 @@
 # server/kobana-mcp.exe on Windows). The manifest is generated/packaging/mcpb-PRODUCT.manifest.json
 # (generated from the catalog), narrowed to that platform. Writes OUT_DIR/kobana-PRODUCT-TARGET.mcpb
 # (default OUT_DIR: target/mcpb) and prints its path and SHA-256 (server.json's fileSha256 for an
-# mcpb package). Needs python3 (zip and JSON, portable to every CI runner).
+# mcpb package). Needs Python 3 (zip and JSON, on every CI runner): python3, or $PYTHON.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -33,7 +33,7 @@ esac
 mkdir -p "$out"
 bundle="$out/kobana-$product-$target.mcpb"
 
-python3 - "$manifest" "$binary" "$platform" "$exe" "$bundle" <<'PY'
+"${PYTHON:-python3}" - "$manifest" "$binary" "$platform" "$exe" "$bundle" <<'PY'
 import json, os, sys, zipfile
 
 manifest_path, binary, platform, exe, bundle = sys.argv[1:]

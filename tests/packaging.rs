@@ -670,3 +670,62 @@ fn compose_runs_two_instances_sharing_a_persistent_non_evicting_redis() {
         .as_str()
         .is_some_and(|m| m.starts_with("./deploy/prometheus.yml:"))));
 }
+
+// ---- release configuration ------------------------------------------------------------------
+
+#[test]
+fn the_release_builds_every_dist_target_for_linux_macos_and_windows() {
+    let dist: toml::Value =
+        toml::from_str(&read("dist-workspace.toml")).expect("dist-workspace.toml");
+    let dist = &dist["dist"];
+    let mut targets: Vec<&str> = dist["targets"]
+        .as_array()
+        .expect("targets")
+        .iter()
+        .filter_map(|t| t.as_str())
+        .collect();
+    targets.sort_unstable();
+    for os in ["-apple-darwin", "-unknown-linux-", "-pc-windows-"] {
+        assert!(
+            targets.iter().any(|t| t.contains(os)),
+            "no {os} target: {targets:?}"
+        );
+    }
+    let installers: Vec<&str> = dist["installers"]
+        .as_array()
+        .expect("installers")
+        .iter()
+        .filter_map(|t| t.as_str())
+        .collect();
+    assert!(installers.contains(&"shell") && installers.contains(&"powershell"));
+
+    let workflow: serde_yaml::Value =
+        serde_yaml::from_str(&read(".github/workflows/release.yml")).expect("release.yml");
+    let mut built: Vec<&str> = workflow["jobs"]["build-local-artifacts"]["strategy"]["matrix"]
+        ["include"]
+        .as_sequence()
+        .expect("matrix")
+        .iter()
+        .filter_map(|m| m["target"].as_str())
+        .collect();
+    built.sort_unstable();
+    assert_eq!(
+        built, targets,
+        "the workflow builds other targets than dist-workspace.toml"
+    );
+    assert_eq!(
+        workflow["env"]["DIST_VERSION"].as_str(),
+        dist["cargo-dist-version"].as_str(),
+        "the workflow installs another dist"
+    );
+    let text = read(".github/workflows/release.yml");
+    assert!(
+        text.contains("bash scripts/build_mcpb.sh"),
+        "no MCPB bundles in the release"
+    );
+    // Pull requests plan only: every building job waits for a tag push.
+    assert_eq!(
+        workflow["jobs"]["build-local-artifacts"]["if"].as_str(),
+        Some("needs.plan.outputs.publishing == 'true'")
+    );
+}
