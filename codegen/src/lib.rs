@@ -169,7 +169,11 @@ pub fn generate_from(loaded: &[Loaded]) -> Result<Vec<GeneratedFile>, GenerateEr
         contents: docs::index_page(&products, &fixtures)
             .map_err(|e| GenerateError::Template(format!("{e:#}")))?,
     });
-    files.extend(packaging::files(&products)?);
+    files.extend(
+        packaging::files(&products)
+            .into_iter()
+            .map(|(path, contents)| GeneratedFile { path, contents }),
+    );
     files.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(files)
 }

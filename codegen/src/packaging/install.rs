@@ -15,7 +15,7 @@ use std::path::Path;
 use base64::Engine;
 use serde_json::{json, Value};
 
-use super::{Distribution, ProductFacts};
+use super::facts::{Distribution, ProductFacts};
 
 /// The README lines that delimit the generated install section.
 pub const README_BEGIN: &str =
@@ -348,8 +348,7 @@ pub fn check_readme(root: &Path, products: &[ProductFacts]) -> Option<String> {
     match readme_with_section(&readme, &readme_section(products)) {
         Ok(updated) if updated == readme => None,
         Ok(_) => Some(format!(
-            "{README_PATH}: the install section is stale (differs from what the catalogs generate); run `{}`",
-            crate::FIX_COMMAND
+            "{README_PATH}: the install section is stale (differs from what the catalogs generate)"
         )),
         Err(e) => Some(e),
     }

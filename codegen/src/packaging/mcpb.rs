@@ -9,7 +9,7 @@
 
 use serde_json::{json, Value};
 
-use super::{Distribution, ProductFacts};
+use super::facts::{Distribution, ProductFacts};
 
 /// The MCPB manifest version written (the `latest` schema of `@anthropic-ai/mcpb`).
 pub const MANIFEST_VERSION: &str = "0.3";

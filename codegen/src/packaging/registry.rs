@@ -10,7 +10,7 @@
 
 use serde_json::{json, Value};
 
-use super::{Distribution, ProductFacts};
+use super::facts::{Distribution, ProductFacts};
 
 /// The published schema this file follows (the newest release of the registry's schema).
 pub const SCHEMA_URL: &str =
