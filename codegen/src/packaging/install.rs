@@ -338,11 +338,13 @@ pub fn readme_with_section(readme: &str, section: &str) -> Result<String, String
     ))
 }
 
-/// The drift gate for the README's install section: `None` when current.
+/// The drift gate for the README's install section: `None` when current, or when the tree has no
+/// README at all (a catalog folder generated on its own, as the generator's tests do).
 pub fn check_readme(root: &Path, products: &[ProductFacts]) -> Option<String> {
     let path = root.join(README_PATH);
     let readme = match std::fs::read_to_string(&path) {
         Ok(r) => r,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
         Err(e) => return Some(format!("{}: {e}", path.display())),
     };
     match readme_with_section(&readme, &readme_section(products)) {
@@ -354,10 +356,15 @@ pub fn check_readme(root: &Path, products: &[ProductFacts]) -> Option<String> {
     }
 }
 
-/// Rewrites the README's install section; `true` when the file changed.
+/// Rewrites the README's install section; `true` when the file changed (never when there is no
+/// README).
 pub fn write_readme(root: &Path, products: &[ProductFacts]) -> Result<bool, String> {
     let path = root.join(README_PATH);
-    let readme = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let readme = match std::fs::read_to_string(&path) {
+        Ok(r) => r,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
+        Err(e) => return Err(format!("{}: {e}", path.display())),
+    };
     let updated = readme_with_section(&readme, &readme_section(products))?;
     if updated == readme {
         return Ok(false);
