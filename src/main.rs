@@ -20,6 +20,7 @@
 mod access;
 mod config;
 mod doctor;
+mod healthcheck;
 mod lazy_sandbox;
 
 use std::net::SocketAddr;
@@ -99,6 +100,19 @@ enum Command {
     /// Serve a conformance fixture catalog (tests only).
     #[command(hide = true)]
     ServeFixture(FixtureArgs),
+    /// Probe a running server's health route (the container image's HEALTHCHECK): exits 0 on a
+    /// 2xx answer, 1 otherwise.
+    Healthcheck(HealthcheckArgs),
+}
+
+#[derive(Debug, Args)]
+struct HealthcheckArgs {
+    /// The URL to GET (plain HTTP).
+    #[arg(long, default_value = healthcheck::DEFAULT_URL)]
+    url: String,
+    /// Seconds to wait for the connection and the answer.
+    #[arg(long, default_value_t = 3)]
+    timeout_secs: u64,
 }
 
 #[derive(Debug, Args)]
@@ -498,6 +512,9 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Sandbox { command } => sandbox(command, data_dir, seed).await,
         Command::ServeFixture(args) => serve_fixture(args).await,
         Command::Doctor(_) => Ok(()),
+        Command::Healthcheck(args) => {
+            healthcheck::run(&args.url, Duration::from_secs(args.timeout_secs))
+        }
     }
 }
 
@@ -619,7 +636,13 @@ async fn serve(
         .clone()
         .or(file.serve.public_url.clone())
         .unwrap_or_else(|| format!("http://{http}"));
-    let upstream_url = args.upstream.clone().or(file.upstream.url.clone());
+    // An empty value (a desktop bundle's cleared "API URL" setting) means no upstream: the
+    // embedded sandbox, as when the variable is unset.
+    let upstream_url = args
+        .upstream
+        .clone()
+        .filter(|u| !u.trim().is_empty())
+        .or(file.upstream.url.clone());
     let (ledger, sealer) = multi_instance(&args, file).await?;
     let telemetry = args.telemetry.build(&file.telemetry)?;
     let metrics_addr = args.telemetry.metrics_addr(&file.telemetry);

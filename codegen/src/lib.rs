@@ -21,6 +21,7 @@ pub mod lower;
 pub mod model;
 pub mod names;
 pub mod openapi;
+pub mod packaging;
 pub mod rust;
 pub mod sandbox_gaps;
 pub mod schema;
@@ -272,14 +273,24 @@ pub fn generate_from(loaded: &[Loaded]) -> Result<Vec<GeneratedFile>, GenerateEr
         contents: docs::index_page(&products, &fixtures)
             .map_err(|e| GenerateError::Template(format!("{e:#}")))?,
     });
+    files.extend(
+        packaging::files(&products)
+            .into_iter()
+            .map(|(path, contents)| GeneratedFile { path, contents }),
+    );
     files.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(files)
 }
 
-/// Files under `generated/` that the generator owns: `src/*.rs` and `docs/*.md`.
+/// Files under `generated/` that the generator owns: `src/*.rs`, `docs/*.md` and `packaging/*`.
 fn owned_files(generated_dir: &Path) -> std::io::Result<Vec<String>> {
     let mut out = Vec::new();
-    for (sub, ext) in [("src", "rs"), ("docs", "md")] {
+    for (sub, ext) in [
+        ("src", "rs"),
+        ("docs", "md"),
+        ("packaging", "json"),
+        ("packaging", "md"),
+    ] {
         let dir = generated_dir.join(sub);
         if !dir.is_dir() {
             continue;

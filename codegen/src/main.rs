@@ -164,6 +164,7 @@ fn run_generate(root: &Path, layout: &Layout, check: bool) -> Result<(), String>
             .map_err(|e| format!("{}: {e}", layout.generated_dir.display()))?;
         let mut lines: Vec<String> = drift.iter().map(|d| d.to_string()).collect();
         lines.extend(codegen::schema::check_schema(root));
+        lines.extend(codegen::packaging::check_readme(root, &loaded));
         let derived = codegen::openapi::fill::check(&layout.catalog_dir, root)
             .map_err(|e| format!("output schemas: {e:#}"))?;
         lines.extend(derived.drift);
@@ -195,6 +196,9 @@ fn run_generate(root: &Path, layout: &Layout, check: bool) -> Result<(), String>
     }
     for r in &report.removed {
         println!("removed generated/{r}");
+    }
+    if codegen::packaging::write_readme(root, &loaded)? {
+        println!("wrote {}", codegen::packaging::install::README_PATH);
     }
     let schema_written = codegen::schema::write_schema(root)
         .map_err(|e| format!("{}: {e}", codegen::schema::SCHEMA_PATH))?;

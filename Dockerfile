@@ -1,0 +1,59 @@
+# syntax=docker/dockerfile:1.7
+# kobana-mcp as a container: a static (musl) binary on distroless/static, running as non-root,
+# with a HEALTHCHECK against the HTTP listener's /healthz.
+#
+#   docker build -t kobana-mcp .
+#   docker run --rm -p 127.0.0.1:8080:8080 kobana-mcp                      # every product, HTTP
+#   docker run -i --rm -e KOBANA_ACCESS_TOKEN kobana-mcp serve banking --stdio   # one product, stdio
+#
+# The payload is the binary `cargo build --profile dist --target <arch>-unknown-linux-musl` makes
+# (the same command builds it outside Docker; README, "Install"). compose.yaml runs two of these
+# behind HAProxy with Redis and Prometheus.
+
+ARG RUST_VERSION=1.95
+
+FROM rust:${RUST_VERSION}-bookworm AS build
+# musl-gcc compiles the C parts (SQLite, ring) for the static target.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends musl-tools \
+ && rm -rf /var/lib/apt/lists/*
+ARG TARGETARCH
+RUN case "${TARGETARCH:-amd64}" in \
+      amd64) echo x86_64-unknown-linux-musl > /rust-target ;; \
+      arm64) echo aarch64-unknown-linux-musl > /rust-target ;; \
+      *) echo "unsupported architecture: ${TARGETARCH}" >&2; exit 1 ;; \
+    esac \
+ && rustup target add "$(cat /rust-target)"
+WORKDIR /src
+COPY . .
+# generated/build.rs regenerates generated/ from catalog/ during the build: the image is built
+# from the catalogs, like every other binary.
+RUN --mount=type=cache,target=/usr/local/cargo/registry \
+    --mount=type=cache,target=/src/target \
+    cargo build --locked --profile dist --target "$(cat /rust-target)" --bin kobana-mcp \
+ && mkdir -p /out/data \
+ && cp "target/$(cat /rust-target)/dist/kobana-mcp" /out/kobana-mcp
+
+FROM gcr.io/distroless/static-debian12:nonroot
+# The MCP Registry verifies the OCI package of server.json through this label.
+LABEL io.modelcontextprotocol.server.name="br.com.kobana/kobana-mcp" \
+      org.opencontainers.image.title="kobana-mcp" \
+      org.opencontainers.image.description="Kobana's MCP servers (banking, billing, finance, dashboards, inbox)" \
+      org.opencontainers.image.source="https://github.com/kobana/kobana-mcp" \
+      org.opencontainers.image.licenses="MIT"
+COPY --from=build /out/kobana-mcp /usr/local/bin/kobana-mcp
+# The sandbox's SQLite data (when no upstream is set), writable by the non-root user.
+COPY --from=build --chown=65532:65532 /out/data /data
+# The listen address is an argument of CMD, not KOBANA_HTTP_ADDR: that variable would conflict with
+# `--stdio` when the command is replaced by `serve <product> --stdio`.
+ENV KOBANA_DATA_DIR=/data \
+    RUST_LOG=info
+VOLUME ["/data"]
+USER 65532:65532
+EXPOSE 8080
+# No shell or curl in the image: the binary probes its own listener (exit 0 on a 2xx). A stdio
+# container (`serve <product> --stdio`) has no listener and shows as unhealthy; nothing acts on it.
+HEALTHCHECK --interval=10s --timeout=5s --start-period=10s --retries=3 \
+    CMD ["/usr/local/bin/kobana-mcp", "healthcheck", "--url", "http://127.0.0.1:8080/healthz"]
+ENTRYPOINT ["/usr/local/bin/kobana-mcp"]
+CMD ["serve", "all", "--http", "0.0.0.0:8080"]
