@@ -399,7 +399,7 @@ async fn the_result_budget_is_set_by_flag_environment_or_config_file() {
     let dir = tempfile::tempdir().unwrap();
     let cfg = dir.path().join("k.toml");
     std::fs::write(&cfg, "[serve]\nresult_budget_tokens = 100\n").unwrap();
-    let tool = "banking_charge_pix_list";
+    let tool = "banking_charge_bank_billet_list";
     let cut = |port: u16| async move {
         let url = format!("http://127.0.0.1:{port}/banking/mcp");
         let (status, body) = rpc(
@@ -630,8 +630,10 @@ async fn a_confirmation_used_on_one_instance_is_not_run_again_on_another() {
     assert!(
         replay
             .to_string()
-            .contains(runtime_model::errors::REPLAY_NOTICE),
-        "B warns the approval was used: {replay}"
+            .contains(runtime_model::errors::replay_notice(
+                runtime_model::locale::Locale::PtBr
+            )),
+        "B warns the approval was used, in billing's own language: {replay}"
     );
     assert!(
         !listed_on(url_b.clone()).await.contains(&id_text),

@@ -67,6 +67,8 @@ async fn serve_all_answers_probes_moves_metrics_and_writes_the_audit_file() {
         .arg("--audit-file")
         .arg(&audit)
         .env_remove("KOBANA_UPSTREAM_URL")
+        // Every toolset: the certificate tool is not in banking's default selection.
+        .env("KOBANA_TOOLSETS", "all")
         .env_remove("KOBANA_CONFIG")
         .env_remove("KOBANA_LEDGER")
         .current_dir(dir.path())

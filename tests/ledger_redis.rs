@@ -75,7 +75,9 @@ async fn a_confirmation_used_on_one_instance_is_a_replay_on_the_other() {
             ReplayPolicy::AskAgain => {
                 assert!(replay.is_input_required(), "{}: {}", p.name, replay.body);
                 assert!(
-                    replay.question().starts_with(errors::REPLAY_NOTICE),
+                    replay
+                        .question()
+                        .starts_with(errors::replay_notice(p.default_locale)),
                     "{}",
                     p.name
                 );

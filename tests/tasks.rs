@@ -406,9 +406,7 @@ impl runtime_model::backend::Backend for SlowSyncApi {
                     "financial_account_uid": args.get("financial_account_uid")}})
             };
             match tool.name {
-                "banking_financial_statement_transaction_sync_create" => {
-                    Ok(Output::Json(record("pending")))
-                }
+                "banking_financial_statement_sync_create" => Ok(Output::Json(record("pending"))),
                 "banking_financial_statement_transaction_sync_get" => {
                     assert_eq!(args["uid"], "sync-1", "the follow reads the created record");
                     let n = self.reads.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
@@ -440,7 +438,7 @@ async fn a_task_follows_the_apis_asynchronous_work_to_its_end() {
     let ana = tasker(&s, "demo-full");
     let id = create_task(
         &ana,
-        "banking_financial_statement_transaction_sync_create",
+        "banking_financial_statement_sync_create",
         json!({"financial_account_uid": "acc-1"}),
     )
     .await;
@@ -455,7 +453,7 @@ async fn a_task_follows_the_apis_asynchronous_work_to_its_end() {
     let plain = s
         .client("banking", "demo-full")
         .call_tool(
-            "banking_financial_statement_transaction_sync_create",
+            "banking_financial_statement_sync_create",
             json!({"financial_account_uid": "acc-1"}),
             None,
             None,

@@ -72,6 +72,42 @@ impl Said {
     }
 }
 
+/// How a tool description names the Kobana API operation it calls, in each locale.
+const API_REFERENCE_MARKERS: &[&str] = &["Kobana API: ", "API da Kobana: ", "API de Kobana: "];
+
+/// A tool's description as `tools/list` carries it: without the sentence naming the Kobana API
+/// operation the tool calls (`Kobana API: POST /v1/bank_billet_accounts ("Criar Carteira de
+/// Cobrança").`). A model chooses and calls tools by their name, title, description and
+/// arguments; the endpoint is for the people who debug a call, and the generated docs and the
+/// catalog keep it. In banking it is about a twentieth of the listing.
+pub fn description(text: &str) -> String {
+    for marker in API_REFERENCE_MARKERS {
+        let Some(at) = text.find(marker) else {
+            continue;
+        };
+        let rest = &text[at + marker.len()..];
+        let sentence_end = rest.find(". ").map_or(rest.len(), |i| i + 1);
+        let end = match rest.find("(\"") {
+            // `METHOD /path ("Title").`: up to the closing quote and parenthesis.
+            Some(open) if open < sentence_end => match rest[open..].find("\")") {
+                Some(close) => {
+                    let after = open + close + 2;
+                    after + usize::from(rest[after..].starts_with('.'))
+                }
+                None => sentence_end,
+            },
+            _ => sentence_end,
+        };
+        let kept = format!("{} {}", text[..at].trim_end(), rest[end..].trim_start());
+        let kept = kept.trim();
+        if kept.is_empty() {
+            return text.to_string();
+        }
+        return kept.to_string();
+    }
+    text.to_string()
+}
+
 /// The input schema as `tools/list` carries it.
 pub fn input_schema(schema: &Value, said: Said) -> Value {
     let mut out = input_node(schema);
@@ -314,6 +350,25 @@ fn value_has_type(v: &Value, t: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_api_reference_sentence_is_left_to_the_docs() {
+        assert_eq!(
+            description("Creates a billet wallet. Kobana API: POST /v1/bank_billet_accounts (\"Criar Carteira\"). Cria uma carteira."),
+            "Creates a billet wallet. Cria uma carteira."
+        );
+        assert_eq!(
+            description(
+                "Lê um boleto. API da Kobana: GET /v2/charge/bank_billets/{uid} (\"Buscar\")."
+            ),
+            "Lê um boleto."
+        );
+        assert_eq!(
+            description("Lee pagos. API de Kobana: GET /v2/payments. Devuelve una página."),
+            "Lee pagos. Devuelve una página."
+        );
+        assert_eq!(description("No reference here."), "No reference here.");
+    }
 
     #[test]
     fn input_unions_lose_null_and_keep_everything_a_model_needs() {

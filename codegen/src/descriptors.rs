@@ -92,7 +92,14 @@ pub fn tool_with(_c: &Catalog, t: &Tool, plan: &Plan) -> Value {
     let mut m = Map::new();
     m.insert("name".into(), json!(t.name));
     m.insert("title".into(), json!(t.title));
-    m.insert("description".into(), json!(t.description));
+    m.insert(
+        "description".into(),
+        json!(if plan.verbatim {
+            t.description.clone()
+        } else {
+            crate::compact::description(&t.description)
+        }),
+    );
     let input = yaml_to_json(&t.input_schema);
     m.insert(
         "inputSchema".into(),

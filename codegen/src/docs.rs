@@ -168,8 +168,13 @@ fn toolset_rows(c: &Catalog) -> Vec<Value> {
         .collect()
 }
 
-/// `generated/docs/<product>.md`.
-pub fn product_page(c: &Catalog, source: &str) -> Result<String, minijinja::Error> {
+/// `generated/docs/<product>.md` (and its per-locale pages). `sized` is the catalog whose
+/// listing the size figures measure: the one a client gets (the product's own language).
+pub fn product_page(
+    c: &Catalog,
+    sized: &Catalog,
+    source: &str,
+) -> Result<String, minijinja::Error> {
     let env = environment()?;
     let policy = lower::policy::lower(&c.policies);
     let tools: Vec<Value> = sorted_tools(c)
@@ -291,11 +296,11 @@ pub fn product_page(c: &Catalog, source: &str) -> Result<String, minijinja::Erro
         .iter()
         .map(|e| json!({"operation": e.operation, "reason": e.reason}))
         .collect();
-    let toolsets = toolset_rows(c);
-    let all: Vec<usize> = (0..c.tools.len()).collect();
+    let toolsets = toolset_rows(sized);
+    let all: Vec<usize> = (0..sized.tools.len()).collect();
     let selections = json!({
-        "default": selection_row(c, &crate::toolsets::default_selection(c)),
-        "all": selection_row(c, &all),
+        "default": selection_row(sized, &crate::toolsets::default_selection(sized)),
+        "all": selection_row(sized, &all),
     });
     let discovery_tools =
         runtime_model::selection::discovery_tool_names(&c.product.tool_prefix).to_vec();

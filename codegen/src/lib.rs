@@ -212,6 +212,14 @@ pub fn generate(catalog_dir: &Path) -> Result<Vec<GeneratedFile>, GenerateError>
     generate_from(&loaded)
 }
 
+/// The catalog of `l` in its product's own language (what a client naming none gets); the source
+/// catalog when it declares no language.
+fn in_default_locale(l: &Loaded) -> &model::Catalog {
+    let own = runtime_model::locale::Locale::from_tag(&l.catalog.product.locale);
+    own.and_then(|o| l.localized.iter().find(|lc| lc.locale == o))
+        .map_or(&l.catalog, |lc| &lc.catalog)
+}
+
 /// Renders the outputs of already validated catalogs.
 pub fn generate_from(loaded: &[Loaded]) -> Result<Vec<GeneratedFile>, GenerateError> {
     let mut files = Vec::new();
@@ -225,7 +233,7 @@ pub fn generate_from(loaded: &[Loaded]) -> Result<Vec<GeneratedFile>, GenerateEr
         });
         files.push(GeneratedFile {
             path: format!("docs/{module}.md"),
-            contents: docs::product_page(&l.catalog, source)
+            contents: docs::product_page(&l.catalog, in_default_locale(l), source)
                 .map_err(|e| GenerateError::Template(format!("{e:#}")))?,
         });
         // One page per locale for the catalogs that speak several (fixtures and test catalogs
@@ -234,7 +242,7 @@ pub fn generate_from(loaded: &[Loaded]) -> Result<Vec<GeneratedFile>, GenerateEr
             for lc in &l.localized {
                 files.push(GeneratedFile {
                     path: format!("docs/{module}.{}.md", lc.locale.tag()),
-                    contents: docs::product_page(&lc.catalog, source)
+                    contents: docs::product_page(&lc.catalog, &lc.catalog, source)
                         .map_err(|e| GenerateError::Template(format!("{e:#}")))?,
                 });
             }
@@ -266,7 +274,8 @@ pub fn generate_from(loaded: &[Loaded]) -> Result<Vec<GeneratedFile>, GenerateEr
         .filter(|l| l.catalog.product.fixture)
         .collect();
     fixtures.sort_by_key(rank);
-    let products: Vec<&model::Catalog> = products.iter().map(|l| &l.catalog).collect();
+    // Sizes are what a client gets by default: the listing in the product's own language.
+    let products: Vec<&model::Catalog> = products.iter().map(|l| in_default_locale(l)).collect();
     let fixtures: Vec<&model::Catalog> = fixtures.iter().map(|l| &l.catalog).collect();
     files.push(GeneratedFile {
         path: "docs/README.md".into(),

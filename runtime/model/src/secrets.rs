@@ -62,21 +62,32 @@ pub fn secret_name(name: &str) -> bool {
 }
 
 /// Whether a property's schema marks its value as secret or as file bytes.
-fn secret_schema(schema: &Value) -> bool {
+fn secret_schema(schema: &Value, files: bool) -> bool {
     schema.get("format").and_then(Value::as_str) == Some("password")
         || schema.get("writeOnly") == Some(&Value::Bool(true))
-        || schema.get("contentEncoding").is_some()
-        || schema.get("contentMediaType").is_some()
+        || (files
+            && (schema.get("contentEncoding").is_some()
+                || schema.get("contentMediaType").is_some()))
 }
 
 /// The arguments with every secret value replaced by [`REDACTED`] (see the module docs), walking
 /// objects and arrays alongside their schema (a value outside the schema is judged by its
 /// name alone).
 pub fn redact(schema: &Value, args: &Map<String, Value>) -> Value {
-    Value::Object(redact_object(Some(schema), args))
+    Value::Object(redact_object(Some(schema), args, true))
 }
 
-fn redact_object(schema: Option<&Value>, obj: &Map<String, Value>) -> Map<String, Value> {
+/// The arguments with every credential replaced by [`REDACTED`], file bytes left as they are:
+/// for a confirmation question, which describes files itself (`upload::abbreviate_files`).
+pub fn redact_credentials(schema: &Value, args: &Map<String, Value>) -> Value {
+    Value::Object(redact_object(Some(schema), args, false))
+}
+
+fn redact_object(
+    schema: Option<&Value>,
+    obj: &Map<String, Value>,
+    files: bool,
+) -> Map<String, Value> {
     let props = schema
         .and_then(|s| s.get("properties"))
         .and_then(Value::as_object);
@@ -86,18 +97,18 @@ fn redact_object(schema: Option<&Value>, obj: &Map<String, Value>) -> Map<String
     obj.iter()
         .map(|(k, v)| {
             let sub = props.and_then(|p| p.get(k)).or(extra);
-            let secret = secret_name(k) || sub.is_some_and(secret_schema);
+            let secret = secret_name(k) || sub.is_some_and(|s| secret_schema(s, files));
             let shown = if secret && !v.is_null() {
                 Value::String(REDACTED.to_string())
             } else {
-                redact_value(sub, v)
+                redact_value(sub, v, files)
             };
             (k.clone(), shown)
         })
         .collect()
 }
 
-fn redact_value(schema: Option<&Value>, v: &Value) -> Value {
+fn redact_value(schema: Option<&Value>, v: &Value, files: bool) -> Value {
     // Look through the combinators for the branch shapes (any branch's properties apply).
     let branches: Vec<&Value> = schema
         .into_iter()
@@ -117,11 +128,11 @@ fn redact_value(schema: Option<&Value>, v: &Value) -> Value {
                 .iter()
                 .copied()
                 .find(|b| b.get("properties").is_some() || b.get("additionalProperties").is_some());
-            Value::Object(redact_object(with_props, m))
+            Value::Object(redact_object(with_props, m, files))
         }
         Value::Array(items) => {
             let item_schema = branches.iter().find_map(|b| b.get("items"));
-            if item_schema.is_some_and(secret_schema) {
+            if item_schema.is_some_and(|s| secret_schema(s, files)) {
                 return Value::Array(
                     items
                         .iter()
@@ -129,7 +140,12 @@ fn redact_value(schema: Option<&Value>, v: &Value) -> Value {
                         .collect(),
                 );
             }
-            Value::Array(items.iter().map(|i| redact_value(item_schema, i)).collect())
+            Value::Array(
+                items
+                    .iter()
+                    .map(|i| redact_value(item_schema, i, files))
+                    .collect(),
+            )
         }
         other => other.clone(),
     }

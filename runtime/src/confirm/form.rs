@@ -161,7 +161,7 @@ pub fn question(
     // A credential (a connection's `client_secret`, a certificate's password) is never shown
     // back: the same rule keeps it out of the audit trail.
     let schema: Value = serde_json::from_str(tool.input_schema_json).unwrap_or(Value::Null);
-    let shown = match runtime_model::secrets::redact(&schema, &shown) {
+    let shown = match runtime_model::secrets::redact_credentials(&schema, &shown) {
         Value::Object(m) => m,
         _ => shown,
     };

@@ -239,7 +239,8 @@ async fn every_batch_member_gets_the_time_limit() {
     .await
     .unwrap()
     .unwrap();
-    assert!(started.elapsed() < Duration::from_millis(140));
+    // Under the 150 ms the slow member takes: it was cut, not awaited.
+    assert!(started.elapsed() < Duration::from_millis(150));
     let v: Value = serde_json::from_slice(&out).unwrap();
     assert_eq!(v[0]["error"]["code"], -32603);
     assert!(v[0]["error"]["message"]
@@ -393,7 +394,8 @@ async fn a_batch_has_a_time_limit_of_its_own() {
     .await
     .unwrap()
     .unwrap();
-    assert!(started.elapsed() < Duration::from_millis(140));
+    // Under the 150 ms the slow member takes: it was cut, not awaited.
+    assert!(started.elapsed() < Duration::from_millis(150));
     let v: Value = serde_json::from_slice(&out).unwrap();
     assert_eq!(v[0]["result"], json!({}));
     for i in 1..4 {
