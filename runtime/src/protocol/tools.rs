@@ -497,7 +497,8 @@ impl Engine {
     ) -> ToolOutput {
         let whole = resource_uri_of(self.product, tool, args);
         let budget = self.options.result_budget_tokens;
-        let note = super::result_budget::note(tool, args, &c, budget, whole.as_deref());
+        let note =
+            super::result_budget::note(tool, args, &c, budget, whole.as_deref(), self.locale(call));
         let mut content = vec![
             json!({"type": "text", "text": c.text}),
             json!({"type": "text", "text": note}),
