@@ -45,6 +45,17 @@ fn text<'h>(h: &'h HeaderMap, name: &HeaderName) -> Result<Option<&'h str>, Refu
     }
 }
 
+/// The message of a refused selection (HTTP 400), in `locale`: the refusal's own detail names
+/// headers, toolsets and tools as they were sent.
+pub fn refusal(why: &Refused, locale: runtime_model::locale::Locale) -> String {
+    use runtime_model::locale::Locale;
+    match locale {
+        Locale::En => format!("Invalid tool selection: {why}"),
+        Locale::PtBr => format!("Seleção de ferramentas inválida: {why}"),
+        Locale::Es => format!("Selección de herramientas no válida: {why}"),
+    }
+}
+
 /// `true`/`1`/`yes` or `false`/`0`/`no` (any case).
 pub fn parse_bool(value: &str) -> Option<bool> {
     match value.trim().to_ascii_lowercase().as_str() {
