@@ -337,7 +337,12 @@ impl Engine {
         };
         let outcome = match executed {
             None => return, // cancelled (or expired): nothing to record
-            Some(Executed::Reply(reply)) => reply_value(reply),
+            // The result is read later by the same caller: its application error in their locale.
+            Some(Executed::Reply(reply)) => reply_value(super::language::localize_reply(
+                reply,
+                locale,
+                call.era.is_modern(),
+            )),
             Some(Executed::StartTask) => Err(RpcError::internal(format!(
                 "the handler of {} asked for a task inside its task",
                 tool.name
@@ -463,7 +468,7 @@ impl Engine {
             Err(e) => return e.into(),
         };
         match self.tasks.get(id, &task_owner(call)).await {
-            Ok(Some(r)) if self.lost(&r) => match self.end_lost(r).await {
+            Ok(Some(r)) if self.lost(&r) => match self.end_lost(r, self.locale(call)).await {
                 Ok(r) => Reply::Value(Value::Object(r.detailed())),
                 Err(e) => store_error(e).into(),
             },
@@ -482,7 +487,11 @@ impl Engine {
     /// Ends a task whose instance stopped. A write sent to the Kobana API may or may not have
     /// run: its result is `outcome_unknown` (never a failure), naming the tools that read the
     /// record; anything else failed with a protocol error saying why.
-    async fn end_lost(&self, lost: TaskRecord) -> Result<TaskRecord, TaskStoreError> {
+    async fn end_lost(
+        &self,
+        lost: TaskRecord,
+        locale: Locale,
+    ) -> Result<TaskRecord, TaskStoreError> {
         let tool = self.tool_index(&lost.tool).map(|i| &self.product.tools[i]);
         let write =
             tool.filter(|t| matches!(t.binding, Binding::Http(_)) && !t.annotations.read_only);
@@ -498,7 +507,10 @@ impl Engine {
                 m.insert("structuredContent".into(), s);
             }
             m.insert("isError".into(), Value::Bool(true));
-            Value::Object(m)
+            match super::language::localize_reply(Reply::Value(Value::Object(m)), locale, false) {
+                Reply::Value(v) => v,
+                _ => Value::Null,
+            }
         });
         let ended = self
             .tasks
