@@ -147,27 +147,27 @@ impl Limited {
         let message = match locale {
             Locale::En => {
                 let who = match self.class {
-                    Class::Ip => "from this client address",
+                    Class::Ip => "requests from this client address",
                     Class::Reads => "read calls for this identity",
                     Class::Writes => "write calls for this identity",
                 };
-                format!("Rate limit `{name}` reached: at most {max} requests {who} per {window} s ({flag}); retry in {secs} s")
+                format!("Rate limit `{name}` reached: at most {max} {who} per {window} s ({flag}); retry in {secs} s")
             }
             Locale::PtBr => {
                 let who = match self.class {
-                    Class::Ip => "deste endereço de cliente",
-                    Class::Reads => "de leitura para esta identidade",
-                    Class::Writes => "de escrita para esta identidade",
+                    Class::Ip => "requisições deste endereço de cliente",
+                    Class::Reads => "chamadas de leitura desta identidade",
+                    Class::Writes => "chamadas de escrita desta identidade",
                 };
-                format!("Limite de requisições `{name}` atingido: no máximo {max} requisições {who} a cada {window} s ({flag}); tente de novo em {secs} s")
+                format!("Limite de requisições `{name}` atingido: no máximo {max} {who} a cada {window} s ({flag}); tente de novo em {secs} s")
             }
             Locale::Es => {
                 let who = match self.class {
-                    Class::Ip => "desde esta dirección de cliente",
-                    Class::Reads => "de lectura para esta identidad",
-                    Class::Writes => "de escritura para esta identidad",
+                    Class::Ip => "solicitudes desde esta dirección de cliente",
+                    Class::Reads => "llamadas de lectura de esta identidad",
+                    Class::Writes => "llamadas de escritura de esta identidad",
                 };
-                format!("Se alcanzó el límite de solicitudes `{name}`: como máximo {max} solicitudes {who} cada {window} s ({flag}); vuelve a intentarlo en {secs} s")
+                format!("Se alcanzó el límite de solicitudes `{name}`: como máximo {max} {who} cada {window} s ({flag}); vuelve a intentarlo en {secs} s")
             }
         };
         RpcError::new(RATE_LIMITED, message).with_data(json!({
