@@ -340,7 +340,7 @@ impl Engine {
                 let mut out = match *inner {
                     Output::Json(answer) => {
                         match super::output_schema::check(tool, self.schemas.output(idx), &answer) {
-                            Ok(()) => self.budgeted(call, tool, &args, answer),
+                            Ok(()) => self.budgeted(call, tool, args, answer),
                             Err(mismatch) => mismatch,
                         }
                     }
@@ -361,7 +361,7 @@ impl Engine {
                 };
                 let tool = &self.product.tools[idx];
                 match super::output_schema::check(tool, self.schemas.output(idx), &answer) {
-                    Ok(()) => self.budgeted_json_reply(call, tool, &args, answer),
+                    Ok(()) => self.budgeted_json_reply(call, tool, args, answer),
                     Err(mismatch) => self.tool_reply(call, mismatch),
                 }
             }
