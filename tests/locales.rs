@@ -950,6 +950,29 @@ async fn discovery_tools_and_their_answers_are_in_the_requested_locale() {
                     m["description"].as_str().unwrap(),
                 );
             }
+            // A search in the locale's own words finds the tool those words name.
+            let (_, v) = rpc(
+                &u,
+                "tools/call",
+                json!({"name": search, "arguments": {"query": texts.tools[0].title, "limit": 10}}),
+                tag,
+                None,
+                None,
+            )
+            .await;
+            let names: Vec<&Value> = v["result"]["structuredContent"]["tools"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|m| &m["name"])
+                .collect();
+            assert!(
+                names.contains(&&json!(p.tools[0].name)),
+                "{} {locale}: searching {:?} finds {}: {names:?}",
+                p.name,
+                texts.tools[0].title,
+                p.tools[0].name
+            );
             // Bad arguments: the application error and what was wrong, in the locale.
             let (_, no_query) = rpc(
                 &u,

@@ -205,10 +205,11 @@ pub struct Index {
 }
 
 impl Index {
-    /// Names weigh 3, titles 2, argument names 1.5, descriptions 1.
+    /// Names weigh 3, titles 2, argument names 1.5, descriptions 1; every locale's title and
+    /// description count.
     pub fn build(product: &Product) -> Self {
         let mut docs = Vec::with_capacity(product.tools.len());
-        for t in product.tools {
+        for (i, t) in product.tools.iter().enumerate() {
             let mut doc: HashMap<String, f64> = HashMap::new();
             let mut add = |text: &str, weight: f64| {
                 for w in words(text) {
@@ -219,6 +220,14 @@ impl Index {
             add(bare, 3.0);
             add(t.title, 2.0);
             add(t.description, 1.0);
+            // Each locale's title and description too, so a model finds a tool in the words of
+            // whichever language it is speaking (the English ones are the table's own).
+            for texts in product.locales.iter().filter(|l| l.locale != Locale::En) {
+                if let Some(x) = texts.tools.get(i) {
+                    add(x.title, 2.0);
+                    add(x.description, 1.0);
+                }
+            }
             if let Ok(Value::Object(schema)) = serde_json::from_str::<Value>(t.input_schema_json) {
                 if let Some(Value::Object(props)) = schema.get("properties") {
                     for name in props.keys() {
