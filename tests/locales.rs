@@ -266,12 +266,21 @@ async fn rpc(
             if let Some(l) = meta_lang {
                 meta["io.modelcontextprotocol/acceptLanguage"] = json!(l);
             }
+            // A request's own `_meta` entries (e.g. other client capabilities) win.
+            if let Some(Value::Object(own)) = params.get("_meta") {
+                for (k, v) in own {
+                    meta[k] = v.clone();
+                }
+            }
             params.insert("_meta".into(), meta);
             req = req
                 .header("mcp-protocol-version", MODERN)
                 .header("mcp-method", method);
             let name = match method {
                 "tools/call" | "prompts/get" => params.get("name").and_then(Value::as_str),
+                "tasks/get" | "tasks/cancel" | "tasks/update" => {
+                    params.get("taskId").and_then(Value::as_str)
+                }
                 _ => None,
             };
             if let Some(n) = name {
@@ -850,4 +859,293 @@ async fn prompts_write_dates_the_locales_way_with_the_same_values() {
         texts.push(text);
     }
     assert!(texts[0] != texts[1] && texts[1] != texts[2]);
+}
+
+/// A tool result's text blocks, or a JSON-RPC error's message: what the model reads.
+fn read_back(v: &Value) -> Vec<String> {
+    if let Some(m) = v["error"]["message"].as_str() {
+        return vec![m.to_string()];
+    }
+    v["result"]["content"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|b| b["text"].as_str().map(str::to_string))
+        .collect()
+}
+
+/// The application error message of an `isError` tool result.
+fn tool_error_message(v: &Value) -> String {
+    assert_eq!(v["result"]["isError"], true, "{v}");
+    v["result"]["structuredContent"]["error"]["message"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no error message: {v}"))
+        .to_string()
+}
+
+/// Discovery mode speaks the locale: the three runtime-made tools' titles, descriptions and
+/// argument descriptions in every product's listing, a search's answer (the matches' titles and
+/// descriptions), and the problems of bad arguments to search and describe.
+#[tokio::test]
+async fn discovery_tools_and_their_answers_are_in_the_requested_locale() {
+    let s = start(Options::all_products()).await;
+    for p in generated::PRODUCTS {
+        let u = format!("{}/{}/x/discovery/mcp", s.base, p.name);
+        let [search, describe, _] = runtime_model::selection::discovery_tool_names(p.tool_prefix);
+        let mut english = Vec::new();
+        for locale in [Locale::En, Locale::PtBr, Locale::Es] {
+            let tag = Some(locale.tag());
+            let mut t = Texts::default();
+            let (_, l) = rpc(&u, "tools/list", json!({}), tag, None, None).await;
+            let tools = l["result"]["tools"].as_array().expect("a tools page");
+            let ours: Vec<&Value> = tools
+                .iter()
+                .filter(|d| {
+                    let n = d["name"].as_str().unwrap_or("");
+                    n.ends_with("search_tools")
+                        || n.ends_with("describe_tools")
+                        || n.ends_with("call_tool")
+                })
+                .collect();
+            assert_eq!(ours.len(), 3, "{} {locale}: three discovery tools", p.name);
+            for d in &ours {
+                t.add_schema(d["name"].as_str().unwrap_or(""), d);
+            }
+            // A search with a word of the first tool's name finds it, in the locale's words.
+            let word = p.tools[0]
+                .name
+                .strip_prefix(p.tool_prefix)
+                .unwrap_or(p.tools[0].name)
+                .split('_')
+                .next()
+                .unwrap_or("");
+            let (_, v) = rpc(
+                &u,
+                "tools/call",
+                json!({"name": search, "arguments": {"query": word, "limit": 5}}),
+                tag,
+                None,
+                None,
+            )
+            .await;
+            let found = v["result"]["structuredContent"]["tools"]
+                .as_array()
+                .unwrap_or_else(|| panic!("{} {locale}: a search answer: {v}", p.name))
+                .clone();
+            assert!(
+                !found.is_empty(),
+                "{} {locale}: {word} finds a tool",
+                p.name
+            );
+            let texts = p.texts(locale).unwrap();
+            for m in &found {
+                let i = p.tools.iter().position(|x| x.name == m["name"]).unwrap();
+                assert_eq!(m["title"], texts.tools[i].title, "{} {locale}", p.name);
+                t.add(
+                    format!("search:{}", m["name"]),
+                    m["title"].as_str().unwrap(),
+                );
+                t.add(
+                    format!("search:{}", m["name"]),
+                    m["description"].as_str().unwrap(),
+                );
+            }
+            // A search in the locale's own words finds the tool those words name.
+            let (_, v) = rpc(
+                &u,
+                "tools/call",
+                json!({"name": search, "arguments": {"query": texts.tools[0].title, "limit": 10}}),
+                tag,
+                None,
+                None,
+            )
+            .await;
+            let names: Vec<&Value> = v["result"]["structuredContent"]["tools"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|m| &m["name"])
+                .collect();
+            assert!(
+                names.contains(&&json!(p.tools[0].name)),
+                "{} {locale}: searching {:?} finds {}: {names:?}",
+                p.name,
+                texts.tools[0].title,
+                p.tools[0].name
+            );
+            // Bad arguments: the application error and what was wrong, in the locale.
+            let (_, no_query) = rpc(
+                &u,
+                "tools/call",
+                json!({"name": search, "arguments": {}}),
+                tag,
+                None,
+                None,
+            )
+            .await;
+            let (_, bad_names) = rpc(
+                &u,
+                "tools/call",
+                json!({"name": describe, "arguments": {"names": []}}),
+                tag,
+                None,
+                None,
+            )
+            .await;
+            let problems = [
+                tool_error_message(&no_query),
+                tool_error_message(&bad_names),
+            ];
+            for (i, m) in problems.iter().enumerate() {
+                t.add(format!("problem{i}"), m);
+            }
+            t.check(p.name, locale);
+            let listing: Vec<Value> = ours.into_iter().cloned().collect();
+            match locale {
+                Locale::En => english = vec![json!(listing), json!(problems)],
+                _ => {
+                    assert_ne!(json!(listing), english[0], "{} {locale}", p.name);
+                    for (m, en) in problems.iter().zip(english[1].as_array().unwrap()) {
+                        assert_ne!(json!(m), *en, "{} {locale}: {m}", p.name);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The runtime's own answers added with discovery, the result budget, rate limits, the Tasks
+/// extension and tool selection, each read as the client receives it, in each locale: a cut
+/// answer's note, a rate-limit refusal (by identity, in the engine; by client address, before
+/// any product), an unknown task, an unknown tool and a refused selection (HTTP 400). Each
+/// differs from its English text, and all of them together are in the locale.
+#[tokio::test]
+async fn the_runtimes_refusals_and_notes_are_in_the_requested_locale() {
+    use runtime::limits::{RateLimiter, RateLimits};
+    use std::sync::Arc;
+    use std::time::Duration;
+    let budget = start(Options {
+        result_budget_tokens: Some(300),
+        ..Options::all_products()
+    })
+    .await;
+    let banking = generated::product("banking").unwrap();
+    let billing = generated::product("billing").unwrap();
+    let mut english: Vec<String> = Vec::new();
+    for locale in [Locale::En, Locale::PtBr, Locale::Es] {
+        let tag = Some(locale.tag());
+        let mut got: Vec<(&str, String)> = Vec::new();
+        // The result budget's note: the second text block of a cut answer.
+        let (_, v) = rpc(
+            &url(&budget, banking),
+            "tools/call",
+            json!({"name": "banking_charge_pix_list", "arguments": {"per_page": 20}}),
+            tag,
+            None,
+            None,
+        )
+        .await;
+        let blocks = read_back(&v);
+        assert_eq!(blocks.len(), 2, "a cut answer and its note: {v}");
+        got.push(("result budget note", blocks[1].clone()));
+        // An unknown task (the Tasks extension declared; banking has task tools).
+        let (_, v) = rpc(
+            &url(&budget, banking),
+            "tasks/get",
+            json!({"taskId": "no-such-task", "_meta": {"io.modelcontextprotocol/clientCapabilities": {
+                "elicitation": {}, "extensions": {runtime::tasks::EXTENSION_ID: {}}}}}),
+            tag,
+            None,
+            None,
+        )
+        .await;
+        assert_eq!(v["error"]["data"]["taskId"], "no-such-task", "{v}");
+        got.push(("unknown task", read_back(&v).remove(0)));
+        // An unknown tool.
+        let (_, v) = rpc(
+            &url(&budget, billing),
+            "tools/call",
+            json!({"name": "billing_no_such_tool", "arguments": {}}),
+            tag,
+            None,
+            None,
+        )
+        .await;
+        got.push(("unknown tool", read_back(&v).remove(0)));
+        // A refused selection: before the body is read, so the header's language.
+        let u = format!("{}/{}/x/no_such_set/mcp", budget.base, billing.name);
+        let (h, v) = rpc(&u, "tools/list", json!({}), None, tag, None).await;
+        assert_eq!(
+            h.get("content-language").and_then(|v| v.to_str().ok()),
+            Some(locale.tag())
+        );
+        got.push(("selection refusal", read_back(&v).remove(0)));
+        // Rate limits: one read per identity, then one request per client address.
+        let limits = |reads, ip| RateLimits {
+            reads,
+            writes: 0,
+            ip,
+            window: Duration::from_secs(600),
+        };
+        let limited = start(Options {
+            configure: Some(Box::new(move |c: &mut runtime::server::ServerConfig| {
+                c.rate_limiter = Some(Arc::new(RateLimiter::memory(limits(1, 0))))
+            })),
+            ..Options::all_products()
+        })
+        .await;
+        let call = json!({"name": "banking_charge_pix_list", "arguments": {"per_page": 1}});
+        let mut refusal = Value::Null;
+        for _ in 0..2 {
+            refusal = rpc(
+                &url(&limited, banking),
+                "tools/call",
+                call.clone(),
+                tag,
+                None,
+                None,
+            )
+            .await
+            .1;
+        }
+        assert_eq!(refusal["error"]["code"], -31029, "{refusal}");
+        got.push(("rate limit (identity)", read_back(&refusal).remove(0)));
+        let by_ip = start(Options {
+            configure: Some(Box::new(move |c: &mut runtime::server::ServerConfig| {
+                c.rate_limiter = Some(Arc::new(RateLimiter::memory(limits(0, 1))))
+            })),
+            ..Options::all_products()
+        })
+        .await;
+        let mut refusal = Value::Null;
+        for _ in 0..2 {
+            refusal = rpc(
+                &url(&by_ip, banking),
+                "tools/list",
+                json!({}),
+                None,
+                tag,
+                None,
+            )
+            .await
+            .1;
+        }
+        assert_eq!(refusal["error"]["code"], -31029, "{refusal}");
+        got.push(("rate limit (address)", read_back(&refusal).remove(0)));
+
+        let mut t = Texts::default();
+        for (place, text) in &got {
+            println!("{locale} {place}: {text}");
+            t.add(place.replace(' ', "_"), text);
+        }
+        t.check("runtime", locale);
+        match locale {
+            Locale::En => english = got.into_iter().map(|(_, m)| m).collect(),
+            _ => {
+                for ((place, m), en) in got.iter().zip(&english) {
+                    assert_ne!(m, en, "{place} in {locale} is the English text");
+                }
+            }
+        }
+    }
 }

@@ -104,13 +104,14 @@ async fn a_list_over_the_budget_is_cut_to_whole_records_with_a_way_to_the_rest()
             );
         }
         // The note says what was shown and how to get the rest; following it gets the next record.
+        // The request names no language: banking's default, pt-BR.
         let note = &texts[1];
         let k = cut.len();
         assert!(
-            note.contains(&format!("the first {k} of the 20 records")),
+            note.contains(&format!("os primeiros {k} dos 20 registros")),
             "{era}: {note}"
         );
-        let advice = format!("per_page={k} and page=2");
+        let advice = format!("per_page={k} e page=2");
         assert!(note.contains(&advice), "{era}: {note}");
         let next = c
             .call_tool(tool.name, json!({"per_page": k, "page": 2}), None, None)

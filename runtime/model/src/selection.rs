@@ -22,6 +22,7 @@
 use std::fmt;
 
 use crate::catalog::Product;
+use crate::locale::Locale;
 
 /// The toolset name of the product's default toolsets.
 pub const DEFAULT: &str = "default";
@@ -121,16 +122,38 @@ pub enum SelectionError {
     UnknownTool { name: String, product: String },
 }
 
-impl fmt::Display for SelectionError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            SelectionError::UnknownToolset { name, known } => {
-                write!(f, "unknown toolset `{name}`; known: {}", known.join(", "))
+impl SelectionError {
+    /// The error in `locale` (a flag's or header's refusal reaches a person); the names stay as
+    /// they were sent.
+    pub fn message_in(&self, locale: Locale) -> String {
+        match (self, locale) {
+            (SelectionError::UnknownToolset { name, known }, Locale::En) => {
+                format!("unknown toolset `{name}`; known: {}", known.join(", "))
             }
-            SelectionError::UnknownTool { name, product } => {
-                write!(f, "unknown tool `{name}` (not a tool of {product})")
+            (SelectionError::UnknownToolset { name, known }, Locale::PtBr) => format!(
+                "o conjunto de ferramentas `{name}` não existe; os que existem são: {}",
+                known.join(", ")
+            ),
+            (SelectionError::UnknownToolset { name, known }, Locale::Es) => format!(
+                "el conjunto de herramientas `{name}` no existe; los que existen son: {}",
+                known.join(", ")
+            ),
+            (SelectionError::UnknownTool { name, product }, Locale::En) => {
+                format!("unknown tool `{name}` (not a tool of {product})")
+            }
+            (SelectionError::UnknownTool { name, product }, Locale::PtBr) => {
+                format!("a ferramenta `{name}` não existe (não é uma ferramenta de {product})")
+            }
+            (SelectionError::UnknownTool { name, product }, Locale::Es) => {
+                format!("la herramienta `{name}` no existe (no es una herramienta de {product})")
             }
         }
+    }
+}
+
+impl fmt::Display for SelectionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message_in(Locale::En))
     }
 }
 

@@ -24,6 +24,7 @@ mod redis;
 
 use std::time::Duration;
 
+use runtime_model::locale::Locale;
 use serde_json::json;
 
 use crate::contract::error::RATE_LIMITED;
@@ -133,25 +134,43 @@ impl Limited {
         u64::try_from(ms.div_ceil(1000)).unwrap_or(u64::MAX).max(1)
     }
 
-    /// The JSON-RPC error of a refused request.
-    pub fn rpc_error(&self) -> RpcError {
-        let who = match self.class {
-            Class::Ip => "from this client address",
-            Class::Reads => "read calls for this identity",
-            Class::Writes => "write calls for this identity",
-        };
+    /// The JSON-RPC error of a refused request, its message in `locale` (the limit's name and
+    /// flag stay as they are).
+    pub fn rpc_error(&self, locale: Locale) -> RpcError {
         let secs = self.retry_after_secs();
-        RpcError::new(
-            RATE_LIMITED,
-            format!(
-                "Rate limit `{}` reached: at most {} requests {who} per {} s ({}); retry in {secs} s",
-                self.class.name(),
-                self.limit,
-                self.window.as_secs_f64(),
-                self.class.flag(),
-            ),
-        )
-        .with_data(json!({
+        let (name, max, window, flag) = (
+            self.class.name(),
+            self.limit,
+            self.window.as_secs_f64(),
+            self.class.flag(),
+        );
+        let message = match locale {
+            Locale::En => {
+                let who = match self.class {
+                    Class::Ip => "requests from this client address",
+                    Class::Reads => "read calls for this identity",
+                    Class::Writes => "write calls for this identity",
+                };
+                format!("Rate limit `{name}` reached: at most {max} {who} per {window} s ({flag}); retry in {secs} s")
+            }
+            Locale::PtBr => {
+                let who = match self.class {
+                    Class::Ip => "requisições deste endereço de cliente",
+                    Class::Reads => "chamadas de leitura desta identidade",
+                    Class::Writes => "chamadas de escrita desta identidade",
+                };
+                format!("Limite de requisições `{name}` atingido: no máximo {max} {who} a cada {window} s ({flag}); tente de novo em {secs} s")
+            }
+            Locale::Es => {
+                let who = match self.class {
+                    Class::Ip => "solicitudes desde esta dirección de cliente",
+                    Class::Reads => "llamadas de lectura de esta identidad",
+                    Class::Writes => "llamadas de escritura de esta identidad",
+                };
+                format!("Se alcanzó el límite de solicitudes `{name}`: como máximo {max} {who} cada {window} s ({flag}); vuelve a intentarlo en {secs} s")
+            }
+        };
+        RpcError::new(RATE_LIMITED, message).with_data(json!({
             "limit": self.class.name(),
             "max": self.limit,
             "windowSecs": self.window.as_secs_f64(),
@@ -295,7 +314,7 @@ mod tests {
             window: Duration::from_secs(60),
             retry_after: Duration::from_millis(1200),
         }
-        .rpc_error();
+        .rpc_error(Locale::En);
         assert_eq!(e.code, RATE_LIMITED);
         assert!(e.message.contains("--rate-limit-writes"), "{}", e.message);
         let data = e.data.unwrap();

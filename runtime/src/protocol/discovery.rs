@@ -28,6 +28,7 @@ use super::engine::Engine;
 use super::reply::Reply;
 use super::tools::Access;
 use crate::contract::{Call, RpcError, ToolOutput};
+use runtime_model::locale::Locale;
 
 /// The first sentence of a description, at most 240 characters.
 fn short(description: &str) -> String {
@@ -44,7 +45,56 @@ fn short(description: &str) -> String {
     }
 }
 
-fn invalid(call: &Call, engine: &Engine, detail: String) -> Reply {
+/// What was wrong with a discovery tool's arguments, in the caller's locale (argument names
+/// stay as they are). `n` is the bound the problem names, if any.
+#[derive(Clone, Copy)]
+enum Problem {
+    NameRequired,
+    ArgumentsObject,
+    QueryRequired,
+    Limit,
+    NamesStrings,
+    NamesList,
+}
+
+fn problem(p: Problem, locale: Locale) -> String {
+    use Locale::{En, Es, PtBr};
+    match (p, locale) {
+        (Problem::NameRequired, En) => "argument `name` (a string) is required".into(),
+        (Problem::NameRequired, PtBr) => "o argumento `name` (um texto) é obrigatório".into(),
+        (Problem::NameRequired, Es) => "el argumento `name` (un texto) es obligatorio".into(),
+        (Problem::ArgumentsObject, En) => "argument `arguments` must be an object".into(),
+        (Problem::ArgumentsObject, PtBr) => "o argumento `arguments` precisa ser um objeto".into(),
+        (Problem::ArgumentsObject, Es) => "el argumento `arguments` debe ser un objeto".into(),
+        (Problem::QueryRequired, En) => "argument `query` (a string) is required".into(),
+        (Problem::QueryRequired, PtBr) => "o argumento `query` (um texto) é obrigatório".into(),
+        (Problem::QueryRequired, Es) => "el argumento `query` (un texto) es obligatorio".into(),
+        (Problem::Limit, En) => {
+            format!("argument `limit` must be an integer from 1 to {MAX_RESULTS}")
+        }
+        (Problem::Limit, PtBr) => {
+            format!("o argumento `limit` precisa ser um número inteiro de 1 a {MAX_RESULTS}")
+        }
+        (Problem::Limit, Es) => {
+            format!("el argumento `limit` debe ser un número entero de 1 a {MAX_RESULTS}")
+        }
+        (Problem::NamesStrings, En) => "argument `names` must hold strings".into(),
+        (Problem::NamesStrings, PtBr) => "o argumento `names` precisa conter apenas textos".into(),
+        (Problem::NamesStrings, Es) => "el argumento `names` debe contener solo textos".into(),
+        (Problem::NamesList, En) => {
+            format!("argument `names` must be a list of 1 to {MAX_DESCRIBE} tool names")
+        }
+        (Problem::NamesList, PtBr) => format!(
+            "o argumento `names` precisa ser uma lista de 1 a {MAX_DESCRIBE} nomes de ferramentas"
+        ),
+        (Problem::NamesList, Es) => format!(
+            "el argumento `names` debe ser una lista de 1 a {MAX_DESCRIBE} nombres de herramientas"
+        ),
+    }
+}
+
+fn invalid(call: &Call, engine: &Engine, p: Problem) -> Reply {
+    let detail = problem(p, engine.locale(call));
     let out = super::tools::app_error_output(
         &runtime_model::errors::INVALID_ARGUMENTS,
         Some(&detail),
@@ -81,14 +131,12 @@ impl Engine {
             Kind::Describe => self.describe(call, &args),
             Kind::Call => {
                 let Some(name) = args.get("name").and_then(Value::as_str) else {
-                    return invalid(call, self, "argument `name` (a string) is required".into());
+                    return invalid(call, self, Problem::NameRequired);
                 };
                 let inner_args = match args.get("arguments") {
                     None | Some(Value::Null) => Value::Object(Map::new()),
                     Some(v @ Value::Object(_)) => v.clone(),
-                    Some(_) => {
-                        return invalid(call, self, "argument `arguments` must be an object".into())
-                    }
+                    Some(_) => return invalid(call, self, Problem::ArgumentsObject),
                 };
                 let mut inner = Map::new();
                 inner.insert("name".into(), json!(name));
@@ -107,21 +155,17 @@ impl Engine {
 
     fn search(&self, call: &Call, args: &Map<String, Value>) -> Reply {
         let Some(query) = args.get("query").and_then(Value::as_str) else {
-            return invalid(call, self, "argument `query` (a string) is required".into());
+            return invalid(call, self, Problem::QueryRequired);
         };
         let limit = match args.get("limit") {
             None | Some(Value::Null) => DEFAULT_RESULTS,
             Some(v) => match v.as_u64() {
                 Some(n) if (1..=MAX_RESULTS as u64).contains(&n) => n as usize,
-                _ => {
-                    return invalid(
-                        call,
-                        self,
-                        format!("argument `limit` must be an integer from 1 to {MAX_RESULTS}"),
-                    )
-                }
+                _ => return invalid(call, self, Problem::Limit),
             },
         };
+        // The locale's title and description of each tool; a table built by hand has none.
+        let texts = self.product.texts(self.locale(call));
         let index = self.discovery_index();
         let ranked = index.rank(query, |i| self.discoverable(call, i));
         let total = ranked.len();
@@ -130,10 +174,13 @@ impl Engine {
             .take(limit)
             .map(|(i, score)| {
                 let t = &self.product.tools[i];
+                let (title, description) = texts
+                    .and_then(|x| x.tools.get(i))
+                    .map_or((t.title, t.description), |x| (x.title, x.description));
                 json!({
                     "name": t.name,
-                    "title": t.title,
-                    "description": short(t.description),
+                    "title": title,
+                    "description": short(description),
                     "readOnly": t.annotations.read_only,
                     "destructive": t.annotations.destructive,
                     "score": (score * 1000.0).round() / 1000.0,
@@ -156,19 +203,12 @@ impl Engine {
             Some(Value::Array(a)) if !a.is_empty() && a.len() <= MAX_DESCRIBE => {
                 match a.iter().map(Value::as_str).collect::<Option<Vec<_>>>() {
                     Some(n) => n,
-                    None => {
-                        return invalid(call, self, "argument `names` must hold strings".into())
-                    }
+                    None => return invalid(call, self, Problem::NamesStrings),
                 }
             }
-            _ => {
-                return invalid(
-                    call,
-                    self,
-                    format!("argument `names` must be a list of 1 to {MAX_DESCRIBE} tool names"),
-                )
-            }
+            _ => return invalid(call, self, Problem::NamesList),
         };
+        let texts = self.product.texts(self.locale(call));
         let mut tools = Vec::new();
         let mut unknown = Vec::new();
         for name in names {
@@ -176,10 +216,12 @@ impl Engine {
                 .tool_index(name)
                 .filter(|&i| self.discoverable(call, i))
             {
-                Some(i) => tools.push(
-                    serde_json::from_str::<Value>(self.product.tools[i].descriptor_json)
-                        .unwrap_or(Value::Null),
-                ),
+                Some(i) => {
+                    let descriptor = texts
+                        .and_then(|x| x.tools.get(i))
+                        .map_or(self.product.tools[i].descriptor_json, |x| x.descriptor_json);
+                    tools.push(serde_json::from_str::<Value>(descriptor).unwrap_or(Value::Null))
+                }
                 None => unknown.push(json!(name)),
             }
         }

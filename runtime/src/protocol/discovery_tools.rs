@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
 
 use runtime_model::catalog::Product;
+use runtime_model::locale::Locale;
 use runtime_model::selection::discovery_tool_names;
 use serde_json::{json, Value};
 
@@ -37,68 +38,127 @@ pub fn which(product: &Product, name: &str) -> Option<Kind> {
     }
 }
 
-/// The three descriptors of a product's discovery tools, built once per product (kept for the
-/// process's life, like the generated tables they describe).
-pub fn descriptors(product: &'static Product) -> [&'static str; 3] {
-    static BUILT: OnceLock<Mutex<HashMap<usize, [&'static str; 3]>>> = OnceLock::new();
+/// The discovery tools' texts in one locale: titles, then descriptions (with `{title}`,
+/// `{describe}`, `{call}` filled in), then argument descriptions.
+struct Texts {
+    titles: [&'static str; 3],
+    search: fn(&str, &str, &str) -> String,
+    describe: fn(&str, &str) -> String,
+    call: fn(&str, &str) -> String,
+    query: &'static str,
+    limit: fn(usize) -> String,
+    names: &'static str,
+    name: &'static str,
+    arguments: &'static str,
+}
+
+fn texts(locale: Locale) -> Texts {
+    match locale {
+        Locale::En => Texts {
+            titles: ["Search the tools", "Describe tools", "Call a tool"],
+            search: |title, describe, call| format!("Searches the tools of {title} by what they do: ranked over their names, titles, descriptions and argument names. Answers the best matches (name, title, a short description, whether they only read or are destructive). Then describe the chosen ones with {describe} and run one with {call}."),
+            describe: |title, call| format!("The full descriptors of the named tools of {title}: description, input schema, output schema and annotations, as tools/list would give them. Call them with {call}."),
+            call: |title, describe| format!("Runs one tool of {title} by name with its arguments, exactly as a direct call would: the same permissions, argument checks and confirmation of destructive tools. Describe the tool first with {describe} to know its arguments."),
+            query: "What you want to do, in words (any of the catalog's languages), e.g. \"cancel a billet\".",
+            limit: |n| format!("Most results (default {n})."),
+            names: "Tool names, as the search answered them.",
+            name: "The tool's name.",
+            arguments: "The tool's arguments, as its input schema says.",
+        },
+        Locale::PtBr => Texts {
+            titles: ["Buscar ferramentas", "Descrever ferramentas", "Chamar uma ferramenta"],
+            search: |title, describe, call| format!("Busca as ferramentas de {title} pelo que elas fazem, com ranking sobre nomes, títulos, descrições e nomes de argumentos. Responde com as melhores correspondências (nome, título, uma descrição curta e se elas apenas consultam ou são destrutivas). Depois, descreva as escolhidas com {describe} e execute uma com {call}."),
+            describe: |title, call| format!("Os descritores completos das ferramentas de {title} indicadas pelo nome: descrição, esquema de entrada, esquema de saída e anotações, como o tools/list os entregaria. Chame-as com {call}."),
+            call: |title, describe| format!("Executa uma ferramenta de {title} pelo nome, com os argumentos dela, exatamente como uma chamada direta: as mesmas permissões, a mesma verificação dos argumentos e a mesma confirmação das ferramentas destrutivas. Descreva a ferramenta antes com {describe} para conhecer os argumentos dela."),
+            query: "O que você quer fazer, em palavras (em qualquer um dos idiomas do catálogo), por exemplo \"cancelar um boleto\".",
+            limit: |n| format!("Número máximo de resultados (padrão: {n})."),
+            names: "Nomes das ferramentas, como a busca os devolveu.",
+            name: "O nome da ferramenta.",
+            arguments: "Os argumentos da ferramenta, conforme o esquema de entrada dela.",
+        },
+        Locale::Es => Texts {
+            titles: ["Buscar herramientas", "Describir herramientas", "Llamar a una herramienta"],
+            search: |title, describe, call| format!("Busca las herramientas de {title} según lo que hacen, con un ranking sobre sus nombres, títulos, descripciones y nombres de argumentos. Responde con las mejores coincidencias (nombre, título, una descripción breve y si solo consultan o son destructivas). Luego describe las elegidas con {describe} y ejecuta una con {call}."),
+            describe: |title, call| format!("Los descriptores completos de las herramientas de {title} indicadas por nombre: descripción, esquema de entrada, esquema de salida y anotaciones, tal como los daría tools/list. Llámalas con {call}."),
+            call: |title, describe| format!("Ejecuta una herramienta de {title} por su nombre, con sus argumentos, exactamente como una llamada directa: los mismos permisos, la misma verificación de argumentos y la misma confirmación de las herramientas destructivas. Describe antes la herramienta con {describe} para conocer sus argumentos."),
+            query: "Lo que quieres hacer, en palabras (en cualquiera de los idiomas del catálogo), por ejemplo \"cancelar un boleto\".",
+            limit: |n| format!("Cantidad máxima de resultados (por defecto: {n})."),
+            names: "Nombres de las herramientas, tal como los devolvió la búsqueda.",
+            name: "El nombre de la herramienta.",
+            arguments: "Los argumentos de la herramienta, según su esquema de entrada.",
+        },
+    }
+}
+
+/// The three descriptors of a product's discovery tools in each locale (by [`Locale::index`]),
+/// built once per product (kept for the process's life, like the generated tables they
+/// describe), so a listing in any locale costs nothing more.
+pub fn descriptors(product: &'static Product) -> [[&'static str; 3]; 3] {
+    type Built = HashMap<usize, [[&'static str; 3]; 3]>;
+    static BUILT: OnceLock<Mutex<Built>> = OnceLock::new();
     let key = product as *const Product as usize;
     let map = BUILT.get_or_init(|| Mutex::new(HashMap::new()));
     let mut map = match map.lock() {
         Ok(m) => m,
         Err(poisoned) => poisoned.into_inner(),
     };
-    *map.entry(key).or_insert_with(|| {
-        let [search, describe, call] = discovery_tool_names(product.tool_prefix);
-        let title = if product.title.is_empty() {
-            product.name
-        } else {
-            product.title
-        };
-        let leak = |v: Value| -> &'static str { Box::leak(v.to_string().into_boxed_str()) };
-        [
-            leak(json!({
-                "name": search,
-                "title": "Search the tools",
-                "description": format!("Searches the tools of {title} by what they do: ranked over their names, titles, descriptions and argument names. Answers the best matches (name, title, a short description, whether they only read or are destructive). Then describe the chosen ones with {describe} and run one with {call}."),
-                "inputSchema": {
-                    "type": "object",
-                    "properties": {
-                        "query": {"type": "string", "description": "What you want to do, in words (any of the catalog's languages), e.g. \"cancel a billet\"."},
-                        "limit": {"type": "integer", "minimum": 1, "maximum": MAX_RESULTS, "description": format!("Most results (default {DEFAULT_RESULTS}).")}
-                    },
-                    "required": ["query"]
+    *map.entry(key)
+        .or_insert_with(|| Locale::ALL.map(|l| build(product, l)))
+}
+
+fn build(product: &'static Product, locale: Locale) -> [&'static str; 3] {
+    let [search, describe, call] = discovery_tool_names(product.tool_prefix);
+    let title = product
+        .texts(locale)
+        .map(|t| t.title)
+        .filter(|t| !t.is_empty())
+        .or(Some(product.title).filter(|t| !t.is_empty()))
+        .unwrap_or(product.name);
+    let t = texts(locale);
+    let leak = |v: Value| -> &'static str { Box::leak(v.to_string().into_boxed_str()) };
+    [
+        leak(json!({
+            "name": search,
+            "title": t.titles[0],
+            "description": (t.search)(title, &describe, &call),
+            "inputSchema": {
+                "type": "object",
+                "properties": {
+                    "query": {"type": "string", "description": t.query},
+                    "limit": {"type": "integer", "minimum": 1, "maximum": MAX_RESULTS, "description": (t.limit)(DEFAULT_RESULTS)}
                 },
-                "annotations": {"readOnlyHint": true, "destructiveHint": false, "idempotentHint": true, "openWorldHint": false}
-            })),
-            leak(json!({
-                "name": describe,
-                "title": "Describe tools",
-                "description": format!("The full descriptors of the named tools of {title}: description, input schema, output schema and annotations, as tools/list would give them. Call them with {call}."),
-                "inputSchema": {
-                    "type": "object",
-                    "properties": {
-                        "names": {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": MAX_DESCRIBE, "description": "Tool names, as the search answered them."}
-                    },
-                    "required": ["names"]
+                "required": ["query"]
+            },
+            "annotations": {"readOnlyHint": true, "destructiveHint": false, "idempotentHint": true, "openWorldHint": false}
+        })),
+        leak(json!({
+            "name": describe,
+            "title": t.titles[1],
+            "description": (t.describe)(title, &call),
+            "inputSchema": {
+                "type": "object",
+                "properties": {
+                    "names": {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": MAX_DESCRIBE, "description": t.names}
                 },
-                "annotations": {"readOnlyHint": true, "destructiveHint": false, "idempotentHint": true, "openWorldHint": false}
-            })),
-            leak(json!({
-                "name": call,
-                "title": "Call a tool",
-                "description": format!("Runs one tool of {title} by name with its arguments, exactly as a direct call would: the same permissions, argument checks and confirmation of destructive tools. Describe the tool first with {describe} to know its arguments."),
-                "inputSchema": {
-                    "type": "object",
-                    "properties": {
-                        "name": {"type": "string", "description": "The tool's name."},
-                        "arguments": {"type": "object", "description": "The tool's arguments, as its input schema says."}
-                    },
-                    "required": ["name"]
+                "required": ["names"]
+            },
+            "annotations": {"readOnlyHint": true, "destructiveHint": false, "idempotentHint": true, "openWorldHint": false}
+        })),
+        leak(json!({
+            "name": call,
+            "title": t.titles[2],
+            "description": (t.call)(title, &describe),
+            "inputSchema": {
+                "type": "object",
+                "properties": {
+                    "name": {"type": "string", "description": t.name},
+                    "arguments": {"type": "object", "description": t.arguments}
                 },
-                "annotations": {"readOnlyHint": false, "destructiveHint": true, "idempotentHint": false, "openWorldHint": false}
-            })),
-        ]
-    })
+                "required": ["name"]
+            },
+            "annotations": {"readOnlyHint": false, "destructiveHint": true, "idempotentHint": false, "openWorldHint": false}
+        })),
+    ]
 }
 
 /// Words of a text for matching: lowercase, accents folded, split on anything that is not a
@@ -145,10 +205,11 @@ pub struct Index {
 }
 
 impl Index {
-    /// Names weigh 3, titles 2, argument names 1.5, descriptions 1.
+    /// Names weigh 3, titles 2, argument names 1.5, descriptions 1; every locale's title and
+    /// description count.
     pub fn build(product: &Product) -> Self {
         let mut docs = Vec::with_capacity(product.tools.len());
-        for t in product.tools {
+        for (i, t) in product.tools.iter().enumerate() {
             let mut doc: HashMap<String, f64> = HashMap::new();
             let mut add = |text: &str, weight: f64| {
                 for w in words(text) {
@@ -159,6 +220,14 @@ impl Index {
             add(bare, 3.0);
             add(t.title, 2.0);
             add(t.description, 1.0);
+            // Each locale's title and description too, so a model finds a tool in the words of
+            // whichever language it is speaking (the English ones are the table's own).
+            for texts in product.locales.iter().filter(|l| l.locale != Locale::En) {
+                if let Some(x) = texts.tools.get(i) {
+                    add(x.title, 2.0);
+                    add(x.description, 1.0);
+                }
+            }
             if let Ok(Value::Object(schema)) = serde_json::from_str::<Value>(t.input_schema_json) {
                 if let Some(Value::Object(props)) = schema.get("properties") {
                     for name in props.keys() {

@@ -150,9 +150,9 @@ pub struct Listings {
     /// By index in `product.tools`: served but not listed (a proxy's tools that could only answer
     /// `not_available`).
     unlisted: Vec<bool>,
-    /// The descriptors of the discovery tools (search, describe, call), listed when a
-    /// selection turns discovery on.
-    discovery: [&'static str; 3],
+    /// The descriptors of the discovery tools (search, describe, call) by [`Locale::index`],
+    /// listed when a selection turns discovery on.
+    discovery: [[&'static str; 3]; 3],
 }
 
 /// Upper bound of cached permission sets; beyond it the cache starts over.
@@ -274,7 +274,7 @@ impl Listings {
             .map(tool_json)
             .collect();
         if selection.discovery() {
-            tools.extend(self.discovery);
+            tools.extend(self.discovery[locale.index()]);
         }
         let resources: Vec<&str> = (0..p.resources.len())
             .filter(|i| can(p.resources[*i].read_by))

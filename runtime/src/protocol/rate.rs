@@ -45,7 +45,7 @@ impl Engine {
                     person = %call.identity.person,
                     "rate limit reached"
                 );
-                Some(Reply::Error(limited.rpc_error()))
+                Some(Reply::Error(limited.rpc_error(self.locale(call))))
             }
         }
     }

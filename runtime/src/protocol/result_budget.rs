@@ -17,6 +17,7 @@
 //! filter), and, where the whole is addressable as a resource, a `resource_link` points to it.
 
 use runtime_model::catalog::Tool;
+use runtime_model::locale::Locale;
 use serde_json::{json, Map, Value};
 
 /// The default budget of one tool result, in tokens (about 100 KB of JSON).
@@ -99,24 +100,38 @@ fn records_mut(answer: &mut Value) -> Option<&mut Vec<Value>> {
     }
 }
 
-/// The note that follows a cut answer: what was shown and how to get the rest.
+/// The note that follows a cut answer: what was shown and how to get the rest, in `locale`
+/// (tool and argument names stay as they are).
 pub(crate) fn note(
     tool: &Tool,
     args: &Map<String, Value>,
     c: &Cut,
     budget_tokens: usize,
     whole: Option<&str>,
+    locale: Locale,
 ) -> String {
-    let mut s = format!(
-        "[Cut to fit the result budget of {budget_tokens} tokens (about {} bytes): the first {} of \
-         the {} records of this answer are shown, whole.",
-        budget_tokens * BYTES_PER_TOKEN,
-        c.shown,
-        c.total
-    );
+    let bytes = budget_tokens * BYTES_PER_TOKEN;
+    let (shown, total) = (c.shown, c.total);
+    let mut s = match locale {
+        Locale::En => format!(
+            "[Cut to fit the result budget of {budget_tokens} tokens (about {bytes} bytes): the \
+             first {shown} of the {total} records of this answer are shown, whole."
+        ),
+        Locale::PtBr => format!(
+            "[Resposta cortada para caber no limite de resultado de {budget_tokens} tokens \
+             (cerca de {bytes} bytes): aparecem, inteiros, os primeiros {shown} dos {total} \
+             registros desta resposta."
+        ),
+        Locale::Es => format!(
+            "[Respuesta recortada para caber en el límite de resultado de {budget_tokens} tokens \
+             (unos {bytes} bytes): se muestran, completos, los primeros {shown} de los {total} \
+             registros de esta respuesta."
+        ),
+    };
     let schema: Value = serde_json::from_str(tool.input_schema_json).unwrap_or(Value::Null);
     let props = &schema["properties"];
     let pages = props.get("page").is_some() && props.get("per_page").is_some();
+    let name = tool.name;
     if pages {
         let int = |k: &str, default: u64| args.get(k).and_then(Value::as_u64).unwrap_or(default);
         let page = int("page", 1).max(1);
@@ -131,22 +146,45 @@ pub(crate) fn note(
         let offset = (page - 1) * per_page + c.shown as u64;
         let size = c.shown as u64;
         let next = offset / size + 1;
-        let exact = offset.is_multiple_of(size);
-        s.push_str(&format!(
-            " To get the rest, call {} again with per_page={size} and page={next}{}, and so on; or \
-             narrow the filter so fewer records match.",
-            tool.name,
-            if exact {
-                String::new()
-            } else {
-                " (its first records were already shown here)".to_string()
-            }
-        ));
+        let overlap = match (offset.is_multiple_of(size), locale) {
+            (true, _) => "",
+            (false, Locale::En) => " (its first records were already shown here)",
+            (false, Locale::PtBr) => " (os primeiros registros dela já apareceram aqui)",
+            (false, Locale::Es) => " (sus primeros registros ya se mostraron aquí)",
+        };
+        s.push_str(&match locale {
+            Locale::En => format!(
+                " To get the rest, call {name} again with per_page={size} and page={next}\
+                 {overlap}, and so on; or narrow the filter so fewer records match."
+            ),
+            Locale::PtBr => format!(
+                " Para obter o restante, chame {name} de novo com per_page={size} e \
+                 page={next}{overlap}, e assim por diante; ou restrinja o filtro para que menos \
+                 registros correspondam."
+            ),
+            Locale::Es => format!(
+                " Para obtener el resto, vuelve a llamar a {name} con per_page={size} y \
+                 page={next}{overlap}, y así sucesivamente; o acota el filtro para que coincidan \
+                 menos registros."
+            ),
+        });
     } else {
-        s.push_str(" To get the rest, narrow the filter so fewer records match.");
+        s.push_str(match locale {
+            Locale::En => " To get the rest, narrow the filter so fewer records match.",
+            Locale::PtBr => {
+                " Para obter o restante, restrinja o filtro para que menos registros correspondam."
+            }
+            Locale::Es => {
+                " Para obtener el resto, acota el filtro para que coincidan menos registros."
+            }
+        });
     }
     if let Some(u) = whole {
-        s.push_str(&format!(" The whole answer is the resource {u}."));
+        s.push_str(&match locale {
+            Locale::En => format!(" The whole answer is the resource {u}."),
+            Locale::PtBr => format!(" A resposta inteira é o recurso {u}."),
+            Locale::Es => format!(" La respuesta completa es el recurso {u}."),
+        });
     }
     s.push(']');
     s

@@ -26,6 +26,7 @@ use std::sync::Arc;
 
 use runtime_model::backend::{with_progress, ProgressSink};
 use runtime_model::catalog::{Binding, TaskSupport};
+use runtime_model::locale::Locale;
 use serde_json::{json, Map, Value};
 
 use super::engine::Engine;
@@ -48,11 +49,39 @@ pub fn extension_required(what: &str) -> RpcError {
     .with_data(json!({"requiredCapabilities": {"extensions": {EXTENSION_ID: {}}}}))
 }
 
-fn unknown_task(id: &str) -> RpcError {
-    RpcError::invalid_params(format!(
-        "Unknown task: {id} (no such task for this caller, or its TTL ran out)"
-    ))
+/// -32602 for a task id this caller has no task under, its message in `locale` (the id as it
+/// was sent).
+fn unknown_task(id: &str, locale: Locale) -> RpcError {
+    RpcError::invalid_params(match locale {
+        Locale::En => {
+            format!("Unknown task: {id} (no such task for this caller, or its TTL ran out)")
+        }
+        Locale::PtBr => format!(
+            "Tarefa desconhecida: {id} (não há essa tarefa para quem chama, ou o TTL dela expirou)"
+        ),
+        Locale::Es => format!(
+            "Tarea desconocida: {id} (no existe esa tarea para quien llama, o su TTL expiró)"
+        ),
+    })
     .with_data(json!({"taskId": id}))
+}
+
+/// The `statusMessage` of a task the client cancelled, in `locale`.
+fn cancelled_by_client(locale: Locale) -> &'static str {
+    match locale {
+        Locale::En => "Cancelled by the client",
+        Locale::PtBr => "Cancelada pelo cliente",
+        Locale::Es => "Cancelada por el cliente",
+    }
+}
+
+/// The `statusMessage` of a task cancelled after its write reached the API, in `locale`.
+fn cancelled_after_send(tool: &str, locale: Locale) -> String {
+    match locale {
+        Locale::En => format!("Cancelled after the call of {tool} was sent to the Kobana API; the call finished anyway, and its result is attached"),
+        Locale::PtBr => format!("Cancelada depois que a chamada de {tool} foi enviada à API da Kobana; a chamada terminou mesmo assim, e o resultado dela está anexado"),
+        Locale::Es => format!("Cancelada después de que la llamada a {tool} se envió a la API de Kobana; la llamada terminó de todos modos, y su resultado va adjunto"),
+    }
 }
 
 fn store_error(e: TaskStoreError) -> RpcError {
@@ -264,6 +293,8 @@ impl Engine {
         id: String,
     ) {
         let tool = &self.product.tools[idx];
+        // Status messages the task records are read later by the same caller: its locale.
+        let locale = self.locale(&call);
         let run = TaskRun {
             store: self.tasks.clone(),
             id: id.clone(),
@@ -306,7 +337,12 @@ impl Engine {
         };
         let outcome = match executed {
             None => return, // cancelled (or expired): nothing to record
-            Some(Executed::Reply(reply)) => reply_value(reply),
+            // The result is read later by the same caller: its application error in their locale.
+            Some(Executed::Reply(reply)) => reply_value(super::language::localize_reply(
+                reply,
+                locale,
+                call.era.is_modern(),
+            )),
             Some(Executed::StartTask) => Err(RpcError::internal(format!(
                 "the handler of {} asked for a task inside its task",
                 tool.name
@@ -336,10 +372,7 @@ impl Engine {
                                 return false;
                             }
                             r.result = Some(v.clone());
-                            r.status_message = Some(format!(
-                                "Cancelled after the call of {} was sent to the Kobana API; the call finished anyway, and its result is attached",
-                                tool.name
-                            ));
+                            r.status_message = Some(cancelled_after_send(tool.name, locale));
                             true
                         })
                         .await;
@@ -435,12 +468,12 @@ impl Engine {
             Err(e) => return e.into(),
         };
         match self.tasks.get(id, &task_owner(call)).await {
-            Ok(Some(r)) if self.lost(&r) => match self.end_lost(r).await {
+            Ok(Some(r)) if self.lost(&r) => match self.end_lost(r, self.locale(call)).await {
                 Ok(r) => Reply::Value(Value::Object(r.detailed())),
                 Err(e) => store_error(e).into(),
             },
             Ok(Some(r)) => Reply::Value(Value::Object(r.detailed())),
-            Ok(None) => unknown_task(id).into(),
+            Ok(None) => unknown_task(id, self.locale(call)).into(),
             Err(e) => store_error(e).into(),
         }
     }
@@ -454,7 +487,11 @@ impl Engine {
     /// Ends a task whose instance stopped. A write sent to the Kobana API may or may not have
     /// run: its result is `outcome_unknown` (never a failure), naming the tools that read the
     /// record; anything else failed with a protocol error saying why.
-    async fn end_lost(&self, lost: TaskRecord) -> Result<TaskRecord, TaskStoreError> {
+    async fn end_lost(
+        &self,
+        lost: TaskRecord,
+        locale: Locale,
+    ) -> Result<TaskRecord, TaskStoreError> {
         let tool = self.tool_index(&lost.tool).map(|i| &self.product.tools[i]);
         let write =
             tool.filter(|t| matches!(t.binding, Binding::Http(_)) && !t.annotations.read_only);
@@ -470,7 +507,10 @@ impl Engine {
                 m.insert("structuredContent".into(), s);
             }
             m.insert("isError".into(), Value::Bool(true));
-            Value::Object(m)
+            match super::language::localize_reply(Reply::Value(Value::Object(m)), locale, false) {
+                Reply::Value(v) => v,
+                _ => Value::Null,
+            }
         });
         let ended = self
             .tasks
@@ -536,7 +576,7 @@ impl Engine {
             .await;
         match updated {
             Ok(Some(_)) => self.ack(call),
-            Ok(None) => unknown_task(id).into(),
+            Ok(None) => unknown_task(id, self.locale(call)).into(),
             Err(e) => store_error(e).into(),
         }
     }
@@ -548,6 +588,7 @@ impl Engine {
             Ok(id) => id,
             Err(e) => return e.into(),
         };
+        let locale = self.locale(call);
         let cancelled = self
             .tasks
             .update(id, Some(&task_owner(call)), |r: &mut TaskRecord| {
@@ -555,7 +596,7 @@ impl Engine {
                     return false;
                 }
                 r.status = Status::Cancelled;
-                r.status_message = Some("Cancelled by the client".into());
+                r.status_message = Some(cancelled_by_client(locale).into());
                 r.input_requests.clear();
                 r.answers.clear();
                 true
@@ -563,7 +604,7 @@ impl Engine {
             .await;
         match cancelled {
             Ok(Some(_)) => self.ack(call),
-            Ok(None) => unknown_task(id).into(),
+            Ok(None) => unknown_task(id, self.locale(call)).into(),
             Err(e) => store_error(e).into(),
         }
     }

@@ -33,6 +33,17 @@ pub fn replayed_note(locale: runtime_model::locale::Locale) -> &'static str {
     }
 }
 
+/// The refusal of a tool name this caller cannot call (or that does not exist), in `locale`;
+/// the name stays as it was sent.
+pub fn unknown_tool(name: &str, locale: runtime_model::locale::Locale) -> String {
+    use runtime_model::locale::Locale;
+    match locale {
+        Locale::En => format!("Unknown tool: {name}"),
+        Locale::PtBr => format!("Ferramenta desconhecida: {name}"),
+        Locale::Es => format!("Herramienta desconocida: {name}"),
+    }
+}
+
 /// How many input rounds one request may take on the 2025 wire.
 const MAX_LEGACY_ROUNDS: usize = 8;
 
@@ -148,7 +159,7 @@ impl Engine {
             Access::Direct => selection.visible(i),
             Access::Discovery => selection.reachable(i),
         }) else {
-            return RpcError::invalid_params(format!("Unknown tool: {name}")).into();
+            return RpcError::invalid_params(unknown_tool(name, self.locale(call))).into();
         };
         let tool = &self.product.tools[idx];
         let args = match params.get("arguments") {
@@ -329,7 +340,7 @@ impl Engine {
                 let mut out = match *inner {
                     Output::Json(answer) => {
                         match super::output_schema::check(tool, self.schemas.output(idx), &answer) {
-                            Ok(()) => self.budgeted(call, tool, &args, answer),
+                            Ok(()) => self.budgeted(call, tool, args, answer),
                             Err(mismatch) => mismatch,
                         }
                     }
@@ -350,7 +361,7 @@ impl Engine {
                 };
                 let tool = &self.product.tools[idx];
                 match super::output_schema::check(tool, self.schemas.output(idx), &answer) {
-                    Ok(()) => self.budgeted_json_reply(call, tool, &args, answer),
+                    Ok(()) => self.budgeted_json_reply(call, tool, args, answer),
                     Err(mismatch) => self.tool_reply(call, mismatch),
                 }
             }
@@ -497,7 +508,8 @@ impl Engine {
     ) -> ToolOutput {
         let whole = resource_uri_of(self.product, tool, args);
         let budget = self.options.result_budget_tokens;
-        let note = super::result_budget::note(tool, args, &c, budget, whole.as_deref());
+        let note =
+            super::result_budget::note(tool, args, &c, budget, whole.as_deref(), self.locale(call));
         let mut content = vec![
             json!({"type": "text", "text": c.text}),
             json!({"type": "text", "text": note}),

@@ -23,6 +23,7 @@ use serde_json::Value;
 use super::response::error_response;
 use crate::limits::{Class, Limited};
 use crate::server::Server;
+use runtime_model::locale::Locale;
 
 pub use super::peer::{ClientIp, PeerAddr, PublicOrigin};
 
@@ -114,8 +115,12 @@ pub fn forwarded_origin(h: &HeaderMap) -> Option<String> {
 }
 
 /// The HTTP answer to a request over a rate limit: 429, `Retry-After`, a JSON-RPC error body.
-pub fn too_many_requests(id: &Value, limited: &Limited) -> Response {
-    let mut r = error_response(StatusCode::TOO_MANY_REQUESTS, id, &limited.rpc_error());
+pub fn too_many_requests(id: &Value, limited: &Limited, locale: Locale) -> Response {
+    let mut r = error_response(
+        StatusCode::TOO_MANY_REQUESTS,
+        id,
+        &limited.rpc_error(locale),
+    );
     r.headers_mut().insert(
         axum::http::header::RETRY_AFTER,
         HeaderValue::from(limited.retry_after_secs()),
@@ -153,7 +158,17 @@ pub async fn client_layer(
                     StatusCode::TOO_MANY_REQUESTS.as_u16(),
                     Some(ip),
                 );
-                return too_many_requests(&Value::Null, &limited);
+                // Refused before any product is chosen: the request's `Accept-Language`, else
+                // the server's `--locale`, else the first product's default.
+                let accept = req
+                    .headers()
+                    .get(axum::http::header::ACCEPT_LANGUAGE)
+                    .and_then(|v| v.to_str().ok());
+                let locale = server.engines().first().map_or_else(
+                    || Locale::choose(accept, None, Locale::En),
+                    |e| e.locale_for(accept),
+                );
+                return too_many_requests(&Value::Null, &limited, locale);
             }
         }
     }

@@ -348,10 +348,16 @@ async fn post_answer(
             who.names_selection = named;
         }
         Err(why) => {
-            let err = RpcError::invalid_params(format!("Invalid tool selection: {why}"));
+            // Refused before the body is read: the header's language (the detail names the
+            // toolsets, tools and headers as they were sent).
+            let locale = route.engine.locale_for(
+                h.get(axum::http::header::ACCEPT_LANGUAGE)
+                    .and_then(|v| v.to_str().ok()),
+            );
+            let err = RpcError::invalid_params(super::selection::refusal(&why, locale));
             return (
                 error_response(StatusCode::BAD_REQUEST, &Value::Null, &err),
-                None,
+                Some(locale),
             );
         }
     }

@@ -8,6 +8,7 @@
 use std::sync::Arc;
 
 use axum::http::{HeaderMap, HeaderName};
+use runtime_model::locale::Locale;
 use runtime_model::selection::{Ceiling, Selection, SelectionError, SelectionSpec};
 
 pub const TOOLSETS: HeaderName = HeaderName::from_static("kobana-toolsets");
@@ -21,17 +22,51 @@ pub const ROUTES: [&str; 3] = ["/mcp", "/x/{toolsets}/mcp", "/readonly/mcp"];
 /// Why a request's selection was refused (HTTP 400).
 #[derive(Debug)]
 pub enum Refused {
-    /// A header that is not text, or a read-only value that is not a boolean.
-    Malformed(String),
+    /// A selection header that is not visible ASCII (its name).
+    NotText(String),
+    /// A read-only header that is not a boolean (its value).
+    NotBoolean(String),
     Unknown(SelectionError),
+}
+
+impl Refused {
+    /// What was wrong, in `locale`; header names, toolsets and tools stay as they were sent.
+    pub fn message_in(&self, locale: Locale) -> String {
+        match (self, locale) {
+            (Refused::NotText(h), Locale::En) => format!("the {h} header is not visible ASCII"),
+            (Refused::NotText(h), Locale::PtBr) => {
+                format!("o cabeçalho {h} não é ASCII visível")
+            }
+            (Refused::NotText(h), Locale::Es) => {
+                format!("el encabezado {h} no es ASCII visible")
+            }
+            (Refused::NotBoolean(v), Locale::En) => {
+                format!("the {READ_ONLY} header must be true or false, not {v:?}")
+            }
+            (Refused::NotBoolean(v), Locale::PtBr) => {
+                format!("o cabeçalho {READ_ONLY} precisa ser true ou false, e não {v:?}")
+            }
+            (Refused::NotBoolean(v), Locale::Es) => {
+                format!("el encabezado {READ_ONLY} debe ser true o false, no {v:?}")
+            }
+            (Refused::Unknown(e), l) => e.message_in(l),
+        }
+    }
 }
 
 impl std::fmt::Display for Refused {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Refused::Malformed(m) => write!(f, "{m}"),
-            Refused::Unknown(e) => write!(f, "{e}"),
-        }
+        f.write_str(&self.message_in(Locale::En))
+    }
+}
+
+/// The message of a refused selection (HTTP 400), in `locale`.
+pub fn refusal(why: &Refused, locale: Locale) -> String {
+    let why = why.message_in(locale);
+    match locale {
+        Locale::En => format!("Invalid tool selection: {why}"),
+        Locale::PtBr => format!("Seleção de ferramentas inválida: {why}"),
+        Locale::Es => format!("Selección de herramientas no válida: {why}"),
     }
 }
 
@@ -41,7 +76,7 @@ fn text<'h>(h: &'h HeaderMap, name: &HeaderName) -> Result<Option<&'h str>, Refu
         Some(v) => v
             .to_str()
             .map(|s| Some(s.trim()))
-            .map_err(|_| Refused::Malformed(format!("the {name} header is not visible ASCII"))),
+            .map_err(|_| Refused::NotText(name.to_string())),
     }
 }
 
@@ -58,11 +93,7 @@ pub fn parse_bool(value: &str) -> Option<bool> {
 fn from_headers(h: &HeaderMap) -> Result<SelectionSpec, Refused> {
     let read_only = match text(h, &READ_ONLY)? {
         None => false,
-        Some(v) => parse_bool(v).ok_or_else(|| {
-            Refused::Malformed(format!(
-                "the {READ_ONLY} header must be true or false, not {v:?}"
-            ))
-        })?,
+        Some(v) => parse_bool(v).ok_or_else(|| Refused::NotBoolean(v.to_string()))?,
     };
     Ok(SelectionSpec {
         toolsets: text(h, &TOOLSETS)?.map(SelectionSpec::list),
