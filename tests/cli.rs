@@ -414,7 +414,8 @@ async fn the_result_budget_is_set_by_flag_environment_or_config_file() {
         content.len() > 1
             && content[1]["text"]
                 .as_str()
-                .is_some_and(|t| t.contains("result budget of"))
+                // In banking's own language (pt-BR), the request naming none.
+                .is_some_and(|t| t.contains("limite de resultado de"))
     };
     let serve = |port: u16, env: Option<&str>, flag: Option<&str>| {
         let mut cmd = kobana(dir.path());
