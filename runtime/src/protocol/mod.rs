@@ -6,12 +6,14 @@
 //! - [`jsonrpc`]: framing (parsing messages, encoding answers).
 //! - [`engine`]: method dispatch of one product ([`engine::Engine`]), built with its extensions.
 //! - [`reply`]: what the engine answers ([`Reply`]), before the connection layer encodes it.
+//! - [`compress`]: content codings (listings compressed once per page, large answers on the fly).
 //! - [`listing`], [`tools`], [`resources`], [`prompts`], [`completion`]: the methods.
 //! - [`mrtr`]: multi round-trip requests (sealed `requestState`).
 //! - [`output_schema`]: a tool's declared `outputSchema` enforced on its answers.
 //! - [`request_log`]: the one log line of each request.
 
 pub mod completion;
+pub mod compress;
 pub mod dates;
 pub mod engine;
 pub mod jsonrpc;

@@ -28,7 +28,8 @@ use axum::Router;
 use serde_json::Value;
 use tokio::sync::mpsc;
 
-use super::body::{self, Chunks};
+use super::body;
+use super::encoding;
 use super::headers;
 use super::response::{empty, error_response, json_response, sse_response};
 use crate::auth::Authenticated;
@@ -37,6 +38,7 @@ use crate::connection::{self, Caller, Encoded, Handshake, Outer, Refusal, Sessio
 use crate::contract::call::Call;
 use crate::contract::error::{METHOD_NOT_FOUND, MISSING_CLIENT_CAPABILITY};
 use crate::contract::{Era, RpcError};
+use crate::protocol::compress::Coding;
 use crate::protocol::engine::Engine;
 use crate::protocol::jsonrpc::Request as RpcRequest;
 use crate::protocol::reply::Reply;
@@ -216,13 +218,9 @@ fn status_of_refusal(why: Refusal) -> StatusCode {
     }
 }
 
-fn reply_response(era: Era, id: &Value, reply: Reply) -> Response {
+async fn reply_response(era: Era, id: &Value, reply: Reply, coding: Option<Coding>) -> Response {
     let status = status_of(era, &reply);
-    match connection::encode(id, reply) {
-        Encoded::Whole(bytes) => json_response(status, bytes),
-        // The shared page bytes go out between the envelope's head and tail: no copy.
-        spliced => json_response(status, Body::new(Chunks::new(spliced.into_segments()))),
-    }
+    encoding::json_answer(status, connection::encode(id, reply), coding).await
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -255,6 +253,7 @@ async fn handle_post(State(route): State<Route>, req: Request) -> Response {
     };
     let who = caller(&route, &parts.extensions);
     let h = &parts.headers;
+    let coding = encoding::negotiate(h);
     let session_id = h.get(headers::SESSION_ID).and_then(|v| v.to_str().ok());
     let outer = match h.get(headers::PROTOCOL_VERSION).map(|v| v.to_str()) {
         Some(Ok(v)) => Outer::Header(v.trim()),
@@ -287,7 +286,9 @@ async fn handle_post(State(route): State<Route>, req: Request) -> Response {
         ))
         .await;
         return match answer {
-            Ok(Some(out)) => json_response(StatusCode::OK, out),
+            Ok(Some(out)) => {
+                encoding::json_answer(StatusCode::OK, Encoded::Whole(out), coding).await
+            }
             Ok(None) => empty(StatusCode::ACCEPTED),
             Err(e) => error_response(StatusCode::BAD_REQUEST, &Value::Null, &e),
         };
@@ -309,7 +310,7 @@ async fn handle_post(State(route): State<Route>, req: Request) -> Response {
                     return error_response(StatusCode::BAD_REQUEST, &req.id, &e);
                 }
             }
-            Box::pin(run(&route, req, call)).await
+            Box::pin(run(&route, req, call, coding)).await
         }
     }
 }
@@ -356,13 +357,13 @@ fn check_modern_headers(route: &Route, h: &HeaderMap, req: &RpcRequest) -> Resul
 type ReplyFuture = Pin<Box<dyn Future<Output = Reply> + Send>>;
 
 /// Runs one request, answering JSON, or SSE once the handler emits a message before finishing.
-async fn run(route: &Route, req: RpcRequest, mut call: Call) -> Response {
+async fn run(route: &Route, req: RpcRequest, mut call: Call, coding: Option<Coding>) -> Response {
     let era = call.era;
     let limit = route.server.config.request_timeout;
     if !connection::may_send_before_answer(&call) {
         // Nothing can reach the client before the answer: answer JSON without a message channel.
         let reply = connection::answer(&route.engine, &req, &call, limit).await;
-        return reply_response(era, &req.id, reply);
+        return reply_response(era, &req.id, reply, coding).await;
     }
     let (tx, mut rx) = mpsc::unbounded_channel::<Vec<u8>>();
     connection::attach(&mut call, tx);
@@ -378,7 +379,7 @@ async fn run(route: &Route, req: RpcRequest, mut call: Call) -> Response {
                 queued.push(m);
             }
             if queued.is_empty() {
-                return reply_response(era, &id, reply);
+                return reply_response(era, &id, reply, coding).await;
             }
             let mut out = Vec::new();
             for m in queued {

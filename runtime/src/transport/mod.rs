@@ -2,6 +2,7 @@
 //! message means is the connection layer's ([`crate::connection`]).
 
 pub mod body;
+pub mod encoding;
 pub mod guard;
 pub mod headers;
 pub mod http;
