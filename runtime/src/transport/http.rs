@@ -185,6 +185,12 @@ pub async fn serve_router(
             },
             () = &mut shutdown => break,
         };
+        // TCP_NODELAY: a listing's answer leaves in more than one write (hyper flushes its write
+        // queue once it holds ~400 KB, then sends the page's last segments and the envelope's
+        // tail). With Nagle's algorithm that small last write waits for the ACK of the data
+        // before it, which the client delays (up to 40 ms): the p99 of `tools/list` was that
+        // delay (issue 17; `scripts/bench_more.py` measures it with the option suppressed). Every
+        // answer is queued whole before hyper writes it, so no tiny segments result from it.
         let _ = stream.set_nodelay(true);
         let service = TowerToHyperService::new(app.clone());
         let conn = graceful.watch(http1.serve_connection(TokioIo::new(stream), service));
