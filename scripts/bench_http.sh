@@ -63,9 +63,14 @@ JSON
 
 # 3. Measure (the bench-peers scripts, unchanged), then the ratios.
 rm -f "$OUT/http.json" "$OUT/coldstart.json"
+# oha sends an Accept-Encoding of its own unless told not to: our listings would then be measured
+# compressed against peers sending them raw. The table compares identity answers; compression
+# is measured by bench_more.py against a static server sending the same compressed bytes.
+printf '#!/bin/sh\nexec %s --disable-compression "$@"\n' "$OHA" > "$S/oha-identity"
+chmod +x "$S/oha-identity"
 echo "load average before: $(cat /proc/loadavg)"
 # shellcheck disable=SC2086
-python3 "$peers/bench.py" "$S/peers.json" "$OUT" ${PEERS:-static rmcp kobana}
+OHA="$S/oha-identity" python3 "$peers/bench.py" "$S/peers.json" "$OUT" ${PEERS:-static rmcp kobana}
 python3 "$peers/coldstart.py" "$S/peers.json" "$OUT" rmcp kobana
 echo "load average after: $(cat /proc/loadavg)"
 python3 - "$OUT" <<'PY'

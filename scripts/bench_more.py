@@ -93,14 +93,16 @@ def http(url, body=None, headers=None, method="POST"):
     req = urllib.request.Request(url, data=data, headers=headers or {}, method=method)
     try:
         with urllib.request.urlopen(req, timeout=30) as r:
-            return r.status, dict(r.headers), r.read()
+            return r.status, {k.lower(): v for k, v in r.headers.items()}, r.read()
     except urllib.error.HTTPError as e:
-        return e.code, dict(e.headers), e.read()
+        return e.code, {k.lower(): v for k, v in e.headers.items()}, e.read()
 
 
 def oha(url, headers, body, conns, method="POST", duration=None):
-    cmd = [OHA, "--no-tui", "--output-format", "json", "-z", duration or DURATION,
-           "-c", str(conns), "-m", method]
+    # --disable-compression: oha would otherwise send its own Accept-Encoding and decode; every
+    # scenario states the coding it asks for.
+    cmd = [OHA, "--no-tui", "--disable-compression", "--output-format", "json",
+           "-z", duration or DURATION, "-c", str(conns), "-m", method]
     if body is not None:
         cmd += ["-d", body]
     for k, v in headers.items():
@@ -198,7 +200,7 @@ def section_compress(out):
             t0 = time.monotonic()
             status, headers, wire = http(url, b, hc)
             first_ms = (time.monotonic() - t0) * 1000
-            assert headers.get("Content-Encoding") == coding, headers
+            assert headers.get("content-encoding") == coding, headers
             path = os.path.join(out, f"tools_list.{coding}")
             open(path, "wb").write(wire)
             ours = median_of(url, hc, b)
@@ -237,7 +239,7 @@ def section_fly(out):
             r = median_of(url, hc, b)
             results[coding] = dict(r, wire_bytes=len(wire), raw_bytes=len(raw))
             extra_us = (1 / r["rps"] - 1 / plain["rps"]) * 1e6 * 2  # 2 cores busy
-            row(f"16 KiB answer in {headers.get('Content-Encoding')}: {len(wire):,} of {len(raw):,} B, "
+            row(f"16 KiB answer in {headers.get('content-encoding')}: {len(wire):,} of {len(raw):,} B, "
                 f"≈{extra_us:.0f} µs CPU more per answer", r, plain, "ours, identity")
     finally:
         srv.stop()
@@ -264,7 +266,8 @@ def section_sandbox(out):
         srv = kobana(["serve", "billing", "--http", f"127.0.0.1:{port}"], port,
                      os.path.join(work, "billing"), log)
         url = f"http://127.0.0.1:{port}/mcp"
-        h = mcp_headers("tools/call")
+        # The embedded resolver's demo token (the sandbox serves no anonymous caller).
+        h = dict(mcp_headers("tools/call"), Authorization="Bearer demo-full")
         b = mcp_body("tools/call", {"name": "billing_invoices_list", "arguments": {}})
         try:
             status, _, body = http(url, b, h)
@@ -286,7 +289,8 @@ def section_sandbox(out):
                      os.path.join(work, "banking"), log)
         try:
             url = f"http://127.0.0.1:{port}/mcp"
-            h, b = mcp_headers("resources/list"), mcp_body("resources/list")
+            h = dict(mcp_headers("resources/list"), Authorization="Bearer demo-full")
+            b = mcp_body("resources/list")
             status, _, body = http(url, b, h)
             n = len(json.loads(body).get("result", {}).get("resources", []))
             rl1 = median_of(url, h, b, conns=1)

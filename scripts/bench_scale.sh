@@ -10,7 +10,8 @@
 # Prints figures, never asserts. The copy builds in this worktree's target directory (sharing the
 # compiled dependencies; only the workspace crates build again), then the 1× binary is rebuilt so
 # target/release/kobana-mcp is left as it was. Env: N (cold starts per case, default 20),
-# SKIP_BINARY=1 (codegen and incremental build only).
+# CODEGEN (a codegen binary to use instead of building it in release), SKIP_INCREMENTAL=1,
+# SKIP_X10_BINARY=1 (no 10× release build: binary figures at 1× only).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 target=${CARGO_TARGET_DIR:-$root/target}
@@ -31,8 +32,11 @@ mkdir -p "$work/x10"
 (cd "$root" && tar --exclude=./target --exclude=./.git -cf - .) | tar -xf - -C "$work/x10"
 python3 "$root/scripts/gen_scale_catalog.py" "$work/x10/catalog/scale.yaml" 3000 600
 
-(cd "$root" && cargo build -q --release -p codegen)
-codegen="$target/release/codegen"
+codegen=${CODEGEN:-}
+if [ -z "$codegen" ]; then
+  (cd "$root" && cargo build -q --release -p codegen)
+  codegen="$target/release/codegen"
+fi
 declare -A gen_wall gen_cpu
 for scale in 1 10; do
   dir=$root
@@ -55,6 +59,7 @@ tools1=$(grep -c '^  - name: ' "$root/catalog/banking.yaml")
 # repository's own copy, 10× in the scaled copy; each copy is built once first.
 declare -A incr
 for scale in 1 10; do
+  [ "${SKIP_INCREMENTAL:-}" = 1 ] && { incr[$scale]="-"; continue; }
   mkdir -p "$work/b$scale"
   if [ $scale = 1 ]; then
     (cd "$root" && tar --exclude=./target --exclude=./.git -cf - .) | tar -xf - -C "$work/b$scale"
@@ -113,13 +118,14 @@ PY
   read -r idle[$scale] loaded[$scale] < "$work/rss"
 }
 
-if [ "${SKIP_BINARY:-}" != 1 ]; then
+size[10]=0 idle[10]="-" loaded[10]="-" cold[10]="not measured (SKIP_X10_BINARY)"
+if [ "${SKIP_X10_BINARY:-}" != 1 ]; then
   (cd "$work/x10" && CARGO_TARGET_DIR="$target" cargo build -q --release --bin kobana-mcp)
   cp "$target/release/kobana-mcp" "$work/kobana-mcp-x10"
-  (cd "$root" && cargo build -q --release --bin kobana-mcp)
-  measure_binary 1 banking "$target/release/kobana-mcp"
-  measure_binary 10 scale "$work/kobana-mcp-x10"
 fi
+(cd "$root" && cargo build -q --release --bin kobana-mcp)
+measure_binary 1 banking "$target/release/kobana-mcp"
+[ "${SKIP_X10_BINARY:-}" != 1 ] && measure_binary 10 scale "$work/kobana-mcp-x10"
 
 echo
 echo "| figure | 1× (banking, $tools1 tools; all catalogs) | 10× (scale: 3,000 tools, 600 templates) | growth | target |"
@@ -127,7 +133,7 @@ echo "|---|---|---|---|---|"
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a > 0) printf "%.1f×", b / a; else print "-" }'; }
 echo "| codegen wall s (CPU s) | ${gen_wall[1]} (${gen_cpu[1]}) | ${gen_wall[10]} (${gen_cpu[10]}) | $(ratio "${gen_wall[1]}" "${gen_wall[10]}") | < 3 s |"
 echo "| incremental build of generated after a one-line edit, s | ${incr[1]} | ${incr[10]} | $(ratio "${incr[1]}" "${incr[10]}") | |"
-if [ "${SKIP_BINARY:-}" != 1 ]; then
+if true; then
   echo "| kobana-mcp binary, MiB | $(awk -v s="${size[1]}" 'BEGIN{printf "%.1f", s/1048576}') | $(awk -v s="${size[10]}" 'BEGIN{printf "%.1f", s/1048576}') | $(ratio "${size[1]}" "${size[10]}") | |"
   echo "| idle RSS MiB (serve --http) | ${idle[1]} | ${idle[10]} | $(ratio "${idle[1]}" "${idle[10]}") | < 30 at 1× |"
   echo "| RSS after 1,000 tools/list + tools/call, MiB | ${loaded[1]} | ${loaded[10]} | $(ratio "${loaded[1]}" "${loaded[10]}") | < 30 at 1× |"

@@ -2,8 +2,8 @@
 //! answer in it.
 //!
 //! A listing's answer is closed from its page's once-compressed bytes ([`Page::compressed`]),
-//! so it costs no compression per request; any other answer of at least
-//! [`COMPRESS_MIN_BYTES`] is compressed as it leaves, at a fast level. Smaller answers, and
+//! so it costs no compression per request (br, zstd or gzip); any other answer of at least
+//! [`COMPRESS_MIN_BYTES`] is compressed as it leaves, in gzip at a fast level ([`ON_THE_FLY`]). Smaller answers, and
 //! streamed (SSE) ones, go uncompressed: the former would gain less than the work costs, the
 //! latter would need a flush per event. Every answer that could have been compressed says
 //! `Vary: Accept-Encoding`, so a cache keeps the codings apart.
@@ -23,10 +23,42 @@ use crate::protocol::compress::{self, Coding};
 /// not pay for the compressor (the on-the-fly cost is measured by `scripts/bench_http.sh`).
 pub const COMPRESS_MIN_BYTES: usize = 2048;
 
-/// The coding to answer in: the acceptable one (q > 0) the request weighs highest, ties going to
-/// the smallest output (br, zstd, gzip); `None` for identity — no `Accept-Encoding`, nothing
-/// acceptable, or `identity` weighed above every coding we have.
-pub fn negotiate(headers: &HeaderMap) -> Option<Coding> {
+/// What a request's `Accept-Encoding` accepts: a weight (thousandths, 0 = refused) per coding.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Accepted {
+    weights: [u16; 3],
+    /// `identity`'s stated weight, if stated.
+    identity: Option<u16>,
+}
+
+/// Codings used on the fly: gzip only. At fast levels brotli and zstd set up large per-call
+/// state (window and tables) that costs milliseconds per answer (measured by
+/// `scripts/bench_more.py`, section `fly`), where gzip level 1 costs a few hundred microseconds
+/// for 16 KiB; they are used for listings, compressed once.
+pub const ON_THE_FLY: &[Coding] = &[Coding::Gzip];
+
+impl Accepted {
+    /// The coding to answer in among `offered`: the acceptable one (q > 0) the request weighs
+    /// highest, ties going to the earlier in `offered`; `None` for identity — nothing acceptable,
+    /// or `identity` weighed above it.
+    pub fn best_among(&self, offered: &[Coding]) -> Option<Coding> {
+        let mut best: Option<(Coding, u16)> = None;
+        for &c in offered {
+            let w = self.weights[c.index()];
+            if w > 0 && best.is_none_or(|(_, bw)| w > bw) {
+                best = Some((c, w));
+            }
+        }
+        match (best, self.identity) {
+            (Some((_, w)), Some(iw)) if iw > w => None,
+            (b, _) => b.map(|(c, _)| c),
+        }
+    }
+}
+
+/// Reads `Accept-Encoding` (every field line): weights per coding, `*` standing for the codings
+/// not named, `x-gzip` for gzip; an item with an unreadable q-value is ignored.
+pub fn negotiate(headers: &HeaderMap) -> Accepted {
     let mut q = [None::<u16>; 3];
     let mut star = None::<u16>;
     let mut identity = None::<u16>;
@@ -62,17 +94,11 @@ pub fn negotiate(headers: &HeaderMap) -> Option<Coding> {
             *slot = Some(weight);
         }
     }
-    let mut best: Option<(Coding, u16)> = None;
+    let mut weights = [0u16; 3];
     for c in Coding::ALL {
-        let w = q[c.index()].or(star).unwrap_or(0);
-        if w > 0 && best.is_none_or(|(_, bw)| w > bw) {
-            best = Some((c, w));
-        }
+        weights[c.index()] = q[c.index()].or(star).unwrap_or(0);
     }
-    match (best, identity) {
-        (Some((_, w)), Some(iw)) if iw > w => None,
-        (b, _) => b.map(|(c, _)| c),
-    }
+    Accepted { weights, identity }
 }
 
 /// A qvalue (`0`, `0.5`, `1.000`) in thousandths; `None` if it is not one.
@@ -92,11 +118,16 @@ fn qvalue(v: &str) -> Option<u16> {
     }
 }
 
-/// A JSON answer in `coding` when it is large enough, else as it is.
-pub async fn json_answer(status: StatusCode, encoded: Encoded, coding: Option<Coding>) -> Response {
+/// A JSON answer in the coding `accepted` prefers when it is large enough, else as it is: a
+/// listing in any of [`Coding::ALL`], another answer in [`ON_THE_FLY`].
+pub async fn json_answer(status: StatusCode, encoded: Encoded, accepted: Accepted) -> Response {
     if encoded.len() < COMPRESS_MIN_BYTES {
         return plain(status, encoded);
     }
+    let coding = match &encoded {
+        Encoded::Spliced { .. } => accepted.best_among(&Coding::ALL),
+        Encoded::Whole(_) => accepted.best_among(ON_THE_FLY),
+    };
     let mut r = match (coding, encoded) {
         (None, encoded) => plain(status, encoded),
         (Some(coding), Encoded::Spliced { page, tail }) => {
@@ -154,7 +185,7 @@ mod tests {
         for v in values {
             h.append(header::ACCEPT_ENCODING, HeaderValue::from_str(v).unwrap());
         }
-        negotiate(&h).map(Coding::token)
+        negotiate(&h).best_among(&Coding::ALL).map(Coding::token)
     }
 
     #[test]

@@ -38,7 +38,6 @@ use crate::connection::{self, Caller, Encoded, Handshake, Outer, Refusal, Sessio
 use crate::contract::call::Call;
 use crate::contract::error::{METHOD_NOT_FOUND, MISSING_CLIENT_CAPABILITY};
 use crate::contract::{Era, RpcError};
-use crate::protocol::compress::Coding;
 use crate::protocol::engine::Engine;
 use crate::protocol::jsonrpc::Request as RpcRequest;
 use crate::protocol::reply::Reply;
@@ -224,7 +223,12 @@ fn status_of_refusal(why: Refusal) -> StatusCode {
     }
 }
 
-async fn reply_response(era: Era, id: &Value, reply: Reply, coding: Option<Coding>) -> Response {
+async fn reply_response(
+    era: Era,
+    id: &Value,
+    reply: Reply,
+    coding: encoding::Accepted,
+) -> Response {
     let status = status_of(era, &reply);
     encoding::json_answer(status, connection::encode(id, reply), coding).await
 }
@@ -363,7 +367,12 @@ fn check_modern_headers(route: &Route, h: &HeaderMap, req: &RpcRequest) -> Resul
 type ReplyFuture = Pin<Box<dyn Future<Output = Reply> + Send>>;
 
 /// Runs one request, answering JSON, or SSE once the handler emits a message before finishing.
-async fn run(route: &Route, req: RpcRequest, mut call: Call, coding: Option<Coding>) -> Response {
+async fn run(
+    route: &Route,
+    req: RpcRequest,
+    mut call: Call,
+    coding: encoding::Accepted,
+) -> Response {
     let era = call.era;
     let limit = route.server.config.request_timeout;
     if !connection::may_send_before_answer(&call) {
