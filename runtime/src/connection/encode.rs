@@ -33,6 +33,20 @@ impl Encoded {
         }
     }
 
+    /// The message in one buffer (a spliced page is copied).
+    pub fn into_vec(self) -> Vec<u8> {
+        match self {
+            Encoded::Whole(v) => v,
+            spliced => {
+                let mut out = Vec::with_capacity(spliced.len());
+                for s in spliced.into_segments() {
+                    out.extend_from_slice(&s);
+                }
+                out
+            }
+        }
+    }
+
     /// Total length in bytes.
     pub fn len(&self) -> usize {
         match self {

@@ -39,17 +39,30 @@ pub struct Page(Arc<PageInner>);
 #[derive(Debug)]
 struct PageInner {
     segments: Box<[Bytes]>,
+    /// Built once and served many times (a listing page, [`Page::kept`]): worth compressing once
+    /// at a strong level. A one-off result (a tool's answer) is compressed like any other answer.
+    kept: bool,
     /// By [`Coding::index`]: [`ANSWER_HEAD`] + the page, compressed and left open (`None` when
     /// the compressor failed; the answer then goes uncompressed).
     compressed: [OnceLock<Option<OpenStream>>; 3],
 }
 
 impl Page {
-    fn of(segments: Box<[Bytes]>) -> Self {
+    fn of(segments: Box<[Bytes]>, kept: bool) -> Self {
         Page(Arc::new(PageInner {
             segments,
+            kept,
             compressed: Default::default(),
         }))
+    }
+    /// A page kept and served many times (listings): its compressed forms are made once and
+    /// kept with it ([`Page::compressed`]). `Page::from` makes one-off pages.
+    pub fn kept(bytes: Vec<u8>) -> Self {
+        Page::of(Box::new([Bytes::from(bytes)]), true)
+    }
+    /// Whether this page is [`Page::kept`].
+    pub fn is_kept(&self) -> bool {
+        self.0.kept
     }
     pub fn segments(&self) -> &[Bytes] {
         &self.0.segments
@@ -92,15 +105,17 @@ impl Page {
     }
 }
 
+/// A one-off page (not [`Page::kept`]).
 impl From<Vec<u8>> for Page {
     fn from(bytes: Vec<u8>) -> Self {
-        Page::of(Box::new([Bytes::from(bytes)]))
+        Page::of(Box::new([Bytes::from(bytes)]), false)
     }
 }
 
+/// A one-off page (not [`Page::kept`]).
 impl From<Bytes> for Page {
     fn from(bytes: Bytes) -> Self {
-        Page::of(Box::new([bytes]))
+        Page::of(Box::new([bytes]), false)
     }
 }
 
@@ -325,11 +340,14 @@ impl Listings {
             return None;
         }
         let tail = format!("]{suffix}}}");
-        Some(vec![Page::of(Box::new([
-            Bytes::from_static(b"{\"tools\":["),
-            Bytes::from_static(joined.as_bytes()),
-            Bytes::from(tail.into_bytes()),
-        ]))])
+        Some(vec![Page::of(
+            Box::new([
+                Bytes::from_static(b"{\"tools\":["),
+                Bytes::from_static(joined.as_bytes()),
+                Bytes::from(tail.into_bytes()),
+            ]),
+            true,
+        )])
     }
 
     fn pages(&self, kind: ListKind, items: &[&str], suffix: &str) -> Vec<Page> {
@@ -362,7 +380,7 @@ impl Listings {
                 }
                 out.push_str(suffix);
                 out.push('}');
-                Page::from(out.into_bytes())
+                Page::kept(out.into_bytes())
             })
             .collect()
     }

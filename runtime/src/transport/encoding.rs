@@ -3,7 +3,8 @@
 //!
 //! A listing's answer is closed from its page's once-compressed bytes ([`Page::compressed`]),
 //! so it costs no compression per request (br, zstd or gzip); any other answer of at least
-//! [`COMPRESS_MIN_BYTES`] is compressed as it leaves, in gzip at a fast level ([`ON_THE_FLY`]). Smaller answers, and
+//! [`COMPRESS_MIN_BYTES`] (a tool's result included) is compressed as it leaves, in gzip at a
+//! fast level ([`ON_THE_FLY`]). Smaller answers, and
 //! streamed (SSE) ones, go uncompressed: the former would gain less than the work costs, the
 //! latter would need a flush per event. Every answer that could have been compressed says
 //! `Vary: Accept-Encoding`, so a cache keeps the codings apart.
@@ -31,10 +32,9 @@ pub struct Accepted {
     identity: Option<u16>,
 }
 
-/// Codings used on the fly: gzip only. At fast levels brotli and zstd set up large per-call
-/// state (window and tables) that costs milliseconds per answer (measured by
-/// `scripts/bench_more.py`, section `fly`), where gzip level 1 costs a few hundred microseconds
-/// for 16 KiB; they are used for listings, compressed once.
+/// Codings used on the fly: gzip only, the one every client accepts, at level 1 (a few hundred
+/// microseconds for a 16 KiB answer, `scripts/bench_more.py` section `fly`). Brotli and zstd,
+/// smaller but dearer to set up per answer, are kept for listings, compressed once.
 pub const ON_THE_FLY: &[Coding] = &[Coding::Gzip];
 
 impl Accepted {
@@ -124,13 +124,14 @@ pub async fn json_answer(status: StatusCode, encoded: Encoded, accepted: Accepte
     if encoded.len() < COMPRESS_MIN_BYTES {
         return plain(status, encoded);
     }
-    let coding = match &encoded {
-        Encoded::Spliced { .. } => accepted.best_among(&Coding::ALL),
-        Encoded::Whole(_) => accepted.best_among(ON_THE_FLY),
+    let kept = matches!(&encoded, Encoded::Spliced { page, .. } if page.is_kept());
+    let coding = match kept {
+        true => accepted.best_among(&Coding::ALL),
+        false => accepted.best_among(ON_THE_FLY),
     };
     let mut r = match (coding, encoded) {
         (None, encoded) => plain(status, encoded),
-        (Some(coding), Encoded::Spliced { page, tail }) => {
+        (Some(coding), Encoded::Spliced { page, tail }) if kept => {
             if !page.is_compressed(coding) {
                 // The first request in this coding compresses the page, off the async workers
                 // (a large listing takes a noticeable fraction of a second).
@@ -149,10 +150,14 @@ pub async fn json_answer(status: StatusCode, encoded: Encoded, accepted: Accepte
                 None => plain(status, Encoded::Spliced { page, tail }),
             }
         }
-        (Some(coding), Encoded::Whole(bytes)) => match compress::compress(coding, &bytes) {
-            Ok(c) if c.len() < bytes.len() => encoded_response(status, Body::from(c), coding),
-            _ => plain(status, Encoded::Whole(bytes)),
-        },
+        // Any other answer (a tool's one-off result page included) is compressed as it leaves.
+        (Some(coding), encoded) => {
+            let bytes = encoded.into_vec();
+            match compress::compress(coding, &bytes) {
+                Ok(c) if c.len() < bytes.len() => encoded_response(status, Body::from(c), coding),
+                _ => plain(status, Encoded::Whole(bytes)),
+            }
+        }
     };
     r.headers_mut()
         .append(header::VARY, HeaderValue::from_static("accept-encoding"));

@@ -27,13 +27,30 @@ impl Backend for NoBackend {
     }
 }
 
+/// Answers every call with ~20 KB of JSON (a large tool result).
+struct Big;
+
+impl Backend for Big {
+    fn call<'a>(
+        &'a self,
+        _ctx: &'a CallContext,
+        _tool: &'static Tool,
+        _args: &'a Map<String, Value>,
+    ) -> BoxFuture<'a, Result<Output, BackendError>> {
+        let rows: Vec<Value> = (0..300)
+            .map(|i| json!({"id": format!("row-{i}"), "amount": i * 7, "status": "paid"}))
+            .collect();
+        Box::pin(async move { Ok(Output::Json(json!({ "rows": rows }))) })
+    }
+}
+
 fn app(product: &str) -> axum::Router {
+    app_with(product, Arc::new(NoBackend))
+}
+
+fn app_with(product: &str, backend: Arc<dyn Backend>) -> axum::Router {
     let product = generated::product(product).expect("generated product");
-    let cfg = ServerConfig::new(
-        vec![product],
-        Arc::new(NoBackend),
-        unrestricted_identity("t"),
-    );
+    let cfg = ServerConfig::new(vec![product], backend, unrestricted_identity("t"));
     super::super::http::router(Server::new(cfg).unwrap())
 }
 
@@ -241,4 +258,33 @@ async fn streamed_answers_are_not_compressed() {
     assert!(messages.len() >= 2, "{text}");
     assert_eq!(messages.last().unwrap()["id"], 3);
     assert!(messages.last().unwrap()["result"].is_object());
+}
+
+/// A tool's result is a one-off page: compressed as it leaves, in gzip only, never kept (it was
+/// compressed at the listings' once-only levels on every call, and in br or zstd).
+#[tokio::test]
+async fn a_large_tool_result_is_compressed_on_the_fly_in_gzip_only() {
+    let product = generated::product("banking").unwrap();
+    let tool = product
+        .tools
+        .iter()
+        .find(|t| t.annotations.read_only && !t.input_schema_json.contains("\"required\""))
+        .expect("a read tool without required arguments");
+    let app = app_with("banking", Arc::new(Big));
+    let call = json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call",
+        "params": {"name": tool.name, "arguments": {}}});
+    let (plain, raw) = post(&app, call.clone(), None).await;
+    let v: Value = serde_json::from_slice(&raw).unwrap();
+    assert!(v["result"]["content"].is_array(), "{v}");
+    assert!(raw.len() >= super::COMPRESS_MIN_BYTES, "{}", raw.len());
+    assert_eq!(header(&plain, "content-encoding"), None);
+    assert_eq!(header(&plain, "vary"), Some("accept-encoding"));
+    let (r, wire) = post(&app, call.clone(), Some("br, zstd, gzip;q=0.1")).await;
+    assert_eq!(header(&r, "content-encoding"), Some("gzip"));
+    assert!(decode("gzip", &wire) == raw);
+    for coding in ["br", "zstd"] {
+        let (r, wire) = post(&app, call.clone(), Some(coding)).await;
+        assert_eq!(header(&r, "content-encoding"), None, "{coding}");
+        assert!(wire == raw, "{coding}");
+    }
 }
