@@ -5,9 +5,15 @@
 # clients (oha on the same machine), a 2 s warm-up then 3 runs of 10 s, medians; RSS peak; stdio
 # cold start (spawn → initialize → tools/list answer, median of 10).
 #
+# Then scripts/bench_more.py (issue 17): the tools/list tail with and without TCP_NODELAY,
+# compressed listings against a static server sending the same compressed bytes, on-the-fly
+# compression cost, the sandbox (WAL + read pool) at 1 and 32 connections beside the fixture tool,
+# banking resources/list, and the proxy's overhead over `sandbox serve-api`.
+#
 # Prints figures, never asserts. Env: SCRATCH (default /tmp/kobana-bench: catalog, peer builds,
-# oha, results), RUNS, DURATION, CONNS, N (as bench-peers). Needs python3, cargo, network access
-# to crates.io the first time (rmcp, oha).
+# oha, results), RUNS, DURATION, CONNS, N (as bench-peers), PEERS (default "static rmcp kobana"),
+# SECTIONS (bench_more.py's, default all; "none" skips it). Needs python3, cargo, a C compiler (the
+# TCP_NODELAY shim), network access to crates.io the first time (rmcp, oha).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 peers=${BENCH_PEERS:-$(cd "$root/../shared/bench-peers" 2>/dev/null && pwd || true)}
@@ -22,9 +28,27 @@ mkdir -p "$S" "$OUT"
 export OHA=${OHA:-$S/oha/bin/oha}
 [ -x "$OHA" ] || cargo install -q oha --locked --version 1.16.0 --root "$S/oha"
 
-# 2. Ours, in release.
-(cd "$root" && cargo build -q --release -p runtime --example bench_server)
+# 2. Ours, in release (and a static server for our compressed bytes, and the CLI).
+(cd "$root" && cargo build -q --release -p runtime --example bench_server --example static_file)
 ours=${CARGO_TARGET_DIR:-$root/target}/release/examples/bench_server
+if [ "${SECTIONS:-all}" != none ]; then
+  (cd "$root" && cargo build -q --release --bin kobana-mcp)
+  # An LD_PRELOAD shim making setsockopt(TCP_NODELAY) a no-op: ours as it was before the option.
+  cat > "$S/nonodelay.c" <<'C'
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+int setsockopt(int fd, int level, int name, const void *val, socklen_t len) {
+    static int (*real)(int, int, int, const void *, socklen_t);
+    if (!real) real = dlsym(RTLD_NEXT, "setsockopt");
+    if (level == IPPROTO_TCP && name == TCP_NODELAY) return 0;
+    return real(fd, level, name, val, len);
+}
+C
+  cc -shared -fPIC -O2 -o "$S/nonodelay.so" "$S/nonodelay.c" -ldl
+fi
 T="$S/rust-target/release"
 C="$S/catalog/tools.json"
 cat > "$S/peers.json" <<JSON
@@ -39,8 +63,16 @@ JSON
 
 # 3. Measure (the bench-peers scripts, unchanged), then the ratios.
 rm -f "$OUT/http.json" "$OUT/coldstart.json"
-python3 "$peers/bench.py" "$S/peers.json" "$OUT" static rmcp kobana
+# oha sends an Accept-Encoding of its own unless told not to: our listings would then be measured
+# compressed against peers sending them raw. The table compares identity answers; compression
+# is measured by bench_more.py against a static server sending the same compressed bytes.
+printf '#!/bin/sh\nexec %s --disable-compression "$@"\n' "$OHA" > "$S/oha-identity"
+chmod +x "$S/oha-identity"
+echo "load average before: $(cat /proc/loadavg)"
+# shellcheck disable=SC2086
+OHA="$S/oha-identity" python3 "$peers/bench.py" "$S/peers.json" "$OUT" ${PEERS:-static rmcp kobana}
 python3 "$peers/coldstart.py" "$S/peers.json" "$OUT" rmcp kobana
+echo "load average after: $(cat /proc/loadavg)"
 python3 - "$OUT" <<'PY'
 import json, os, sys
 out = sys.argv[1]
@@ -69,3 +101,12 @@ for peer in ("kobana", "rmcp"):
 print(f"idle RSS MiB: kobana {http.get('kobana', {}).get('rss_idle_mib')}, static {http.get('static', {}).get('rss_idle_mib')}, rmcp {http.get('rmcp', {}).get('rss_idle_mib')}")
 PY
 echo "raw results: $OUT/http.json, $OUT/coldstart.json"
+
+# 4. Issue 17's further figures, each beside its peer in the same run.
+if [ "${SECTIONS:-all}" != none ]; then
+  [ "${SECTIONS:-all}" = all ] && unset SECTIONS
+  BENCH_SERVER="$ours" STATIC_BYTES="$T/static_bytes" \
+    STATIC_FILE="${CARGO_TARGET_DIR:-$root/target}/release/examples/static_file" \
+    KOBANA="${CARGO_TARGET_DIR:-$root/target}/release/kobana-mcp" CATALOG="$C" \
+    NODELAY_SHIM="$S/nonodelay.so" python3 "$root/scripts/bench_more.py" "$OUT/more"
+fi

@@ -247,7 +247,7 @@ impl Sandbox {
         let scope = Self::scope_of(product, ctx, args)?;
         self.ensure_seeded(product, &scope).map_err(ops::db)?;
         let now = clock::now();
-        self.inner.store.call_transaction(|tx| {
+        let body = |tx: &rusqlite::Transaction<'_>| {
             let run = |tool: &'static Tool, args: &Map<String, Value>| {
                 ops::execute(&ops::Call {
                     tx,
@@ -261,7 +261,12 @@ impl Sandbox {
             };
             check_references(product, tool, args, run)?;
             run(tool, args)
-        })
+        };
+        if ops::is_read(tool) {
+            self.inner.store.call_read(body)
+        } else {
+            self.inner.store.call_transaction(body)
+        }
     }
 
     /// (Re)seeds `product`: every scope seeded so far plus `extra` scopes, from scratch.
@@ -335,9 +340,7 @@ impl Sandbox {
         record: &str,
     ) -> Result<Vec<store::Row>, StoreError> {
         self.ensure_seeded(product, scope)?;
-        self.inner
-            .store
-            .transaction(|tx| store::list(tx, scope, record))
+        self.inner.store.read(|tx| store::list(tx, scope, record))
     }
 
     /// Loads one record (for signed downloads).
@@ -349,7 +352,7 @@ impl Sandbox {
     ) -> Result<Option<store::Row>, StoreError> {
         self.inner
             .store
-            .transaction(|tx| store::get(tx, scope, record, id))
+            .read(|tx| store::get(tx, scope, record, id))
     }
 }
 

@@ -112,6 +112,21 @@ fn uploaded_files(tool: &Tool, args: &Map<String, Value>) -> Result<Vec<Value>, 
 }
 
 /// Executes one tool call inside the caller's transaction.
+/// Whether `tool` only reads (list, get, singleton, latest, summary): such calls run on a read
+/// connection ([`crate::store::Store::read`]), beside writes instead of after them. Everything
+/// else, including `Custom` and uploads, goes to the writer.
+pub fn is_read(tool: &Tool) -> bool {
+    matches!(
+        tool.operation,
+        Operation::List { .. }
+            | Operation::Get { .. }
+            | Operation::GetWhere { .. }
+            | Operation::Singleton { .. }
+            | Operation::Latest { .. }
+            | Operation::Summary { .. }
+    )
+}
+
 pub fn execute(c: &Call<'_>) -> Result<Output, BackendError> {
     let uploads = uploaded_files(c.tool, c.args)?;
     if !uploads.is_empty() {

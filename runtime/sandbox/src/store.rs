@@ -2,11 +2,15 @@
 //! workspace, record type and id, plus the list of seeded scopes.
 //!
 //! Every tool call runs in one transaction ([`Store::transaction`]), so a failing tool changes
-//! nothing. One connection behind a mutex, used from `spawn_blocking`, keeps writes serialised;
-//! WAL lets a second process (for example `serve-api` next to `serve`) read at the same time.
+//! nothing. One writer connection behind a mutex, used from `spawn_blocking`, keeps writes
+//! serialised; reads run on a pool of read-only connections ([`Store::read`]), and WAL gives each
+//! its own snapshot, so reads never wait for a write (nor for each other) and use every core.
+//! WAL also lets a second process (for example `serve-api` next to `serve`) read at the same time.
 
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Condvar, Mutex};
+
+use rusqlite::OpenFlags;
 
 use rusqlite::{params, Connection, OptionalExtension, Transaction};
 use rusqlite_migration::{Migrations, M};
@@ -51,7 +55,20 @@ pub enum StoreError {
 
 pub struct Store {
     conn: Mutex<Connection>,
+    readers: Readers,
     path: PathBuf,
+}
+
+/// Read-only connections, lent one per read transaction.
+struct Readers {
+    idle: Mutex<Vec<Connection>>,
+    returned: Condvar,
+}
+
+/// How many read connections: one per core (reads are CPU work in SQLite's page cache), at least
+/// two so a read never waits for one long read, at most 16.
+fn reader_count() -> usize {
+    std::thread::available_parallelism().map_or(2, |n| n.get().clamp(2, 16))
 }
 
 /// The schema's versions, oldest first, applied by `rusqlite_migration` (which records the
@@ -107,10 +124,60 @@ impl Store {
                 path: path.clone(),
                 message: e.to_string(),
             })?;
+        let mut idle = Vec::new();
+        for _ in 0..reader_count() {
+            // Read-only: a read tool that tried to write would fail, never write past the writer.
+            let r = Connection::open_with_flags(
+                &path,
+                OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+            )
+            .map_err(|source| StoreError::Open {
+                path: path.clone(),
+                source,
+            })?;
+            r.busy_timeout(std::time::Duration::from_secs(5))?;
+            idle.push(r);
+        }
         Ok(Store {
             conn: Mutex::new(conn),
+            readers: Readers {
+                idle: Mutex::new(idle),
+                returned: Condvar::new(),
+            },
             path,
         })
+    }
+
+    /// Runs `f` in a read transaction on a pooled read-only connection: it sees the last
+    /// committed state, waits for no writer, and cannot write.
+    pub fn read<T, E: From<StoreError>>(
+        &self,
+        f: impl FnOnce(&Transaction<'_>) -> Result<T, E>,
+    ) -> Result<T, E> {
+        let mut conn = self.readers.take();
+        let out = (|| {
+            let tx = conn.transaction().map_err(StoreError::from)?;
+            // Dropping the transaction ends it (a rollback, of nothing).
+            f(&tx)
+        })();
+        self.readers.give_back(conn);
+        out
+    }
+
+    /// [`Store::read`] for tool calls: store failures become `BackendError::Unavailable`.
+    pub fn call_read<T>(
+        &self,
+        f: impl FnOnce(&Transaction<'_>) -> Result<T, runtime_model::backend::BackendError>,
+    ) -> Result<T, runtime_model::backend::BackendError> {
+        let mut conn = self.readers.take();
+        let out = (|| {
+            let tx = conn.transaction().map_err(|e| {
+                runtime_model::backend::BackendError::Unavailable(format!("sandbox database: {e}"))
+            })?;
+            f(&tx)
+        })();
+        self.readers.give_back(conn);
+        out
     }
 
     pub fn path(&self) -> &Path {
@@ -143,6 +210,28 @@ impl Store {
         let out = f(&tx)?;
         tx.commit().map_err(StoreError::from)?;
         Ok(out)
+    }
+}
+
+impl Readers {
+    /// An idle connection, waiting for one to come back when all are lent.
+    fn take(&self) -> Connection {
+        // A poisoned lock only means a thread panicked while pushing or popping; the list is whole.
+        let mut idle = self.idle.lock().unwrap_or_else(|p| p.into_inner());
+        loop {
+            if let Some(c) = idle.pop() {
+                return c;
+            }
+            idle = self.returned.wait(idle).unwrap_or_else(|p| p.into_inner());
+        }
+    }
+
+    fn give_back(&self, conn: Connection) {
+        self.idle
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(conn);
+        self.returned.notify_one();
     }
 }
 
@@ -363,5 +452,105 @@ mod migration_tests {
                 .contains("cannot bring its schema up to date"),
             "{err}"
         );
+    }
+}
+
+#[cfg(test)]
+mod reader_tests {
+    use super::*;
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    fn scope() -> Scope {
+        Scope {
+            product: "billing".into(),
+            organization: "org".into(),
+            workspace: String::new(),
+        }
+    }
+
+    fn row(id: &str) -> Row {
+        let mut json = Map::new();
+        json.insert("id".into(), Value::from(id));
+        Row {
+            id: id.into(),
+            seq: 1,
+            json,
+        }
+    }
+
+    /// A write transaction held open (the writer's lock taken, a row written but not committed)
+    /// does not stop a read, which sees the last committed state; after the commit, it sees the row.
+    #[test]
+    fn reads_never_wait_for_a_write_and_see_only_committed_rows() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = std::sync::Arc::new(Store::open(dir.path()).unwrap());
+        let (written, wait_written) = mpsc::channel();
+        let (release, wait_release) = mpsc::channel::<()>();
+        let writer = {
+            let store = store.clone();
+            std::thread::spawn(move || {
+                store
+                    .transaction(|tx| -> Result<(), StoreError> {
+                        put(tx, &scope(), "invoice", &row("a"), "2026-01-01")?;
+                        written.send(()).unwrap();
+                        wait_release.recv().unwrap();
+                        Ok(())
+                    })
+                    .unwrap();
+            })
+        };
+        wait_written.recv().unwrap();
+        let (read, got) = mpsc::channel();
+        {
+            let store = store.clone();
+            std::thread::spawn(move || {
+                let n = store.read(|tx| count(tx, &scope(), "invoice")).unwrap();
+                read.send(n).unwrap();
+            });
+        }
+        // A deadlock detector, not a speed limit: with reads behind the writer's lock this waits
+        // forever.
+        let seen = got
+            .recv_timeout(Duration::from_secs(30))
+            .expect("the read finished while the write was open");
+        assert_eq!(seen, 0, "the uncommitted row is not visible");
+        release.send(()).unwrap();
+        writer.join().unwrap();
+        assert_eq!(store.read(|tx| count(tx, &scope(), "invoice")).unwrap(), 1);
+    }
+
+    #[test]
+    fn read_connections_cannot_write() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        let err = store
+            .read(|tx| put(tx, &scope(), "invoice", &row("a"), "2026-01-01"))
+            .unwrap_err();
+        assert!(err.to_string().contains("readonly"), "{err}");
+        assert_eq!(store.read(|tx| count(tx, &scope(), "invoice")).unwrap(), 0);
+    }
+
+    /// More readers at once than the pool holds: each waits for a connection, none fails.
+    #[test]
+    fn more_concurrent_reads_than_connections_all_complete() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = std::sync::Arc::new(Store::open(dir.path()).unwrap());
+        store
+            .transaction(|tx| put(tx, &scope(), "invoice", &row("a"), "2026-01-01"))
+            .unwrap();
+        let threads: Vec<_> = (0..4 * reader_count())
+            .map(|_| {
+                let store = store.clone();
+                std::thread::spawn(move || {
+                    (0..20)
+                        .map(|_| store.read(|tx| count(tx, &scope(), "invoice")).unwrap())
+                        .sum::<i64>()
+                })
+            })
+            .collect();
+        for t in threads {
+            assert_eq!(t.join().unwrap(), 20);
+        }
     }
 }

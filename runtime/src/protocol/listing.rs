@@ -28,19 +28,53 @@ use runtime_model::identity::Identity;
 use runtime_model::locale::Locale;
 use runtime_model::selection::Selection;
 
+use super::compress::{Coding, OpenStream};
 use crate::contract::RpcError;
 
+/// How every answer carrying a page starts: the JSON-RPC envelope up to the page, with the `id`
+/// after it (`…,"id":<id>}`), so that the answer's bytes up to its tail are the same for every
+/// request and can be compressed once ([`Page::compressed`]).
+pub const ANSWER_HEAD: &[u8] = b"{\"jsonrpc\":\"2.0\",\"result\":";
+
 /// One page: a complete JSON `result` object, as byte segments to send one after the other
-/// (static catalog text is one of them, not copied). Cloning shares them.
+/// (static catalog text is one of them, not copied), with its answer's compressed forms, each
+/// made on first use. Cloning shares them.
 #[derive(Debug, Clone)]
-pub struct Page(Arc<[Bytes]>);
+pub struct Page(Arc<PageInner>);
+
+#[derive(Debug)]
+struct PageInner {
+    segments: Box<[Bytes]>,
+    /// Built once and served many times (a listing page, [`Page::kept`]): worth compressing once
+    /// at a strong level. A one-off result (a tool's answer) is compressed like any other answer.
+    kept: bool,
+    /// By [`Coding::index`]: [`ANSWER_HEAD`] + the page, compressed and left open (`None` when
+    /// the compressor failed; the answer then goes uncompressed).
+    compressed: [OnceLock<Option<OpenStream>>; 3],
+}
 
 impl Page {
+    fn of(segments: Box<[Bytes]>, kept: bool) -> Self {
+        Page(Arc::new(PageInner {
+            segments,
+            kept,
+            compressed: Default::default(),
+        }))
+    }
+    /// A page kept and served many times (listings): its compressed forms are made once and
+    /// kept with it ([`Page::compressed`]). `Page::from` makes one-off pages.
+    pub fn kept(bytes: Vec<u8>) -> Self {
+        Page::of(Box::new([Bytes::from(bytes)]), true)
+    }
+    /// Whether this page is [`Page::kept`].
+    pub fn is_kept(&self) -> bool {
+        self.0.kept
+    }
     pub fn segments(&self) -> &[Bytes] {
-        &self.0
+        &self.0.segments
     }
     pub fn len(&self) -> usize {
-        self.0.iter().map(Bytes::len).sum()
+        self.0.segments.iter().map(Bytes::len).sum()
     }
     pub fn is_empty(&self) -> bool {
         self.len() == 0
@@ -48,22 +82,46 @@ impl Page {
     /// The page in one buffer.
     pub fn to_vec(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(self.len());
-        for s in self.0.iter() {
+        for s in self.0.segments.iter() {
             out.extend_from_slice(s);
         }
         out
     }
-}
-
-impl From<Vec<u8>> for Page {
-    fn from(bytes: Vec<u8>) -> Self {
-        Page(Arc::from([Bytes::from(bytes)]))
+    /// Whether [`Page::compressed`] has already run for `coding`.
+    pub fn is_compressed(&self, coding: Coding) -> bool {
+        self.0.compressed[coding.index()].get().is_some()
+    }
+    /// [`ANSWER_HEAD`] and this page compressed in `coding`, left open for the answer's tail:
+    /// compressed on the first call (per page and coding; later callers wait for it), shared after.
+    pub fn compressed(&self, coding: Coding) -> Option<&OpenStream> {
+        self.0.compressed[coding.index()]
+            .get_or_init(|| {
+                let mut parts: Vec<&[u8]> = Vec::with_capacity(self.0.segments.len() + 1);
+                parts.push(ANSWER_HEAD);
+                parts.extend(self.0.segments.iter().map(|b| &b[..]));
+                match OpenStream::open(coding, &parts) {
+                    Ok(s) => Some(s),
+                    Err(e) => {
+                        tracing::warn!(coding = coding.token(), error = %e, "listing not compressed");
+                        None
+                    }
+                }
+            })
+            .as_ref()
     }
 }
 
+/// A one-off page (not [`Page::kept`]).
+impl From<Vec<u8>> for Page {
+    fn from(bytes: Vec<u8>) -> Self {
+        Page::of(Box::new([Bytes::from(bytes)]), false)
+    }
+}
+
+/// A one-off page (not [`Page::kept`]).
 impl From<Bytes> for Page {
     fn from(bytes: Bytes) -> Self {
-        Page(Arc::from([bytes]))
+        Page::of(Box::new([bytes]), false)
     }
 }
 
@@ -329,11 +387,14 @@ impl Listings {
             return None;
         }
         let tail = format!("]{suffix}}}");
-        Some(vec![Page(Arc::from([
-            Bytes::from_static(b"{\"tools\":["),
-            Bytes::from_static(joined.as_bytes()),
-            Bytes::from(tail.into_bytes()),
-        ]))])
+        Some(vec![Page::of(
+            Box::new([
+                Bytes::from_static(b"{\"tools\":["),
+                Bytes::from_static(joined.as_bytes()),
+                Bytes::from(tail.into_bytes()),
+            ]),
+            true,
+        )])
     }
 
     fn pages(&self, kind: ListKind, items: &[&str], suffix: &str) -> Vec<Page> {
@@ -366,7 +427,7 @@ impl Listings {
                 }
                 out.push_str(suffix);
                 out.push('}');
-                Page::from(out.into_bytes())
+                Page::kept(out.into_bytes())
             })
             .collect()
     }

@@ -6,6 +6,7 @@
 //! - [`jsonrpc`]: framing (parsing messages, encoding answers).
 //! - [`engine`]: method dispatch of one product ([`engine::Engine`]), built with its extensions.
 //! - [`reply`]: what the engine answers ([`Reply`]), before the connection layer encodes it.
+//! - [`compress`]: content codings (listings compressed once per page, large answers on the fly).
 //! - [`listing`], [`tools`], [`resources`], [`prompts`], [`completion`]: the methods.
 //! - [`mrtr`]: multi round-trip requests (sealed `requestState`).
 //! - [`tasks`]: the Tasks extension (`tasks/*`, tool calls run as tasks).
@@ -15,6 +16,7 @@
 //! - [`rate`]: the per-identity rate limits of tool calls and resource reads.
 
 pub mod completion;
+pub mod compress;
 pub mod dates;
 pub mod discovery;
 pub mod discovery_tools;

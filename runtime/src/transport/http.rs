@@ -29,7 +29,8 @@ use axum::Router;
 use serde_json::Value;
 use tokio::sync::mpsc;
 
-use super::body::{self, Chunks};
+use super::body;
+use super::encoding;
 use super::headers;
 use super::response::{empty, error_response, json_response, sse_response};
 use crate::auth::Authenticated;
@@ -202,6 +203,12 @@ pub async fn serve_router(
             () = &mut shutdown => break,
         };
         let (stream, peer) = stream;
+        // TCP_NODELAY: a listing's answer leaves in more than one write (hyper flushes its write
+        // queue once it holds ~400 KB, then sends the page's last segments and the envelope's
+        // tail). With Nagle's algorithm that small last write waits for the ACK of the data
+        // before it, which the client delays (up to 40 ms): the p99 of `tools/list` was that
+        // delay (issue 17; `scripts/bench_more.py` measures it with the option suppressed). Every
+        // answer is queued whole before hyper writes it, so no tiny segments result from it.
         let _ = stream.set_nodelay(true);
         // Each request learns its connection's peer (the client address of rate limits, logs).
         let service = TowerToHyperService::new(tower::ServiceExt::map_request(
@@ -244,14 +251,15 @@ fn status_of_refusal(why: Refusal) -> StatusCode {
     }
 }
 
-fn reply_response(era: Era, id: &Value, reply: Reply) -> Response {
+async fn reply_response(
+    era: Era,
+    id: &Value,
+    reply: Reply,
+    coding: encoding::Accepted,
+) -> Response {
     let status = status_of(era, &reply);
     let retry_after = retry_after_of(&reply);
-    let mut r = match connection::encode(id, reply) {
-        Encoded::Whole(bytes) => json_response(status, bytes),
-        // The shared page bytes go out between the envelope's head and tail: no copy.
-        spliced => json_response(status, Body::new(Chunks::new(spliced.into_segments()))),
-    };
+    let mut r = encoding::json_answer(status, connection::encode(id, reply), coding).await;
     if let Some(secs) = retry_after {
         r.headers_mut()
             .insert(axum::http::header::RETRY_AFTER, HeaderValue::from(secs));
@@ -361,6 +369,7 @@ async fn post_answer(
             );
         }
     }
+    let coding = encoding::negotiate(h);
     let session_id = h.get(headers::SESSION_ID).and_then(|v| v.to_str().ok());
     let outer = match h.get(headers::PROTOCOL_VERSION).map(|v| v.to_str()) {
         Some(Ok(v)) => Outer::Header(v.trim()),
@@ -392,7 +401,9 @@ async fn post_answer(
         ))
         .await;
         let resp = match answer {
-            Ok(Some(out)) => json_response(StatusCode::OK, out),
+            Ok(Some(out)) => {
+                encoding::json_answer(StatusCode::OK, Encoded::Whole(out), coding).await
+            }
             Ok(None) => empty(StatusCode::ACCEPTED),
             Err(e) => error_response(StatusCode::BAD_REQUEST, &Value::Null, &e),
         };
@@ -441,7 +452,10 @@ async fn post_answer(
                 return (challenge, Some(locale));
             }
             let ip = client_ip(&parts.extensions);
-            (Box::pin(run(&route, req, call, ip)).await, Some(locale))
+            (
+                Box::pin(run(&route, req, call, ip, coding)).await,
+                Some(locale),
+            )
         }
     }
 }
@@ -508,6 +522,7 @@ async fn run(
     req: RpcRequest,
     mut call: Call,
     ip: Option<std::net::IpAddr>,
+    coding: encoding::Accepted,
 ) -> Response {
     use crate::protocol::request_log::with_client_ip;
     let era = call.era;
@@ -515,7 +530,7 @@ async fn run(
     if !connection::may_send_before_answer(&call) {
         // Nothing can reach the client before the answer: answer JSON without a message channel.
         let reply = with_client_ip(ip, connection::answer(&route.engine, &req, &call, limit)).await;
-        return reply_response(era, &req.id, reply);
+        return reply_response(era, &req.id, reply, coding).await;
     }
     let (tx, mut rx) = mpsc::unbounded_channel::<Vec<u8>>();
     connection::attach(&mut call, tx);
@@ -532,7 +547,7 @@ async fn run(
                 queued.push(m);
             }
             if queued.is_empty() {
-                return reply_response(era, &id, reply);
+                return reply_response(era, &id, reply, coding).await;
             }
             let mut out = Vec::new();
             for m in queued {

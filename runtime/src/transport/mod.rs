@@ -3,6 +3,7 @@
 
 pub mod body;
 pub mod client;
+pub mod encoding;
 pub mod guard;
 pub mod headers;
 pub mod health;

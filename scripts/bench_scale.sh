@@ -1,0 +1,143 @@
+#!/usr/bin/env bash
+# Ten times the catalog (issue 17): the same figures at 1× (the repository's catalogs, banking's
+# ~311 tools the largest) and at 10× (a synthetic product `scale` of 3,000 tools and 600 templates
+# from scripts/gen_scale_catalog.py, added to a copy of the repository; never checked in):
+#   - codegen wall and CPU time (release codegen, median of 3; target < 3 s at 10×)
+#   - incremental build of `generated` after a one-line YAML edit (dev profile)
+#   - kobana-mcp release binary size
+#   - stdio cold start to the first tools/list answer (scripts/bench_coldstart.sh, median; < 20 ms)
+#   - idle RSS of `serve <product> --http`, and after 2,000 tools/list + tools/call (< 30 MB at 1×)
+# Prints figures, never asserts. The copy builds in this worktree's target directory (sharing the
+# compiled dependencies; only the workspace crates build again), then the 1× binary is rebuilt so
+# target/release/kobana-mcp is left as it was. Env: N (cold starts per case, default 20),
+# CODEGEN (a codegen binary to use instead of building it in release), SKIP_INCREMENTAL=1,
+# SKIP_X10_BINARY=1 (no 10× release build: binary figures at 1× only).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+target=${CARGO_TARGET_DIR:-$root/target}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+N=${N:-20}
+now_ns() { date +%s%N; }
+elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b - a) / 1e9 }'; }
+median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+cpu_of() { # user+sys seconds of a command
+  /usr/bin/env time -f "%U %S" -o "$work/time" "$@" >/dev/null 2>&1
+  awk '{ printf "%.2f", $1 + $2 }' "$work/time"
+}
+echo "load average at start: $(cat /proc/loadavg)"
+
+# The copy: sources only, with the synthetic catalog beside the real ones.
+mkdir -p "$work/x10"
+(cd "$root" && tar --exclude=./target --exclude=./.git -cf - .) | tar -xf - -C "$work/x10"
+python3 "$root/scripts/gen_scale_catalog.py" "$work/x10/catalog/scale.yaml" 3000 600
+
+codegen=${CODEGEN:-}
+if [ -z "$codegen" ]; then
+  (cd "$root" && cargo build -q --release -p codegen)
+  codegen="$target/release/codegen"
+fi
+declare -A gen_wall gen_cpu
+for scale in 1 10; do
+  dir=$root
+  [ $scale = 10 ] && dir=$work/x10
+  mkdir -p "$work/gen$scale"
+  cp -r "$dir/catalog" "$dir/generated" "$work/gen$scale/"
+  "$codegen" --root "$work/gen$scale" >/dev/null # brings the copy up to date
+  walls=() cpus=()
+  for _ in 1 2 3; do
+    t0=$(now_ns)
+    c=$(cpu_of "$codegen" --root "$work/gen$scale")
+    t1=$(now_ns)
+    walls+=("$(elapsed "$t0" "$t1")") cpus+=("$c")
+  done
+  gen_wall[$scale]=$(median "${walls[@]}") gen_cpu[$scale]=$(median "${cpus[@]}")
+done
+tools1=$(grep -c '^  - name: ' "$root/catalog/banking.yaml")
+
+# Incremental dev build of `generated` after a one-line edit (a tool title), 1× in the
+# repository's own copy, 10× in the scaled copy; each copy is built once first.
+declare -A incr
+for scale in 1 10; do
+  [ "${SKIP_INCREMENTAL:-}" = 1 ] && { incr[$scale]="-"; continue; }
+  mkdir -p "$work/b$scale"
+  if [ $scale = 1 ]; then
+    (cd "$root" && tar --exclude=./target --exclude=./.git -cf - .) | tar -xf - -C "$work/b$scale"
+    file=catalog/billing.yaml
+  else
+    cp -r "$work/x10/." "$work/b$scale/"
+    file=catalog/scale.yaml
+  fi
+  (cd "$work/b$scale" && CARGO_TARGET_DIR="$target" cargo build -q -p generated)
+  line=$(grep -n -E "^    title: [A-Za-z][^'\"#:]*\$" "$work/b$scale/$file" | head -n 1 | cut -d: -f1)
+  sed -i "${line}s/\$/ (edited)/" "$work/b$scale/$file"
+  t0=$(now_ns)
+  (cd "$work/b$scale" && CARGO_TARGET_DIR="$target" cargo build -q -p generated)
+  t1=$(now_ns)
+  incr[$scale]=$(elapsed "$t0" "$t1")
+done
+
+declare -A size cold idle loaded
+measure_binary() { # scale product bin
+  local scale=$1 product=$2 bin=$3
+  size[$scale]=$(stat -c %s "$bin")
+  cold[$scale]=$(BIN="$bin" N=$N PRODUCTS="$product" "$root/scripts/bench_coldstart.sh" 2>&1 |
+    grep -E "$product" | tr '\n' ' ')
+  local port data
+  port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+  data=$(mktemp -d -p "$work")
+  "$bin" --data-dir "$data" serve "$product" --http "127.0.0.1:$port" >/dev/null 2>&1 &
+  local pid=$!
+  python3 - "$port" "$pid" "$product" > "$work/rss" <<'PY'
+import json, socket, sys, time, urllib.request
+port, pid, product = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+def rss():
+    for l in open(f"/proc/{pid}/status"):
+        if l.startswith("VmRSS:"):
+            return round(int(l.split()[1]) / 1024, 1)
+for _ in range(300):
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=0.5).close(); break
+    except OSError:
+        time.sleep(0.1)
+time.sleep(0.5)
+idle = rss()
+h = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+     "MCP-Protocol-Version": "2025-11-25"}
+def post(body):
+    req = urllib.request.Request(f"http://127.0.0.1:{port}/mcp", data=json.dumps(body).encode(), headers=h)
+    return json.loads(urllib.request.urlopen(req, timeout=30).read())
+tools = post({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})["result"]["tools"]
+read = next(t["name"] for t in tools if t["name"].endswith("_list"))
+for i in range(1000):
+    post({"jsonrpc": "2.0", "id": i, "method": "tools/list"})
+    post({"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {"name": read, "arguments": {}}})
+print(idle, rss())
+PY
+  kill "$pid"; wait "$pid" 2>/dev/null || true
+  read -r idle[$scale] loaded[$scale] < "$work/rss"
+}
+
+size[10]=0 idle[10]="-" loaded[10]="-" cold[10]="not measured (SKIP_X10_BINARY)"
+if [ "${SKIP_X10_BINARY:-}" != 1 ]; then
+  (cd "$work/x10" && CARGO_TARGET_DIR="$target" cargo build -q --release --bin kobana-mcp)
+  cp "$target/release/kobana-mcp" "$work/kobana-mcp-x10"
+fi
+(cd "$root" && cargo build -q --release --bin kobana-mcp)
+measure_binary 1 banking "$target/release/kobana-mcp"
+[ "${SKIP_X10_BINARY:-}" != 1 ] && measure_binary 10 scale "$work/kobana-mcp-x10"
+
+echo
+echo "| figure | 1× (banking, $tools1 tools; all catalogs) | 10× (scale: 3,000 tools, 600 templates) | growth | target |"
+echo "|---|---|---|---|---|"
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a > 0) printf "%.1f×", b / a; else print "-" }'; }
+echo "| codegen wall s (CPU s) | ${gen_wall[1]} (${gen_cpu[1]}) | ${gen_wall[10]} (${gen_cpu[10]}) | $(ratio "${gen_wall[1]}" "${gen_wall[10]}") | < 3 s |"
+echo "| incremental build of generated after a one-line edit, s | ${incr[1]} | ${incr[10]} | $(ratio "${incr[1]}" "${incr[10]}") | |"
+if true; then
+  echo "| kobana-mcp binary, MiB | $(awk -v s="${size[1]}" 'BEGIN{printf "%.1f", s/1048576}') | $(awk -v s="${size[10]}" 'BEGIN{printf "%.1f", s/1048576}') | $(ratio "${size[1]}" "${size[10]}") | |"
+  echo "| idle RSS MiB (serve --http) | ${idle[1]} | ${idle[10]} | $(ratio "${idle[1]}" "${idle[10]}") | < 30 at 1× |"
+  echo "| RSS after 1,000 tools/list + tools/call, MiB | ${loaded[1]} | ${loaded[10]} | $(ratio "${loaded[1]}" "${loaded[10]}") | < 30 at 1× |"
+  echo "stdio cold start 1×: ${cold[1]}"
+  echo "stdio cold start 10×: ${cold[10]}"
+fi
+echo "load average at end: $(cat /proc/loadavg)"
