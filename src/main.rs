@@ -765,6 +765,29 @@ async fn serve(
         }
     }
 
+    // What the server is configured with on every transport: the confirmation ledger and state
+    // keys, the idempotency window, tasks, language, telemetry, the tool selection, bounds,
+    // access rules and the result budget.
+    let shared = |config: &mut ServerConfig| -> anyhow::Result<()> {
+        config.ledger = Some(ledger.clone());
+        config.sealer = sealer.clone();
+        config.idempotency_window = window;
+        config.engine.tasks.ttl = Duration::from_secs(args.task_ttl_secs.max(1));
+        config.engine.tasks.follow_for = Duration::from_secs(args.task_follow_secs);
+        config.engine.locale = locale;
+        config.telemetry = Some(telemetry.clone());
+        config.selection = Some(args.selection.spec(&file.serve));
+        args.limits.apply(config);
+        args.access
+            .apply(&file.access, ledger_setting(&args, file).as_deref(), config)?;
+        if let Some(n) = args
+            .result_budget_tokens
+            .or(file.serve.result_budget_tokens)
+        {
+            config.engine.result_budget_tokens = n;
+        }
+        Ok(())
+    };
     if stdio {
         let (who, notice) = resolve_stdio(resolver.as_ref(), &stdio_creds, !proxy)
             .await
@@ -773,28 +796,9 @@ async fn serve(
             eprintln!("{n}");
         }
         let mut config = ServerConfig::new(products.clone(), backend, (*who.identity).clone());
-        config.ledger = Some(ledger);
-        config.sealer = sealer;
-        config.idempotency_window = window;
-        config.engine.tasks.ttl = Duration::from_secs(args.task_ttl_secs.max(1));
-        config.engine.tasks.follow_for = Duration::from_secs(args.task_follow_secs);
-        config.engine.locale = locale;
+        shared(&mut config)?;
         // Proxy mode forwards it upstream with every call.
         config.default_bearer_token = stdio_creds.token.as_deref().map(Arc::from);
-        config.telemetry = Some(telemetry.clone());
-        config.selection = Some(args.selection.spec(&file.serve));
-        args.limits.apply(&mut config);
-        args.access.apply(
-            &file.access,
-            ledger_setting(&args, file).as_deref(),
-            &mut config,
-        )?;
-        if let Some(n) = args
-            .result_budget_tokens
-            .or(file.serve.result_budget_tokens)
-        {
-            config.engine.result_budget_tokens = n;
-        }
         let server = Server::new(config)?;
         let served = runtime::transport::stdio::run(server, products[0].name).await;
         stop_telemetry(telemetry).await;
@@ -808,12 +812,7 @@ async fn serve(
         backend,
         runtime::server::unrestricted_identity("anonymous"),
     );
-    config.ledger = Some(ledger);
-    config.sealer = sealer;
-    config.idempotency_window = window;
-    config.engine.tasks.ttl = Duration::from_secs(args.task_ttl_secs.max(1));
-    config.engine.tasks.follow_for = Duration::from_secs(args.task_follow_secs);
-    config.engine.locale = locale;
+    shared(&mut config)?;
     config.auth = Some(Arc::new(HttpAuth::new(resolver, &public_url)));
     config.allowed_origins = args
         .allowed_origins
@@ -822,22 +821,8 @@ async fn serve(
         .cloned()
         .collect();
     config.allowed_hosts = file.serve.allowed_hosts.clone();
-    config.telemetry = Some(telemetry.clone());
     config.metrics_route = metrics_addr.is_none();
     config.probes = probes;
-    config.selection = Some(args.selection.spec(&file.serve));
-    args.limits.apply(&mut config);
-    args.access.apply(
-        &file.access,
-        ledger_setting(&args, file).as_deref(),
-        &mut config,
-    )?;
-    if let Some(n) = args
-        .result_budget_tokens
-        .or(file.serve.result_budget_tokens)
-    {
-        config.engine.result_budget_tokens = n;
-    }
     let limits = runtime::transport::http::ConnectionLimits::of(&config);
     let server = Server::new(config)?;
     let meta = ProtectedResource::for_products(
