@@ -328,7 +328,7 @@ async fn stop_telemetry(telemetry: runtime::telemetry::Telemetry) {
 #[derive(Debug, Args)]
 struct SelectionArgs {
     /// Toolsets, comma-separated (`billets,pix`; `default`, `all` and `discovery` too). See each
-    /// product's toolsets in generated/docs/<product>.md.
+    /// product's toolsets in `generated/docs/<product>.md`.
     #[arg(long, env = "KOBANA_TOOLSETS", value_name = "a,b|default|all")]
     toolsets: Option<String>,
     /// Tools added to the toolsets, comma-separated.
