@@ -1149,3 +1149,37 @@ async fn the_runtimes_refusals_and_notes_are_in_the_requested_locale() {
         }
     }
 }
+
+/// Each product's per-locale docs page shows its toolsets' descriptions in that locale (the
+/// `- **`name`** — description Tools: …` lines of its Toolsets section).
+#[test]
+fn the_docs_pages_show_toolset_descriptions_in_their_locale() {
+    let docs = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("generated/docs");
+    let descriptions = |product: &str, locale: Locale| -> Vec<String> {
+        let page = docs.join(format!("{product}.{}.md", locale.tag()));
+        let text =
+            std::fs::read_to_string(&page).unwrap_or_else(|e| panic!("{}: {e}", page.display()));
+        text.lines()
+            .filter(|l| l.starts_with("- **`"))
+            .filter_map(|l| l.split_once("** — "))
+            .filter_map(|(_, rest)| rest.rsplit_once(" Tools: "))
+            .map(|(d, _)| d.to_string())
+            .collect()
+    };
+    for p in generated::PRODUCTS {
+        let english = descriptions(p.name, Locale::En);
+        assert!(!english.is_empty(), "{}: no toolsets on its page", p.name);
+        for locale in Locale::ALL {
+            let got = descriptions(p.name, locale);
+            assert_eq!(got.len(), english.len(), "{} {locale}", p.name);
+            let mut t = Texts::default();
+            for (i, d) in got.iter().enumerate() {
+                t.add(format!("toolset{i}"), d);
+                if locale != Locale::En {
+                    assert_ne!(d, &english[i], "{} {locale}: English toolset", p.name);
+                }
+            }
+            t.check(p.name, locale);
+        }
+    }
+}

@@ -4,9 +4,9 @@
 //! translation table (`catalog/texts/<product>/*.yaml`, every file of the folder merged), or an
 //! inline map `{en: …, pt-BR: …, es: …}`. A translation table is a YAML mapping keyed by the exact
 //! source text as the catalog writes it; each value is a mapping with exactly `en`, `pt-BR` and
-//! `es`. Which keys hold texts ([`visit_texts`]): under `tools`, `records`, `templates` and
-//! `resources`, every `title`, `description`, `destructive_clause` and `limitation` at any depth
-//! (input-schema property descriptions included); the product's `title` and `instructions`; each
+//! `es`. Which keys hold texts ([`visit_texts`]): under `tools`, `records`, `templates`,
+//! `resources` and `toolsets`, every `title`, `description`, `destructive_clause`, `limitation`
+//! and `task_note` at any depth (input-schema property descriptions included); the product's `title` and `instructions`; each
 //! prompt's `title`, `description`, `template` and argument descriptions. Identifiers (names,
 //! fields, codes, URIs) are never texts.
 //!
@@ -26,8 +26,15 @@ use crate::model::Catalog;
 /// The folder of translation tables, inside the catalog folder.
 pub const TEXTS_DIR: &str = "texts";
 
-/// The keys whose string values are texts, under `tools`, `records`, `templates`, `resources`.
-pub const TEXT_KEYS: &[&str] = &["title", "description", "destructive_clause", "limitation"];
+/// The keys whose string values are texts, under `tools`, `records`, `templates`, `resources`,
+/// `toolsets` (a toolset's title and description reach people in the docs and in discovery).
+pub const TEXT_KEYS: &[&str] = &[
+    "title",
+    "description",
+    "destructive_clause",
+    "limitation",
+    "task_note",
+];
 
 /// Products whose missing translations are reported as warnings, not errors, while their
 /// tables are being written (the texts are served in their source language meanwhile).
@@ -242,7 +249,9 @@ pub fn visit_texts(root: &mut Value, f: &mut dyn FnMut(&str, &mut Value)) {
                     }
                 }
             }
-            "tools" | "records" | "templates" | "resources" => any_depth(section, v, f),
+            "tools" | "records" | "templates" | "resources" | "toolsets" => {
+                any_depth(section, v, f)
+            }
             "prompts" => {
                 let Value::Sequence(prompts) = v else {
                     continue;

@@ -57,9 +57,32 @@ fn a_missing_translation_names_file_line_and_key() {
         "{err}"
     );
     assert!(err.contains("error at `prompts[0].template`"), "{err}");
+    assert!(err.contains("error at `toolsets[0].title`"), "{err}");
+    assert!(err.contains("error at `toolsets[0].description`"), "{err}");
     // Without `locale` the same catalog speaks its source texts and is accepted.
     let plain = repo(TINY);
     assert!(codegen::load_all(&plain.path().join("catalog")).is_ok());
+}
+
+/// A toolset's title and description and a tool's `task_note` are texts; the toolset's name
+/// and tool patterns are identifiers.
+#[test]
+fn toolsets_and_task_notes_are_texts() {
+    let catalog = TINY.replacen(
+        "toolsets:\n",
+        "toolsets:\n  - name: notes\n    title: Notes\n    description: Notes kept.\n    tools: [tiny_notes_*]\n",
+        1,
+    );
+    let with_note =
+        "tools:\n  - name: tiny_report\n    task_note: the report takes long to build\n";
+    let texts = texts_of(&catalog);
+    for t in ["Orders", "Orders and customers.", "Notes", "Notes kept."] {
+        assert!(texts.iter().any(|s| s == t), "{t:?} in {texts:?}");
+    }
+    for id in ["orders", "notes", "tiny_notes_*"] {
+        assert!(!texts.iter().any(|s| s == id), "{id:?} in {texts:?}");
+    }
+    assert_eq!(texts_of(with_note), ["the report takes long to build"]);
 }
 
 #[test]
