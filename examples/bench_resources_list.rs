@@ -126,6 +126,7 @@ async fn main() {
         bearer_token: None,
         workspace: None,
         idempotency_key: None,
+        locale: runtime_model::locale::Locale::En,
     };
     let backend: Arc<dyn Backend> = Arc::new(SlowUpstream);
     println!("resources/list fan-out: {TYPES} types, {} ms per listing, {RECENT} most recent each, median of {RUNS} runs", LATENCY.as_millis());

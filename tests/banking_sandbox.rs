@@ -30,6 +30,7 @@ fn ctx() -> CallContext {
         bearer_token: None,
         workspace: None,
         idempotency_key: None,
+        locale: runtime_model::locale::Locale::En,
     }
 }
 

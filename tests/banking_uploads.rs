@@ -44,6 +44,7 @@ fn ctx(token: Option<&str>) -> CallContext {
         bearer_token: token.map(str::to_string),
         workspace: None,
         idempotency_key: None,
+        locale: runtime_model::locale::Locale::En,
     }
 }
 

@@ -35,6 +35,7 @@ fn ctx(product: &'static Product) -> CallContext {
             .workspaced
             .then(|| "ws-output-schemas".to_string()),
         idempotency_key: None,
+        locale: runtime_model::locale::Locale::En,
     }
 }
 

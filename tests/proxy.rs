@@ -52,6 +52,7 @@ fn ctx(product: &'static Product, token: &str) -> CallContext {
         bearer_token: Some(token.into()),
         workspace: None,
         idempotency_key: None,
+        locale: runtime_model::locale::Locale::En,
     }
 }
 

@@ -25,6 +25,7 @@ fn ctx(product: &'static Product) -> CallContext {
         bearer_token: None,
         workspace: product.policy.workspaced.then(|| "ws_test".to_string()),
         idempotency_key: None,
+        locale: runtime_model::locale::Locale::En,
     }
 }
 

@@ -124,7 +124,7 @@ async fn a_task_is_seen_read_and_cancelled_only_by_its_creator() {
         let r = get(&ana, &id).await.result().clone();
         if r["statusMessage"]
             .as_str()
-            .is_some_and(|m| m.contains("processing"))
+            .is_some_and(|m| m.contains("em processamento"))
         {
             break;
         }

@@ -605,6 +605,7 @@ impl Sandboxed {
             bearer_token: None,
             workspace: Some(workspace.to_string()),
             idempotency_key: None,
+            locale: runtime_model::locale::Locale::En,
         };
         Sandboxed {
             _dir: dir,

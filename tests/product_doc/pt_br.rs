@@ -922,6 +922,7 @@ impl Sandboxed {
             bearer_token: None,
             workspace: None,
             idempotency_key: None,
+            locale: runtime_model::locale::Locale::En,
         };
         Sandboxed {
             _dir: dir,

@@ -30,6 +30,9 @@ pub struct CallContext {
     /// `confirm::idempotency`), the same on every attempt and on a re-run after an unknown
     /// outcome, so the upstream runs the call once.
     pub idempotency_key: Option<String>,
+    /// The request's locale: the language of the texts a backend writes for the caller (the
+    /// sandbox's task progress). Upstream calls do not forward it.
+    pub locale: crate::locale::Locale,
 }
 
 /// The response header by which an API says a write's answer is the stored one of an earlier

@@ -646,6 +646,7 @@ async fn run(
         bearer_token: Some(token),
         workspace,
         idempotency_key: idem,
+        locale: product.default_locale,
     };
     let started = std::time::Instant::now();
     let outcome = state.sandbox.call(&ctx, tool, &args).await;

@@ -416,6 +416,17 @@ fn check_references(
     Ok(())
 }
 
+/// The progress a task tool reports while it runs (a task's `statusMessage`), in the
+/// request's locale; the tool's name stays as it is.
+pub fn progress_message(tool: &str, done: f64, locale: runtime_model::locale::Locale) -> String {
+    use runtime_model::locale::Locale;
+    match locale {
+        Locale::En => format!("{tool}: the request is being processed ({done}% done)"),
+        Locale::PtBr => format!("{tool}: a solicitação está em processamento ({done}% concluído)"),
+        Locale::Es => format!("{tool}: la solicitud se está procesando ({done}% completado)"),
+    }
+}
+
 impl Backend for Sandbox {
     fn call<'a>(
         &'a self,
@@ -435,7 +446,7 @@ impl Backend for Sandbox {
                     runtime_model::backend::report_progress(
                         done,
                         Some(100.0),
-                        &format!("{}: processing ({done}%)", tool.name),
+                        &progress_message(tool.name, done, ctx.locale),
                     );
                     tokio::time::sleep(delay / STEPS).await;
                 }

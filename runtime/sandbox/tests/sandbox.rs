@@ -28,6 +28,7 @@ fn ctx(product: &'static Product, org: &str) -> CallContext {
         bearer_token: None,
         workspace: None,
         idempotency_key: None,
+        locale: runtime_model::locale::Locale::En,
     }
 }
 

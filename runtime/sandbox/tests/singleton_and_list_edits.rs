@@ -228,6 +228,7 @@ fn ctx(org: &str) -> CallContext {
         bearer_token: None,
         workspace: None,
         idempotency_key: None,
+        locale: runtime_model::locale::Locale::En,
     }
 }
 

@@ -357,6 +357,7 @@ mod tests {
             bearer_token: None,
             workspace: None,
             idempotency_key: None,
+            locale: runtime_model::locale::Locale::En,
         };
         let backend = Arc::new(Lister {
             in_flight: AtomicUsize::new(0),

@@ -819,6 +819,7 @@ mod tests {
                 bearer_token: Some("tok".into()),
                 workspace: None,
                 idempotency_key: Some("k".repeat(64)),
+                locale: runtime_model::locale::Locale::En,
             }
         }
 

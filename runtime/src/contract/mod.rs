@@ -50,6 +50,8 @@ pub struct ExtCtx<'a> {
     pub backend: &'a Arc<dyn Backend>,
     /// Whether this call may become, or already is, a task (Tasks extension, 2026-07-28).
     pub task: TaskPhase<'a>,
+    /// The request's locale (what the handler writes for the caller is in it).
+    pub locale: runtime_model::locale::Locale,
 }
 
 /// Where a tool call stands with the Tasks extension.

@@ -144,6 +144,7 @@ fn template_without_endpoint<'a>(ctx: &'a ExtCtx<'a>) -> Out<'a> {
                 .map(str::to_string)
                 .or_else(|| ctx.call.identity.default_workspace.clone()),
             idempotency_key: None,
+            locale: ctx.locale,
         };
         match ctx.backend.call(&call, tool, ctx.args).await {
             // The proxy: nothing to forward this tool to.

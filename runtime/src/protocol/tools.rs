@@ -650,6 +650,7 @@ impl Engine {
             bearer_token: call.bearer_token.as_deref().map(str::to_string),
             workspace,
             idempotency_key: None,
+            locale: self.locale(call),
         }
     }
 
@@ -687,6 +688,7 @@ impl Engine {
                 round: &round,
                 backend: &self.backend,
                 task,
+                locale: self.locale(call),
             };
             match handler(&ctx).await? {
                 ExtOutcome::Tool(t) => return Ok(Dispatched::Output(t)),
