@@ -1183,3 +1183,132 @@ fn the_docs_pages_show_toolset_descriptions_in_their_locale() {
         }
     }
 }
+
+/// A task's progress (the sandbox's `statusMessage` while a task tool works) and the protocol's
+/// answers to ordinary mistakes (invalid params, an unknown method, a missing client
+/// capability) are in the requested locale; the names they quote stay as they are.
+#[tokio::test]
+async fn task_progress_and_protocol_errors_are_in_the_requested_locale() {
+    use runtime::tasks::{TaskOptions, EXTENSION_ID};
+    use std::time::{Duration, Instant};
+    const REPORT: &str = "banking_charge_bank_billet_report_get";
+    let s = start(Options {
+        sandbox_task_delay: Duration::from_millis(2000),
+        tasks: Some(TaskOptions {
+            watch_every: Duration::from_millis(20),
+            ..TaskOptions::default()
+        }),
+        ..Options::all_products()
+    })
+    .await;
+    let banking = generated::product("banking").unwrap();
+    let billing = generated::product("billing").unwrap();
+    let tasker = json!({"io.modelcontextprotocol/clientCapabilities": {
+        "elicitation": {}, "extensions": {EXTENSION_ID: {}}}});
+    let mut english: Vec<String> = Vec::new();
+    for locale in [Locale::En, Locale::PtBr, Locale::Es] {
+        let tag = Some(locale.tag());
+        let mut got: Vec<(&str, String)> = Vec::new();
+        // A task tool's progress, polled until the sandbox reports some.
+        let (_, v) = rpc(
+            &url(&s, banking),
+            "tools/call",
+            json!({"name": REPORT, "arguments": {}, "_meta": tasker}),
+            tag,
+            None,
+            None,
+        )
+        .await;
+        let id = v["result"]["taskId"]
+            .as_str()
+            .unwrap_or_else(|| panic!("a task: {v}"))
+            .to_string();
+        let until = Instant::now() + Duration::from_secs(10);
+        let progress = loop {
+            let (_, v) = rpc(
+                &url(&s, banking),
+                "tasks/get",
+                json!({"taskId": id, "_meta": tasker}),
+                tag,
+                None,
+                None,
+            )
+            .await;
+            if let Some(m) = v["result"]["statusMessage"].as_str() {
+                if m.contains('%') {
+                    break m.to_string();
+                }
+            }
+            assert!(Instant::now() < until, "no progress seen: {v}");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        };
+        assert!(progress.starts_with(REPORT), "{progress}");
+        got.push(("task progress", progress));
+        // `arguments` that are not an object.
+        let (_, v) = rpc(
+            &url(&s, billing),
+            "tools/call",
+            json!({"name": "billing_invoices_list", "arguments": [1]}),
+            tag,
+            None,
+            None,
+        )
+        .await;
+        assert_eq!(v["error"]["code"], -32602, "{v}");
+        let m = v["error"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        assert!(m.contains("`arguments`"), "{m}");
+        got.push(("invalid params", m));
+        // An unknown method.
+        let (_, v) = rpc(
+            &url(&s, billing),
+            "tools/frobnicate",
+            json!({}),
+            tag,
+            None,
+            None,
+        )
+        .await;
+        assert_eq!(v["error"]["code"], -32601, "{v}");
+        let m = v["error"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        assert!(m.ends_with(": tools/frobnicate"), "{m}");
+        got.push(("unknown method", m));
+        // A tasks method from a request that did not declare the extension.
+        let (_, v) = rpc(
+            &url(&s, banking),
+            "tasks/get",
+            json!({"taskId": id}),
+            tag,
+            None,
+            None,
+        )
+        .await;
+        assert_eq!(v["error"]["code"], -32021, "{v}");
+        let m = v["error"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        assert!(m.contains(EXTENSION_ID), "{m}");
+        got.push(("missing capability", m));
+
+        let mut t = Texts::default();
+        for (place, text) in &got {
+            println!("{locale} {place}: {text}");
+            t.add(place.replace(' ', "_"), text);
+        }
+        t.check("runtime", locale);
+        match locale {
+            Locale::En => english = got.into_iter().map(|(_, m)| m).collect(),
+            _ => {
+                for ((place, m), en) in got.iter().zip(&english) {
+                    assert_ne!(m, en, "{place} in {locale} is the English text");
+                }
+            }
+        }
+    }
+}

@@ -1,4 +1,4 @@
-//! The language of an answer: application errors written in the request's locale, and the
+//! The language of an answer: application and protocol errors written in the request's locale, and the
 //! 2026 `_meta` `contentLanguage` (SEP-2792) saying which locale that was.
 //!
 //! Every method builds its answer with the application error table's English message
@@ -36,9 +36,11 @@ pub fn localize_reply(reply: Reply, locale: Locale, modern: bool) -> Reply {
                 .and_then(|d| d.get("error"))
                 .and_then(Value::as_str)
                 .and_then(errors::by_code);
-            if let Some(err) = code {
-                e.message = translated(&e.message, err, locale);
-            }
+            e.message = match code {
+                Some(err) => translated(&e.message, err, locale),
+                // A protocol error (invalid params, unknown method, a missing capability).
+                None => super::protocol_errors::translate(&e.message, locale),
+            };
             Reply::Error(e)
         }
         raw @ Reply::Raw(_) => raw,
@@ -139,11 +141,11 @@ mod tests {
         };
         assert!(e.message.starts_with("El token de acceso"), "{}", e.message);
 
-        // A protocol error is left as it is.
+        // A protocol error's fixed words too (see `protocol_errors`).
         let e = RpcError::invalid_params("Invalid cursor");
         let Reply::Error(e) = localize_reply(Reply::Error(e), Locale::Es, true) else {
             panic!("an error")
         };
-        assert_eq!(e.message, "Invalid cursor");
+        assert_eq!(e.message, "Cursor inválido");
     }
 }

@@ -29,6 +29,7 @@ mod observe;
 pub mod output_schema;
 pub mod prompt_env;
 pub mod prompts;
+pub mod protocol_errors;
 pub mod rate;
 pub mod reply;
 pub mod request_log;
