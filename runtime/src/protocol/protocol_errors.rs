@@ -114,7 +114,7 @@ const PATTERNS: &[(&str, &str, &str)] = &[
     ),
 ];
 
-/// `message` in `locale` when it is one of the [`PATTERNS`]; otherwise as it is.
+/// `message` in `locale` when it is one of the `PATTERNS`; otherwise as it is.
 pub fn translate(message: &str, locale: Locale) -> String {
     if locale == Locale::En {
         return message.to_string();
