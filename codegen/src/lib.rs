@@ -141,6 +141,21 @@ fn localize(catalog_dir: &Path, l: &mut Loaded) -> Vec<Diagnostic> {
     let dir = texts::table_dir(catalog_dir, &product);
     let (table, mut problems) =
         texts::load_table(&dir, &format!("catalog/{}/{product}", texts::TEXTS_DIR));
+    // A translation of a text the catalog no longer says is dead weight that looks alive: refused,
+    // naming the table entry.
+    for (text, t) in texts::unused(&l.value, &table) {
+        let shown: String = text.chars().take(60).collect();
+        problems.push(Diagnostic {
+            file: t.file.clone(),
+            line: t.line,
+            column: 1,
+            path: String::new(),
+            message: format!(
+                "translates `{shown}`, which no text of the catalog says (left from a removed or reworded text)"
+            ),
+            hint: Some("remove the entry, or translate the text as the catalog now writes it".into()),
+        });
+    }
     let mut localized = Vec::new();
     for locale in runtime_model::locale::Locale::ALL {
         let (value, missing) = texts::localize(&l.value, locale, &table);

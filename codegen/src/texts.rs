@@ -328,6 +328,24 @@ pub fn default_locale(value: &Value) -> Locale {
         .unwrap_or(Locale::En)
 }
 
+/// The table's entries no text of the catalog says (a removed or reworded text leaves its
+/// translation behind): `(source text, entry)`, in table order.
+pub fn unused<'t>(value: &Value, table: &'t Table) -> Vec<(&'t str, &'t Translation)> {
+    let mut said = std::collections::BTreeSet::new();
+    let mut copy = value.clone();
+    visit_texts(&mut copy, &mut |_, v| {
+        if let Some(text) = v.as_str() {
+            said.insert(text.to_string());
+        }
+    });
+    table
+        .entries
+        .iter()
+        .filter(|(k, _)| !said.contains(k.as_str()))
+        .map(|(k, t)| (k.as_str(), t))
+        .collect()
+}
+
 /// A text the table does not translate: where it is and what it says.
 #[derive(Debug, Clone)]
 pub struct Missing {

@@ -160,3 +160,29 @@ fn a_complete_table_generates_every_locale() {
         .contents;
     assert!(es.contains("[es] List orders") && es.contains("tiny_orders_list"));
 }
+
+#[test]
+fn a_translation_of_a_text_the_catalog_no_longer_says_is_refused() {
+    let dir = repo(&localized_tiny());
+    let mut table = String::new();
+    for text in texts_of(&localized_tiny()) {
+        let key = serde_json::to_string(&text).unwrap();
+        table.push_str(&format!("{key}: {{en: {key}, pt-BR: {key}, es: {key}}}\n"));
+    }
+    std::fs::write(dir.path().join("catalog/texts/tiny/all.yaml"), &table).unwrap();
+    assert!(codegen::load_all(&dir.path().join("catalog")).is_ok());
+    // A record's text removed from the catalog leaves its translation behind.
+    table.push_str("A text nobody says any more.: {en: a, pt-BR: b, es: c}\n");
+    std::fs::write(dir.path().join("catalog/texts/tiny/all.yaml"), &table).unwrap();
+    let err = codegen::load_all(&dir.path().join("catalog"))
+        .map(|_| ())
+        .expect_err("refused")
+        .to_string();
+    let line = table.lines().count();
+    assert!(
+        err.contains(&format!(
+            "catalog/texts/tiny/all.yaml:{line}:1: error: translates `A text nobody says any more.`"
+        )),
+        "{err}"
+    );
+}
