@@ -237,14 +237,23 @@ pub fn cpf(rng: &mut Rng) -> String {
 
 /// `12.345.678/0001-95`
 pub fn cnpj(rng: &mut Rng) -> String {
-    let s = join(&cnpj_digits(rng));
+    format_cnpj(&join(&cnpj_digits(rng)))
+}
+
+/// A CNPJ written with its punctuation, `12.345.678/0001-95`, from its 14 digits (punctuated or
+/// not); anything else comes back as it is.
+pub fn format_cnpj(v: &str) -> String {
+    let d: String = v.chars().filter(char::is_ascii_digit).collect();
+    if d.len() != 14 {
+        return v.to_string();
+    }
     format!(
         "{}.{}.{}/{}-{}",
-        &s[0..2],
-        &s[2..5],
-        &s[5..8],
-        &s[8..12],
-        &s[12..14]
+        &d[0..2],
+        &d[2..5],
+        &d[5..8],
+        &d[8..12],
+        &d[12..14]
     )
 }
 

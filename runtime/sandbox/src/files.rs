@@ -15,11 +15,13 @@
 use hmac::{Hmac, Mac};
 use runtime_model::backend::{BackendError, Output};
 use runtime_model::catalog::{ContentKind, Product, RecordType, Tool};
+use runtime_model::locale::Locale;
 use runtime_model::uri_template::encode_component;
 use serde_json::{json, Map, Value};
 use sha2::Sha256;
 use time::OffsetDateTime;
 
+use crate::brazil;
 use crate::clock;
 use crate::store::{Row, Scope};
 
@@ -407,47 +409,14 @@ impl Page {
     }
 }
 
-/// `12345678000190` → `12.345.678/0001-90` (other lengths unchanged).
-fn cnpj_mask(v: &str) -> String {
-    let d: String = v.chars().filter(char::is_ascii_digit).collect();
-    if d.len() != 14 {
-        return v.to_string();
-    }
-    format!(
-        "{}.{}.{}/{}-{}",
-        &d[0..2],
-        &d[2..5],
-        &d[5..8],
-        &d[8..12],
-        &d[12..14]
-    )
-}
-
-/// `1234.5` → `R$ 1.234,50`.
+/// An amount as the DANFE prints it: `R$ 1.234,50`.
 fn brl(v: &Value) -> String {
-    let cents = (v.as_f64().unwrap_or(0.0) * 100.0).round() as i64;
-    let (sign, cents) = if cents < 0 {
-        ("-", -cents)
-    } else {
-        ("", cents)
-    };
-    let units = (cents / 100).to_string();
-    let mut grouped = String::new();
-    for (i, c) in units.chars().enumerate() {
-        if i > 0 && (units.len() - i) % 3 == 0 {
-            grouped.push('.');
-        }
-        grouped.push(c);
-    }
-    format!("{sign}R$ {grouped},{:02}", cents % 100)
+    Locale::PtBr.money(v.as_f64().unwrap_or(0.0))
 }
 
-/// `2026-11-30T10:15:00-03:00` → `30/11/2026`.
+/// A date or timestamp's day as the DANFE prints it: `30/11/2026`.
 fn br_date(v: &str) -> String {
-    match (v.get(0..4), v.get(5..7), v.get(8..10)) {
-        (Some(y), Some(m), Some(d)) => format!("{d}/{m}/{y}"),
-        _ => v.to_string(),
-    }
+    Locale::PtBr.date(v.get(0..10).unwrap_or(v))
 }
 
 /// A DANFE (the printed form of an NF-e), laid out in its usual boxes: the header with number
@@ -498,7 +467,13 @@ fn danfe(json: &Map<String, Value>, key: &str) -> Page {
     p.field(250, 722, 310, "PROTOCOLO DE AUTORIZAÇÃO DE USO", &protocol);
 
     p.text(30, 700, 8, true, "EMITENTE");
-    p.field(30, 670, 260, "CNPJ", &cnpj_mask(&text("issuer_cnpj")));
+    p.field(
+        30,
+        670,
+        260,
+        "CNPJ",
+        &brazil::format_cnpj(&text("issuer_cnpj")),
+    );
     p.field(290, 670, 80, "UF", &text("issuer_state"));
     p.field(
         370,

@@ -447,6 +447,11 @@ fn latest(c: &Call<'_>, rt: &RecordType) -> Result<Output, BackendError> {
     }
 }
 
+/// An amount rounded to the cent.
+fn round_cents(v: f64) -> f64 {
+    (v * 100.0).round() / 100.0
+}
+
 /// The field that dates a record: its `date`, else when it happened, else its creation.
 fn date_field_of(rt: &RecordType) -> Option<&'static str> {
     ["date", "occurred_at", "created_at"]
@@ -491,7 +496,7 @@ fn summary_of(c: &Call<'_>, rt: &RecordType, days: u32) -> Result<Output, Backen
             Value::from(values.filter_map(Value::as_i64).sum::<i64>())
         } else {
             let sum: f64 = values.filter_map(Value::as_f64).sum();
-            Value::from((sum * 100.0).round() / 100.0)
+            Value::from(round_cents(sum))
         };
         totals.insert(f.name.to_string(), v);
     }
@@ -566,7 +571,6 @@ fn grouped_totals(
             dims.push(dim);
         }
     }
-    let round = |v: f64| (v * 100.0).round() / 100.0;
     let mut groups: std::collections::BTreeMap<Vec<String>, Group> =
         std::collections::BTreeMap::new();
     for row in select(c, rt, &[])? {
@@ -618,9 +622,9 @@ fn grouped_totals(
                  debit,
              }| {
                 values.insert("count".into(), Value::from(count));
-                values.insert("credit_total".into(), Value::from(round(credit)));
-                values.insert("debit_total".into(), Value::from(round(debit)));
-                values.insert("net_total".into(), Value::from(round(credit - debit)));
+                values.insert("credit_total".into(), Value::from(round_cents(credit)));
+                values.insert("debit_total".into(), Value::from(round_cents(debit)));
+                values.insert("net_total".into(), Value::from(round_cents(credit - debit)));
                 Value::Object(values)
             },
         )
