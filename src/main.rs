@@ -609,7 +609,27 @@ async fn multi_instance(
     Ok((ledger, sealer))
 }
 
+/// Resolves on Ctrl-C or SIGTERM. SIGTERM is how `docker stop`, Kubernetes and systemd ask a
+/// server to end: without it the process died at once, losing the audit records and spans not
+/// yet exported and cutting the requests in flight.
 async fn shutdown_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = tokio::signal::ctrl_c() => {}
+                    _ = term.recv() => {}
+                }
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot listen for SIGTERM; only Ctrl-C stops the server gracefully");
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
     let _ = tokio::signal::ctrl_c().await;
     tracing::info!("shutting down");
 }
@@ -800,7 +820,11 @@ async fn serve(
         // Proxy mode forwards it upstream with every call.
         config.default_bearer_token = stdio_creds.token.as_deref().map(Arc::from);
         let server = Server::new(config)?;
-        let served = runtime::transport::stdio::run(server, products[0].name).await;
+        // A signal ends the session like the end of stdin does, and the exporters still flush.
+        let served = tokio::select! {
+            r = runtime::transport::stdio::run(server, products[0].name) => r,
+            _ = shutdown_signal() => Ok(()),
+        };
         stop_telemetry(telemetry).await;
         served?;
         return Ok(());

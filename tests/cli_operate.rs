@@ -119,3 +119,74 @@ async fn serve_all_answers_probes_moves_metrics_and_writes_the_audit_file() {
     assert_eq!(record["protocol_version"], "2025-06-18");
     assert_eq!(record["tool"], "banking_admin_certificate_create");
 }
+
+/// `docker stop`, Kubernetes and systemd end a server with SIGTERM. It must end like Ctrl-C
+/// does: the spans not yet exported reach the collector and the process exits 0. Before, the
+/// default action killed it at once and the pending spans were lost.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_ends_the_server_gracefully_and_exports_what_is_pending() {
+    use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
+    use prost::Message;
+
+    let dir = tempfile::tempdir().expect("temp dir");
+    let port = free_port();
+    let (endpoint, received) = test_support::otlp::collector().await;
+    let child = Command::new(BIN)
+        .arg("--data-dir")
+        .arg(dir.path())
+        .args(["serve", "all", "--http", &format!("127.0.0.1:{port}")])
+        .args(["--otlp-endpoint", &endpoint])
+        .env_remove("KOBANA_UPSTREAM_URL")
+        .env_remove("KOBANA_CONFIG")
+        .env_remove("KOBANA_LEDGER")
+        .current_dir(dir.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("kobana-mcp starts");
+    let mut server = Running(child);
+    wait_for(port);
+    let v = call(
+        &format!("http://127.0.0.1:{port}/billing/mcp"),
+        "billing_customers_create",
+        json!({"name": "Natália Souza", "document": "39053344705", "email": "natalia@example.com"}),
+    )
+    .await;
+    assert!(v["result"]["isError"].is_null(), "{v}");
+    // The export interval is a minute: only the shutdown flush can have sent the span.
+    assert!(received.bodies("/v1/traces").is_empty());
+
+    let pid = server.0.id().to_string();
+    let killed = Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .expect("kill runs");
+    assert!(killed.success());
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let status = loop {
+        if let Some(status) = server.0.try_wait().expect("wait") {
+            break status;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "still running 30 s after SIGTERM"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert!(status.success(), "exit after SIGTERM: {status}");
+    let names: Vec<String> = received
+        .bodies("/v1/traces")
+        .iter()
+        .map(|b| ExportTraceServiceRequest::decode(b.as_slice()).expect("an OTLP trace export"))
+        .flat_map(|r| r.resource_spans)
+        .flat_map(|rs| rs.scope_spans)
+        .flat_map(|ss| ss.spans)
+        .map(|s| s.name)
+        .collect();
+    assert!(
+        names
+            .iter()
+            .any(|n| n == "tools/call billing_customers_create"),
+        "{names:?}"
+    );
+}

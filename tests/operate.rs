@@ -12,7 +12,7 @@ mod harness;
 mod skip;
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use harness::{delete_target, start, yes, Options, TestServer, MODERN};
@@ -393,55 +393,6 @@ async fn a_scrape_shows_operations_by_method_tool_version_and_error_type_and_con
     );
 }
 
-/// What the OTLP receiver got, raw protobuf bodies by path.
-#[derive(Clone, Default)]
-struct Received(Arc<Mutex<Vec<Post>>>);
-
-/// One body posted to the collector, with its path.
-type Post = (String, Vec<u8>);
-
-impl Received {
-    fn bodies(&self, path: &str) -> Vec<Vec<u8>> {
-        self.0
-            .lock()
-            .map(|v| {
-                v.iter()
-                    .filter(|(p, _)| p == path)
-                    .map(|(_, b)| b.clone())
-                    .collect()
-            })
-            .unwrap_or_default()
-    }
-}
-
-/// An OTLP/HTTP collector on 127.0.0.1: keeps every body posted to `/v1/traces` and `/v1/metrics`.
-async fn collector() -> (String, Received) {
-    use axum::body::Bytes;
-    use axum::extract::State;
-    use axum::routing::post;
-    let received = Received::default();
-    let keep = |path: &'static str| {
-        move |State(r): State<Received>, body: Bytes| async move {
-            if let Ok(mut v) = r.0.lock() {
-                v.push((path.to_string(), body.to_vec()));
-            }
-            axum::http::StatusCode::OK
-        }
-    };
-    let app = axum::Router::new()
-        .route("/v1/traces", post(keep("/v1/traces")))
-        .route("/v1/metrics", post(keep("/v1/metrics")))
-        .with_state(received.clone());
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("bind");
-    let addr = listener.local_addr().expect("addr");
-    tokio::spawn(async move {
-        let _ = axum::serve(listener, app).await;
-    });
-    (format!("http://{addr}"), received)
-}
-
 fn string_attr(
     attrs: &[opentelemetry_proto::tonic::common::v1::KeyValue],
     key: &str,
@@ -461,7 +412,7 @@ async fn spans_and_metrics_reach_an_otlp_collector_continuing_the_clients_trace(
     use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
     use prost::Message;
 
-    let (endpoint, received) = collector().await;
+    let (endpoint, received) = test_support::otlp::collector().await;
     let telemetry = Telemetry::new(TelemetryConfig {
         otlp_endpoint: Some(endpoint),
         otlp_interval: Some(Duration::from_secs(3600)),

@@ -2,5 +2,7 @@
 //! ever a dev-dependency, so nothing here is compiled into the `kobana-mcp` binary.
 //!
 //! - [`demo`]: two small hand-written catalogs for the sandbox and proxy tests.
+//! - [`otlp`]: an OTLP/HTTP collector that keeps what the server exports.
 
 pub mod demo;
+pub mod otlp;
