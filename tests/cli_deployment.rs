@@ -1,0 +1,285 @@
+//! Deployments as an operator runs them (issue 16), through the binary: every HTTP route anyone
+//! can call without a token counts against the per-client-IP limit, and the README's deployment
+//! with an external authorization server is accepted and behaves as the README says.
+
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+const BIN: &str = env!("CARGO_BIN_EXE_kobana-mcp");
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free port")
+}
+
+/// Kills the child when the test ends, pass or fail.
+struct Running(Child);
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn kobana(data_dir: &std::path::Path) -> Command {
+    let mut c = Command::new(BIN);
+    c.arg("--data-dir").arg(data_dir);
+    for var in [
+        "KOBANA_UPSTREAM_URL",
+        "KOBANA_CONFIG",
+        "KOBANA_HTTP_ADDR",
+        "KOBANA_LEDGER",
+        "KOBANA_RATE_LIMIT_IP",
+        "KOBANA_RATE_LIMIT_READS",
+        "KOBANA_RATE_LIMIT_WRITES",
+        "KOBANA_TRUST_PROXY_HEADERS",
+        "KOBANA_SCOPE_CHALLENGE",
+    ] {
+        c.env_remove(var);
+    }
+    c.current_dir(data_dir);
+    c
+}
+
+fn start(mut cmd: Command, port: u16) -> Running {
+    let running = Running(
+        cmd.stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("kobana-mcp starts"),
+    );
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(Instant::now() < deadline, "nothing listens on {port}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    running
+}
+
+struct Answer {
+    status: u16,
+    headers: reqwest::header::HeaderMap,
+    body: String,
+}
+
+async fn get(url: &str) -> Answer {
+    let r = reqwest::get(url).await.expect("GET");
+    Answer {
+        status: r.status().as_u16(),
+        headers: r.headers().clone(),
+        body: r.text().await.expect("body"),
+    }
+}
+
+async fn post(url: &str, token: Option<&str>, host: Option<&str>, body: Value) -> Answer {
+    let mut req = reqwest::Client::new()
+        .post(url)
+        .header("Accept", "application/json, text/event-stream")
+        .header("MCP-Protocol-Version", "2025-06-18")
+        .json(&body);
+    if let Some(t) = token {
+        req = req.bearer_auth(t);
+    }
+    if let Some(h) = host {
+        req = req.header("Host", h);
+    }
+    let r = req.send().await.expect("POST");
+    Answer {
+        status: r.status().as_u16(),
+        headers: r.headers().clone(),
+        body: r.text().await.expect("body"),
+    }
+}
+
+fn call(name: &str, arguments: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+           "params": {"name": name, "arguments": arguments}})
+}
+
+/// The probes, the OAuth metadata, the signed downloads and unknown paths are requests anyone
+/// can send without a token (and `/readyz` asks the ledger and the identity service): each one
+/// counts against `--rate-limit-ip`, and over it each one is refused with 429 and `Retry-After`,
+/// as the MCP endpoint is.
+#[tokio::test]
+async fn every_unauthenticated_route_counts_against_the_ip_limit() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let port = free_port();
+    let mut cmd = kobana(dir.path());
+    cmd.args([
+        "serve",
+        "inbox",
+        "--http",
+        &format!("127.0.0.1:{port}"),
+        "--rate-limit-ip",
+        "6",
+    ]);
+    let _server = start(cmd, port);
+    let base = format!("http://127.0.0.1:{port}");
+    let unauthenticated = [
+        "/healthz",
+        "/readyz",
+        "/metrics",
+        "/.well-known/oauth-protected-resource",
+        "/files/inbox/messages/msg_none?expires=1&sig=00",
+        "/no-such-path",
+    ];
+    // Six requests, none of them to the MCP endpoint: the limit's whole burst.
+    for path in unauthenticated {
+        let a = get(&format!("{base}{path}")).await;
+        assert_ne!(a.status, 429, "{path} refused within the limit: {}", a.body);
+    }
+    // So the seventh request, a valid MCP call, is over it.
+    let mcp = post(
+        &format!("{base}/mcp"),
+        Some("demo-full"),
+        None,
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
+    )
+    .await;
+    assert_eq!(
+        mcp.status,
+        429,
+        "the unauthenticated routes did not count: {}",
+        mcp.body.chars().take(200).collect::<String>()
+    );
+    // And every unauthenticated route is refused too, saying when to come back.
+    for path in unauthenticated {
+        let a = get(&format!("{base}{path}")).await;
+        assert_eq!(a.status, 429, "{path}: {}", a.body);
+        let retry: u64 = a.headers["retry-after"]
+            .to_str()
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or_else(|| panic!("{path}: Retry-After {:?}", a.headers["retry-after"]));
+        assert!((1..=60).contains(&retry), "{path}: Retry-After {retry}");
+        let body: Value = serde_json::from_str(&a.body).expect("a JSON-RPC error body");
+        assert_eq!(body["error"]["data"]["limit"], "ip", "{path}: {body}");
+    }
+}
+
+/// The `kobana-mcp.toml` of the README's "deployment with an external authorization server".
+fn readme_deployment() -> String {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
+        .expect("README.md");
+    let after = readme
+        .split_once("A deployment with an external authorization server")
+        .expect("the README shows a deployment with an external authorization server")
+        .1;
+    let block = after
+        .split_once("```toml\n")
+        .and_then(|(_, rest)| rest.split_once("```"))
+        .expect("its kobana-mcp.toml block")
+        .0;
+    assert!(
+        block.contains("authorization_servers"),
+        "the block names no authorization server: {block}"
+    );
+    block.to_string()
+}
+
+/// The README's deployment, as written, with the hosts that are not here replaced: its API and
+/// identity service (`/v2/me`) by `sandbox serve-api`, its listen address by a free port, its
+/// Redis by the memory ledger. The metadata announces the external authorization server, a
+/// request without a token gets 401 pointing at the public metadata URL, a token without the
+/// tool's scope gets the 403 step-up challenge, and a foreign Host is refused.
+#[tokio::test]
+async fn the_readme_deployment_with_an_external_authorization_server_works_as_described() {
+    let config = readme_deployment();
+    let (api_dir, dir) = (
+        tempfile::tempdir().expect("temp dir"),
+        tempfile::tempdir().expect("temp dir"),
+    );
+    std::fs::write(dir.path().join("kobana-mcp.toml"), &config).expect("write the config");
+
+    let api_port = free_port();
+    let mut api = kobana(api_dir.path());
+    api.args([
+        "sandbox",
+        "serve-api",
+        "--http",
+        &format!("127.0.0.1:{api_port}"),
+    ]);
+    let _api = start(api, api_port);
+
+    let port = free_port();
+    let mut mcp = kobana(dir.path());
+    mcp.args([
+        "serve",
+        "all",
+        "--config",
+        "kobana-mcp.toml",
+        "--http",
+        &format!("127.0.0.1:{port}"),
+        "--upstream",
+        &format!("http://127.0.0.1:{api_port}/{{product}}"),
+        "--ledger",
+        "memory",
+    ]);
+    let _mcp = start(mcp, port);
+    let base = format!("http://127.0.0.1:{port}");
+
+    let meta = get(&format!("{base}/.well-known/oauth-protected-resource")).await;
+    assert_eq!(meta.status, 200, "{}", meta.body);
+    let meta: Value = serde_json::from_str(&meta.body).expect("metadata JSON");
+    assert_eq!(
+        meta["authorization_servers"],
+        json!(["https://auth.example.com"])
+    );
+    assert!(
+        meta["resource"]
+            .as_str()
+            .is_some_and(|r| r.starts_with("https://mcp.example.com")),
+        "{meta}"
+    );
+
+    let url = format!("{base}/billing/mcp");
+    let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"});
+    let anonymous = post(&url, None, None, list.clone()).await;
+    assert_eq!(anonymous.status, 401, "{}", anonymous.body);
+    let challenge = anonymous.headers["www-authenticate"]
+        .to_str()
+        .expect("ascii");
+    assert!(
+        challenge.contains(
+            "resource_metadata=\"https://mcp.example.com/.well-known/oauth-protected-resource"
+        ),
+        "{challenge}"
+    );
+
+    // The identity comes from the API's /v2/me: a known token lists the tools.
+    let listed = post(
+        &url,
+        Some("demo-full"),
+        Some("mcp.example.com"),
+        list.clone(),
+    )
+    .await;
+    assert_eq!(listed.status, 200, "{}", listed.body);
+    assert!(
+        listed.body.contains("billing_customers_create"),
+        "{}",
+        listed.body
+    );
+
+    // A read-only token calling a write: the step-up challenge names the scope to ask for.
+    let write = call(
+        "billing_customers_create",
+        json!({"name": "A", "document": "12345678909", "email": "a@example.com"}),
+    );
+    let refused = post(&url, Some("demo-readonly"), None, write).await;
+    assert_eq!(refused.status, 403, "{}", refused.body);
+    let challenge = refused.headers["www-authenticate"].to_str().expect("ascii");
+    assert!(
+        challenge.contains("error=\"insufficient_scope\"")
+            && challenge.contains("resource_metadata=\"https://mcp.example.com/"),
+        "{challenge}"
+    );
+
+    // Only the public host name (and loopback) may be used to reach it.
+    let foreign = post(&url, Some("demo-full"), Some("evil.example"), list).await;
+    assert_eq!(foreign.status, 403, "{}", foreign.body);
+}
