@@ -351,6 +351,9 @@ async fn post_answer(
     let bytes = match axum::body::to_bytes(body, limit).await {
         Ok(b) => b,
         Err(_) => {
+            let status = StatusCode::PAYLOAD_TOO_LARGE;
+            let ip = client_ip(&parts.extensions);
+            crate::protocol::request_log::log_refused("", "", status.as_u16(), ip);
             let err = RpcError::invalid_request(format!(
                 "Request body exceeds the limit of {limit} bytes"
             ));
@@ -436,7 +439,12 @@ async fn post_answer(
             None,
         ),
         Step::Refused { id, error, why } => {
-            (error_response(status_of_refusal(why), &id, &error), None)
+            // Refused before any method ran (not JSON-RPC, an unknown session or revision): no
+            // engine logs it, so its line is written here.
+            let status = status_of_refusal(why);
+            let ip = client_ip(&parts.extensions);
+            crate::protocol::request_log::log_refused("", "", status.as_u16(), ip);
+            (error_response(status, &id, &error), None)
         }
         Step::Initialize(handshake) => {
             let locale = route
