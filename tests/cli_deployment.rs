@@ -1,6 +1,12 @@
 //! Deployments as an operator runs them (issue 16), through the binary: every HTTP route anyone
-//! can call without a token counts against the per-client-IP limit, and the README's deployment
-//! with an external authorization server is accepted and behaves as the README says.
+//! can call without a token counts against the per-client-IP limit; the README's deployment with
+//! an external authorization server is accepted and behaves as the README says; `/readyz` is 503
+//! until the upstream identity service answers; `doctor` fails a Redis that would lose the ledger.
+//! The Redis test starts its own `redis-server` (on PATH; `scripts/test.sh` installs it), unless
+//! `KOBANA_TEST_SKIP=redis` opts out.
+
+#[path = "support/skip.rs"]
+mod skip;
 
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -282,4 +288,136 @@ async fn the_readme_deployment_with_an_external_authorization_server_works_as_de
     // Only the public host name (and loopback) may be used to reach it.
     let foreign = post(&url, Some("demo-full"), Some("evil.example"), list).await;
     assert_eq!(foreign.status, 403, "{}", foreign.body);
+}
+
+/// Polls `url` until it answers `want` (at most ~15 s); the last answer.
+async fn becomes(url: &str, want: u16) -> Answer {
+    let mut last = get(url).await;
+    for _ in 0..150 {
+        if last.status == want {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        last = get(url).await;
+    }
+    last
+}
+
+/// Proxy mode through the binary: `/readyz` is 503 naming the identity service while nothing
+/// answers at the upstream, and 200 once the API (and its `/v2/me`) is up; `/healthz` answers
+/// throughout.
+#[tokio::test]
+async fn readyz_waits_for_the_upstream_identity_service() {
+    let (api_dir, dir) = (
+        tempfile::tempdir().expect("temp dir"),
+        tempfile::tempdir().expect("temp dir"),
+    );
+    let (api_port, port) = (free_port(), free_port());
+    let mut mcp = kobana(dir.path());
+    mcp.args([
+        "serve",
+        "billing",
+        "--http",
+        &format!("127.0.0.1:{port}"),
+        "--upstream",
+        &format!("http://127.0.0.1:{api_port}/{{product}}"),
+    ]);
+    let _mcp = start(mcp, port);
+    let base = format!("http://127.0.0.1:{port}");
+
+    let down = get(&format!("{base}/readyz")).await;
+    assert_eq!(down.status, 503, "{}", down.body);
+    let identity = down
+        .body
+        .lines()
+        .find(|l| l.starts_with("identity: "))
+        .unwrap_or_else(|| panic!("no identity line: {}", down.body));
+    assert!(identity.contains("not ready"), "{}", down.body);
+    assert!(
+        identity.contains(&format!("127.0.0.1:{api_port}")),
+        "{}",
+        down.body
+    );
+    assert_eq!(get(&format!("{base}/healthz")).await.status, 200);
+
+    let mut api = kobana(api_dir.path());
+    api.args([
+        "sandbox",
+        "serve-api",
+        "--http",
+        &format!("127.0.0.1:{api_port}"),
+    ]);
+    let _api = start(api, api_port);
+    let up = becomes(&format!("{base}/readyz"), 200).await;
+    assert_eq!(up.status, 200, "{}", up.body);
+    assert!(
+        up.body.lines().any(|l| l.starts_with("identity: ready")),
+        "{}",
+        up.body
+    );
+}
+
+/// A `redis-server` of this test, on a free port, killed when dropped.
+fn own_redis(args: &[&str]) -> (Running, String) {
+    let port = free_port();
+    let child = Command::new("redis-server")
+        .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+        .args(args)
+        .stdout(Stdio::null())
+        .spawn()
+        .expect("this test needs redis-server on PATH (apt-get install redis-server)");
+    let running = Running(child);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            Instant::now() < deadline,
+            "redis-server did not start on {port}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    (running, format!("redis://127.0.0.1:{port}"))
+}
+
+/// `doctor` checks the ledger's persistence, not only that Redis answers: a Redis that keeps
+/// nothing across a restart and evicts keys under memory pressure gets one FAIL line per problem,
+/// naming the setting to change, and exit code 1.
+#[test]
+fn doctor_fails_a_redis_that_would_lose_the_ledger() {
+    if skip::opted_out(
+        "redis",
+        "doctor_fails_a_redis_that_would_lose_the_ledger",
+        "needs redis-server",
+    ) {
+        return;
+    }
+    let (_redis, url) = own_redis(&[
+        "--save",
+        "",
+        "--appendonly",
+        "no",
+        "--maxmemory-policy",
+        "allkeys-lru",
+    ]);
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = kobana(dir.path())
+        .args(["doctor", "billing", "--ledger", &url])
+        .env_remove("KOBANA_ACCESS_TOKEN")
+        .output()
+        .expect("doctor runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    let ledger: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("FAIL  ledger: "))
+        .collect();
+    assert_eq!(ledger.len(), 2, "{text}");
+    assert!(
+        ledger[0].contains("persistence is off") && ledger[0].contains("appendonly yes"),
+        "{text}"
+    );
+    assert!(
+        ledger[1].contains("allkeys-lru") && ledger[1].contains("noeviction"),
+        "{text}"
+    );
+    assert_eq!(text.lines().last(), Some("2 check(s) failed"), "{text}");
 }
