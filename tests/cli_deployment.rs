@@ -421,3 +421,67 @@ fn doctor_fails_a_redis_that_would_lose_the_ledger() {
     );
     assert_eq!(text.lines().last(), Some("2 check(s) failed"), "{text}");
 }
+
+/// The audit trail's other sink: with `--audit-stderr` a write over stdio leaves one JSON record
+/// on stderr (beside the log lines), naming the tool, the person and the outcome.
+#[test]
+fn audit_stderr_writes_one_json_record_per_write() {
+    use std::io::{BufRead, BufReader, Read, Write};
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut child = kobana(dir.path())
+        .args(["serve", "billing", "--stdio", "--audit-stderr"])
+        .env("KOBANA_ACCESS_TOKEN", "demo-full")
+        .env_remove("KOBANA_AUDIT_FILE")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("kobana-mcp starts");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let mut out = BufReader::new(child.stdout.take().expect("stdout"));
+    let mut ask = |id: u64, method: &str, params: Value| -> Value {
+        let msg = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        writeln!(stdin, "{msg}").expect("write");
+        let mut line = String::new();
+        out.read_line(&mut line).expect("read");
+        serde_json::from_str(&line).unwrap_or(Value::String(line))
+    };
+    let init = json!({"protocolVersion": "2025-06-18", "capabilities": {},
+                      "clientInfo": {"name": "t", "version": "1"}});
+    assert_eq!(ask(1, "initialize", init)["id"], 1);
+    let created = ask(
+        2,
+        "tools/call",
+        json!({"name": "billing_customers_create",
+               "arguments": {"name": "Audit Person", "document": "12345678909",
+                             "email": "audit@example.com"}}),
+    );
+    assert!(created.get("result").is_some(), "{created}");
+    let read = ask(
+        3,
+        "tools/call",
+        json!({"name": "billing_customers_get", "arguments": {"id": "cus_none"}}),
+    );
+    assert!(read.get("result").is_some(), "{read}");
+    drop(ask);
+    drop(stdin);
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .expect("stderr")
+        .read_to_string(&mut err)
+        .expect("stderr");
+    let _ = child.wait();
+    let records: Vec<Value> = err
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|v| v.get("tool").is_some())
+        .collect();
+    assert_eq!(records.len(), 1, "one record, for the write only: {err}");
+    let r = &records[0];
+    assert_eq!(r["tool"], "billing_customers_create", "{r}");
+    assert_eq!(r["product"], "billing", "{r}");
+    assert!(r["person"].as_str().is_some_and(|p| !p.is_empty()), "{r}");
+    assert!(r["outcome"].as_str().is_some_and(|o| !o.is_empty()), "{r}");
+}
