@@ -485,3 +485,114 @@ fn audit_stderr_writes_one_json_record_per_write() {
     assert!(r["person"].as_str().is_some_and(|p| !p.is_empty()), "{r}");
     assert!(r["outcome"].as_str().is_some_and(|o| !o.is_empty()), "{r}");
 }
+
+/// `--otlp-endpoint` through the binary: a stdio session's `tools/call` reaches an OTLP/HTTP
+/// collector as the span `tools/call <tool>` and the operation-duration metric, flushed when the
+/// client closes the session.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn otlp_endpoint_exports_the_spans_and_metrics_of_a_session() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::sync::{Arc, Mutex};
+
+    use axum::body::Bytes;
+    use axum::extract::State;
+    use axum::http::Uri;
+    use opentelemetry_proto::tonic::collector::metrics::v1::ExportMetricsServiceRequest;
+    use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
+    use prost::Message;
+
+    type Posts = Arc<Mutex<Vec<(String, Vec<u8>)>>>;
+    let posts: Posts = Arc::default();
+    let app = axum::Router::new()
+        .fallback(|State(p): State<Posts>, uri: Uri, body: Bytes| async move {
+            if let Ok(mut v) = p.lock() {
+                v.push((uri.path().to_string(), body.to_vec()));
+            }
+            axum::http::StatusCode::OK
+        })
+        .with_state(posts.clone());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let endpoint = format!("http://{}", listener.local_addr().expect("addr"));
+    tokio::spawn(async move {
+        let _ = axum::serve(listener, app).await;
+    });
+
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut cmd = kobana(dir.path());
+    cmd.args(["serve", "billing", "--stdio", "--otlp-endpoint", &endpoint])
+        .env("KOBANA_ACCESS_TOKEN", "demo-full");
+    let session = tokio::task::spawn_blocking(move || {
+        let mut child = cmd
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("kobana-mcp starts");
+        let mut stdin = child.stdin.take().expect("stdin");
+        let mut out = BufReader::new(child.stdout.take().expect("stdout"));
+        for (id, method, params) in [
+            (
+                1,
+                "initialize",
+                json!({"protocolVersion": "2025-06-18", "capabilities": {},
+                       "clientInfo": {"name": "t", "version": "1"}}),
+            ),
+            (
+                2,
+                "tools/call",
+                json!({"name": "billing_customers_get", "arguments": {"id": "cus_none"}}),
+            ),
+        ] {
+            let msg = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+            writeln!(stdin, "{msg}").expect("write");
+            let mut line = String::new();
+            out.read_line(&mut line).expect("read");
+            assert!(line.contains(&format!("\"id\":{id}")), "{line}");
+        }
+        drop(stdin);
+        child.wait().expect("exit")
+    });
+    let status = tokio::time::timeout(Duration::from_secs(60), session)
+        .await
+        .expect("the server exits once stdin closes")
+        .expect("session");
+    assert!(status.success(), "{status}");
+
+    let posts = posts.lock().map(|v| v.clone()).unwrap_or_default();
+    let bodies = |path: &str| -> Vec<Vec<u8>> {
+        posts
+            .iter()
+            .filter(|(p, _)| p == path)
+            .map(|(_, b)| b.clone())
+            .collect()
+    };
+    let spans: Vec<String> = bodies("/v1/traces")
+        .iter()
+        .filter_map(|b| ExportTraceServiceRequest::decode(b.as_slice()).ok())
+        .flat_map(|r| r.resource_spans)
+        .flat_map(|rs| rs.scope_spans)
+        .flat_map(|ss| ss.spans)
+        .map(|s| s.name)
+        .collect();
+    assert!(
+        spans
+            .iter()
+            .any(|n| n == "tools/call billing_customers_get"),
+        "spans {spans:?}; posts to {:?}",
+        posts.iter().map(|p| &p.0).collect::<Vec<_>>()
+    );
+    let metrics: Vec<String> = bodies("/v1/metrics")
+        .iter()
+        .filter_map(|b| ExportMetricsServiceRequest::decode(b.as_slice()).ok())
+        .flat_map(|r| r.resource_metrics)
+        .flat_map(|rm| rm.scope_metrics)
+        .flat_map(|sm| sm.metrics)
+        .map(|m| m.name)
+        .collect();
+    assert!(
+        metrics.iter().any(|n| n == "mcp.server.operation.duration"),
+        "metrics {metrics:?}"
+    );
+}
