@@ -463,7 +463,6 @@ fn audit_stderr_writes_one_json_record_per_write() {
         json!({"name": "billing_customers_get", "arguments": {"id": "cus_none"}}),
     );
     assert!(read.get("result").is_some(), "{read}");
-    drop(ask);
     drop(stdin);
     let mut err = String::new();
     child
