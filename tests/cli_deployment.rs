@@ -483,6 +483,22 @@ fn audit_stderr_writes_one_json_record_per_write() {
     assert_eq!(r["product"], "billing", "{r}");
     assert!(r["person"].as_str().is_some_and(|p| !p.is_empty()), "{r}");
     assert!(r["outcome"].as_str().is_some_and(|o| !o.is_empty()), "{r}");
+    assert!(
+        r["organization"].as_str().is_some_and(|o| !o.is_empty()),
+        "{r}"
+    );
+    assert!(
+        r.get("workspace").is_some(),
+        "the record names the workspace: {r}"
+    );
+    assert_eq!(r["protocol_version"], "2025-06-18", "{r}");
+    assert!(
+        r["arguments_sha256"]
+            .as_str()
+            .is_some_and(|d| d.len() == 64 && d.bytes().all(|b| b.is_ascii_hexdigit())),
+        "{r}"
+    );
+    assert_eq!(r["arguments"]["email"], "audit@example.com", "{r}");
 }
 
 /// `--otlp-endpoint` through the binary: a stdio session's `tools/call` reaches an OTLP/HTTP
