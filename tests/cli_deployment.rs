@@ -611,3 +611,52 @@ async fn otlp_endpoint_exports_the_spans_and_metrics_of_a_session() {
         "metrics {metrics:?}"
     );
 }
+
+/// Over stdio too, `initialize` (answered by the connection layer, not an engine) gets its
+/// request line on stderr, like every other request.
+#[test]
+fn stdio_logs_initialize_like_every_request() {
+    use std::io::{Read, Write};
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut child = kobana(dir.path())
+        .args(["serve", "billing", "--stdio"])
+        .env("KOBANA_ACCESS_TOKEN", "demo-full")
+        .env("RUST_LOG", "info")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("kobana-mcp starts");
+    let mut stdin = child.stdin.take().expect("stdin");
+    for (id, method, params) in [
+        (
+            1,
+            "initialize",
+            json!({"protocolVersion": "2025-06-18", "capabilities": {},
+                   "clientInfo": {"name": "t", "version": "1"}}),
+        ),
+        (2, "tools/list", json!({})),
+    ] {
+        let msg = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        writeln!(stdin, "{msg}").expect("write");
+    }
+    drop(stdin);
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .expect("stderr")
+        .read_to_string(&mut err)
+        .expect("stderr");
+    let _ = child.wait();
+    let requests: Vec<&str> = err
+        .lines()
+        .filter(|l| l.contains("kobana_mcp::request"))
+        .collect();
+    assert_eq!(requests.len(), 2, "{err}");
+    assert!(
+        requests[0].contains("method=\"initialize\"") && requests[0].contains("outcome=\"ok\""),
+        "{err}"
+    );
+    assert!(requests[1].contains("method=\"tools/list\""), "{err}");
+}
