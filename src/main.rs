@@ -854,11 +854,13 @@ async fn serve(
         file.serve.authorization_servers.clone(),
         &products,
     );
-    let mut app = runtime::transport::http::router(server).merge(metadata_router(meta));
+    // The metadata and the signed download links (inbox `.eml`) beside the MCP routes, under the
+    // same per-IP limit.
+    let mut extra = metadata_router(meta);
     if let Some(sb) = sandbox_handle {
-        // Signed download links (inbox `.eml`) point here.
-        app = app.merge(runtime_sandbox::api::files_router(sb, products.clone()));
+        extra = extra.merge(runtime_sandbox::api::files_router(sb, products.clone()));
     }
+    let app = runtime::transport::http::router_with(server, extra);
     let listener = tokio::net::TcpListener::bind(addr)
         .await
         .with_context(|| format!("cannot listen on {addr}"))?;

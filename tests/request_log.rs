@@ -164,4 +164,33 @@ async fn every_request_logs_one_line_with_method_name_duration_and_outcome() {
     assert_eq!(init["outcome"], "ok", "{init:?}");
     assert_eq!(init["client_ip"], "127.0.0.1", "{init:?}");
     assert!(init["duration_us"].parse::<u64>().is_ok(), "{init:?}");
+
+    // Refused by the transport before any engine saw them, each with its line, status and client
+    // address: a foreign Origin (403, the DNS-rebinding guard), a body over the limit (413), a
+    // body that is not JSON-RPC (400).
+    let http = reqwest::Client::new();
+    let post = |body: Vec<u8>| {
+        http.post(&legacy.url)
+            .bearer_auth("demo-full")
+            .header("Content-Type", "application/json")
+            .header("Accept", "application/json, text/event-stream")
+            .header("MCP-Protocol-Version", "2025-06-18")
+            .body(body)
+    };
+    let list = br#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#.to_vec();
+    let refusals = [
+        (post(list).header("Origin", "http://evil.example"), 403),
+        (post(vec![b' '; 5 * 1024 * 1024]), 413),
+        (post(b"{not json".to_vec()), 400),
+    ];
+    for (i, (req, status)) in refusals.into_iter().enumerate() {
+        let resp = req.send().await.expect("request");
+        assert_eq!(resp.status().as_u16(), status);
+        let got = lines.snapshot();
+        assert_eq!(got.len(), cases.len() + 4 + i, "{status}: {got:?}");
+        let line = &got[cases.len() + 3 + i];
+        assert_eq!(line["outcome"], "refused", "{line:?}");
+        assert_eq!(line["code"], status.to_string(), "{line:?}");
+        assert_eq!(line["client_ip"], "127.0.0.1", "{line:?}");
+    }
 }

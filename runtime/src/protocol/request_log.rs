@@ -110,8 +110,10 @@ impl Drop for Pending<'_> {
     }
 }
 
-/// The line of a request the HTTP layers refused before any engine saw it (401/403 from the
-/// auth layer, 429 from a rate limit, 403 from a scope challenge): outcome `refused`, `code` the
+/// The line of a request the HTTP layers refused before any engine saw it (403 from the
+/// Origin/Host guard, 401/403 from the auth layer, 429 from a rate limit, 403 from a scope
+/// challenge, 413 for a body over the limit, 400/404 for a message refused before any method
+/// ran): outcome `refused`, `code` the
 /// HTTP status, with the client address when known. `method` and `name` are empty when the body
 /// was not read.
 pub fn log_refused(method: &str, name: &str, status: u16, client_ip: Option<std::net::IpAddr>) {

@@ -90,30 +90,35 @@ fn host_allowed(server: &Server, host: &str) -> bool {
         .any(|h| h == name || h == host)
 }
 
-/// DNS-rebinding protection: a foreign `Origin` or `Host` gets 403 with a JSON-RPC error body.
+/// DNS-rebinding protection: a foreign `Origin` or `Host` gets 403 with a JSON-RPC error body,
+/// and the request its log line (outcome `refused`, code 403, the client address).
 pub async fn guard(State(server): State<Arc<Server>>, req: Request, next: Next) -> Response {
     let h = req.headers();
+    let mut refusal = None;
     if let Some(origin) = h.get(header::ORIGIN) {
-        let ok = origin.to_str().is_ok_and(|o| origin_allowed(&server, o));
-        if !ok {
-            let msg = format!("Origin {:?} is not allowed", origin.to_str().unwrap_or("?"));
-            return error_response(
-                StatusCode::FORBIDDEN,
-                &Value::Null,
-                &RpcError::invalid_request(msg),
-            );
+        if !origin.to_str().is_ok_and(|o| origin_allowed(&server, o)) {
+            refusal = Some(format!(
+                "Origin {:?} is not allowed",
+                origin.to_str().unwrap_or("?")
+            ));
         }
     }
-    if let Some(host) = h.get(header::HOST) {
-        let ok = host.to_str().is_ok_and(|v| host_allowed(&server, v));
-        if !ok {
-            let msg = format!("Host {:?} is not allowed", host.to_str().unwrap_or("?"));
-            return error_response(
-                StatusCode::FORBIDDEN,
-                &Value::Null,
-                &RpcError::invalid_request(msg),
-            );
+    if let (None, Some(host)) = (&refusal, h.get(header::HOST)) {
+        if !host.to_str().is_ok_and(|v| host_allowed(&server, v)) {
+            refusal = Some(format!(
+                "Host {:?} is not allowed",
+                host.to_str().unwrap_or("?")
+            ));
         }
+    }
+    if let Some(msg) = refusal {
+        let ip = req.extensions().get::<super::peer::ClientIp>().map(|c| c.0);
+        crate::protocol::request_log::log_refused("", "", StatusCode::FORBIDDEN.as_u16(), ip);
+        return error_response(
+            StatusCode::FORBIDDEN,
+            &Value::Null,
+            &RpcError::invalid_request(msg),
+        );
     }
     next.run(req).await
 }

@@ -1,5 +1,6 @@
 //! `/healthz`, `/readyz` and `/metrics`: unauthenticated, outside the Origin/Host guard (probes
-//! and scrapers send neither an Origin nor a loopback Host), and never MCP.
+//! and scrapers send neither an Origin nor a loopback Host), and never MCP; counted by the per-IP
+//! limit like every request ([`super::http::router`]).
 //!
 //! - `/healthz`: 200 `ok` while the process answers; calls nothing.
 //! - `/readyz`: runs the server's readiness probes ([`crate::telemetry::health`]); 200 when all

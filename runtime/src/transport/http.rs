@@ -12,7 +12,9 @@
 //!
 //! Layers: Origin/Host guard (403, [`super::guard`]) → auth (when configured) → handler
 //! (body-size limit → 413, request time limit → JSON-RPC error). Beside them, unguarded:
-//! `/healthz`, `/readyz`, `/metrics` ([`super::health`]).
+//! `/healthz`, `/readyz`, `/metrics` ([`super::health`]) and the caller's extra routes
+//! ([`router_with`]). Over all of them: the client address and the per-IP limit
+//! ([`super::client`]).
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -56,11 +58,18 @@ struct Route {
 /// The MCP router of a server: `/mcp` for one product, `/<product>/mcp` for several. With
 /// [`crate::server::ServerConfig::auth`] set, the auth layer runs inside the Origin guard.
 pub fn router(server: Arc<Server>) -> Router {
-    let sessions = Arc::new(SessionTable::new(server.config.session_limits()));
-    router_with_sessions(server, sessions)
+    router_with(server, Router::new())
 }
 
-fn router_with_sessions(server: Arc<Server>, sessions: Arc<SessionTable>) -> Router {
+/// [`router`] with `extra` routes beside the MCP ones (the CLI's OAuth protected-resource
+/// metadata and signed downloads): like the probes, outside the Origin guard and auth, but
+/// counted by the per-IP limit like every request.
+pub fn router_with(server: Arc<Server>, extra: Router) -> Router {
+    let sessions = Arc::new(SessionTable::new(server.config.session_limits()));
+    router_with_sessions(server, sessions, extra)
+}
+
+fn router_with_sessions(server: Arc<Server>, sessions: Arc<SessionTable>, extra: Router) -> Router {
     server
         .telemetry()
         .count_sessions(&sessions, SessionTable::len);
@@ -101,14 +110,17 @@ fn router_with_sessions(server: Arc<Server>, sessions: Arc<SessionTable>) -> Rou
         server.clone(),
         super::guard::guard,
     ))
-    // Outermost: the client address, and the per-IP limit before anything else runs.
+    // Probes and scrapes come without Origin or a loopback Host: outside the guard and auth.
+    .merge(super::health::router(server.clone()))
+    .merge(extra)
+    // Outermost, over every route (probes, metadata, downloads and unknown paths too: each is a
+    // request anyone can send, and `/readyz` asks Redis and the identity service): the client
+    // address, and the per-IP limit before anything else runs. A load balancer's health checks
+    // (one every few seconds) stay far below it.
     .layer(middleware::from_fn_with_state(
-        server.clone(),
+        server,
         super::client::client_layer,
     ))
-    // Probes and scrapes come without Origin or a loopback Host, and often (a load balancer's
-    // health checks): outside the guard, auth and the per-IP limit.
-    .merge(super::health::router(server))
 }
 
 /// Binds `addr` and serves until `shutdown` resolves; in-flight requests are finished, open 2025
@@ -130,7 +142,7 @@ pub async fn serve_listener(
 ) -> std::io::Result<()> {
     let sessions = Arc::new(SessionTable::new(server.config.session_limits()));
     let limits = ConnectionLimits::of(&server.config);
-    let app = router_with_sessions(server, sessions.clone());
+    let app = router_with_sessions(server, sessions.clone(), Router::new());
     tracing::info!(addr = ?listener.local_addr().ok(), "serving MCP over HTTP");
     serve_router(app, listener, limits, async move {
         shutdown.await;
@@ -339,6 +351,9 @@ async fn post_answer(
     let bytes = match axum::body::to_bytes(body, limit).await {
         Ok(b) => b,
         Err(_) => {
+            let status = StatusCode::PAYLOAD_TOO_LARGE;
+            let ip = client_ip(&parts.extensions);
+            crate::protocol::request_log::log_refused("", "", status.as_u16(), ip);
             let err = RpcError::invalid_request(format!(
                 "Request body exceeds the limit of {limit} bytes"
             ));
@@ -424,7 +439,12 @@ async fn post_answer(
             None,
         ),
         Step::Refused { id, error, why } => {
-            (error_response(status_of_refusal(why), &id, &error), None)
+            // Refused before any method ran (not JSON-RPC, an unknown session or revision): no
+            // engine logs it, so its line is written here.
+            let status = status_of_refusal(why);
+            let ip = client_ip(&parts.extensions);
+            crate::protocol::request_log::log_refused("", "", status.as_u16(), ip);
+            (error_response(status, &id, &error), None)
         }
         Step::Initialize(handshake) => {
             let locale = route
