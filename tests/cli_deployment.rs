@@ -507,32 +507,12 @@ fn audit_stderr_writes_one_json_record_per_write() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn otlp_endpoint_exports_the_spans_and_metrics_of_a_session() {
     use std::io::{BufRead, BufReader, Write};
-    use std::sync::{Arc, Mutex};
 
-    use axum::body::Bytes;
-    use axum::extract::State;
-    use axum::http::Uri;
     use opentelemetry_proto::tonic::collector::metrics::v1::ExportMetricsServiceRequest;
     use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
     use prost::Message;
 
-    type Posts = Arc<Mutex<Vec<(String, Vec<u8>)>>>;
-    let posts: Posts = Arc::default();
-    let app = axum::Router::new()
-        .fallback(|State(p): State<Posts>, uri: Uri, body: Bytes| async move {
-            if let Ok(mut v) = p.lock() {
-                v.push((uri.path().to_string(), body.to_vec()));
-            }
-            axum::http::StatusCode::OK
-        })
-        .with_state(posts.clone());
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("bind");
-    let endpoint = format!("http://{}", listener.local_addr().expect("addr"));
-    tokio::spawn(async move {
-        let _ = axum::serve(listener, app).await;
-    });
+    let (endpoint, received) = test_support::otlp::collector().await;
 
     let dir = tempfile::tempdir().expect("temp dir");
     let mut cmd = kobana(dir.path());
@@ -575,14 +555,7 @@ async fn otlp_endpoint_exports_the_spans_and_metrics_of_a_session() {
         .expect("session");
     assert!(status.success(), "{status}");
 
-    let posts = posts.lock().map(|v| v.clone()).unwrap_or_default();
-    let bodies = |path: &str| -> Vec<Vec<u8>> {
-        posts
-            .iter()
-            .filter(|(p, _)| p == path)
-            .map(|(_, b)| b.clone())
-            .collect()
-    };
+    let bodies = |path: &str| received.bodies(path);
     let spans: Vec<String> = bodies("/v1/traces")
         .iter()
         .filter_map(|b| ExportTraceServiceRequest::decode(b.as_slice()).ok())
@@ -595,8 +568,7 @@ async fn otlp_endpoint_exports_the_spans_and_metrics_of_a_session() {
         spans
             .iter()
             .any(|n| n == "tools/call billing_customers_get"),
-        "spans {spans:?}; posts to {:?}",
-        posts.iter().map(|p| &p.0).collect::<Vec<_>>()
+        "spans {spans:?}"
     );
     let metrics: Vec<String> = bodies("/v1/metrics")
         .iter()
