@@ -1,5 +1,6 @@
 # kobana-mcp as a container: a static (musl) binary on distroless/static, running as non-root,
-# with a HEALTHCHECK against the HTTP listener's /healthz.
+# with a HEALTHCHECK against the HTTP listener's /healthz. About 29 MB, of which the binary is 27.2 MB
+# (scripts/image_check.sh builds it, runs it and prints both).
 #
 #   docker build -t kobana-mcp .
 #   docker run --rm -p 127.0.0.1:8080:8080 kobana-mcp                      # every product, HTTP
