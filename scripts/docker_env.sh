@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by the image scripts: a `docker` that builds with BuildKit (the Dockerfile's cache mounts
 # need it; the legacy builder refuses `RUN --mount`).
 #

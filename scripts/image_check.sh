@@ -40,7 +40,7 @@ cleanup() {
     fi
     compose down -v --remove-orphans >/dev/null 2>&1
   fi
-  for c in kobana-check-http; do docker rm -f "$c" >/dev/null 2>&1; done
+  docker rm -f kobana-check-http >/dev/null 2>&1
   docker volume rm kobana-check-data >/dev/null 2>&1
   rm -rf "$work"
 }

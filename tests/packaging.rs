@@ -498,7 +498,11 @@ fn the_image_is_a_static_binary_on_a_minimal_base_running_as_non_root_with_a_hea
     // The base images are build arguments (stand-ins where no registry answers); the defaults
     // are what users get.
     let default_of = |from: &str| -> String {
-        let image = from.trim_start_matches("FROM ").split_whitespace().next().unwrap_or("");
+        let image = from
+            .trim_start_matches("FROM ")
+            .split_whitespace()
+            .next()
+            .unwrap_or("");
         match image.strip_prefix("${").and_then(|a| a.strip_suffix('}')) {
             Some(arg) => d
                 .lines()
