@@ -8,7 +8,8 @@
 #      the sandbox writes its data into /data;
 #   3. compose.yaml: two instances behind HAProxy, requests reach both, a confirmation asked on
 #      one instance runs on the other and is a replay on the first (shared Redis ledger),
-#      Prometheus scrapes both, and the ledger survives a Redis restart and a down/up.
+#      Prometheus scrapes both, and the ledger survives a Redis restart and every container
+#      removed and created again (named volumes kept).
 #
 #   scripts/image_check.sh [--install]
 #
@@ -239,11 +240,13 @@ replay_on() {
   fail "the used confirmation after $3"
 }
 replay_on "$B" "kobana-mcp-2" "a Redis restart"
-compose down >/dev/null 2>&1 || fail "docker compose down (volumes kept)"
-compose up -d --no-build >"$work/up.log" 2>&1 || { cat "$work/up.log" >&2; fail "docker compose up after down"; }
+# Every container removed (with its anonymous volumes, such as the instances' /data: `down` would
+# leave them behind) and created again; the named volumes (Redis's, the keys) stay.
+compose rm -s -f -v >/dev/null 2>&1 || fail "docker compose rm -s -f -v (named volumes kept)"
+compose up -d --no-build >"$work/up.log" 2>&1 || { cat "$work/up.log" >&2; fail "docker compose up after removing the containers"; }
 wait_healthy kobana-mcp-1
 A=http://$(ip kobana-mcp-1):8080
-replay_on "$A" "kobana-mcp-1" "docker compose down and up (volumes kept)"
+replay_on "$A" "kobana-mcp-1" "every container removed and created again (named volumes kept)"
 lap "compose checks" "$s"
 
 current="done"
