@@ -209,6 +209,12 @@ pub fn variables(template: &str) -> Result<Vec<String>, String> {
 /// The decoded variable values if `uri` expands `template`; `None` for another URI or a
 /// template that does not parse.
 pub fn match_uri(template: &str, uri: &str) -> Option<Vec<(String, String)>> {
+    // The text before the first expression is a literal the URI must start with: most templates
+    // are told apart by it without parsing them (a server scans every template per URI).
+    let head = template.split('{').next().unwrap_or_default();
+    if !uri.starts_with(head) {
+        return None;
+    }
     let values = UriTemplate::parse(template).ok()?.matches(uri)?;
     Some(
         values
@@ -269,6 +275,25 @@ mod tests {
         v.iter()
             .map(|(a, b)| (a.to_string(), b.to_string()))
             .collect()
+    }
+
+    /// The literal head refuses other URIs before any parsing; the URIs it lets through are
+    /// matched as before, and a template that does not parse still matches nothing.
+    #[test]
+    fn match_uri_tells_templates_apart_by_their_head() {
+        let t = "kobana://banking/charge/bank_billets/{uid}";
+        assert_eq!(
+            match_uri(t, "kobana://banking/charge/bank_billets/a%2Fb"),
+            Some(pairs(&[("uid", "a/b")]))
+        );
+        assert_eq!(match_uri(t, "kobana://banking/charge/pix/1"), None);
+        assert_eq!(match_uri(t, "kobana://banking/charge/bank_billets"), None);
+        assert_eq!(
+            match_uri("kobana://x/fixed", "kobana://x/fixed"),
+            Some(vec![])
+        );
+        assert_eq!(match_uri("kobana://x/fixed", "kobana://x/fixed/2"), None);
+        assert_eq!(match_uri("kobana://x/}{id}", "kobana://x/}1"), None);
     }
 
     #[test]

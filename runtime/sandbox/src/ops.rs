@@ -272,96 +272,131 @@ fn date_part(s: &str) -> &str {
     s.get(0..10).unwrap_or(s)
 }
 
-/// The records of `rt` the call's arguments select, newest first: equal-valued fields, date
-/// ranges (`created_from`, `expire_to`), `q`/`search` text, and for arguments named in `ids_args`
-/// (a bulk action's `bank_billet_ids`) the records whose id is one of the values given.
-fn select(c: &Call<'_>, rt: &RecordType, ids_args: &[&str]) -> Result<Vec<Row>, BackendError> {
-    let search = c
-        .args
-        .get("q")
-        .or_else(|| c.args.get("search"))
-        .and_then(Value::as_str)
-        .map(str::to_lowercase);
+/// What the call's arguments select among the records of a type: equal-valued fields, date
+/// ranges (`created_from`, `expire_to`), `q`/`search` text, and for arguments named in a bulk
+/// action's `ids_args` (`bank_billet_ids`) the records whose id is one of the values given.
+struct Selection<'a> {
+    search: Option<String>,
+    equal: Vec<(&'a str, &'a Value)>,
+    ranges: Vec<(&'static str, bool, String)>,
+    ids: Option<Vec<String>>,
+}
 
-    let mut equal: Vec<(&str, &Value)> = Vec::new();
-    let mut ranges: Vec<(&str, bool, String)> = Vec::new();
-    let mut ids: Option<Vec<String>> = None;
-    for (name, value) in c.args {
-        if CONTROL_ARGS.contains(&name.as_str()) || value.is_null() {
-            continue;
+impl<'a> Selection<'a> {
+    fn of(
+        args: &'a Map<String, Value>,
+        rt: &RecordType,
+        ids_args: &[&str],
+    ) -> Result<Self, BackendError> {
+        let search = args
+            .get("q")
+            .or_else(|| args.get("search"))
+            .and_then(Value::as_str)
+            .map(str::to_lowercase);
+        let mut equal: Vec<(&str, &Value)> = Vec::new();
+        let mut ranges: Vec<(&'static str, bool, String)> = Vec::new();
+        let mut ids: Option<Vec<String>> = None;
+        for (name, value) in args {
+            if CONTROL_ARGS.contains(&name.as_str()) || value.is_null() {
+                continue;
+            }
+            if ids_args.contains(&name.as_str()) {
+                let given: Vec<String> = match value {
+                    Value::Array(a) => a.iter().filter_map(as_text).collect(),
+                    other => as_text(other).into_iter().collect(),
+                };
+                ids.get_or_insert_with(Vec::new).extend(given);
+                continue;
+            }
+            if rt.fields.iter().any(|f| f.name == name) {
+                equal.push((name.as_str(), value));
+            } else if let Some(field) = suffixed_field(rt, name) {
+                // `cnpj_cpf` selects by `customer_cnpj_cpf` when that is the one field it ends.
+                equal.push((field, value));
+            } else if let Some((field, lower)) = range_field(rt, name) {
+                let bound = as_text(value).ok_or_else(|| {
+                    BackendError::Invalid(format!(
+                        "`{name}` must be a date (YYYY-MM-DD), got {value}"
+                    ))
+                })?;
+                ranges.push((field.name, lower, bound));
+            }
         }
-        if ids_args.contains(&name.as_str()) {
-            let given: Vec<String> = match value {
-                Value::Array(a) => a.iter().filter_map(as_text).collect(),
-                other => as_text(other).into_iter().collect(),
-            };
-            ids.get_or_insert_with(Vec::new).extend(given);
-            continue;
-        }
-        if rt.fields.iter().any(|f| f.name == name) {
-            equal.push((name.as_str(), value));
-        } else if let Some(field) = suffixed_field(rt, name) {
-            // `cnpj_cpf` selects by `customer_cnpj_cpf` when that is the one field it ends.
-            equal.push((field, value));
-        } else if let Some((field, lower)) = range_field(rt, name) {
-            let bound = as_text(value).ok_or_else(|| {
-                BackendError::Invalid(format!("`{name}` must be a date (YYYY-MM-DD), got {value}"))
-            })?;
-            ranges.push((field.name, lower, bound));
-        }
+        Ok(Selection {
+            search,
+            equal,
+            ranges,
+            ids,
+        })
     }
 
-    let rows = store::list(c.tx, c.scope, rt.name).map_err(db)?;
-    let by_id = |row: &Row| {
-        ids.as_ref().is_none_or(|ids| {
+    /// Every record is selected: the store can page without reading the rest.
+    fn is_all(&self) -> bool {
+        self.search.is_none()
+            && self.equal.is_empty()
+            && self.ranges.is_empty()
+            && self.ids.is_none()
+    }
+
+    fn keeps(&self, row: &Row) -> bool {
+        self.ids.as_ref().is_none_or(|ids| {
             ids.iter()
                 .any(|i| *i == row.id || i.parse::<i64>().ok() == Some(row.seq))
+        }) && self.equal.iter().all(|(name, arg)| {
+            row.json
+                .get(*name)
+                .is_some_and(|field| filter_matches(field, arg))
+        }) && self.ranges.iter().all(|(name, lower, bound)| {
+            match row.json.get(*name).and_then(Value::as_str) {
+                Some(v) => {
+                    let (v, b) = (date_part(v), date_part(bound));
+                    if *lower {
+                        v >= b
+                    } else {
+                        v <= b
+                    }
+                }
+                None => false,
+            }
+        }) && self.search.as_ref().is_none_or(|q| {
+            Value::Object(row.json.clone())
+                .to_string()
+                .to_lowercase()
+                .contains(q)
         })
-    };
+    }
+}
+
+/// The records of `rt` the call's arguments select ([`Selection`]), newest first.
+fn select(c: &Call<'_>, rt: &RecordType, ids_args: &[&str]) -> Result<Vec<Row>, BackendError> {
+    let selection = Selection::of(c.args, rt, ids_args)?;
+    let rows = store::list(c.tx, c.scope, rt.name).map_err(db)?;
     Ok(rows
         .into_iter()
-        .filter(|row| {
-            by_id(row)
-                && equal.iter().all(|(name, arg)| {
-                    row.json
-                        .get(*name)
-                        .is_some_and(|field| filter_matches(field, arg))
-                })
-                && ranges.iter().all(|(name, lower, bound)| {
-                    match row.json.get(*name).and_then(Value::as_str) {
-                        Some(v) => {
-                            let (v, b) = (date_part(v), date_part(bound));
-                            if *lower {
-                                v >= b
-                            } else {
-                                v <= b
-                            }
-                        }
-                        None => false,
-                    }
-                })
-                && search.as_ref().is_none_or(|q| {
-                    Value::Object(row.json.clone())
-                        .to_string()
-                        .to_lowercase()
-                        .contains(q)
-                })
-        })
+        .filter(|row| selection.keeps(row))
         .collect())
 }
 
 fn list(c: &Call<'_>, rt: &RecordType) -> Result<Output, BackendError> {
     let page = positive_int(c.args, "page", 1)?;
     let per_page = positive_int(c.args, "per_page", DEFAULT_PER_PAGE)?.min(MAX_PER_PAGE);
-    let matching = select(c, rt, &[])?;
-    let start = ((page - 1) * per_page) as usize;
-    let has_next = matching.len() > start + per_page as usize;
-    let items: Vec<Value> = matching
-        .into_iter()
-        .skip(start)
-        .take(per_page as usize)
-        .map(|r| Value::Object(r.json))
-        .collect();
+    let start = (page - 1).saturating_mul(per_page);
+    let selection = Selection::of(c.args, rt, &[])?;
+    // One row past the page tells whether there is a next one.
+    let mut rows = if selection.is_all() {
+        store::list_page(c.tx, c.scope, rt.name, start, per_page + 1).map_err(db)?
+    } else {
+        store::list(c.tx, c.scope, rt.name)
+            .map_err(db)?
+            .into_iter()
+            .filter(|row| selection.keeps(row))
+            .skip(usize::try_from(start).unwrap_or(usize::MAX))
+            .take(per_page as usize + 1)
+            .collect()
+    };
+    let has_next = rows.len() > per_page as usize;
+    rows.truncate(per_page as usize);
+    let items: Vec<Value> = rows.into_iter().map(|r| Value::Object(r.json)).collect();
     Ok(Output::Json(envelope::page(
         c.tool, items, page, per_page, has_next,
     )))

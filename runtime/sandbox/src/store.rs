@@ -295,12 +295,18 @@ pub fn clear_scope(tx: &Transaction<'_>, scope: &Scope) -> Result<(), StoreError
     Ok(())
 }
 
-fn parse_row(id: String, seq: i64, json: String) -> rusqlite::Result<Row> {
-    let json = match serde_json::from_str::<Value>(&json) {
+fn parse_row(id: String, seq: i64, json: &str) -> rusqlite::Result<Row> {
+    // From a `str`: serde_json then skips the UTF-8 checks of every string it reads.
+    let json = match serde_json::from_str::<Value>(json) {
         Ok(Value::Object(m)) => m,
         _ => Map::new(),
     };
     Ok(Row { id, seq, json })
+}
+
+/// A row of `SELECT id, seq, json`: the JSON is parsed where SQLite holds it, not copied first.
+fn row_of(r: &rusqlite::Row<'_>) -> rusqlite::Result<Row> {
+    parse_row(r.get(0)?, r.get(1)?, r.get_ref(2)?.as_str()?)
 }
 
 /// Every record of a type in a scope, newest first.
@@ -312,7 +318,38 @@ pub fn list(tx: &Transaction<'_>, scope: &Scope, ty: &str) -> Result<Vec<Row>, S
     )?;
     let rows = stmt.query_map(
         params![scope.product, scope.organization, scope.workspace, ty],
-        |r| parse_row(r.get(0)?, r.get(1)?, r.get(2)?),
+        row_of,
+    )?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// One page of the records of a type in a scope, newest first (the order of [`list`]): at most
+/// `limit` records after the first `offset`. Only the rows of the page are read and parsed, so a
+/// list call costs its page, not the whole type.
+pub fn list_page(
+    tx: &Transaction<'_>,
+    scope: &Scope,
+    ty: &str,
+    offset: u64,
+    limit: u64,
+) -> Result<Vec<Row>, StoreError> {
+    let mut stmt = tx.prepare_cached(
+        "SELECT id, seq, json FROM records
+         WHERE product=?1 AND organization=?2 AND workspace=?3 AND type=?4
+         ORDER BY created_at DESC, seq DESC LIMIT ?5 OFFSET ?6",
+    )?;
+    // SQLite's integers are i64: a page beyond that is past every record anyway.
+    let clamp = |n: u64| i64::try_from(n).unwrap_or(i64::MAX);
+    let rows = stmt.query_map(
+        params![
+            scope.product,
+            scope.organization,
+            scope.workspace,
+            ty,
+            clamp(limit),
+            clamp(offset)
+        ],
+        row_of,
     )?;
     Ok(rows.collect::<Result<_, _>>()?)
 }
@@ -341,7 +378,7 @@ pub fn get(
                 key,
                 numeric
             ],
-            |r| parse_row(r.get(0)?, r.get(1)?, r.get(2)?),
+            row_of,
         )
         .optional()?)
 }

@@ -31,7 +31,7 @@ use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
 /// Fan-out settings.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct RecentOptions {
     /// Listings in flight at once.
     pub concurrency: usize,
@@ -39,6 +39,11 @@ pub struct RecentOptions {
     pub per_listing_timeout: Duration,
     /// The language of the titles (the templates' titles in that locale); `None`: the base ones.
     pub locale: Option<runtime_model::locale::Locale>,
+    /// Which templates may be listed, by index in the product's `templates` (the caller's
+    /// selection of tools reads some and not others); `None`: every listed one. Deciding per
+    /// template, before listing, spares the listings whose records would be left out and a
+    /// search of every template for every record's URI.
+    pub templates: Option<Vec<bool>>,
 }
 
 impl Default for RecentOptions {
@@ -47,6 +52,7 @@ impl Default for RecentOptions {
             concurrency: 16,
             per_listing_timeout: Duration::from_secs(10),
             locale: None,
+            templates: None,
         }
     }
 }
@@ -118,15 +124,10 @@ pub fn describe_titled(
 }
 
 /// The records of a list answer (bare array or `{data: [...]}` envelope).
-fn records(output: &Output) -> Vec<Map<String, Value>> {
+fn records(output: &Output) -> Vec<&Map<String, Value>> {
     match output {
         Output::Json(v) => super::records::list_items(v)
-            .map(|items| {
-                items
-                    .iter()
-                    .filter_map(|i| i.as_object().cloned())
-                    .collect()
-            })
+            .map(|items| items.iter().filter_map(Value::as_object).collect())
             .unwrap_or_default(),
         Output::Bytes { .. } => Vec::new(),
         Output::Replayed(inner) => records(inner),
@@ -143,10 +144,16 @@ pub async fn recent_resources(
 ) -> Result<Vec<Value>, String> {
     let product = ctx.product;
     let gate = Arc::new(Semaphore::new(options.concurrency.max(1)));
+    let timeout = options.per_listing_timeout;
     let mut set = JoinSet::new();
     for (index, template) in product.templates.iter().enumerate() {
         if !template.listed {
             continue;
+        }
+        if let Some(allowed) = &options.templates {
+            if !allowed.get(index).copied().unwrap_or(false) {
+                continue;
+            }
         }
         let Some(list_name) = template.list_tool else {
             continue;
@@ -175,7 +182,7 @@ pub async fn recent_resources(
                 return Err(format!("{} (not started)", list.name));
             };
             let call = backend.call(&ctx, list, &args);
-            match tokio::time::timeout(options.per_listing_timeout, call).await {
+            match tokio::time::timeout(timeout, call).await {
                 Ok(Ok(out)) => {
                     let found: Vec<Value> = records(&out)
                         .iter()
@@ -193,7 +200,7 @@ pub async fn recent_resources(
                     Err(format!(
                         "{} (no answer within {} ms)",
                         list.name,
-                        options.per_listing_timeout.as_millis()
+                        timeout.as_millis()
                     ))
                 }
             }
@@ -312,6 +319,8 @@ mod tests {
         peak: AtomicUsize,
         /// Whether `list_3` fails.
         fail: std::sync::atomic::AtomicBool,
+        /// Listings asked for.
+        calls: AtomicUsize,
     }
 
     impl Backend for Lister {
@@ -322,6 +331,7 @@ mod tests {
             args: &'a Map<String, Value>,
         ) -> BoxFuture<'a, Result<Output, BackendError>> {
             Box::pin(async move {
+                self.calls.fetch_add(1, Ordering::SeqCst);
                 let now = self.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
                 self.peak.fetch_max(now, Ordering::SeqCst);
                 tokio::time::sleep(Duration::from_millis(5)).await;
@@ -363,13 +373,14 @@ mod tests {
             in_flight: AtomicUsize::new(0),
             peak: AtomicUsize::new(0),
             fail: std::sync::atomic::AtomicBool::new(true),
+            calls: AtomicUsize::new(0),
         });
         let opts = RecentOptions {
             concurrency: 4,
             ..RecentOptions::default()
         };
         // t3's listing fails: the answer is an error naming it, never a partial list.
-        let err = recent_resources(&ctx, backend.clone(), 3, opts)
+        let err = recent_resources(&ctx, backend.clone(), 3, opts.clone())
             .await
             .unwrap_err();
         assert!(err.contains("list_3") && err.contains("down"), "{err}");
@@ -389,6 +400,45 @@ mod tests {
         );
         assert!(backend.peak.load(Ordering::SeqCst) <= 4);
         assert!(backend.peak.load(Ordering::SeqCst) >= 2, "listings overlap");
+    }
+
+    /// Templates the caller's selection leaves out are not listed at all: their records are not
+    /// in the answer and their list tools are not called.
+    #[tokio::test]
+    async fn templates_left_out_by_the_selection_are_not_listed() {
+        let product = product(5);
+        let ctx = CallContext {
+            product,
+            identity: identity().into(),
+            bearer_token: None,
+            workspace: None,
+            idempotency_key: None,
+            locale: runtime_model::locale::Locale::En,
+        };
+        let backend = Arc::new(Lister {
+            in_flight: AtomicUsize::new(0),
+            peak: AtomicUsize::new(0),
+            fail: std::sync::atomic::AtomicBool::new(false),
+            calls: AtomicUsize::new(0),
+        });
+        let opts = RecentOptions {
+            templates: Some(vec![true, true, true, false, true]),
+            ..RecentOptions::default()
+        };
+        let out = recent_resources(&ctx, backend.clone(), 3, opts)
+            .await
+            .unwrap();
+        let types: Vec<&str> = out
+            .iter()
+            .map(|r| r["uri"].as_str().unwrap().split('/').nth(3).unwrap())
+            .collect();
+        // t1: cannot read; t2: not listed; t3: left out by the selection.
+        assert_eq!(types, ["t0", "t0", "t0", "t4", "t4", "t4"]);
+        assert_eq!(
+            backend.calls.load(Ordering::SeqCst),
+            2,
+            "only t0 and t4 listed"
+        );
     }
 
     #[test]

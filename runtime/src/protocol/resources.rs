@@ -77,20 +77,20 @@ impl Engine {
             n,
             crate::backend::RecentOptions {
                 locale: Some(locale),
+                // Records of templates whose read tool the selection leaves out stay out.
+                templates: Some(
+                    self.product
+                        .templates
+                        .iter()
+                        .map(|t| view.can_call(self.product, t.read_by))
+                        .collect(),
+                ),
                 ..Default::default()
             },
         )
         .await
         {
-            // Records of templates whose read tool the selection leaves out stay out.
-            Ok(more) => resources.extend(more.into_iter().filter(|r| {
-                let uri = r.get("uri").and_then(Value::as_str).unwrap_or("");
-                match self.locate(uri) {
-                    Some(Located::Template(t, _)) => view.can_call(self.product, t.read_by),
-                    Some(Located::Fixed(f)) => view.can_call(self.product, f.read_by),
-                    None => false,
-                }
-            })),
+            Ok(more) => resources.extend(more),
             Err(why) => return RpcError::internal(why).into(),
         }
         Reply::Value(self.finish(call, json!({ "resources": resources }), true))

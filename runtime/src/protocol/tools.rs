@@ -470,7 +470,7 @@ impl Engine {
         args: &Map<String, Value>,
         answer: Value,
     ) -> Reply {
-        let text = answer.to_string();
+        let text = super::json_text::to_text(&answer);
         let budget = self.options.result_budget_tokens;
         match super::result_budget::cut(&answer, text.len(), budget) {
             None => self.json_reply(call, &answer, text),
@@ -531,7 +531,7 @@ impl Engine {
             call,
             |bytes| {
                 bytes.extend_from_slice(b"[{\"type\":\"text\",\"text\":");
-                write_json(bytes, text.as_str());
+                super::json_text::write_string(bytes, text.as_str());
                 bytes.extend_from_slice(b"}]");
             },
             Some(Structured::Raw {
