@@ -638,6 +638,16 @@ fn compose_runs_two_instances_sharing_a_persistent_non_evicting_redis() {
             instances[0].1["environment"]["KOBANA_UPSTREAM_URL"],
             "{name}"
         );
+        // Behind HAProxy (which sets X-Forwarded-For), the instances take the client's address
+        // from it; otherwise every client shares the balancer's per-IP rate limit.
+        assert_eq!(
+            s["environment"]["KOBANA_TRUST_PROXY_HEADERS"], "true",
+            "{name}: behind the balancer without --trust-proxy-headers"
+        );
+        assert!(
+            s.get("ports").is_none(),
+            "{name}: an instance trusting proxy headers must be reachable only through the balancer"
+        );
         assert!(
             s["environment"].get("KOBANA_STATE_KEYS").is_none(),
             "{name}: an empty KOBANA_STATE_KEYS would hide the shared file's keys"
