@@ -18,7 +18,8 @@ impl Distribution {
     pub const REPOSITORY: &'static str = "https://github.com/kobana/kobana-mcp";
     /// The container image, without its tag (the tag is the crate version).
     pub const IMAGE: &'static str = "ghcr.io/kobana/kobana-mcp";
-    /// The crate published on crates.io (`cargo install kobana-mcp`).
+    /// The package name `cargo install` builds (from the repository: no release publishes the
+    /// crates to crates.io).
     pub const CRATE: &'static str = "kobana-mcp";
     /// The binary the packages install.
     pub const BINARY: &'static str = "kobana-mcp";

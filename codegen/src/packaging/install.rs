@@ -269,8 +269,8 @@ fn intro() -> String {
          127.0.0.1:8080` on this machine, or the reference deployment (`docker compose up`, \
          `compose.yaml`), which also listens on `{base}`. The token goes in the `Authorization` \
          header; against the sandbox, use a demo token such as `demo-full` (README, *Demo tokens*).\n\n\
-         Getting `{bin}`: the release installers (shell script, PowerShell, Homebrew; \
-         configured in `dist-workspace.toml`), `cargo install {krate}`, or the container image \
+         Getting `{bin}`: the release installers (shell script, PowerShell; configured in \
+         `dist-workspace.toml`), `cargo install --locked --git {repo} {krate}`, or the container image \
          (`docker run -i --rm -e {tok} {image}:{version} serve banking --stdio`). Shell commands \
          below read the token from your environment: `export {tok}=…` first.\n",
         bin = Distribution::BINARY,
@@ -278,6 +278,7 @@ fn intro() -> String {
         up = Distribution::UPSTREAM_ENV,
         base = Distribution::LOCAL_HTTP_BASE,
         krate = Distribution::CRATE,
+        repo = Distribution::REPOSITORY,
         image = Distribution::IMAGE,
         version = Distribution::VERSION,
     )
