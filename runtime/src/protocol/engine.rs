@@ -387,12 +387,15 @@ impl Engine {
             product: self.product.name,
             is_tool: &|name| self.tool_index(name).is_some(),
         };
-        let answer = async {
+        // Boxed once here: the layers below (measurement, the log line, their task-locals, the
+        // connection's time limit) each take the future by value and hold it twice, so inline
+        // its size multiplied at every layer and each move of a request's future copied it.
+        let answer = Box::pin(async {
             if let Some(refused) = self.over_rate_limit(req, call).await {
                 return refused;
             }
             self.answer(req, call).await
-        };
+        });
         let reply = super::observe::observed(observer, req, call, answer).await;
         super::language::localize_reply(reply, self.locale(call), call.era.is_modern())
     }
