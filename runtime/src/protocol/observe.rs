@@ -46,7 +46,7 @@ where
             trace::SpanStart {
                 method: &req.method,
                 target,
-                params: &req.params,
+                meta: &req.meta,
                 protocol_version: call.era.version(),
                 session_id: call.session.as_ref().map(|s| s.id.as_str()),
                 request_id: match &req.id {
