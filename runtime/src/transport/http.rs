@@ -505,7 +505,7 @@ fn open_session(route: &Route, owner: &str, handshake: &Handshake) -> Response {
 /// (-32020, HTTP 400).
 fn check_modern_headers(route: &Route, h: &HeaderMap, req: &RpcRequest) -> Result<(), RpcError> {
     headers::check_method_and_name(h, &req.method, &req.params)?;
-    if req.method == "tools/call" {
+    if req.method == "tools/call" && route.engine.mirrors_arguments() {
         let idx = req
             .params
             .get("name")
