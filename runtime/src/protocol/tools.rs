@@ -465,6 +465,7 @@ impl Engine {
         }
         self.write_tool_result(
             call,
+            256,
             |bytes| write_json(bytes, &out.content),
             out.structured.as_ref().map(Structured::Value),
             out.is_error,
@@ -480,7 +481,7 @@ impl Engine {
         args: &Map<String, Value>,
         answer: Value,
     ) -> Reply {
-        let text = answer.to_string();
+        let text = json_text(&answer);
         let budget = self.options.result_budget_tokens;
         match super::result_budget::cut(&answer, text.len(), budget) {
             None => self.json_reply(call, &answer, text),
@@ -496,7 +497,7 @@ impl Engine {
         args: &Map<String, Value>,
         answer: Value,
     ) -> ToolOutput {
-        let text = answer.to_string();
+        let text = json_text(&answer);
         match super::result_budget::cut(&answer, text.len(), self.options.result_budget_tokens) {
             None => ToolOutput {
                 content: vec![json!({"type": "text", "text": text})],
@@ -537,8 +538,10 @@ impl Engine {
     /// The result of a JSON answer: serialized once, that text is both the text block and
     /// `structuredContent` (a model reads the text; a program reads the structure).
     fn json_reply(&self, call: &Call, answer: &Value, text: String) -> Reply {
+        // The text twice (escaped once, raw once), and the envelope around it.
         self.write_tool_result(
             call,
+            2 * text.len() + 64,
             |bytes| {
                 bytes.extend_from_slice(b"[{\"type\":\"text\",\"text\":");
                 write_json(bytes, text.as_str());
@@ -555,14 +558,21 @@ impl Engine {
     /// Writes a `tools/call` result straight to bytes (no intermediate map): `content`, then
     /// `structuredContent` in the caller's era, then `isError`, then the 2026 envelope as
     /// pre-serialized bytes (no clone of serverInfo per call).
+    /// `size_hint` is the length expected before the envelope's tail, so that the buffer is
+    /// allocated once.
     fn write_tool_result(
         &self,
         call: &Call,
+        size_hint: usize,
         content: impl FnOnce(&mut Vec<u8>),
         structured: Option<Structured<'_>>,
         is_error: bool,
     ) -> Reply {
-        let mut bytes = Vec::with_capacity(256);
+        let tail = match call.era {
+            Era::Modern => self.complete_tail(self.locale(call)),
+            Era::Legacy(_) => "}",
+        };
+        let mut bytes = Vec::with_capacity(size_hint + tail.len() + 16);
         bytes.extend_from_slice(b"{\"content\":");
         content(&mut bytes);
         if let Some(s) = structured {
@@ -588,11 +598,7 @@ impl Engine {
         if is_error {
             bytes.extend_from_slice(b",\"isError\":true");
         }
-        if call.era.is_modern() {
-            bytes.extend_from_slice(self.complete_tail(self.locale(call)).as_bytes());
-        } else {
-            bytes.push(b'}');
-        }
+        bytes.extend_from_slice(tail.as_bytes());
         Reply::Raw(bytes.into())
     }
 
@@ -771,6 +777,14 @@ impl Structured<'_> {
             Structured::Raw { json, .. } => out.extend_from_slice(json.as_bytes()),
         }
     }
+}
+
+/// The JSON text of a tool's answer, written through a byte buffer (`serde_json::to_string`)
+/// rather than `Display`, which pushes it into a `String` one small formatted write at a time
+/// (the same text).
+fn json_text(answer: &Value) -> String {
+    // Serializing a `Value` cannot fail (its keys are strings).
+    serde_json::to_string(answer).unwrap_or_default()
 }
 
 /// Appends `value` as JSON. Serializing a `Value` into a `Vec` cannot fail (its keys are strings).
