@@ -72,7 +72,7 @@ fuzz_target!(|data: &[u8]| {
     match &fast {
         Ok(Incoming::Request(req)) => {
             assert!(matches!(req.id, Value::String(_) | Value::Number(_)));
-            read_params(&req.params, &req.meta);
+            read_params(&req.params, req.meta());
         }
         Ok(Incoming::Notification { params, .. }) => read_params(params, &Meta::default()),
         Ok(Incoming::Response { .. }) => {}

@@ -140,7 +140,7 @@ impl Handshake {
             _ => json!({}),
         };
         Self {
-            accept_language: modern::accept_language(&req.meta).or(caller.accept_language.clone()),
+            accept_language: modern::accept_language(req.meta()).or(caller.accept_language.clone()),
             id: req.id,
             version,
             client_caps,
@@ -201,7 +201,7 @@ pub fn route(msg: Incoming, session: SessionRef, outer: Outer<'_>, caller: &Call
             }
         }
     };
-    let modern_meta = modern::has_modern_meta(&req.meta);
+    let modern_meta = modern::has_modern_meta(req.meta());
     // A 2026 request naming `initialize` is a removed method: the engine answers -32601.
     if req.method == "initialize" && !modern_meta {
         return Step::Initialize(Handshake::read(req, caller));
@@ -244,13 +244,13 @@ pub fn route(msg: Incoming, session: SessionRef, outer: Outer<'_>, caller: &Call
                     why: Refusal::SelectionChanged,
                 };
             }
-            let call = legacy_call(caller, s.version, Some(s), &req.meta);
+            let call = legacy_call(caller, s.version, Some(s), req.meta());
             Step::Serve(req, call)
         }
         SessionRef::Unknown => unknown_session(req.id),
         SessionRef::None => match era::sessionless_version(outer.stated()) {
             Ok(version) => {
-                let call = legacy_call(caller, version, None, &req.meta);
+                let call = legacy_call(caller, version, None, req.meta());
                 Step::Serve(req, call)
             }
             Err(error) => Step::Refused {
@@ -275,7 +275,8 @@ fn unknown_session(id: Value) -> Step {
 /// A 2026 request's context: `_meta` present (-32602) → the transport's version agrees with it
 /// (-32020) → the version is served (-32022).
 fn modern_call(req: &mut Request, outer: Outer<'_>, caller: &Caller) -> Result<Call, RpcError> {
-    let meta = modern::read_meta(&mut req.meta)?;
+    let mut none = Meta::default();
+    let meta = modern::read_meta(req.meta.as_deref_mut().unwrap_or(&mut none))?;
     match outer {
         Outer::NotCarried => {}
         Outer::Absent => {
@@ -301,12 +302,12 @@ fn modern_call(req: &mut Request, outer: Outer<'_>, caller: &Caller) -> Result<C
         identity: caller.identity.clone(),
         bearer_token: caller.bearer.clone(),
         client_caps: Arc::new(meta.client_caps),
-        progress_token: modern::progress_token(&req.meta),
+        progress_token: modern::progress_token(req.meta()),
         log_level: meta.log_level,
         peer: Peer::none(),
         session: None,
         selection: caller.selection.clone(),
-        accept_language: modern::accept_language(&req.meta).or(caller.accept_language.clone()),
+        accept_language: modern::accept_language(req.meta()).or(caller.accept_language.clone()),
     })
 }
 

@@ -100,7 +100,10 @@ mod tests {
     use super::*;
 
     fn params(v: Value) -> Meta {
-        crate::protocol::meta::split(v.as_object().unwrap().clone()).1
+        crate::protocol::meta::split(v.as_object().unwrap().clone())
+            .1
+            .map(|m| *m)
+            .unwrap_or_default()
     }
 
     #[test]

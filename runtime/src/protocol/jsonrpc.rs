@@ -20,8 +20,8 @@ pub struct Request {
     pub method: String,
     /// The members of `params` other than `_meta`.
     pub params: Map<String, Value>,
-    /// `params._meta`, read once ([`meta`]).
-    pub meta: Meta,
+    /// `params._meta`, read once ([`meta`]); `None` when the request sent none.
+    pub meta: Option<Box<Meta>>,
 }
 
 impl Request {
@@ -34,6 +34,11 @@ impl Request {
             params,
             meta,
         }
+    }
+
+    /// `params._meta` (empty when the request sent none).
+    pub fn meta(&self) -> &Meta {
+        self.meta.as_deref().unwrap_or(&meta::NONE)
     }
 }
 
@@ -100,7 +105,7 @@ fn parse_common(bytes: &[u8]) -> Option<Incoming> {
     }
     let Params { rest: params, meta } = e.params.unwrap_or(Params {
         rest: Map::new(),
-        meta: Meta::default(),
+        meta: None,
     });
     match e.id {
         None => Some(Incoming::Notification {

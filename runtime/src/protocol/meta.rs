@@ -19,7 +19,9 @@ use serde_json::{Map, Value};
 use crate::contract::era;
 
 /// `params._meta`: whether it was an object, and the members the server reads, as sent (a key
-/// sent twice keeps its last value, as a JSON object read into a map does).
+/// sent twice keeps its last value, as a JSON object read into a map does). A request keeps it
+/// boxed, and only when it sent one: it is several hundred bytes, and a request is moved
+/// through a few layers.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Meta {
     /// `_meta` is there and is an object (a `_meta` of any other type has no members).
@@ -39,6 +41,18 @@ pub struct Meta {
     /// `tracestate`.
     pub tracestate: Option<Value>,
 }
+
+/// The `_meta` of a request that sent none.
+pub static NONE: Meta = Meta {
+    object: false,
+    protocol_version: None,
+    client_capabilities: None,
+    log_level: None,
+    accept_language: None,
+    progress_token: None,
+    traceparent: None,
+    tracestate: None,
+};
 
 impl Meta {
     /// The member `key` of `_meta`, when it is one the server reads.
@@ -88,19 +102,18 @@ impl Meta {
 }
 
 /// Takes `_meta` out of a parsed `params` map (the general reader's path), leaving the other
-/// members in their order.
-pub fn split(mut params: Map<String, Value>) -> (Map<String, Value>, Meta) {
+/// members in their order; `None` when there was none.
+pub fn split(mut params: Map<String, Value>) -> (Map<String, Value>, Option<Box<Meta>>) {
     let meta = params
         .shift_remove("_meta")
-        .map(Meta::from_value)
-        .unwrap_or_default();
+        .map(|m| Box::new(Meta::from_value(m)));
     (params, meta)
 }
 
 /// `params` as the parser reads it: `_meta` into [`Meta`], every other member into the map.
 pub(crate) struct Params {
     pub rest: Map<String, Value>,
-    pub meta: Meta,
+    pub meta: Option<Box<Meta>>,
 }
 
 impl<'de> Deserialize<'de> for Params {
@@ -120,10 +133,10 @@ impl<'de> Visitor<'de> for ParamsVisitor {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Params, A::Error> {
         let mut rest = Map::new();
-        let mut meta = Meta::default();
+        let mut meta = None;
         while let Some(Key(key)) = map.next_key()? {
             if key == "_meta" {
-                meta = map.next_value::<MetaSeed>()?.0;
+                meta = Some(Box::new(map.next_value::<MetaSeed>()?.0));
             } else {
                 let value: Value = map.next_value()?;
                 rest.insert(key.into_owned(), value);
@@ -247,6 +260,8 @@ mod tests {
             let (rest, meta) = split(case.as_object().unwrap().clone());
             assert_eq!(fast.rest, rest, "{text}");
             assert_eq!(fast.meta, meta, "{text}");
+            assert_eq!(meta.is_some(), case.get("_meta").is_some(), "{text}");
+            let meta = meta.as_deref().unwrap_or(&NONE);
             let sent = case.get("_meta");
             assert_eq!(meta.object, sent.is_some_and(Value::is_object), "{text}");
             for key in [
@@ -277,10 +292,11 @@ mod tests {
         let (rest, meta) = split(general);
         assert_eq!(fast.meta, meta);
         assert_eq!(fast.rest, rest);
+        let meta = meta.expect("sent");
         assert_eq!(meta.traceparent, Some(json!("t")));
         assert_eq!(meta.progress_token, None);
         let once = r#"{"_meta":{"progressToken":1,"progress\u0054oken":"b"}}"#;
         let fast: Params = serde_json::from_str(once).unwrap();
-        assert_eq!(fast.meta.progress_token, Some(json!("b")));
+        assert_eq!(fast.meta.expect("sent").progress_token, Some(json!("b")));
     }
 }

@@ -51,7 +51,7 @@ where
             trace::SpanStart {
                 method: &req.method,
                 target,
-                meta: &req.meta,
+                meta: req.meta(),
                 protocol_version: call.era.version(),
                 session_id: call.session.as_ref().map(|s| s.id.as_str()),
                 request_id: match &req.id {
