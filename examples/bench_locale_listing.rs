@@ -56,11 +56,7 @@ async fn main() {
         EngineOptions::default(),
     );
     let identity = Arc::new(runtime::server::unrestricted_identity("bench"));
-    let req = Request {
-        id: json!(1),
-        method: "tools/list".into(),
-        params: Map::new(),
-    };
+    let req = Request::new(json!(1), "tools/list", Map::new());
     println!(
         "tools/list of banking ({} tools), {RUNS} requests each:",
         product.tools.len()

@@ -10,16 +10,18 @@
 use libfuzzer_sys::fuzz_target;
 use runtime::connection::{self, era, modern};
 use runtime::protocol::jsonrpc::{self, Incoming, PARSE_ERROR};
+use runtime::protocol::meta::Meta;
 use serde_json::Value;
 
 /// What a parse decided, in a form two paths can be compared by.
 fn outcome(r: &Result<Incoming, jsonrpc::Rejected>) -> String {
     match r {
         Ok(Incoming::Request(req)) => format!(
-            "request id={} method={:?} params={}",
+            "request id={} method={:?} params={} meta={:?}",
             req.id,
             req.method,
-            Value::Object(req.params.clone())
+            Value::Object(req.params.clone()),
+            req.meta
         ),
         Ok(Incoming::Notification { method, params }) => format!(
             "notification method={method:?} params={}",
@@ -30,12 +32,13 @@ fn outcome(r: &Result<Incoming, jsonrpc::Rejected>) -> String {
     }
 }
 
-/// The connection layer's reading of a request's `params` (both eras).
-fn read_params(params: &serde_json::Map<String, Value>) {
-    let _ = modern::has_modern_meta(params);
-    let _ = modern::progress_token(params);
-    if let Ok(meta) = modern::read_meta(params) {
-        let _ = meta;
+/// The connection layer's reading of a request's `params` and `_meta` (both eras).
+fn read_params(params: &serde_json::Map<String, Value>, meta: &Meta) {
+    let _ = modern::has_modern_meta(meta);
+    let _ = modern::progress_token(meta);
+    let _ = modern::accept_language(meta);
+    if let Ok(read) = modern::read_meta(&mut meta.clone()) {
+        let _ = read;
     }
     if let Some(v) = params.get("protocolVersion").and_then(Value::as_str) {
         let _ = era::legacy_version(v);
@@ -69,9 +72,9 @@ fuzz_target!(|data: &[u8]| {
     match &fast {
         Ok(Incoming::Request(req)) => {
             assert!(matches!(req.id, Value::String(_) | Value::Number(_)));
-            read_params(&req.params);
+            read_params(&req.params, req.meta());
         }
-        Ok(Incoming::Notification { params, .. }) => read_params(params),
+        Ok(Incoming::Notification { params, .. }) => read_params(params, &Meta::default()),
         Ok(Incoming::Response { .. }) => {}
         Err(rej) => assert!(matches!(
             rej.id,

@@ -134,7 +134,7 @@ pub async fn batch(
                         json!({"limit": "batch_timeout", "ms": bounds.batch_timeout.as_millis() as u64}),
                     )
                 } else {
-                    let call = legacy_call(caller, "2025-03-26", session.clone(), &req.params);
+                    let call = legacy_call(caller, "2025-03-26", session.clone(), req.meta());
                     let left = deadline.saturating_duration_since(Instant::now());
                     let reply = if left < bounds.member_timeout {
                         answer_within(

@@ -26,7 +26,7 @@ use std::time::Duration;
 
 use runtime_model::identity::Identity;
 use runtime_model::selection::Selection;
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 use tokio::sync::mpsc;
 
 use crate::contract::call::{Call, Peer, Session};
@@ -34,6 +34,7 @@ use crate::contract::era::Era;
 use crate::contract::error::{RpcError, HEADER_MISMATCH};
 use crate::protocol::engine::Engine;
 use crate::protocol::jsonrpc::{self, Incoming, Request};
+use crate::protocol::meta::Meta;
 use crate::protocol::reply::Reply;
 pub use encode::{encode, encode_reply, Encoded};
 pub use sessions::{SessionLimits, SessionRef, SessionTable};
@@ -139,8 +140,7 @@ impl Handshake {
             _ => json!({}),
         };
         Self {
-            accept_language: modern::accept_language(&req.params)
-                .or(caller.accept_language.clone()),
+            accept_language: modern::accept_language(req.meta()).or(caller.accept_language.clone()),
             id: req.id,
             version,
             client_caps,
@@ -182,7 +182,7 @@ pub fn route_bytes(bytes: &[u8], session: SessionRef, outer: Outer<'_>, caller: 
 
 /// Chooses the era of one message and builds what serving it needs (the rule: [`era`]).
 pub fn route(msg: Incoming, session: SessionRef, outer: Outer<'_>, caller: &Caller) -> Step {
-    let req = match msg {
+    let mut req = match msg {
         Incoming::Request(r) => r,
         Incoming::Notification { .. } => {
             return match session {
@@ -201,7 +201,7 @@ pub fn route(msg: Incoming, session: SessionRef, outer: Outer<'_>, caller: &Call
             }
         }
     };
-    let modern_meta = modern::has_modern_meta(&req.params);
+    let modern_meta = modern::has_modern_meta(req.meta());
     // A 2026 request naming `initialize` is a removed method: the engine answers -32601.
     if req.method == "initialize" && !modern_meta {
         return Step::Initialize(Handshake::read(req, caller));
@@ -221,7 +221,7 @@ pub fn route(msg: Incoming, session: SessionRef, outer: Outer<'_>, caller: &Call
     let modern_wire =
         modern_meta || discover || outer.stated().is_some_and(|v| !era::is_legacy_name(v));
     if modern_wire {
-        return match modern_call(&req, outer, caller) {
+        return match modern_call(&mut req, outer, caller) {
             Ok(call) => Step::Serve(req, call),
             Err(error) => Step::Refused {
                 id: req.id,
@@ -244,13 +244,13 @@ pub fn route(msg: Incoming, session: SessionRef, outer: Outer<'_>, caller: &Call
                     why: Refusal::SelectionChanged,
                 };
             }
-            let call = legacy_call(caller, s.version, Some(s), &req.params);
+            let call = legacy_call(caller, s.version, Some(s), req.meta());
             Step::Serve(req, call)
         }
         SessionRef::Unknown => unknown_session(req.id),
         SessionRef::None => match era::sessionless_version(outer.stated()) {
             Ok(version) => {
-                let call = legacy_call(caller, version, None, &req.params);
+                let call = legacy_call(caller, version, None, req.meta());
                 Step::Serve(req, call)
             }
             Err(error) => Step::Refused {
@@ -274,8 +274,9 @@ fn unknown_session(id: Value) -> Step {
 
 /// A 2026 request's context: `_meta` present (-32602) → the transport's version agrees with it
 /// (-32020) → the version is served (-32022).
-fn modern_call(req: &Request, outer: Outer<'_>, caller: &Caller) -> Result<Call, RpcError> {
-    let meta = modern::read_meta(&req.params)?;
+fn modern_call(req: &mut Request, outer: Outer<'_>, caller: &Caller) -> Result<Call, RpcError> {
+    let mut none = Meta::default();
+    let meta = modern::read_meta(req.meta.as_deref_mut().unwrap_or(&mut none))?;
     match outer {
         Outer::NotCarried => {}
         Outer::Absent => {
@@ -301,12 +302,12 @@ fn modern_call(req: &Request, outer: Outer<'_>, caller: &Caller) -> Result<Call,
         identity: caller.identity.clone(),
         bearer_token: caller.bearer.clone(),
         client_caps: Arc::new(meta.client_caps),
-        progress_token: modern::progress_token(&req.params),
+        progress_token: modern::progress_token(req.meta()),
         log_level: meta.log_level,
         peer: Peer::none(),
         session: None,
         selection: caller.selection.clone(),
-        accept_language: modern::accept_language(&req.params).or(caller.accept_language.clone()),
+        accept_language: modern::accept_language(req.meta()).or(caller.accept_language.clone()),
     })
 }
 
@@ -315,7 +316,7 @@ fn legacy_call(
     caller: &Caller,
     version: &'static str,
     session: Option<Arc<Session>>,
-    params: &Map<String, Value>,
+    meta: &Meta,
 ) -> Call {
     Call {
         era: Era::Legacy(version),
@@ -324,7 +325,7 @@ fn legacy_call(
         client_caps: session
             .as_ref()
             .map_or_else(|| Arc::new(json!({})), |s| s.client_caps.clone()),
-        progress_token: modern::progress_token(params),
+        progress_token: modern::progress_token(meta),
         log_level: session.as_ref().and_then(|s| s.log_level()),
         peer: Peer::none(),
         selection: match &session {
@@ -332,7 +333,7 @@ fn legacy_call(
             None => caller.selection.clone(),
         },
         session,
-        accept_language: modern::accept_language(params).or(caller.accept_language.clone()),
+        accept_language: modern::accept_language(meta).or(caller.accept_language.clone()),
     }
 }
 

@@ -254,7 +254,9 @@ impl RateLimiter {
         let key = format!("{}:{key}", class.name());
         let wait = match &self.store {
             Store::Memory(m) => m.admit(&key, gcra),
-            Store::Redis(r) => match r.admit(&key, gcra).await {
+            // Boxed: the Redis round trip's future is kilobytes, and inline it would size (and
+            // be copied with) every request's future, limited or not, Redis or not.
+            Store::Redis(r) => match Box::pin(r.admit(&key, gcra)).await {
                 Ok(w) => w,
                 Err(e) => {
                     tracing::warn!(error = %e, limit = class.name(), "rate limit not checked (Redis unavailable); request let through");

@@ -143,7 +143,7 @@ impl Engine {
                 inner.insert("arguments".into(), inner_args);
                 // The confirmation round trip of a destructive tool: its answers come back on
                 // the retried call_tool, beside its `arguments`.
-                for key in ["inputResponses", "requestState", "_meta"] {
+                for key in ["inputResponses", "requestState"] {
                     if let Some(v) = params.get(key) {
                         inner.insert(key.into(), v.clone());
                     }

@@ -95,6 +95,10 @@ pub struct Engine {
     /// Per tool: the arguments mirrored into `Mcp-Param-*` headers (`x-mcp-header`), parsed on
     /// first use.
     param_headers: Vec<OnceLock<Vec<ParamHeader>>>,
+    /// Whether any tool mirrors an argument into a header: when none does (every product
+    /// catalog today), a 2026 call has no `Mcp-Param-*` header to check and skips finding its
+    /// tool for it.
+    mirrors_arguments: bool,
     /// Tool name → index in `product.tools` (a catalog has hundreds of tools).
     tool_index: std::collections::HashMap<&'static str, usize>,
     server_info: Value,
@@ -162,6 +166,10 @@ impl Engine {
             prompt_envs,
             tool_index: tool_index(product),
             param_headers: product.tools.iter().map(|_| OnceLock::new()).collect(),
+            mirrors_arguments: product
+                .tools
+                .iter()
+                .any(|t| t.input_schema_json.contains("x-mcp-header")),
             options,
             server_info,
             complete_tail,
@@ -249,6 +257,11 @@ impl Engine {
                 })
                 .collect()
         })
+    }
+
+    /// Whether any tool of this product has `x-mcp-header` arguments ([`Engine::param_headers`]).
+    pub fn mirrors_arguments(&self) -> bool {
+        self.mirrors_arguments
     }
 
     /// Lets this engine hand itself to the tasks it starts. Without it, tools answer in the
@@ -385,14 +398,17 @@ impl Engine {
         let observer = super::observe::Observer {
             telemetry: self.telemetry.as_ref(),
             product: self.product.name,
-            is_tool: &|name| self.tool_index(name).is_some(),
+            tool_name: &|name| self.tool_index.get_key_value(name).map(|(k, _)| *k),
         };
-        let answer = async {
+        // Boxed once here: the layers below (measurement, the log line, their task-locals, the
+        // connection's time limit) each take the future by value and hold it twice, so inline
+        // its size multiplied at every layer and each move of a request's future copied it.
+        let answer = Box::pin(async {
             if let Some(refused) = self.over_rate_limit(req, call).await {
                 return refused;
             }
             self.answer(req, call).await
-        };
+        });
         let reply = super::observe::observed(observer, req, call, answer).await;
         super::language::localize_reply(reply, self.locale(call), call.era.is_modern())
     }

@@ -6,6 +6,8 @@
 
 use serde_json::{Map, Value};
 
+use super::meta::{self, Meta, Params};
+
 pub use crate::contract::error::{
     RpcError, HEADER_MISMATCH, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND,
     MISSING_CLIENT_CAPABILITY, PARSE_ERROR, RESOURCE_NOT_FOUND_LEGACY, UNSUPPORTED_VERSION,
@@ -16,13 +18,35 @@ pub use crate::contract::error::{
 pub struct Request {
     pub id: Value,
     pub method: String,
+    /// The members of `params` other than `_meta`.
     pub params: Map<String, Value>,
+    /// `params._meta`, read once ([`meta`]); `None` when the request sent none.
+    pub meta: Option<Box<Meta>>,
+}
+
+impl Request {
+    /// A request whose `params` may hold a `_meta`, which is read into [`Request::meta`].
+    pub fn new(id: Value, method: impl Into<String>, params: Map<String, Value>) -> Self {
+        let (params, meta) = meta::split(params);
+        Self {
+            id,
+            method: method.into(),
+            params,
+            meta,
+        }
+    }
+
+    /// `params._meta` (empty when the request sent none).
+    pub fn meta(&self) -> &Meta {
+        self.meta.as_deref().unwrap_or(&meta::NONE)
+    }
 }
 
 /// One incoming message.
 #[derive(Debug, Clone)]
 pub enum Incoming {
     Request(Request),
+    /// A notification; its `params` without `_meta` (no notification's `_meta` is read).
     Notification {
         method: String,
         params: Map<String, Value>,
@@ -63,7 +87,7 @@ struct CommonEnvelope<'a> {
     id: Option<Value>,
     method: String,
     #[serde(default)]
-    params: Option<Map<String, Value>>,
+    params: Option<Params>,
 }
 
 /// `Some` whenever the key is there, `null` included (a missing key is `None` by default).
@@ -79,7 +103,10 @@ fn parse_common(bytes: &[u8]) -> Option<Incoming> {
     if e.jsonrpc != "2.0" {
         return None;
     }
-    let params = e.params.unwrap_or_default();
+    let Params { rest: params, meta } = e.params.unwrap_or(Params {
+        rest: Map::new(),
+        meta: None,
+    });
     match e.id {
         None => Some(Incoming::Notification {
             method: e.method,
@@ -89,6 +116,7 @@ fn parse_common(bytes: &[u8]) -> Option<Incoming> {
             id,
             method: e.method,
             params,
+            meta,
         })),
         Some(_) => None,
     }
@@ -137,8 +165,11 @@ pub fn parse_value(value: Value) -> Result<Incoming, Rejected> {
                 }
             };
             Ok(match id {
-                Some(id) => Incoming::Request(Request { id, method, params }),
-                None => Incoming::Notification { method, params },
+                Some(id) => Incoming::Request(Request::new(id, method, params)),
+                None => Incoming::Notification {
+                    method,
+                    params: meta::split(params).0,
+                },
             })
         }
         Some(_) => Err(reject("\"method\" must be a string")),

@@ -3,7 +3,7 @@
 //! What a request carries (its [`Call`](crate::contract::Call), its era, its error type) and what handlers receive and
 //! answer is the handler contract, [`crate::contract`]; this module implements the methods on it.
 //!
-//! - [`jsonrpc`]: framing (parsing messages, encoding answers).
+//! - [`jsonrpc`]: framing (parsing messages, encoding answers); [`meta`]: a request's `_meta`.
 //! - [`engine`]: method dispatch of one product ([`engine::Engine`]), built with its extensions.
 //! - [`reply`]: what the engine answers ([`Reply`]), before the connection layer encodes it.
 //! - [`compress`]: content codings (listings compressed once per page, large answers on the fly).
@@ -25,6 +25,7 @@ mod json_text;
 pub mod jsonrpc;
 pub mod language;
 pub mod listing;
+pub mod meta;
 pub mod mrtr;
 mod observe;
 pub mod output_schema;

@@ -3,6 +3,7 @@
 //! audit record of a write. Wraps the request log line ([`super::request_log`]); what the layers
 //! below learned arrives as [`facts::Facts`].
 
+use std::borrow::Cow;
 use std::future::Future;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -22,9 +23,10 @@ use crate::telemetry::{trace, Telemetry};
 pub(crate) struct Observer<'a> {
     pub telemetry: Option<&'a Telemetry>,
     pub product: &'static str,
-    /// Whether the catalog has a tool of this name (only such names become labels, so a client
-    /// cannot grow the label set).
-    pub is_tool: &'a (dyn Fn(&str) -> bool + Sync),
+    /// The catalog's own text of a tool name (its name or a former one), when it has it: only
+    /// such names become labels, so a client cannot grow the label set, and the label is the
+    /// catalog's static text rather than a copy per request.
+    pub tool_name: &'a (dyn Fn(&str) -> Option<&'static str> + Sync),
 }
 
 /// Answers `req` with `answer`, measured. A request dropped before it answers (the connection
@@ -39,14 +41,17 @@ where
         return logged.await;
     };
     let target = request_log::target_name(&req.method, &req.params);
-    let tool = (req.method == "tools/call" && (o.is_tool)(target)).then_some(target);
+    let tool = match req.method.as_str() {
+        "tools/call" => (o.tool_name)(target),
+        _ => None,
+    };
     let span = t.tracer().map(|tracer| {
         trace::start(
             tracer,
             trace::SpanStart {
                 method: &req.method,
                 target,
-                params: &req.params,
+                meta: req.meta(),
                 protocol_version: call.era.version(),
                 session_id: call.session.as_ref().map(|s| s.id.as_str()),
                 request_id: match &req.id {
@@ -60,9 +65,9 @@ where
     let mut measured = Measured {
         telemetry: t.clone(),
         product: o.product,
-        method: req.method.clone(),
+        method: method_label(&req.method),
         version: call.era.version(),
-        tool: tool.map(str::to_string),
+        tool,
         started: Instant::now(),
         span,
         facts: Arc::new(Mutex::new(Facts::default())),
@@ -73,13 +78,41 @@ where
     reply
 }
 
+/// A method name as a label value: the methods served are static text (no copy per request);
+/// any other name is copied, as sent.
+fn method_label(method: &str) -> Cow<'static, str> {
+    const SERVED: [&str; 17] = [
+        "tools/call",
+        "tools/list",
+        "resources/read",
+        "resources/list",
+        "resources/templates/list",
+        "prompts/get",
+        "prompts/list",
+        "completion/complete",
+        "ping",
+        "server/discover",
+        "logging/setLevel",
+        "resources/subscribe",
+        "resources/unsubscribe",
+        "tasks/get",
+        "tasks/update",
+        "tasks/cancel",
+        "initialize",
+    ];
+    match SERVED.iter().find(|m| **m == method) {
+        Some(m) => Cow::Borrowed(m),
+        None => Cow::Owned(method.to_string()),
+    }
+}
+
 /// One request being measured; finishes once, with its answer or (dropped) without one.
 struct Measured {
     telemetry: Telemetry,
     product: &'static str,
-    method: String,
+    method: Cow<'static, str>,
     version: &'static str,
-    tool: Option<String>,
+    tool: Option<&'static str>,
     started: Instant,
     span: Option<opentelemetry_sdk::trace::Span>,
     facts: Arc<Mutex<Facts>>,
@@ -101,8 +134,8 @@ impl Measured {
             KeyValue::new("mcp.method.name", self.method.clone()),
             KeyValue::new("mcp.protocol.version", self.version),
         ];
-        if let Some(name) = &self.tool {
-            attrs.push(KeyValue::new("gen_ai.tool.name", name.clone()));
+        if let Some(name) = self.tool {
+            attrs.push(KeyValue::new("gen_ai.tool.name", name));
         }
         if let Some(e) = &error_type {
             attrs.push(KeyValue::new("error.type", e.clone()));
@@ -112,8 +145,8 @@ impl Measured {
             .record(self.started.elapsed().as_secs_f64(), &attrs);
         if let Some(event) = facts.confirmation {
             let mut a = vec![KeyValue::new("kobana.confirmation.outcome", event.as_str())];
-            if let Some(name) = &self.tool {
-                a.push(KeyValue::new("gen_ai.tool.name", name.clone()));
+            if let Some(name) = self.tool {
+                a.push(KeyValue::new("gen_ai.tool.name", name));
             }
             t.instruments().confirmations.add(1, &a);
         }

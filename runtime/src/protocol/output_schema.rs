@@ -189,14 +189,14 @@ mod engine_tests {
             default_workspace: None,
         };
         let call = Call::detached(era, Arc::new(identity), json!({}));
-        let req = Request {
-            id: json!(1),
-            method: "tools/call".into(),
-            params: json!({"name": "banking_charge_pix_get", "arguments": {"uid": "u1"}})
+        let req = Request::new(
+            json!(1),
+            "tools/call",
+            json!({"name": "banking_charge_pix_get", "arguments": {"uid": "u1"}})
                 .as_object()
                 .cloned()
                 .unwrap(),
-        };
+        );
         match engine.handle(&req, &call).await {
             Reply::Value(v) => v,
             Reply::Raw(b) => serde_json::from_slice(&b.to_vec()).unwrap(),

@@ -150,11 +150,11 @@ async fn ask(
     method: &str,
     params: Value,
 ) -> Result<Value, super::jsonrpc::RpcError> {
-    let req = Request {
-        id: json!(1),
-        method: method.into(),
-        params: params.as_object().cloned().unwrap_or_default(),
-    };
+    let req = Request::new(
+        json!(1),
+        method,
+        params.as_object().cloned().unwrap_or_default(),
+    );
     match e.handle(&req, c).await {
         Reply::Value(v) => Ok(v),
         Reply::Raw(b) => Ok(serde_json::from_slice(&b.to_vec()).unwrap()),

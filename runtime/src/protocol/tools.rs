@@ -44,6 +44,10 @@ pub fn unknown_tool(name: &str, locale: runtime_model::locale::Locale) -> String
     }
 }
 
+/// The arguments of a `tools/call` that sends none (or `null`).
+static NO_ARGUMENTS: std::sync::LazyLock<Value> =
+    std::sync::LazyLock::new(|| Value::Object(Map::new()));
+
 /// How many input rounds one request may take on the 2025 wire.
 const MAX_LEGACY_ROUNDS: usize = 8;
 
@@ -162,16 +166,17 @@ impl Engine {
             return RpcError::invalid_params(unknown_tool(name, self.locale(call))).into();
         };
         let tool = &self.product.tools[idx];
-        let args = match params.get("arguments") {
-            None | Some(Value::Null) => Map::new(),
-            Some(Value::Object(m)) => m.clone(),
-            Some(_) => {
-                return RpcError::invalid_params("Invalid params: `arguments` must be an object")
-                    .into()
-            }
+        // Borrowed from the request: validation, the gate and the backend only read them.
+        let args_value = match params.get("arguments") {
+            None | Some(Value::Null) => &*NO_ARGUMENTS,
+            Some(v) => v,
+        };
+        let Some(args) = args_value.as_object() else {
+            return RpcError::invalid_params("Invalid params: `arguments` must be an object")
+                .into();
         };
         if self.audits() && (!tool.annotations.read_only || tool.annotations.destructive) {
-            self.note_write(call, tool, &args);
+            self.note_write(call, tool, args);
         }
         if let Err(denial) = call.identity.can_call(tool) {
             let err = if denial.code() == errors::INSUFFICIENT_SCOPE.code {
@@ -184,8 +189,7 @@ impl Engine {
             let detail = format!("missing `{}`", denial.missing());
             return self.tool_reply(call, app_error_output(err, Some(&detail), extra));
         }
-        let args_value = Value::Object(args);
-        if let Some(problems) = self.validate_args(idx, &args_value) {
+        if let Some(problems) = self.validate_args(idx, args_value) {
             let mut extra = Map::new();
             extra.insert("details".into(), json!(problems));
             let detail = problems.join("; ");
@@ -194,22 +198,19 @@ impl Engine {
                 app_error_output(&errors::INVALID_ARGUMENTS, Some(&detail), extra),
             );
         }
-        let Value::Object(args) = args_value else {
-            return RpcError::internal("arguments changed shape").into();
-        };
         // A `task: required` tool refuses a client without the Tasks extension before anything.
         let offer = match self.task_offer(call, tool) {
             Ok(o) => o,
             Err(e) => return e.into(),
         };
         // confirmation gate
-        let workspace = self.call_context_workspace(call, &args);
+        let workspace = self.call_context_workspace(call, args);
         let gate = self
             .confirmer
             .gate(GateRequest {
                 product: self.product,
                 tool,
-                args: &args,
+                args,
                 identity: &call.identity,
                 workspace: workspace.as_deref(),
                 modern: call.era.is_modern(),
@@ -246,7 +247,9 @@ impl Engine {
         // A task starts only once the call is confirmed. A handler may ask for input in the
         // request first (it is offered the task); a bound call or a confirmed one starts at once.
         if offer && (matches!(tool.binding, Binding::Http(_)) || confirmed.is_some()) {
-            return self.start_task(call, idx, args, params, confirmed).await;
+            return self
+                .start_task(call, idx, args.clone(), params, confirmed)
+                .await;
         }
         let phase = if offer {
             TaskPhase::Offered
@@ -254,11 +257,14 @@ impl Engine {
             TaskPhase::None
         };
         match self
-            .execute(call, idx, &args, params, confirmed.as_ref(), phase)
+            .execute(call, idx, args, params, confirmed.as_ref(), phase)
             .await
         {
             Executed::Reply(r) => r,
-            Executed::StartTask => self.start_task(call, idx, args, params, confirmed).await,
+            Executed::StartTask => {
+                self.start_task(call, idx, args.clone(), params, confirmed)
+                    .await
+            }
         }
     }
 
@@ -286,7 +292,11 @@ impl Engine {
                 workspace.as_deref(),
             )
         });
-        let owner = idempotency::owner(&call.identity);
+        // The ledger owner (canonical JSON of the person) is needed only to claim a write's key.
+        let owner = match fingerprint {
+            Some(_) => idempotency::owner(&call.identity),
+            None => String::new(),
+        };
         let args_ref = args;
         let ran = self
             .confirmer
@@ -455,6 +465,7 @@ impl Engine {
         }
         self.write_tool_result(
             call,
+            256,
             |bytes| write_json(bytes, &out.content),
             out.structured.as_ref().map(Structured::Value),
             out.is_error,
@@ -486,7 +497,7 @@ impl Engine {
         args: &Map<String, Value>,
         answer: Value,
     ) -> ToolOutput {
-        let text = answer.to_string();
+        let text = super::json_text::to_text(&answer);
         match super::result_budget::cut(&answer, text.len(), self.options.result_budget_tokens) {
             None => ToolOutput {
                 content: vec![json!({"type": "text", "text": text})],
@@ -527,8 +538,10 @@ impl Engine {
     /// The result of a JSON answer: serialized once, that text is both the text block and
     /// `structuredContent` (a model reads the text; a program reads the structure).
     fn json_reply(&self, call: &Call, answer: &Value, text: String) -> Reply {
+        // The text twice (escaped once, raw once), and the envelope around it.
         self.write_tool_result(
             call,
+            2 * text.len() + 64,
             |bytes| {
                 bytes.extend_from_slice(b"[{\"type\":\"text\",\"text\":");
                 super::json_text::write_string(bytes, text.as_str());
@@ -545,14 +558,21 @@ impl Engine {
     /// Writes a `tools/call` result straight to bytes (no intermediate map): `content`, then
     /// `structuredContent` in the caller's era, then `isError`, then the 2026 envelope as
     /// pre-serialized bytes (no clone of serverInfo per call).
+    /// `size_hint` is the length expected before the envelope's tail, so that the buffer is
+    /// allocated once.
     fn write_tool_result(
         &self,
         call: &Call,
+        size_hint: usize,
         content: impl FnOnce(&mut Vec<u8>),
         structured: Option<Structured<'_>>,
         is_error: bool,
     ) -> Reply {
-        let mut bytes = Vec::with_capacity(256);
+        let tail = match call.era {
+            Era::Modern => self.complete_tail(self.locale(call)),
+            Era::Legacy(_) => "}",
+        };
+        let mut bytes = Vec::with_capacity(size_hint + tail.len() + 16);
         bytes.extend_from_slice(b"{\"content\":");
         content(&mut bytes);
         if let Some(s) = structured {
@@ -578,11 +598,7 @@ impl Engine {
         if is_error {
             bytes.extend_from_slice(b",\"isError\":true");
         }
-        if call.era.is_modern() {
-            bytes.extend_from_slice(self.complete_tail(self.locale(call)).as_bytes());
-        } else {
-            bytes.push(b'}');
-        }
+        bytes.extend_from_slice(tail.as_bytes());
         Reply::Raw(bytes.into())
     }
 
@@ -763,6 +779,9 @@ impl Structured<'_> {
     }
 }
 
+/// The JSON text of a tool's answer, written through a byte buffer (`serde_json::to_string`)
+/// rather than `Display`, which pushes it into a `String` one small formatted write at a time
+/// (the same text).
 /// Appends `value` as JSON. Serializing a `Value` into a `Vec` cannot fail (its keys are strings).
 fn write_json<T: serde::Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) {
     let _ = serde_json::to_writer(&mut *out, value);

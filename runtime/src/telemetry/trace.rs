@@ -7,19 +7,21 @@ use opentelemetry::trace::{Span as _, SpanKind, Status, Tracer as _};
 use opentelemetry::{Context, KeyValue};
 use opentelemetry_sdk::propagation::TraceContextPropagator;
 use opentelemetry_sdk::trace::{Span, Tracer};
-use serde_json::{Map, Value};
+
+use crate::protocol::meta::Meta;
 
 /// Reads `traceparent`/`tracestate` from a request's `_meta`.
-struct Meta<'a>(Option<&'a Map<String, Value>>);
+struct TraceContext<'a>(&'a Meta);
 
-impl Extractor for Meta<'_> {
+impl Extractor for TraceContext<'_> {
     fn get(&self, key: &str) -> Option<&str> {
-        self.0?.get(key)?.as_str()
+        self.0.get(key)?.as_str()
     }
     fn keys(&self) -> Vec<&str> {
-        self.0
-            .map(|m| m.keys().map(String::as_str).collect())
-            .unwrap_or_default()
+        ["traceparent", "tracestate"]
+            .into_iter()
+            .filter(|k| self.0.get(k).is_some())
+            .collect()
     }
 }
 
@@ -28,7 +30,8 @@ pub struct SpanStart<'a> {
     pub method: &'a str,
     /// Tool or prompt name, resource URI; empty when none.
     pub target: &'a str,
-    pub params: &'a Map<String, Value>,
+    /// The request's `_meta` (its trace context).
+    pub meta: &'a Meta,
     pub protocol_version: &'a str,
     pub session_id: Option<&'a str>,
     pub request_id: Option<String>,
@@ -36,8 +39,8 @@ pub struct SpanStart<'a> {
 
 /// Starts the span of one request.
 pub fn start(tracer: &Tracer, s: SpanStart<'_>) -> Span {
-    let meta = s.params.get("_meta").and_then(Value::as_object);
-    let parent = TraceContextPropagator::new().extract_with_context(&Context::new(), &Meta(meta));
+    let parent =
+        TraceContextPropagator::new().extract_with_context(&Context::new(), &TraceContext(s.meta));
     let named = matches!(s.method, "tools/call" | "prompts/get") && !s.target.is_empty();
     let name = if named {
         format!("{} {}", s.method, s.target)

@@ -402,10 +402,14 @@ async fn post_answer(
             );
         }
     };
-    let owner = who.owner();
-    let session = route
-        .sessions
-        .lookup(session_id, route.engine.product.name, &owner);
+    // Who owns a session is the identity's canonical JSON, not cheap to write: only a request
+    // naming a session (or opening one, below) needs it.
+    let session = match session_id {
+        Some(_) => route
+            .sessions
+            .lookup(session_id, route.engine.product.name, &who.owner()),
+        None => connection::SessionRef::None,
+    };
     if connection::is_batch(&bytes) {
         // Boxed, like every branch below: this handler's future would otherwise be as large as
         // its largest branch, and every request would copy it whole when axum boxes it.
@@ -452,7 +456,7 @@ async fn post_answer(
                 .locale_for(handshake.accept_language.as_deref());
             let answer = crate::protocol::request_log::with_client_ip_sync(
                 client_ip(&parts.extensions),
-                || initialize(&route, &owner, &handshake),
+                || initialize(&route, &who.owner(), &handshake),
             );
             (answer, Some(locale))
         }
@@ -521,7 +525,7 @@ fn open_session(route: &Route, owner: &str, handshake: &Handshake) -> Response {
 /// (-32020, HTTP 400).
 fn check_modern_headers(route: &Route, h: &HeaderMap, req: &RpcRequest) -> Result<(), RpcError> {
     headers::check_method_and_name(h, &req.method, &req.params)?;
-    if req.method == "tools/call" {
+    if req.method == "tools/call" && route.engine.mirrors_arguments() {
         let idx = req
             .params
             .get("name")
