@@ -636,6 +636,7 @@ async fn serve(
     seed: u64,
 ) -> anyhow::Result<()> {
     let products = select_products(std::slice::from_ref(&args.product))?;
+    runtime_model::memory::spawn_periodic_trim(runtime_model::memory::TRIM_EVERY);
     let stdio = args.transport.stdio;
     if stdio && products.len() > 1 {
         bail!("--stdio serves one product; name it instead of `all`");

@@ -38,6 +38,24 @@ pub fn release_free_memory() {
     }
 }
 
+/// How often a serving process gives back what its allocator holds free: a burst of concurrent
+/// requests (32 connections) leaves ~5 MiB free in the arenas once it is over.
+pub const TRIM_EVERY: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Runs [`release_free_memory`] every `every` on the current tokio runtime (on a blocking
+/// thread: a trim walks every arena), for as long as the runtime runs.
+pub fn spawn_periodic_trim(every: std::time::Duration) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(every);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        tick.tick().await; // the first tick is immediate: nothing to give back yet
+        loop {
+            tick.tick().await;
+            let _ = tokio::task::spawn_blocking(release_free_memory).await;
+        }
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
