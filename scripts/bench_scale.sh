@@ -58,7 +58,7 @@ for scale in 1 10; do
 done
 tools1=$(grep -c '^  - name: ' "$root/catalog/banking.yaml")
 
-# Incremental dev build of `generated` after a one-line edit (a tool title), 1× in the
+# Incremental dev build of `generated` after a one-line edit (a seed count), 1× in the
 # repository's own copy, 10× in the scaled copy; each copy is built once first.
 declare -A incr
 for scale in 1 10; do
@@ -72,8 +72,21 @@ for scale in 1 10; do
     file=catalog/scale.yaml
   fi
   (cd "$work/b$scale" && CARGO_TARGET_DIR="$target" cargo build -q -p generated)
-  line=$(grep -n -E "^    title: [A-Za-z][^'\"#:]*\$" "$work/b$scale/$file" | head -n 1 | cut -d: -f1)
-  sed -i "${line}s/\$/ (edited)/" "$work/b$scale/$file"
+  # A record's seed count, one more: every text must have its translations (an edited title
+  # would be refused), a number changes the generated tables all the same.
+  python3 - "$work/b$scale/$file" <<'PY'
+import re, sys
+path = sys.argv[1]
+lines = open(path).read().split("\n")
+for i, line in enumerate(lines):
+    m = re.fullmatch(r"(    seed_count: )(\d+)", line)
+    if m:
+        lines[i] = m.group(1) + str(int(m.group(2)) + 1)
+        break
+else:
+    sys.exit(f"{path}: no seed_count line to edit")
+open(path, "w").write("\n".join(lines))
+PY
   t0=$(now_ns)
   (cd "$work/b$scale" && CARGO_TARGET_DIR="$target" cargo build -q -p generated)
   t1=$(now_ns)
