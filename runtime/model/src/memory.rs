@@ -77,9 +77,8 @@ mod tests {
             let mut keep = Vec::new();
             let mut burst = Vec::new();
             for _ in 0..640 {
-                let mut b = vec![0u8; 64 * 1024];
-                b[0] = 1;
-                burst.push(b);
+                // Written, not zeroed: calloc'd fresh pages would never become resident.
+                burst.push(vec![1u8; 64 * 1024]);
                 keep.push(vec![1u8; 16]);
             }
             drop(burst);
