@@ -72,7 +72,7 @@ for scale in 1 10; do
     file=catalog/scale.yaml
   fi
   (cd "$work/b$scale" && CARGO_TARGET_DIR="$target" cargo build -q -p generated)
-  # A record's seed count, one more: every text must have its translations (an edited title
+  # A (non-singleton) record's seed count, one more: every text must have its translations (an edited title
   # would be refused), a number changes the generated tables all the same.
   python3 - "$work/b$scale/$file" <<'PY'
 import re, sys
@@ -80,7 +80,7 @@ path = sys.argv[1]
 lines = open(path).read().split("\n")
 for i, line in enumerate(lines):
     m = re.fullmatch(r"(    seed_count: )(\d+)", line)
-    if m:
+    if m and int(m.group(2)) > 1:  # a singleton's 1 must stay 1
         lines[i] = m.group(1) + str(int(m.group(2)) + 1)
         break
 else:
