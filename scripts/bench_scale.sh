@@ -56,7 +56,8 @@ for scale in 1 10; do
   gen_wall[$scale]=$(median "${walls[@]}") gen_cpu[$scale]=$(median "${cpus[@]}")
   echo "codegen ${scale}×: wall ${walls[*]} s, CPU ${cpus[*]} s (load $(load))"
 done
-tools1=$(grep -c '^  - name: ' "$root/catalog/banking.yaml")
+# banking's tools: the `- name:` entries of its top-level `tools:` list.
+tools1=$(awk '/^tools:/ { t = 1; next } /^[a-z_]+:/ { t = 0 } t && /^- name: / { n++ } END { print n }' "$root/catalog/banking.yaml")
 
 # Incremental dev build of `generated` after a one-line edit (a seed count), 1× in the
 # repository's own copy, 10× in the scaled copy; each copy is built once first.
