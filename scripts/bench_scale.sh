@@ -9,7 +9,8 @@
 #   - idle RSS of `serve <product> --http`, and after 2,000 tools/list + tools/call (< 30 MB at 1×)
 # Prints figures, never asserts. The copy builds in this worktree's target directory (sharing the
 # compiled dependencies; only the workspace crates build again), then the 1× binary is rebuilt so
-# target/release/kobana-mcp is left as it was. Env: N (cold starts per case, default 20),
+# target/release/kobana-mcp is left as it was. Each timing is printed with the load average
+# beside it (the machine is shared). Env: N (cold starts per case, default 20),
 # CODEGEN (a codegen binary to use instead of building it in release), SKIP_INCREMENTAL=1,
 # SKIP_X10_BINARY=1 (no 10× release build: binary figures at 1× only).
 set -euo pipefail
@@ -19,6 +20,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 N=${N:-20}
 now_ns() { date +%s%N; }
+load() { cut -d' ' -f1-3 /proc/loadavg; }
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b - a) / 1e9 }'; }
 median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 cpu_of() { # user+sys seconds of a command
@@ -52,10 +54,12 @@ for scale in 1 10; do
     walls+=("$(elapsed "$t0" "$t1")") cpus+=("$c")
   done
   gen_wall[$scale]=$(median "${walls[@]}") gen_cpu[$scale]=$(median "${cpus[@]}")
+  echo "codegen ${scale}×: wall ${walls[*]} s, CPU ${cpus[*]} s (load $(load))"
 done
-tools1=$(grep -c '^  - name: ' "$root/catalog/banking.yaml")
+# banking's tools: the `- name:` entries of its top-level `tools:` list.
+tools1=$(awk '/^tools:/ { t = 1; next } /^[a-z_]+:/ { t = 0 } t && /^- name: / { n++ } END { print n }' "$root/catalog/banking.yaml")
 
-# Incremental dev build of `generated` after a one-line edit (a tool title), 1× in the
+# Incremental dev build of `generated` after a one-line edit (a seed count), 1× in the
 # repository's own copy, 10× in the scaled copy; each copy is built once first.
 declare -A incr
 for scale in 1 10; do
@@ -69,32 +73,61 @@ for scale in 1 10; do
     file=catalog/scale.yaml
   fi
   (cd "$work/b$scale" && CARGO_TARGET_DIR="$target" cargo build -q -p generated)
-  line=$(grep -n -E "^    title: [A-Za-z][^'\"#:]*\$" "$work/b$scale/$file" | head -n 1 | cut -d: -f1)
-  sed -i "${line}s/\$/ (edited)/" "$work/b$scale/$file"
+  # A (non-singleton) record's seed count, one more: every text must have its translations (an edited title
+  # would be refused), a number changes the generated tables all the same.
+  python3 - "$work/b$scale/$file" <<'PY'
+import re, sys
+path = sys.argv[1]
+lines = open(path).read().split("\n")
+for i, line in enumerate(lines):
+    m = re.fullmatch(r"(    seed_count: )(\d+)", line)
+    if m and int(m.group(2)) > 1:  # a singleton's 1 must stay 1
+        lines[i] = m.group(1) + str(int(m.group(2)) + 1)
+        break
+else:
+    sys.exit(f"{path}: no seed_count line to edit")
+open(path, "w").write("\n".join(lines))
+PY
   t0=$(now_ns)
   (cd "$work/b$scale" && CARGO_TARGET_DIR="$target" cargo build -q -p generated)
   t1=$(now_ns)
   incr[$scale]=$(elapsed "$t0" "$t1")
+  echo "incremental build ${scale}×: ${incr[$scale]} s (load $(load))"
 done
 
 declare -A size cold idle loaded
 measure_binary() { # scale product bin
   local scale=$1 product=$2 bin=$3
   size[$scale]=$(stat -c %s "$bin")
-  cold[$scale]=$(BIN="$bin" N=$N PRODUCTS="$product" "$root/scripts/bench_coldstart.sh" 2>&1 |
-    grep -E "$product" | tr '\n' ' ')
+  cold[$scale]="$(BIN="$bin" N=$N PRODUCTS="$product" "$root/scripts/bench_coldstart.sh" 2>&1 |
+    grep -E "$product" | tr '\n' ' ') (load $(load))"
   local port data
   port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
   data=$(mktemp -d -p "$work")
-  "$bin" --data-dir "$data" serve "$product" --http "127.0.0.1:$port" >/dev/null 2>&1 &
+  # No rate limits: the 2,000 requests below come from one identity and one address.
+  KOBANA_RATE_LIMIT_READS=0 KOBANA_RATE_LIMIT_WRITES=0 KOBANA_RATE_LIMIT_IP=0 \
+    "$bin" --data-dir "$data" serve "$product" --http "127.0.0.1:$port" >/dev/null 2>&1 &
   local pid=$!
-  python3 - "$port" "$pid" "$product" > "$work/rss" <<'PY'
+  python3 - "$port" "$pid" "$product" > "$work/rss" 2> "$work/held$scale" <<'PY'
 import json, socket, sys, time, urllib.request
 port, pid, product = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 def rss():
     for l in open(f"/proc/{pid}/status"):
         if l.startswith("VmRSS:"):
             return round(int(l.split()[1]) / 1024, 1)
+def held():
+    # What holds the RSS (/proc/<pid>/smaps): the mapped binary, the heap (brk heap and the
+    # anonymous mappings of the other malloc arenas and thread stacks), shared libraries.
+    parts, name = {"binary": 0, "heap+anon": 0, "libraries": 0}, ""
+    for l in open(f"/proc/{pid}/smaps"):
+        f = l.split()
+        if "-" in f[0] and len(f) >= 5:
+            name = f[5] if len(f) > 5 else ""
+        elif f[0] == "Rss:":
+            k = ("heap+anon" if name in ("", "[heap]", "[stack]") or name.startswith("[anon")
+                 else "binary" if name.endswith("kobana-mcp") or "kobana-mcp-x" in name else "libraries")
+            parts[k] += int(f[1])
+    return " ".join(f"{k} {v / 1024:.1f}" for k, v in parts.items())
 for _ in range(300):
     try:
         socket.create_connection(("127.0.0.1", port), timeout=0.5).close(); break
@@ -102,8 +135,10 @@ for _ in range(300):
         time.sleep(0.1)
 time.sleep(0.5)
 idle = rss()
+idle_held = held()
+# The embedded resolver's demo token (the sandbox serves no anonymous caller).
 h = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
-     "MCP-Protocol-Version": "2025-11-25"}
+     "MCP-Protocol-Version": "2025-11-25", "Authorization": "Bearer demo-full"}
 def post(body):
     req = urllib.request.Request(f"http://127.0.0.1:{port}/mcp", data=json.dumps(body).encode(), headers=h)
     return json.loads(urllib.request.urlopen(req, timeout=30).read())
@@ -113,18 +148,25 @@ for i in range(1000):
     post({"jsonrpc": "2.0", "id": i, "method": "tools/list"})
     post({"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {"name": read, "arguments": {}}})
 print(idle, rss())
+print(f"RSS held, MiB: idle: {idle_held}; loaded: {held()}", file=sys.stderr)
 PY
   kill "$pid"; wait "$pid" 2>/dev/null || true
   read -r idle[$scale] loaded[$scale] < "$work/rss"
 }
 
 size[10]=0 idle[10]="-" loaded[10]="-" cold[10]="not measured (SKIP_X10_BINARY)"
-if [ "${SKIP_X10_BINARY:-}" != 1 ]; then
-  (cd "$work/x10" && CARGO_TARGET_DIR="$target" cargo build -q --release --bin kobana-mcp)
-  cp "$target/release/kobana-mcp" "$work/kobana-mcp-x10"
-fi
+# Both binaries are measured from copies: the 10× build replaces target/release/kobana-mcp,
+# and cargo, finding the 1× unit fresh, would not put it back; the copy is restored at the end.
 (cd "$root" && cargo build -q --release --bin kobana-mcp)
-measure_binary 1 banking "$target/release/kobana-mcp"
+cp "$target/release/kobana-mcp" "$work/kobana-mcp-x1"
+if [ "${SKIP_X10_BINARY:-}" != 1 ]; then
+  t0=$(now_ns)
+  (cd "$work/x10" && CARGO_TARGET_DIR="$target" cargo build -q --release --bin kobana-mcp)
+  echo "10× release build of kobana-mcp: $(elapsed "$t0" "$(now_ns)") s (load $(load))"
+  cp "$target/release/kobana-mcp" "$work/kobana-mcp-x10"
+  cp "$work/kobana-mcp-x1" "$target/release/kobana-mcp"
+fi
+measure_binary 1 banking "$work/kobana-mcp-x1"
 [ "${SKIP_X10_BINARY:-}" != 1 ] && measure_binary 10 scale "$work/kobana-mcp-x10"
 
 echo
@@ -137,6 +179,8 @@ if true; then
   echo "| kobana-mcp binary, MiB | $(awk -v s="${size[1]}" 'BEGIN{printf "%.1f", s/1048576}') | $(awk -v s="${size[10]}" 'BEGIN{printf "%.1f", s/1048576}') | $(ratio "${size[1]}" "${size[10]}") | |"
   echo "| idle RSS MiB (serve --http) | ${idle[1]} | ${idle[10]} | $(ratio "${idle[1]}" "${idle[10]}") | < 30 at 1× |"
   echo "| RSS after 1,000 tools/list + tools/call, MiB | ${loaded[1]} | ${loaded[10]} | $(ratio "${loaded[1]}" "${loaded[10]}") | < 30 at 1× |"
+  echo "RSS 1× $(cat "$work/held1")"
+  [ -f "$work/held10" ] && echo "RSS 10× $(cat "$work/held10")"
   echo "stdio cold start 1×: ${cold[1]}"
   echo "stdio cold start 10×: ${cold[10]}"
 fi

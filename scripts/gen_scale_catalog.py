@@ -6,7 +6,8 @@ Usage: gen_scale_catalog.py OUT.yaml [TOOLS [TEMPLATES]]   (default 3,000 tools,
 Product `scale`: TOOLS/4 record types `r0000`…, each with list, get, create and update tools
 shaped like billing's (filters, pagination, a JSON body), and a resource template
 `kobana://scale/rNNNN/{id}` read by the get tool for the first TEMPLATES types. Descriptions are
-varied text of realistic length so that listings compress as real ones do.
+varied text of realistic length so that listings compress as real ones do. Toolsets group ten
+record types each (40 tools); the first is the default selection.
 """
 import sys
 
@@ -113,6 +114,16 @@ def main():
                 w(f"      required: {required}")
             w("      additionalProperties: false")
             w(common.replace("{ro}", ro).replace("{idem}", idem).replace("{perm}", perm))
+    # Toolsets of ten record types (40 tools; at most 128 are allowed), the first one the default
+    # selection (at most 40 tools): `scale_r000?_*` holds r0000 … r0009.
+    w("toolsets:")
+    for g in range((records + 9) // 10):
+        w(f"  - name: g{g:03d}")
+        w(f"    title: Records {g * 10} to {min(records, g * 10 + 10) - 1}")
+        w(f"    description: The tools of record types {g * 10} to {min(records, g * 10 + 10) - 1}.")
+        if g == 0:
+            w("    default: true")
+        w(f"    tools: [\"scale_r{g:03d}?_*\"]")
     w("templates:")
     for r in range(min(templates, records)):
         n = f"r{r:04d}"

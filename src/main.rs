@@ -479,8 +479,23 @@ fn init_logging() {
         .init();
 }
 
-#[tokio::main]
-async fn main() {
+fn main() {
+    // Before the runtime starts its threads: each may get a malloc arena of its own.
+    runtime_model::memory::tune_allocator();
+    let rt = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("kobana-mcp: cannot start the async runtime: {e}");
+            std::process::exit(1);
+        }
+    };
+    rt.block_on(async_main());
+}
+
+async fn async_main() {
     init_logging();
     let cli = Cli::parse();
     if let Err(e) = run(cli).await {
@@ -641,6 +656,7 @@ async fn serve(
     seed: u64,
 ) -> anyhow::Result<()> {
     let products = select_products(std::slice::from_ref(&args.product))?;
+    runtime_model::memory::spawn_periodic_trim(runtime_model::memory::TRIM_EVERY);
     let stdio = args.transport.stdio;
     if stdio && products.len() > 1 {
         bail!("--stdio serves one product; name it instead of `all`");

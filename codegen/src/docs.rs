@@ -13,6 +13,7 @@ use serde_json::{json, Value};
 use crate::descriptors::{resolve_annotations, sorted_tools};
 use crate::lower;
 use crate::model::{Body, Catalog};
+use crate::toolsets::DescriptorSizes;
 
 pub const PRODUCT_TEMPLATE: &str = include_str!("../templates/product.md.jinja");
 pub const INDEX_TEMPLATE: &str = include_str!("../templates/index.md.jinja");
@@ -137,8 +138,8 @@ fn uploads(c: &Catalog) -> Vec<Value> {
 }
 
 /// Count, `tools/list` bytes and estimated tokens of a selection (indices in `tools/list` order).
-fn selection_row(c: &Catalog, tools: &[usize]) -> Value {
-    let bytes = crate::toolsets::listing_bytes(c, tools);
+fn selection_row(sizes: &DescriptorSizes, tools: &[usize]) -> Value {
+    let bytes = crate::toolsets::listing_bytes(sizes, tools);
     json!({
         "count": tools.len(),
         "bytes": bytes,
@@ -147,13 +148,13 @@ fn selection_row(c: &Catalog, tools: &[usize]) -> Value {
 }
 
 /// One row per toolset: its selection's figures and its tools by name.
-fn toolset_rows(c: &Catalog) -> Vec<Value> {
+fn toolset_rows(c: &Catalog, sizes: &DescriptorSizes) -> Vec<Value> {
     let sorted = sorted_tools(c);
     c.toolsets
         .iter()
         .zip(crate::toolsets::resolve(c))
         .map(|(ts, set)| {
-            let mut row = selection_row(c, &set);
+            let mut row = selection_row(sizes, &set);
             let names: Vec<String> = set
                 .iter()
                 .map(|&i| format!("`{}`", sorted[i].name))
@@ -296,11 +297,12 @@ pub fn product_page(
         .iter()
         .map(|e| json!({"operation": e.operation, "reason": e.reason}))
         .collect();
-    let toolsets = toolset_rows(sized);
+    let sizes = DescriptorSizes::of(sized);
+    let toolsets = toolset_rows(sized, &sizes);
     let all: Vec<usize> = (0..sized.tools.len()).collect();
     let selections = json!({
-        "default": selection_row(sized, &crate::toolsets::default_selection(sized)),
-        "all": selection_row(sized, &all),
+        "default": selection_row(&sizes, &crate::toolsets::default_selection(sized)),
+        "all": selection_row(&sizes, &all),
     });
     let discovery_tools =
         runtime_model::selection::discovery_tool_names(&c.product.tool_prefix).to_vec();
@@ -346,11 +348,12 @@ pub fn index_page(
         .iter()
         .map(|c| {
             let all: Vec<usize> = (0..c.tools.len()).collect();
+            let sizes = DescriptorSizes::of(c);
             json!({
                 "name": c.product.name,
                 "toolsets": c.toolsets.len(),
-                "default": selection_row(c, &crate::toolsets::default_selection(c)),
-                "all": selection_row(c, &all),
+                "default": selection_row(&sizes, &crate::toolsets::default_selection(c)),
+                "all": selection_row(&sizes, &all),
             })
         })
         .collect();

@@ -200,32 +200,35 @@ impl Sandbox {
             return Ok(());
         }
         let seed = self.inner.seed;
-        self.inner
+        let seeded_now = self
+            .inner
             .store
-            .transaction(|tx| -> Result<(), StoreError> {
-                if !store::is_seeded(tx, scope)? {
-                    let n = ops::seed_scope(
-                        tx,
-                        product,
-                        scope,
-                        seed,
-                        clock::seed_anchor(clock::now()),
-                    )?;
-                    tracing::info!(
-                        product = product.name,
-                        organization = scope.organization,
-                        workspace = scope.workspace,
-                        records = n,
-                        "seeded sandbox scope"
-                    );
+            .transaction(|tx| -> Result<bool, StoreError> {
+                if store::is_seeded(tx, scope)? {
+                    return Ok(false);
                 }
-                Ok(())
+                let n =
+                    ops::seed_scope(tx, product, scope, seed, clock::seed_anchor(clock::now()))?;
+                tracing::info!(
+                    product = product.name,
+                    organization = scope.organization,
+                    workspace = scope.workspace,
+                    records = n,
+                    "seeded sandbox scope"
+                );
+                Ok(true)
             })?;
         self.inner
             .seeded
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .insert(scope.clone());
+        if seeded_now {
+            // Seeding built megabytes of records, now written and freed, and filled the
+            // writer's page cache: give both back rather than keep them for the process's life.
+            self.inner.store.shrink_writer_cache();
+            runtime_model::memory::release_free_memory();
+        }
         Ok(())
     }
 

@@ -184,6 +184,16 @@ impl Store {
         &self.path
     }
 
+    /// Frees what the writer connection's page cache holds (`PRAGMA shrink_memory`), after a
+    /// write much larger than the ordinary ones (seeding a scope); the pages stay in the file
+    /// and come back on demand. A failure only leaves the cache as it was.
+    pub fn shrink_writer_cache(&self) {
+        let conn = self.conn.lock().unwrap_or_else(|p| p.into_inner());
+        if let Err(e) = conn.execute_batch("PRAGMA shrink_memory") {
+            tracing::debug!(error = %e, "sandbox database: shrink_memory failed");
+        }
+    }
+
     /// [`Store::transaction`] for tool calls: store failures become `BackendError::Unavailable`.
     pub fn call_transaction<T>(
         &self,
