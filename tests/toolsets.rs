@@ -1001,6 +1001,7 @@ async fn the_documented_listing_bytes_are_what_the_server_sends() {
     let s = http("banking", &[]).await;
     let url = s.url("/mcp");
     let sets = codegen::toolsets::resolve(catalog);
+    let sizes = codegen::toolsets::DescriptorSizes::of(catalog);
     for (ts, set) in catalog.toolsets.iter().zip(sets) {
         let (_, v, _) = post(
             &url,
@@ -1014,7 +1015,7 @@ async fn the_documented_listing_bytes_are_what_the_server_sends() {
         let sent = serde_json::to_string(&v["result"]).unwrap().len();
         assert_eq!(
             sent,
-            codegen::toolsets::listing_bytes(catalog, &set),
+            codegen::toolsets::listing_bytes(&sizes, &set),
             "toolset {}",
             ts.name
         );
