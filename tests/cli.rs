@@ -5,53 +5,15 @@
 mod skip;
 
 use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Command, Stdio};
 
 use serde_json::{json, Value};
+use test_support::process::{free_port, start, Running};
 
 const BIN: &str = env!("CARGO_BIN_EXE_kobana-mcp");
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-/// Kills the child when the test ends, pass or fail.
-struct Running(Child);
-impl Drop for Running {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 fn kobana(data_dir: &std::path::Path) -> Command {
-    let mut c = Command::new(BIN);
-    c.arg("--data-dir").arg(data_dir);
-    c.env_remove("KOBANA_UPSTREAM_URL")
-        .env_remove("KOBANA_CONFIG")
-        .env_remove("KOBANA_HTTP_ADDR");
-    c.current_dir(data_dir);
-    c
-}
-
-fn start(mut cmd: Command, port: u16) -> Running {
-    let child = cmd
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let running = Running(child);
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(Instant::now() < deadline, "server did not start on {port}");
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    running
+    test_support::process::kobana(BIN, data_dir)
 }
 
 async fn rpc(url: &str, token: Option<&str>, method: &str, params: Value) -> (u16, Value) {

@@ -8,62 +8,16 @@
 #[path = "support/skip.rs"]
 mod skip;
 
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
+use test_support::process::{free_port, start, Running};
 
 const BIN: &str = env!("CARGO_BIN_EXE_kobana-mcp");
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("a free port")
-}
-
-/// Kills the child when the test ends, pass or fail.
-struct Running(Child);
-impl Drop for Running {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 fn kobana(data_dir: &std::path::Path) -> Command {
-    let mut c = Command::new(BIN);
-    c.arg("--data-dir").arg(data_dir);
-    for var in [
-        "KOBANA_UPSTREAM_URL",
-        "KOBANA_CONFIG",
-        "KOBANA_HTTP_ADDR",
-        "KOBANA_LEDGER",
-        "KOBANA_RATE_LIMIT_IP",
-        "KOBANA_RATE_LIMIT_READS",
-        "KOBANA_RATE_LIMIT_WRITES",
-        "KOBANA_TRUST_PROXY_HEADERS",
-        "KOBANA_SCOPE_CHALLENGE",
-    ] {
-        c.env_remove(var);
-    }
-    c.current_dir(data_dir);
-    c
-}
-
-fn start(mut cmd: Command, port: u16) -> Running {
-    let running = Running(
-        cmd.stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("kobana-mcp starts"),
-    );
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(Instant::now() < deadline, "nothing listens on {port}");
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    running
+    test_support::process::kobana(BIN, data_dir)
 }
 
 struct Answer {

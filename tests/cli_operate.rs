@@ -1,36 +1,13 @@
 //! The operating flags of `kobana-mcp serve` (issue 16), through the binary: probes under
 //! `serve all`, `/metrics` moved to `--metrics-addr`, and `--audit-file`.
 
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
+use test_support::process::{free_port, wait_for, Running};
 
 const BIN: &str = env!("CARGO_BIN_EXE_kobana-mcp");
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("a free port")
-}
-
-/// Kills the child when the test ends, pass or fail.
-struct Running(Child);
-impl Drop for Running {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn wait_for(port: u16) {
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(Instant::now() < deadline, "nothing listens on {port}");
-        std::thread::sleep(Duration::from_millis(100));
-    }
-}
 
 async fn get(url: &str) -> (u16, String) {
     let r = reqwest::get(url).await.expect("GET");

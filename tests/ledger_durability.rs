@@ -10,18 +10,12 @@ use std::time::{Duration, Instant};
 
 use runtime::confirm::{verify_durable, RedisLedger};
 
+use test_support::process::free_port;
+
 const BIN: &str = env!("CARGO_BIN_EXE_kobana-mcp");
 
 fn redis_url() -> String {
     std::env::var("REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".into())
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
 }
 
 fn serve(dir: &std::path::Path, port: u16, ledger: &str) -> Command {

@@ -17,6 +17,8 @@ use runtime_model::catalog::Product;
 use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
+use test_support::process::free_port;
+
 const BIN: &str = env!("CARGO_BIN_EXE_kobana-mcp");
 const MODERN: &str = "2026-07-28";
 const LEGACY: &str = "2025-06-18";
@@ -69,14 +71,6 @@ fn names(list: &Value) -> BTreeSet<String> {
         .iter()
         .map(|t| t["name"].as_str().unwrap().to_string())
         .collect()
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
 }
 
 fn command(dir: &std::path::Path) -> tokio::process::Command {

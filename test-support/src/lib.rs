@@ -3,6 +3,8 @@
 //!
 //! - [`demo`]: two small hand-written catalogs for the sandbox and proxy tests.
 //! - [`otlp`]: an OTLP/HTTP collector that keeps what the server exports.
+//! - [`process`]: the `kobana-mcp` binary as a child process of a test.
 
 pub mod demo;
 pub mod otlp;
+pub mod process;

@@ -358,23 +358,32 @@ mod tests {
         }
     }
 
-    #[tokio::test]
-    async fn lists_the_most_recent_of_each_permitted_listed_type_with_bounded_concurrency() {
-        let product = product(40);
-        let ctx = CallContext {
+    fn context(product: &'static Product) -> CallContext {
+        CallContext {
             product,
             identity: identity().into(),
             bearer_token: None,
             workspace: None,
             idempotency_key: None,
             locale: runtime_model::locale::Locale::En,
-        };
-        let backend = Arc::new(Lister {
+        }
+    }
+
+    /// A backend listing every type, failing `list_3` while `fail` holds.
+    fn lister(fail: bool) -> Arc<Lister> {
+        Arc::new(Lister {
             in_flight: AtomicUsize::new(0),
             peak: AtomicUsize::new(0),
-            fail: std::sync::atomic::AtomicBool::new(true),
+            fail: std::sync::atomic::AtomicBool::new(fail),
             calls: AtomicUsize::new(0),
-        });
+        })
+    }
+
+    #[tokio::test]
+    async fn lists_the_most_recent_of_each_permitted_listed_type_with_bounded_concurrency() {
+        let product = product(40);
+        let ctx = context(product);
+        let backend = lister(true);
         let opts = RecentOptions {
             concurrency: 4,
             ..RecentOptions::default()
@@ -407,20 +416,8 @@ mod tests {
     #[tokio::test]
     async fn templates_left_out_by_the_selection_are_not_listed() {
         let product = product(5);
-        let ctx = CallContext {
-            product,
-            identity: identity().into(),
-            bearer_token: None,
-            workspace: None,
-            idempotency_key: None,
-            locale: runtime_model::locale::Locale::En,
-        };
-        let backend = Arc::new(Lister {
-            in_flight: AtomicUsize::new(0),
-            peak: AtomicUsize::new(0),
-            fail: std::sync::atomic::AtomicBool::new(false),
-            calls: AtomicUsize::new(0),
-        });
+        let ctx = context(product);
+        let backend = lister(false);
         let opts = RecentOptions {
             templates: Some(vec![true, true, true, false, true]),
             ..RecentOptions::default()
