@@ -1014,7 +1014,10 @@ async fn the_documented_listing_bytes_are_what_the_server_sends() {
         let sent = serde_json::to_string(&v["result"]).unwrap().len();
         assert_eq!(
             sent,
-            codegen::toolsets::listing_bytes(catalog, &set),
+            codegen::toolsets::listing_bytes(
+                &codegen::toolsets::DescriptorSizes::of(catalog),
+                &set
+            ),
             "toolset {}",
             ts.name
         );
