@@ -227,7 +227,7 @@ fn rank(tool: &Tool) -> u8 {
 /// The first place an answer breaks its schema, as `instance path: error`.
 fn first_violation(validator: &jsonschema::Validator, answer: &Value) -> Option<String> {
     validator.iter_errors(answer).next().map(|e| {
-        let path = e.instance_path.to_string();
+        let path = e.instance_path().to_string();
         format!("{}: {e}", if path.is_empty() { "/" } else { &path })
     })
 }
@@ -293,7 +293,7 @@ async fn every_tool_with_an_output_schema_answers_conforming_structured_content(
                         .map(|e| {
                             // One line per field and problem, whatever the list position.
                             let path: Vec<String> = e
-                                .instance_path
+                                .instance_path()
                                 .to_string()
                                 .split('/')
                                 .map(|seg| {

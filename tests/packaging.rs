@@ -68,7 +68,7 @@ fn validator(schema: &Value) -> jsonschema::Validator {
 
 fn errors(v: &jsonschema::Validator, instance: &Value) -> Vec<String> {
     v.iter_errors(instance)
-        .map(|e| format!("{} at {}", e, e.instance_path))
+        .map(|e| format!("{} at {}", e, e.instance_path()))
         .collect()
 }
 

@@ -200,7 +200,7 @@ fn schema_errors(text: &str) -> Vec<String> {
     let instance = serde_json::to_value(&yaml).unwrap();
     validator
         .iter_errors(&instance)
-        .map(|e| format!("{} at {}", e, e.instance_path))
+        .map(|e| format!("{} at {}", e, e.instance_path()))
         .collect()
 }
 

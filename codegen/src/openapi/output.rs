@@ -223,7 +223,7 @@ pub fn first_mismatch(schema: &Value, value: &Value) -> Option<String> {
         Ok(validator) => validator
             .iter_errors(value)
             .next()
-            .map(|e| e.instance_path.to_string()),
+            .map(|e| e.instance_path().to_string()),
         Err(e) => Some(format!("(the derived schema does not compile: {e})")),
     }
 }

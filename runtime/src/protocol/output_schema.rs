@@ -42,7 +42,7 @@ pub(crate) fn check(
     let Some(error) = validator.iter_errors(answer).next() else {
         return Ok(());
     };
-    let path = error.instance_path.to_string();
+    let path = error.instance_path().to_string();
     let path = if path.is_empty() {
         "/".to_string()
     } else {

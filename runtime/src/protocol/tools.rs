@@ -430,9 +430,9 @@ impl Engine {
         let problems: Vec<String> = validator
             .iter_errors(args)
             .map(|e| {
-                let path = e.instance_path.as_str();
+                let path = e.instance_path().as_str();
                 let arg = path.trim_start_matches('/');
-                match &e.kind {
+                match e.kind() {
                     jsonschema::error::ValidationErrorKind::Required { property } => {
                         format!(
                             "argument `{}` is required",
