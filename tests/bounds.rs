@@ -7,24 +7,11 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use runtime::backend_api::{Backend, BackendError, BoxFuture, CallContext, Output};
-use runtime::catalog::Tool;
+use runtime::backend_api::BoxFuture;
 use runtime::server::{unrestricted_identity, Server, ServerConfig};
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
+use test_support::backends::NoBackend;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
-
-struct NoBackend;
-
-impl Backend for NoBackend {
-    fn call<'a>(
-        &'a self,
-        _ctx: &'a CallContext,
-        tool: &'static Tool,
-        _args: &'a Map<String, Value>,
-    ) -> BoxFuture<'a, Result<Output, BackendError>> {
-        Box::pin(async move { Err(BackendError::Unsupported(tool.name.to_string())) })
-    }
-}
 
 /// Each bearer token is its own person (`unrestricted_identity(token)`).
 struct TokenIsPerson;

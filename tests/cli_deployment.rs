@@ -462,10 +462,6 @@ fn audit_stderr_writes_one_json_record_per_write() {
 async fn otlp_endpoint_exports_the_spans_and_metrics_of_a_session() {
     use std::io::{BufRead, BufReader, Write};
 
-    use opentelemetry_proto::tonic::collector::metrics::v1::ExportMetricsServiceRequest;
-    use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
-    use prost::Message;
-
     let (endpoint, received) = test_support::otlp::collector().await;
 
     let dir = tempfile::tempdir().expect("temp dir");
@@ -509,29 +505,14 @@ async fn otlp_endpoint_exports_the_spans_and_metrics_of_a_session() {
         .expect("session");
     assert!(status.success(), "{status}");
 
-    let bodies = |path: &str| received.bodies(path);
-    let spans: Vec<String> = bodies("/v1/traces")
-        .iter()
-        .filter_map(|b| ExportTraceServiceRequest::decode(b.as_slice()).ok())
-        .flat_map(|r| r.resource_spans)
-        .flat_map(|rs| rs.scope_spans)
-        .flat_map(|ss| ss.spans)
-        .map(|s| s.name)
-        .collect();
+    let spans: Vec<String> = received.spans().into_iter().map(|s| s.name).collect();
     assert!(
         spans
             .iter()
             .any(|n| n == "tools/call billing_customers_get"),
         "spans {spans:?}"
     );
-    let metrics: Vec<String> = bodies("/v1/metrics")
-        .iter()
-        .filter_map(|b| ExportMetricsServiceRequest::decode(b.as_slice()).ok())
-        .flat_map(|r| r.resource_metrics)
-        .flat_map(|rm| rm.scope_metrics)
-        .flat_map(|sm| sm.metrics)
-        .map(|m| m.name)
-        .collect();
+    let metrics: Vec<String> = received.metrics().into_iter().map(|m| m.name).collect();
     assert!(
         metrics.iter().any(|n| n == "mcp.server.operation.duration"),
         "metrics {metrics:?}"

@@ -408,10 +408,6 @@ fn string_attr(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn spans_and_metrics_reach_an_otlp_collector_continuing_the_clients_trace() {
-    use opentelemetry_proto::tonic::collector::metrics::v1::ExportMetricsServiceRequest;
-    use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
-    use prost::Message;
-
     let (endpoint, received) = test_support::otlp::collector().await;
     let telemetry = Telemetry::new(TelemetryConfig {
         otlp_endpoint: Some(endpoint),
@@ -456,14 +452,7 @@ async fn spans_and_metrics_reach_an_otlp_collector_continuing_the_clients_trace(
         .await
         .expect("flush");
 
-    let spans: Vec<_> = received
-        .bodies("/v1/traces")
-        .iter()
-        .map(|b| ExportTraceServiceRequest::decode(b.as_slice()).expect("an OTLP trace export"))
-        .flat_map(|r| r.resource_spans)
-        .flat_map(|rs| rs.scope_spans)
-        .flat_map(|ss| ss.spans)
-        .collect();
+    let spans = received.spans();
     let name = format!("tools/call {}", t.get_tool);
     let span = spans.iter().find(|s| s.name == name).unwrap_or_else(|| {
         panic!(
@@ -497,14 +486,7 @@ async fn spans_and_metrics_reach_an_otlp_collector_continuing_the_clients_trace(
     );
     assert_eq!(string_attr(&span.attributes, "error.type"), None);
 
-    let metrics: Vec<_> = received
-        .bodies("/v1/metrics")
-        .iter()
-        .map(|b| ExportMetricsServiceRequest::decode(b.as_slice()).expect("an OTLP metrics export"))
-        .flat_map(|r| r.resource_metrics)
-        .flat_map(|rm| rm.scope_metrics)
-        .flat_map(|sm| sm.metrics)
-        .collect();
+    let metrics = received.metrics();
     let duration = metrics
         .iter()
         .find(|m| m.name == "mcp.server.operation.duration")

@@ -12,23 +12,9 @@ mod skip;
 use std::process::Command;
 use std::sync::Arc;
 
-use runtime::backend_api::{Backend, BackendError, BoxFuture, CallContext, Output};
-use runtime::catalog::Tool;
 use runtime::server::{unrestricted_identity, Server, ServerConfig};
-use serde_json::{Map, Value};
-
-struct NoBackend;
-
-impl Backend for NoBackend {
-    fn call<'a>(
-        &'a self,
-        _ctx: &'a CallContext,
-        tool: &'static Tool,
-        _args: &'a Map<String, Value>,
-    ) -> BoxFuture<'a, Result<Output, BackendError>> {
-        Box::pin(async move { Err(BackendError::Unsupported(tool.name.to_string())) })
-    }
-}
+use serde_json::Value;
+use test_support::backends::NoBackend;
 
 /// The Python to run the SDK client with: `KOBANA_TEST_PYTHON`; `None` only when the caller
 /// opted out with `KOBANA_TEST_SKIP=python`.

@@ -15,24 +15,10 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use runtime::backend_api::{Backend, BackendError, BoxFuture, CallContext, Output};
-use runtime::catalog::Tool;
 use runtime::server::{unrestricted_identity, Server, ServerConfig};
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
+use test_support::backends::NoBackend;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines};
-
-struct NoBackend;
-
-impl Backend for NoBackend {
-    fn call<'a>(
-        &'a self,
-        _ctx: &'a CallContext,
-        tool: &'static Tool,
-        _args: &'a Map<String, Value>,
-    ) -> BoxFuture<'a, Result<Output, BackendError>> {
-        Box::pin(async move { Err(BackendError::Unsupported(tool.name.to_string())) })
-    }
-}
 
 fn server() -> Arc<Server> {
     let product = generated::product("conformance").expect("fixture generated");

@@ -1,10 +1,12 @@
 //! Fixtures shared by the tests of several crates, kept out of the product: this crate is only
 //! ever a dev-dependency, so nothing here is compiled into the `kobana-mcp` binary.
 //!
+//! - [`backends`]: backends for protocol and transport tests.
 //! - [`demo`]: two small hand-written catalogs for the sandbox and proxy tests.
 //! - [`otlp`]: an OTLP/HTTP collector that keeps what the server exports.
 //! - [`process`]: the `kobana-mcp` binary as a child process of a test.
 
+pub mod backends;
 pub mod demo;
 pub mod otlp;
 pub mod process;

@@ -3,6 +3,12 @@
 
 use std::sync::{Arc, Mutex};
 
+use opentelemetry_proto::tonic::collector::metrics::v1::ExportMetricsServiceRequest;
+use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
+use opentelemetry_proto::tonic::metrics::v1::Metric;
+use opentelemetry_proto::tonic::trace::v1::Span;
+use prost::Message;
+
 /// What the OTLP receiver got, raw protobuf bodies by path.
 #[derive(Clone, Default)]
 pub struct Received(Arc<Mutex<Vec<Post>>>);
@@ -21,6 +27,30 @@ impl Received {
                     .collect()
             })
             .unwrap_or_default()
+    }
+
+    /// Every span of every trace export, decoded (a body that is no OTLP export fails the test).
+    pub fn spans(&self) -> Vec<Span> {
+        self.bodies("/v1/traces")
+            .iter()
+            .map(|b| ExportTraceServiceRequest::decode(b.as_slice()).expect("an OTLP trace export"))
+            .flat_map(|r| r.resource_spans)
+            .flat_map(|rs| rs.scope_spans)
+            .flat_map(|ss| ss.spans)
+            .collect()
+    }
+
+    /// Every metric of every metrics export, decoded.
+    pub fn metrics(&self) -> Vec<Metric> {
+        self.bodies("/v1/metrics")
+            .iter()
+            .map(|b| {
+                ExportMetricsServiceRequest::decode(b.as_slice()).expect("an OTLP metrics export")
+            })
+            .flat_map(|r| r.resource_metrics)
+            .flat_map(|rm| rm.scope_metrics)
+            .flat_map(|sm| sm.metrics)
+            .collect()
     }
 }
 

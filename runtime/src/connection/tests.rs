@@ -3,13 +3,12 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use runtime_model::backend::{Backend, BackendError, BoxFuture, CallContext, Output};
-use runtime_model::catalog::Tool;
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
 use super::batches::{batch, BatchBounds};
 use super::*;
 use crate::server::{unrestricted_identity, Server, ServerConfig};
+use test_support::backends::NoBackend;
 
 fn caller() -> Caller {
     Caller {
@@ -200,19 +199,6 @@ fn notifications_and_responses_need_no_answer() {
             ..
         }
     ));
-}
-
-struct NoBackend;
-
-impl Backend for NoBackend {
-    fn call<'a>(
-        &'a self,
-        _ctx: &'a CallContext,
-        tool: &'static Tool,
-        _args: &'a Map<String, Value>,
-    ) -> BoxFuture<'a, Result<Output, BackendError>> {
-        Box::pin(async move { Err(BackendError::Unsupported(tool.name.to_string())) })
-    }
 }
 
 #[tokio::test]

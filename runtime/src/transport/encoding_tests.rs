@@ -13,19 +13,7 @@ use serde_json::{json, Map, Value};
 use tower::ServiceExt;
 
 use crate::server::{unrestricted_identity, Server, ServerConfig};
-
-struct NoBackend;
-
-impl Backend for NoBackend {
-    fn call<'a>(
-        &'a self,
-        _ctx: &'a CallContext,
-        tool: &'static Tool,
-        _args: &'a Map<String, Value>,
-    ) -> BoxFuture<'a, Result<Output, BackendError>> {
-        Box::pin(async move { Err(BackendError::Unsupported(tool.name.to_string())) })
-    }
-}
+use test_support::backends::NoBackend;
 
 /// Answers every call with ~20 KB of JSON (a large tool result).
 struct Big;
