@@ -79,6 +79,15 @@ impl Backend for LazySandbox {
         Box::pin(async move { self.get().await?.call(ctx, tool, args).await })
     }
 
+    fn call_json_text<'a>(
+        &'a self,
+        ctx: &'a CallContext,
+        tool: &'static Tool,
+        args: &'a Map<String, Value>,
+    ) -> BoxFuture<'a, Result<Output, BackendError>> {
+        Box::pin(async move { self.get().await?.call_json_text(ctx, tool, args).await })
+    }
+
     fn executes_operations(&self) -> bool {
         true
     }

@@ -333,6 +333,10 @@ async fn every_tool_with_an_output_schema_answers_conforming_structured_content(
                     "{}: the sandbox answered a replayed result to a first call",
                     tool.name
                 )),
+                Ok(Output::JsonText(_)) => failures.push(format!(
+                    "{}: `Backend::call` answered text, which only `call_json_text` may",
+                    tool.name
+                )),
                 Err(BackendError::Unsupported(_))
                     if matches!(tool.operation, Operation::Custom) =>
                 {

@@ -44,11 +44,77 @@ pub const IDEMPOTENT_REPLAYED: &str = "idempotent-replayed";
 pub enum Output {
     /// A JSON document (record, list page, action result).
     Json(Value),
+    /// A JSON document already written as text: only [`Backend::call_json_text`] answers it, for
+    /// callers that send the answer on as text and so never need its `Value` tree (the sandbox's
+    /// list pages, joined from the records' stored text). [`Output::parsed`] turns it into
+    /// [`Output::Json`] where a value is needed.
+    JsonText(JsonText),
     /// A file (PDF, XML, attachment, …).
     Bytes { mime_type: String, data: Vec<u8> },
     /// The upstream's stored answer to an earlier call with the same idempotency key
     /// (`Idempotent-Replayed: true`): nothing new ran. The caller is told so.
     Replayed(Box<Output>),
+}
+
+impl Output {
+    /// This output with a [`Output::JsonText`] (also one inside [`Output::Replayed`]) parsed into
+    /// [`Output::Json`]; any other output as it is.
+    pub fn parsed(self) -> Result<Output, BackendError> {
+        Ok(match self {
+            Output::JsonText(text) => Output::Json(text.to_value()?),
+            Output::Replayed(inner) => Output::Replayed(Box::new(inner.parsed()?)),
+            other => other,
+        })
+    }
+}
+
+/// The text of one JSON document, as `serde_json` writes it compactly (the same text as
+/// `value.to_string()` of the document it parses to), so it can be sent on as it is: a reply
+/// that carries it is byte-identical to one that serialized the parsed value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JsonText(String);
+
+impl JsonText {
+    /// The text of `value`.
+    pub fn from_value(value: &Value) -> JsonText {
+        JsonText(value.to_string())
+    }
+
+    /// Text the caller vouches for: one JSON document in `serde_json`'s compact form (no
+    /// whitespace around or between tokens), for example one assembled from pieces that
+    /// `serde_json` wrote. Not checked here: checking would cost what this type saves.
+    pub fn from_trusted(text: String) -> JsonText {
+        JsonText(text)
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    pub fn into_string(self) -> String {
+        self.0
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Whether the document is an object (its first token is `{`).
+    pub fn is_object(&self) -> bool {
+        self.0.trim_start().starts_with('{')
+    }
+
+    /// The document as a value; text that is not JSON (a backend that broke its word) is an
+    /// unreadable answer.
+    pub fn to_value(&self) -> Result<Value, BackendError> {
+        serde_json::from_str(&self.0).map_err(|e| {
+            BackendError::Unavailable(format!("the backend answered text that is not JSON: {e}"))
+        })
+    }
 }
 
 /// Why a call failed. Every variant but [`BackendError::OutcomeUnknown`] means nothing was
@@ -87,6 +153,19 @@ pub trait Backend: Send + Sync + 'static {
         tool: &'static Tool,
         args: &'a Map<String, Value>,
     ) -> BoxFuture<'a, Result<Output, BackendError>>;
+
+    /// [`Backend::call`] for a caller that sends a JSON answer on as text: the answer may come
+    /// as [`Output::JsonText`] (never as anything [`Backend::call`] would not answer, once
+    /// [`Output::parsed`]). A backend that holds its answers as text (the sandbox's stored
+    /// records) saves building and serializing their `Value` tree; the default is `call`.
+    fn call_json_text<'a>(
+        &'a self,
+        ctx: &'a CallContext,
+        tool: &'static Tool,
+        args: &'a Map<String, Value>,
+    ) -> BoxFuture<'a, Result<Output, BackendError>> {
+        self.call(ctx, tool, args)
+    }
 
     /// Whether this backend executes the catalog's operations itself (the sandbox), so tools with
     /// no Kobana endpoint work; a proxy only forwards HTTP bindings.

@@ -649,7 +649,8 @@ async fn run(
         locale: product.default_locale,
     };
     let started = std::time::Instant::now();
-    let outcome = state.sandbox.call(&ctx, tool, &args).await;
+    // A list page comes as its records' stored text, sent as it is.
+    let outcome = state.sandbox.call_json_text(&ctx, tool, &args).await;
     tracing::info!(
         method = method.as_str(),
         path,
@@ -658,19 +659,15 @@ async fn run(
         ok = outcome.is_ok(),
         "serve-api request"
     );
+    let ok_status = if matches!(tool.operation, Operation::Create { .. }) {
+        StatusCode::CREATED
+    } else {
+        StatusCode::OK
+    };
+    let json_type = || "application/json".to_string();
     let (status, ct, bytes) = match outcome {
-        Ok(Output::Json(v)) => {
-            let status = if matches!(tool.operation, Operation::Create { .. }) {
-                StatusCode::CREATED
-            } else {
-                StatusCode::OK
-            };
-            (
-                status,
-                "application/json".to_string(),
-                Bytes::from(v.to_string()),
-            )
-        }
+        Ok(Output::Json(v)) => (ok_status, json_type(), Bytes::from(v.to_string())),
+        Ok(Output::JsonText(text)) => (ok_status, json_type(), Bytes::from(text.into_string())),
         Ok(Output::Bytes { mime_type, data }) => (StatusCode::OK, mime_type, Bytes::from(data)),
         // The sandbox runs every call it is given; only an upstream replays.
         Ok(Output::Replayed(_)) => {

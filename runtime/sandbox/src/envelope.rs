@@ -27,20 +27,50 @@ pub fn one(tool: &Tool, record: Map<String, Value>) -> Value {
 
 pub fn page(tool: &Tool, items: Vec<Value>, page: u64, per_page: u64, has_next: bool) -> Value {
     if is_v2(tool) {
-        let url = |p: u64| format!("?page={p}&per_page={per_page}");
         json!({
             "status": 200,
             "data": items,
-            "pagination": {
-                "page": page,
-                "per_page": per_page,
-                "prev_url": if page > 1 { Value::String(url(page - 1)) } else { Value::Null },
-                "next_url": if has_next { Value::String(url(page + 1)) } else { Value::Null },
-            }
+            "pagination": pagination(page, per_page, has_next),
         })
     } else {
         Value::Array(items)
     }
+}
+
+/// [`page`] as JSON text: `items` appends the texts of the page's records, joined with commas,
+/// and says whether a next page exists. The same text as `page(…).to_string()` of the parsed
+/// records.
+pub fn page_text<E>(
+    tool: &Tool,
+    page: u64,
+    per_page: u64,
+    items: impl FnOnce(&mut String) -> Result<bool, E>,
+) -> Result<String, E> {
+    let v2 = is_v2(tool);
+    let mut out = String::from(if v2 {
+        "{\"status\":200,\"data\":["
+    } else {
+        "["
+    });
+    let has_next = items(&mut out)?;
+    out.push(']');
+    if v2 {
+        out.push_str(",\"pagination\":");
+        out.push_str(&pagination(page, per_page, has_next).to_string());
+        out.push('}');
+    }
+    Ok(out)
+}
+
+/// The `pagination` of a v2 list page.
+fn pagination(page: u64, per_page: u64, has_next: bool) -> Value {
+    let url = |p: u64| format!("?page={p}&per_page={per_page}");
+    json!({
+        "page": page,
+        "per_page": per_page,
+        "prev_url": if page > 1 { Value::String(url(page - 1)) } else { Value::Null },
+        "next_url": if has_next { Value::String(url(page + 1)) } else { Value::Null },
+    })
 }
 
 /// The records in a list answer: a bare array, or the `data` array of an envelope.

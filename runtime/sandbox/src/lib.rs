@@ -239,6 +239,17 @@ impl Sandbox {
         tool: &'static Tool,
         args: &Map<String, Value>,
     ) -> Result<Output, BackendError> {
+        self.call_blocking_text(ctx, tool, args)?.parsed()
+    }
+
+    /// [`Sandbox::call_blocking`], a list page answered as [`Output::JsonText`] (see
+    /// [`Backend::call_json_text`]): its records' stored text, never parsed.
+    pub fn call_blocking_text(
+        &self,
+        ctx: &CallContext,
+        tool: &'static Tool,
+        args: &Map<String, Value>,
+    ) -> Result<Output, BackendError> {
         let product = ctx.product;
         if matches!(tool.operation, Operation::WhoAmI) {
             let who = format!("{}\n{}", ctx.identity.person, ctx.identity.organization);
@@ -430,13 +441,16 @@ pub fn progress_message(tool: &str, done: f64, locale: runtime_model::locale::Lo
     }
 }
 
-impl Backend for Sandbox {
-    fn call<'a>(
-        &'a self,
-        ctx: &'a CallContext,
+impl Sandbox {
+    /// A call on a blocking thread, after the task delay of a `task:` tool; `as_text` lets a
+    /// list page come as [`Output::JsonText`].
+    fn call_async(
+        &self,
+        ctx: &CallContext,
         tool: &'static Tool,
-        args: &'a Map<String, Value>,
-    ) -> BoxFuture<'a, Result<Output, BackendError>> {
+        args: &Map<String, Value>,
+        as_text: bool,
+    ) -> BoxFuture<'static, Result<Output, BackendError>> {
         let this = self.clone();
         let ctx = ctx.clone();
         let args = args.clone();
@@ -454,10 +468,36 @@ impl Backend for Sandbox {
                     tokio::time::sleep(delay / STEPS).await;
                 }
             }
-            tokio::task::spawn_blocking(move || this.call_blocking(&ctx, tool, &args))
-                .await
-                .map_err(|e| BackendError::Unavailable(format!("sandbox worker failed: {e}")))?
+            tokio::task::spawn_blocking(move || {
+                if as_text {
+                    this.call_blocking_text(&ctx, tool, &args)
+                } else {
+                    this.call_blocking(&ctx, tool, &args)
+                }
+            })
+            .await
+            .map_err(|e| BackendError::Unavailable(format!("sandbox worker failed: {e}")))?
         })
+    }
+}
+
+impl Backend for Sandbox {
+    fn call<'a>(
+        &'a self,
+        ctx: &'a CallContext,
+        tool: &'static Tool,
+        args: &'a Map<String, Value>,
+    ) -> BoxFuture<'a, Result<Output, BackendError>> {
+        self.call_async(ctx, tool, args, false)
+    }
+
+    fn call_json_text<'a>(
+        &'a self,
+        ctx: &'a CallContext,
+        tool: &'static Tool,
+        args: &'a Map<String, Value>,
+    ) -> BoxFuture<'a, Result<Output, BackendError>> {
+        self.call_async(ctx, tool, args, true)
     }
 
     fn executes_operations(&self) -> bool {

@@ -1,7 +1,7 @@
 //! What each catalog [`Operation`] does to the store. Product-agnostic: everything comes from the
 //! tool's operation, the record type's fields and the action's declared transition.
 
-use runtime_model::backend::{BackendError, Output};
+use runtime_model::backend::{BackendError, JsonText, Output};
 use runtime_model::catalog::{
     Action, Binding, BodyMode, Field, ListEdit, Operation, Product, RecordType, Tool,
 };
@@ -383,17 +383,35 @@ fn list(c: &Call<'_>, rt: &RecordType) -> Result<Output, BackendError> {
     let start = (page - 1).saturating_mul(per_page);
     let selection = Selection::of(c.args, rt, &[])?;
     // One row past the page tells whether there is a next one.
-    let mut rows = if selection.is_all() {
-        store::list_page(c.tx, c.scope, rt.name, start, per_page + 1).map_err(db)?
-    } else {
-        store::list(c.tx, c.scope, rt.name)
-            .map_err(db)?
-            .into_iter()
-            .filter(|row| selection.keeps(row))
-            .skip(usize::try_from(start).unwrap_or(usize::MAX))
-            .take(per_page as usize + 1)
-            .collect()
-    };
+    if selection.is_all() {
+        // The stored texts joined as they are: no record is parsed, none serialized again.
+        let text = envelope::page_text(c.tool, page, per_page, |out| {
+            let mut shown = 0;
+            let read = store::list_page_json(c.tx, c.scope, rt.name, start, per_page + 1, |json| {
+                if shown == per_page {
+                    return;
+                }
+                if shown == 0 {
+                    // The first record tells the page's size near enough to allocate once.
+                    out.reserve((json.len() + 1) * per_page as usize + 64);
+                } else {
+                    out.push(',');
+                }
+                out.push_str(json);
+                shown += 1;
+            })
+            .map_err(db)?;
+            Ok::<_, BackendError>(read as u64 > per_page)
+        })?;
+        return Ok(Output::JsonText(JsonText::from_trusted(text)));
+    }
+    let mut rows: Vec<Row> = store::list(c.tx, c.scope, rt.name)
+        .map_err(db)?
+        .into_iter()
+        .filter(|row| selection.keeps(row))
+        .skip(usize::try_from(start).unwrap_or(usize::MAX))
+        .take(per_page as usize + 1)
+        .collect();
     let has_next = rows.len() > per_page as usize;
     rows.truncate(per_page as usize);
     let items: Vec<Value> = rows.into_iter().map(|r| Value::Object(r.json)).collect();

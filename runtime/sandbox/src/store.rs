@@ -76,7 +76,7 @@ fn reader_count() -> usize {
 /// a released one. Version 1 is written with `IF NOT EXISTS` so that data directories created
 /// before versioning (whose `user_version` is 0) adopt it unchanged.
 fn migrations() -> Migrations<'static> {
-    Migrations::new(vec![M::up(SCHEMA_V1)])
+    Migrations::new(vec![M::up(SCHEMA_V1), M::up(SCHEMA_V2)])
 }
 
 const SCHEMA_V1: &str = "
@@ -101,6 +101,22 @@ CREATE TABLE IF NOT EXISTS scopes (
     seeded_at    TEXT NOT NULL,
     PRIMARY KEY (product, organization, workspace)
 );
+";
+
+/// Version 2: a record's `json` is always the text of a JSON object. [`list_page_json`] sends
+/// that text on as it is (inside a tool's answer), so text that is not an object must never be
+/// stored: triggers refuse it on every write, whoever writes (this code writes only what
+/// `serde_json` serialized). A record stored earlier that is not an object was read as `{}`; it
+/// becomes `{}`.
+const SCHEMA_V2: &str = "
+UPDATE records SET json = '{}'
+    WHERE CASE WHEN json_valid(json) THEN json_type(json) <> 'object' ELSE 1 END;
+CREATE TRIGGER records_json_is_an_object_on_insert BEFORE INSERT ON records
+    WHEN CASE WHEN json_valid(NEW.json) THEN json_type(NEW.json) <> 'object' ELSE 1 END
+    BEGIN SELECT RAISE(ABORT, 'records.json must be the text of a JSON object'); END;
+CREATE TRIGGER records_json_is_an_object_on_update BEFORE UPDATE OF json ON records
+    WHEN CASE WHEN json_valid(NEW.json) THEN json_type(NEW.json) <> 'object' ELSE 1 END
+    BEGIN SELECT RAISE(ABORT, 'records.json must be the text of a JSON object'); END;
 ";
 
 impl Store {
@@ -364,6 +380,39 @@ pub fn list_page(
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
+/// [`list_page`] as text: calls `each` with the stored JSON text of each record of the page, in
+/// order, without parsing it (the text of an object, as `serde_json` wrote it; see
+/// [`SCHEMA_V2`]). Returns how many records it read.
+pub fn list_page_json(
+    tx: &Transaction<'_>,
+    scope: &Scope,
+    ty: &str,
+    offset: u64,
+    limit: u64,
+    mut each: impl FnMut(&str),
+) -> Result<usize, StoreError> {
+    let mut stmt = tx.prepare_cached(
+        "SELECT json FROM records
+         WHERE product=?1 AND organization=?2 AND workspace=?3 AND type=?4
+         ORDER BY created_at DESC, seq DESC LIMIT ?5 OFFSET ?6",
+    )?;
+    let clamp = |n: u64| i64::try_from(n).unwrap_or(i64::MAX);
+    let mut rows = stmt.query(params![
+        scope.product,
+        scope.organization,
+        scope.workspace,
+        ty,
+        clamp(limit),
+        clamp(offset)
+    ])?;
+    let mut n = 0;
+    while let Some(row) = rows.next()? {
+        each(row.get_ref(0)?.as_str().map_err(rusqlite::Error::from)?);
+        n += 1;
+    }
+    Ok(n)
+}
+
 /// One record by its string id, or by its numeric id when `key` is a number.
 pub fn get(
     tx: &Transaction<'_>,
@@ -466,6 +515,14 @@ mod migration_tests {
                 [],
             )
             .expect("a seeded scope");
+            // Records whose text is not an object, which the reader showed as `{}`.
+            for (id, json) in [("a", "not json"), ("b", "[1,2]"), ("c", "{\"k\":\"v\"}")] {
+                conn.execute(
+                    "INSERT INTO records VALUES ('billing', 'org', '', 'invoice', ?1, 1, '2026-01-01', ?2)",
+                    params![id, json],
+                )
+                .expect("an old record");
+            }
         }
         let store = Store::open(dir.path()).expect("an unversioned database is adopted");
         let kept = store
@@ -481,12 +538,24 @@ mod migration_tests {
             })
             .expect("read");
         assert!(kept, "its data stays");
+        let texts: Vec<String> = store
+            .read(|tx| -> Result<_, StoreError> {
+                let mut stmt = tx.prepare("SELECT json FROM records ORDER BY id")?;
+                let rows = stmt.query_map([], |r| r.get(0))?;
+                Ok(rows.collect::<Result<_, _>>()?)
+            })
+            .expect("read");
+        assert_eq!(
+            texts,
+            ["{}", "{}", "{\"k\":\"v\"}"],
+            "what was read as {{}} is {{}}"
+        );
         drop(store);
         let version: i64 = Connection::open(&path)
             .expect("open")
             .query_row("PRAGMA user_version", [], |r| r.get(0))
             .expect("user_version");
-        assert_eq!(version, 1);
+        assert_eq!(version, 2);
         Connection::open(&path)
             .expect("open")
             .pragma_update(None, "user_version", 99)
@@ -564,6 +633,81 @@ mod reader_tests {
         assert_eq!(seen, 0, "the uncommitted row is not visible");
         release.send(()).unwrap();
         writer.join().unwrap();
+        assert_eq!(store.read(|tx| count(tx, &scope(), "invoice")).unwrap(), 1);
+    }
+
+    /// What [`list_page_json`] joins is what [`list_page`] parses: the same records, in the same
+    /// order, each text the compact JSON of its parsed record (accents and escapes included).
+    #[test]
+    fn page_texts_are_the_stored_records_as_serde_json_writes_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        store
+            .transaction(|tx| -> Result<(), StoreError> {
+                for i in 0..7 {
+                    let mut r = row(&format!("r{i}"));
+                    r.seq = i;
+                    r.json
+                        .insert("name".into(), Value::from("Conceição \"Ção\"\n\u{1}"));
+                    r.json
+                        .insert("amount".into(), Value::from(1234.56 + f64::from(i as i32)));
+                    r.json
+                        .insert("tags".into(), serde_json::json!([null, true, {"é": 0.1}]));
+                    put(
+                        tx,
+                        &scope(),
+                        "invoice",
+                        &r,
+                        &format!("2026-01-0{}", 1 + i % 3),
+                    )?;
+                }
+                Ok(())
+            })
+            .unwrap();
+        for (offset, limit) in [(0, 50), (2, 3), (6, 5), (7, 5), (u64::MAX, 1)] {
+            let (texts, parsed) = store
+                .read(|tx| -> Result<_, StoreError> {
+                    let mut texts = Vec::new();
+                    let n = list_page_json(tx, &scope(), "invoice", offset, limit, |t| {
+                        texts.push(t.to_string())
+                    })?;
+                    assert_eq!(n, texts.len());
+                    Ok((texts, list_page(tx, &scope(), "invoice", offset, limit)?))
+                })
+                .unwrap();
+            let expected: Vec<String> = parsed
+                .into_iter()
+                .map(|r| Value::Object(r.json).to_string())
+                .collect();
+            assert_eq!(texts, expected, "offset {offset}, limit {limit}");
+        }
+    }
+
+    /// A record's text is always a JSON object: anything else is refused, whoever writes it.
+    #[test]
+    fn a_record_text_that_is_not_an_object_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        store
+            .transaction(|tx| put(tx, &scope(), "invoice", &row("a"), "2026-01-01"))
+            .unwrap();
+        for bad in ["", "{", "[1]", "\"text\"", "{\"a\":1} x"] {
+            let insert = store.transaction(|tx| -> Result<usize, StoreError> {
+                Ok(tx.execute(
+                    "INSERT INTO records VALUES ('billing', 'org', '', 'invoice', 'b', 2, '2026', ?1)",
+                    params![bad],
+                )?)
+            });
+            let err = insert.expect_err(bad).to_string();
+            assert!(
+                err.contains("must be the text of a JSON object"),
+                "{bad}: {err}"
+            );
+            let update = store.transaction(|tx| -> Result<usize, StoreError> {
+                Ok(tx.execute("UPDATE records SET json=?1 WHERE id='a'", params![bad])?)
+            });
+            assert!(update.is_err(), "{bad}");
+        }
         assert_eq!(store.read(|tx| count(tx, &scope(), "invoice")).unwrap(), 1);
     }
 

@@ -129,7 +129,8 @@ fn records(output: &Output) -> Vec<&Map<String, Value>> {
         Output::Json(v) => super::records::list_items(v)
             .map(|items| items.iter().filter_map(Value::as_object).collect())
             .unwrap_or_default(),
-        Output::Bytes { .. } => Vec::new(),
+        // `Backend::call` answers no text; should one come, it is parsed first (below).
+        Output::Bytes { .. } | Output::JsonText(_) => Vec::new(),
         Output::Replayed(inner) => records(inner),
     }
 }
@@ -182,7 +183,10 @@ pub async fn recent_resources(
                 return Err(format!("{} (not started)", list.name));
             };
             let call = backend.call(&ctx, list, &args);
-            match tokio::time::timeout(timeout, call).await {
+            match tokio::time::timeout(timeout, call)
+                .await
+                .map(|r| r.and_then(Output::parsed))
+            {
                 Ok(Ok(out)) => {
                     let found: Vec<Value> = records(&out)
                         .iter()

@@ -21,6 +21,7 @@ pub mod dates;
 pub mod discovery;
 pub mod discovery_tools;
 pub mod engine;
+mod json_answer;
 mod json_text;
 pub mod jsonrpc;
 pub mod language;

@@ -251,6 +251,16 @@ impl Engine {
         Ok(match (kind, out) {
             // A read is never replayed; should an upstream mark one, its contents are the same.
             (_, Output::Replayed(inner)) => return self.contents_of(uri, mime, kind, *inner),
+            (_, out @ Output::JsonText(_)) => {
+                let out = out.parsed().map_err(|e| {
+                    RpcError::new(
+                        errors::UPSTREAM_ERROR.rpc_code,
+                        format!("{}: {e}", errors::UPSTREAM_ERROR.message),
+                    )
+                    .with_data(json!({"error": errors::UPSTREAM_ERROR.code}))
+                })?;
+                return self.contents_of(uri, mime, kind, out);
+            }
             (_, Output::Json(mut v)) => {
                 if kind == ContentKind::JsonRecord {
                     // Resources show the record itself, without the numeric `id` (product docs).

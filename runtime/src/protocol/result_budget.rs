@@ -37,13 +37,21 @@ pub(crate) struct Cut {
     pub total: usize,
 }
 
+/// Whether an answer of `text_len` bytes of JSON is never cut by `budget_tokens` (0: no budget).
+pub(crate) fn fits(text_len: usize, budget_tokens: usize) -> bool {
+    match budget_tokens.checked_mul(BYTES_PER_TOKEN) {
+        Some(budget) => budget == 0 || text_len <= budget,
+        None => true,
+    }
+}
+
 /// `None` when `answer` fits `budget_tokens` (or the budget is 0, or it is not a list);
 /// otherwise the answer cut to its first records.
 pub(crate) fn cut(answer: &Value, text_len: usize, budget_tokens: usize) -> Option<Cut> {
-    let budget = budget_tokens.checked_mul(BYTES_PER_TOKEN)?;
-    if budget == 0 || text_len <= budget {
+    if fits(text_len, budget_tokens) {
         return None;
     }
+    let budget = budget_tokens.checked_mul(BYTES_PER_TOKEN)?;
     let records = records(answer)?;
     let total = records.len();
     if total < 2 {

@@ -113,6 +113,7 @@ pub(crate) fn report(tool: &Tool, answer: &Value) {
 pub(crate) fn json_of(out: Output) -> Option<Value> {
     match out {
         Output::Json(v) => Some(v),
+        Output::JsonText(text) => text.to_value().ok(),
         Output::Replayed(inner) => json_of(*inner),
         Output::Bytes { .. } => None,
     }

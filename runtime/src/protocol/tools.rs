@@ -343,6 +343,7 @@ impl Engine {
                 );
             }
         };
+        let dispatched = super::json_answer::as_sent(dispatched, tool, task, &self.options);
         Executed::Reply(match dispatched {
             Ok(Dispatched::Output(out)) => self.tool_reply(call, out),
             Ok(Dispatched::Backend(Ok(Output::Replayed(inner)))) => {
@@ -357,7 +358,8 @@ impl Engine {
                     Output::Bytes { mime_type, data } => {
                         file_to_tool(self, call, tool, args, mime_type, data)
                     }
-                    Output::Replayed(_) => ToolOutput::default(),
+                    // `json_answer::as_sent` parsed the text of a replayed answer.
+                    Output::Replayed(_) | Output::JsonText(_) => ToolOutput::default(),
                 };
                 let note = replayed_note(self.locale(call));
                 out.content.insert(0, json!({"type": "text", "text": note}));
@@ -374,6 +376,9 @@ impl Engine {
                     Ok(()) => self.budgeted_json_reply(call, tool, args, answer),
                     Err(mismatch) => self.tool_reply(call, mismatch),
                 }
+            }
+            Ok(Dispatched::Backend(Ok(Output::JsonText(text)))) => {
+                self.json_reply(call, text.as_str(), text.is_object())
             }
             Ok(Dispatched::Backend(Ok(Output::Bytes { mime_type, data }))) => {
                 self.tool_reply(call, file_to_tool(self, call, tool, args, mime_type, data))
@@ -484,7 +489,7 @@ impl Engine {
         let text = super::json_text::to_text(&answer);
         let budget = self.options.result_budget_tokens;
         match super::result_budget::cut(&answer, text.len(), budget) {
-            None => self.json_reply(call, &answer, text),
+            None => self.json_reply(call, &text, answer.is_object()),
             Some(c) => self.tool_reply(call, self.cut_output(call, tool, args, c)),
         }
     }
@@ -537,19 +542,19 @@ impl Engine {
 
     /// The result of a JSON answer: serialized once, that text is both the text block and
     /// `structuredContent` (a model reads the text; a program reads the structure).
-    fn json_reply(&self, call: &Call, answer: &Value, text: String) -> Reply {
+    fn json_reply(&self, call: &Call, text: &str, is_object: bool) -> Reply {
         // The text twice (escaped once, raw once), and the envelope around it.
         self.write_tool_result(
             call,
             2 * text.len() + 64,
             |bytes| {
                 bytes.extend_from_slice(b"[{\"type\":\"text\",\"text\":");
-                super::json_text::write_string(bytes, text.as_str());
+                super::json_text::write_string(bytes, text);
                 bytes.extend_from_slice(b"}]");
             },
             Some(Structured::Raw {
-                json: &text,
-                is_object: answer.is_object(),
+                json: text,
+                is_object,
             }),
             false,
         )
@@ -621,8 +626,9 @@ impl Engine {
             Binding::Http(_) => {
                 let mut ctx = self.call_context(call, args);
                 ctx.idempotency_key = idempotency_key;
+                // A JSON answer may come as text: `json_answer::as_sent` decides what reads it.
                 Ok(Dispatched::Backend(
-                    self.backend.call(&ctx, tool, args).await,
+                    self.backend.call_json_text(&ctx, tool, args).await,
                 ))
             }
             Binding::Extension(name) => {

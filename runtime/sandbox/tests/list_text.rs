@@ -1,0 +1,79 @@
+//! List pages through `Backend::call_json_text`: the records' stored text joined, never parsed,
+//! and the same JSON text `Backend::call`'s value serializes to (v1 bare arrays and v2
+//! envelopes; full, short and empty pages; filters, which still read values).
+
+use std::collections::BTreeSet;
+
+use runtime_model::backend::{Backend, CallContext, Output};
+use runtime_model::catalog::Product;
+use runtime_model::identity::Identity;
+use runtime_sandbox::{Sandbox, SandboxConfig};
+use serde_json::{json, Map, Value};
+use test_support::demo;
+
+fn ctx(product: &'static Product) -> CallContext {
+    CallContext {
+        product,
+        identity: Identity {
+            person: "p1".into(),
+            name: "P".into(),
+            organization: "org1".into(),
+            scopes: BTreeSet::from(["all".to_string()]),
+            permissions: BTreeSet::from(["*".to_string()]),
+            workspaces: BTreeSet::new(),
+            default_workspace: None,
+        }
+        .into(),
+        bearer_token: None,
+        workspace: None,
+        idempotency_key: None,
+        locale: runtime_model::locale::Locale::En,
+    }
+}
+
+#[tokio::test]
+async fn list_pages_come_as_text_that_is_the_json_of_their_values() {
+    let dir = tempfile::tempdir().unwrap();
+    let sb = Sandbox::open(&SandboxConfig::new(dir.path())).unwrap();
+    let c = ctx(&demo::PRODUCT);
+    let mut texts = 0;
+    // Each tool with a filter on one of its record's fields.
+    for (name, filter) in [
+        ("demo_customers_list", json!({"name": "x"})),
+        ("demo_bank_billets_list", json!({"status": "paid"})),
+        (
+            "demo_payments_list",
+            json!({"bank_billet_id": "1", "per_page": 2}),
+        ),
+    ] {
+        let tool = demo::PRODUCT.tool(name).expect(name);
+        for args in [
+            json!({}),
+            json!({"per_page": 100}),
+            json!({"page": 2, "per_page": 3}),
+            json!({"page": 99999}),
+            filter.clone(),
+        ] {
+            let filtered = args == filter;
+            let args: Map<String, Value> = args.as_object().cloned().unwrap();
+            let value = match sb.call(&c, tool, &args).await {
+                Ok(Output::Json(v)) => v,
+                other => panic!("{name} {args:?}: {other:?}"),
+            };
+            match sb.call_json_text(&c, tool, &args).await {
+                Ok(Output::JsonText(text)) => {
+                    assert!(!filtered, "{name}: a filtered page is built from values");
+                    assert_eq!(text.as_str(), value.to_string(), "{name} {args:?}");
+                    assert_eq!(text.is_object(), value.is_object());
+                    texts += 1;
+                }
+                Ok(Output::Json(v)) => {
+                    assert!(filtered, "{name} {args:?}: a page of every record is text");
+                    assert_eq!(v, value);
+                }
+                other => panic!("{name} {args:?}: {other:?}"),
+            }
+        }
+    }
+    assert!(texts >= 8, "{texts} pages came as text");
+}

@@ -1,0 +1,41 @@
+//! A backend's JSON answer sent on as the text it came in.
+//!
+//! `tools/call` asks its backend with [`Backend::call_json_text`], so an answer the backend holds
+//! as text (a sandbox list page: its records' stored JSON joined) may come as
+//! [`Output::JsonText`] and go into the result as it is, twice (the text block, escaped, and
+//! `structuredContent`), without its `Value` tree ever being built. Whatever must read the answer
+//! as a value gets it parsed here, once, before the reply is written: a task following the API's
+//! work, the tool's declared output schema (checked on every answer), a result budget the answer
+//! exceeds (cut at a record boundary), and a replayed answer. The text is `serde_json`'s compact
+//! form of that value, so either way the client gets the same bytes.
+//!
+//! [`Backend::call_json_text`]: runtime_model::backend::Backend::call_json_text
+
+use runtime_model::backend::Output;
+use runtime_model::catalog::Tool;
+
+use super::engine::EngineOptions;
+use super::tools::Dispatched;
+use crate::contract::{RpcError, TaskPhase};
+
+/// `dispatched`, with a JSON text answer parsed where it must be read as a value.
+pub(crate) fn as_sent(
+    dispatched: Result<Dispatched, RpcError>,
+    tool: &Tool,
+    task: TaskPhase<'_>,
+    options: &EngineOptions,
+) -> Result<Dispatched, RpcError> {
+    match dispatched {
+        Ok(Dispatched::Backend(Ok(Output::JsonText(text))))
+            if matches!(task, TaskPhase::Running(_))
+                || tool.output_schema_json.is_some()
+                || !super::result_budget::fits(text.len(), options.result_budget_tokens) =>
+        {
+            Ok(Dispatched::Backend(Output::JsonText(text).parsed()))
+        }
+        Ok(Dispatched::Backend(Ok(out @ Output::Replayed(_)))) => {
+            Ok(Dispatched::Backend(out.parsed()))
+        }
+        other => other,
+    }
+}
