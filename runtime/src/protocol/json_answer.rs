@@ -11,31 +11,28 @@
 //!
 //! [`Backend::call_json_text`]: runtime_model::backend::Backend::call_json_text
 
-use runtime_model::backend::Output;
+use runtime_model::backend::{BackendError, Output};
 use runtime_model::catalog::Tool;
 
 use super::engine::EngineOptions;
-use super::tools::Dispatched;
-use crate::contract::{RpcError, TaskPhase};
+use crate::contract::TaskPhase;
 
-/// `dispatched`, with a JSON text answer parsed where it must be read as a value.
+/// A backend's result, with a JSON text answer parsed where it must be read as a value.
 pub(crate) fn as_sent(
-    dispatched: Result<Dispatched, RpcError>,
+    result: Result<Output, BackendError>,
     tool: &Tool,
     task: TaskPhase<'_>,
     options: &EngineOptions,
-) -> Result<Dispatched, RpcError> {
-    match dispatched {
-        Ok(Dispatched::Backend(Ok(Output::JsonText(text))))
+) -> Result<Output, BackendError> {
+    match result {
+        Ok(Output::JsonText(text))
             if matches!(task, TaskPhase::Running(_))
                 || tool.output_schema_json.is_some()
                 || !super::result_budget::fits(text.len(), options.result_budget_tokens) =>
         {
-            Ok(Dispatched::Backend(Output::JsonText(text).parsed()))
+            Output::JsonText(text).parsed()
         }
-        Ok(Dispatched::Backend(Ok(out @ Output::Replayed(_)))) => {
-            Ok(Dispatched::Backend(out.parsed()))
-        }
+        Ok(out @ Output::Replayed(_)) => out.parsed(),
         other => other,
     }
 }

@@ -343,7 +343,15 @@ impl Engine {
                 );
             }
         };
-        let dispatched = super::json_answer::as_sent(dispatched, tool, task, &self.options);
+        let dispatched = match dispatched {
+            Ok(Dispatched::Backend(r)) => Ok(Dispatched::Backend(super::json_answer::as_sent(
+                r,
+                tool,
+                task,
+                &self.options,
+            ))),
+            other => other,
+        };
         Executed::Reply(match dispatched {
             Ok(Dispatched::Output(out)) => self.tool_reply(call, out),
             Ok(Dispatched::Backend(Ok(Output::Replayed(inner)))) => {
@@ -543,10 +551,11 @@ impl Engine {
     /// The result of a JSON answer: serialized once, that text is both the text block and
     /// `structuredContent` (a model reads the text; a program reads the structure).
     fn json_reply(&self, call: &Call, text: &str, is_object: bool) -> Reply {
-        // The text twice (escaped once, raw once), and the envelope around it.
+        // The text twice (escaped once, raw once; JSON text escapes about one byte in eight),
+        // and the envelope around it.
         self.write_tool_result(
             call,
-            2 * text.len() + 64,
+            2 * text.len() + text.len() / 4 + 64,
             |bytes| {
                 bytes.extend_from_slice(b"[{\"type\":\"text\",\"text\":");
                 super::json_text::write_string(bytes, text);
