@@ -381,8 +381,9 @@ pub fn list_page(
 }
 
 /// [`list_page`] as text: calls `each` with the stored JSON text of each record of the page, in
-/// order, without parsing it (the text of an object, as `serde_json` wrote it; see
-/// [`SCHEMA_V2`]). Returns how many records it read.
+/// order, without parsing it: the text of an object as `serde_json` wrote it (the triggers of
+/// the schema's version 2 refuse any text that is not an object). Returns how many records it
+/// read.
 pub fn list_page_json(
     tx: &Transaction<'_>,
     scope: &Scope,
