@@ -2,12 +2,12 @@
 # HTTP benchmark of the runtime beside the peers of ../shared/bench-peers (static bytes on axum,
 # the limit; rmcp, the official Rust SDK), measured in the same run with the same requests:
 # tools/list of the 312-tool catalog and tools/call of a small tool, on both wires, 32 concurrent
-# clients (oha on the same machine), RUNS (3) interleaved rounds: in each, every peer in turn
-# (bench.py with RUNS=1: start, 2 s warm-up and one run of DURATION (10 s) per scenario, stop), the
-# order rotated from round to round, so that a machine getting busier or quieter weighs on every
-# peer alike. The table gives medians across rounds, each ratio the median of the rounds' own
-# ratios (peers measured minutes apart, not tens of minutes) with its min–max; RSS peak; stdio
-# cold start (spawn → initialize → tools/list answer, median of 10).
+# clients (oha on the same machine). Interleaved (scripts/bench_rounds.py, bench.py's own pieces):
+# every peer up at once, and for each scenario the peers take turns, a 2 s warm-up and one run of
+# DURATION (10 s) each, for RUNS (3) rounds, the first peer rotating from round to round, so that
+# a machine getting busier or quieter weighs on every peer alike. The table gives medians across
+# rounds, each ratio the median of the rounds' own ratios (runs seconds apart) with its min–max;
+# RSS peak; stdio cold start (spawn → initialize → tools/list answer, median of 10).
 #
 # Then scripts/bench_more.py (issue 17): the tools/list tail with and without TCP_NODELAY,
 # compressed listings against a static server sending the same compressed bytes, on-the-fly
@@ -66,26 +66,20 @@ cat > "$S/peers.json" <<JSON
 }
 JSON
 
-# 3. Measure (the bench-peers scripts, unchanged, run once per peer and round), then the ratios.
+# 3. Measure (the bench-peers scripts, unchanged: bench.py's pieces in turns), then the ratios.
 rm -rf "$OUT/http.json" "$OUT/coldstart.json" "$OUT"/round*
 # oha sends an Accept-Encoding of its own unless told not to: our listings would then be measured
 # compressed against peers sending them raw. The table compares identity answers; compression
 # is measured by bench_more.py against a static server sending the same compressed bytes.
 printf '#!/bin/sh\nexec %s --disable-compression "$@"\n' "$OHA" > "$S/oha-identity"
 chmod +x "$S/oha-identity"
-read -r -a order <<< "${PEERS:-static rmcp kobana}"
-rounds=${RUNS:-3}
 echo "load average before: $(cat /proc/loadavg)"
-for ((round = 1; round <= rounds; round++)); do
-  echo "round $round of $rounds: ${order[*]} (load $(cut -d' ' -f1 /proc/loadavg))"
-  for peer in "${order[@]}"; do
-    RUNS=1 OHA="$S/oha-identity" python3 "$peers/bench.py" "$S/peers.json" "$OUT/round$round" "$peer"
-  done
-  order=("${order[@]:1}" "${order[0]}")
-done
+# shellcheck disable=SC2086
+OHA="$S/oha-identity" python3 "$root/scripts/bench_rounds.py" "$peers/bench.py" "$S/peers.json" "$OUT" \
+  "${RUNS:-3}" ${PEERS:-static rmcp kobana}
 python3 "$peers/coldstart.py" "$S/peers.json" "$OUT" rmcp kobana
 echo "load average after: $(cat /proc/loadavg)"
-python3 "$root/scripts/bench_table.py" "$OUT" "$rounds"
+python3 "$root/scripts/bench_table.py" "$OUT" "${RUNS:-3}"
 echo "raw results: $OUT/http.json, $OUT/coldstart.json"
 
 # 4. Issue 17's further figures, each beside its peer in the same run.

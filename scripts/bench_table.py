@@ -3,11 +3,11 @@
 
 Usage: bench_table.py OUT_DIR ROUNDS
 
-Reads OUT_DIR/round<N>/http.json (bench-peers' bench.py, one run per peer and scenario per round)
-and OUT_DIR/coldstart.json. Per peer and scenario: the median of the rounds' req/s and p99. Per
-ratio (ours ÷ static, ours ÷ rmcp, p99 ours ÷ static): the median of each round's own ratio, and
-its min–max across rounds, since the peers of one round ran minutes apart while a whole round
-took tens of minutes. Writes OUT_DIR/http.json in bench.py's shape (every round's run under
+Reads OUT_DIR/round<N>/http.json (scripts/bench_rounds.py: bench-peers' bench.py shape, one run
+per peer and scenario per round) and OUT_DIR/coldstart.json. Per peer and scenario: the median of
+the rounds' req/s and p99. Per ratio (ours ÷ static, ours ÷ rmcp, p99 ours ÷ static): the median
+of each round's own ratio, and its min–max across rounds, since the runs paired in one round
+were seconds apart while the rounds span many minutes. Writes OUT_DIR/http.json in bench.py's shape (every round's run under
 "runs", the median-rps run as "median") for whatever reads that file.
 """
 import json
