@@ -2,8 +2,12 @@
 # HTTP benchmark of the runtime beside the peers of ../shared/bench-peers (static bytes on axum,
 # the limit; rmcp, the official Rust SDK), measured in the same run with the same requests:
 # tools/list of the 312-tool catalog and tools/call of a small tool, on both wires, 32 concurrent
-# clients (oha on the same machine), a 2 s warm-up then 3 runs of 10 s, medians; RSS peak; stdio
-# cold start (spawn → initialize → tools/list answer, median of 10).
+# clients (oha on the same machine). Interleaved (scripts/bench_rounds.py, bench.py's own pieces):
+# every peer up at once, and for each scenario the peers take turns, a 2 s warm-up and one run of
+# DURATION (10 s) each, for RUNS (3) rounds, the first peer rotating from round to round, so that
+# a machine getting busier or quieter weighs on every peer alike. The table gives medians across
+# rounds, each ratio the median of the rounds' own ratios (runs seconds apart) with its min–max;
+# RSS peak; stdio cold start (spawn → initialize → tools/list answer, median of 10).
 #
 # Then scripts/bench_more.py (issue 17): the tools/list tail with and without TCP_NODELAY,
 # compressed listings against a static server sending the same compressed bytes, on-the-fly
@@ -11,7 +15,8 @@
 # banking resources/list, and the proxy's overhead over `sandbox serve-api`.
 #
 # Prints figures, never asserts. Env: SCRATCH (default /tmp/kobana-bench: catalog, peer builds,
-# oha, results), RUNS, DURATION, CONNS, N (as bench-peers), PEERS (default "static rmcp kobana"),
+# oha, results), RUNS (rounds here; runs per figure in bench_more.py), DURATION, CONNS, N (as
+# bench-peers), PEERS (default "static rmcp kobana", the first round's order),
 # SECTIONS (bench_more.py's, default all; "none" skips it). Needs python3, cargo, a C compiler (the
 # TCP_NODELAY shim), network access to crates.io the first time (rmcp, oha).
 set -euo pipefail
@@ -61,8 +66,8 @@ cat > "$S/peers.json" <<JSON
 }
 JSON
 
-# 3. Measure (the bench-peers scripts, unchanged), then the ratios.
-rm -f "$OUT/http.json" "$OUT/coldstart.json"
+# 3. Measure (the bench-peers scripts, unchanged: bench.py's pieces in turns), then the ratios.
+rm -rf "$OUT/http.json" "$OUT/coldstart.json" "$OUT"/round*
 # oha sends an Accept-Encoding of its own unless told not to: our listings would then be measured
 # compressed against peers sending them raw. The table compares identity answers; compression
 # is measured by bench_more.py against a static server sending the same compressed bytes.
@@ -70,36 +75,11 @@ printf '#!/bin/sh\nexec %s --disable-compression "$@"\n' "$OHA" > "$S/oha-identi
 chmod +x "$S/oha-identity"
 echo "load average before: $(cat /proc/loadavg)"
 # shellcheck disable=SC2086
-OHA="$S/oha-identity" python3 "$peers/bench.py" "$S/peers.json" "$OUT" ${PEERS:-static rmcp kobana}
+OHA="$S/oha-identity" python3 "$root/scripts/bench_rounds.py" "$peers/bench.py" "$S/peers.json" "$OUT" \
+  "${RUNS:-3}" ${PEERS:-static rmcp kobana}
 python3 "$peers/coldstart.py" "$S/peers.json" "$OUT" rmcp kobana
 echo "load average after: $(cat /proc/loadavg)"
-python3 - "$OUT" <<'PY'
-import json, os, sys
-out = sys.argv[1]
-http = json.load(open(os.path.join(out, "http.json")))
-cold = json.load(open(os.path.join(out, "coldstart.json"))) if os.path.exists(os.path.join(out, "coldstart.json")) else {}
-def med(peer, wire, method):
-    for s in http.get(peer, {}).get("scenarios", []):
-        if s["wire"] == wire and s["method"] == method and "median" in s:
-            return s["median"]
-print()
-print("| wire | method | kobana req/s | static req/s | rmcp req/s | ×static | ×rmcp | p99 ms kobana / static (ratio) | RSS peak MiB kobana |")
-print("|---|---|---|---|---|---|---|---|---|")
-for wire in ("2025-11-25", "2026-07-28"):
-    for method in ("tools/list", "tools/call"):
-        k, s, r = med("kobana", wire, method), med("static", wire, method), med("rmcp", wire, method)
-        if not (k and s and r):
-            print(f"| {wire} | {method} | missing result | | | | | | |")
-            continue
-        print(f"| {wire} | {method} | {k['rps']:,.0f} | {s['rps']:,.0f} | {r['rps']:,.0f} | {k['rps']/s['rps']:.2f} | "
-              f"{k['rps']/r['rps']:.1f} | {k['p99_ms']:.2f} / {s['p99_ms']:.2f} ({k['p99_ms']/s['p99_ms']:.2f}) | {k['rss_peak_mib']} |")
-for peer in ("kobana", "rmcp"):
-    c = cold.get(peer)
-    if c:
-        fields = {k: v for k, v in c.items() if "median" in k or k.endswith("_ms")}
-        print(f"stdio cold start {peer}: {json.dumps(fields)}")
-print(f"idle RSS MiB: kobana {http.get('kobana', {}).get('rss_idle_mib')}, static {http.get('static', {}).get('rss_idle_mib')}, rmcp {http.get('rmcp', {}).get('rss_idle_mib')}")
-PY
+python3 "$root/scripts/bench_table.py" "$OUT" "${RUNS:-3}"
 echo "raw results: $OUT/http.json, $OUT/coldstart.json"
 
 # 4. Issue 17's further figures, each beside its peer in the same run.

@@ -17,7 +17,10 @@ Sections (SECTIONS, comma-separated; default all):
             banking resources/list p50.
   proxy     billing_invoices_list through `serve billing --upstream` to `sandbox serve-api`, and
             the same request straight to serve-api: p50 at 1 connection, and the difference.
-Every figure is the median of RUNS runs (by req/s); the load average is printed beside each.
+Every figure is the median of RUNS runs (by req/s); the load average is printed beside each. In
+nagle, compress and fly every variant's server is up at once and the runs are interleaved (one
+run of each per round, the order rotated), each ratio the median of the rounds' own ratios with
+its min–max.
 """
 import json
 import os
@@ -120,10 +123,33 @@ def oha(url, headers, body, conns, method="POST", duration=None):
 def median_of(url, headers, body, conns=CONNS, method="POST"):
     oha(url, headers, body, conns, method, duration="2s")  # warm-up
     runs = [oha(url, headers, body, conns, method) for _ in range(RUNS)]
-    mid = sorted(runs, key=lambda r: r["rps"])[len(runs) // 2]
+    return summary(runs)
+
+
+def summary(runs):
+    """The median run (by req/s), with every run's req/s and the non-200 answers of all."""
+    mid = dict(sorted(runs, key=lambda r: r["rps"])[len(runs) // 2])
     mid["runs_rps"] = [round(r["rps"]) for r in runs]
     mid["non_200"] = sum(r["non_200"] for r in runs)
+    mid["runs"] = runs
     return mid
+
+
+def interleaved(targets, conns=CONNS, method="POST"):
+    """Every target ({label: (url, headers, body)}, their servers all up) warmed 2 s, then RUNS
+    rounds of one run each, the order rotated from round to round: a machine getting busier or
+    quieter weighs on each alike, and each round's ratios compare runs seconds apart."""
+    labels = list(targets)
+    for label in labels:
+        url, h, b = targets[label]
+        oha(url, h, b, conns, method, duration="2s")
+    runs = {label: [] for label in labels}
+    for i in range(RUNS):
+        k = i % len(labels)
+        for label in labels[k:] + labels[:k]:
+            url, h, b = targets[label]
+            runs[label].append(oha(url, h, b, conns, method))
+    return {label: dict(summary(runs[label]), interleaved=True) for label in labels}
 
 
 def mcp_headers(method, wire="2025-11-25", name=None):
@@ -149,13 +175,25 @@ def fmt(r):
             f"(runs {r['runs_rps']}, non-200 {r['non_200']}, load {r['load']})")
 
 
+def ratio(ours, peer, key):
+    """The median of the rounds' own ratios and their min–max (rounds paired by index, as
+    `interleaved` runs them), or the ratio of the medians for runs that were not interleaved."""
+    pairs = [(a[key], b[key]) for a, b in zip(ours.get("runs", []), peer.get("runs", []))
+             if a[key] and b[key]]
+    if not ours.get("interleaved") or not pairs:
+        return f"{ours[key] / peer[key]:.2f}"
+    r = sorted(a / b for a, b in pairs)
+    med = r[len(r) // 2] if len(r) % 2 else (r[len(r) // 2 - 1] + r[len(r) // 2]) / 2
+    return f"{med:.2f}" + (f" ({r[0]:.2f}–{r[-1]:.2f})" if len(r) > 1 else "")
+
+
 def row(label, ours, peer, peer_name):
     bad = ours["non_200"] + peer["non_200"]
     if bad:
         label += f" (**{bad:,} non-200 answers: not comparable**)"
-    print(f"| {label} | {ours['rps']:,.0f} | {peer['rps']:,.0f} | {ours['rps'] / peer['rps']:.2f} | "
+    print(f"| {label} | {ours['rps']:,.0f} | {peer['rps']:,.0f} | {ratio(ours, peer, 'rps')} | "
           f"{ours['p50_ms']:.2f} / {peer['p50_ms']:.2f} | {ours['p99_ms']:.2f} / {peer['p99_ms']:.2f} "
-          f"({ours['p99_ms'] / peer['p99_ms']:.2f}) | {ours['load']} | {peer_name} |", flush=True)
+          f"({ratio(ours, peer, 'p99_ms')}) | {ours['load']} | {peer_name} |", flush=True)
 
 
 TABLE_HEAD = ("| scenario | ours req/s | peer req/s | ×peer | p50 ms ours / peer | "
@@ -169,29 +207,29 @@ def bench_server(extra_env=None):
 
 
 def section_nagle(out):
-    print("\n## tools/list tail: TCP_NODELAY (2025-11-25, 604,801-byte answer)\n" + TABLE_HEAD)
+    print("\n## tools/list tail: TCP_NODELAY (2025-11-25, 604,801-byte answer), interleaved\n"
+          + TABLE_HEAD)
     h, b = mcp_headers("tools/list"), mcp_body("tools/list")
     port = free_port()
-    static = Server([os.environ["STATIC_BYTES"], CATALOG, str(port)], port)
+    servers = [Server([os.environ["STATIC_BYTES"], CATALOG, str(port)], port)]
+    targets = {"static": (f"http://127.0.0.1:{port}/mcp", h, b)}
     try:
-        s = median_of(f"http://127.0.0.1:{port}/mcp", h, b)
+        for label, env in (("ours, TCP_NODELAY suppressed (old)", {"LD_PRELOAD": os.environ["NODELAY_SHIM"]}),
+                           ("ours, TCP_NODELAY (as built)", {})):
+            servers.append(bench_server(env))
+            targets[label] = (f"http://127.0.0.1:{servers[-1].port}/mcp", h, b)
+        results = interleaved(targets)
     finally:
-        static.stop()
-    results = {"static": s}
-    for label, env in (("ours, TCP_NODELAY suppressed (old)", {"LD_PRELOAD": os.environ["NODELAY_SHIM"]}),
-                       ("ours, TCP_NODELAY (as built)", {})):
-        srv = bench_server(env)
-        try:
-            results[label] = median_of(f"http://127.0.0.1:{srv.port}/mcp", h, b)
-        finally:
+        for srv in servers:
             srv.stop()
-        row(label, results[label], s, "static")
+    for label in list(targets)[1:]:
+        row(label, results[label], results["static"], "static")
     json.dump(results, open(os.path.join(out, "nagle.json"), "w"), indent=1)
 
 
 def section_compress(out):
-    print("\n## Compressed tools/list (2025-11-25): ours vs a static server sending the same bytes\n"
-          + TABLE_HEAD)
+    print("\n## Compressed tools/list (2025-11-25): ours vs a static server sending the same bytes, "
+          "interleaved\n" + TABLE_HEAD)
     srv = bench_server()
     url = f"http://127.0.0.1:{srv.port}/mcp"
     h, b = mcp_headers("tools/list"), mcp_body("tools/list")
@@ -206,13 +244,14 @@ def section_compress(out):
             assert headers.get("content-encoding") == coding, headers
             path = os.path.join(out, f"tools_list.{coding}")
             open(path, "wb").write(wire)
-            ours = median_of(url, hc, b)
             port = free_port()
             static = Server([os.environ["STATIC_FILE"], path, str(port), coding], port)
             try:
-                peer = median_of(f"http://127.0.0.1:{port}/mcp", hc, b)
+                pair = interleaved({"ours": (url, hc, b),
+                                    "static": (f"http://127.0.0.1:{port}/mcp", hc, b)})
             finally:
                 static.stop()
+            ours, peer = pair["ours"], pair["static"]
             results[coding] = {"raw_bytes": len(raw), "wire_bytes": len(wire),
                                "first_request_ms": round(first_ms, 1), "ours": ours, "static": peer}
             row(f"tools/list {coding}: {len(wire):,} B = {100 * len(wire) / len(raw):.1f}% of "
@@ -223,29 +262,38 @@ def section_compress(out):
 
 
 def section_fly(out):
-    print("\n## On-the-fly compression: a 16 KiB tools/call answer (not a listing), ours\n"
-          + TABLE_HEAD)
+    print("\n## On-the-fly compression: a 16 KiB tools/call answer (not a listing), ours, "
+          "interleaved\n" + TABLE_HEAD)
     srv = bench_server()
     url = f"http://127.0.0.1:{srv.port}/mcp"
     h = mcp_headers("tools/call")
     # The echo backend returns its arguments: a 16 KiB id makes a 16 KiB answer (JSON-ish text).
     words = " ".join(f"billet {i} paid by customer {i * 7 % 1000}" for i in range(600))[:16384]
     b = mcp_body("tools/call", {"name": TOOL, "arguments": {"id": words}})
-    results = {}
+    codings = ("gzip", "zstd", "br")
     try:
         _, _, raw = http(url, b, h)
-        plain = median_of(url, h, b)
-        results["identity"] = plain
-        for coding in ("gzip", "zstd", "br"):
-            hc = dict(h, **{"Accept-Encoding": coding})
-            _, headers, wire = http(url, b, hc)
-            r = median_of(url, hc, b)
-            results[coding] = dict(r, wire_bytes=len(wire), raw_bytes=len(raw))
-            extra_us = (1 / r["rps"] - 1 / plain["rps"]) * 1e6 * 2  # 2 cores busy
-            row(f"16 KiB answer in {headers.get('content-encoding')}: {len(wire):,} of {len(raw):,} B, "
-                f"≈{extra_us:.0f} µs CPU more per answer", r, plain, "ours, identity")
+        wires = {}
+        for coding in codings:
+            _, headers, wire = http(url, b, dict(h, **{"Accept-Encoding": coding}))
+            wires[coding] = (headers.get("content-encoding"), wire)
+        targets = {"identity": (url, h, b)}
+        targets.update({c: (url, dict(h, **{"Accept-Encoding": c}), b) for c in codings})
+        results = interleaved(targets)
     finally:
         srv.stop()
+    plain = results["identity"]
+    for coding in codings:
+        sent, wire = wires[coding]
+        r = results[coding]
+        r.update(wire_bytes=len(wire), raw_bytes=len(raw), content_encoding=sent)
+        # 2 cores busy: each answer's extra wall time at saturation is about half its extra CPU.
+        extra_us = (1 / r["rps"] - 1 / plain["rps"]) * 1e6 * 2
+        label = (f"16 KiB answer in {coding}: {len(wire):,} of {len(raw):,} B, "
+                 f"≈{extra_us:.0f} µs CPU more per answer")
+        if sent != coding:
+            label = f"16 KiB answer, {coding} asked: **sent as {sent or 'identity'}, not comparable**"
+        row(label, r, plain, "ours, identity")
     json.dump(results, open(os.path.join(out, "fly.json"), "w"), indent=1)
 
 

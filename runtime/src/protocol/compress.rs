@@ -59,6 +59,15 @@ const FLY_ZSTD: i32 = 1;
 /// Brotli window (log2): larger than any listing, so back-references may span a whole page.
 const BROTLI_LGWIN: u32 = 22;
 
+/// Brotli window (log2) on the fly: just wide enough for `len` bytes (a window is 2^lgwin − 16
+/// bytes), within brotli's 10..=20 here. The encoder clears its ring buffer and hash tables per
+/// answer, sized by the window: a fixed 1 MiB window made a 33 KB answer cost 4.1 M instructions,
+/// more than half of them `memset`; fitted, 2.2 M, the same output.
+fn fly_brotli_window(len: usize) -> u32 {
+    let needed = usize::BITS - (len + 16).saturating_sub(1).leading_zeros();
+    needed.clamp(10, 20)
+}
+
 /// Stored-block payloads are cut to this size (deflate and brotli allow 65,535 / 65,536; a zstd
 /// raw block may not exceed the frame's window, at least 1 KiB).
 const GZIP_STORED_MAX: usize = 65_535;
@@ -215,7 +224,12 @@ pub fn compress(coding: Coding, data: &[u8]) -> std::io::Result<Vec<u8>> {
         Coding::Brotli => {
             let mut out = Vec::with_capacity(data.len() / 4 + 64);
             {
-                let mut enc = brotli::CompressorWriter::new(&mut out, 16 * 1024, FLY_BROTLI, 20);
+                let mut enc = brotli::CompressorWriter::new(
+                    &mut out,
+                    16 * 1024,
+                    FLY_BROTLI,
+                    fly_brotli_window(data.len()),
+                );
                 enc.write_all(data)?;
             }
             Ok(out)
@@ -295,12 +309,36 @@ mod tests {
     }
 
     #[test]
+    fn the_fly_brotli_window_holds_the_whole_answer() {
+        for len in [
+            0, 1, 1000, 1008, 1009, 33_014, 65_520, 65_521, 900_000, 5_000_000,
+        ] {
+            let w = fly_brotli_window(len);
+            assert!((10..=20).contains(&w), "{len}: {w}");
+            // Either the answer fits the window, or the window is brotli's widest we allow.
+            assert!(len <= (1usize << w) - 16 || w == 20, "{len}: {w}");
+            // And no wider than needed.
+            assert!(w == 10 || len > (1usize << (w - 1)) - 16, "{len}: {w}");
+        }
+    }
+
+    #[test]
     fn whole_compression_round_trips() {
         let body = sample();
+        // Sizes around the fitted brotli windows, and the sample itself.
+        let sizes = [0, 1, 1_008, 1_009, 33_014, 65_521, body.len(), 1_100_000];
         for coding in Coding::ALL {
             let c = compress(coding, &body).unwrap();
             assert!(c.len() < body.len() / 4);
             assert_eq!(decode(coding, &c), body);
+            for n in sizes {
+                let data: Vec<u8> = body.iter().copied().cycle().take(n).collect();
+                assert_eq!(
+                    decode(coding, &compress(coding, &data).unwrap()),
+                    data,
+                    "{coding:?} {n}"
+                );
+            }
         }
     }
 }

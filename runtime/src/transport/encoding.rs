@@ -3,8 +3,8 @@
 //!
 //! A listing's answer is closed from its page's once-compressed bytes ([`Page::compressed`]),
 //! so it costs no compression per request (br, zstd or gzip); any other answer of at least
-//! [`COMPRESS_MIN_BYTES`] (a tool's result included) is compressed as it leaves, in gzip at a
-//! fast level ([`ON_THE_FLY`]). Smaller answers, and
+//! [`COMPRESS_MIN_BYTES`] (a tool's result included) is compressed as it leaves, in whichever of
+//! the three the request prefers, at a fast level ([`ON_THE_FLY`]). Smaller answers, and
 //! streamed (SSE) ones, go uncompressed: the former would gain less than the work costs, the
 //! latter would need a flush per event. Every answer that could have been compressed says
 //! `Vary: Accept-Encoding`, so a cache keeps the codings apart.
@@ -32,10 +32,12 @@ pub struct Accepted {
     identity: Option<u16>,
 }
 
-/// Codings used on the fly: gzip only, the one every client accepts, at level 1 (a few hundred
-/// microseconds for a 16 KiB answer, `scripts/bench_more.py` section `fly`). Brotli and zstd,
-/// smaller but dearer to set up per answer, are kept for listings, compressed once.
-pub const ON_THE_FLY: &[Coding] = &[Coding::Gzip];
+/// Codings used on the fly, each at a fast level (`compress::compress`), ties going to the
+/// cheapest per answer: zstd (level 1: the fastest of the three and smaller than gzip), brotli
+/// (quality 3), gzip (level 1). Every one of the three is offered: a client that accepts only br
+/// or zstd (many do not list gzip first, some not at all) gets its large answers compressed too,
+/// and the cost of each is measured by `scripts/bench_more.py` (section `fly`).
+pub const ON_THE_FLY: &[Coding] = &[Coding::Zstd, Coding::Brotli, Coding::Gzip];
 
 impl Accepted {
     /// The coding to answer in among `offered`: the acceptable one (q > 0) the request weighs

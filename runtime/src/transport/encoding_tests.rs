@@ -222,17 +222,32 @@ async fn a_large_answer_that_is_not_a_listing_is_compressed_on_the_fly() {
             .len(),
         80
     );
-    let (r, wire) = send(Some("br, zstd, gzip;q=0.5")).await;
-    assert_eq!(header(&r, "content-encoding"), Some("gzip"));
-    assert_eq!(header(&r, "vary"), Some("accept-encoding"));
-    assert!(wire.len() < raw.len());
-    assert!(decode("gzip", &wire) == raw);
-    // On the fly, gzip only: a client accepting only br or zstd gets the answer as it is.
-    for coding in ["br", "zstd"] {
-        let (r, wire) = send(Some(coding)).await;
-        assert_eq!(header(&r, "content-encoding"), None, "{coding}");
+    // Each coding the request accepts alone, and the cheapest on the fly (zstd) on a tie.
+    for (ae, coding) in [
+        ("gzip", "gzip"),
+        ("br", "br"),
+        ("zstd", "zstd"),
+        ("br, zstd, gzip;q=0.5", "zstd"),
+        ("gzip, br", "br"),
+        ("zstd;q=0, br;q=0, gzip", "gzip"),
+        ("*, zstd;q=0", "br"),
+    ] {
+        let (r, wire) = send(Some(ae)).await;
+        assert_eq!(header(&r, "content-encoding"), Some(coding), "{ae}");
         assert_eq!(header(&r, "vary"), Some("accept-encoding"));
-        assert!(wire == raw, "{coding}");
+        assert!(wire.len() < raw.len(), "{ae}");
+        assert!(decode(coding, &wire) == raw, "{ae}");
+    }
+    // Every coding refused, or identity preferred: the answer as it is.
+    for ae in [
+        "zstd;q=0, br;q=0, gzip;q=0",
+        "*;q=0",
+        "gzip;q=0.5, identity",
+    ] {
+        let (r, wire) = send(Some(ae)).await;
+        assert_eq!(header(&r, "content-encoding"), None, "{ae}");
+        assert_eq!(header(&r, "vary"), Some("accept-encoding"));
+        assert!(wire == raw, "{ae}");
     }
 }
 
@@ -257,10 +272,10 @@ async fn streamed_answers_are_not_compressed() {
     assert!(messages.last().unwrap()["result"].is_object());
 }
 
-/// A tool's result is a one-off page: compressed as it leaves, in gzip only, never kept (it was
-/// compressed at the listings' once-only levels on every call, and in br or zstd).
+/// A tool's result is a one-off page: compressed as it leaves, in the coding the request prefers
+/// at a fast level, never kept (it was compressed at the listings' once-only levels on every call).
 #[tokio::test]
-async fn a_large_tool_result_is_compressed_on_the_fly_in_gzip_only() {
+async fn a_large_tool_result_is_compressed_on_the_fly_in_the_negotiated_coding() {
     let product = generated::product("banking").unwrap();
     let tool = product
         .tools
@@ -276,12 +291,28 @@ async fn a_large_tool_result_is_compressed_on_the_fly_in_gzip_only() {
     assert!(raw.len() >= super::COMPRESS_MIN_BYTES, "{}", raw.len());
     assert_eq!(header(&plain, "content-encoding"), None);
     assert_eq!(header(&plain, "vary"), Some("accept-encoding"));
-    let (r, wire) = post(&app, call.clone(), Some("br, zstd, gzip;q=0.1")).await;
-    assert_eq!(header(&r, "content-encoding"), Some("gzip"));
-    assert!(decode("gzip", &wire) == raw);
-    for coding in ["br", "zstd"] {
-        let (r, wire) = post(&app, call.clone(), Some(coding)).await;
-        assert_eq!(header(&r, "content-encoding"), None, "{coding}");
-        assert!(wire == raw, "{coding}");
+    for (ae, coding) in [
+        ("br, zstd, gzip;q=0.1", "zstd"),
+        ("gzip", "gzip"),
+        ("br", "br"),
+        ("zstd", "zstd"),
+        ("br;q=0, zstd;q=0.5, gzip", "gzip"),
+    ] {
+        let (r, wire) = post(&app, call.clone(), Some(ae)).await;
+        assert_eq!(header(&r, "content-encoding"), Some(coding), "{ae}");
+        assert_eq!(
+            header(&r, "content-length").map(|l| l.parse::<usize>().unwrap()),
+            Some(wire.len())
+        );
+        assert!(
+            wire.len() * 4 < raw.len(),
+            "{ae}: {} of {}",
+            wire.len(),
+            raw.len()
+        );
+        assert!(decode(coding, &wire) == raw, "{ae}");
     }
+    let (r, wire) = post(&app, call.clone(), Some("br;q=0, zstd;q=0, gzip;q=0")).await;
+    assert_eq!(header(&r, "content-encoding"), None);
+    assert!(wire == raw);
 }
