@@ -237,6 +237,7 @@ fn in_default_locale(l: &Loaded) -> &model::Catalog {
 
 /// Renders the outputs of already validated catalogs.
 pub fn generate_from(loaded: &[Loaded]) -> Result<Vec<GeneratedFile>, GenerateError> {
+    let listings = descriptors::Listings::default();
     let mut files = Vec::new();
     let mut entries = Vec::new();
     for l in loaded {
@@ -244,11 +245,11 @@ pub fn generate_from(loaded: &[Loaded]) -> Result<Vec<GeneratedFile>, GenerateEr
         let source = &l.source.display;
         files.push(GeneratedFile {
             path: format!("src/{module}.rs"),
-            contents: rust::product_module(&l.catalog, &l.localized, source),
+            contents: rust::product_module(&l.catalog, &l.localized, source, &listings),
         });
         files.push(GeneratedFile {
             path: format!("docs/{module}.md"),
-            contents: docs::product_page(&l.catalog, in_default_locale(l), source)
+            contents: docs::product_page(&l.catalog, in_default_locale(l), source, &listings)
                 .map_err(|e| GenerateError::Template(format!("{e:#}")))?,
         });
         // One page per locale for the catalogs that speak several (fixtures and test catalogs
@@ -257,7 +258,7 @@ pub fn generate_from(loaded: &[Loaded]) -> Result<Vec<GeneratedFile>, GenerateEr
             for lc in &l.localized {
                 files.push(GeneratedFile {
                     path: format!("docs/{module}.{}.md", lc.locale.tag()),
-                    contents: docs::product_page(&lc.catalog, &lc.catalog, source)
+                    contents: docs::product_page(&lc.catalog, &lc.catalog, source, &listings)
                         .map_err(|e| GenerateError::Template(format!("{e:#}")))?,
                 });
             }
@@ -294,7 +295,7 @@ pub fn generate_from(loaded: &[Loaded]) -> Result<Vec<GeneratedFile>, GenerateEr
     let fixtures: Vec<&model::Catalog> = fixtures.iter().map(|l| &l.catalog).collect();
     files.push(GeneratedFile {
         path: "docs/README.md".into(),
-        contents: docs::index_page(&products, &fixtures)
+        contents: docs::index_page(&products, &fixtures, &listings)
             .map_err(|e| GenerateError::Template(format!("{e:#}")))?,
     });
     files.extend(
