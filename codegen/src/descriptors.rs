@@ -140,6 +140,11 @@ impl<'a> Listings<'a> {
         self.built.borrow_mut().push((c, l.clone()));
         l
     }
+
+    /// Remembers the listing of `c`, built elsewhere (by another thread).
+    pub fn insert(&self, c: &'a Catalog, listing: Listing) {
+        self.built.borrow_mut().push((c, std::rc::Rc::new(listing)));
+    }
 }
 
 /// The `Tool` object of `tools/list` under a product's [`Plan`].
