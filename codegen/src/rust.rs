@@ -718,3 +718,57 @@ fn print(tokens: TokenStream, preamble: &str, held: &Held) -> String {
         ),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proc_macro2::Literal;
+
+    /// A file shaped like the generated tables (structs in arrays in structs, tuples, `Some`,
+    /// calls), its literals made by `lit`.
+    fn sample(lit: &dyn Fn(&str) -> Literal) -> TokenStream {
+        let texts: Vec<String> = vec![
+            String::new(),
+            "short".into(),
+            "x".repeat(60),
+            "y".repeat(89),
+            "z\"".repeat(50),
+            "w".repeat(127),
+            "v".repeat(128),
+            "u é\n\t\\".repeat(40),
+            "{\"type\":\"object\",\"properties\":{}}".repeat(300),
+        ];
+        let items = texts.iter().enumerate().map(|(i, a)| {
+            let b = &texts[(i + 3) % texts.len()];
+            let (la, lb, lc) = (lit(a), lit(b), lit(&format!("{a}{b}")));
+            quote! {
+                Item {
+                    name: #la,
+                    pair: (#lb, #la),
+                    maybe: Some(#lc),
+                    list: &[#la, #lb, #lc],
+                    slice: json_slice(TOOLS_JSON, #i, 10),
+                    nested: &Inner { a: #lb, b: &[(#la, #lb)] },
+                }
+            }
+        });
+        let joined = lit(&texts.concat());
+        quote! {
+            #![allow(clippy::all)]
+            pub static ITEMS: &[Item] = &[#(#items),*];
+            const TOOLS_JSON: &str = #joined;
+        }
+    }
+
+    #[test]
+    fn held_literals_print_exactly_as_the_plain_pipeline() {
+        let plain = print(sample(&|s| Literal::string(s)), "", &Held::default());
+        let held = Held::default();
+        let fast = print(sample(&|s| held.lit(s)), "", &held);
+        assert!(
+            fast == plain,
+            "held literals changed the printed file:\n{fast}\n---\n{plain}"
+        );
+        assert!(!fast.contains("codegen-held-literal"));
+    }
+}

@@ -11,8 +11,8 @@
 //! through its printed length, and only to compare it with the room left on a line, which is at
 //! most its margin (89 columns). Every literal held here, and every placeholder, is longer than
 //! that: each breaks every group around it and leaves no room after it on its line, whatever its
-//! exact length. `codegen/tests/held_literals.rs` checks the result byte for byte against the
-//! plain pipeline.
+//! exact length. `rust::tests::held_literals_print_exactly_as_the_plain_pipeline` checks the
+//! result byte for byte against the plain pipeline.
 
 use std::cell::RefCell;
 
@@ -50,31 +50,30 @@ impl Held {
     }
 
     /// `printed` (what `prettyplease` printed from tokens made with [`Held::lit`]) with every
-    /// placeholder replaced by its literal. `None` unless each placeholder is found exactly once
-    /// (`prettyplease` prints every token once), which would be a bug here, never a property of
-    /// the catalog.
+    /// placeholder replaced by its literal (a literal interpolated twice is printed twice). `None`
+    /// if a placeholder did not come out whole, which would be a bug here, never a property of the
+    /// catalog.
     pub fn restore(&self, printed: &str) -> Option<String> {
         let texts = self.texts.borrow();
         let extra: usize = texts.iter().map(|t| t.len() + 2).sum();
         let mut out = String::with_capacity(printed.len() + extra);
-        let mut seen = vec![false; texts.len()];
         let mut rest = printed;
         let head = format!("\"{MARKER}");
         while let Some(at) = rest.find(&head) {
             let digits = rest.get(at + head.len()..at + head.len() + 8)?;
             let i: usize = digits.parse().ok()?;
             let repr = placeholder(i);
-            if !rest[at..].starts_with(&repr) || std::mem::replace(seen.get_mut(i)?, true) {
+            if !rest[at..].starts_with(&repr) {
                 return None;
             }
             out.push_str(&rest[..at]);
             out.push('"');
-            escape(&texts[i], &mut out);
+            escape(texts.get(i)?, &mut out);
             out.push('"');
             rest = &rest[at + repr.len()..];
         }
         out.push_str(rest);
-        seen.iter().all(|&s| s).then_some(out)
+        Some(out)
     }
 }
 
@@ -170,8 +169,14 @@ mod tests {
                 Literal::string(&long_b)
             )
         );
-        // A placeholder missing or printed twice is reported, not skipped.
-        assert_eq!(held.restore(&format!("x = {a};")), None);
-        assert_eq!(held.restore(&format!("x = {a}; y = {b}; z = {b};")), None);
+        // Printed twice, restored twice.
+        assert_eq!(
+            held.restore(&format!("{a}{a}")),
+            Some(format!("{0}{0}", Literal::string(&long_a)))
+        );
+        // A placeholder cut short, or one this file never made, is reported, not left in.
+        let cut = a.to_string();
+        assert_eq!(held.restore(&format!("x = {}\";", &cut[..40])), None);
+        assert_eq!(held.restore(&placeholder(3)), None);
     }
 }
