@@ -98,21 +98,27 @@ impl GenerateError {
 pub fn load_all(catalog_dir: &Path) -> Result<Vec<Loaded>, GenerateError> {
     let files =
         load::discover(catalog_dir).map_err(|e| GenerateError::Io(catalog_dir.to_path_buf(), e))?;
-    let mut problems: Vec<Diagnostic> = Vec::new();
-    let mut loaded = Vec::new();
-    for path in files {
-        match load::read(catalog_dir, &path).and_then(load::parse) {
+    // Each file on its own (on every core); the problems come out in file order.
+    let read = map_on_cores(
+        &files,
+        |path| std::fs::metadata(path).map_or(0, |m| m.len() as usize),
+        |path| match load::read(catalog_dir, path).and_then(load::parse) {
             Ok(mut l) => {
                 let mut own = load::attach_output_schemas(&mut l);
                 own.extend(validate::validate(&l));
                 if own.is_empty() {
                     own.extend(localize(catalog_dir, &mut l));
                 }
-                problems.extend(own);
-                loaded.push(l);
+                (Some(l), own)
             }
-            Err(d) => problems.push(d),
-        }
+            Err(d) => (None, vec![d]),
+        },
+    );
+    let mut problems: Vec<Diagnostic> = Vec::new();
+    let mut loaded = Vec::new();
+    for (l, own) in read {
+        problems.extend(own);
+        loaded.extend(l);
     }
     problems.extend(validate::validate_set(&loaded));
     if problems.is_empty() {
