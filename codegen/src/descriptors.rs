@@ -69,20 +69,81 @@ impl Plan {
             whole_outputs: true,
             verbatim,
         };
-        let bytes: usize = c
-            .tools
-            .iter()
-            .map(|t| {
-                serde_json::to_string(&tool_with(c, t, &whole))
-                    .map(|s| s.len() + 1)
-                    .unwrap_or(0)
-            })
-            .sum();
+        // Stops at the first tool that takes the sum over the limit: a large catalog need not
+        // build the rest only to learn what its first few hundred tools already say.
+        let mut bytes = 0usize;
+        let mut fits = true;
+        for t in &c.tools {
+            bytes += serde_json::to_string(&tool_with(c, t, &whole))
+                .map(|s| s.len() + 1)
+                .unwrap_or(0);
+            if bytes > crate::compact::LISTING_WHOLE_MAX {
+                fits = false;
+                break;
+            }
+        }
         Plan {
             said,
-            whole_outputs: bytes <= crate::compact::LISTING_WHOLE_MAX,
+            whole_outputs: fits,
             verbatim,
         }
+    }
+}
+
+/// A catalog's tool descriptors as `tools/list` sends them: every descriptor's JSON text joined by
+/// commas in listing order ([`sorted_tools`]), and where each one lies in that text. Built once per
+/// catalog (see [`Listings`]): the Rust tables, the docs' size figures and the index all read it.
+#[derive(Debug, Clone, Default)]
+pub struct Listing {
+    pub json: String,
+    pub ranges: Vec<std::ops::Range<usize>>,
+}
+
+impl Listing {
+    pub fn of(c: &Catalog) -> Listing {
+        let sorted = sorted_tools(c);
+        let plan = Plan::of(c);
+        let mut json = String::new();
+        let mut ranges = Vec::with_capacity(sorted.len());
+        for (i, t) in sorted.iter().enumerate() {
+            if i > 0 {
+                json.push(',');
+            }
+            let start = json.len();
+            json.push_str(
+                &serde_json::to_string(&tool_with(c, t, &plan)).unwrap_or_else(|_| "null".into()),
+            );
+            ranges.push(start..json.len());
+        }
+        Listing { json, ranges }
+    }
+}
+
+/// The [`Listing`] of each catalog one generation renders, built on first use. Catalogs are told
+/// apart by address; the cache borrows them, so none can change or go away while it lives.
+#[derive(Default)]
+pub struct Listings<'a> {
+    built: std::cell::RefCell<Vec<(&'a Catalog, std::rc::Rc<Listing>)>>,
+}
+
+impl<'a> Listings<'a> {
+    pub fn of(&self, c: &'a Catalog) -> std::rc::Rc<Listing> {
+        if let Some((_, l)) = self
+            .built
+            .borrow()
+            .iter()
+            .find(|(k, _)| std::ptr::eq(*k, c))
+        {
+            return l.clone();
+        }
+        let l = std::rc::Rc::new(Listing::of(c));
+        self.built.borrow_mut().push((c, l.clone()));
+        l
+    }
+
+    /// Remembers the listing of `c`, built elsewhere (by another thread).
+    pub fn insert(&self, c: &'a Catalog, listing: Listing) {
+        self.built.borrow_mut().push((c, std::rc::Rc::new(listing)));
     }
 }
 

@@ -171,10 +171,11 @@ fn toolset_rows(c: &Catalog, sizes: &DescriptorSizes) -> Vec<Value> {
 
 /// `generated/docs/<product>.md` (and its per-locale pages). `sized` is the catalog whose
 /// listing the size figures measure: the one a client gets (the product's own language).
-pub fn product_page(
+pub fn product_page<'a>(
     c: &Catalog,
-    sized: &Catalog,
+    sized: &'a Catalog,
     source: &str,
+    listings: &crate::descriptors::Listings<'a>,
 ) -> Result<String, minijinja::Error> {
     let env = environment()?;
     let policy = lower::policy::lower(&c.policies);
@@ -297,7 +298,7 @@ pub fn product_page(
         .iter()
         .map(|e| json!({"operation": e.operation, "reason": e.reason}))
         .collect();
-    let sizes = DescriptorSizes::of(sized);
+    let sizes = DescriptorSizes::from_listing(&listings.of(sized));
     let toolsets = toolset_rows(sized, &sizes);
     let all: Vec<usize> = (0..sized.tools.len()).collect();
     let selections = json!({
@@ -339,16 +340,17 @@ pub fn product_page(
 }
 
 /// `generated/docs/README.md`: the products with their counts.
-pub fn index_page(
-    products: &[&Catalog],
+pub fn index_page<'a>(
+    products: &[&'a Catalog],
     fixtures: &[&Catalog],
+    listings: &crate::descriptors::Listings<'a>,
 ) -> Result<String, minijinja::Error> {
     let env = environment()?;
     let sizes: Vec<Value> = products
         .iter()
         .map(|c| {
             let all: Vec<usize> = (0..c.tools.len()).collect();
-            let sizes = DescriptorSizes::of(c);
+            let sizes = DescriptorSizes::from_listing(&listings.of(c));
             json!({
                 "name": c.product.name,
                 "toolsets": c.toolsets.len(),

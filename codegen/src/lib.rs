@@ -98,21 +98,27 @@ impl GenerateError {
 pub fn load_all(catalog_dir: &Path) -> Result<Vec<Loaded>, GenerateError> {
     let files =
         load::discover(catalog_dir).map_err(|e| GenerateError::Io(catalog_dir.to_path_buf(), e))?;
-    let mut problems: Vec<Diagnostic> = Vec::new();
-    let mut loaded = Vec::new();
-    for path in files {
-        match load::read(catalog_dir, &path).and_then(load::parse) {
+    // Each file on its own (on every core); the problems come out in file order.
+    let read = map_on_cores(
+        &files,
+        |path| std::fs::metadata(path).map_or(0, |m| m.len() as usize),
+        |path| match load::read(catalog_dir, path).and_then(load::parse) {
             Ok(mut l) => {
                 let mut own = load::attach_output_schemas(&mut l);
                 own.extend(validate::validate(&l));
                 if own.is_empty() {
                     own.extend(localize(catalog_dir, &mut l));
                 }
-                problems.extend(own);
-                loaded.push(l);
+                (Some(l), own)
             }
-            Err(d) => problems.push(d),
-        }
+            Err(d) => (None, vec![d]),
+        },
+    );
+    let mut problems: Vec<Diagnostic> = Vec::new();
+    let mut loaded = Vec::new();
+    for (l, own) in read {
+        problems.extend(own);
+        loaded.extend(l);
     }
     problems.extend(validate::validate_set(&loaded));
     if problems.is_empty() {
@@ -235,35 +241,96 @@ fn in_default_locale(l: &Loaded) -> &model::Catalog {
         .map_or(&l.catalog, |lc| &lc.catalog)
 }
 
-/// Renders the outputs of already validated catalogs.
+/// A product's own files, and the listing its docs measured (the index reuses it).
+struct ProductFiles {
+    files: Vec<GeneratedFile>,
+    sized: descriptors::Listing,
+}
+
+/// `generated/src/<product>.rs` and the product's docs pages.
+fn product_files(l: &Loaded) -> Result<ProductFiles, GenerateError> {
+    let listings = descriptors::Listings::default();
+    let module = &l.catalog.product.name;
+    let source = &l.source.display;
+    let mut files = vec![
+        GeneratedFile {
+            path: format!("src/{module}.rs"),
+            contents: rust::product_module(&l.catalog, &l.localized, source, &listings),
+        },
+        GeneratedFile {
+            path: format!("docs/{module}.md"),
+            contents: docs::product_page(&l.catalog, in_default_locale(l), source, &listings)
+                .map_err(|e| GenerateError::Template(format!("{e:#}")))?,
+        },
+    ];
+    // One page per locale for the catalogs that speak several (fixtures and test catalogs
+    // speak their source texts only).
+    if declares_locale(l) {
+        for lc in &l.localized {
+            files.push(GeneratedFile {
+                path: format!("docs/{module}.{}.md", lc.locale.tag()),
+                contents: docs::product_page(&lc.catalog, &lc.catalog, source, &listings)
+                    .map_err(|e| GenerateError::Template(format!("{e:#}")))?,
+            });
+        }
+    }
+    let sized = (*listings.of(in_default_locale(l))).clone();
+    Ok(ProductFiles { files, sized })
+}
+
+/// `f` of every item, in order, spread over the machine's cores: each worker takes the next item
+/// not yet taken, the largest first, and every result lands in its item's place, so the outcome
+/// never depends on which worker ran what.
+fn map_on_cores<T: Sync, R: Send>(
+    items: &[T],
+    weight: impl Fn(&T) -> usize,
+    f: impl Fn(&T) -> R + Sync,
+) -> Vec<R> {
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(items.len());
+    if workers <= 1 {
+        return items.iter().map(f).collect();
+    }
+    let mut order: Vec<usize> = (0..items.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(weight(&items[i])));
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let results: std::sync::Mutex<Vec<Option<R>>> =
+        std::sync::Mutex::new(items.iter().map(|_| None).collect());
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| loop {
+                let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(&i) = order.get(k) else { break };
+                let r = f(&items[i]);
+                if let Ok(mut results) = results.lock() {
+                    results[i] = Some(r);
+                }
+            });
+        }
+    });
+    // A worker that panicked has re-raised its panic at the end of the scope; every place is set.
+    results
+        .into_inner()
+        .unwrap_or_else(|e| e.into_inner())
+        .into_iter()
+        .flatten()
+        .collect()
+}
+
+/// Renders the outputs of already validated catalogs. The products render in parallel (each
+/// one's files depend on its catalog alone); the files come out in a fixed order.
 pub fn generate_from(loaded: &[Loaded]) -> Result<Vec<GeneratedFile>, GenerateError> {
+    let rendered = map_on_cores(loaded, |l| l.catalog.tools.len(), product_files);
+    let listings = descriptors::Listings::default();
     let mut files = Vec::new();
     let mut entries = Vec::new();
-    for l in loaded {
-        let module = l.catalog.product.name.clone();
-        let source = &l.source.display;
-        files.push(GeneratedFile {
-            path: format!("src/{module}.rs"),
-            contents: rust::product_module(&l.catalog, &l.localized, source),
-        });
-        files.push(GeneratedFile {
-            path: format!("docs/{module}.md"),
-            contents: docs::product_page(&l.catalog, in_default_locale(l), source)
-                .map_err(|e| GenerateError::Template(format!("{e:#}")))?,
-        });
-        // One page per locale for the catalogs that speak several (fixtures and test catalogs
-        // speak their source texts only).
-        if declares_locale(l) {
-            for lc in &l.localized {
-                files.push(GeneratedFile {
-                    path: format!("docs/{module}.{}.md", lc.locale.tag()),
-                    contents: docs::product_page(&lc.catalog, &lc.catalog, source)
-                        .map_err(|e| GenerateError::Template(format!("{e:#}")))?,
-                });
-            }
-        }
+    for (l, r) in loaded.iter().zip(rendered) {
+        let r = r?;
+        files.extend(r.files);
+        listings.insert(in_default_locale(l), r.sized);
         entries.push(rust::ModuleEntry {
-            module,
+            module: l.catalog.product.name.clone(),
             fixture: l.catalog.product.fixture,
         });
     }
@@ -294,7 +361,7 @@ pub fn generate_from(loaded: &[Loaded]) -> Result<Vec<GeneratedFile>, GenerateEr
     let fixtures: Vec<&model::Catalog> = fixtures.iter().map(|l| &l.catalog).collect();
     files.push(GeneratedFile {
         path: "docs/README.md".into(),
-        contents: docs::index_page(&products, &fixtures)
+        contents: docs::index_page(&products, &fixtures, &listings)
             .map_err(|e| GenerateError::Template(format!("{e:#}")))?,
     });
     files.extend(

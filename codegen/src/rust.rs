@@ -5,6 +5,9 @@
 //! syntax and its layout does not depend on string formatting here. Everything is `&'static`
 //! data: the runtime never parses a catalog.
 
+pub mod held;
+
+use held::Held;
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
@@ -209,18 +212,18 @@ fn operation(t: &Tool) -> TokenStream {
 }
 
 /// `descriptor` is where the tool's descriptor lies in the joined `TOOLS_JSON` text.
-fn tool(t: &Tool, descriptor: std::ops::Range<usize>) -> TokenStream {
+fn tool(t: &Tool, descriptor: std::ops::Range<usize>, held: &Held) -> TokenStream {
     let a = resolve_annotations(t);
     let (ro, de, id, ow) = (a.read_only, a.destructive, a.idempotent, a.open_world);
     let name = &t.name;
     let title = &t.title;
-    let description = &t.description;
+    let description = held.lit(&t.description);
     let (start, end) = (descriptor.start, descriptor.end);
     let descriptor = quote!(json_slice(TOOLS_JSON, #start, #end));
-    let input = json_str(&descriptors::yaml_to_json(&t.input_schema));
+    let input = held.lit(&json_str(&descriptors::yaml_to_json(&t.input_schema)));
     let output = match &t.output_schema {
         Some(o) => {
-            let s = json_str(&descriptors::yaml_to_json(o));
+            let s = held.lit(&json_str(&descriptors::yaml_to_json(o)));
             quote!(Some(#s))
         }
         None => quote!(None),
@@ -268,23 +271,6 @@ fn locale_tokens(l: runtime_model::locale::Locale) -> TokenStream {
     }
 }
 
-/// The joined tool descriptors of a catalog (listing order) and each one's place in the text.
-fn joined_tools(c: &Catalog) -> (String, Vec<std::ops::Range<usize>>) {
-    let sorted = descriptors::sorted_tools(c);
-    let plan = descriptors::Plan::of(c);
-    let mut tools_json = String::new();
-    let mut ranges = Vec::with_capacity(sorted.len());
-    for (i, t) in sorted.iter().enumerate() {
-        if i > 0 {
-            tools_json.push(',');
-        }
-        let start = tools_json.len();
-        tools_json.push_str(&json_str(&descriptors::tool_with(c, t, &plan)));
-        ranges.push(start..tools_json.len());
-    }
-    (tools_json, ranges)
-}
-
 /// `(argument, label)` of a tool's top-level arguments, from their descriptions.
 fn labels(t: &Tool) -> Vec<(String, String)> {
     let Some(props) = t
@@ -306,19 +292,24 @@ fn labels(t: &Tool) -> Vec<(String, String)> {
 
 /// The `LocaleTexts` of one locale and the name of its joined descriptor constant, with that
 /// constant's text.
-fn locale_texts(lc: &crate::texts::Localized) -> (TokenStream, TokenStream) {
+fn locale_texts<'a>(
+    lc: &'a crate::texts::Localized,
+    listings: &descriptors::Listings<'a>,
+    held: &Held,
+) -> (TokenStream, TokenStream) {
     let c = &lc.catalog;
     let tag = lc.locale.tag().replace('-', "_").to_uppercase();
     let joined_name = format_ident!("TOOLS_JSON_{}", tag);
     // Each locale's tools in a static of their own: one constant evaluating every locale's
     // descriptor slices at once runs into the compiler's long-evaluation lint.
     let tools_name = format_ident!("TOOL_TEXTS_{}", tag);
-    let (joined, ranges) = joined_tools(c);
+    let listing = listings.of(c);
+    let (joined, ranges) = (&listing.json, listing.ranges.iter().cloned());
     let tools = descriptors::sorted_tools(c)
         .into_iter()
         .zip(ranges)
         .map(|(t, r)| {
-            let (title, description) = (&t.title, &t.description);
+            let (title, description) = (&t.title, held.lit(&t.description));
             let clause = opt_str(&t.destructive_clause);
             let (start, end) = (r.start, r.end);
             let labels = labels(t);
@@ -334,27 +325,28 @@ fn locale_texts(lc: &crate::texts::Localized) -> (TokenStream, TokenStream) {
             }
         });
     let resources = c.resources.iter().map(|r| {
-        let (title, description) = (&r.title, &r.description);
-        let d = json_str(&descriptors::resource(r));
+        let (title, description) = (&r.title, held.lit(&r.description));
+        let d = held.lit(&json_str(&descriptors::resource(r)));
         quote!(ItemTexts { title: #title, description: #description, descriptor_json: #d })
     });
     let templates = c.templates.iter().map(|t| {
-        let (title, description) = (&t.title, &t.description);
-        let d = json_str(&descriptors::template(t));
+        let (title, description) = (&t.title, held.lit(&t.description));
+        let d = held.lit(&json_str(&descriptors::template(t)));
         quote!(ItemTexts { title: #title, description: #description, descriptor_json: #d })
     });
     let prompts = c.prompts.iter().map(|p| {
-        let (title, description, template) = (&p.title, &p.description, &p.template);
-        let d = json_str(&descriptors::prompt(p));
+        let (title, description, template) =
+            (&p.title, held.lit(&p.description), held.lit(&p.template));
+        let d = held.lit(&json_str(&descriptors::prompt(p)));
         quote!(PromptTexts { title: #title, description: #description, template: #template, descriptor_json: #d })
     });
     let records = c.records.iter().map(|(name, r)| {
         let title = &r.title;
-        let schema = json_str(&descriptors::record_schema(name, r));
+        let schema = held.lit(&json_str(&descriptors::record_schema(name, r)));
         quote!(RecordTexts { title: #title, schema_json: #schema })
     });
     let locale = locale_tokens(lc.locale);
-    let (title, instructions) = (&c.product.title, &c.product.instructions);
+    let (title, instructions) = (&c.product.title, held.lit(&c.product.instructions));
     let texts = quote! {
         LocaleTexts {
             locale: #locale,
@@ -368,6 +360,7 @@ fn locale_texts(lc: &crate::texts::Localized) -> (TokenStream, TokenStream) {
             records: &[#(#records),*],
         }
     };
+    let joined = held.lit(joined);
     let constant = quote! {
         const #joined_name: &str = #joined;
         static #tools_name: &[ToolTexts] = &[#(#tools),*];
@@ -377,18 +370,25 @@ fn locale_texts(lc: &crate::texts::Localized) -> (TokenStream, TokenStream) {
 
 /// The module `generated/src/<product>.rs` for one catalog; `localized` holds the catalog in
 /// each locale (texts only differ).
-pub fn product_module(c: &Catalog, localized: &[crate::texts::Localized], source: &str) -> String {
+/// `listings` holds (or builds) each catalog's tool descriptors.
+pub fn product_module<'a>(
+    c: &'a Catalog,
+    localized: &'a [crate::texts::Localized],
+    source: &str,
+    listings: &descriptors::Listings<'a>,
+) -> String {
     let info = &c.product;
     let (name, title, version) = (&info.name, &info.title, &info.version);
     let (uri_prefix, tool_prefix, naming) = (&info.uri_prefix, &info.tool_prefix, &info.naming);
-    let (api, instructions) = (&info.api_base_url, &info.instructions);
+    // Long literals skip the token pipeline (see `held`); made in the order they are printed.
+    let held = Held::default();
+    let (api, instructions) = (&info.api_base_url, held.lit(&info.instructions));
     let policy = lower::policy::tokens(&lower::policy::lower(&c.policies));
     // Every descriptor joined by commas, in listing order: a listing of every tool is this text
     // as it is, and each tool's descriptor a slice of it.
     let sorted = descriptors::sorted_tools(c);
-    let (tools_json, ranges) = joined_tools(c);
-    let (locale_texts, locale_consts): (Vec<TokenStream>, Vec<TokenStream>) =
-        localized.iter().map(locale_texts).unzip();
+    let listing = listings.of(c);
+    let ranges = listing.ranges.iter().cloned();
     let default_locale = locale_tokens(
         runtime_model::locale::Locale::from_tag(&info.locale)
             .unwrap_or(runtime_model::locale::Locale::En),
@@ -401,7 +401,15 @@ pub fn product_module(c: &Catalog, localized: &[crate::texts::Localized], source
         .collect();
     alias_pairs.sort();
     let aliases = alias_pairs.iter().map(|(a, n)| quote!((#a, #n)));
-    let tools = sorted.into_iter().zip(ranges).map(|(t, r)| tool(t, r));
+    let tools = sorted
+        .into_iter()
+        .zip(ranges)
+        .map(|(t, r)| tool(t, r, &held));
+    let tools_json = held.lit(&listing.json);
+    let (locale_texts, locale_consts): (Vec<TokenStream>, Vec<TokenStream>) = localized
+        .iter()
+        .map(|lc| locale_texts(lc, listings, &held))
+        .unzip();
     let resources = c.resources.iter().map(|r| {
         let (uri, rname, rtitle, desc, mime, read_by) = (
             &r.uri,
@@ -411,8 +419,9 @@ pub fn product_module(c: &Catalog, localized: &[crate::texts::Localized], source
             &r.mime_type,
             &r.read_by,
         );
+        let desc = held.lit(desc);
         let content = lower::content::tokens(lower::content::lower(&r.content));
-        let descriptor = json_str(&descriptors::resource(r));
+        let descriptor = held.lit(&json_str(&descriptors::resource(r)));
         quote! {
             Resource {
                 uri: #uri,
@@ -446,7 +455,8 @@ pub fn product_module(c: &Catalog, localized: &[crate::texts::Localized], source
         let list_tool = opt_str(&t.list_tool);
         let completions = pair_slice(&t.complete);
         let limitation = opt_str(&t.limitation);
-        let descriptor = json_str(&descriptors::template(t));
+        let desc = held.lit(desc);
+        let descriptor = held.lit(&json_str(&descriptors::template(t)));
         quote! {
             Template {
                 uri_template: #uri,
@@ -485,7 +495,8 @@ pub fn product_module(c: &Catalog, localized: &[crate::texts::Localized], source
         });
         let uses = str_slice(&p.uses);
         let writes = p.writes;
-        let descriptor = json_str(&descriptors::prompt(p));
+        let (desc, template) = (held.lit(desc), held.lit(template));
+        let descriptor = held.lit(&json_str(&descriptors::prompt(p)));
         quote! {
             Prompt {
                 name: #pname,
@@ -520,7 +531,8 @@ pub fn product_module(c: &Catalog, localized: &[crate::texts::Localized], source
                 }
             }
         });
-        let schema = json_str(&descriptors::record_schema(rname, r));
+        let desc = held.lit(desc);
+        let schema = held.lit(&json_str(&descriptors::record_schema(rname, r)));
         quote! {
             RecordType {
                 name: #rname,
@@ -607,7 +619,7 @@ pub fn product_module(c: &Catalog, localized: &[crate::texts::Localized], source
         static LOCALES: &[LocaleTexts] = &[#(#locale_texts),*];
         #(#locale_consts)*
     };
-    print(file, &preamble(source))
+    print(file, &preamble(source), &held)
 }
 
 /// A product catalog as the crate root sees it.
@@ -686,14 +698,77 @@ pub fn lib_module(entries: &[ModuleEntry]) -> String {
     print(
         file,
         &preamble("catalog/*.yaml and catalog/fixtures/*.yaml"),
+        &Held::default(),
     )
 }
 
-fn print(tokens: TokenStream, preamble: &str) -> String {
-    let text = match syn::parse2::<syn::File>(tokens.clone()) {
+/// Lays out `tokens` (made with `held`) with `prettyplease`, then puts the held literals back.
+fn print(tokens: TokenStream, preamble: &str, held: &Held) -> String {
+    let printed = match syn::parse2::<syn::File>(tokens.clone()) {
         Ok(file) => prettyplease::unparse(&file),
         // Unreachable for tokens built above; keep the raw tokens so the compiler shows the error.
         Err(_) => tokens.to_string(),
     };
-    format!("{preamble}{text}")
+    match held.restore(&printed) {
+        Some(text) => format!("{preamble}{text}"),
+        // A bug in `held`, never a property of a catalog: the file must not compile with
+        // placeholders for data.
+        None => format!(
+            "{preamble}compile_error!(\"codegen: a long string literal was lost while printing this file (codegen/src/rust/held.rs)\");\n{printed}"
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proc_macro2::Literal;
+
+    /// A file shaped like the generated tables (structs in arrays in structs, tuples, `Some`,
+    /// calls), its literals made by `lit`.
+    fn sample(lit: &dyn Fn(&str) -> Literal) -> TokenStream {
+        let texts: Vec<String> = vec![
+            String::new(),
+            "short".into(),
+            "x".repeat(60),
+            "y".repeat(89),
+            "z\"".repeat(50),
+            "w".repeat(127),
+            "v".repeat(128),
+            "u é\n\t\\".repeat(40),
+            "{\"type\":\"object\",\"properties\":{}}".repeat(300),
+        ];
+        let items = texts.iter().enumerate().map(|(i, a)| {
+            let b = &texts[(i + 3) % texts.len()];
+            let (la, lb, lc) = (lit(a), lit(b), lit(&format!("{a}{b}")));
+            quote! {
+                Item {
+                    name: #la,
+                    pair: (#lb, #la),
+                    maybe: Some(#lc),
+                    list: &[#la, #lb, #lc],
+                    slice: json_slice(TOOLS_JSON, #i, 10),
+                    nested: &Inner { a: #lb, b: &[(#la, #lb)] },
+                }
+            }
+        });
+        let joined = lit(&texts.concat());
+        quote! {
+            #![allow(clippy::all)]
+            pub static ITEMS: &[Item] = &[#(#items),*];
+            const TOOLS_JSON: &str = #joined;
+        }
+    }
+
+    #[test]
+    fn held_literals_print_exactly_as_the_plain_pipeline() {
+        let plain = print(sample(&|s| Literal::string(s)), "", &Held::default());
+        let held = Held::default();
+        let fast = print(sample(&|s| held.lit(s)), "", &held);
+        assert!(
+            fast == plain,
+            "held literals changed the printed file:\n{fast}\n---\n{plain}"
+        );
+        assert!(!fast.contains("codegen-held-literal"));
+    }
 }
