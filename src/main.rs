@@ -43,10 +43,6 @@ use runtime_sandbox::{Sandbox, SandboxConfig};
 use config::FileConfig;
 use lazy_sandbox::LazySandbox;
 
-/// Rust's allocations go to mimalloc; the policy and why: `runtime_model::memory`.
-#[global_allocator]
-static GLOBAL: runtime_model::memory::Allocator = runtime_model::memory::ALLOCATOR;
-
 /// The default HTTP address of `serve`.
 const DEFAULT_HTTP: &str = "127.0.0.1:8080";
 

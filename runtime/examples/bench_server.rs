@@ -17,11 +17,6 @@ use runtime::catalog::*;
 use runtime::server::{unrestricted_identity, Server, ServerConfig};
 use serde_json::{json, Map, Value};
 
-/// The allocator the `kobana-mcp` binary runs with (`runtime_model::memory`), so that the
-/// benchmark measures what ships.
-#[global_allocator]
-static GLOBAL: runtime_model::memory::Allocator = runtime_model::memory::ALLOCATOR;
-
 struct Echo;
 
 impl Backend for Echo {

@@ -1,14 +1,5 @@
-//! The allocator policy of kobana-mcp's processes, in one place: which allocator serves Rust's
-//! allocations ([`Allocator`]), the glibc malloc settings made once at start for C code, and how
-//! freed memory goes back after the few bursts that allocate megabytes for a moment (seeding a
-//! sandbox scope).
-//!
-//! Why mimalloc for Rust's allocations (issue 17): a `tools/call` makes some 80 small
-//! allocations, and glibc's malloc and free (with their consolidations of freed chunks) were
-//! about a fifth of its instructions (`scripts/bench_instructions.sh`). mimalloc's thread-local
-//! free lists make each a few dozen instructions. Each binary names it as its global allocator
-//! (`#[global_allocator] static GLOBAL: Allocator = ALLOCATOR;`); libraries and their tests keep
-//! the system allocator.
+//! How the process gives memory back: glibc malloc settings made once at start, and a trim after
+//! the few bursts that allocate megabytes for a moment (seeding a sandbox scope).
 //!
 //! Why (issue 17, "loaded RSS under 30 MB"): glibc creates up to 8 malloc arenas per core, one
 //! per thread that finds the others busy, and an arena keeps the memory freed into it. Under 32
@@ -18,14 +9,14 @@
 //! Seeding a scope builds ~5 MiB of records that are freed once written; glibc returns the top
 //! of a heap only, so without a trim most of it stayed resident for the life of the process.
 //!
-//! glibc is still tuned: with mimalloc serving Rust, it serves the C code (SQLite's pages and
-//! caches). musl has no arenas to bound.
-
-/// The global allocator of kobana-mcp's binaries.
-pub type Allocator = mimalloc::MiMalloc;
-
-/// The value a binary's `#[global_allocator]` static takes.
-pub const ALLOCATOR: Allocator = mimalloc::MiMalloc;
+//! Only glibc is tuned (musl and other allocators have no arenas to bound); with a Rust global
+//! allocator such as mimalloc these calls still tune the C allocator that SQLite uses.
+//!
+//! Why glibc and not mimalloc for Rust's allocations (measured for issue 17): mimalloc 3 cut a
+//! `tools/call` from 73K to 63K instructions (`scripts/bench_instructions.sh`), but it keeps
+//! pages per thread: with the sandbox's reads on ~32 blocking threads, the RSS under 32
+//! connections of `billing_invoices_list` rose from 29.6 to 53–57 MiB (and its transparent huge
+//! pages alone took the idle RSS from 15.6 to 28 MiB), past the 30 MB bound.
 
 /// Sets the malloc arena limit to one arena per core (at least 2). Call once, first thing in
 /// `main`, before the runtime starts its threads: arenas already created stay.
@@ -42,16 +33,10 @@ pub fn tune_allocator() {
     }
 }
 
-/// Returns freed memory to the operating system: mimalloc's (`mi_collect(true)`, for the
-/// calling thread's heap and the pages abandoned by others) and every glibc malloc arena's
-/// (`malloc_trim(0)`: the free pages inside a heap too, not just its top). A few milliseconds;
+/// Returns the free memory of every malloc arena to the operating system (glibc's
+/// `malloc_trim(0)`: the free pages inside a heap too, not just its top). A few milliseconds;
 /// call after a burst, not per request.
 pub fn release_free_memory() {
-    // SAFETY: mi_collect takes no pointers and may be called from any thread at any time (in a
-    // process whose global allocator is not mimalloc it only tidies mimalloc's own empty heap).
-    unsafe {
-        libmimalloc_sys::mi_collect(true);
-    }
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: malloc_trim takes no pointers and is safe to call from any thread at any time.
     unsafe {
