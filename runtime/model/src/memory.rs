@@ -11,6 +11,12 @@
 //!
 //! Only glibc is tuned (musl and other allocators have no arenas to bound); with a Rust global
 //! allocator such as mimalloc these calls still tune the C allocator that SQLite uses.
+//!
+//! Why glibc and not mimalloc for Rust's allocations (measured for issue 17): mimalloc 3 cut a
+//! `tools/call` from 73K to 63K instructions (`scripts/bench_instructions.sh`), but it keeps
+//! pages per thread: with the sandbox's reads on ~32 blocking threads, the RSS under 32
+//! connections of `billing_invoices_list` rose from 29.6 to 53–57 MiB (and its transparent huge
+//! pages alone took the idle RSS from 15.6 to 28 MiB), past the 30 MB bound.
 
 /// Sets the malloc arena limit to one arena per core (at least 2). Call once, first thing in
 /// `main`, before the runtime starts its threads: arenas already created stay.

@@ -60,19 +60,59 @@ impl Encoded {
     }
 }
 
-/// The answer to request `id`, without copying a page.
+/// The answer to request `id`, without copying a kept page (a listing's). A one-off page (a
+/// tool's result, a few hundred bytes) is copied into one buffer with the envelope instead: the
+/// same bytes, in one allocation where splicing took four (the tail, the list of segments, the
+/// tail's shared handle, the body's chunk list).
 pub fn encode(id: &Value, reply: Reply) -> Encoded {
     match reply {
+        Reply::Raw(page) if !page.is_kept() => {
+            let tail_len = id_len(id) + TAIL_FIXED;
+            // Exactly as long as the answer: a full `Vec` becomes the body's `Bytes` without
+            // another allocation.
+            let mut out = Vec::with_capacity(ANSWER_HEAD.len() + page.len() + tail_len);
+            out.extend_from_slice(ANSWER_HEAD);
+            for s in page.segments() {
+                out.extend_from_slice(s);
+            }
+            write_tail(&mut out, id);
+            Encoded::Whole(out)
+        }
         Reply::Raw(page) => {
             let mut tail = Vec::with_capacity(24);
-            tail.extend_from_slice(b",\"id\":");
-            // Writing a string or number Value into a Vec cannot fail.
-            let _ = serde_json::to_writer(&mut tail, id);
-            tail.push(b'}');
+            write_tail(&mut tail, id);
             Encoded::Spliced { page, tail }
         }
         other => Encoded::Whole(encode_reply(id, &other)),
     }
+}
+
+/// The bytes of the tail besides the id: `,"id":` and the closing brace.
+const TAIL_FIXED: usize = 7;
+
+/// Appends the answer's tail after its result: `,"id":<id>}`.
+fn write_tail(out: &mut Vec<u8>, id: &Value) {
+    out.extend_from_slice(b",\"id\":");
+    // Writing a string or number Value into a Vec cannot fail.
+    let _ = serde_json::to_writer(&mut *out, id);
+    out.push(b'}');
+}
+
+/// The length of `id` as JSON text.
+fn id_len(id: &Value) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf.len();
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut n = Count(0);
+    let _ = serde_json::to_writer(&mut n, id);
+    n.0
 }
 
 /// The answer to request `id` in one buffer (SSE events, batch members).
@@ -81,5 +121,39 @@ pub fn encode_reply(id: &Value, reply: &Reply) -> Vec<u8> {
         Reply::Value(v) => jsonrpc::encode_result(id, v),
         Reply::Raw(page) => jsonrpc::encode_page_result(id, page),
         Reply::Error(e) => jsonrpc::encode_error(id, e),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// A one-off page leaves in one full buffer, byte for byte what splicing sends; a kept page
+    /// is still spliced (shared, not copied).
+    #[test]
+    fn one_off_pages_are_written_whole_and_kept_pages_spliced() {
+        for id in [
+            json!(1),
+            json!(12345678901u64),
+            json!("a\"b\u{e9}"),
+            json!(-2.5),
+        ] {
+            let result = br#"{"content":[{"type":"text","text":"x"}]}"#.to_vec();
+            let Encoded::Spliced { page, tail } =
+                encode(&id, Reply::Raw(Page::kept(result.clone())))
+            else {
+                panic!("a kept page is spliced");
+            };
+            let spliced = Encoded::Spliced { page, tail }.into_vec();
+            let Encoded::Whole(whole) = encode(&id, Reply::Raw(Page::from(result))) else {
+                panic!("a one-off page is written whole");
+            };
+            assert_eq!(whole, spliced, "{id}");
+            assert_eq!(whole.len(), whole.capacity(), "{id}");
+            let v: Value = serde_json::from_slice(&whole).unwrap();
+            assert_eq!(v["id"], id);
+            assert_eq!(v["result"]["content"][0]["text"], "x");
+        }
     }
 }

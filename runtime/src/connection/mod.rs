@@ -301,7 +301,7 @@ fn modern_call(req: &mut Request, outer: Outer<'_>, caller: &Caller) -> Result<C
         era: Era::Modern,
         identity: caller.identity.clone(),
         bearer_token: caller.bearer.clone(),
-        client_caps: Arc::new(meta.client_caps),
+        client_caps: shared_caps(meta.client_caps),
         progress_token: modern::progress_token(req.meta()),
         log_level: meta.log_level,
         peer: Peer::none(),
@@ -324,7 +324,7 @@ fn legacy_call(
         bearer_token: caller.bearer.clone(),
         client_caps: session
             .as_ref()
-            .map_or_else(|| Arc::new(json!({})), |s| s.client_caps.clone()),
+            .map_or_else(no_capabilities, |s| s.client_caps.clone()),
         progress_token: modern::progress_token(meta),
         log_level: session.as_ref().and_then(|s| s.log_level()),
         peer: Peer::none(),
@@ -334,6 +334,22 @@ fn legacy_call(
         },
         session,
         accept_language: modern::accept_language(meta).or(caller.accept_language.clone()),
+    }
+}
+
+/// The capabilities of a client that states none (`{}`), shared: a sessionless 2025 request and
+/// most 2026 requests (`clientCapabilities: {}`) would otherwise allocate one each.
+fn no_capabilities() -> Arc<Value> {
+    static NONE: std::sync::LazyLock<Arc<Value>> =
+        std::sync::LazyLock::new(|| Arc::new(Value::Object(serde_json::Map::new())));
+    NONE.clone()
+}
+
+/// A request's capabilities as the call keeps them: the shared `{}` when it states none.
+fn shared_caps(caps: Value) -> Arc<Value> {
+    match &caps {
+        Value::Object(m) if m.is_empty() => no_capabilities(),
+        _ => Arc::new(caps),
     }
 }
 

@@ -99,8 +99,12 @@ pub struct Engine {
     /// catalog today), a 2026 call has no `Mcp-Param-*` header to check and skips finding its
     /// tool for it.
     mirrors_arguments: bool,
-    /// Tool name → index in `product.tools` (a catalog has hundreds of tools).
-    tool_index: std::collections::HashMap<&'static str, usize>,
+    /// Tool name → index in `product.tools` (a catalog has hundreds of tools). Looked up twice
+    /// per `tools/call`, with foldhash rather than SipHash: its keys are the catalog's names,
+    /// never the client's, so no client can fill it with colliding keys; a lookup of a chosen
+    /// name costs at most a probe of this fixed table, and the per-process seed keeps its layout
+    /// unknown.
+    tool_index: ToolIndex,
     server_info: Value,
     /// `,"resultType":"complete","_meta":{serverInfo, contentLanguage}}`: closes a non-cacheable
     /// 2026 result, by [`Locale::index`].
@@ -510,9 +514,12 @@ impl Engine {
     }
 }
 
+/// Tool name (or former name) → index in `product.tools`.
+type ToolIndex = std::collections::HashMap<&'static str, usize, foldhash::fast::RandomState>;
+
 /// Tool indexes by name, and by each former name (alias) of a tool.
-fn tool_index(product: &'static Product) -> std::collections::HashMap<&'static str, usize> {
-    let mut index: std::collections::HashMap<&'static str, usize> = product
+fn tool_index(product: &'static Product) -> ToolIndex {
+    let mut index: ToolIndex = product
         .tools
         .iter()
         .enumerate()

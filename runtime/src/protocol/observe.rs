@@ -130,10 +130,10 @@ impl Measured {
             Some(r) => error_type(r, &facts),
             None => (Some("cancelled".to_string()), None),
         };
-        let mut attrs = vec![
-            KeyValue::new("mcp.method.name", self.method.clone()),
-            KeyValue::new("mcp.protocol.version", self.version),
-        ];
+        // Room for all four labels at once: `vec![…]` of two then a push grew it once per request.
+        let mut attrs = Vec::with_capacity(4);
+        attrs.push(KeyValue::new("mcp.method.name", self.method.clone()));
+        attrs.push(KeyValue::new("mcp.protocol.version", self.version));
         if let Some(name) = self.tool {
             attrs.push(KeyValue::new("gen_ai.tool.name", name));
         }

@@ -168,7 +168,9 @@ pub(crate) fn target_name<'a>(method: &str, params: &'a Map<String, Value>) -> &
         }
         _ => return "",
     };
-    params.get(key).and_then(Value::as_str).unwrap_or("")
+    super::jsonrpc::member(params, key)
+        .and_then(Value::as_str)
+        .unwrap_or("")
 }
 
 fn outcome(reply: &Reply, tool_error: Option<String>) -> (&'static str, Option<String>) {

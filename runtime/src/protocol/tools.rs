@@ -10,6 +10,7 @@ use serde_json::{json, Map, Value};
 use sha2::{Digest, Sha256};
 
 use super::engine::Engine;
+use super::jsonrpc::member;
 use super::mrtr;
 use super::reply::Reply;
 use crate::confirm::idempotency::{self, Outcome};
@@ -137,7 +138,7 @@ pub(crate) enum Access {
 
 impl Engine {
     pub(crate) async fn call_tool(&self, call: &Call, params: &Map<String, Value>) -> Reply {
-        let name = params.get("name").and_then(Value::as_str).unwrap_or("");
+        let name = member(params, "name").and_then(Value::as_str).unwrap_or("");
         if let Some(kind) = super::discovery_tools::which(self.product, name) {
             if self.selection(call).discovery() {
                 return Box::pin(self.discovery_call(call, kind, params)).await;
@@ -154,7 +155,7 @@ impl Engine {
         params: &Map<String, Value>,
         how: Access,
     ) -> Reply {
-        let Some(name) = params.get("name").and_then(Value::as_str) else {
+        let Some(name) = member(params, "name").and_then(Value::as_str) else {
             return RpcError::invalid_params("Invalid params: tools/call needs `name` (a string)")
                 .into();
         };
@@ -167,7 +168,7 @@ impl Engine {
         };
         let tool = &self.product.tools[idx];
         // Borrowed from the request: validation, the gate and the backend only read them.
-        let args_value = match params.get("arguments") {
+        let args_value = match member(params, "arguments") {
             None | Some(Value::Null) => &*NO_ARGUMENTS,
             Some(v) => v,
         };
@@ -215,8 +216,8 @@ impl Engine {
                 workspace: workspace.as_deref(),
                 modern: call.era.is_modern(),
                 form_elicitation: call.has_form_elicitation(),
-                input_responses: params.get("inputResponses"),
-                request_state: params.get("requestState").and_then(Value::as_str),
+                input_responses: member(params, "inputResponses"),
+                request_state: member(params, "requestState").and_then(Value::as_str),
                 now: mrtr::now_unix(),
                 locale: self.locale(call),
             })

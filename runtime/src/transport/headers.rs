@@ -8,7 +8,7 @@ use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
 use serde_json::{Map, Value};
 
-use crate::protocol::jsonrpc::{RpcError, HEADER_MISMATCH};
+use crate::protocol::jsonrpc::{member, RpcError, HEADER_MISMATCH};
 
 // Pre-parsed names: a lookup by `&str` would parse and validate the name on every request.
 pub const PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
@@ -62,9 +62,9 @@ pub fn check_method_and_name(
         Some(_) => {}
     }
     let body_name = match method {
-        "tools/call" | "prompts/get" => params.get("name"),
-        "resources/read" => params.get("uri"),
-        "tasks/get" | "tasks/update" | "tasks/cancel" => params.get("taskId"),
+        "tools/call" | "prompts/get" => member(params, "name"),
+        "resources/read" => member(params, "uri"),
+        "tasks/get" | "tasks/update" | "tasks/cancel" => member(params, "taskId"),
         _ => return Ok(()),
     };
     let body_name = body_name.and_then(Value::as_str).unwrap_or("");
