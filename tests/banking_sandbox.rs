@@ -2,11 +2,8 @@
 //! records, its list tool returns them newest first, and its read tool finds each by the uid its
 //! URI would carry. Also the data the prompts rely on: overdue billets with payers to e-mail.
 
-use std::collections::BTreeSet;
-
 use runtime::backend_api::{Backend, CallContext, Output};
 use runtime::catalog::{Product, Template};
-use runtime::identity::Identity;
 use runtime_sandbox::{Sandbox, SandboxConfig};
 use serde_json::{json, Map, Value};
 
@@ -15,23 +12,7 @@ fn product() -> &'static Product {
 }
 
 fn ctx() -> CallContext {
-    CallContext {
-        product: product(),
-        identity: Identity {
-            person: "p1".into(),
-            name: "Pessoa".into(),
-            organization: "org-banking".into(),
-            scopes: BTreeSet::from(["all".to_string()]),
-            permissions: BTreeSet::from(["*".to_string()]),
-            workspaces: BTreeSet::new(),
-            default_workspace: None,
-        }
-        .into(),
-        bearer_token: None,
-        workspace: None,
-        idempotency_key: None,
-        locale: runtime_model::locale::Locale::En,
-    }
+    test_support::calls::admin(product(), "org-banking")
 }
 
 async fn call(sb: &Sandbox, name: &str, args: Value) -> Value {

@@ -86,6 +86,24 @@ async fn raw_call(
     resp.text().await.expect("body")
 }
 
+/// The raw answer of `tool` from both servers, asserted to be the same bytes.
+async fn same_bytes(
+    (as_text, as_values): (&TestServer, &TestServer),
+    product: &str,
+    era: &str,
+    language: &str,
+    tool: &str,
+    args: &Value,
+) -> String {
+    let text = raw_call(as_text, product, era, language, tool, args).await;
+    let values = raw_call(as_values, product, era, language, tool, args).await;
+    assert_eq!(
+        text, values,
+        "{product} {tool} {args} on {era} in {language}"
+    );
+    text
+}
+
 /// The records of a successful list result, checking that its text block and
 /// `structuredContent` are the same JSON; `None` for an error result.
 fn records(body: &str) -> Option<Vec<Value>> {
@@ -127,14 +145,15 @@ async fn every_list_tool_answers_the_same_bytes_as_text_as_it_did_as_values() {
         ] {
             for era in [MODERN, "2025-11-25"] {
                 for language in ["en", "pt-BR"] {
-                    let text = raw_call(&as_text, product, era, language, tool.name, &args).await;
-                    let values =
-                        raw_call(&as_values, product, era, language, tool.name, &args).await;
-                    assert_eq!(
-                        text, values,
-                        "{product} {} {args} on {era} in {language}",
-                        tool.name
-                    );
+                    let text = same_bytes(
+                        (&as_text, &as_values),
+                        product,
+                        era,
+                        language,
+                        tool.name,
+                        &args,
+                    )
+                    .await;
                     if let Some(r) = records(&text) {
                         lists += 1;
                         records_seen += r.len();
@@ -170,8 +189,8 @@ async fn billing_invoices_pages_filters_and_accents_are_the_same_bytes() {
     let mut accents = false;
     for (args, expect) in cases {
         for era in [MODERN, "2025-11-25"] {
-            let text = raw_call(
-                &as_text,
+            let text = same_bytes(
+                (&as_text, &as_values),
                 "billing",
                 era,
                 "pt-BR",
@@ -179,16 +198,6 @@ async fn billing_invoices_pages_filters_and_accents_are_the_same_bytes() {
                 &args,
             )
             .await;
-            let values = raw_call(
-                &as_values,
-                "billing",
-                era,
-                "pt-BR",
-                "billing_invoices_list",
-                &args,
-            )
-            .await;
-            assert_eq!(text, values, "{args} on {era}");
             let r = records(&text).unwrap_or_else(|| panic!("{args}: an error: {text}"));
             if let Some(n) = expect {
                 assert_eq!(r.len(), n, "{args}");
@@ -217,8 +226,8 @@ async fn a_page_over_the_result_budget_is_cut_the_same_way() {
     let (as_text, as_values) = pair(dir.path(), Some(300)).await;
     for era in [MODERN, "2025-11-25"] {
         let args = json!({"per_page": 20});
-        let text = raw_call(
-            &as_text,
+        let text = same_bytes(
+            (&as_text, &as_values),
             "billing",
             era,
             "en",
@@ -226,16 +235,6 @@ async fn a_page_over_the_result_budget_is_cut_the_same_way() {
             &args,
         )
         .await;
-        let values = raw_call(
-            &as_values,
-            "billing",
-            era,
-            "en",
-            "billing_invoices_list",
-            &args,
-        )
-        .await;
-        assert_eq!(text, values, "{era}");
         let msg: Value = serde_json::from_str(&text).expect("JSON");
         let content = msg["result"]["content"].as_array().expect("content");
         assert!(

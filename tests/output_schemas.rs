@@ -12,30 +12,16 @@ use std::collections::BTreeSet;
 
 use runtime_model::backend::{Backend, BackendError, CallContext, Output};
 use runtime_model::catalog::{Binding, BodyMode, Operation, Product, RecordType, Tool};
-use runtime_model::identity::Identity;
 use runtime_sandbox::{Sandbox, SandboxConfig, Scope};
 use serde_json::{json, Map, Value};
 
 fn ctx(product: &'static Product) -> CallContext {
     CallContext {
-        product,
-        identity: Identity {
-            person: "p-schemas".into(),
-            name: String::new(),
-            organization: "org-output-schemas".into(),
-            scopes: BTreeSet::from(["all".to_string()]),
-            permissions: BTreeSet::from(["*".to_string()]),
-            workspaces: BTreeSet::new(),
-            default_workspace: None,
-        }
-        .into(),
-        bearer_token: None,
         workspace: product
             .policy
             .workspaced
             .then(|| "ws-output-schemas".to_string()),
-        idempotency_key: None,
-        locale: runtime_model::locale::Locale::En,
+        ..test_support::calls::admin(product, "org-output-schemas")
     }
 }
 

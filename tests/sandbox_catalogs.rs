@@ -5,27 +5,13 @@ use std::collections::BTreeSet;
 
 use runtime_model::backend::{Backend, CallContext, Output};
 use runtime_model::catalog::{Operation, Product};
-use runtime_model::identity::Identity;
 use runtime_sandbox::{Sandbox, SandboxConfig};
 use serde_json::{json, Map, Value};
 
 fn ctx(product: &'static Product) -> CallContext {
     CallContext {
-        product,
-        identity: Identity {
-            person: "p".into(),
-            name: String::new(),
-            organization: "org_test".into(),
-            scopes: ["all".to_string()].into_iter().collect(),
-            permissions: ["*".to_string()].into_iter().collect(),
-            workspaces: Default::default(),
-            default_workspace: None,
-        }
-        .into(),
-        bearer_token: None,
         workspace: product.policy.workspaced.then(|| "ws_test".to_string()),
-        idempotency_key: None,
-        locale: runtime_model::locale::Locale::En,
+        ..test_support::calls::admin(product, "org_test")
     }
 }
 

@@ -2,33 +2,14 @@
 //! and the same JSON text `Backend::call`'s value serializes to (v1 bare arrays and v2
 //! envelopes; full, short and empty pages; filters, which still read values).
 
-use std::collections::BTreeSet;
-
 use runtime_model::backend::{Backend, CallContext, Output};
 use runtime_model::catalog::Product;
-use runtime_model::identity::Identity;
 use runtime_sandbox::{Sandbox, SandboxConfig};
 use serde_json::{json, Map, Value};
 use test_support::demo;
 
 fn ctx(product: &'static Product) -> CallContext {
-    CallContext {
-        product,
-        identity: Identity {
-            person: "p1".into(),
-            name: "P".into(),
-            organization: "org1".into(),
-            scopes: BTreeSet::from(["all".to_string()]),
-            permissions: BTreeSet::from(["*".to_string()]),
-            workspaces: BTreeSet::new(),
-            default_workspace: None,
-        }
-        .into(),
-        bearer_token: None,
-        workspace: None,
-        idempotency_key: None,
-        locale: runtime_model::locale::Locale::En,
-    }
+    test_support::calls::admin(product, "org1")
 }
 
 #[tokio::test]

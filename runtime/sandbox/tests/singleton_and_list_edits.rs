@@ -2,11 +2,8 @@
 //! organization, one record per scope, never padded like a listable type) and an action that adds
 //! to or removes from an array field (who may send to an inbox).
 
-use std::collections::BTreeSet;
-
 use runtime_model::backend::{Backend, BackendError, CallContext, Output};
 use runtime_model::catalog::*;
-use runtime_model::identity::Identity;
 use runtime_sandbox::{Sandbox, SandboxConfig};
 use serde_json::{json, Map, Value};
 
@@ -213,23 +210,7 @@ static PRODUCT: Product = Product {
 };
 
 fn ctx(org: &str) -> CallContext {
-    CallContext {
-        product: &PRODUCT,
-        identity: Identity {
-            person: "p1".into(),
-            name: "P".into(),
-            organization: org.into(),
-            scopes: BTreeSet::from(["all".to_string()]),
-            permissions: BTreeSet::from(["*".to_string()]),
-            workspaces: Default::default(),
-            default_workspace: None,
-        }
-        .into(),
-        bearer_token: None,
-        workspace: None,
-        idempotency_key: None,
-        locale: runtime_model::locale::Locale::En,
-    }
+    test_support::calls::admin(&PRODUCT, org)
 }
 
 async fn call(sb: &Sandbox, c: &CallContext, name: &str, a: Value) -> Result<Value, BackendError> {
