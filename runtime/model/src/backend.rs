@@ -75,11 +75,6 @@ impl Output {
 pub struct JsonText(String);
 
 impl JsonText {
-    /// The text of `value`.
-    pub fn from_value(value: &Value) -> JsonText {
-        JsonText(value.to_string())
-    }
-
     /// Text the caller vouches for: one JSON document in `serde_json`'s compact form (no
     /// whitespace around or between tokens), for example one assembled from pieces that
     /// `serde_json` wrote. Not checked here: checking would cost what this type saves.

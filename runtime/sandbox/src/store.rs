@@ -350,40 +350,10 @@ pub fn list(tx: &Transaction<'_>, scope: &Scope, ty: &str) -> Result<Vec<Row>, S
 }
 
 /// One page of the records of a type in a scope, newest first (the order of [`list`]): at most
-/// `limit` records after the first `offset`. Only the rows of the page are read and parsed, so a
-/// list call costs its page, not the whole type.
-pub fn list_page(
-    tx: &Transaction<'_>,
-    scope: &Scope,
-    ty: &str,
-    offset: u64,
-    limit: u64,
-) -> Result<Vec<Row>, StoreError> {
-    let mut stmt = tx.prepare_cached(
-        "SELECT id, seq, json FROM records
-         WHERE product=?1 AND organization=?2 AND workspace=?3 AND type=?4
-         ORDER BY created_at DESC, seq DESC LIMIT ?5 OFFSET ?6",
-    )?;
-    // SQLite's integers are i64: a page beyond that is past every record anyway.
-    let clamp = |n: u64| i64::try_from(n).unwrap_or(i64::MAX);
-    let rows = stmt.query_map(
-        params![
-            scope.product,
-            scope.organization,
-            scope.workspace,
-            ty,
-            clamp(limit),
-            clamp(offset)
-        ],
-        row_of,
-    )?;
-    Ok(rows.collect::<Result<_, _>>()?)
-}
-
-/// [`list_page`] as text: calls `each` with the stored JSON text of each record of the page, in
-/// order, without parsing it: the text of an object as `serde_json` wrote it (the triggers of
-/// the schema's version 2 refuse any text that is not an object). Returns how many records it
-/// read.
+/// `limit` records after the first `offset`, only the rows of the page read, so a list call costs
+/// its page, not the whole type. Calls `each` with the stored JSON text of each record, in order,
+/// without parsing it: the text of an object as `serde_json` wrote it (the triggers of the
+/// schema's version 2 refuse any text that is not an object). Returns how many records it read.
 pub fn list_page_json(
     tx: &Transaction<'_>,
     scope: &Scope,
@@ -575,6 +545,36 @@ mod migration_tests {
 #[cfg(test)]
 mod reader_tests {
     use super::*;
+
+    /// The page [`list_page_json`] reads, as parsed rows: what its texts must be.
+    fn list_page(
+        tx: &Transaction<'_>,
+        scope: &Scope,
+        ty: &str,
+        offset: u64,
+        limit: u64,
+    ) -> Result<Vec<Row>, StoreError> {
+        let mut stmt = tx.prepare_cached(
+            "SELECT id, seq, json FROM records
+             WHERE product=?1 AND organization=?2 AND workspace=?3 AND type=?4
+             ORDER BY created_at DESC, seq DESC LIMIT ?5 OFFSET ?6",
+        )?;
+        // SQLite's integers are i64: a page beyond that is past every record anyway.
+        let clamp = |n: u64| i64::try_from(n).unwrap_or(i64::MAX);
+        let rows = stmt.query_map(
+            params![
+                scope.product,
+                scope.organization,
+                scope.workspace,
+                ty,
+                clamp(limit),
+                clamp(offset)
+            ],
+            row_of,
+        )?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
     use std::sync::mpsc;
     use std::time::Duration;
 

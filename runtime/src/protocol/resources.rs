@@ -206,14 +206,7 @@ impl Engine {
                 Ok(Dispatched::Backend(Err(BackendError::NotFound(_)))) => {
                     return not_found(call, uri).into()
                 }
-                Ok(Dispatched::Backend(Err(e))) => {
-                    return RpcError::new(
-                        errors::UPSTREAM_ERROR.rpc_code,
-                        format!("{}: {e}", errors::UPSTREAM_ERROR.message),
-                    )
-                    .with_data(json!({"error": errors::UPSTREAM_ERROR.code}))
-                    .into()
-                }
+                Ok(Dispatched::Backend(Err(e))) => return upstream_error(&e).into(),
                 Ok(Dispatched::Output(out)) => {
                     let text: String = out
                         .content
@@ -252,13 +245,7 @@ impl Engine {
             // A read is never replayed; should an upstream mark one, its contents are the same.
             (_, Output::Replayed(inner)) => return self.contents_of(uri, mime, kind, *inner),
             (_, out @ Output::JsonText(_)) => {
-                let out = out.parsed().map_err(|e| {
-                    RpcError::new(
-                        errors::UPSTREAM_ERROR.rpc_code,
-                        format!("{}: {e}", errors::UPSTREAM_ERROR.message),
-                    )
-                    .with_data(json!({"error": errors::UPSTREAM_ERROR.code}))
-                })?;
+                let out = out.parsed().map_err(|e| upstream_error(&e))?;
                 return self.contents_of(uri, mime, kind, out);
             }
             (_, Output::Json(mut v)) => {
@@ -308,4 +295,13 @@ impl Engine {
 
 fn text_content(uri: &str, mime: &str, text: String) -> Value {
     json!({"uri": uri, "mimeType": mime, "text": text})
+}
+
+/// A read the backend could not answer: the upstream error, naming why.
+fn upstream_error(e: &BackendError) -> RpcError {
+    RpcError::new(
+        errors::UPSTREAM_ERROR.rpc_code,
+        format!("{}: {e}", errors::UPSTREAM_ERROR.message),
+    )
+    .with_data(json!({"error": errors::UPSTREAM_ERROR.code}))
 }
