@@ -33,20 +33,51 @@ if ! command -v redis-server >/dev/null 2>&1; then
     exit 1
   fi
 fi
-redis_port=${KOBANA_TEST_REDIS_PORT:-6391}
+# The test Redis must be this run's own: a second run sharing the port would silently talk to the
+# first run's Redis and lose it when that run ends. An explicit KOBANA_TEST_REDIS_PORT that already
+# answers is refused; the default takes the first free port from 6391.
+port_answers() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+if [ -n "${KOBANA_TEST_REDIS_PORT:-}" ]; then
+  redis_port=$KOBANA_TEST_REDIS_PORT
+  if port_answers "$redis_port"; then
+    say "port $redis_port (KOBANA_TEST_REDIS_PORT) is already in use, by another test run or server; choose a free one"
+    exit 1
+  fi
+else
+  redis_port=6391
+  while port_answers "$redis_port"; do
+    redis_port=$((redis_port + 1))
+    if [ "$redis_port" -gt 6490 ]; then
+      say "no free port in 6391-6490 for the test Redis (set KOBANA_TEST_REDIS_PORT)"
+      exit 1
+    fi
+  done
+fi
 redis_dir=$(mktemp -d)
 redis-server --port "$redis_port" --bind 127.0.0.1 --save '' --appendonly yes --appendfsync everysec \
   --maxmemory-policy noeviction \
   --dir "$redis_dir" --daemonize yes --pidfile "$redis_dir/redis.pid" >/dev/null
 trap 'kill "$(cat "$redis_dir/redis.pid" 2>/dev/null)" 2>/dev/null || true; rm -rf "$redis_dir"' EXIT
 export REDIS_URL="redis://127.0.0.1:$redis_port"
+# Ours answers `CONFIG GET dir` with this run's directory; anything else on the port is not ours.
+our_redis() {
+  exec 3<>"/dev/tcp/127.0.0.1/$redis_port" 2>/dev/null || return 1
+  printf 'CONFIG GET dir\r\n' >&3
+  local line found=1
+  for _ in 1 2 3 4 5; do
+    IFS= read -r -t 1 line <&3 || break
+    case $line in *"$redis_dir"*) found=0; break ;; esac
+  done
+  exec 3<&-
+  return $found
+}
 redis_up=no
 for _ in $(seq 50); do
-  if (exec 3<>"/dev/tcp/127.0.0.1/$redis_port") 2>/dev/null; then redis_up=yes; break; fi
+  if our_redis; then redis_up=yes; break; fi
   sleep 0.1
 done
 if [ "$redis_up" != yes ]; then
-  say "redis-server did not start on port $redis_port (set KOBANA_TEST_REDIS_PORT to use another)"
+  say "redis-server did not start on port $redis_port, or another process owns it (set KOBANA_TEST_REDIS_PORT to a free port)"
   exit 1
 fi
 
