@@ -32,18 +32,18 @@ impl Backend for Big {
     }
 }
 
-fn app(product: &str) -> axum::Router {
+fn app(product: &str) -> super::super::http::App {
     app_with(product, Arc::new(NoBackend))
 }
 
-fn app_with(product: &str, backend: Arc<dyn Backend>) -> axum::Router {
+fn app_with(product: &str, backend: Arc<dyn Backend>) -> super::super::http::App {
     let product = generated::product(product).expect("generated product");
     let cfg = ServerConfig::new(vec![product], backend, unrestricted_identity("t"));
     super::super::http::router(Server::new(cfg).unwrap())
 }
 
 async fn post(
-    app: &axum::Router,
+    app: &super::super::http::App,
     body: Value,
     accept_encoding: Option<&str>,
 ) -> (Response<Body>, Vec<u8>) {

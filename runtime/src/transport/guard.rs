@@ -1,14 +1,16 @@
 //! The Origin/Host guard of the HTTP endpoint (DNS-rebinding protection): a foreign `Origin` or
 //! `Host` gets 403 with a JSON-RPC error body, before auth and before the body is read.
 
+use std::convert::Infallible;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 
-use axum::extract::{Request, State};
-use axum::http::{header, StatusCode};
-use axum::middleware::Next;
+use axum::http::{header, HeaderMap, Request, StatusCode};
 use axum::response::Response;
 use serde_json::Value;
+use tower::Service;
 
+use super::layer::LayerFuture;
 use super::response::error_response;
 use crate::contract::RpcError;
 use crate::server::Server;
@@ -90,37 +92,90 @@ fn host_allowed(server: &Server, host: &str) -> bool {
         .any(|h| h == name || h == host)
 }
 
+/// The guard as a `tower` layer ([`Guard`]).
+#[derive(Clone)]
+pub struct GuardLayer {
+    server: Arc<Server>,
+}
+
+impl GuardLayer {
+    pub fn new(server: Arc<Server>) -> Self {
+        Self { server }
+    }
+}
+
+impl<S> tower::Layer<S> for GuardLayer {
+    type Service = Guard<S>;
+    fn layer(&self, inner: S) -> Guard<S> {
+        Guard {
+            server: self.server.clone(),
+            inner,
+        }
+    }
+}
+
 /// DNS-rebinding protection: a foreign `Origin` or `Host` gets 403 with a JSON-RPC error body,
-/// and the request its log line (outcome `refused`, code 403, the client address).
-pub async fn guard(State(server): State<Arc<Server>>, req: Request, next: Next) -> Response {
-    let h = req.headers();
-    let mut refusal = None;
+/// and the request its log line (outcome `refused`, code 403, the client address). A request it
+/// lets through goes on to the inner service as it came, at no cost beyond the two checks.
+#[derive(Clone)]
+pub struct Guard<S> {
+    server: Arc<Server>,
+    inner: S,
+}
+
+impl<S, B> Service<Request<B>> for Guard<S>
+where
+    S: Service<Request<B>, Response = Response, Error = Infallible>,
+    S::Future: Unpin,
+{
+    type Response = Response;
+    type Error = Infallible;
+    type Future = LayerFuture<S::Future>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, req: Request<B>) -> Self::Future {
+        match refusal(&self.server, req.headers()) {
+            None => LayerFuture::Inner(self.inner.call(req)),
+            Some(msg) => {
+                let ip = crate::protocol::request_log::current_client_ip();
+                crate::protocol::request_log::log_refused(
+                    "",
+                    "",
+                    StatusCode::FORBIDDEN.as_u16(),
+                    ip,
+                );
+                LayerFuture::Ready(Some(error_response(
+                    StatusCode::FORBIDDEN,
+                    &Value::Null,
+                    &RpcError::invalid_request(msg),
+                )))
+            }
+        }
+    }
+}
+
+/// Why a request's `Origin` or `Host` is refused, if it is.
+fn refusal(server: &Server, h: &HeaderMap) -> Option<String> {
     if let Some(origin) = h.get(header::ORIGIN) {
-        if !origin.to_str().is_ok_and(|o| origin_allowed(&server, o)) {
-            refusal = Some(format!(
+        if !origin.to_str().is_ok_and(|o| origin_allowed(server, o)) {
+            return Some(format!(
                 "Origin {:?} is not allowed",
                 origin.to_str().unwrap_or("?")
             ));
         }
     }
-    if let (None, Some(host)) = (&refusal, h.get(header::HOST)) {
-        if !host.to_str().is_ok_and(|v| host_allowed(&server, v)) {
-            refusal = Some(format!(
+    if let Some(host) = h.get(header::HOST) {
+        if !host.to_str().is_ok_and(|v| host_allowed(server, v)) {
+            return Some(format!(
                 "Host {:?} is not allowed",
                 host.to_str().unwrap_or("?")
             ));
         }
     }
-    if let Some(msg) = refusal {
-        let ip = req.extensions().get::<super::peer::ClientIp>().map(|c| c.0);
-        crate::protocol::request_log::log_refused("", "", StatusCode::FORBIDDEN.as_u16(), ip);
-        return error_response(
-            StatusCode::FORBIDDEN,
-            &Value::Null,
-            &RpcError::invalid_request(msg),
-        );
-    }
-    next.run(req).await
+    None
 }
 
 #[cfg(test)]
