@@ -60,7 +60,14 @@ async fn post(
         .oneshot(req.body(Body::from(body.to_string())).unwrap())
         .await
         .unwrap();
-    let (parts, body) = resp.into_parts();
+    let (mut parts, body) = resp.into_parts();
+    // The `Content-Length` hyper writes on the wire: the body's exact size (the in-process service
+    // leaves it to hyper).
+    if !parts.headers.contains_key("content-length") {
+        if let Some(n) = http_body::Body::size_hint(&body).exact() {
+            parts.headers.insert("content-length", n.into());
+        }
+    }
     let bytes = axum::body::to_bytes(body, usize::MAX)
         .await
         .unwrap()

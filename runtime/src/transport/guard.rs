@@ -19,8 +19,7 @@ use crate::server::Server;
 /// or a bracketed IPv6 one. Anything else (userinfo `…@`, a path, a query, a fragment, spaces, a
 /// port that is not a number) makes it invalid: `localhost:80@evil.com` is not `localhost`.
 fn split_authority(authority: &str) -> Option<(&str, Option<u16>)> {
-    let forbidden = |c: char| matches!(c, '@' | '/' | '?' | '#' | '\\') || c.is_whitespace();
-    if authority.is_empty() || authority.contains(forbidden) {
+    if authority.is_empty() || has_forbidden(authority) {
         return None;
     }
     let (host, port) = if authority.starts_with('[') {
@@ -50,6 +49,19 @@ fn split_authority(authority: &str) -> Option<(&str, Option<u16>)> {
         Some(_) => return None,
     };
     Some((host, port))
+}
+
+/// Whether an authority holds userinfo, path, query or fragment characters, or whitespace. Every
+/// request's `Host` goes through this: header values are ASCII, checked a byte at a time.
+fn has_forbidden(authority: &str) -> bool {
+    let forbidden = |c: char| matches!(c, '@' | '/' | '?' | '#' | '\\') || c.is_whitespace();
+    if !authority.is_ascii() {
+        return authority.contains(forbidden);
+    }
+    // ASCII whitespace as `char::is_whitespace` counts it: space, and tab through carriage return.
+    authority
+        .bytes()
+        .any(|b| matches!(b, b'@' | b'/' | b'?' | b'#' | b'\\' | b' ' | b'\t'..=b'\r'))
 }
 
 /// An `Origin` value (RFC 6454: `scheme://host[:port]`, nothing more), parsed strictly.
@@ -210,6 +222,19 @@ mod tests {
             assert_eq!(parse_origin(bad), None, "{bad}");
         }
         assert!(is_loopback_host("127.0.0.1:3000"));
+        // Whitespace and the other forbidden characters, as `char` sees them, ASCII or not.
+        for bad in [
+            "local\x0bhost",
+            "a\tb",
+            "a\rb",
+            "a\u{a0}b",
+            "a\u{2003}b",
+            "ä@b",
+            "a\\b",
+        ] {
+            assert_eq!(split_authority(bad), None, "{bad:?}");
+        }
+        assert_eq!(split_authority("ä:8"), Some(("ä", Some(8))));
         assert!(!is_loopback_host("localhost:80@evil.com"));
         assert!(!is_loopback_host("localhost.evil.com"));
     }

@@ -194,6 +194,7 @@ impl Service<Request> for McpPost {
         match endpoint(&self.endpoints, req.uri().path()) {
             Some(route) => {
                 let route = route.clone();
+                // No `Content-Length` set here: hyper writes it from the body's exact size.
                 Box::pin(async move { Ok(handle_post(route, req).await) })
             }
             // Dispatch sends only endpoint paths here.
@@ -492,9 +493,9 @@ async fn post_answer(
 ) -> (Response, Option<runtime_model::locale::Locale>) {
     let (parts, body) = req.into_parts();
     let limit = route.server.config.max_body_bytes;
-    let bytes = match axum::body::to_bytes(body, limit).await {
-        Ok(b) => b,
-        Err(_) => {
+    let bytes = match body::read_limited(body, limit).await {
+        Some(b) => b,
+        None => {
             let status = StatusCode::PAYLOAD_TOO_LARGE;
             let ip = crate::protocol::request_log::current_client_ip();
             crate::protocol::request_log::log_refused("", "", status.as_u16(), ip);
