@@ -35,6 +35,12 @@ pub fn with_client_ip<F: std::future::Future>(
     CLIENT_IP.scope(ip, answer)
 }
 
+/// [`with_client_ip`] for work that does not wait: a layer's `call`, which may refuse (and log)
+/// before any future is polled.
+pub fn with_client_ip_sync<R>(ip: Option<std::net::IpAddr>, f: impl FnOnce() -> R) -> R {
+    CLIENT_IP.sync_scope(ip, f)
+}
+
 /// The client address of the request being answered ([`with_client_ip`]); `None` on stdio, or
 /// outside any request.
 pub fn current_client_ip() -> Option<std::net::IpAddr> {

@@ -217,7 +217,11 @@ where
                     }
                 }))
             }
-            _ => LayerFuture::Inner(self.inner.call(req)),
+            // The inner layers' `call` runs in the address's scope too: the guard refuses (and
+            // logs) there, before any future is polled.
+            _ => LayerFuture::Inner(request_log::with_client_ip_sync(ip, || {
+                self.inner.call(req)
+            })),
         };
         request_log::with_client_ip(ip, answer)
     }
