@@ -19,8 +19,9 @@
 # checkout's; e.g. an older commit's, for a before/after), N (tools/call requests per run,
 # default 2000), N_LIST (tools/list, default 100), W (warm-up per scenario, default 50),
 # SCENARIOS (default "2025-11-25:tools/call 2026-07-28:tools/call 2025-11-25:tools/list
-# 2026-07-28:tools/list"), SCRATCH (default /tmp/kobana-bench: the catalog). Needs valgrind and
-# python3. Prints figures, never asserts.
+# 2026-07-28:tools/list 2025-11-25:tools/list:br"; a third field is sent as `Accept-Encoding`,
+# and the answer must come back in that coding), SCRATCH (default /tmp/kobana-bench: the
+# catalog). Needs valgrind and python3. Prints figures, never asserts.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 peers=${BENCH_PEERS:-$(cd "$root/../shared/bench-peers" 2>/dev/null && pwd || true)}
@@ -46,9 +47,10 @@ N_LIST = int(os.environ.get("N_LIST", "100"))
 W = int(os.environ.get("W", "50"))
 # The static-bytes peer (bench-peers' `static_bytes TOOLS_JSON PORT`), measured alike when given.
 STATIC = os.environ.get("STATIC_BYTES", "")
-SCENARIOS = [tuple(s.split(":", 1)) for s in os.environ.get(
+SCENARIOS = [tuple((s.split(":", 2) + [""])[:3]) for s in os.environ.get(
     "SCENARIOS",
-    "2025-11-25:tools/call 2026-07-28:tools/call 2025-11-25:tools/list 2026-07-28:tools/list",
+    "2025-11-25:tools/call 2026-07-28:tools/call 2025-11-25:tools/list 2026-07-28:tools/list"
+    " 2025-11-25:tools/list:br",
 ).split()]
 
 
@@ -58,18 +60,26 @@ def free_port():
         return s.getsockname()[1]
 
 
-def send(conn, wire, method, count):
+def send(conn, wire, method, coding, count):
     headers, body = bench.scenario(method, wire)
+    if coding:
+        headers = {**headers, "Accept-Encoding": coding}
     for _ in range(count):
         conn.request("POST", "/mcp", body=body, headers=headers)
         r = conn.getresponse()
         raw = r.read()
+        if coding:
+            # A compressed answer is checked by its status and coding (the client does not decode).
+            got = r.getheader("Content-Encoding", "")
+            if r.status != 200 or got != coding:
+                sys.exit(f"{wire} {method} {coding}: HTTP {r.status}, Content-Encoding {got!r}")
+            continue
         ok, note = bench.check(r.status, raw, method)
         if not ok:
             sys.exit(f"{wire} {method}: unexpected answer: {note}")
 
 
-def run(argv, extra):
+def run(argv, extra, scenarios):
     """Total instructions of one server run: warm-up of every scenario, then `extra`."""
     port = free_port()
     out = tempfile.NamedTemporaryFile(prefix="callgrind.", suffix=".out", delete=False).name
@@ -88,11 +98,11 @@ def run(argv, extra):
                 if server.poll() is not None or time.time() > deadline:
                     sys.exit(f"bench_server did not start: {server.stderr.read().decode()[-2000:]}")
                 time.sleep(0.2)
-        for wire, method in SCENARIOS:
-            send(conn, wire, method, W)
+        for wire, method, coding in scenarios:
+            send(conn, wire, method, coding, W)
         if extra:
-            wire, method, n = extra
-            send(conn, wire, method, n)
+            wire, method, coding, n = extra
+            send(conn, wire, method, coding, n)
         conn.close()
     finally:
         server.send_signal(2)  # Ctrl-C: the server ends gracefully and callgrind writes its file
@@ -105,26 +115,30 @@ def run(argv, extra):
     return int(m.group(1))
 
 
-def measure(label, argv):
-    base = run(argv, None)
+def measure(label, argv, scenarios):
+    base = run(argv, None, scenarios)
     rows = []
-    for wire, method in SCENARIOS:
+    for wire, method, coding in scenarios:
         n = N_LIST if method == "tools/list" else N
-        per = (run(argv, (wire, method, n)) - base) / n
-        rows.append({"server": label, "wire": wire, "method": method, "requests": n,
-                     "instructions_per_request": round(per)})
-        print(f"{label:<7} {wire:<11} {method:<11} {per:>12,.0f} instructions per request"
-              f"  (over {n})", flush=True)
+        per = (run(argv, (wire, method, coding, n), scenarios) - base) / n
+        rows.append({"server": label, "wire": wire, "method": method, "coding": coding,
+                     "requests": n, "instructions_per_request": round(per)})
+        print(f"{label:<7} {wire:<11} {method:<11} {coding or 'identity':<8} {per:>12,.0f}"
+              f" instructions per request  (over {n})", flush=True)
     return rows
 
 
 print(f"ours: {BIN}\nload average: {open('/proc/loadavg').read().split()[0:3]}")
-rows = measure("ours", lambda port: [BIN, CATALOG, "http", str(port)])
+rows = measure("ours", lambda port: [BIN, CATALOG, "http", str(port)], SCENARIOS)
 if STATIC:
     print(f"static: {STATIC}")
-    theirs = measure("static", lambda port: [STATIC, CATALOG, str(port)])
-    for o, t in zip(rows, theirs):
-        print(f"{o['wire']:<11} {o['method']:<11} ours/static {o['instructions_per_request'] / t['instructions_per_request']:.2f}")
+    # static_bytes sends its one uncompressed answer whatever is accepted: the compressed rows
+    # have no static counterpart here (scripts/bench_more.py's `compress` section has one).
+    plain = [s for s in SCENARIOS if not s[2]]
+    theirs = measure("static", lambda port: [STATIC, CATALOG, str(port)], plain)
+    for o, t in zip([r for r in rows if not r["coding"]], theirs):
+        print(f"{o['wire']:<11} {o['method']:<11} {o['coding'] or 'identity':<8} ours/static"
+              f" {o['instructions_per_request'] / t['instructions_per_request']:.2f}")
     rows += theirs
 if os.environ.get("JSON"):
     json.dump({"binary": BIN, "rows": rows}, open(os.environ["JSON"], "w"), indent=1)

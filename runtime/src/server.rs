@@ -13,7 +13,7 @@
 //! ```
 //!
 //! Identity: on HTTP, when [`ServerConfig::auth`] is set, every request goes through
-//! `crate::auth::http::authenticate` and the engine uses the `Authenticated` identity it stores in
+//! `crate::auth::http::AuthLayer` and the engine uses the `Authenticated` identity it stores in
 //! the request; without it, every request is served as [`ServerConfig::default_identity`] (local
 //! and sandbox use). On stdio the CLI resolves the identity once (`crate::auth::stdio`) and passes
 //! it as `default_identity`.

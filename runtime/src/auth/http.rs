@@ -1,7 +1,6 @@
 //! HTTP authentication: every request carries `Authorization: Bearer <token>`.
 //!
-//! [`authenticate`] is an axum middleware (install it with
-//! `axum::middleware::from_fn_with_state(Arc<HttpAuth>, authenticate)`): it resolves the bearer,
+//! [`AuthLayer`] is a `tower` layer (`router.layer(AuthLayer::new(Some(auth)))`): it resolves the bearer,
 //! applies the connection's default workspace (the `Kobana-Workspace-Id` header, else the
 //! `workspace_id` query parameter) and stores an [`Authenticated`] in the request's extensions,
 //! where the protocol engine reads it. There is no anonymous access on HTTP: a missing or invalid
@@ -11,11 +10,12 @@
 //! Error bodies are JSON-RPC error objects without an `id` (the request was not read), so MCP
 //! clients can show them.
 
+use std::convert::Infallible;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 
-use axum::extract::{Query, Request, State};
+use axum::extract::Query;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
-use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
@@ -28,6 +28,7 @@ use super::resolver::WORKSPACE_QUERY_PARAM;
 use super::resolver::{
     with_default_workspace, AuthError, Authenticated, Resolver, WORKSPACE_HEADER,
 };
+use crate::transport::layer::LayerFuture;
 
 /// Path of the RFC 9728 protected-resource metadata document.
 pub const METADATA_PATH: &str = "/.well-known/oauth-protected-resource";
@@ -169,27 +170,80 @@ impl HttpAuth {
     }
 }
 
-/// The axum middleware: authenticates the request or answers 401/403/503.
-pub async fn authenticate(
-    State(auth): State<Arc<HttpAuth>>,
-    mut req: Request,
-    next: Next,
-) -> Response {
-    match auth.authenticate_parts(req.headers(), req.uri()).await {
-        Ok(who) => {
-            req.extensions_mut().insert(who);
-            next.run(req).await
+/// The auth layer ([`Authenticate`]); `None` lets every request through unauthenticated (a
+/// server without auth, such as stdio's or a test's).
+#[derive(Clone)]
+pub struct AuthLayer {
+    auth: Option<Arc<HttpAuth>>,
+}
+
+impl AuthLayer {
+    pub fn new(auth: Option<Arc<HttpAuth>>) -> Self {
+        Self { auth }
+    }
+}
+
+impl<S> tower::Layer<S> for AuthLayer {
+    type Service = Authenticate<S>;
+    fn layer(&self, inner: S) -> Authenticate<S> {
+        Authenticate {
+            auth: self.auth.clone(),
+            inner,
         }
-        Err(err) => {
-            tracing::debug!(error = %err, "request refused by the auth layer");
-            let resp = auth.refusal_for(&err, req.extensions());
-            let ip = req
-                .extensions()
-                .get::<crate::transport::peer::ClientIp>()
-                .map(|c| c.0);
-            crate::protocol::request_log::log_refused("", "", resp.status().as_u16(), ip);
-            resp
-        }
+    }
+}
+
+/// Authenticates the request, storing its [`Authenticated`] in the request's extensions, or
+/// answers 401/403/503. A hand-written `tower` service: it waits (boxed) only when there is a
+/// token to resolve.
+#[derive(Clone)]
+pub struct Authenticate<S> {
+    auth: Option<Arc<HttpAuth>>,
+    inner: S,
+}
+
+impl<S, B> tower::Service<axum::http::Request<B>> for Authenticate<S>
+where
+    S: tower::Service<axum::http::Request<B>, Response = Response, Error = Infallible>
+        + Clone
+        + Send
+        + 'static,
+    S::Future: Send + Unpin + 'static,
+    B: Send + 'static,
+{
+    type Response = Response;
+    type Error = Infallible;
+    type Future = LayerFuture<S::Future>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, mut req: axum::http::Request<B>) -> Self::Future {
+        let Some(auth) = self.auth.clone() else {
+            return LayerFuture::Inner(self.inner.call(req));
+        };
+        // The instance that was readied answers; a fresh clone takes its place (tower's rule).
+        let clone = self.inner.clone();
+        let mut inner = std::mem::replace(&mut self.inner, clone);
+        LayerFuture::Boxed(Box::pin(async move {
+            match auth.authenticate_parts(req.headers(), req.uri()).await {
+                Ok(who) => {
+                    req.extensions_mut().insert(who);
+                    match inner.call(req).await {
+                        Ok(r) => r,
+                        Err(e) => match e {},
+                    }
+                }
+                Err(err) => {
+                    tracing::debug!(error = %err, "request refused by the auth layer");
+                    let resp = auth.refusal_for(&err, req.extensions());
+                    let ip = crate::protocol::request_log::current_client_ip();
+                    crate::protocol::request_log::log_refused("", "", resp.status().as_u16(), ip);
+                    resp
+                }
+            }
+        }))
     }
 }
 
@@ -314,7 +368,7 @@ mod tests {
                     }))
                 }),
             )
-            .layer(axum::middleware::from_fn_with_state(auth, authenticate))
+            .layer(AuthLayer::new(Some(auth)))
             .merge(metadata_router(meta))
     }
 

@@ -130,19 +130,22 @@ impl Measured {
             Some(r) => error_type(r, &facts),
             None => (Some("cancelled".to_string()), None),
         };
-        // Room for all four labels at once: `vec![…]` of two then a push grew it once per request.
-        let mut attrs = Vec::with_capacity(4);
-        attrs.push(KeyValue::new("mcp.method.name", self.method.clone()));
-        attrs.push(KeyValue::new("mcp.protocol.version", self.version));
-        if let Some(name) = self.tool {
-            attrs.push(KeyValue::new("gen_ai.tool.name", name));
+        // The labels on the stack (at most four): no list allocated per request.
+        let method = KeyValue::new("mcp.method.name", self.method.clone());
+        let version = KeyValue::new("mcp.protocol.version", self.version);
+        let tool = self
+            .tool
+            .map(|name| KeyValue::new("gen_ai.tool.name", name));
+        let error = error_type
+            .as_ref()
+            .map(|e| KeyValue::new("error.type", e.clone()));
+        let seconds = self.started.elapsed().as_secs_f64();
+        let operation = &t.instruments().operation;
+        match (tool, error) {
+            (None, None) => operation.record(seconds, &[method, version]),
+            (Some(t), None) | (None, Some(t)) => operation.record(seconds, &[method, version, t]),
+            (Some(t), Some(e)) => operation.record(seconds, &[method, version, t, e]),
         }
-        if let Some(e) = &error_type {
-            attrs.push(KeyValue::new("error.type", e.clone()));
-        }
-        t.instruments()
-            .operation
-            .record(self.started.elapsed().as_secs_f64(), &attrs);
         if let Some(event) = facts.confirmation {
             let mut a = vec![KeyValue::new("kobana.confirmation.outcome", event.as_str())];
             if let Some(name) = self.tool {

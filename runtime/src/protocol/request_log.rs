@@ -26,24 +26,30 @@ tokio::task_local! {
     static CLIENT_IP: Option<std::net::IpAddr>;
 }
 
-/// Runs `answer` (one request, or a batch) with the client address its log lines carry.
-pub async fn with_client_ip<F: std::future::Future>(
+/// Runs `answer` (an HTTP request, from its outermost layer on) with the client address its log
+/// lines carry. A nameable future, so a hand-written `tower` layer can return it without boxing.
+pub fn with_client_ip<F: std::future::Future>(
     ip: Option<std::net::IpAddr>,
     answer: F,
-) -> F::Output {
-    CLIENT_IP.scope(ip, answer).await
+) -> tokio::task::futures::TaskLocalFuture<Option<std::net::IpAddr>, F> {
+    CLIENT_IP.scope(ip, answer)
 }
 
-/// [`with_client_ip`] for work that does not wait (a 2025 `initialize`).
+/// [`with_client_ip`] for work that does not wait: a layer's `call`, which may refuse (and log)
+/// before any future is polled.
 pub fn with_client_ip_sync<R>(ip: Option<std::net::IpAddr>, f: impl FnOnce() -> R) -> R {
     CLIENT_IP.sync_scope(ip, f)
 }
 
+/// The client address of the request being answered ([`with_client_ip`]); `None` on stdio, or
+/// outside any request.
+pub fn current_client_ip() -> Option<std::net::IpAddr> {
+    CLIENT_IP.try_with(|ip| *ip).ok().flatten()
+}
+
 fn client_ip() -> String {
-    CLIENT_IP
-        .try_with(|ip| ip.map(|ip| ip.to_string()))
-        .ok()
-        .flatten()
+    current_client_ip()
+        .map(|ip| ip.to_string())
         .unwrap_or_default()
 }
 

@@ -86,3 +86,42 @@ pub fn sse_event(json: &[u8]) -> Bytes {
     out.extend_from_slice(b"\n\n");
     Bytes::from(out)
 }
+
+/// A request body, whole, up to `limit` bytes; `None` when it is longer or cannot be read (the
+/// client went away). The usual body (one frame, as hyper reads a small request) is returned as
+/// it came, without the collector's queue and copy that `axum::body::to_bytes` costs.
+pub async fn read_limited(mut body: axum::body::Body, limit: usize) -> Option<Bytes> {
+    let mut first: Option<Bytes> = None;
+    let mut more: Vec<u8> = Vec::new();
+    let mut total = 0usize;
+    loop {
+        let frame = std::future::poll_fn(|cx| Pin::new(&mut body).poll_frame(cx)).await;
+        let data = match frame {
+            None => break,
+            Some(Err(_)) => return None,
+            // Trailers carry no body bytes.
+            Some(Ok(frame)) => match frame.into_data() {
+                Ok(data) => data,
+                Err(_) => continue,
+            },
+        };
+        total = total.checked_add(data.len())?;
+        if total > limit {
+            return None;
+        }
+        match &first {
+            None => first = Some(data),
+            Some(f) => {
+                if more.is_empty() {
+                    more.extend_from_slice(f);
+                }
+                more.extend_from_slice(&data);
+            }
+        }
+    }
+    Some(match first {
+        None => Bytes::new(),
+        Some(_) if !more.is_empty() => Bytes::from(more),
+        Some(f) => f,
+    })
+}

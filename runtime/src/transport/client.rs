@@ -1,7 +1,7 @@
 //! Who is on the other end of an HTTP request: its client address and the public origin it
 //! used, and the per-IP rate limit, checked before the body is read or the token resolved.
 //!
-//! The accept loop stores each connection's peer address ([`PeerAddr`]). Behind a proxy that
+//! The accept loop gives each connection's service its peer address ([`Client::for_peer`]). Behind a proxy that
 //! address is the proxy's; with [`crate::server::ServerConfig::trust_proxy_headers`] on, the
 //! client address comes from `Forwarded: for=` (RFC 7239) or `X-Forwarded-For`, and the origin
 //! the client used from `Forwarded: proto=;host=` or `X-Forwarded-Proto`/`X-Forwarded-Host`
@@ -11,21 +11,26 @@
 //! Of several forwarded addresses the last one counts: it is the one the proxy in front of us
 //! appended, while the earlier ones are whatever the client wrote.
 
+use std::convert::Infallible;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
+use std::task::{Context, Poll};
 
-use axum::extract::{Request, State};
+use axum::extract::Request;
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
-use axum::middleware::Next;
 use axum::response::Response;
 use serde_json::Value;
+use tokio::task::futures::TaskLocalFuture;
+use tower::Service;
 
+use super::layer::LayerFuture;
 use super::response::error_response;
 use crate::limits::{Class, Limited};
+use crate::protocol::request_log;
 use crate::server::Server;
 use runtime_model::locale::Locale;
 
-pub use super::peer::{ClientIp, PeerAddr, PublicOrigin};
+pub use super::peer::PublicOrigin;
 
 /// The elements of a `Forwarded` header (each a list of `key=value` pairs), in order.
 fn forwarded_elements(h: &HeaderMap) -> Vec<Vec<(String, String)>> {
@@ -128,51 +133,114 @@ pub fn too_many_requests(id: &Value, limited: &Limited, locale: Locale) -> Respo
     r
 }
 
-/// The layer outside every other: notes the client address (and the trusted public origin),
-/// then applies the per-IP limit before anything else runs.
-pub async fn client_layer(
-    State(server): State<Arc<Server>>,
-    mut req: Request,
-    next: Next,
-) -> Response {
-    let trust = server.config.trust_proxy_headers;
-    let peer = req.extensions().get::<PeerAddr>().map(|p| p.0.ip());
-    let forwarded = if trust {
-        forwarded_client(req.headers())
-    } else {
-        None
-    };
-    let ip = forwarded.or(peer);
-    if trust {
-        if let Some(origin) = forwarded_origin(req.headers()) {
-            req.extensions_mut().insert(PublicOrigin(origin));
+/// The layer outside every other ([`Client`]).
+#[derive(Clone)]
+pub struct ClientLayer {
+    server: Arc<Server>,
+}
+
+impl ClientLayer {
+    pub fn new(server: Arc<Server>) -> Self {
+        Self { server }
+    }
+}
+
+impl<S> tower::Layer<S> for ClientLayer {
+    type Service = Client<S>;
+    fn layer(&self, inner: S) -> Client<S> {
+        Client {
+            server: self.server.clone(),
+            peer: None,
+            inner,
         }
     }
-    if let Some(ip) = ip {
-        req.extensions_mut().insert(ClientIp(ip));
-        if let Some(limiter) = &server.config.rate_limiter {
-            if let Err(limited) = limiter.check(Class::Ip, &ip.to_string()).await {
-                crate::protocol::request_log::log_refused(
-                    "",
-                    "",
-                    StatusCode::TOO_MANY_REQUESTS.as_u16(),
-                    Some(ip),
-                );
-                // Refused before any product is chosen: the request's `Accept-Language`, else
-                // the server's `--locale`, else the first product's default.
-                let accept = req
-                    .headers()
-                    .get(axum::http::header::ACCEPT_LANGUAGE)
-                    .and_then(|v| v.to_str().ok());
-                let locale = server.engines().first().map_or_else(
-                    || Locale::choose(accept, None, Locale::En),
-                    |e| e.locale_for(accept),
-                );
-                return too_many_requests(&Value::Null, &limited, locale);
+}
+
+/// Notes the client address (and the trusted public origin), applies the per-IP limit before
+/// anything else runs, then runs the request with that address in scope for every layer and log
+/// line below it ([`request_log::with_client_ip`]). A hand-written service rather than an axum
+/// `from_fn` layer: that one boxed a future, built a `Next` and cloned its state per request.
+#[derive(Clone)]
+pub struct Client<S> {
+    server: Arc<Server>,
+    /// The TCP peer of the connection this service serves (set by the accept loop).
+    peer: Option<SocketAddr>,
+    inner: S,
+}
+
+impl<S> Client<S> {
+    /// This service for one connection, whose peer is `peer`.
+    pub fn for_peer(mut self, peer: SocketAddr) -> Self {
+        self.peer = Some(peer);
+        self
+    }
+}
+
+impl<S> Service<Request> for Client<S>
+where
+    S: Service<Request, Response = Response, Error = Infallible> + Clone + Send + 'static,
+    S::Future: Send + Unpin + 'static,
+{
+    type Response = Response;
+    type Error = Infallible;
+    type Future = TaskLocalFuture<Option<IpAddr>, LayerFuture<S::Future>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, mut req: Request) -> Self::Future {
+        let trust = self.server.config.trust_proxy_headers;
+        let forwarded = if trust {
+            forwarded_client(req.headers())
+        } else {
+            None
+        };
+        let ip = forwarded.or(self.peer.map(|p| p.ip()));
+        if trust {
+            if let Some(origin) = forwarded_origin(req.headers()) {
+                req.extensions_mut().insert(PublicOrigin(origin));
             }
         }
+        let answer = match (ip, &self.server.config.rate_limiter) {
+            (Some(ip), Some(limiter)) => {
+                let limiter = limiter.clone();
+                let server = self.server.clone();
+                let mut inner = self.inner.clone();
+                LayerFuture::Boxed(Box::pin(async move {
+                    match limiter.check(Class::Ip, &ip.to_string()).await {
+                        Ok(()) => match inner.call(req).await {
+                            Ok(r) => r,
+                            Err(e) => match e {},
+                        },
+                        Err(limited) => refuse(&server, &req, &limited, ip),
+                    }
+                }))
+            }
+            // The inner layers' `call` runs in the address's scope too: the guard refuses (and
+            // logs) there, before any future is polled.
+            _ => LayerFuture::Inner(request_log::with_client_ip_sync(ip, || {
+                self.inner.call(req)
+            })),
+        };
+        request_log::with_client_ip(ip, answer)
     }
-    next.run(req).await
+}
+
+/// The 429 of a request over the per-IP limit, and its log line.
+fn refuse(server: &Server, req: &Request, limited: &Limited, ip: IpAddr) -> Response {
+    request_log::log_refused("", "", StatusCode::TOO_MANY_REQUESTS.as_u16(), Some(ip));
+    // Refused before any product is chosen: the request's `Accept-Language`, else the server's
+    // `--locale`, else the first product's default.
+    let accept = req
+        .headers()
+        .get(axum::http::header::ACCEPT_LANGUAGE)
+        .and_then(|v| v.to_str().ok());
+    let locale = server.engines().first().map_or_else(
+        || Locale::choose(accept, None, Locale::En),
+        |e| e.locale_for(accept),
+    );
+    too_many_requests(&Value::Null, limited, locale)
 }
 
 #[cfg(test)]

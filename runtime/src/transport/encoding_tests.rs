@@ -32,18 +32,18 @@ impl Backend for Big {
     }
 }
 
-fn app(product: &str) -> axum::Router {
+fn app(product: &str) -> super::super::http::App {
     app_with(product, Arc::new(NoBackend))
 }
 
-fn app_with(product: &str, backend: Arc<dyn Backend>) -> axum::Router {
+fn app_with(product: &str, backend: Arc<dyn Backend>) -> super::super::http::App {
     let product = generated::product(product).expect("generated product");
     let cfg = ServerConfig::new(vec![product], backend, unrestricted_identity("t"));
     super::super::http::router(Server::new(cfg).unwrap())
 }
 
 async fn post(
-    app: &axum::Router,
+    app: &super::super::http::App,
     body: Value,
     accept_encoding: Option<&str>,
 ) -> (Response<Body>, Vec<u8>) {
@@ -60,7 +60,14 @@ async fn post(
         .oneshot(req.body(Body::from(body.to_string())).unwrap())
         .await
         .unwrap();
-    let (parts, body) = resp.into_parts();
+    let (mut parts, body) = resp.into_parts();
+    // The `Content-Length` hyper writes on the wire: the body's exact size (the in-process service
+    // leaves it to hyper).
+    if !parts.headers.contains_key("content-length") {
+        if let Some(n) = http_body::Body::size_hint(&body).exact() {
+            parts.headers.insert("content-length", n.into());
+        }
+    }
     let bytes = axum::body::to_bytes(body, usize::MAX)
         .await
         .unwrap()

@@ -1,14 +1,16 @@
 //! The Origin/Host guard of the HTTP endpoint (DNS-rebinding protection): a foreign `Origin` or
 //! `Host` gets 403 with a JSON-RPC error body, before auth and before the body is read.
 
+use std::convert::Infallible;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 
-use axum::extract::{Request, State};
-use axum::http::{header, StatusCode};
-use axum::middleware::Next;
+use axum::http::{header, HeaderMap, Request, StatusCode};
 use axum::response::Response;
 use serde_json::Value;
+use tower::Service;
 
+use super::layer::LayerFuture;
 use super::response::error_response;
 use crate::contract::RpcError;
 use crate::server::Server;
@@ -17,8 +19,7 @@ use crate::server::Server;
 /// or a bracketed IPv6 one. Anything else (userinfo `…@`, a path, a query, a fragment, spaces, a
 /// port that is not a number) makes it invalid: `localhost:80@evil.com` is not `localhost`.
 fn split_authority(authority: &str) -> Option<(&str, Option<u16>)> {
-    let forbidden = |c: char| matches!(c, '@' | '/' | '?' | '#' | '\\') || c.is_whitespace();
-    if authority.is_empty() || authority.contains(forbidden) {
+    if authority.is_empty() || has_forbidden(authority) {
         return None;
     }
     let (host, port) = if authority.starts_with('[') {
@@ -48,6 +49,19 @@ fn split_authority(authority: &str) -> Option<(&str, Option<u16>)> {
         Some(_) => return None,
     };
     Some((host, port))
+}
+
+/// Whether an authority holds userinfo, path, query or fragment characters, or whitespace. Every
+/// request's `Host` goes through this: header values are ASCII, checked a byte at a time.
+fn has_forbidden(authority: &str) -> bool {
+    let forbidden = |c: char| matches!(c, '@' | '/' | '?' | '#' | '\\') || c.is_whitespace();
+    if !authority.is_ascii() {
+        return authority.contains(forbidden);
+    }
+    // ASCII whitespace as `char::is_whitespace` counts it: space, and tab through carriage return.
+    authority
+        .bytes()
+        .any(|b| matches!(b, b'@' | b'/' | b'?' | b'#' | b'\\' | b' ' | b'\t'..=b'\r'))
 }
 
 /// An `Origin` value (RFC 6454: `scheme://host[:port]`, nothing more), parsed strictly.
@@ -90,37 +104,90 @@ fn host_allowed(server: &Server, host: &str) -> bool {
         .any(|h| h == name || h == host)
 }
 
+/// The guard as a `tower` layer ([`Guard`]).
+#[derive(Clone)]
+pub struct GuardLayer {
+    server: Arc<Server>,
+}
+
+impl GuardLayer {
+    pub fn new(server: Arc<Server>) -> Self {
+        Self { server }
+    }
+}
+
+impl<S> tower::Layer<S> for GuardLayer {
+    type Service = Guard<S>;
+    fn layer(&self, inner: S) -> Guard<S> {
+        Guard {
+            server: self.server.clone(),
+            inner,
+        }
+    }
+}
+
 /// DNS-rebinding protection: a foreign `Origin` or `Host` gets 403 with a JSON-RPC error body,
-/// and the request its log line (outcome `refused`, code 403, the client address).
-pub async fn guard(State(server): State<Arc<Server>>, req: Request, next: Next) -> Response {
-    let h = req.headers();
-    let mut refusal = None;
+/// and the request its log line (outcome `refused`, code 403, the client address). A request it
+/// lets through goes on to the inner service as it came, at no cost beyond the two checks.
+#[derive(Clone)]
+pub struct Guard<S> {
+    server: Arc<Server>,
+    inner: S,
+}
+
+impl<S, B> Service<Request<B>> for Guard<S>
+where
+    S: Service<Request<B>, Response = Response, Error = Infallible>,
+    S::Future: Unpin,
+{
+    type Response = Response;
+    type Error = Infallible;
+    type Future = LayerFuture<S::Future>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, req: Request<B>) -> Self::Future {
+        match refusal(&self.server, req.headers()) {
+            None => LayerFuture::Inner(self.inner.call(req)),
+            Some(msg) => {
+                let ip = crate::protocol::request_log::current_client_ip();
+                crate::protocol::request_log::log_refused(
+                    "",
+                    "",
+                    StatusCode::FORBIDDEN.as_u16(),
+                    ip,
+                );
+                LayerFuture::Ready(Some(error_response(
+                    StatusCode::FORBIDDEN,
+                    &Value::Null,
+                    &RpcError::invalid_request(msg),
+                )))
+            }
+        }
+    }
+}
+
+/// Why a request's `Origin` or `Host` is refused, if it is.
+fn refusal(server: &Server, h: &HeaderMap) -> Option<String> {
     if let Some(origin) = h.get(header::ORIGIN) {
-        if !origin.to_str().is_ok_and(|o| origin_allowed(&server, o)) {
-            refusal = Some(format!(
+        if !origin.to_str().is_ok_and(|o| origin_allowed(server, o)) {
+            return Some(format!(
                 "Origin {:?} is not allowed",
                 origin.to_str().unwrap_or("?")
             ));
         }
     }
-    if let (None, Some(host)) = (&refusal, h.get(header::HOST)) {
-        if !host.to_str().is_ok_and(|v| host_allowed(&server, v)) {
-            refusal = Some(format!(
+    if let Some(host) = h.get(header::HOST) {
+        if !host.to_str().is_ok_and(|v| host_allowed(server, v)) {
+            return Some(format!(
                 "Host {:?} is not allowed",
                 host.to_str().unwrap_or("?")
             ));
         }
     }
-    if let Some(msg) = refusal {
-        let ip = req.extensions().get::<super::peer::ClientIp>().map(|c| c.0);
-        crate::protocol::request_log::log_refused("", "", StatusCode::FORBIDDEN.as_u16(), ip);
-        return error_response(
-            StatusCode::FORBIDDEN,
-            &Value::Null,
-            &RpcError::invalid_request(msg),
-        );
-    }
-    next.run(req).await
+    None
 }
 
 #[cfg(test)]
@@ -155,6 +222,19 @@ mod tests {
             assert_eq!(parse_origin(bad), None, "{bad}");
         }
         assert!(is_loopback_host("127.0.0.1:3000"));
+        // Whitespace and the other forbidden characters, as `char` sees them, ASCII or not.
+        for bad in [
+            "local\x0bhost",
+            "a\tb",
+            "a\rb",
+            "a\u{a0}b",
+            "a\u{2003}b",
+            "ä@b",
+            "a\\b",
+        ] {
+            assert_eq!(split_authority(bad), None, "{bad:?}");
+        }
+        assert_eq!(split_authority("ä:8"), Some(("ä", Some(8))));
         assert!(!is_loopback_host("localhost:80@evil.com"));
         assert!(!is_loopback_host("localhost.evil.com"));
     }

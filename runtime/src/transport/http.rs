@@ -16,25 +16,31 @@
 //! ([`router_with`]). Over all of them: the client address and the per-IP limit
 //! ([`super::client`]).
 
+use std::convert::Infallible;
 use std::future::Future;
 use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 
 use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
-use axum::http::{HeaderMap, HeaderValue, StatusCode};
-use axum::middleware;
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode};
 use axum::response::Response;
 use axum::routing::post;
 use axum::Router;
 use serde_json::Value;
 use tokio::sync::mpsc;
+use tower::{Layer, Service};
 
 use super::body;
+use super::client::{Client, ClientLayer};
 use super::encoding;
+use super::guard::{Guard, GuardLayer};
 use super::headers;
+use super::layer::LayerFuture;
 use super::response::{empty, error_response, json_response, sse_response};
+use crate::auth::http::{AuthLayer, Authenticate};
 use crate::auth::Authenticated;
 use crate::connection::sessions::OpenError;
 use crate::connection::{self, Caller, Encoded, Handshake, Outer, Refusal, SessionTable, Step};
@@ -55,26 +61,169 @@ struct Route {
     base: String,
 }
 
-/// The MCP router of a server: `/mcp` for one product, `/<product>/mcp` for several. With
+/// The HTTP service of a server ([`router`]): a `tower` service over every route, cheap to
+/// clone (each connection's requests run on a clone).
+///
+/// Layers, outermost first: the client address and the per-IP limit ([`Client`], over every
+/// route: probes, metadata, downloads and unknown paths too, since each is a request anyone can
+/// send and `/readyz` asks Redis and the identity service; a load balancer's health checks, one
+/// every few seconds, stay far below it), then [`Dispatch`]: an MCP `POST` goes straight to its
+/// endpoint through the Origin guard ([`Guard`]) and auth ([`Authenticate`]), everything else
+/// through axum's router (GET/DELETE on the endpoint, behind the same two layers; probes,
+/// scrapes and the caller's extra routes, outside them).
+///
+/// The hot path is hand-written `tower` services rather than axum's routing and `from_fn`
+/// layers: those cost each `tools/call` about twenty allocations (a boxed future, a `Next`, a
+/// cloned state and a boxed service per layer, the route's own, and extensions inserted for the
+/// matched path, its parameters and the client address), and a copy of the request's future at
+/// each (issue 17).
+#[derive(Clone)]
+pub struct App {
+    inner: Client<Dispatch>,
+}
+
+impl App {
+    /// This service for one connection, whose peer is `peer` (the client address unless trusted
+    /// proxy headers say otherwise).
+    pub fn for_peer(self, peer: SocketAddr) -> Self {
+        Self {
+            inner: self.inner.for_peer(peer),
+        }
+    }
+}
+
+impl<B> Service<axum::http::Request<B>> for App
+where
+    B: http_body::Body<Data = Bytes> + Send + 'static,
+    B::Error: Into<axum::BoxError>,
+{
+    type Response = Response;
+    type Error = Infallible;
+    type Future = <Client<Dispatch> as Service<Request>>::Future;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Service::<Request>::poll_ready(&mut self.inner, cx)
+    }
+
+    fn call(&mut self, req: axum::http::Request<B>) -> Self::Future {
+        self.inner.call(req.map(Body::new))
+    }
+}
+
+/// Sends an MCP `POST` to its endpoint (its handler behind the guard and auth), anything else to
+/// axum's router.
+#[derive(Clone)]
+pub struct Dispatch {
+    post: Guard<Authenticate<McpPost>>,
+    endpoints: Arc<[Route]>,
+    other: Router,
+}
+
+impl Service<Request> for Dispatch {
+    type Response = Response;
+    type Error = Infallible;
+    type Future = DispatchFuture;
+
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        // Every service below is always ready (axum's router and handlers, our layers).
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, req: Request) -> Self::Future {
+        if req.method() == Method::POST && endpoint(&self.endpoints, req.uri().path()).is_some() {
+            DispatchFuture::Mcp(self.post.call(req))
+        } else {
+            DispatchFuture::Other(self.other.call(req))
+        }
+    }
+}
+
+/// The answer to one request, as the endpoint's handler starts it: boxed once where it starts,
+/// so no layer above ever moves the (large) future.
+pub type Answer = Pin<Box<dyn Future<Output = Result<Response, Infallible>> + Send>>;
+
+/// What [`Dispatch`] answers with.
+pub enum DispatchFuture {
+    Mcp(LayerFuture<LayerFuture<Answer>>),
+    Other(axum::routing::future::RouteFuture<Infallible>),
+}
+
+impl Future for DispatchFuture {
+    type Output = Result<Response, Infallible>;
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        match self.get_mut() {
+            DispatchFuture::Mcp(f) => Pin::new(f).poll(cx),
+            DispatchFuture::Other(f) => Pin::new(f).poll(cx),
+        }
+    }
+}
+
+/// The endpoint a path names: `<base>/mcp`, `<base>/readonly/mcp` or `<base>/x/<toolsets>/mcp`
+/// ([`super::selection::ROUTES`], as axum's router matches them: `<toolsets>` one non-empty
+/// segment).
+fn endpoint<'r>(endpoints: &'r [Route], path: &str) -> Option<&'r Route> {
+    endpoints.iter().find(|r| {
+        let Some(rest) = path.strip_prefix(r.base.as_str()) else {
+            return false;
+        };
+        rest == "/mcp"
+            || rest == "/readonly/mcp"
+            || rest
+                .strip_prefix("/x/")
+                .and_then(|t| t.strip_suffix("/mcp"))
+                .is_some_and(|t| !t.is_empty() && !t.contains('/'))
+    })
+}
+
+/// The MCP endpoints' `POST` handler as a service.
+#[derive(Clone)]
+struct McpPost {
+    endpoints: Arc<[Route]>,
+}
+
+impl Service<Request> for McpPost {
+    type Response = Response;
+    type Error = Infallible;
+    type Future = Answer;
+
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, req: Request) -> Self::Future {
+        match endpoint(&self.endpoints, req.uri().path()) {
+            Some(route) => {
+                let route = route.clone();
+                // No `Content-Length` set here: hyper writes it from the body's exact size.
+                Box::pin(async move { Ok(handle_post(route, req).await) })
+            }
+            // Dispatch sends only endpoint paths here.
+            None => Box::pin(std::future::ready(Ok(empty(StatusCode::NOT_FOUND)))),
+        }
+    }
+}
+
+/// The MCP service of a server: `/mcp` for one product, `/<product>/mcp` for several. With
 /// [`crate::server::ServerConfig::auth`] set, the auth layer runs inside the Origin guard.
-pub fn router(server: Arc<Server>) -> Router {
+pub fn router(server: Arc<Server>) -> App {
     router_with(server, Router::new())
 }
 
 /// [`router`] with `extra` routes beside the MCP ones (the CLI's OAuth protected-resource
 /// metadata and signed downloads): like the probes, outside the Origin guard and auth, but
 /// counted by the per-IP limit like every request.
-pub fn router_with(server: Arc<Server>, extra: Router) -> Router {
+pub fn router_with(server: Arc<Server>, extra: Router) -> App {
     let sessions = Arc::new(SessionTable::new(server.config.session_limits()));
     router_with_sessions(server, sessions, extra)
 }
 
-fn router_with_sessions(server: Arc<Server>, sessions: Arc<SessionTable>, extra: Router) -> Router {
+fn router_with_sessions(server: Arc<Server>, sessions: Arc<SessionTable>, extra: Router) -> App {
     server
         .telemetry()
         .count_sessions(&sessions, SessionTable::len);
     let mut r = Router::new();
     let single = server.engines().len() == 1;
+    let mut endpoints = Vec::new();
     for engine in server.engines() {
         let base = if single {
             String::new()
@@ -87,40 +236,41 @@ fn router_with_sessions(server: Arc<Server>, sessions: Arc<SessionTable>, extra:
             sessions: sessions.clone(),
             base: base.clone(),
         };
-        // `/mcp`, and the selection paths `/x/<toolsets>/mcp` and `/readonly/mcp`.
+        // `/mcp`, and the selection paths `/x/<toolsets>/mcp` and `/readonly/mcp`. Their POSTs
+        // take the direct path ([`Dispatch`]); the router keeps the same handler for its method
+        // routing (405 and `Allow` for other methods).
         for suffix in super::selection::ROUTES {
             r = r.route(
                 &format!("{base}{suffix}"),
-                post(handle_post)
+                post(|State(route): State<Route>, req: Request| handle_post(route, req))
                     .get(handle_get)
                     .delete(handle_delete)
                     .with_state(route.clone()),
             );
         }
+        endpoints.push(route);
     }
-    if let Some(auth) = &server.config.auth {
-        r = r.layer(middleware::from_fn_with_state(
-            auth.clone(),
-            crate::auth::http::authenticate,
-        ));
-    }
+    let endpoints: Arc<[Route]> = endpoints.into();
+    let auth = AuthLayer::new(server.config.auth.clone());
+    let guard = GuardLayer::new(server.clone());
+    let post = guard.layer(auth.layer(McpPost {
+        endpoints: endpoints.clone(),
+    }));
     // No tower-http trace layer: the engine logs one line per request (protocol::request_log),
     // and a span per HTTP request would cost every request for nothing by default.
-    r.layer(middleware::from_fn_with_state(
-        server.clone(),
-        super::guard::guard,
-    ))
-    // Probes and scrapes come without Origin or a loopback Host: outside the guard and auth.
-    .merge(super::health::router(server.clone()))
-    .merge(extra)
-    // Outermost, over every route (probes, metadata, downloads and unknown paths too: each is a
-    // request anyone can send, and `/readyz` asks Redis and the identity service): the client
-    // address, and the per-IP limit before anything else runs. A load balancer's health checks
-    // (one every few seconds) stay far below it.
-    .layer(middleware::from_fn_with_state(
-        server,
-        super::client::client_layer,
-    ))
+    let other = r
+        .layer(auth)
+        .layer(guard)
+        // Probes and scrapes come without Origin or a loopback Host: outside the guard and auth.
+        .merge(super::health::router(server.clone()))
+        .merge(extra);
+    App {
+        inner: ClientLayer::new(server).layer(Dispatch {
+            post,
+            endpoints,
+            other,
+        }),
+    }
 }
 
 /// Binds `addr` and serves until `shutdown` resolves; in-flight requests are finished, open 2025
@@ -172,13 +322,14 @@ impl ConnectionLimits {
 }
 
 /// Serves `app` on `listener` within `limits` until `shutdown` resolves; in-flight requests are
-/// finished. (The CLI serves the MCP router merged with its metadata and download routes.)
+/// finished. (The CLI serves the MCP service with its metadata and download routes:
+/// [`router_with`].)
 ///
 /// The accept loop is ours rather than `axum::serve`'s because that one has neither bound: a
 /// connection that never finished its headers was held forever, and connections were unlimited.
 /// HTTP/1.1 only: HTTP/2 would escape the header timeout, and MCP clients speak HTTP/1.1.
 pub async fn serve_router(
-    app: Router,
+    app: App,
     listener: tokio::net::TcpListener,
     limits: ConnectionLimits,
     shutdown: impl Future<Output = ()> + Send + 'static,
@@ -222,14 +373,8 @@ pub async fn serve_router(
         // delay (issue 17; `scripts/bench_more.py` measures it with the option suppressed). Every
         // answer is queued whole before hyper writes it, so no tiny segments result from it.
         let _ = stream.set_nodelay(true);
-        // Each request learns its connection's peer (the client address of rate limits, logs).
-        let service = TowerToHyperService::new(tower::ServiceExt::map_request(
-            app.clone(),
-            move |mut req: axum::http::Request<hyper::body::Incoming>| {
-                req.extensions_mut().insert(super::peer::PeerAddr(peer));
-                req
-            },
-        ));
+        // The connection's service knows its peer (the client address of rate limits, logs).
+        let service = TowerToHyperService::new(app.clone().for_peer(peer));
         let conn = graceful.watch(http1.serve_connection(TokioIo::new(stream), service));
         tokio::spawn(async move {
             let _ = conn.await;
@@ -329,7 +474,7 @@ fn with_language(mut resp: Response, locale: runtime_model::locale::Locale) -> R
     resp
 }
 
-async fn handle_post(State(route): State<Route>, req: Request) -> Response {
+async fn handle_post(route: Route, req: Request) -> Response {
     // The language of the answer: the request's own preference (2026 `_meta`) when it has one,
     // else the header's; the body is read below, so the header's choice comes first.
     let header_locale = route.engine.locale_for(
@@ -337,7 +482,7 @@ async fn handle_post(State(route): State<Route>, req: Request) -> Response {
             .get(axum::http::header::ACCEPT_LANGUAGE)
             .and_then(|v| v.to_str().ok()),
     );
-    let (resp, locale) = Box::pin(post_answer(route, req)).await;
+    let (resp, locale) = post_answer(route, req).await;
     with_language(resp, locale.unwrap_or(header_locale))
 }
 
@@ -348,11 +493,11 @@ async fn post_answer(
 ) -> (Response, Option<runtime_model::locale::Locale>) {
     let (parts, body) = req.into_parts();
     let limit = route.server.config.max_body_bytes;
-    let bytes = match axum::body::to_bytes(body, limit).await {
-        Ok(b) => b,
-        Err(_) => {
+    let bytes = match body::read_limited(body, limit).await {
+        Some(b) => b,
+        None => {
             let status = StatusCode::PAYLOAD_TOO_LARGE;
-            let ip = client_ip(&parts.extensions);
+            let ip = crate::protocol::request_log::current_client_ip();
             crate::protocol::request_log::log_refused("", "", status.as_u16(), ip);
             let err = RpcError::invalid_request(format!(
                 "Request body exceeds the limit of {limit} bytes"
@@ -414,9 +559,13 @@ async fn post_answer(
         // Boxed, like every branch below: this handler's future would otherwise be as large as
         // its largest branch, and every request would copy it whole when axum boxes it.
         let bounds = route.server.config.batch_bounds();
-        let answer = Box::pin(crate::protocol::request_log::with_client_ip(
-            client_ip(&parts.extensions),
-            connection::batches::batch(&route.engine, &bytes, session, outer, &who, &bounds),
+        let answer = Box::pin(connection::batches::batch(
+            &route.engine,
+            &bytes,
+            session,
+            outer,
+            &who,
+            &bounds,
         ))
         .await;
         let resp = match answer {
@@ -446,7 +595,7 @@ async fn post_answer(
             // Refused before any method ran (not JSON-RPC, an unknown session or revision): no
             // engine logs it, so its line is written here.
             let status = status_of_refusal(why);
-            let ip = client_ip(&parts.extensions);
+            let ip = crate::protocol::request_log::current_client_ip();
             crate::protocol::request_log::log_refused("", "", status.as_u16(), ip);
             (error_response(status, &id, &error), None)
         }
@@ -454,11 +603,7 @@ async fn post_answer(
             let locale = route
                 .engine
                 .locale_for(handshake.accept_language.as_deref());
-            let answer = crate::protocol::request_log::with_client_ip_sync(
-                client_ip(&parts.extensions),
-                || initialize(&route, &who.owner(), &handshake),
-            );
-            (answer, Some(locale))
+            (initialize(&route, &who.owner(), &handshake), Some(locale))
         }
         Step::Serve(req, call) => {
             let locale = route.engine.locale(&call);
@@ -475,18 +620,9 @@ async fn post_answer(
             {
                 return (challenge, Some(locale));
             }
-            let ip = client_ip(&parts.extensions);
-            (
-                Box::pin(run(&route, req, call, ip, coding)).await,
-                Some(locale),
-            )
+            (Box::pin(run(&route, req, call, coding)).await, Some(locale))
         }
     }
-}
-
-/// The client address the outer layer noted ([`super::client`]).
-fn client_ip(ext: &axum::http::Extensions) -> Option<std::net::IpAddr> {
-    ext.get::<super::peer::ClientIp>().map(|c| c.0)
 }
 
 /// Opens a 2025 session and answers `initialize` with its `Mcp-Session-Id`.
@@ -545,7 +681,6 @@ async fn run(
     route: &Route,
     req: RpcRequest,
     mut call: Call,
-    ip: Option<std::net::IpAddr>,
     coding: encoding::Accepted,
 ) -> Response {
     use crate::protocol::request_log::with_client_ip;
@@ -553,13 +688,16 @@ async fn run(
     let limit = route.server.config.request_timeout;
     if !connection::may_send_before_answer(&call) {
         // Nothing can reach the client before the answer: answer JSON without a message channel.
-        let reply = with_client_ip(ip, connection::answer(&route.engine, &req, &call, limit)).await;
+        // (The client address of its log line is in scope: [`Client`].)
+        let reply = connection::answer(&route.engine, &req, &call, limit).await;
         return reply_response(era, &req.id, reply, coding).await;
     }
     let (tx, mut rx) = mpsc::unbounded_channel::<Vec<u8>>();
     connection::attach(&mut call, tx);
     let id = req.id.clone();
     let engine = route.engine.clone();
+    // Polled by a task of its own once the answer streams: the client address goes with it.
+    let ip = crate::protocol::request_log::current_client_ip();
     let mut fut: ReplyFuture = Box::pin(async move {
         with_client_ip(ip, connection::answer(&engine, &req, &call, limit)).await
     });

@@ -8,6 +8,7 @@ pub mod guard;
 pub mod headers;
 pub mod health;
 pub mod http;
+pub mod layer;
 pub mod peer;
 pub(crate) mod response;
 pub mod selection;

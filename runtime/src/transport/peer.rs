@@ -1,15 +1,7 @@
-//! What the HTTP layers learn about a request's client, stored in its extensions: a leaf module
-//! (std only), so the auth layer can read it without importing the transport's layers.
-
-use std::net::{IpAddr, SocketAddr};
-
-/// The TCP peer of a connection (set by the accept loop).
-#[derive(Debug, Clone, Copy)]
-pub struct PeerAddr(pub SocketAddr);
-
-/// The client's address, as rate limits and logs see it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ClientIp(pub IpAddr);
+//! What the HTTP layers learn about a request's client and keep in its extensions: a leaf module
+//! (std only), so the auth layer can read it without importing the transport's layers. (The
+//! client address itself travels in the request's task-local scope, set once by the outermost
+//! layer: `protocol::request_log::with_client_ip`.)
 
 /// The origin (`scheme://host[:port]`) the client used, from trusted proxy headers.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -66,7 +66,7 @@ pub fn challenge(
             scopes.push(s);
         }
     }
-    let ip = parts.extensions.get::<super::peer::ClientIp>().map(|c| c.0);
+    let ip = crate::protocol::request_log::current_client_ip();
     crate::protocol::request_log::log_refused(&req.method, name, 403, ip);
     Some(auth.insufficient_scope(&parts.extensions, &req.id, &scopes, &missing))
 }
