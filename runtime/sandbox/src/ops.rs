@@ -330,15 +330,15 @@ impl<'a> Selection<'a> {
         })
     }
 
-    /// What the store can check before a record is parsed: per equal-valued field, a test every
-    /// record [`Selection::keeps`] keeps passes ([`field_test`]). A record failing one is
-    /// certainly not kept, so only the others are parsed (and checked by `keeps`, which alone
-    /// decides).
-    fn field_tests(&self) -> Vec<store::FieldTest> {
-        self.equal
-            .iter()
-            .filter_map(|(name, arg)| field_test(name, arg))
-            .collect()
+    /// The only fields [`Selection::keeps`] reads of a record (those it compares), or `None`
+    /// when it reads the whole record (a `q`/`search` text).
+    fn fields_read(&self) -> Option<Vec<&str>> {
+        if self.search.is_some() {
+            return None;
+        }
+        let equal = self.equal.iter().map(|(name, _)| *name);
+        let ranges = self.ranges.iter().map(|(name, _, _)| *name);
+        Some(equal.chain(ranges).collect())
     }
 
     /// Every record is selected: the store can page without reading the rest.
@@ -376,59 +376,6 @@ impl<'a> Selection<'a> {
                 .contains(q)
         })
     }
-}
-
-/// The most values one argument's test gives the store; an argument listing more values is
-/// checked only by [`Selection::keeps`] (every record parsed), never refused.
-const MAX_TESTED_VALUES: usize = 64;
-
-/// What SQLite can check of `filter_matches(field, arg)` on the top-level field `name` before a
-/// record is parsed: a test every record that matches passes (records that do not may pass too;
-/// [`Selection::keeps`] decides), or `None` when the field or the argument does not lend itself.
-/// `filter_matches` is true only for a field that is
-/// - an array (any element may match): its type passes;
-/// - a string equal to the text ([`as_text`]) of the argument or of one of its values: a string
-///   field equal to one of the texts passes;
-/// - a boolean whose text is one of those texts: a field whose `json_type` (`true`, `false`) is
-///   one of the texts passes;
-/// - a number whose text is one of them, or equal to a number given: numbers pass whenever a text
-///   reads as a number (`0.0 == -0.0`, `1e20`…: the store does not compare numbers);
-/// - null, for a null among an array argument's values, or an object, for an object value:
-///   those types pass.
-fn field_test(name: &str, arg: &Value) -> Option<store::FieldTest> {
-    fn add(arg: &Value, test: &mut store::FieldTest) {
-        let push_type = |t: &'static str, test: &mut store::FieldTest| {
-            if !test.types.contains(&t) {
-                test.types.push(t);
-            }
-        };
-        match arg {
-            Value::Array(values) => values.iter().for_each(|v| add(v, test)),
-            Value::Null => push_type("null", test),
-            Value::Object(_) => push_type("object", test),
-            scalar => {
-                let text = as_text(scalar).unwrap_or_default();
-                if text.parse::<f64>().is_ok() {
-                    push_type("integer", test);
-                    push_type("real", test);
-                }
-                test.texts.push(text);
-            }
-        }
-    }
-    // `$."name"` reads the field only for a plain name (no quote or dot to escape).
-    if name.is_empty() || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
-        return None;
-    }
-    let mut test = store::FieldTest {
-        path: format!("$.\"{name}\""),
-        types: vec!["array"],
-        texts: Vec::new(),
-    };
-    add(arg, &mut test);
-    // A text holding NUL is left to `keeps` (SQLite's strings and Rust's may part there).
-    let plain = test.texts.iter().all(|t| !t.contains('\0'));
-    (plain && test.texts.len() <= MAX_TESTED_VALUES).then_some(test)
 }
 
 /// The records of `rt` the call's arguments select ([`Selection`]), newest first.
@@ -472,28 +419,28 @@ fn list(c: &Call<'_>, rt: &RecordType) -> Result<Output, BackendError> {
             text.in_string,
         )));
     }
-    // A filtered page: the store reads only the records that may match (they pass the tests of
-    // the equal-valued filters), `keeps` decides on those parsed, and the reading stops one record
-    // past the page. The page is joined from the kept records' stored texts, as above.
-    let tests = selection.field_tests();
+    // A filtered page: each record is parsed only as far as `keeps` reads it (the fields it
+    // compares, the others skipped), the reading stops one record past the page, and the page is
+    // joined from the kept records' stored texts, as above.
+    let fields = selection.fields_read();
     let text = envelope::page_text(c.tool, page, per_page, |out| {
         let expected = usize::try_from(per_page).unwrap_or(usize::MAX);
         let mut kept: u64 = 0;
         let mut has_next = false;
-        store::scan_texts(c.tx, c.scope, rt.name, &tests, |record| {
-            if !selection.keeps(&record.parsed()) {
-                return true;
+        store::scan_texts(c.tx, c.scope, rt.name, |record| {
+            if !selection.keeps(&record.parsed(fields.as_deref())) {
+                return Ok(true);
             }
             kept += 1;
             if kept <= start {
-                return true;
+                return Ok(true);
             }
             if out.records() == expected {
                 has_next = true;
-                return false;
+                return Ok(false);
             }
-            out.push_record(record.json, record.in_string, expected);
-            true
+            out.push_record(record.json, record.in_string()?, expected);
+            Ok(true)
         })
         .map_err(db)?;
         Ok::<_, BackendError>(has_next)

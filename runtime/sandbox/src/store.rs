@@ -435,102 +435,116 @@ pub struct StoredText<'r> {
     pub seq: i64,
     /// The record's JSON text (an object, as `serde_json` wrote it).
     pub json: &'r str,
-    /// `json` escaped for a JSON string (schema version 3).
-    pub in_string: &'r str,
+    row: &'r rusqlite::Row<'r>,
 }
 
-impl StoredText<'_> {
-    /// The record parsed, as [`list`] reads it.
-    pub fn parsed(&self) -> Row {
+impl<'r> StoredText<'r> {
+    /// `json` escaped for a JSON string (schema version 3), read only when asked for: a record
+    /// a filter leaves out never has it read.
+    pub fn in_string(&self) -> Result<&'r str, StoreError> {
+        Ok(text_at(self.row, 3)?)
+    }
+
+    /// The record parsed, as [`list`] reads it; with `only`, only those of its top-level fields
+    /// (the others are skipped, not built): the same values `list` reads for those names.
+    pub fn parsed(&self, only: Option<&[&str]>) -> Row {
         Row {
             id: self.id.to_string(),
             seq: self.seq,
-            json: object_of(self.json),
+            json: match only {
+                None => object_of(self.json),
+                Some(names) => fields_of(self.json, names),
+            },
         }
     }
 }
 
-/// A test of one top-level field of a record that SQLite makes on the stored JSON, before the
-/// record is read: the field passes when its `json_type` is one of `types`, or is one of `texts`
-/// (`true`, `false`), or when it is a string equal to one of `texts`. A missing field fails.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FieldTest {
-    /// The field's path, `$."name"`.
-    pub path: String,
-    /// Types as `json_type` names them: `array`, `object`, `null`, `integer`, `real`…
-    pub types: Vec<&'static str>,
-    pub texts: Vec<String>,
-}
+/// The top-level fields named `names` of a record's stored text: what [`object_of`] holds under
+/// those names (the last of a repeated name; nothing for text that is not one JSON object),
+/// without building the other fields' values. The skipped values are still read as JSON, so the
+/// two agree on every text `serde_json` wrote (the only texts stored, see [`SCHEMA_V2`]).
+fn fields_of(json: &str, names: &[&str]) -> Map<String, Value> {
+    use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
 
-/// The names `json_type` gives a JSON value's type.
-const JSON_TYPES: &[&str] = &[
-    "null", "true", "false", "integer", "real", "text", "array", "object",
-];
+    /// The object's wanted fields.
+    struct Fields<'n>(&'n [&'n str]);
+    /// A key: whether it is wanted, read without allocating.
+    struct Key<'n>(&'n [&'n str]);
 
-/// Binds `values` as the next parameters of a statement; their placeholders (`?5, ?6`).
-fn bind<'a>(
-    args: &mut Vec<&'a dyn rusqlite::ToSql>,
-    values: impl IntoIterator<Item = &'a dyn rusqlite::ToSql>,
-) -> String {
-    let mut list = Vec::new();
-    for v in values {
-        args.push(v);
-        list.push(format!("?{}", args.len()));
+    impl<'de> Visitor<'de> for Key<'_> {
+        type Value = Option<String>;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("a field name")
+        }
+        fn visit_str<E: serde::de::Error>(self, key: &str) -> Result<Self::Value, E> {
+            Ok(self.0.contains(&key).then(|| key.to_string()))
+        }
     }
-    list.join(", ")
+    impl<'de> DeserializeSeed<'de> for Key<'_> {
+        type Value = Option<String>;
+        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+            d.deserialize_str(self)
+        }
+    }
+    impl<'de> Visitor<'de> for Fields<'_> {
+        type Value = Map<String, Value>;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("a JSON object")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            let mut out = Map::new();
+            while let Some(key) = map.next_key_seed(Key(self.0))? {
+                match key {
+                    Some(name) => {
+                        let value: Value = map.next_value()?;
+                        out.insert(name, value);
+                    }
+                    None => {
+                        map.next_value::<IgnoredAny>()?;
+                    }
+                }
+            }
+            Ok(out)
+        }
+    }
+
+    let mut de = serde_json::Deserializer::from_str(json);
+    match de
+        .deserialize_map(Fields(names))
+        .and_then(|m| de.end().map(|()| m))
+    {
+        Ok(m) => m,
+        Err(_) => Map::new(),
+    }
 }
 
-/// Every record of a type in a scope, newest first (the order of [`list`]), that passes every
-/// one of `tests`. Calls `each` on them in order while it returns `true`: only the rows it reads
-/// are read.
+/// Every record of a type in a scope, newest first (the order of [`list`]), as stored text.
+/// Calls `each` on them in order while it returns `Ok(true)`: only the rows it reads are read.
 pub fn scan_texts(
     tx: &Transaction<'_>,
     scope: &Scope,
     ty: &str,
-    tests: &[FieldTest],
-    mut each: impl FnMut(StoredText<'_>) -> bool,
+    mut each: impl FnMut(StoredText<'_>) -> Result<bool, StoreError>,
 ) -> Result<(), StoreError> {
-    let mut sql = String::from(
+    let mut stmt = tx.prepare_cached(
         "SELECT id, seq, json, json_in_string FROM records
-         WHERE product=?1 AND organization=?2 AND workspace=?3 AND type=?4",
-    );
-    let mut args: Vec<&dyn rusqlite::ToSql> =
-        vec![&scope.product, &scope.organization, &scope.workspace, &ty];
-    for test in tests {
-        let path = bind(&mut args, [&test.path as &dyn rusqlite::ToSql]);
-        // Only the type names `json_type` answers are written into the statement.
-        let types: Vec<String> = test
-            .types
-            .iter()
-            .filter(|t| JSON_TYPES.contains(t))
-            .map(|t| format!("'{t}'"))
-            .collect();
-        sql.push_str(&format!(
-            " AND (json_type(json, {path}) IN ({})",
-            types.join(", ")
-        ));
-        if !test.texts.is_empty() {
-            let texts = bind(
-                &mut args,
-                test.texts.iter().map(|t| t as &dyn rusqlite::ToSql),
-            );
-            sql.push_str(&format!(
-                " OR json_type(json, {path}) IN ({texts}) OR json_extract(json, {path}) IN ({texts})"
-            ));
-        }
-        sql.push(')');
-    }
-    sql.push_str(" ORDER BY created_at DESC, seq DESC");
-    let mut stmt = tx.prepare_cached(&sql)?;
-    let mut rows = stmt.query(&args[..])?;
+         WHERE product=?1 AND organization=?2 AND workspace=?3 AND type=?4
+         ORDER BY created_at DESC, seq DESC",
+    )?;
+    let mut rows = stmt.query(params![
+        scope.product,
+        scope.organization,
+        scope.workspace,
+        ty
+    ])?;
     while let Some(row) = rows.next()? {
         let record = StoredText {
             id: text_at(row, 0)?,
             seq: row.get(1)?,
             json: text_at(row, 2)?,
-            in_string: text_at(row, 3)?,
+            row,
         };
-        if !each(record) {
+        if !each(record)? {
             break;
         }
     }
