@@ -185,6 +185,18 @@ async fn billing_invoices_pages_filters_and_accents_are_the_same_bytes() {
             None,
         ),
         (json!({"page": 100000, "per_page": 100}), Some(0)),
+        // Filtered pages are joined from stored texts too (only the records that may match
+        // parsed, to be checked).
+        (
+            json!({"status": "paid", "payment_method": "pix", "page": 2, "per_page": 3}),
+            None,
+        ),
+        (json!({"reminder_status": "sent", "per_page": 100}), None),
+        (
+            json!({"status": "open", "due_date_from": "2000-01-01", "per_page": 100}),
+            None,
+        ),
+        (json!({"nfe_status": "not_issued", "page": 100000}), Some(0)),
     ];
     let mut accents = false;
     for (args, expect) in cases {

@@ -70,43 +70,68 @@ impl Output {
 
 /// The text of one JSON document, as `serde_json` writes it compactly (the same text as
 /// `value.to_string()` of the document it parses to), so it can be sent on as it is: a reply
-/// that carries it is byte-identical to one that serialized the parsed value.
+/// that carries it is byte-identical to one that serialized the parsed value. It may come with
+/// the same text as it reads inside a JSON string ([`JsonText::in_string`]), for the text block of
+/// a tool result, when the backend holds that too.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct JsonText(String);
+pub struct JsonText {
+    text: String,
+    in_string: Option<String>,
+}
 
 impl JsonText {
     /// Text the caller vouches for: one JSON document in `serde_json`'s compact form (no
     /// whitespace around or between tokens), for example one assembled from pieces that
     /// `serde_json` wrote. Not checked here: checking would cost what this type saves.
     pub fn from_trusted(text: String) -> JsonText {
-        JsonText(text)
+        JsonText {
+            text,
+            in_string: None,
+        }
+    }
+
+    /// [`JsonText::from_trusted`], with `in_string`, which the caller also vouches for: `text`
+    /// escaped exactly as `serde_json` escapes a string (`\"`, `\\`, `\b \f \n \r \t`,
+    /// other control bytes as lowercase `\u00XX`, nothing else), without the quotes. Escaping is
+    /// byte by byte, so the escaped text of a page is its pieces' escaped texts joined: a backend
+    /// that stores them (the sandbox) saves the escaping pass over every answer.
+    pub fn from_trusted_with_in_string(text: String, in_string: String) -> JsonText {
+        JsonText {
+            text,
+            in_string: Some(in_string),
+        }
+    }
+
+    /// The text escaped for a JSON string (without quotes), when the backend gave it.
+    pub fn in_string(&self) -> Option<&str> {
+        self.in_string.as_deref()
     }
 
     pub fn as_str(&self) -> &str {
-        &self.0
+        &self.text
     }
 
     pub fn into_string(self) -> String {
-        self.0
+        self.text
     }
 
     pub fn len(&self) -> usize {
-        self.0.len()
+        self.text.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
+        self.text.is_empty()
     }
 
     /// Whether the document is an object (its first token is `{`).
     pub fn is_object(&self) -> bool {
-        self.0.trim_start().starts_with('{')
+        self.text.trim_start().starts_with('{')
     }
 
     /// The document as a value; text that is not JSON (a backend that broke its word) is an
     /// unreadable answer.
     pub fn to_value(&self) -> Result<Value, BackendError> {
-        serde_json::from_str(&self.0).map_err(|e| {
+        serde_json::from_str(&self.text).map_err(|e| {
             BackendError::Unavailable(format!("the backend answered text that is not JSON: {e}"))
         })
     }

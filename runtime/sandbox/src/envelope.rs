@@ -37,29 +37,73 @@ pub fn page(tool: &Tool, items: Vec<Value>, page: u64, per_page: u64, has_next: 
     }
 }
 
-/// [`page`] as JSON text: `items` appends the texts of the page's records, joined with commas,
-/// and says whether a next page exists. The same text as `page(…).to_string()` of the parsed
-/// records.
+/// [`page`] as JSON text, twice: as it is, and as it reads inside a JSON string (escaped, for the
+/// text block of a tool result). `items` adds the page's records ([`PageText::push_record`]) and
+/// says whether a next page exists. The text is `page(…).to_string()` of the parsed records, and
+/// its escaped form `serde_json`'s escaping of that text (escaping is byte by byte, so the
+/// escaped pieces joined are the escaped whole).
 pub fn page_text<E>(
     tool: &Tool,
     page: u64,
     per_page: u64,
-    items: impl FnOnce(&mut String) -> Result<bool, E>,
-) -> Result<String, E> {
+    items: impl FnOnce(&mut PageText) -> Result<bool, E>,
+) -> Result<PageText, E> {
     let v2 = is_v2(tool);
-    let mut out = String::from(if v2 {
+    let mut out = PageText::default();
+    out.push_piece(if v2 {
         "{\"status\":200,\"data\":["
     } else {
         "["
     });
     let has_next = items(&mut out)?;
-    out.push(']');
+    out.push_piece("]");
     if v2 {
-        out.push_str(",\"pagination\":");
-        out.push_str(&pagination(page, per_page, has_next).to_string());
-        out.push('}');
+        out.push_piece(",\"pagination\":");
+        out.push_piece(&pagination(page, per_page, has_next).to_string());
+        out.push_piece("}");
     }
     Ok(out)
+}
+
+/// A list page's JSON text being joined from its records' stored texts, with the same text as it
+/// reads inside a JSON string.
+#[derive(Debug, Default)]
+pub struct PageText {
+    /// The page's JSON text.
+    pub json: String,
+    /// `json` escaped for a JSON string, without the quotes.
+    pub in_string: String,
+    records: usize,
+}
+
+impl PageText {
+    /// Appends one record: its JSON text and that text escaped, as the store holds them; the
+    /// first one also sizes both texts for `expected` records like it.
+    pub fn push_record(&mut self, json: &str, in_string: &str, expected: usize) {
+        if self.records == 0 {
+            self.json.reserve((json.len() + 1) * expected + 64);
+            self.in_string
+                .reserve((in_string.len() + 1) * expected + 128);
+        } else {
+            self.json.push(',');
+            self.in_string.push(',');
+        }
+        self.json.push_str(json);
+        self.in_string.push_str(in_string);
+        self.records += 1;
+    }
+
+    /// How many records were pushed.
+    pub fn records(&self) -> usize {
+        self.records
+    }
+
+    /// Appends a piece of the envelope, escaping it here (a few bytes).
+    fn push_piece(&mut self, text: &str) {
+        self.json.push_str(text);
+        let quoted = Value::String(text.to_string()).to_string();
+        self.in_string.push_str(&quoted[1..quoted.len() - 1]);
+    }
 }
 
 /// The `pagination` of a v2 list page.

@@ -76,7 +76,7 @@ fn reader_count() -> usize {
 /// a released one. Version 1 is written with `IF NOT EXISTS` so that data directories created
 /// before versioning (whose `user_version` is 0) adopt it unchanged.
 fn migrations() -> Migrations<'static> {
-    Migrations::new(vec![M::up(SCHEMA_V1), M::up(SCHEMA_V2)])
+    Migrations::new(vec![M::up(SCHEMA_V1), M::up(SCHEMA_V2), M::up(SCHEMA_V3)])
 }
 
 const SCHEMA_V1: &str = "
@@ -111,6 +111,42 @@ CREATE TABLE IF NOT EXISTS scopes (
 const SCHEMA_V2: &str = "
 UPDATE records SET json = '{}'
     WHERE CASE WHEN json_valid(json) THEN json_type(json) <> 'object' ELSE 1 END;
+CREATE TRIGGER records_json_is_an_object_on_insert BEFORE INSERT ON records
+    WHEN CASE WHEN json_valid(NEW.json) THEN json_type(NEW.json) <> 'object' ELSE 1 END
+    BEGIN SELECT RAISE(ABORT, 'records.json must be the text of a JSON object'); END;
+CREATE TRIGGER records_json_is_an_object_on_update BEFORE UPDATE OF json ON records
+    WHEN CASE WHEN json_valid(NEW.json) THEN json_type(NEW.json) <> 'object' ELSE 1 END
+    BEGIN SELECT RAISE(ABORT, 'records.json must be the text of a JSON object'); END;
+";
+
+/// Version 3: beside each record's `json`, `json_in_string`: that text as it reads inside a JSON
+/// string (escaped, without the quotes). A tool's answer carries its JSON twice, once as the
+/// text block a model reads (a JSON string); [`list_page_json`] joins these escaped texts into it
+/// instead of escaping a whole page on every call. A stored generated column, so SQLite computes
+/// it on every write, whoever writes, and it can never disagree with `json`: `json_quote` escapes
+/// exactly as `serde_json` does (`\"`, `\\`, `\b \f \n \r \t`, other control bytes as
+/// lowercase `\u00XX`, nothing else). SQLite cannot add a stored column to a table, so the table
+/// is rebuilt (rows, index and the version 2 triggers, unchanged).
+const SCHEMA_V3: &str = "
+CREATE TABLE records_v3 (
+    product        TEXT NOT NULL,
+    organization   TEXT NOT NULL,
+    workspace      TEXT NOT NULL,
+    type           TEXT NOT NULL,
+    id             TEXT NOT NULL,
+    seq            INTEGER NOT NULL,
+    created_at     TEXT NOT NULL,
+    json           TEXT NOT NULL,
+    json_in_string TEXT NOT NULL
+        GENERATED ALWAYS AS (substr(json_quote(json), 2, length(json_quote(json)) - 2)) STORED,
+    PRIMARY KEY (product, organization, workspace, type, id)
+);
+INSERT INTO records_v3 (product, organization, workspace, type, id, seq, created_at, json)
+    SELECT product, organization, workspace, type, id, seq, created_at, json FROM records;
+DROP TABLE records;
+ALTER TABLE records_v3 RENAME TO records;
+CREATE INDEX records_recent
+    ON records (product, organization, workspace, type, created_at DESC, seq DESC);
 CREATE TRIGGER records_json_is_an_object_on_insert BEFORE INSERT ON records
     WHEN CASE WHEN json_valid(NEW.json) THEN json_type(NEW.json) <> 'object' ELSE 1 END
     BEGIN SELECT RAISE(ABORT, 'records.json must be the text of a JSON object'); END;
@@ -322,12 +358,20 @@ pub fn clear_scope(tx: &Transaction<'_>, scope: &Scope) -> Result<(), StoreError
 }
 
 fn parse_row(id: String, seq: i64, json: &str) -> rusqlite::Result<Row> {
+    Ok(Row {
+        id,
+        seq,
+        json: object_of(json),
+    })
+}
+
+/// A record's stored text parsed (text that is not an object reads as `{}`).
+fn object_of(json: &str) -> Map<String, Value> {
     // From a `str`: serde_json then skips the UTF-8 checks of every string it reads.
-    let json = match serde_json::from_str::<Value>(json) {
+    match serde_json::from_str::<Value>(json) {
         Ok(Value::Object(m)) => m,
         _ => Map::new(),
-    };
-    Ok(Row { id, seq, json })
+    }
 }
 
 /// A row of `SELECT id, seq, json`: the JSON is parsed where SQLite holds it, not copied first.
@@ -353,17 +397,18 @@ pub fn list(tx: &Transaction<'_>, scope: &Scope, ty: &str) -> Result<Vec<Row>, S
 /// `limit` records after the first `offset`, only the rows of the page read, so a list call costs
 /// its page, not the whole type. Calls `each` with the stored JSON text of each record, in order,
 /// without parsing it: the text of an object as `serde_json` wrote it (the triggers of the
-/// schema's version 2 refuse any text that is not an object). Returns how many records it read.
+/// schema's version 2 refuse any text that is not an object), and that text escaped for a JSON
+/// string (version 3's `json_in_string`). Returns how many records it read.
 pub fn list_page_json(
     tx: &Transaction<'_>,
     scope: &Scope,
     ty: &str,
     offset: u64,
     limit: u64,
-    mut each: impl FnMut(&str),
+    mut each: impl FnMut(&str, &str),
 ) -> Result<usize, StoreError> {
     let mut stmt = tx.prepare_cached(
-        "SELECT json FROM records
+        "SELECT json, json_in_string FROM records
          WHERE product=?1 AND organization=?2 AND workspace=?3 AND type=?4
          ORDER BY created_at DESC, seq DESC LIMIT ?5 OFFSET ?6",
     )?;
@@ -378,10 +423,137 @@ pub fn list_page_json(
     ])?;
     let mut n = 0;
     while let Some(row) = rows.next()? {
-        each(row.get_ref(0)?.as_str().map_err(rusqlite::Error::from)?);
+        each(text_at(row, 0)?, text_at(row, 1)?);
         n += 1;
     }
     Ok(n)
+}
+
+/// A stored record as [`scan_texts`] reads it: where SQLite holds it, nothing parsed.
+pub struct StoredText<'r> {
+    pub id: &'r str,
+    pub seq: i64,
+    /// The record's JSON text (an object, as `serde_json` wrote it).
+    pub json: &'r str,
+    row: &'r rusqlite::Row<'r>,
+}
+
+impl<'r> StoredText<'r> {
+    /// `json` escaped for a JSON string (schema version 3), read only when asked for: a record
+    /// a filter leaves out never has it read.
+    pub fn in_string(&self) -> Result<&'r str, StoreError> {
+        Ok(text_at(self.row, 3)?)
+    }
+
+    /// The record parsed, as [`list`] reads it; with `only`, only those of its top-level fields
+    /// (the others are skipped, not built): the same values `list` reads for those names.
+    pub fn parsed(&self, only: Option<&[&str]>) -> Row {
+        Row {
+            id: self.id.to_string(),
+            seq: self.seq,
+            json: match only {
+                None => object_of(self.json),
+                Some(names) => fields_of(self.json, names),
+            },
+        }
+    }
+}
+
+/// The top-level fields named `names` of a record's stored text: what [`object_of`] holds under
+/// those names (the last of a repeated name; nothing for text that is not one JSON object),
+/// without building the other fields' values. The skipped values are still read as JSON, so the
+/// two agree on every text `serde_json` wrote (the only texts stored, see [`SCHEMA_V2`]).
+fn fields_of(json: &str, names: &[&str]) -> Map<String, Value> {
+    use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
+
+    /// The object's wanted fields.
+    struct Fields<'n>(&'n [&'n str]);
+    /// A key: whether it is wanted, read without allocating.
+    struct Key<'n>(&'n [&'n str]);
+
+    impl<'de> Visitor<'de> for Key<'_> {
+        type Value = Option<String>;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("a field name")
+        }
+        fn visit_str<E: serde::de::Error>(self, key: &str) -> Result<Self::Value, E> {
+            Ok(self.0.contains(&key).then(|| key.to_string()))
+        }
+    }
+    impl<'de> DeserializeSeed<'de> for Key<'_> {
+        type Value = Option<String>;
+        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+            d.deserialize_str(self)
+        }
+    }
+    impl<'de> Visitor<'de> for Fields<'_> {
+        type Value = Map<String, Value>;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("a JSON object")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            let mut out = Map::new();
+            while let Some(key) = map.next_key_seed(Key(self.0))? {
+                match key {
+                    Some(name) => {
+                        let value: Value = map.next_value()?;
+                        out.insert(name, value);
+                    }
+                    None => {
+                        map.next_value::<IgnoredAny>()?;
+                    }
+                }
+            }
+            Ok(out)
+        }
+    }
+
+    let mut de = serde_json::Deserializer::from_str(json);
+    match de
+        .deserialize_map(Fields(names))
+        .and_then(|m| de.end().map(|()| m))
+    {
+        Ok(m) => m,
+        Err(_) => Map::new(),
+    }
+}
+
+/// Every record of a type in a scope, newest first (the order of [`list`]), as stored text.
+/// Calls `each` on them in order while it returns `Ok(true)`: only the rows it reads are read.
+pub fn scan_texts(
+    tx: &Transaction<'_>,
+    scope: &Scope,
+    ty: &str,
+    mut each: impl FnMut(StoredText<'_>) -> Result<bool, StoreError>,
+) -> Result<(), StoreError> {
+    let mut stmt = tx.prepare_cached(
+        "SELECT id, seq, json, json_in_string FROM records
+         WHERE product=?1 AND organization=?2 AND workspace=?3 AND type=?4
+         ORDER BY created_at DESC, seq DESC",
+    )?;
+    let mut rows = stmt.query(params![
+        scope.product,
+        scope.organization,
+        scope.workspace,
+        ty
+    ])?;
+    while let Some(row) = rows.next()? {
+        let record = StoredText {
+            id: text_at(row, 0)?,
+            seq: row.get(1)?,
+            json: text_at(row, 2)?,
+            row,
+        };
+        if !each(record)? {
+            break;
+        }
+    }
+    Ok(())
+}
+
+/// Column `i` of `row`, a text, where SQLite holds it (not copied).
+fn text_at<'r>(row: &'r rusqlite::Row<'_>, i: usize) -> rusqlite::Result<&'r str> {
+    row.get_ref(i)?.as_str().map_err(rusqlite::Error::from)
 }
 
 /// One record by its string id, or by its numeric id when `key` is a number.
@@ -526,7 +698,7 @@ mod migration_tests {
             .expect("open")
             .query_row("PRAGMA user_version", [], |r| r.get(0))
             .expect("user_version");
-        assert_eq!(version, 2);
+        assert_eq!(version, 3);
         Connection::open(&path)
             .expect("open")
             .pragma_update(None, "user_version", 99)
@@ -538,6 +710,93 @@ mod migration_tests {
             err.to_string()
                 .contains("cannot bring its schema up to date"),
             "{err}"
+        );
+    }
+}
+
+#[cfg(test)]
+mod migration_v3_tests {
+    use super::*;
+
+    /// A data directory of the previous version (2) gains the escaped texts of its records,
+    /// keeps its rows, index and triggers, and is refused by that previous version afterwards.
+    #[test]
+    fn a_version_2_database_gains_escaped_texts_and_an_older_binary_refuses_it() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("sandbox.sqlite3");
+        // The schema an older binary knows: versions 1 and 2 only.
+        let older = || Migrations::new(vec![M::up(SCHEMA_V1), M::up(SCHEMA_V2)]);
+        let texts = [
+            (
+                "a",
+                "{\"name\":\"Conceição \\\"Ção\\\"\\n\\u0001\",\"n\":1.5}",
+            ),
+            ("b", "{}"),
+            ("c", "{\"k\":[null,true,{\"é\":\"\\\\\"}]}"),
+        ];
+        {
+            let mut conn = Connection::open(&path).expect("open");
+            older().to_latest(&mut conn).expect("version 2");
+            for (i, (id, json)) in texts.iter().enumerate() {
+                conn.execute(
+                    "INSERT INTO records VALUES ('billing', 'org', '', 'invoice', ?1, ?2, '2026-01-01', ?3)",
+                    params![id, i as i64, json],
+                )
+                .expect("a version 2 record");
+            }
+        }
+        let store = Store::open(dir.path()).expect("version 2 is migrated");
+        let stored: Vec<(String, String, String)> = store
+            .read(|tx| -> Result<_, StoreError> {
+                let mut stmt =
+                    tx.prepare("SELECT id, json, json_in_string FROM records ORDER BY id")?;
+                let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+                Ok(rows.collect::<Result<_, _>>()?)
+            })
+            .expect("read");
+        assert_eq!(stored.len(), texts.len(), "every record stays");
+        for ((id, json, in_string), (want_id, want_json)) in stored.iter().zip(texts) {
+            assert_eq!((id.as_str(), json.as_str()), (want_id, want_json));
+            let quoted = serde_json::to_string(want_json).expect("a string");
+            assert_eq!(in_string, &quoted[1..quoted.len() - 1], "{id}");
+        }
+        // The page query still reads through the index, newest first.
+        let plan: String = store
+            .read(|tx| -> Result<_, StoreError> {
+                Ok(tx.query_row(
+                    "EXPLAIN QUERY PLAN SELECT json FROM records
+                     WHERE product='billing' AND organization='org' AND workspace='' AND type='invoice'
+                     ORDER BY created_at DESC, seq DESC",
+                    [],
+                    |r| r.get(3),
+                )?)
+            })
+            .expect("plan");
+        assert!(plan.contains("records_recent"), "{plan}");
+        // The version 2 triggers are still there.
+        for sql in [
+            "INSERT INTO records VALUES ('billing', 'org', '', 'invoice', 'd', 9, '2026', '[1]')",
+            "UPDATE records SET json = 'x' WHERE id = 'a'",
+        ] {
+            let err = store
+                .transaction(|tx| -> Result<usize, StoreError> { Ok(tx.execute(sql, [])?) })
+                .expect_err(sql);
+            assert!(
+                err.to_string()
+                    .contains("must be the text of a JSON object"),
+                "{sql}: {err}"
+            );
+        }
+        drop(store);
+        let mut conn = Connection::open(&path).expect("open");
+        let version: i64 = conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .expect("user_version");
+        assert_eq!(version, 3);
+        let refused = older().to_latest(&mut conn);
+        assert!(
+            refused.is_err(),
+            "a binary that knows only version 2 refuses version 3"
         );
     }
 }
@@ -577,6 +836,63 @@ mod reader_tests {
 
     use std::sync::mpsc;
     use std::time::Duration;
+
+    /// `text` as `serde_json` writes it inside a JSON string, without the quotes.
+    fn in_a_string(text: &str) -> String {
+        let quoted = serde_json::to_string(text).unwrap();
+        quoted[1..quoted.len() - 1].to_string()
+    }
+
+    /// Every stored record's escaped text is `serde_json`'s escaping of its text, whoever wrote
+    /// it and however: this code's `put`, a raw insert, an update, and text holding every ASCII
+    /// byte (control bytes, quotes, backslashes) and characters beyond ASCII.
+    #[test]
+    fn the_escaped_text_is_always_serde_jsons_escaping_of_the_text() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        let every_ascii: String = (0u8..0x80).map(char::from).collect();
+        let mut odd = row("odd");
+        odd.json
+            .insert("all".into(), Value::from(every_ascii.clone()));
+        odd.json.insert(
+            "beyond".into(),
+            Value::from("ação 💸 \u{2028}\u{2029}\u{feff} \\\"\\"),
+        );
+        store
+            .transaction(|tx| -> Result<(), StoreError> {
+                put(tx, &scope(), "invoice", &odd, "2026-01-01")?;
+                put(tx, &scope(), "invoice", &row("plain"), "2026-01-02")?;
+                tx.execute(
+                    "INSERT INTO records VALUES ('billing', 'org', '', 'invoice', 'raw', 3, '2026-01-03', ?1)",
+                    params![serde_json::json!({"k": every_ascii}).to_string()],
+                )?;
+                tx.execute(
+                    "UPDATE records SET json = ?1 WHERE id = 'plain'",
+                    params![serde_json::json!({"changed": "\"é\"\n"}).to_string()],
+                )?;
+                Ok(())
+            })
+            .unwrap();
+        let stored: Vec<(String, String)> = store
+            .read(|tx| -> Result<_, StoreError> {
+                let mut stmt =
+                    tx.prepare("SELECT json, json_in_string FROM records ORDER BY id")?;
+                let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+                Ok(rows.collect::<Result<_, _>>()?)
+            })
+            .unwrap();
+        assert_eq!(stored.len(), 3);
+        for (text, in_string) in &stored {
+            assert_eq!(in_string, &in_a_string(text), "{text}");
+        }
+        assert!(stored[1].0.contains("changed"), "the update was stored");
+        assert!(
+            stored
+                .iter()
+                .any(|(_, e)| e.contains("\\u001f") && e.contains("\\\\\\\"")),
+            "control bytes, backslashes and quotes were escaped: {stored:?}"
+        );
+    }
 
     fn scope() -> Scope {
         Scope {
@@ -669,16 +985,20 @@ mod reader_tests {
             let (texts, parsed) = store
                 .read(|tx| -> Result<_, StoreError> {
                     let mut texts = Vec::new();
-                    let n = list_page_json(tx, &scope(), "invoice", offset, limit, |t| {
-                        texts.push(t.to_string())
+                    let n = list_page_json(tx, &scope(), "invoice", offset, limit, |t, e| {
+                        texts.push((t.to_string(), e.to_string()))
                     })?;
                     assert_eq!(n, texts.len());
                     Ok((texts, list_page(tx, &scope(), "invoice", offset, limit)?))
                 })
                 .unwrap();
-            let expected: Vec<String> = parsed
+            let expected: Vec<(String, String)> = parsed
                 .into_iter()
-                .map(|r| Value::Object(r.json).to_string())
+                .map(|r| {
+                    let text = Value::Object(r.json).to_string();
+                    let in_string = in_a_string(&text);
+                    (text, in_string)
+                })
                 .collect();
             assert_eq!(texts, expected, "offset {offset}, limit {limit}");
         }

@@ -387,7 +387,7 @@ impl Engine {
                 }
             }
             Ok(Dispatched::Backend(Ok(Output::JsonText(text)))) => {
-                self.json_reply(call, text.as_str(), text.is_object())
+                self.json_reply(call, text.as_str(), text.in_string(), text.is_object())
             }
             Ok(Dispatched::Backend(Ok(Output::Bytes { mime_type, data }))) => {
                 self.tool_reply(call, file_to_tool(self, call, tool, args, mime_type, data))
@@ -498,7 +498,7 @@ impl Engine {
         let text = super::json_text::to_text(&answer);
         let budget = self.options.result_budget_tokens;
         match super::result_budget::cut(&answer, text.len(), budget) {
-            None => self.json_reply(call, &text, answer.is_object()),
+            None => self.json_reply(call, &text, None, answer.is_object()),
             Some(c) => self.tool_reply(call, self.cut_output(call, tool, args, c)),
         }
     }
@@ -550,16 +550,32 @@ impl Engine {
     }
 
     /// The result of a JSON answer: serialized once, that text is both the text block and
-    /// `structuredContent` (a model reads the text; a program reads the structure).
-    fn json_reply(&self, call: &Call, text: &str, is_object: bool) -> Reply {
+    /// `structuredContent` (a model reads the text; a program reads the structure). The text
+    /// block is `in_string` when the backend gave the text already escaped
+    /// ([`runtime_model::backend::JsonText::in_string`]), else `text` escaped here.
+    fn json_reply(
+        &self,
+        call: &Call,
+        text: &str,
+        in_string: Option<&str>,
+        is_object: bool,
+    ) -> Reply {
         // The text twice (escaped once, raw once; JSON text escapes about one byte in eight),
         // and the envelope around it.
+        let escaped_len = in_string.map_or(text.len() + text.len() / 4, str::len);
         self.write_tool_result(
             call,
-            2 * text.len() + text.len() / 4 + 64,
+            text.len() + escaped_len + 64,
             |bytes| {
                 bytes.extend_from_slice(b"[{\"type\":\"text\",\"text\":");
-                super::json_text::write_string(bytes, text);
+                match in_string {
+                    Some(escaped) => {
+                        bytes.push(b'"');
+                        bytes.extend_from_slice(escaped.as_bytes());
+                        bytes.push(b'"');
+                    }
+                    None => super::json_text::write_string(bytes, text),
+                }
                 bytes.extend_from_slice(b"}]");
             },
             Some(Structured::Raw {
