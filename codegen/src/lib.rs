@@ -164,9 +164,18 @@ fn localize(catalog_dir: &Path, l: &mut Loaded) -> Vec<Diagnostic> {
     }
     let mut localized = Vec::new();
     for locale in runtime_model::locale::Locale::ALL {
-        let (value, missing) = texts::localize(&l.value, locale, &table);
-        let declares = declares_locale(l);
-        if locale == runtime_model::locale::Locale::ALL[0] && declares {
+        // Only the first locale's gaps are reported, and only for a catalog that declares its
+        // language.
+        let reported = locale == runtime_model::locale::Locale::ALL[0] && declares_locale(l);
+        let (value, missing) = if reported {
+            texts::localize(&l.value, locale, &table)
+        } else {
+            (
+                texts::localize_quietly(&l.value, locale, &table),
+                Vec::new(),
+            )
+        };
+        if reported {
             let lenient = texts::LENIENT_PRODUCTS.contains(&product.as_str());
             for m in missing {
                 let mut shown: String = m.text.chars().take(60).collect();
