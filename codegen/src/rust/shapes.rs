@@ -4,7 +4,7 @@
 //! literals, struct literals, calls (`Some(…)`, `json_slice(…)`), tuples, arrays and references.
 //! `syn`'s general parser read those tokens at about a quarter of codegen's instructions at 10×
 //! (issue 17): it buffers every token, then tries and forks its way through the whole expression
-//! grammar. [`file`] builds the same `syn` nodes for those few shapes directly and leaves every
+//! grammar. [`file()`] builds the same `syn` nodes for those few shapes directly and leaves every
 //! item head, attribute and anything else to `syn` itself. A token it does not expect makes it
 //! give up (`None`), and the caller parses the file with `syn` as before, so the tree, and the
 //! file `prettyplease` prints from it, is always the one `syn` gives.
