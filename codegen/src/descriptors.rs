@@ -30,8 +30,42 @@ pub fn resolve_annotations(t: &Tool) -> Annotations {
 }
 
 /// A YAML value as JSON (catalog schemas have string keys; validation checked that).
+///
+/// Converted node by node: going through serde (`serde_json::to_value`) cost a serializer call,
+/// a key copy and a map lookup per node, and every tool's schemas are converted once per listing
+/// and table (issue 17). A value the direct walk does not take as it is (a tagged value, a key
+/// that is not a string) goes through serde as before, so the result is always what serde gives.
 pub fn yaml_to_json(v: &serde_yaml::Value) -> Value {
-    serde_json::to_value(v).unwrap_or(Value::Null)
+    direct_json(v).unwrap_or_else(|| serde_json::to_value(v).unwrap_or(Value::Null))
+}
+
+/// [`yaml_to_json`] without serde; `None` for a tagged value or a key that is not a string.
+fn direct_json(v: &serde_yaml::Value) -> Option<Value> {
+    use serde_yaml::Value as Y;
+    Some(match v {
+        Y::Null => Value::Null,
+        Y::Bool(b) => Value::Bool(*b),
+        // As serde_yaml serializes a number: u64, else i64, else f64 (NaN and infinities, which
+        // JSON cannot write, become null, as serde_json's serializer makes them).
+        Y::Number(n) => match (n.as_u64(), n.as_i64(), n.as_f64()) {
+            (Some(u), _, _) => Value::from(u),
+            (None, Some(i), _) => Value::from(i),
+            (None, None, Some(f)) => {
+                serde_json::Number::from_f64(f).map_or(Value::Null, Value::Number)
+            }
+            (None, None, None) => return None,
+        },
+        Y::String(s) => Value::String(s.clone()),
+        Y::Sequence(items) => Value::Array(items.iter().map(direct_json).collect::<Option<_>>()?),
+        Y::Mapping(m) => {
+            let mut out = Map::with_capacity(m.len());
+            for (k, v) in m {
+                out.insert(k.as_str()?.to_owned(), direct_json(v)?);
+            }
+            Value::Object(out)
+        }
+        Y::Tagged(_) => return None,
+    })
 }
 
 /// The `Tool` object of `tools/list`: schemas in their listed form ([`crate::compact`]), and the
@@ -273,4 +307,31 @@ pub fn sorted_tools(c: &Catalog) -> Vec<&Tool> {
     let mut tools: Vec<&Tool> = c.tools.iter().collect();
     tools.sort_by(|a, b| a.name.cmp(&b.name));
     tools
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn yaml_to_json_gives_what_serde_gives() {
+        let texts = [
+            "{type: object, properties: {a: {type: string, maxLength: 5, description: \"é \\\" x\"}}, required: [a]}",
+            "[1, -1, 0, 18446744073709551615, -9223372036854775808, 1.5, -0.0, 1e300, .nan, .inf, -.inf]",
+            "{a: null, b: true, c: [], d: {}, e: [[{f: ~}]], z: 1, y: 2, x: 3}",
+            "{1: a, b: c}",
+            "{true: a}",
+            "{a: !tagged {b: 1}}",
+            "!tag [1]",
+            "'plain'",
+        ];
+        for text in texts {
+            let v: serde_yaml::Value = serde_yaml::from_str(text).expect(text);
+            let serde = serde_json::to_value(&v).unwrap_or(Value::Null);
+            let ours = yaml_to_json(&v);
+            assert_eq!(ours, serde, "{text}");
+            // Same text too: key order and number forms.
+            assert_eq!(ours.to_string(), serde.to_string(), "{text}");
+        }
+    }
 }

@@ -20,6 +20,10 @@ use std::process::ExitCode;
 use clap::{CommandFactory, Parser, Subcommand};
 use codegen::{Layout, FIX_COMMAND};
 
+/// See [`codegen::Allocator`]: the generator's processes only, never the server.
+#[global_allocator]
+static ALLOCATOR: codegen::Allocator = codegen::Allocator;
+
 /// Validates the catalogs and writes generated/ (with no command), or runs an OpenAPI tool.
 #[derive(Debug, Parser)]
 #[command(

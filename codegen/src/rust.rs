@@ -6,6 +6,7 @@
 //! data: the runtime never parses a catalog.
 
 pub mod held;
+pub mod shapes;
 
 use held::Held;
 use proc_macro2::TokenStream;
@@ -377,6 +378,17 @@ pub fn product_module<'a>(
     source: &str,
     listings: &descriptors::Listings<'a>,
 ) -> String {
+    let (file, held) = product_tokens(c, localized, source, listings);
+    print(file, &preamble(source), &held)
+}
+
+/// The tokens of [`product_module`], and the literals held out of them.
+fn product_tokens<'a>(
+    c: &'a Catalog,
+    localized: &'a [crate::texts::Localized],
+    source: &str,
+    listings: &descriptors::Listings<'a>,
+) -> (TokenStream, Held) {
     let info = &c.product;
     let (name, title, version) = (&info.name, &info.title, &info.version);
     let (uri_prefix, tool_prefix, naming) = (&info.uri_prefix, &info.tool_prefix, &info.naming);
@@ -619,7 +631,7 @@ pub fn product_module<'a>(
         static LOCALES: &[LocaleTexts] = &[#(#locale_texts),*];
         #(#locale_consts)*
     };
-    print(file, &preamble(source), &held)
+    (file, held)
 }
 
 /// A product catalog as the crate root sees it.
@@ -704,7 +716,12 @@ pub fn lib_module(entries: &[ModuleEntry]) -> String {
 
 /// Lays out `tokens` (made with `held`) with `prettyplease`, then puts the held literals back.
 fn print(tokens: TokenStream, preamble: &str, held: &Held) -> String {
-    let printed = match syn::parse2::<syn::File>(tokens.clone()) {
+    // The table shapes are read directly (see `shapes`); anything else by `syn`.
+    let file = match shapes::file(tokens.clone()) {
+        Some(file) => Ok(file),
+        None => syn::parse2::<syn::File>(tokens.clone()),
+    };
+    let printed = match file {
         Ok(file) => prettyplease::unparse(&file),
         // Unreachable for tokens built above; keep the raw tokens so the compiler shows the error.
         Err(_) => tokens.to_string(),
@@ -758,6 +775,54 @@ mod tests {
             pub static ITEMS: &[Item] = &[#(#items),*];
             const TOOLS_JSON: &str = #joined;
         }
+    }
+
+    /// `shapes` must build the tree `syn` parses, for every module the repository's catalogs
+    /// make (and must read them all: a module it gave up on would silently cost `syn`'s time).
+    #[test]
+    fn shapes_read_what_syn_reads() {
+        let catalog_dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../catalog");
+        let loaded = crate::load_all(&catalog_dir).expect("the repository's catalogs are valid");
+        assert!(loaded.len() >= 5, "every product and fixture");
+        for l in &loaded {
+            let listings = descriptors::Listings::default();
+            let (tokens, _) = product_tokens(&l.catalog, &l.localized, "x", &listings);
+            let fast = shapes::file(tokens.clone()).expect("shapes reads every product module");
+            let slow: syn::File = syn::parse2(tokens).expect("syn reads it");
+            assert!(
+                prettyplease::unparse(&fast) == prettyplease::unparse(&slow),
+                "{}: shapes and syn print differently",
+                l.source.display
+            );
+            // The same trees, token for token (not only the same printed text).
+            assert!(
+                quote!(#fast).to_string() == quote!(#slow).to_string(),
+                "{}: shapes and syn read different trees",
+                l.source.display
+            );
+        }
+        // Shapes it does not read are left to syn: a method call, a unary minus, a macro.
+        for tokens in [
+            quote!(
+                static A: &[u8] = &[a.b()];
+            ),
+            quote!(
+                static A: i8 = -1;
+            ),
+            quote!(
+                static A: Vec<u8> = vec![];
+            ),
+            quote!(
+                pub fn f() {}
+            ),
+        ] {
+            assert!(shapes::file(tokens).is_none());
+        }
+        // The sample file of held literals, in both pipelines.
+        let sample = sample(&|s| Literal::string(s));
+        let fast = shapes::file(sample.clone()).expect("shapes reads the sample");
+        let slow: syn::File = syn::parse2(sample).expect("syn reads it");
+        assert!(prettyplease::unparse(&fast) == prettyplease::unparse(&slow));
     }
 
     #[test]

@@ -343,6 +343,10 @@ pub fn default_locale(value: &Value) -> Locale {
 /// The table's entries no text of the catalog says (a removed or reworded text leaves its
 /// translation behind): `(source text, entry)`, in table order.
 pub fn unused<'t>(value: &Value, table: &'t Table) -> Vec<(&'t str, &'t Translation)> {
+    // An empty table leaves nothing unused, and the walk below works on a copy of the catalog.
+    if table.entries.is_empty() {
+        return Vec::new();
+    }
     let mut said = std::collections::BTreeSet::new();
     let mut copy = value.clone();
     visit_texts(&mut copy, &mut |_, v| {
@@ -368,8 +372,24 @@ pub struct Missing {
 /// The catalog's value in `locale`: every plain text replaced by the table's version, every
 /// inline text by its own. Texts the table lacks keep their source version and are returned.
 pub fn localize(value: &Value, locale: Locale, table: &Table) -> (Value, Vec<Missing>) {
-    let mut out = value.clone();
     let mut missing = Vec::new();
+    let out = localize_into(value, locale, table, Some(&mut missing));
+    (out, missing)
+}
+
+/// [`localize`] without the list of missing texts, for a locale whose gaps nobody reports (each
+/// gap would cost its path and text as new strings: every text, in a catalog with no table).
+pub fn localize_quietly(value: &Value, locale: Locale, table: &Table) -> Value {
+    localize_into(value, locale, table, None)
+}
+
+fn localize_into(
+    value: &Value,
+    locale: Locale,
+    table: &Table,
+    mut missing: Option<&mut Vec<Missing>>,
+) -> Value {
+    let mut out = value.clone();
     visit_texts(&mut out, &mut |path, v| {
         if let Some(t) = inline(v) {
             *v = Value::String(pick(t, locale));
@@ -381,13 +401,17 @@ pub fn localize(value: &Value, locale: Locale, table: &Table) -> (Value, Vec<Mis
         }
         match table.entries.get(text) {
             Some(t) => *v = Value::String(t.get(locale).to_string()),
-            None => missing.push(Missing {
-                path: path.to_string(),
-                text: text.to_string(),
-            }),
+            None => {
+                if let Some(missing) = missing.as_deref_mut() {
+                    missing.push(Missing {
+                        path: path.to_string(),
+                        text: text.to_string(),
+                    })
+                }
+            }
         }
     });
-    (out, missing)
+    out
 }
 
 /// A catalog in one locale.

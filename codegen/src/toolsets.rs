@@ -17,6 +17,15 @@ pub const MAX_DEFAULT_TOOLS: usize = 40;
 
 /// `*` matches any run of characters, `?` one; everything else itself.
 pub fn glob(pattern: &str, text: &str) -> bool {
+    // What comes before the first wildcard is matched as it is: a pattern without one is an exact
+    // name, and most patterns (`banking_pix_*`) are refused by their literal start alone.
+    let literal = pattern.find(['*', '?']).unwrap_or(pattern.len());
+    if literal == pattern.len() {
+        return pattern == text;
+    }
+    if !text.as_bytes().starts_with(&pattern.as_bytes()[..literal]) {
+        return false;
+    }
     // Tool names and scopes are ASCII: match their bytes without collecting characters (a
     // 3,000-tool catalog with 75 toolsets asks this 225,000 times per resolution). Otherwise `?`
     // must match one character, not one byte.
@@ -173,5 +182,12 @@ mod tests {
         assert!(glob("a?c", "aéc"));
         assert!(glob("*é?", "xxéy"));
         assert!(!glob("a?c", "aébc"));
+        // A literal start decides alone, wildcards after it still count.
+        assert!(!glob("ab*", "a"));
+        assert!(glob("ab*", "ab"));
+        assert!(!glob("é*", "e"));
+        assert!(glob("é?*", "éx"));
+        assert!(!glob("", "x"));
+        assert!(glob("", ""));
     }
 }
