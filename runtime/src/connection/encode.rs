@@ -60,13 +60,14 @@ impl Encoded {
     }
 }
 
-/// The answer to request `id`, without copying a kept page (a listing's). A one-off page (a
+/// The answer to request `id`, without copying a kept page (a listing's). A small one-off page (a
 /// tool's result, a few hundred bytes) is copied into one buffer with the envelope instead: the
 /// same bytes, in one allocation where splicing took four (the tail, the list of segments, the
-/// tail's shared handle, the body's chunk list).
+/// tail's shared handle, the body's chunk list). A large one (a sandbox list page, tens of KB) is
+/// spliced: copying it costs more than the four allocations.
 pub fn encode(id: &Value, reply: Reply) -> Encoded {
     match reply {
-        Reply::Raw(page) if !page.is_kept() => {
+        Reply::Raw(page) if !page.is_kept() && page.len() <= COPY_LIMIT => {
             let tail_len = id_len(id) + TAIL_FIXED;
             // Exactly as long as the answer: a full `Vec` becomes the body's `Bytes` without
             // another allocation.
@@ -86,6 +87,10 @@ pub fn encode(id: &Value, reply: Reply) -> Encoded {
         other => Encoded::Whole(encode_reply(id, &other)),
     }
 }
+
+/// The largest one-off page copied into the answer's buffer rather than spliced: about where a
+/// copy starts to cost more than splicing's allocations.
+const COPY_LIMIT: usize = 4096;
 
 /// The bytes of the tail besides the id: `,"id":` and the closing brace.
 const TAIL_FIXED: usize = 7;
@@ -154,6 +159,22 @@ mod tests {
             let v: Value = serde_json::from_slice(&whole).unwrap();
             assert_eq!(v["id"], id);
             assert_eq!(v["result"]["content"][0]["text"], "x");
+
+            // A large one-off page is spliced, not copied, and sends the same bytes.
+            let text = "y".repeat(COPY_LIMIT);
+            let result = format!(r#"{{"content":[{{"type":"text","text":"{text}"}}]}}"#);
+            let spliced = encode(&id, Reply::Raw(Page::from(result.clone().into_bytes())));
+            assert!(matches!(spliced, Encoded::Spliced { .. }), "{id}");
+            let Encoded::Spliced { page, tail } =
+                encode(&id, Reply::Raw(Page::kept(result.into_bytes())))
+            else {
+                panic!("a kept page is spliced");
+            };
+            assert_eq!(
+                spliced.into_vec(),
+                Encoded::Spliced { page, tail }.into_vec(),
+                "{id}"
+            );
         }
     }
 }
