@@ -60,16 +60,17 @@ redis-server --port "$redis_port" --bind 127.0.0.1 --save '' --appendonly yes --
 trap 'kill "$(cat "$redis_dir/redis.pid" 2>/dev/null)" 2>/dev/null || true; rm -rf "$redis_dir"' EXIT
 export REDIS_URL="redis://127.0.0.1:$redis_port"
 # Ours answers `CONFIG GET dir` with this run's directory; anything else on the port is not ours.
+# In a subshell: `exec` redirections there (the connection, silenced errors) end with it.
 our_redis() {
-  exec 3<>"/dev/tcp/127.0.0.1/$redis_port" 2>/dev/null || return 1
-  printf 'CONFIG GET dir\r\n' >&3
-  local line found=1
-  for _ in 1 2 3 4 5; do
-    IFS= read -r -t 1 line <&3 || break
-    case $line in *"$redis_dir"*) found=0; break ;; esac
-  done
-  exec 3<&-
-  return $found
+  (
+    exec 3<>"/dev/tcp/127.0.0.1/$redis_port" || exit 1
+    printf 'CONFIG GET dir\r\n' >&3
+    for _ in 1 2 3 4 5; do
+      IFS= read -r -t 1 line <&3 || exit 1
+      case $line in *"$redis_dir"*) exit 0 ;; esac
+    done
+    exit 1
+  ) 2>/dev/null
 }
 redis_up=no
 for _ in $(seq 50); do
