@@ -22,6 +22,7 @@ mod config;
 mod doctor;
 mod healthcheck;
 mod lazy_sandbox;
+mod log_queue;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -469,14 +470,26 @@ struct FixtureArgs {
     transport: TransportArgs,
 }
 
-fn init_logging() {
+/// Log lines to stderr through [`log_queue`], so that a stderr nobody reads never stops a
+/// request. The returned guard writes what is queued when dropped. Without the writer thread
+/// (the system refused one), lines go straight to stderr as before.
+fn init_logging() -> Option<log_queue::Flush> {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    tracing_subscriber::fmt()
+    let logger = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_ansi(false)
-        .init();
+        .with_ansi(false);
+    match log_queue::start(std::io::stderr()) {
+        Ok((queue, flush)) => {
+            logger.with_writer(queue).init();
+            Some(flush)
+        }
+        Err(e) => {
+            logger.with_writer(std::io::stderr).init();
+            tracing::warn!(error = %e, "no log writer thread: log lines are written in place");
+            None
+        }
+    }
 }
 
 fn main() {
@@ -496,19 +509,36 @@ fn main() {
 }
 
 async fn async_main() {
-    init_logging();
+    let log = init_logging();
     let cli = Cli::parse();
-    if let Err(e) = run(cli).await {
-        eprintln!("kobana-mcp: {e:#}");
+    let outcome = run(cli).await;
+    // The queued log lines are written first: `std::process::exit` runs no destructors.
+    drop(log);
+    if let Err(e) = outcome {
+        if !e.is::<Reported>() {
+            eprintln!("kobana-mcp: {e:#}");
+        }
         std::process::exit(1);
     }
 }
+
+/// A failure already reported in full (a `doctor` that found problems): exit 1, say nothing more.
+#[derive(Debug)]
+struct Reported;
+
+impl std::fmt::Display for Reported {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("reported above")
+    }
+}
+
+impl std::error::Error for Reported {}
 
 async fn run(cli: Cli) -> anyhow::Result<()> {
     if let Command::Doctor(args) = &cli.command {
         // Reports a configuration that does not load as one of its lines, not as an error.
         if !doctor::run(args, &cli).await {
-            std::process::exit(1);
+            return Err(Reported.into());
         }
         return Ok(());
     }

@@ -156,3 +156,92 @@ async fn sigterm_ends_the_server_gracefully_and_exports_what_is_pending() {
         "{names:?}"
     );
 }
+
+/// An MCP client may pipe a stdio server's stderr and read it only if the server dies. The pipe
+/// fills at 64 KiB: before, the next request's log line blocked its worker and the server
+/// stopped answering after about 400 requests. Now the log drops lines it has no room for, says
+/// so, and every request is answered.
+#[test]
+fn a_stderr_nobody_reads_never_stops_a_stdio_server() {
+    use std::io::{BufRead, BufReader, Read, Write};
+
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut child = Command::new(BIN)
+        .arg("--data-dir")
+        .arg(dir.path())
+        .args(["serve", "billing", "--stdio"])
+        .env("RUST_LOG", "info")
+        .env_remove("KOBANA_ACCESS_TOKEN")
+        .env_remove("KOBANA_CONFIG")
+        .env_remove("KOBANA_UPSTREAM_URL")
+        .current_dir(dir.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("kobana-mcp starts");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let stdout = child.stdout.take().expect("stdout");
+    let mut stderr = child.stderr.take().expect("stderr");
+    let (tx, answers) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let mut ask = |message: Value| {
+        writeln!(stdin, "{message}").expect("the server reads stdin");
+        stdin.flush().expect("flush");
+    };
+    ask(
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "never-reads-stderr", "version": "1"}}}),
+    );
+    let first = answers
+        .recv_timeout(Duration::from_secs(60))
+        .expect("initialize is answered");
+    assert!(first.contains("\"result\""), "{first}");
+    ask(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    // About 130 bytes of log per request: 12,000 requests are 1.5 MB, more than the pipe and the
+    // log's queue hold together, so lines are dropped too.
+    for id in 1..=12_000u32 {
+        ask(json!({"jsonrpc": "2.0", "id": id, "method": "ping"}));
+        let answer = answers
+            .recv_timeout(Duration::from_secs(30))
+            .unwrap_or_else(|_| panic!("no answer to request {id}: the server is stuck"));
+        let answer: Value = serde_json::from_str(&answer).expect("a JSON-RPC answer");
+        assert_eq!(answer["id"], json!(id), "{answer}");
+    }
+    drop(stdin);
+    let mut log = String::new();
+    stderr
+        .read_to_string(&mut log)
+        .expect("stderr is read to its end");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("try_wait") {
+            break status;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the server did not end with stdin"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(status.success(), "{status}");
+    assert!(
+        log.contains("method=\"ping\""),
+        "{}",
+        &log[..log.len().min(500)]
+    );
+    assert!(
+        log.lines().any(|l| l.starts_with("kobana-mcp: ")
+            && l.ends_with(" log lines dropped here: stderr was not being read")),
+        "{}",
+        &log[log.len().saturating_sub(500)..]
+    );
+}
