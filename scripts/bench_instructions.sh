@@ -83,10 +83,13 @@ def run(argv, extra, scenarios):
     """Total instructions of one server run: warm-up of every scenario, then `extra`."""
     port = free_port()
     out = tempfile.NamedTemporaryFile(prefix="callgrind.", suffix=".out", delete=False).name
+    # The server's stderr (valgrind's lines, and a request-log line per call) goes to a file: a
+    # pipe that nobody reads fills at 64 KiB, and then the server blocks writing its log.
+    log = tempfile.NamedTemporaryFile(prefix="server.", suffix=".log")
     server = subprocess.Popen(
         ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", "--dump-instr=no",
          "--compress-strings=no", *argv(port)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        stdout=subprocess.DEVNULL, stderr=log)
     try:
         deadline = time.time() + 300
         while True:
@@ -96,7 +99,7 @@ def run(argv, extra, scenarios):
                 break
             except OSError:
                 if server.poll() is not None or time.time() > deadline:
-                    sys.exit(f"bench_server did not start: {server.stderr.read().decode()[-2000:]}")
+                    sys.exit(f"bench_server did not start: {open(log.name, errors='replace').read()[-2000:]}")
                 time.sleep(0.2)
         for wire, method, coding in scenarios:
             send(conn, wire, method, coding, W)
@@ -107,6 +110,7 @@ def run(argv, extra, scenarios):
     finally:
         server.send_signal(2)  # Ctrl-C: the server ends gracefully and callgrind writes its file
         server.wait(timeout=300)
+        log.close()
     text = open(out).read()
     os.unlink(out)
     m = re.search(r"^(?:totals|summary): (\d+)", text, re.M)

@@ -81,11 +81,14 @@ def run(extra):
     out = tempfile.NamedTemporaryFile(prefix="callgrind.", suffix=".out", delete=False).name
     env = dict(os.environ, KOBANA_RATE_LIMIT_READS="0", KOBANA_RATE_LIMIT_WRITES="0",
                KOBANA_RATE_LIMIT_IP="0")
+    # The server's stderr (valgrind's lines, and a request-log line per call) goes to a file: a
+    # pipe that nobody reads fills at 64 KiB, and then the server blocks writing its log.
+    log = tempfile.NamedTemporaryFile(prefix="server.", suffix=".log")
     server = subprocess.Popen(
         ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", "--dump-instr=no",
          "--compress-strings=no", BIN, "--data-dir", data, "serve", "billing", "--http",
          f"127.0.0.1:{port}"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+        stdout=subprocess.DEVNULL, stderr=log, env=env)
     try:
         deadline = time.time() + 300
         while True:
@@ -95,7 +98,7 @@ def run(extra):
                 break
             except OSError:
                 if server.poll() is not None or time.time() > deadline:
-                    sys.exit(f"kobana-mcp did not start: {server.stderr.read().decode()[-2000:]}")
+                    sys.exit(f"kobana-mcp did not start: {open(log.name, errors='replace').read()[-2000:]}")
                 time.sleep(0.2)
         for name, args in SCENARIOS:
             send(conn, name, args, W)
@@ -105,6 +108,7 @@ def run(extra):
     finally:
         server.send_signal(2)  # Ctrl-C: the server ends gracefully and callgrind writes its file
         server.wait(timeout=300)
+        log.close()
         shutil.rmtree(data, ignore_errors=True)
     text = open(out).read()
     os.unlink(out)
