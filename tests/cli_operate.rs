@@ -5,7 +5,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
-use test_support::process::{free_port, wait_for, Running};
+use test_support::process::{free_port, kobana, wait_for, Running};
 
 const BIN: &str = env!("CARGO_BIN_EXE_kobana-mcp");
 
@@ -166,15 +166,10 @@ fn a_stderr_nobody_reads_never_stops_a_stdio_server() {
     use std::io::{BufRead, BufReader, Read, Write};
 
     let dir = tempfile::tempdir().expect("temp dir");
-    let mut child = Command::new(BIN)
-        .arg("--data-dir")
-        .arg(dir.path())
+    let mut child = kobana(BIN, dir.path())
         .args(["serve", "billing", "--stdio"])
         .env("RUST_LOG", "info")
         .env_remove("KOBANA_ACCESS_TOKEN")
-        .env_remove("KOBANA_CONFIG")
-        .env_remove("KOBANA_UPSTREAM_URL")
-        .current_dir(dir.path())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
