@@ -35,9 +35,8 @@ impl LogQueue {
     /// Queues `line`, preceded by the notice of the lines dropped before it, if any; counts it
     /// (and them, again) as dropped when the queue is full.
     fn push(&self, mut line: Vec<u8>) {
-        let gap = self.dropped.swap(0, Ordering::AcqRel);
-        if gap > 0 {
-            let mut notice = dropped_notice(gap).into_bytes();
+        let (gap, notice) = self.take_notice();
+        if let Some(mut notice) = notice {
             notice.append(&mut line);
             line = notice;
         }
@@ -45,10 +44,20 @@ impl LogQueue {
             self.dropped.fetch_add(gap + 1, Ordering::AcqRel);
         }
     }
-}
 
-fn dropped_notice(count: u64) -> String {
-    format!("kobana-mcp: {count} log lines dropped here: stderr was not being read\n")
+    /// The lines dropped since the last notice, and the notice that says so (none when none
+    /// were). The count is only read while nothing is dropped: no shared write per line.
+    fn take_notice(&self) -> (u64, Option<Vec<u8>>) {
+        if self.dropped.load(Ordering::Acquire) == 0 {
+            return (0, None);
+        }
+        let gap = self.dropped.swap(0, Ordering::AcqRel);
+        let notice = (gap > 0).then(|| {
+            format!("kobana-mcp: {gap} log lines dropped here: stderr was not being read\n")
+                .into_bytes()
+        });
+        (gap, notice)
+    }
 }
 
 /// Waits (at most [`FLUSH_WITHIN`]) for the queued lines to be written when dropped. Hold it
@@ -111,8 +120,7 @@ fn write_lines(mut out: impl Write, rx: &Receiver<Vec<u8>>, done: &mpsc::Sender<
 impl Drop for Flush {
     fn drop(&mut self) {
         let deadline = Instant::now() + FLUSH_WITHIN;
-        let gap = self.queue.dropped.swap(0, Ordering::AcqRel);
-        let notice = (gap > 0).then(|| dropped_notice(gap).into_bytes());
+        let (_, notice) = self.queue.take_notice();
         // The notice of the last lines dropped, if any, then the request to write everything.
         for mut message in notice.into_iter().chain([Vec::new()]) {
             loop {
