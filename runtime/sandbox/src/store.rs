@@ -376,7 +376,7 @@ fn object_of(json: &str) -> Map<String, Value> {
 
 /// A row of `SELECT id, seq, json`: the JSON is parsed where SQLite holds it, not copied first.
 fn row_of(r: &rusqlite::Row<'_>) -> rusqlite::Result<Row> {
-    parse_row(r.get(0)?, r.get(1)?, r.get_ref(2)?.as_str()?)
+    parse_row(r.get(0)?, r.get(1)?, text_at(r, 2)?)
 }
 
 /// Every record of a type in a scope, newest first.
@@ -553,7 +553,15 @@ pub fn scan_texts(
 
 /// Column `i` of `row`, a text, where SQLite holds it (not copied).
 fn text_at<'r>(row: &'r rusqlite::Row<'_>, i: usize) -> rusqlite::Result<&'r str> {
-    row.get_ref(i)?.as_str().map_err(rusqlite::Error::from)
+    let value = row.get_ref(i)?;
+    // `ValueRef::as_str`'s check (std's), done first with SIMD: a list page's texts are about
+    // 90 KB. Anything that fails it goes through `as_str` itself, for the very same error.
+    if let rusqlite::types::ValueRef::Text(bytes) = value {
+        if let Ok(text) = simdutf8::basic::from_utf8(bytes) {
+            return Ok(text);
+        }
+    }
+    value.as_str().map_err(rusqlite::Error::from)
 }
 
 /// One record by its string id, or by its numeric id when `key` is a number.
@@ -892,6 +900,52 @@ mod reader_tests {
                 .any(|(_, e)| e.contains("\\u001f") && e.contains("\\\\\\\"")),
             "control bytes, backslashes and quotes were escaped: {stored:?}"
         );
+    }
+
+    /// [`text_at`] reads what `ValueRef::as_str` reads: the same text for valid UTF-8 (long,
+    /// short, every width of character), the same error (with std's position) for text that is
+    /// not UTF-8 (a stray byte, a cut character, an overlong form, a surrogate), and the same
+    /// type error for a column that is not text.
+    #[test]
+    fn stored_text_is_checked_as_std_checks_it() {
+        let conn = rusqlite::Connection::open_in_memory().unwrap();
+        let long = "ação 💸 €".repeat(4000);
+        let mut cut = long.as_bytes().to_vec();
+        cut.truncate(cut.len() - 2);
+        let text = |bytes: &[u8]| -> rusqlite::types::Value {
+            rusqlite::types::Value::Blob(bytes.to_vec())
+        };
+        let cases: Vec<(&str, rusqlite::types::Value)> = vec![
+            ("SELECT CAST(?1 AS TEXT)", text(b"{}")),
+            ("SELECT CAST(?1 AS TEXT)", text(b"")),
+            ("SELECT CAST(?1 AS TEXT)", text(long.as_bytes())),
+            (
+                "SELECT CAST(?1 AS TEXT)",
+                text(&[long.as_bytes(), b"\xff", long.as_bytes()].concat()),
+            ),
+            ("SELECT CAST(?1 AS TEXT)", text(&cut)),
+            ("SELECT CAST(?1 AS TEXT)", text(b"\xc0\x80")),
+            ("SELECT CAST(?1 AS TEXT)", text(b"\xed\xa0\x80")),
+            (
+                "SELECT CAST(?1 AS TEXT)",
+                text(&[&b"{\"k\":\""[..], &[0xf0, 0x9f, 0x92], &b"\"}"[..]].concat()),
+            ),
+            ("SELECT ?1", text(b"{}")),
+            ("SELECT ?1", rusqlite::types::Value::Integer(7)),
+            ("SELECT ?1", rusqlite::types::Value::Null),
+        ];
+        let mut invalid = 0;
+        for (sql, value) in &cases {
+            let (ours, old) = conn
+                .query_row(sql, [value], |r| {
+                    let old = r.get_ref(0)?.as_str().map_err(rusqlite::Error::from);
+                    Ok((format!("{:?}", text_at(r, 0)), format!("{old:?}")))
+                })
+                .unwrap();
+            assert_eq!(ours, old, "{sql} {value:?}");
+            invalid += usize::from(ours.contains("Utf8Error"));
+        }
+        assert_eq!(invalid, 5, "each text that is not UTF-8 was refused");
     }
 
     fn scope() -> Scope {
