@@ -13,8 +13,9 @@ Sections (SECTIONS, comma-separated; default all):
   fly       a 16 KiB tools/call answer (not a listing) with and without Accept-Encoding: the cost
             of on-the-fly compression.
   sandbox   billing_invoices_list through `kobana-mcp serve billing` (embedded SQLite sandbox) at
-            1 and CONNS connections, beside the in-process fixture tool of bench_server at CONNS;
-            banking resources/list p50.
+            1 and CONNS connections; at CONNS interleaved with the in-process fixture tool of
+            bench_server and with a static server sending the sandbox's very answer bytes (the
+            bound of any server giving that answer); banking resources/list p50.
   proxy     billing_invoices_list through `serve billing --upstream` to `sandbox serve-api`, and
             the same request straight to serve-api: p50 at 1 connection, and the difference.
 Every figure is the median of RUNS runs (by req/s); the load average is printed beside each. In
@@ -311,33 +312,48 @@ def section_sandbox(out):
     log = open(os.path.join(out, "sandbox.log"), "w")
     results = {}
     try:
-        fx = bench_server()
+        servers = []
         try:
-            fixture = median_of(f"http://127.0.0.1:{fx.port}/mcp", mcp_headers("tools/call"),
-                                mcp_body("tools/call", {"name": TOOL, "arguments": {"id": "42"}}))
-        finally:
-            fx.stop()
-        port = free_port()
-        srv = kobana(["serve", "billing", "--http", f"127.0.0.1:{port}"], port,
-                     os.path.join(work, "billing"), log)
-        url = f"http://127.0.0.1:{port}/mcp"
-        # The embedded resolver's demo token (the sandbox serves no anonymous caller).
-        h = dict(mcp_headers("tools/call"), Authorization="Bearer demo-full")
-        b = mcp_body("tools/call", {"name": "billing_invoices_list", "arguments": {}})
-        try:
+            fx = bench_server()
+            servers.append(fx)
+            port = free_port()
+            srv = kobana(["serve", "billing", "--http", f"127.0.0.1:{port}"], port,
+                         os.path.join(work, "billing"), log)
+            servers.append(srv)
+            url = f"http://127.0.0.1:{port}/mcp"
+            # The embedded resolver's demo token (the sandbox serves no anonymous caller).
+            h = dict(mcp_headers("tools/call"), Authorization="Bearer demo-full")
+            b = mcp_body("tools/call", {"name": "billing_invoices_list", "arguments": {}})
             status, _, body = http(url, b, h)
             msg = json.loads(body)
             assert status == 200 and "result" in msg and not msg["result"].get("isError"), body[:300]
+            # The bound of any server giving this answer: a static server sending its very bytes
+            # (a default page of 50 invoices, in `structuredContent` and again as text).
+            path = os.path.join(out, "billing_invoices_list.json")
+            open(path, "wb").write(body)
+            sport = free_port()
+            servers.append(Server([os.environ["STATIC_FILE"], path, str(sport)], sport))
             one = median_of(url, h, b, conns=1)
-            many = median_of(url, h, b)
-            results.update(fixture=fixture, one=one, many=many, rss_mib=srv.rss_mib())
+            fx_target = (f"http://127.0.0.1:{fx.port}/mcp", mcp_headers("tools/call"),
+                         mcp_body("tools/call", {"name": TOOL, "arguments": {"id": "42"}}))
+            runs = interleaved({"sandbox": (url, h, b), "fixture": fx_target,
+                                "static": (f"http://127.0.0.1:{sport}/mcp", h, b)})
+            many, fixture, same = runs["sandbox"], runs["fixture"], runs["static"]
+            results.update(fixture=fixture, one=one, many=many, static_same_bytes=same,
+                           answer_bytes=len(body), rss_mib=srv.rss_mib())
         finally:
-            srv.stop()
+            for s in servers:
+                s.stop()
         row("billing_invoices_list, 1 connection", one, fixture, "fixture tool (bench_server echo)")
         row(f"billing_invoices_list, {CONNS} connections", many, fixture,
             "fixture tool (bench_server echo)")
+        row(f"static server sending the same {len(body):,} B, {CONNS} connections", same, fixture,
+            "fixture tool (bench_server echo)")
+        row(f"billing_invoices_list, {CONNS} connections", many, same,
+            f"static server sending the same {len(body):,} B")
         print(f"{CONNS} connections vs 1: {many['rps'] / one['rps']:.2f}× "
-              f"(target ≥ 1.7×); vs fixture: {many['rps'] / fixture['rps']:.2f}× (target ≥ 0.35×); "
+              f"(target ≥ 1.7×); vs fixture: {ratio(many, fixture, 'rps')}× (target ≥ 0.35×); "
+              f"the same bytes sent static vs fixture: {ratio(same, fixture, 'rps')}×; "
               f"RSS {results['rss_mib']} MiB")
         port = free_port()
         srv = kobana(["serve", "banking", "--http", f"127.0.0.1:{port}"], port,
