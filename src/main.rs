@@ -255,7 +255,9 @@ struct TelemetryArgs {
     /// Rotated audit files kept (`FILE.1` … `FILE.N`; default 10).
     #[arg(long, env = "KOBANA_AUDIT_KEEP", value_name = "N")]
     audit_keep: Option<usize>,
-    /// Write the audit records to stderr instead of a file.
+    /// Write the audit records to stderr instead of a file. An audit record is never dropped,
+    /// so stderr must be read: a stderr nobody reads stops the writes it audits (a log line,
+    /// by contrast, is dropped with a notice). `--audit-file` is the production setting.
     #[arg(long, env = "KOBANA_AUDIT_STDERR")]
     audit_stderr: bool,
 }

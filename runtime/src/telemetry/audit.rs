@@ -12,6 +12,11 @@
 //!
 //! Sinks: stderr, or a JSON Lines file opened for append, rotated by size
 //! (`file` → `file.1` → … → `file.<keep>`, the oldest dropped).
+//!
+//! A record is written in place, before the answer leaves, and never dropped. So unlike the
+//! log (`log_queue` in the binary, which drops lines with a notice rather than wait), the stderr
+//! sink waits for whoever reads stderr: a pipe nobody reads holds up the writes it audits.
+//! That is the price of a trail with no gaps; the file sink is the production setting.
 
 use std::fs::{File, OpenOptions};
 use std::io::Write;
