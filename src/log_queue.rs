@@ -91,28 +91,30 @@ const WRITE_MAX: usize = 64 * 1024;
 /// The writer thread: lines in order, those queued together in one write. An empty message asks
 /// for the queue so far to be written ([`Flush`]).
 fn write_lines(mut out: impl Write, rx: &Receiver<Vec<u8>>, done: &mpsc::Sender<()>) {
+    // One write per gathered batch; an empty batch is not written.
+    fn send(out: &mut impl Write, batch: &mut Vec<u8>) {
+        if !batch.is_empty() {
+            let _ = out.write_all(batch);
+            batch.clear();
+        }
+    }
     let mut batch = Vec::with_capacity(WRITE_MAX);
     while let Ok(first) = rx.recv() {
         let mut next = Some(first);
         while let Some(line) = next {
             if line.is_empty() {
-                let _ = out.write_all(&batch);
-                batch.clear();
+                send(&mut out, &mut batch);
                 let _ = out.flush();
                 let _ = done.send(());
             } else {
-                if batch.len() + line.len() > WRITE_MAX && !batch.is_empty() {
-                    let _ = out.write_all(&batch);
-                    batch.clear();
+                if batch.len() + line.len() > WRITE_MAX {
+                    send(&mut out, &mut batch);
                 }
                 batch.extend_from_slice(&line);
             }
             next = rx.try_recv().ok();
         }
-        if !batch.is_empty() {
-            let _ = out.write_all(&batch);
-            batch.clear();
-        }
+        send(&mut out, &mut batch);
         std::thread::sleep(GATHER);
     }
 }

@@ -555,7 +555,7 @@ pub fn scan_texts(
 fn text_at<'r>(row: &'r rusqlite::Row<'_>, i: usize) -> rusqlite::Result<&'r str> {
     let value = row.get_ref(i)?;
     // `ValueRef::as_str`'s check (std's), done first with SIMD: a list page's texts are about
-    // 90 KB. Anything that fails it goes through `as_str` itself, for the very same error.
+    // 45 KB. Anything that fails it goes through `as_str` itself, for the very same error.
     if let rusqlite::types::ValueRef::Text(bytes) = value {
         if let Ok(text) = simdutf8::basic::from_utf8(bytes) {
             return Ok(text);
