@@ -115,6 +115,12 @@ impl JsonText {
         self.text
     }
 
+    /// The text and, when the backend gave it, its escaped form ([`JsonText::in_string`]),
+    /// owned: a large answer goes into the reply as they are, without a copy.
+    pub fn into_parts(self) -> (String, Option<String>) {
+        (self.text, self.in_string)
+    }
+
     pub fn len(&self) -> usize {
         self.text.len()
     }

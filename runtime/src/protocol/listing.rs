@@ -117,6 +117,13 @@ impl From<Vec<u8>> for Page {
     }
 }
 
+/// A one-off page (not [`Page::kept`]) of several segments, sent one after the other.
+impl From<Vec<Bytes>> for Page {
+    fn from(segments: Vec<Bytes>) -> Self {
+        Page::of(segments.into_boxed_slice(), false)
+    }
+}
+
 /// A one-off page (not [`Page::kept`]).
 impl From<Bytes> for Page {
     fn from(bytes: Bytes) -> Self {

@@ -1129,3 +1129,85 @@ async fn a_full_tool_listing_is_the_catalogs_joined_text_and_2025_03_26_gets_no_
     );
     assert!(!some.is_empty() && some.len() < p.tools.len());
 }
+
+/// A large JSON answer (a sandbox list page) is spliced into its reply: the same bytes as the
+/// one-buffer reply, in every era with `structuredContent`, for an object or not, with the
+/// backend's escaped text or without, and the backend's texts are segments of the reply as
+/// they were given, not copies.
+#[tokio::test]
+async fn a_large_json_answer_is_spliced_byte_for_byte_without_copying_its_texts() {
+    let (e, _) = engine_with(product("billing"), 50);
+    let record =
+        r#"{"id":"inv_1","note":"línea \"uno\"\n\ttab\u0001","amount":12.5,"tags":["a","b"]}"#;
+    let joined = vec![record; 200].join(",");
+    let texts = [format!("{{\"data\":[{joined}]}}"), format!("[{joined}]")];
+    let eras = [Era::Modern, LEGACY, Era::Legacy("2025-06-18")];
+    for text in &texts {
+        assert!(
+            text.len() >= 8 * 1024,
+            "the texts are large enough to be spliced"
+        );
+        let is_object = text.starts_with('{');
+        let escaped = {
+            let quoted = serde_json::to_string(text.as_str()).unwrap();
+            quoted[1..quoted.len() - 1].to_string()
+        };
+        for era in eras {
+            let c = call(era, identity(&["all"], &["*"]), json!({}));
+            let copied = match e.copied_json_reply(&c, text, None, is_object) {
+                Reply::Raw(page) => page.to_vec(),
+                _ => panic!("a JSON answer is raw bytes"),
+            };
+            // The reply is a JSON-RPC result, its text block the text and its structured
+            // content the answer (wrapped in `result` when 2025 needs an object).
+            let v: Value = serde_json::from_slice(&copied).unwrap();
+            assert_eq!(v["content"][0]["text"], json!(text), "{era:?}");
+            let answer: Value = serde_json::from_str(text).unwrap();
+            let structured = if is_object || era.is_modern() {
+                &v["structuredContent"]
+            } else {
+                &v["structuredContent"]["result"]
+            };
+            assert_eq!(structured, &answer, "{era:?}");
+            for in_string in [None, Some(escaped.clone())] {
+                let given_text = text.clone();
+                let text_at = given_text.as_ptr();
+                let escaped_at = in_string.as_ref().map(|s| s.as_ptr());
+                let with_escaped = in_string.is_some();
+                let page = match e.spliced_json_reply(&c, given_text, in_string, is_object) {
+                    Reply::Raw(page) => page,
+                    _ => panic!("a JSON answer is raw bytes"),
+                };
+                assert_eq!(
+                    String::from_utf8(page.to_vec()).unwrap(),
+                    String::from_utf8(copied.clone()).unwrap(),
+                    "{era:?}, escaped text given: {with_escaped}"
+                );
+                let shared = |at: *const u8| page.segments().iter().any(|s| s.as_ptr() == at);
+                assert!(
+                    shared(text_at),
+                    "the answer's text is a segment, not a copy"
+                );
+                if let Some(at) = escaped_at {
+                    assert!(shared(at), "the escaped text is a segment, not a copy");
+                }
+            }
+        }
+    }
+    // A small answer stays one buffer, and so does every answer in 2025-03-26 (no structured
+    // content: the text is written once).
+    let c = call(LEGACY, identity(&["all"], &["*"]), json!({}));
+    match e.json_reply(&c, record.to_string(), None, true) {
+        Reply::Raw(page) => assert_eq!(page.segments().len(), 1),
+        _ => panic!("a JSON answer is raw bytes"),
+    }
+    let c = call(
+        Era::Legacy("2025-03-26"),
+        identity(&["all"], &["*"]),
+        json!({}),
+    );
+    match e.json_reply(&c, texts[0].clone(), None, true) {
+        Reply::Raw(page) => assert_eq!(page.segments().len(), 1),
+        _ => panic!("a JSON answer is raw bytes"),
+    }
+}

@@ -2,6 +2,8 @@
 
 use std::sync::Arc;
 
+use axum::body::Bytes;
+
 use runtime_model::backend::{BackendError, CallContext, Output};
 use runtime_model::catalog::{Binding, Operation, Product, Tool};
 use runtime_model::errors::{self, AppError};
@@ -387,7 +389,9 @@ impl Engine {
                 }
             }
             Ok(Dispatched::Backend(Ok(Output::JsonText(text)))) => {
-                self.json_reply(call, text.as_str(), text.in_string(), text.is_object())
+                let is_object = text.is_object();
+                let (text, in_string) = text.into_parts();
+                self.json_reply(call, text, in_string, is_object)
             }
             Ok(Dispatched::Backend(Ok(Output::Bytes { mime_type, data }))) => {
                 self.tool_reply(call, file_to_tool(self, call, tool, args, mime_type, data))
@@ -498,7 +502,7 @@ impl Engine {
         let text = super::json_text::to_text(&answer);
         let budget = self.options.result_budget_tokens;
         match super::result_budget::cut(&answer, text.len(), budget) {
-            None => self.json_reply(call, &text, None, answer.is_object()),
+            None => self.json_reply(call, text, None, answer.is_object()),
             Some(c) => self.tool_reply(call, self.cut_output(call, tool, args, c)),
         }
     }
@@ -552,8 +556,26 @@ impl Engine {
     /// The result of a JSON answer: serialized once, that text is both the text block and
     /// `structuredContent` (a model reads the text; a program reads the structure). The text
     /// block is `in_string` when the backend gave the text already escaped
-    /// ([`runtime_model::backend::JsonText::in_string`]), else `text` escaped here.
-    fn json_reply(
+    /// ([`runtime_model::backend::JsonText::in_string`]), else `text` escaped here. From
+    /// [`SPLICE_FROM`] bytes on, the two texts go into the reply as they are, shared segments
+    /// between the envelope's pieces ([`Self::spliced_json_reply`]), rather than copied into
+    /// one buffer.
+    pub(in crate::protocol) fn json_reply(
+        &self,
+        call: &Call,
+        text: String,
+        in_string: Option<String>,
+        is_object: bool,
+    ) -> Reply {
+        if text.len() >= SPLICE_FROM && call.era.has_structured_content() {
+            self.spliced_json_reply(call, text, in_string, is_object)
+        } else {
+            self.copied_json_reply(call, &text, in_string.as_deref(), is_object)
+        }
+    }
+
+    /// [`Self::json_reply`] in one buffer.
+    pub(in crate::protocol) fn copied_json_reply(
         &self,
         call: &Call,
         text: &str,
@@ -567,7 +589,7 @@ impl Engine {
             call,
             text.len() + escaped_len + 64,
             |bytes| {
-                bytes.extend_from_slice(b"[{\"type\":\"text\",\"text\":");
+                bytes.extend_from_slice(TEXT_BLOCK_HEAD);
                 match in_string {
                     Some(escaped) => {
                         bytes.push(b'"');
@@ -586,6 +608,60 @@ impl Engine {
         )
     }
 
+    /// [`Self::json_reply`] for a large answer in an era with `structuredContent`: the same
+    /// bytes as [`Self::write_tool_result`] writes, as segments. The escaped text (the backend's,
+    /// or escaped here) and `text` are each one segment, taken over without a copy; only the
+    /// envelope's pieces around them are written.
+    pub(in crate::protocol) fn spliced_json_reply(
+        &self,
+        call: &Call,
+        text: String,
+        in_string: Option<String>,
+        is_object: bool,
+    ) -> Reply {
+        let wrap = wraps_structured(call.era, is_object);
+        let mut segments = Vec::with_capacity(5);
+        let mut head = Vec::with_capacity(64);
+        head.extend_from_slice(b"{\"content\":");
+        head.extend_from_slice(TEXT_BLOCK_HEAD);
+        match in_string {
+            Some(escaped) => {
+                head.push(b'"');
+                segments.push(Bytes::from(head));
+                segments.push(Bytes::from(escaped));
+                segments.push(Bytes::from_static(b"\""));
+            }
+            None => {
+                head.reserve(text.len() + text.len() / 4);
+                super::json_text::write_string(&mut head, &text);
+                segments.push(Bytes::from(head));
+            }
+        }
+        segments.push(Bytes::from_static(if wrap {
+            b"}],\"structuredContent\":{\"result\":"
+        } else {
+            b"}],\"structuredContent\":"
+        }));
+        segments.push(Bytes::from(text));
+        let tail = self.result_tail(call);
+        let mut end = Vec::with_capacity(tail.len() + 1);
+        if wrap {
+            end.push(b'}');
+        }
+        end.extend_from_slice(tail.as_bytes());
+        segments.push(Bytes::from(end));
+        Reply::Raw(super::listing::Page::from(segments))
+    }
+
+    /// What closes a `tools/call` result after its last member: the 2026 envelope
+    /// (pre-serialized, per locale), or just the brace.
+    fn result_tail(&self, call: &Call) -> &str {
+        match call.era {
+            Era::Modern => self.complete_tail(self.locale(call)),
+            Era::Legacy(_) => "}",
+        }
+    }
+
     /// Writes a `tools/call` result straight to bytes (no intermediate map): `content`, then
     /// `structuredContent` in the caller's era, then `isError`, then the 2026 envelope as
     /// pre-serialized bytes (no clone of serverInfo per call).
@@ -599,31 +675,19 @@ impl Engine {
         structured: Option<Structured<'_>>,
         is_error: bool,
     ) -> Reply {
-        let tail = match call.era {
-            Era::Modern => self.complete_tail(self.locale(call)),
-            Era::Legacy(_) => "}",
-        };
+        let tail = self.result_tail(call);
         let mut bytes = Vec::with_capacity(size_hint + tail.len() + 16);
         bytes.extend_from_slice(b"{\"content\":");
         content(&mut bytes);
-        if let Some(s) = structured {
-            match call.era {
-                Era::Modern => {
-                    bytes.extend_from_slice(b",\"structuredContent\":");
-                    s.write(&mut bytes);
-                }
-                era if era.has_structured_content() => {
-                    bytes.extend_from_slice(b",\"structuredContent\":");
-                    if s.is_object() {
-                        s.write(&mut bytes);
-                    } else {
-                        // 2025 structured content is an object: wrap anything else.
-                        bytes.extend_from_slice(b"{\"result\":");
-                        s.write(&mut bytes);
-                        bytes.push(b'}');
-                    }
-                }
-                _ => {}
+        if let Some(s) = structured.filter(|_| call.era.has_structured_content()) {
+            bytes.extend_from_slice(b",\"structuredContent\":");
+            let wrap = wraps_structured(call.era, s.is_object());
+            if wrap {
+                bytes.extend_from_slice(b"{\"result\":");
+            }
+            s.write(&mut bytes);
+            if wrap {
+                bytes.push(b'}');
             }
         }
         if is_error {
@@ -818,6 +882,20 @@ impl Structured<'_> {
 fn write_json<T: serde::Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) {
     let _ = serde_json::to_writer(&mut *out, value);
 }
+
+/// Whether `structuredContent` is wrapped as `{"result": …}`: 2025 structured content is an
+/// object, so anything else is wrapped there; 2026 carries any JSON value.
+fn wraps_structured(era: Era, is_object: bool) -> bool {
+    !era.is_modern() && !is_object
+}
+
+/// The start of a result's text block, before its JSON string.
+const TEXT_BLOCK_HEAD: &[u8] = b"[{\"type\":\"text\",\"text\":";
+
+/// The size of a JSON answer from which its texts are spliced into the reply rather than copied
+/// ([`Engine::spliced_json_reply`]): a sandbox list page (tens of KB) is, a one-off record (a few
+/// hundred bytes) is copied into one buffer, which costs less than the segments' allocations.
+const SPLICE_FROM: usize = 8 * 1024;
 
 /// Largest text file a tool result carries inline; beyond it the text is cut and the result
 /// points at the resource that reads the whole document.
