@@ -59,6 +59,47 @@ pub struct Store {
     path: PathBuf,
 }
 
+/// The database's page size. A record is stored in the table's own b-tree (schema version 4),
+/// whose cells hold up to about a quarter of a page before spilling into overflow pages, which
+/// SQLite then copies out on every read: 8 KiB keeps a record of up to about 2 KB (a sandbox
+/// record is about 1 KB with its escaped copy) in one cell. SQLite's default is 4 KiB.
+const PAGE_SIZE: i64 = 8192;
+
+/// Gives the database [`PAGE_SIZE`] pages, once: a new database gets them before its first
+/// write; one with smaller pages (made before schema version 4) is rewritten by `VACUUM`, which
+/// needs it out of WAL mode and no other connection. Should that fail (another process has the
+/// data directory open), the database keeps its pages: its reads cost more, and are the same.
+fn ensure_page_size(conn: &Connection, path: &Path) {
+    let current: i64 = match conn.query_row("PRAGMA page_size", [], |r| r.get(0)) {
+        Ok(n) => n,
+        Err(_) => return,
+    };
+    if current >= PAGE_SIZE {
+        return;
+    }
+    let rewritten = (|| -> Result<(), String> {
+        // SQLite answers the mode it is in: still `wal` while another connection has it open.
+        let mode: String = conn
+            .pragma_update_and_check(None, "journal_mode", "DELETE", |r| r.get(0))
+            .map_err(|e| e.to_string())?;
+        if !mode.eq_ignore_ascii_case("delete") {
+            return Err(format!(
+                "it stays in {mode} mode (another connection has it open)"
+            ));
+        }
+        conn.pragma_update(None, "page_size", PAGE_SIZE)
+            .and_then(|()| conn.execute_batch("VACUUM"))
+            .map_err(|e| e.to_string())
+    })();
+    if let Err(e) = rewritten {
+        tracing::warn!(
+            path = %path.display(),
+            error = %e,
+            "sandbox database: its pages stay {current} bytes (it could not be rewritten with {PAGE_SIZE}-byte pages); reads cost more"
+        );
+    }
+}
+
 /// Read-only connections, lent one per read transaction.
 struct Readers {
     idle: Mutex<Vec<Connection>>,
@@ -76,7 +117,12 @@ fn reader_count() -> usize {
 /// a released one. Version 1 is written with `IF NOT EXISTS` so that data directories created
 /// before versioning (whose `user_version` is 0) adopt it unchanged.
 fn migrations() -> Migrations<'static> {
-    Migrations::new(vec![M::up(SCHEMA_V1), M::up(SCHEMA_V2), M::up(SCHEMA_V3)])
+    Migrations::new(vec![
+        M::up(SCHEMA_V1),
+        M::up(SCHEMA_V2),
+        M::up(SCHEMA_V3),
+        M::up(SCHEMA_V4),
+    ])
 }
 
 const SCHEMA_V1: &str = "
@@ -155,6 +201,41 @@ CREATE TRIGGER records_json_is_an_object_on_update BEFORE UPDATE OF json ON reco
     BEGIN SELECT RAISE(ABORT, 'records.json must be the text of a JSON object'); END;
 ";
 
+/// Version 4: the records are stored in the order a list reads them. The table is keyed by
+/// scope, type, `created_at DESC`, `seq DESC` (then `id`, so that the key is unique) and has no
+/// rowid, so a page is read in one pass over the table's own b-tree; before, each of a page's
+/// rows was found through the `records_recent` index and then sought in the table by rowid, about
+/// 800 instructions a row (issue 17). A unique index on the old key (scope, type, `id`) keeps
+/// reads, replacements and deletions by id as they were: `INSERT OR REPLACE` replaces the record
+/// with the same id. The table is rebuilt (rows, generated column and the version 2 triggers,
+/// unchanged); `records_recent` is gone, the table's key being that order.
+const SCHEMA_V4: &str = "
+CREATE TABLE records_v4 (
+    product        TEXT NOT NULL,
+    organization   TEXT NOT NULL,
+    workspace      TEXT NOT NULL,
+    type           TEXT NOT NULL,
+    id             TEXT NOT NULL,
+    seq            INTEGER NOT NULL,
+    created_at     TEXT NOT NULL,
+    json           TEXT NOT NULL,
+    json_in_string TEXT NOT NULL
+        GENERATED ALWAYS AS (substr(json_quote(json), 2, length(json_quote(json)) - 2)) STORED,
+    PRIMARY KEY (product, organization, workspace, type, created_at DESC, seq DESC, id)
+) WITHOUT ROWID;
+INSERT INTO records_v4 (product, organization, workspace, type, id, seq, created_at, json)
+    SELECT product, organization, workspace, type, id, seq, created_at, json FROM records;
+DROP TABLE records;
+ALTER TABLE records_v4 RENAME TO records;
+CREATE UNIQUE INDEX records_by_id ON records (product, organization, workspace, type, id);
+CREATE TRIGGER records_json_is_an_object_on_insert BEFORE INSERT ON records
+    WHEN CASE WHEN json_valid(NEW.json) THEN json_type(NEW.json) <> 'object' ELSE 1 END
+    BEGIN SELECT RAISE(ABORT, 'records.json must be the text of a JSON object'); END;
+CREATE TRIGGER records_json_is_an_object_on_update BEFORE UPDATE OF json ON records
+    WHEN CASE WHEN json_valid(NEW.json) THEN json_type(NEW.json) <> 'object' ELSE 1 END
+    BEGIN SELECT RAISE(ABORT, 'records.json must be the text of a JSON object'); END;
+";
+
 impl Store {
     /// Opens (creating if needed) `<dir>/sandbox.sqlite3`.
     pub fn open(dir: &Path) -> Result<Store, StoreError> {
@@ -168,6 +249,7 @@ impl Store {
             source,
         })?;
         conn.busy_timeout(std::time::Duration::from_secs(5))?;
+        ensure_page_size(&conn, &path);
         conn.pragma_update(None, "journal_mode", "WAL")?;
         conn.pragma_update(None, "synchronous", "NORMAL")?;
         migrations()
@@ -706,7 +788,7 @@ mod migration_tests {
             .expect("open")
             .query_row("PRAGMA user_version", [], |r| r.get(0))
             .expect("user_version");
-        assert_eq!(version, 3);
+        assert_eq!(version, 4, "the latest version");
         Connection::open(&path)
             .expect("open")
             .pragma_update(None, "user_version", 99)
@@ -734,6 +816,8 @@ mod migration_v3_tests {
         let path = dir.path().join("sandbox.sqlite3");
         // The schema an older binary knows: versions 1 and 2 only.
         let older = || Migrations::new(vec![M::up(SCHEMA_V1), M::up(SCHEMA_V2)]);
+        // Version 3 itself (later versions have their own tests).
+        let v3 = || Migrations::new(vec![M::up(SCHEMA_V1), M::up(SCHEMA_V2), M::up(SCHEMA_V3)]);
         let texts = [
             (
                 "a",
@@ -753,15 +837,17 @@ mod migration_v3_tests {
                 .expect("a version 2 record");
             }
         }
-        let store = Store::open(dir.path()).expect("version 2 is migrated");
-        let stored: Vec<(String, String, String)> = store
-            .read(|tx| -> Result<_, StoreError> {
-                let mut stmt =
-                    tx.prepare("SELECT id, json, json_in_string FROM records ORDER BY id")?;
-                let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
-                Ok(rows.collect::<Result<_, _>>()?)
-            })
-            .expect("read");
+        let mut conn = Connection::open(&path).expect("open");
+        v3().to_latest(&mut conn).expect("version 2 is migrated");
+        let stored: Vec<(String, String, String)> = {
+            let mut stmt = conn
+                .prepare("SELECT id, json, json_in_string FROM records ORDER BY id")
+                .expect("query");
+            let rows = stmt
+                .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+                .expect("read");
+            rows.collect::<Result<_, _>>().expect("rows")
+        };
         assert_eq!(stored.len(), texts.len(), "every record stays");
         for ((id, json, in_string), (want_id, want_json)) in stored.iter().zip(texts) {
             assert_eq!((id.as_str(), json.as_str()), (want_id, want_json));
@@ -769,22 +855,174 @@ mod migration_v3_tests {
             assert_eq!(in_string, &quoted[1..quoted.len() - 1], "{id}");
         }
         // The page query still reads through the index, newest first.
-        let plan: String = store
-            .read(|tx| -> Result<_, StoreError> {
-                Ok(tx.query_row(
-                    "EXPLAIN QUERY PLAN SELECT json FROM records
-                     WHERE product='billing' AND organization='org' AND workspace='' AND type='invoice'
-                     ORDER BY created_at DESC, seq DESC",
-                    [],
-                    |r| r.get(3),
-                )?)
-            })
+        let plan: String = conn
+            .query_row(
+                "EXPLAIN QUERY PLAN SELECT json FROM records
+                 WHERE product='billing' AND organization='org' AND workspace='' AND type='invoice'
+                 ORDER BY created_at DESC, seq DESC",
+                [],
+                |r| r.get(3),
+            )
             .expect("plan");
         assert!(plan.contains("records_recent"), "{plan}");
         // The version 2 triggers are still there.
         for sql in [
             "INSERT INTO records VALUES ('billing', 'org', '', 'invoice', 'd', 9, '2026', '[1]')",
             "UPDATE records SET json = 'x' WHERE id = 'a'",
+        ] {
+            let err = conn.execute(sql, []).expect_err(sql);
+            assert!(
+                err.to_string()
+                    .contains("must be the text of a JSON object"),
+                "{sql}: {err}"
+            );
+        }
+        let version: i64 = conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .expect("user_version");
+        assert_eq!(version, 3);
+        let refused = older().to_latest(&mut conn);
+        assert!(
+            refused.is_err(),
+            "a binary that knows only version 2 refuses version 3"
+        );
+    }
+}
+
+#[cfg(test)]
+mod migration_v4_tests {
+    use super::*;
+
+    fn scope(organization: &str) -> Scope {
+        Scope {
+            product: "billing".into(),
+            organization: organization.into(),
+            workspace: String::new(),
+        }
+    }
+
+    /// A list's records as (id, seq, json text), in order.
+    type Listed = Vec<(String, i64, String)>;
+
+    /// Every scope's and type's records, each in list order.
+    fn every_list(tx: &Transaction<'_>) -> Vec<(String, Listed)> {
+        let mut out = Vec::new();
+        for org in ["org", "other"] {
+            for ty in ["invoice", "customer"] {
+                let rows = list(tx, &scope(org), ty).expect("list");
+                out.push((
+                    format!("{org}/{ty}"),
+                    rows.into_iter()
+                        .map(|r| (r.id, r.seq, Value::Object(r.json).to_string()))
+                        .collect(),
+                ));
+            }
+        }
+        out
+    }
+
+    /// A version 3 data directory is rebuilt in list order: the same records, read in the same
+    /// order, the page read straight from the table's key (no index, no sort), a record still
+    /// replaced by its id, the version 2 triggers kept, and an older binary refusing it.
+    #[test]
+    fn a_version_3_database_is_stored_in_list_order_and_an_older_binary_refuses_it() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("sandbox.sqlite3");
+        let older = || Migrations::new(vec![M::up(SCHEMA_V1), M::up(SCHEMA_V2), M::up(SCHEMA_V3)]);
+        let before = {
+            let mut conn = Connection::open(&path).expect("open");
+            older().to_latest(&mut conn).expect("version 3");
+            let tx = conn.transaction().expect("tx");
+            // Inserted out of order, with dates and seqs that tie, in two scopes and two types.
+            let mut n = 0;
+            for org in ["other", "org"] {
+                for ty in ["customer", "invoice"] {
+                    for (i, day) in [3, 1, 2, 2, 5, 1, 4].into_iter().enumerate() {
+                        n += 1;
+                        let seq = (i % 3) as i64;
+                        tx.execute(
+                            "INSERT INTO records VALUES ('billing', ?1, '', ?2, ?3, ?4, ?5, ?6)",
+                            params![
+                                org,
+                                ty,
+                                format!("{ty}_{i}"),
+                                seq,
+                                format!("2026-01-0{day}T00:00:00Z"),
+                                format!("{{\"n\":{n},\"note\":\"\\\"é\\\"\"}}")
+                            ],
+                        )
+                        .expect("a version 3 record");
+                    }
+                }
+            }
+            let lists = every_list(&tx);
+            tx.commit().expect("commit");
+            lists
+        };
+        let pages = |conn: &Connection| -> (i64, String) {
+            let size = conn
+                .query_row("PRAGMA page_size", [], |r| r.get(0))
+                .expect("size");
+            let mode = conn
+                .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+                .expect("mode");
+            (size, mode)
+        };
+        let (old_size, _) = pages(&Connection::open(&path).expect("open"));
+        assert!(
+            old_size < PAGE_SIZE,
+            "SQLite's default pages, {old_size} bytes"
+        );
+        let store = Store::open(dir.path()).expect("version 3 is migrated");
+        assert_eq!(
+            pages(&Connection::open(&path).expect("open")),
+            (PAGE_SIZE, "wal".to_string()),
+            "rewritten with larger pages, in WAL mode again"
+        );
+        let after = store
+            .read(|tx| Ok::<_, StoreError>(every_list(tx)))
+            .expect("read");
+        assert_eq!(after, before, "the same records in the same order");
+        assert!(after.iter().all(|(_, rows)| rows.len() == 7));
+        // A page is one pass over the table's key: no index, no temporary sort.
+        let plan: Vec<String> = store
+            .read(|tx| -> Result<_, StoreError> {
+                let mut stmt = tx.prepare(
+                    "EXPLAIN QUERY PLAN SELECT json, json_in_string FROM records
+                     WHERE product='billing' AND organization='org' AND workspace='' AND type='invoice'
+                     ORDER BY created_at DESC, seq DESC LIMIT 3 OFFSET 2",
+                )?;
+                let rows = stmt.query_map([], |r| r.get(3))?;
+                Ok(rows.collect::<Result<_, _>>()?)
+            })
+            .expect("plan");
+        assert_eq!(plan.len(), 1, "{plan:?}");
+        assert!(plan[0].contains("USING PRIMARY KEY"), "{plan:?}");
+        // A record is still replaced by its id, whatever its date: one record with that id.
+        let org = scope("org");
+        store
+            .transaction(|tx| {
+                let row = get(tx, &org, "invoice", "invoice_0")?.expect("the record");
+                put(tx, &org, "invoice", &row, "2027-01-01T00:00:00Z")
+            })
+            .expect("replace");
+        let (count, first) = store
+            .read(|tx| -> Result<_, StoreError> {
+                Ok((
+                    count(tx, &org, "invoice")?,
+                    list(tx, &org, "invoice")?.remove(0).id,
+                ))
+            })
+            .expect("read");
+        assert_eq!(
+            (count, first.as_str()),
+            (7, "invoice_0"),
+            "replaced, now newest"
+        );
+        // The version 2 triggers are still there.
+        for sql in [
+            "INSERT INTO records VALUES ('billing', 'org', '', 'invoice', 'd', 9, '2026', '[1]')",
+            "UPDATE records SET json = 'x' WHERE id = 'invoice_1'",
         ] {
             let err = store
                 .transaction(|tx| -> Result<usize, StoreError> { Ok(tx.execute(sql, [])?) })
@@ -800,12 +1038,52 @@ mod migration_v3_tests {
         let version: i64 = conn
             .query_row("PRAGMA user_version", [], |r| r.get(0))
             .expect("user_version");
-        assert_eq!(version, 3);
-        let refused = older().to_latest(&mut conn);
+        assert_eq!(version, 4);
         assert!(
-            refused.is_err(),
-            "a binary that knows only version 2 refuses version 3"
+            older().to_latest(&mut conn).is_err(),
+            "a binary that knows only version 3 refuses version 4"
         );
+        drop(conn);
+        // A new database has those pages from the start.
+        let fresh = tempfile::tempdir().expect("temp dir");
+        drop(Store::open(fresh.path()).expect("a new database"));
+        let conn = Connection::open(fresh.path().join("sandbox.sqlite3")).expect("open");
+        assert_eq!(pages(&conn), (PAGE_SIZE, "wal".to_string()));
+    }
+
+    /// A database another connection holds open cannot be rewritten with larger pages: it is
+    /// opened as it is, its pages unchanged, and read the same.
+    #[test]
+    fn a_database_in_use_keeps_its_pages_and_opens() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("sandbox.sqlite3");
+        let mut conn = Connection::open(&path).expect("open");
+        conn.pragma_update(None, "journal_mode", "WAL")
+            .expect("wal");
+        Migrations::new(vec![M::up(SCHEMA_V1), M::up(SCHEMA_V2), M::up(SCHEMA_V3)])
+            .to_latest(&mut conn)
+            .expect("version 3");
+        conn.execute(
+            "INSERT INTO records VALUES ('billing', 'org', '', 'invoice', 'a', 1, '2026', '{}')",
+            [],
+        )
+        .expect("a record");
+        // Another process reading: a read transaction left open.
+        let reader = Connection::open(&path).expect("open");
+        reader.execute_batch("BEGIN").expect("begin");
+        let n: i64 = reader
+            .query_row("SELECT COUNT(*) FROM records", [], |r| r.get(0))
+            .expect("count");
+        assert_eq!(n, 1);
+        let store = Store::open(dir.path()).expect("opened anyway");
+        let size: i64 = conn
+            .query_row("PRAGMA page_size", [], |r| r.get(0))
+            .expect("size");
+        assert!(size < PAGE_SIZE, "its pages are unchanged: {size}");
+        let ids = store
+            .read(|tx| list(tx, &scope("org"), "invoice"))
+            .expect("read");
+        assert_eq!(ids.len(), 1);
     }
 }
 
