@@ -22,6 +22,7 @@ mod config;
 mod doctor;
 mod healthcheck;
 mod lazy_sandbox;
+mod log_format;
 mod log_queue;
 
 use std::net::SocketAddr;
@@ -480,7 +481,8 @@ fn init_logging() -> Option<log_queue::Flush> {
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
     let logger = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_ansi(false);
+        .with_ansi(false)
+        .event_format(log_format::LineFormat::default());
     match log_queue::start(std::io::stderr()) {
         Ok((queue, flush)) => {
             logger.with_writer(queue).init();

@@ -261,7 +261,7 @@ impl Sandbox {
         let scope = Self::scope_of(product, ctx, args)?;
         self.ensure_seeded(product, &scope).map_err(ops::db)?;
         let now = clock::now();
-        let body = |tx: &rusqlite::Transaction<'_>| {
+        let body = |tx: &rusqlite::Connection| {
             let run = |tool: &'static Tool, args: &Map<String, Value>| {
                 ops::execute(&ops::Call {
                     tx,

@@ -6,7 +6,7 @@ use runtime_model::catalog::{
     Action, Binding, BodyMode, Field, ListEdit, Operation, Product, RecordType, Tool,
 };
 use runtime_model::upload;
-use rusqlite::Transaction;
+use rusqlite::Connection;
 use serde_json::{json, Map, Value};
 use sha2::{Digest, Sha256};
 use time::OffsetDateTime;
@@ -39,7 +39,7 @@ pub fn db(e: StoreError) -> BackendError {
 }
 
 pub struct Call<'a> {
-    pub tx: &'a Transaction<'a>,
+    pub tx: &'a Connection,
     pub product: &'static Product,
     pub scope: &'a Scope,
     pub tool: &'static Tool,
@@ -1177,7 +1177,7 @@ pub const WORKSPACES: &str = "workspaces";
 
 /// Seeds one scope: every record type of the product, referenced types first.
 pub fn seed_scope(
-    tx: &Transaction<'_>,
+    tx: &Connection,
     product: &'static Product,
     scope: &Scope,
     seed_number: u64,
@@ -1250,7 +1250,7 @@ pub fn seed_scope(
 
 /// A summary of the seeded data of one scope, for `sandbox seed` output.
 pub fn summary(
-    tx: &Transaction<'_>,
+    tx: &Connection,
     product: &'static Product,
     scope: &Scope,
 ) -> Result<Value, StoreError> {

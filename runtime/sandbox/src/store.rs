@@ -286,30 +286,29 @@ impl Store {
     /// committed state, waits for no writer, and cannot write.
     pub fn read<T, E: From<StoreError>>(
         &self,
-        f: impl FnOnce(&Transaction<'_>) -> Result<T, E>,
+        f: impl FnOnce(&Connection) -> Result<T, E>,
     ) -> Result<T, E> {
-        let mut conn = self.readers.take();
-        let out = (|| {
-            let tx = conn.transaction().map_err(StoreError::from)?;
-            // Dropping the transaction ends it (a rollback, of nothing).
-            f(&tx)
-        })();
-        self.readers.give_back(conn);
-        out
+        self.pooled_read(f, |e| E::from(StoreError::from(e)))
     }
 
     /// [`Store::read`] for tool calls: store failures become `BackendError::Unavailable`.
     pub fn call_read<T>(
         &self,
-        f: impl FnOnce(&Transaction<'_>) -> Result<T, runtime_model::backend::BackendError>,
+        f: impl FnOnce(&Connection) -> Result<T, runtime_model::backend::BackendError>,
     ) -> Result<T, runtime_model::backend::BackendError> {
-        let mut conn = self.readers.take();
-        let out = (|| {
-            let tx = conn.transaction().map_err(|e| {
-                runtime_model::backend::BackendError::Unavailable(format!("sandbox database: {e}"))
-            })?;
-            f(&tx)
-        })();
+        self.pooled_read(f, |e| {
+            runtime_model::backend::BackendError::Unavailable(format!("sandbox database: {e}"))
+        })
+    }
+
+    /// A read connection from the pool, `f` in a read transaction on it, the connection back.
+    fn pooled_read<T, E>(
+        &self,
+        f: impl FnOnce(&Connection) -> Result<T, E>,
+        db: impl FnOnce(rusqlite::Error) -> E,
+    ) -> Result<T, E> {
+        let conn = self.readers.take();
+        let out = read_transaction(&conn, f, db);
         self.readers.give_back(conn);
         out
     }
@@ -331,7 +330,7 @@ impl Store {
     /// [`Store::transaction`] for tool calls: store failures become `BackendError::Unavailable`.
     pub fn call_transaction<T>(
         &self,
-        f: impl FnOnce(&Transaction<'_>) -> Result<T, runtime_model::backend::BackendError>,
+        f: impl FnOnce(&Connection) -> Result<T, runtime_model::backend::BackendError>,
     ) -> Result<T, runtime_model::backend::BackendError> {
         let mut conn = self.conn.lock().unwrap_or_else(|p| p.into_inner());
         let db = |e: rusqlite::Error| {
@@ -379,7 +378,32 @@ impl Readers {
     }
 }
 
-pub fn is_seeded(tx: &Transaction<'_>, scope: &Scope) -> Result<bool, StoreError> {
+/// Runs `f` in a read transaction on `conn`, so that the statements it runs see one snapshot.
+///
+/// `BEGIN` and `ROLLBACK` are cached statements: rusqlite's `Connection::transaction` compiles
+/// both anew on every call, which cost a sandbox read tool about 6K instructions of its ~250K
+/// (issue 17). A read changes nothing, so the transaction always ends in a rollback; one that
+/// failed to end is ended again without the cache, so the connection never returns to the pool
+/// holding an old snapshot.
+fn read_transaction<T, E>(
+    conn: &Connection,
+    f: impl FnOnce(&Connection) -> Result<T, E>,
+    db: impl FnOnce(rusqlite::Error) -> E,
+) -> Result<T, E> {
+    if let Err(e) = conn.prepare_cached("BEGIN").and_then(|mut s| s.execute([])) {
+        return Err(db(e));
+    }
+    let out = f(conn);
+    let ended = conn
+        .prepare_cached("ROLLBACK")
+        .and_then(|mut s| s.execute([]));
+    if ended.is_err() && !conn.is_autocommit() {
+        let _ = conn.execute_batch("ROLLBACK");
+    }
+    out
+}
+
+pub fn is_seeded(tx: &Connection, scope: &Scope) -> Result<bool, StoreError> {
     Ok(tx
         .query_row(
             "SELECT 1 FROM scopes WHERE product=?1 AND organization=?2 AND workspace=?3",
@@ -390,7 +414,7 @@ pub fn is_seeded(tx: &Transaction<'_>, scope: &Scope) -> Result<bool, StoreError
         .is_some())
 }
 
-pub fn mark_seeded(tx: &Transaction<'_>, scope: &Scope, seed: u64) -> Result<(), StoreError> {
+pub fn mark_seeded(tx: &Connection, scope: &Scope, seed: u64) -> Result<(), StoreError> {
     tx.execute(
         "INSERT OR REPLACE INTO scopes (product, organization, workspace, seed, seeded_at)
          VALUES (?1, ?2, ?3, ?4, ?5)",
@@ -406,7 +430,7 @@ pub fn mark_seeded(tx: &Transaction<'_>, scope: &Scope, seed: u64) -> Result<(),
 }
 
 /// Every scope seeded so far for a product.
-pub fn seeded_scopes(tx: &Transaction<'_>, product: &str) -> Result<Vec<Scope>, StoreError> {
+pub fn seeded_scopes(tx: &Connection, product: &str) -> Result<Vec<Scope>, StoreError> {
     let mut stmt =
         tx.prepare("SELECT organization, workspace FROM scopes WHERE product=?1 ORDER BY 1, 2")?;
     let rows = stmt.query_map(params![product], |r| {
@@ -420,14 +444,14 @@ pub fn seeded_scopes(tx: &Transaction<'_>, product: &str) -> Result<Vec<Scope>, 
 }
 
 /// Deletes every record and seeded scope of a product.
-pub fn clear_product(tx: &Transaction<'_>, product: &str) -> Result<usize, StoreError> {
+pub fn clear_product(tx: &Connection, product: &str) -> Result<usize, StoreError> {
     let n = tx.execute("DELETE FROM records WHERE product=?1", params![product])?;
     tx.execute("DELETE FROM scopes WHERE product=?1", params![product])?;
     Ok(n)
 }
 
 /// Deletes the records of one scope (and forgets it was seeded).
-pub fn clear_scope(tx: &Transaction<'_>, scope: &Scope) -> Result<(), StoreError> {
+pub fn clear_scope(tx: &Connection, scope: &Scope) -> Result<(), StoreError> {
     tx.execute(
         "DELETE FROM records WHERE product=?1 AND organization=?2 AND workspace=?3",
         params![scope.product, scope.organization, scope.workspace],
@@ -462,7 +486,7 @@ fn row_of(r: &rusqlite::Row<'_>) -> rusqlite::Result<Row> {
 }
 
 /// Every record of a type in a scope, newest first.
-pub fn list(tx: &Transaction<'_>, scope: &Scope, ty: &str) -> Result<Vec<Row>, StoreError> {
+pub fn list(tx: &Connection, scope: &Scope, ty: &str) -> Result<Vec<Row>, StoreError> {
     let mut stmt = tx.prepare_cached(
         "SELECT id, seq, json FROM records
          WHERE product=?1 AND organization=?2 AND workspace=?3 AND type=?4
@@ -482,7 +506,7 @@ pub fn list(tx: &Transaction<'_>, scope: &Scope, ty: &str) -> Result<Vec<Row>, S
 /// schema's version 2 refuse any text that is not an object), and that text escaped for a JSON
 /// string (version 3's `json_in_string`). Returns how many records it read.
 pub fn list_page_json(
-    tx: &Transaction<'_>,
+    tx: &Connection,
     scope: &Scope,
     ty: &str,
     offset: u64,
@@ -603,7 +627,7 @@ fn fields_of(json: &str, names: &[&str]) -> Map<String, Value> {
 /// Every record of a type in a scope, newest first (the order of [`list`]), as stored text.
 /// Calls `each` on them in order while it returns `Ok(true)`: only the rows it reads are read.
 pub fn scan_texts(
-    tx: &Transaction<'_>,
+    tx: &Connection,
     scope: &Scope,
     ty: &str,
     mut each: impl FnMut(StoredText<'_>) -> Result<bool, StoreError>,
@@ -647,12 +671,7 @@ fn text_at<'r>(row: &'r rusqlite::Row<'_>, i: usize) -> rusqlite::Result<&'r str
 }
 
 /// One record by its string id, or by its numeric id when `key` is a number.
-pub fn get(
-    tx: &Transaction<'_>,
-    scope: &Scope,
-    ty: &str,
-    key: &str,
-) -> Result<Option<Row>, StoreError> {
+pub fn get(tx: &Connection, scope: &Scope, ty: &str, key: &str) -> Result<Option<Row>, StoreError> {
     let numeric = key.parse::<i64>().ok();
     let mut stmt = tx.prepare_cached(
         "SELECT id, seq, json FROM records
@@ -675,7 +694,7 @@ pub fn get(
         .optional()?)
 }
 
-pub fn next_seq(tx: &Transaction<'_>, scope: &Scope, ty: &str) -> Result<i64, StoreError> {
+pub fn next_seq(tx: &Connection, scope: &Scope, ty: &str) -> Result<i64, StoreError> {
     Ok(tx.query_row(
         "SELECT COALESCE(MAX(seq), 0) + 1 FROM records
          WHERE product=?1 AND organization=?2 AND workspace=?3 AND type=?4",
@@ -686,7 +705,7 @@ pub fn next_seq(tx: &Transaction<'_>, scope: &Scope, ty: &str) -> Result<i64, St
 
 /// Inserts or replaces a record.
 pub fn put(
-    tx: &Transaction<'_>,
+    tx: &Connection,
     scope: &Scope,
     ty: &str,
     row: &Row,
@@ -711,14 +730,14 @@ pub fn put(
     Ok(())
 }
 
-pub fn delete(tx: &Transaction<'_>, scope: &Scope, ty: &str, id: &str) -> Result<bool, StoreError> {
+pub fn delete(tx: &Connection, scope: &Scope, ty: &str, id: &str) -> Result<bool, StoreError> {
     Ok(tx.execute(
         "DELETE FROM records WHERE product=?1 AND organization=?2 AND workspace=?3 AND type=?4 AND id=?5",
         params![scope.product, scope.organization, scope.workspace, ty, id],
     )? > 0)
 }
 
-pub fn count(tx: &Transaction<'_>, scope: &Scope, ty: &str) -> Result<i64, StoreError> {
+pub fn count(tx: &Connection, scope: &Scope, ty: &str) -> Result<i64, StoreError> {
     Ok(tx.query_row(
         "SELECT COUNT(*) FROM records WHERE product=?1 AND organization=?2 AND workspace=?3 AND type=?4",
         params![scope.product, scope.organization, scope.workspace, ty],
@@ -905,7 +924,7 @@ mod migration_v4_tests {
     type Listed = Vec<(String, i64, String)>;
 
     /// Every scope's and type's records, each in list order.
-    fn every_list(tx: &Transaction<'_>) -> Vec<(String, Listed)> {
+    fn every_list(tx: &Connection) -> Vec<(String, Listed)> {
         let mut out = Vec::new();
         for org in ["org", "other"] {
             for ty in ["invoice", "customer"] {
@@ -1093,7 +1112,7 @@ mod reader_tests {
 
     /// The page [`list_page_json`] reads, as parsed rows: what its texts must be.
     fn list_page(
-        tx: &Transaction<'_>,
+        tx: &Connection,
         scope: &Scope,
         ty: &str,
         offset: u64,
@@ -1373,6 +1392,35 @@ mod reader_tests {
             .unwrap_err();
         assert!(err.to_string().contains("readonly"), "{err}");
         assert_eq!(store.read(|tx| count(tx, &scope(), "invoice")).unwrap(), 0);
+    }
+
+    /// A read ends its transaction whatever `f` returns: every connection back in the pool is
+    /// out of any transaction, so the next read on it sees what was committed since (a
+    /// connection left inside one would keep answering from its old snapshot).
+    #[test]
+    fn a_read_ends_its_transaction_even_when_it_fails() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        for _ in 0..reader_count() {
+            let failed = store.read(|tx| -> Result<(), StoreError> {
+                assert!(!tx.is_autocommit(), "f runs inside a transaction");
+                count(tx, &scope(), "invoice")?;
+                Err(StoreError::Sql(rusqlite::Error::InvalidQuery))
+            });
+            assert!(failed.is_err());
+            let readonly = store.read(|tx| put(tx, &scope(), "invoice", &row("x"), "2026-01-01"));
+            assert!(readonly.is_err());
+        }
+        let idle = store.readers.idle.lock().unwrap();
+        assert_eq!(idle.len(), reader_count());
+        assert!(idle.iter().all(Connection::is_autocommit));
+        drop(idle);
+        store
+            .transaction(|tx| put(tx, &scope(), "invoice", &row("a"), "2026-01-01"))
+            .unwrap();
+        for _ in 0..2 * reader_count() {
+            assert_eq!(store.read(|tx| count(tx, &scope(), "invoice")).unwrap(), 1);
+        }
     }
 
     /// More readers at once than the pool holds: each waits for a connection, none fails.

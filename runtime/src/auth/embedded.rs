@@ -84,8 +84,8 @@ struct IdentityEntry {
 /// Resolves tokens from an identities file.
 #[derive(Debug, Clone)]
 pub struct EmbeddedResolver {
-    /// SHA-256 hex of the token → identity (no default workspace).
-    by_token_digest: HashMap<String, Identity>,
+    /// SHA-256 of the token → identity (no default workspace).
+    by_token_digest: HashMap<TokenDigest, Identity>,
 }
 
 impl EmbeddedResolver {
@@ -118,7 +118,10 @@ impl EmbeddedResolver {
             let digest = match (&entry.token, &entry.token_sha256) {
                 (Some(t), None) if !t.is_empty() => token_digest(t),
                 (None, Some(d)) if d.len() == 64 && d.bytes().all(|b| b.is_ascii_hexdigit()) => {
-                    d.to_ascii_lowercase()
+                    let mut digest = TokenDigest::default();
+                    hex::decode_to_slice(d, &mut digest)
+                        .map_err(|e| err(format!("token_sha256: {e}")))?;
+                    digest
                 }
                 (None, Some(_)) => {
                     return Err(err("token_sha256 must be 64 hexadecimal digits".into()))
@@ -165,9 +168,14 @@ impl Resolver for EmbeddedResolver {
     }
 }
 
-/// Lowercase hex SHA-256 of a token (the `token_sha256` format).
-pub fn token_digest(token: &str) -> String {
-    hex::encode(Sha256::digest(token.as_bytes()))
+/// The SHA-256 of a token: what identities are found by, and what the `token_sha256` field
+/// holds (in hex). Kept as bytes: a request's lookup hashes its token once and compares 32
+/// bytes, with no hex text built per request.
+pub type TokenDigest = [u8; 32];
+
+/// The SHA-256 of a token.
+pub fn token_digest(token: &str) -> TokenDigest {
+    Sha256::digest(token.as_bytes()).into()
 }
 
 fn expand(entry: &IdentityEntry, products: &[&Product]) -> Result<Identity, String> {
@@ -300,7 +308,7 @@ mod tests {
 
     #[test]
     fn hashed_tokens_and_errors() {
-        let digest = token_digest("s3cret");
+        let digest = hex::encode(token_digest("s3cret"));
         let yaml = format!(
             "identities:\n  - token_sha256: {digest}\n    person: p\n    organization: o\n    scopes: [read]\n"
         );

@@ -26,7 +26,7 @@ use runtime_model::catalog::Product;
 use runtime_model::identity::Identity;
 use serde_json::Value;
 
-use super::embedded::token_digest;
+use super::embedded::{token_digest, TokenDigest};
 use super::resolver::{AuthError, Resolver};
 
 /// Default cache lifetime of a resolved identity.
@@ -43,12 +43,12 @@ pub struct UpstreamResolver {
     /// Every permission the served products use (to expand `x.*` patterns).
     known_permissions: BTreeSet<&'static str>,
     /// Resolved identities by token digest; `None` when caching is off.
-    cache: Option<Cache<String, Identity>>,
+    cache: Option<Cache<TokenDigest, Identity>>,
 }
 
 /// A cache of `capacity` identities, each kept `ttl` after it was resolved, the least recently
 /// used evicted first; `None` for `capacity` 0.
-fn identity_cache(ttl: Duration, capacity: usize) -> Option<Cache<String, Identity>> {
+fn identity_cache(ttl: Duration, capacity: usize) -> Option<Cache<TokenDigest, Identity>> {
     (capacity > 0).then(|| {
         Cache::builder()
             .max_capacity(capacity as u64)
@@ -86,11 +86,11 @@ impl UpstreamResolver {
         self
     }
 
-    fn cached(&self, key: &str) -> Option<Identity> {
+    fn cached(&self, key: &TokenDigest) -> Option<Identity> {
         self.cache.as_ref()?.get(key)
     }
 
-    fn remember(&self, key: String, identity: &Identity) {
+    fn remember(&self, key: TokenDigest, identity: &Identity) {
         if let Some(cache) = &self.cache {
             cache.insert(key, identity.clone());
             // Apply the bound now rather than on the cache's next housekeeping round.

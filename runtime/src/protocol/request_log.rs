@@ -48,9 +48,30 @@ pub fn current_client_ip() -> Option<std::net::IpAddr> {
 }
 
 fn client_ip() -> String {
-    current_client_ip()
-        .map(|ip| ip.to_string())
-        .unwrap_or_default()
+    match current_client_ip() {
+        None => String::new(),
+        Some(std::net::IpAddr::V4(v4)) => ipv4_text(v4),
+        Some(ip) => ip.to_string(),
+    }
+}
+
+/// An IPv4 address as `Display` writes it (`127.0.0.1`), without the formatting machinery,
+/// which cost a request line about 1K instructions (issue 17).
+fn ipv4_text(ip: std::net::Ipv4Addr) -> String {
+    let mut text = String::with_capacity(15);
+    for (i, octet) in ip.octets().into_iter().enumerate() {
+        if i > 0 {
+            text.push('.');
+        }
+        if octet >= 100 {
+            text.push(char::from(b'0' + octet / 100));
+        }
+        if octet >= 10 {
+            text.push(char::from(b'0' + octet / 10 % 10));
+        }
+        text.push(char::from(b'0' + octet % 10));
+    }
+    text
 }
 
 tokio::task_local! {
@@ -196,5 +217,25 @@ fn outcome(reply: &Reply, tool_error: Option<String>) -> (&'static str, Option<S
             ("is_error", Some(code.to_string()))
         }
         _ => ("ok", None),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::net::Ipv4Addr;
+
+    #[test]
+    fn an_ipv4_address_reads_as_display_writes_it() {
+        for octets in [
+            [0, 0, 0, 0],
+            [127, 0, 0, 1],
+            [255, 255, 255, 255],
+            [10, 99, 100, 9],
+            [192, 168, 1, 20],
+            [1, 10, 101, 250],
+        ] {
+            let ip = Ipv4Addr::from(octets);
+            assert_eq!(super::ipv4_text(ip), ip.to_string());
+        }
     }
 }
