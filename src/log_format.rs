@@ -88,30 +88,21 @@ impl FormatTime for Clock {
     }
 }
 
-/// `unix` (seconds since 1970, UTC) as `YYYY-MM-DDTHH:MM:SS`: the civil date of its day
-/// (Howard Hinnant's `civil_from_days`), then the time of day.
+/// `unix` (seconds since 1970, UTC) as `YYYY-MM-DDTHH:MM:SS`.
 fn write_second(out: &mut String, unix: u64) -> fmt::Result {
-    let days = i64::try_from(unix / 86_400).map_err(|_| fmt::Error)? + 719_468;
-    let era = days.div_euclid(146_097);
-    let day_of_era = days.rem_euclid(146_097);
-    let year_of_era =
-        (day_of_era - day_of_era / 1_460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
-    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
-    let shifted_month = (5 * day_of_year + 2) / 153;
-    let day = day_of_year - (153 * shifted_month + 2) / 5 + 1;
-    let month = if shifted_month < 10 {
-        shifted_month + 3
-    } else {
-        shifted_month - 9
-    };
-    let year = year_of_era + era * 400 + i64::from(month <= 2);
-    let time = unix % 86_400;
+    let t = i64::try_from(unix)
+        .ok()
+        .and_then(|unix| time::OffsetDateTime::from_unix_timestamp(unix).ok())
+        .ok_or(fmt::Error)?;
     write!(
         out,
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}",
-        time / 3_600,
-        time / 60 % 60,
-        time % 60
+        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}",
+        t.year(),
+        u8::from(t.month()),
+        t.day(),
+        t.hour(),
+        t.minute(),
+        t.second()
     )
 }
 
