@@ -496,6 +496,11 @@ fn init_logging() -> Option<log_queue::Flush> {
     }
 }
 
+/// glibc's malloc, recycling the 1–8 KiB blocks each request allocates (see
+/// `runtime_model::memory`).
+#[global_allocator]
+static ALLOCATOR: runtime_model::memory::Allocator = runtime_model::memory::Allocator::new();
+
 fn main() {
     // Before the runtime starts its threads: each may get a malloc arena of its own.
     runtime_model::memory::tune_allocator();

@@ -17,6 +17,10 @@ use runtime::catalog::*;
 use runtime::server::{unrestricted_identity, Server, ServerConfig};
 use serde_json::{json, Map, Value};
 
+/// The server's allocator, as the `kobana-mcp` binary declares it.
+#[global_allocator]
+static ALLOCATOR: runtime_model::memory::Allocator = runtime_model::memory::Allocator::new();
+
 struct Echo;
 
 impl Backend for Echo {

@@ -16,7 +16,12 @@
 //! `tools/call` from 73K to 63K instructions (`scripts/bench_instructions.sh`), but it keeps
 //! pages per thread: with the sandbox's reads on ~32 blocking threads, the RSS under 32
 //! connections of `billing_invoices_list` rose from 29.6 to 53–57 MiB (and its transparent huge
-//! pages alone took the idle RSS from 15.6 to 28 MiB), past the 30 MB bound.
+//! pages alone took the idle RSS from 15.6 to 28 MiB), past the 30 MB bound. What glibc does
+//! slowly for a request, the 1–8 KiB blocks past its per-thread cache, [`Allocator`] recycles.
+
+mod blocks;
+
+pub use blocks::{Allocator, PER_CLASS};
 
 /// Sets the malloc arena limit to one arena per core (at least 2). Call once, first thing in
 /// `main`, before the runtime starts its threads: arenas already created stay.

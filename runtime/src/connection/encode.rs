@@ -26,7 +26,7 @@ impl Encoded {
             Encoded::Spliced { page, tail } => {
                 let mut parts = Vec::with_capacity(page.segments().len() + 2);
                 parts.push(Bytes::from_static(ANSWER_HEAD));
-                parts.extend(page.segments().iter().cloned());
+                parts.extend(page.segments());
                 parts.push(Bytes::from(tail));
                 parts
             }
@@ -67,24 +67,38 @@ impl Encoded {
 /// spliced: copying it costs more than the four allocations.
 pub fn encode(id: &Value, reply: Reply) -> Encoded {
     match reply {
-        Reply::Raw(page) if !page.is_kept() && page.len() <= COPY_LIMIT => {
+        Reply::Raw(page) => match page.into_answer_buffer() {
+            // Written in its answer's buffer: the answer is that buffer and its tail.
+            Ok(mut out) => {
+                write_tail(&mut out, id);
+                Encoded::Whole(out)
+            }
+            Err(page) => encode_page(id, page),
+        },
+        other => Encoded::Whole(encode_reply(id, &other)),
+    }
+}
+
+/// The answer carrying a shared page.
+fn encode_page(id: &Value, page: Page) -> Encoded {
+    match page {
+        page if !page.is_kept() && page.len() <= COPY_LIMIT => {
             let tail_len = id_len(id) + TAIL_FIXED;
             // Exactly as long as the answer: a full `Vec` becomes the body's `Bytes` without
             // another allocation.
             let mut out = Vec::with_capacity(ANSWER_HEAD.len() + page.len() + tail_len);
             out.extend_from_slice(ANSWER_HEAD);
-            for s in page.segments() {
+            for s in page.parts() {
                 out.extend_from_slice(s);
             }
             write_tail(&mut out, id);
             Encoded::Whole(out)
         }
-        Reply::Raw(page) => {
+        page => {
             let mut tail = Vec::with_capacity(24);
             write_tail(&mut tail, id);
             Encoded::Spliced { page, tail }
         }
-        other => Encoded::Whole(encode_reply(id, &other)),
     }
 }
 
@@ -176,5 +190,45 @@ mod tests {
                 "{id}"
             );
         }
+    }
+
+    /// A result written in its answer buffer leaves in that very buffer (no copy, no new
+    /// allocation for an id that fits the room kept for it), byte for byte what the same page
+    /// shared sends; its parts, length and copy are the page alone.
+    #[test]
+    fn results_in_their_answer_buffer_leave_in_it() {
+        let result = br#"{"content":[{"type":"text","text":"x"}],"isError":true}"#;
+        for id in [json!(7), json!("req-\"1\""), json!("x".repeat(100))] {
+            let mut buffer = Page::answer_buffer(result.len());
+            buffer.extend_from_slice(result);
+            let at = buffer.as_ptr();
+            let page = Page::from_answer_buffer(buffer);
+            assert!(!page.is_kept());
+            assert_eq!(page.len(), result.len());
+            assert_eq!(page.to_vec(), result.to_vec());
+            assert_eq!(page.parts().collect::<Vec<_>>(), vec![&result[..]]);
+            assert_eq!(page.segments().concat(), result.to_vec());
+            let Encoded::Whole(whole) = encode(&id, Reply::Raw(page)) else {
+                panic!("a result in its answer buffer is written whole");
+            };
+            if id.to_string().len() < 32 {
+                assert_eq!(
+                    whole.as_ptr(),
+                    at,
+                    "{id}: the answer is the result's buffer"
+                );
+            }
+            let shared = encode(&id, Reply::Raw(Page::from(result.to_vec()))).into_vec();
+            assert_eq!(whole, shared, "{id}");
+            let v: Value = serde_json::from_slice(&whole).unwrap();
+            assert_eq!((&v["id"], &v["result"]["isError"]), (&id, &json!(true)));
+        }
+        // A buffer that was not made by answer_buffer is taken whole, as a shared page.
+        let page = Page::from_answer_buffer(result.to_vec());
+        assert_eq!(page.to_vec(), result.to_vec());
+        assert_eq!(
+            encode(&json!(1), Reply::Raw(page)).into_vec(),
+            encode(&json!(1), Reply::Raw(Page::from(result.to_vec()))).into_vec()
+        );
     }
 }

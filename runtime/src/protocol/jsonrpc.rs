@@ -221,7 +221,7 @@ pub fn open_result(out: &mut Vec<u8>, id: &Value) {
 pub fn encode_page_result(id: &Value, page: &super::listing::Page) -> Vec<u8> {
     let mut out = Vec::with_capacity(page.len() + 48);
     open_result(&mut out, id);
-    for s in page.segments() {
+    for s in page.parts() {
         out.extend_from_slice(s);
     }
     out.push(b'}');

@@ -37,9 +37,19 @@ pub const ANSWER_HEAD: &[u8] = b"{\"jsonrpc\":\"2.0\",\"result\":";
 
 /// One page: a complete JSON `result` object, as byte segments to send one after the other
 /// (static catalog text is one of them, not copied), with its answer's compressed forms, each
-/// made on first use. Cloning shares them.
+/// made on first use. Cloning shares them. A tool's small result is written straight into the
+/// buffer of its answer instead ([`Page::answer_buffer`]).
 #[derive(Debug, Clone)]
-pub struct Page(Arc<PageInner>);
+pub struct Page(Repr);
+
+#[derive(Debug, Clone)]
+enum Repr {
+    Shared(Arc<PageInner>),
+    /// A one-off result written after [`ANSWER_HEAD`] in the buffer its answer leaves in
+    /// ([`Page::answer_buffer`]): the answer is that buffer and its tail, with no copy and no
+    /// other allocation (a shared page costs three, and its answer a copy).
+    Answer(Vec<u8>),
+}
 
 #[derive(Debug)]
 struct PageInner {
@@ -52,28 +62,71 @@ struct PageInner {
     compressed: [OnceLock<Option<OpenStream>>; 3],
 }
 
+/// Room an answer buffer keeps after its result for the answer's tail (`,"id":<id>}`): an id of
+/// up to 32 bytes fits without growing the buffer.
+const TAIL_ROOM: usize = 40;
+
 impl Page {
     fn of(segments: Box<[Bytes]>, kept: bool) -> Self {
-        Page(Arc::new(PageInner {
+        Page(Repr::Shared(Arc::new(PageInner {
             segments,
             kept,
             compressed: Default::default(),
-        }))
+        })))
     }
     /// A page kept and served many times (listings): its compressed forms are made once and
     /// kept with it ([`Page::compressed`]). `Page::from` makes one-off pages.
     pub fn kept(bytes: Vec<u8>) -> Self {
         Page::of(Box::new([Bytes::from(bytes)]), true)
     }
+    /// An empty buffer to write a one-off result of about `result_len` bytes into, for
+    /// [`Page::from_answer_buffer`]: it starts with [`ANSWER_HEAD`] and has room for the
+    /// answer's tail.
+    pub fn answer_buffer(result_len: usize) -> Vec<u8> {
+        let mut out = Vec::with_capacity(ANSWER_HEAD.len() + result_len + TAIL_ROOM);
+        out.extend_from_slice(ANSWER_HEAD);
+        out
+    }
+    /// The one-off page written into `buffer` after its [`Page::answer_buffer`] head. A buffer
+    /// that does not start with the head is taken whole as the page.
+    pub fn from_answer_buffer(buffer: Vec<u8>) -> Self {
+        match buffer.starts_with(ANSWER_HEAD) {
+            true => Page(Repr::Answer(buffer)),
+            false => Page::from(buffer),
+        }
+    }
+    /// The answer buffer of a [`Page::from_answer_buffer`] page (its head, then the page); any
+    /// other page is given back.
+    pub fn into_answer_buffer(self) -> Result<Vec<u8>, Page> {
+        match self.0 {
+            Repr::Answer(buffer) => Ok(buffer),
+            shared => Err(Page(shared)),
+        }
+    }
     /// Whether this page is [`Page::kept`].
     pub fn is_kept(&self) -> bool {
-        self.0.kept
+        match &self.0 {
+            Repr::Shared(inner) => inner.kept,
+            Repr::Answer(_) => false,
+        }
     }
-    pub fn segments(&self) -> &[Bytes] {
-        &self.0.segments
+    /// The page's bytes, in the pieces it holds them in.
+    pub fn parts(&self) -> impl Iterator<Item = &[u8]> {
+        let (own, shared): (Option<&[u8]>, &[Bytes]) = match &self.0 {
+            Repr::Shared(inner) => (None, &inner.segments),
+            Repr::Answer(buffer) => (Some(&buffer[ANSWER_HEAD.len()..]), &[]),
+        };
+        own.into_iter().chain(shared.iter().map(|b| &b[..]))
+    }
+    /// The page as segments to send: a shared page's are shared, not copied.
+    pub fn segments(&self) -> Vec<Bytes> {
+        match &self.0 {
+            Repr::Shared(inner) => inner.segments.to_vec(),
+            Repr::Answer(buffer) => vec![Bytes::copy_from_slice(&buffer[ANSWER_HEAD.len()..])],
+        }
     }
     pub fn len(&self) -> usize {
-        self.0.segments.iter().map(Bytes::len).sum()
+        self.parts().map(<[u8]>::len).sum()
     }
     pub fn is_empty(&self) -> bool {
         self.len() == 0
@@ -81,23 +134,32 @@ impl Page {
     /// The page in one buffer.
     pub fn to_vec(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(self.len());
-        for s in self.0.segments.iter() {
+        for s in self.parts() {
             out.extend_from_slice(s);
         }
         out
     }
-    /// Whether [`Page::compressed`] has already run for `coding`.
+    /// Whether [`Page::compressed`] has already run for `coding` (always, for a one-off result
+    /// in its answer buffer: it is never compressed ahead).
     pub fn is_compressed(&self, coding: Coding) -> bool {
-        self.0.compressed[coding.index()].get().is_some()
+        match &self.0 {
+            Repr::Shared(inner) => inner.compressed[coding.index()].get().is_some(),
+            Repr::Answer(_) => true,
+        }
     }
     /// [`ANSWER_HEAD`] and this page compressed in `coding`, left open for the answer's tail:
     /// compressed on the first call (per page and coding; later callers wait for it), shared after.
+    /// `None` when the compressor failed, and for a one-off result in its answer buffer (such a
+    /// page is compressed as it leaves, like any other answer).
     pub fn compressed(&self, coding: Coding) -> Option<&OpenStream> {
-        self.0.compressed[coding.index()]
+        let Repr::Shared(inner) = &self.0 else {
+            return None;
+        };
+        inner.compressed[coding.index()]
             .get_or_init(|| {
-                let mut parts: Vec<&[u8]> = Vec::with_capacity(self.0.segments.len() + 1);
+                let mut parts: Vec<&[u8]> = Vec::with_capacity(inner.segments.len() + 1);
                 parts.push(ANSWER_HEAD);
-                parts.extend(self.0.segments.iter().map(|b| &b[..]));
+                parts.extend(inner.segments.iter().map(|b| &b[..]));
                 match OpenStream::open(coding, &parts) {
                     Ok(s) => Some(s),
                     Err(e) => {

@@ -205,11 +205,7 @@ fn reply_value(reply: Reply) -> Result<Value, RpcError> {
     match reply {
         Reply::Value(v) => Ok(v),
         Reply::Raw(page) => {
-            let bytes: Vec<u8> = page
-                .segments()
-                .iter()
-                .flat_map(|b| b.iter().copied())
-                .collect();
+            let bytes = page.to_vec();
             serde_json::from_slice(&bytes)
                 .map_err(|e| RpcError::internal(format!("a tool result did not parse: {e}")))
         }

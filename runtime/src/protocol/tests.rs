@@ -1086,7 +1086,7 @@ async fn a_full_tool_listing_is_the_catalogs_joined_text_and_2025_03_26_gets_no_
         .view(&everyone, &all, runtime_model::locale::Locale::En);
     let page = &view.legacy.tools[0];
     assert!(
-        page.segments().len() > 1,
+        page.parts().count() > 1,
         "the joined text is sent as its own segment"
     );
     // Each locale's descriptors are their own joined text (the view asked for English).
@@ -1183,7 +1183,7 @@ async fn a_large_json_answer_is_spliced_byte_for_byte_without_copying_its_texts(
                     String::from_utf8(copied.clone()).unwrap(),
                     "{era:?}, escaped text given: {with_escaped}"
                 );
-                let shared = |at: *const u8| page.segments().iter().any(|s| s.as_ptr() == at);
+                let shared = |at: *const u8| page.parts().any(|s| s.as_ptr() == at);
                 assert!(
                     shared(text_at),
                     "the answer's text is a segment, not a copy"
@@ -1198,7 +1198,7 @@ async fn a_large_json_answer_is_spliced_byte_for_byte_without_copying_its_texts(
     // content: the text is written once).
     let c = call(LEGACY, identity(&["all"], &["*"]), json!({}));
     match e.json_reply(&c, record.to_string(), None, true) {
-        Reply::Raw(page) => assert_eq!(page.segments().len(), 1),
+        Reply::Raw(page) => assert_eq!(page.parts().count(), 1),
         _ => panic!("a JSON answer is raw bytes"),
     }
     let c = call(
@@ -1207,7 +1207,7 @@ async fn a_large_json_answer_is_spliced_byte_for_byte_without_copying_its_texts(
         json!({}),
     );
     match e.json_reply(&c, texts[0].clone(), None, true) {
-        Reply::Raw(page) => assert_eq!(page.segments().len(), 1),
+        Reply::Raw(page) => assert_eq!(page.parts().count(), 1),
         _ => panic!("a JSON answer is raw bytes"),
     }
 }

@@ -13,6 +13,7 @@ use sha2::{Digest, Sha256};
 
 use super::engine::Engine;
 use super::jsonrpc::member;
+use super::listing::Page;
 use super::mrtr;
 use super::reply::Reply;
 use crate::confirm::idempotency::{self, Outcome};
@@ -650,7 +651,7 @@ impl Engine {
         }
         end.extend_from_slice(tail.as_bytes());
         segments.push(Bytes::from(end));
-        Reply::Raw(super::listing::Page::from(segments))
+        Reply::Raw(Page::from(segments))
     }
 
     /// What closes a `tools/call` result after its last member: the 2026 envelope
@@ -676,7 +677,7 @@ impl Engine {
         is_error: bool,
     ) -> Reply {
         let tail = self.result_tail(call);
-        let mut bytes = Vec::with_capacity(size_hint + tail.len() + 16);
+        let mut bytes = Page::answer_buffer(size_hint + tail.len() + 16);
         bytes.extend_from_slice(b"{\"content\":");
         content(&mut bytes);
         if let Some(s) = structured.filter(|_| call.era.has_structured_content()) {
@@ -694,7 +695,7 @@ impl Engine {
             bytes.extend_from_slice(b",\"isError\":true");
         }
         bytes.extend_from_slice(tail.as_bytes());
-        Reply::Raw(bytes.into())
+        Reply::Raw(Page::from_answer_buffer(bytes))
     }
 
     /// Runs a tool's binding (for `tools/call` or for a resource read). `origin` is the
