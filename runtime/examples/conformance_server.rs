@@ -10,6 +10,11 @@ use runtime::catalog::Tool;
 use runtime::server::{unrestricted_identity, Server, ServerConfig};
 use serde_json::{Map, Value};
 
+/// The server's allocator, as the `kobana-mcp` binary declares it: the conformance suite runs
+/// through it too.
+#[global_allocator]
+static ALLOCATOR: runtime_model::memory::Allocator = runtime_model::memory::Allocator::new();
+
 /// The fixture has no HTTP bindings; anything routed here is a catalog mistake.
 struct NoBackend;
 
