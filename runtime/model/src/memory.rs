@@ -21,7 +21,7 @@
 
 mod blocks;
 
-pub use blocks::{Allocator, PER_CLASS};
+pub use blocks::Allocator;
 
 /// Sets the malloc arena limit to one arena per core (at least 2). Call once, first thing in
 /// `main`, before the runtime starts its threads: arenas already created stay.

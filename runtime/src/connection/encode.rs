@@ -24,9 +24,10 @@ impl Encoded {
         match self {
             Encoded::Whole(v) => vec![Bytes::from(v)],
             Encoded::Spliced { page, tail } => {
-                let mut parts = Vec::with_capacity(page.segments().len() + 2);
+                let segments = page.segments();
+                let mut parts = Vec::with_capacity(segments.len() + 2);
                 parts.push(Bytes::from_static(ANSWER_HEAD));
-                parts.extend(page.segments());
+                parts.extend(segments.iter().cloned());
                 parts.push(Bytes::from(tail));
                 parts
             }

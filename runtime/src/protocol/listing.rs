@@ -15,6 +15,7 @@
 //! 2025-03-26 predates `outputSchema` and `Tool.title`: its tool pages are built (on the first
 //! such request) from the descriptors without the one and with the other as `annotations.title`.
 
+use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap};
 use std::hash::BuildHasher;
 use std::sync::{Arc, OnceLock, RwLock};
@@ -118,11 +119,14 @@ impl Page {
         };
         own.into_iter().chain(shared.iter().map(|b| &b[..]))
     }
-    /// The page as segments to send: a shared page's are shared, not copied.
-    pub fn segments(&self) -> Vec<Bytes> {
+    /// The page as segments to send: a shared page's are borrowed (cloning one shares it); a
+    /// result in its answer buffer is copied into one.
+    pub fn segments(&self) -> Cow<'_, [Bytes]> {
         match &self.0 {
-            Repr::Shared(inner) => inner.segments.to_vec(),
-            Repr::Answer(buffer) => vec![Bytes::copy_from_slice(&buffer[ANSWER_HEAD.len()..])],
+            Repr::Shared(inner) => Cow::Borrowed(&inner.segments),
+            Repr::Answer(buffer) => {
+                Cow::Owned(vec![Bytes::copy_from_slice(&buffer[ANSWER_HEAD.len()..])])
+            }
         }
     }
     pub fn len(&self) -> usize {

@@ -29,7 +29,7 @@ const STEP: usize = 512;
 /// The number of classes in (FROM, TO].
 const CLASSES: usize = (TO - FROM) / STEP;
 /// Freed blocks kept per class.
-pub const PER_CLASS: usize = 4;
+const PER_CLASS: usize = 4;
 /// The alignment malloc gives every block on 64-bit Linux (and at least 8 everywhere).
 const MALLOC_ALIGN: usize = 16;
 
@@ -104,8 +104,9 @@ impl Allocator {
         Some(r)
     }
 
-    /// How many freed blocks class `c` holds (for tests).
-    pub fn cached(&self, c: usize) -> usize {
+    /// How many freed blocks class `c` holds.
+    #[cfg(test)]
+    fn cached(&self, c: usize) -> usize {
         self.with_class(c, |s| s.len).unwrap_or(0)
     }
 }
