@@ -504,9 +504,11 @@ static ALLOCATOR: runtime_model::memory::Allocator = runtime_model::memory::Allo
 fn main() {
     // Before the runtime starts its threads: each may get a malloc arena of its own.
     runtime_model::memory::tune_allocator();
-    let rt = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
+    let rt = match runtime_model::memory::cache_runtime_threads(
+        &mut tokio::runtime::Builder::new_multi_thread(),
+    )
+    .enable_all()
+    .build()
     {
         Ok(rt) => rt,
         Err(e) => {

@@ -160,10 +160,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         Arc::new(Echo),
         unrestricted_identity("bench"),
     ))?;
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()?;
+    let rt = runtime_model::memory::cache_runtime_threads(
+        &mut tokio::runtime::Builder::new_multi_thread(),
+    )
+    .worker_threads(2)
+    .enable_all()
+    .build()?;
     rt.block_on(async move {
         if mode == "inproc" {
             let n: usize = args.get(3).ok_or("missing request count")?.parse()?;

@@ -34,8 +34,15 @@ impl Backend for NoBackend {
     }
 }
 
-#[tokio::main]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    // The runtime the `kobana-mcp` binary builds: its threads keep the small blocks they free.
+    runtime_model::memory::cache_runtime_threads(&mut tokio::runtime::Builder::new_multi_thread())
+        .enable_all()
+        .build()?
+        .block_on(serve())
+}
+
+async fn serve() -> Result<(), Box<dyn std::error::Error>> {
     tracing_subscriber_init();
     let product =
         generated::product("conformance").ok_or("the conformance fixture was not generated")?;

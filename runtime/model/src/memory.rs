@@ -17,11 +17,26 @@
 //! pages per thread: with the sandbox's reads on ~32 blocking threads, the RSS under 32
 //! connections of `billing_invoices_list` rose from 29.6 to 53–57 MiB (and its transparent huge
 //! pages alone took the idle RSS from 15.6 to 28 MiB), past the 30 MB bound. What glibc does
-//! slowly for a request, the 1–8 KiB blocks past its per-thread cache, [`Allocator`] recycles.
+//! slowly for a request, [`Allocator`] does itself with bounded caches: the 1–8 KiB blocks past
+//! glibc's per-thread cache, and the small blocks each runtime thread frees, kept by that thread
+//! up to 16 KiB ([`cache_runtime_threads`]).
 
 mod blocks;
+mod small;
 
 pub use blocks::Allocator;
+pub use small::{cache_this_thread, release_this_thread};
+
+/// Lets the threads of the runtime `builder` makes keep the small blocks they free
+/// ([`cache_this_thread`]), each giving them back to malloc when it stops: what the server's
+/// binaries, which declare [`Allocator`], do with their runtime.
+pub fn cache_runtime_threads(
+    builder: &mut tokio::runtime::Builder,
+) -> &mut tokio::runtime::Builder {
+    builder
+        .on_thread_start(cache_this_thread)
+        .on_thread_stop(release_this_thread)
+}
 
 /// Sets the malloc arena limit to one arena per core (at least 2). Call once, first thing in
 /// `main`, before the runtime starts its threads: arenas already created stay.

@@ -1,5 +1,6 @@
-//! The server's global allocator: glibc's malloc, with a small cache of the blocks between 1 and
-//! 8 KiB that every request allocates and frees.
+//! The server's global allocator: glibc's malloc, with two caches of the blocks every request
+//! allocates and frees: the small ones (up to 1,032 bytes) each runtime thread keeps for itself
+//! ([`super::small`]), and a shared cache of those between 1 and 8 KiB (here).
 //!
 //! Why (issue 17, `tools/call` ≥ 0.7× a static server): glibc serves blocks up to 1,032 bytes
 //! from a per-thread cache in a few dozen instructions, but a larger one goes through the arena's
@@ -14,11 +15,14 @@
 //! 266 KiB in all). A class is taken with one atomic swap and never waited for: when another
 //! thread holds it, the block goes to (or comes from) malloc as it would without the cache.
 //! Blocks the cache cannot keep are freed to malloc, so it bounds what it holds, and a trim
-//! ([`super::release_free_memory`]) still returns everything else.
+//! ([`super::release_free_memory`]) still returns everything else. Sizes up to 1,032 bytes are
+//! the small lists' (a size in (1,024, 1,032] is theirs, not a 512-byte class's).
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::UnsafeCell;
 use std::sync::atomic::{AtomicBool, Ordering};
+
+use super::small;
 
 /// Blocks up to this size are left to malloc's own per-thread cache.
 const FROM: usize = 1024;
@@ -111,10 +115,33 @@ impl Allocator {
     }
 }
 
+/// Which cache, if any, serves a layout.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Kind {
+    /// Up to 1,032 bytes: the freeing thread's own lists ([`small`]).
+    Small(usize),
+    /// 1–8 KiB: the shared classes above.
+    Block(usize),
+    /// Anything else: malloc's.
+    Malloc,
+}
+
+fn kind(layout: Layout) -> Kind {
+    if let Some(c) = small::class_of(layout) {
+        Kind::Small(c)
+    } else if let Some(c) = Allocator::class_of(layout) {
+        Kind::Block(c)
+    } else {
+        Kind::Malloc
+    }
+}
+
 unsafe impl GlobalAlloc for Allocator {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let Some(c) = Self::class_of(layout) else {
-            return System.alloc(layout);
+        let c = match kind(layout) {
+            Kind::Small(c) => return small::alloc(c),
+            Kind::Block(c) => c,
+            Kind::Malloc => return System.alloc(layout),
         };
         let cached = self.with_class(c, |s| {
             if s.len == 0 {
@@ -130,21 +157,23 @@ unsafe impl GlobalAlloc for Allocator {
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        match Self::class_of(layout) {
-            Some(_) => {
+        match kind(layout) {
+            Kind::Small(_) | Kind::Block(_) => {
                 let p = self.alloc(layout);
                 if !p.is_null() {
                     std::ptr::write_bytes(p, 0, layout.size());
                 }
                 p
             }
-            None => System.alloc_zeroed(layout),
+            Kind::Malloc => System.alloc_zeroed(layout),
         }
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        let Some(c) = Self::class_of(layout) else {
-            return System.dealloc(ptr, layout);
+        let c = match kind(layout) {
+            Kind::Small(c) => return small::dealloc(ptr, c),
+            Kind::Block(c) => c,
+            Kind::Malloc => return System.dealloc(ptr, layout),
         };
         let kept = self.with_class(c, |s| {
             if s.len == PER_CLASS {
@@ -160,23 +189,32 @@ unsafe impl GlobalAlloc for Allocator {
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        let old = Self::class_of(layout);
         // A valid layout of `new_size` (the caller guarantees it does not overflow when rounded).
         let new_layout = Layout::from_size_align_unchecked(new_size, layout.align());
-        let new = Self::class_of(new_layout);
-        if old.is_none() && new.is_none() {
-            return System.realloc(ptr, layout, new_size);
+        match (kind(layout), kind(new_layout)) {
+            (old, new) if old == new && old != Kind::Malloc => ptr, // it has its class's size
+            (Kind::Block(_), _) | (_, Kind::Block(_)) => {
+                let moved = self.alloc(new_layout);
+                if !moved.is_null() {
+                    std::ptr::copy_nonoverlapping(ptr, moved, layout.size().min(new_size));
+                    self.dealloc(ptr, layout);
+                }
+                moved
+            }
+            // Small blocks are malloc's own, sized to their class: malloc moves or resizes
+            // them, and a block that becomes small gets its class's full size.
+            (old, new) => {
+                let old = match old {
+                    Kind::Small(c) => small::class_layout(c),
+                    _ => layout,
+                };
+                let size = match new {
+                    Kind::Small(c) => small::capacity(c),
+                    _ => new_size,
+                };
+                System.realloc(ptr, old, size)
+            }
         }
-        if old.is_some() && old == new {
-            // The block already has its class's size.
-            return ptr;
-        }
-        let moved = self.alloc(new_layout);
-        if !moved.is_null() {
-            std::ptr::copy_nonoverlapping(ptr, moved, layout.size().min(new_size));
-            self.dealloc(ptr, layout);
-        }
-        moved
     }
 }
 
