@@ -24,6 +24,12 @@
 mod blocks;
 mod small;
 
+/// A layout of `size` bytes with the alignment of most Rust allocations (the caches' tests).
+#[cfg(test)]
+fn test_layout(size: usize) -> std::alloc::Layout {
+    std::alloc::Layout::from_size_align(size, 8).unwrap()
+}
+
 pub use blocks::Allocator;
 pub use small::{cache_this_thread, release_this_thread};
 

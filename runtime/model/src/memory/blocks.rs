@@ -22,7 +22,7 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::UnsafeCell;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use super::small;
+use super::small::{self, MALLOC_ALIGN};
 
 /// Blocks up to this size are left to malloc's own per-thread cache.
 const FROM: usize = 1024;
@@ -34,8 +34,6 @@ const STEP: usize = 512;
 const CLASSES: usize = (TO - FROM) / STEP;
 /// Freed blocks kept per class.
 const PER_CLASS: usize = 4;
-/// The alignment malloc gives every block on 64-bit Linux (and at least 8 everywhere).
-const MALLOC_ALIGN: usize = 16;
 
 /// glibc's malloc with a cache of freed 1–8 KiB blocks. Declared by the server's binaries:
 /// `#[global_allocator] static A: runtime_model::memory::Allocator = Allocator::new();`.
@@ -222,9 +220,7 @@ unsafe impl GlobalAlloc for Allocator {
 mod tests {
     use super::*;
 
-    fn layout(size: usize) -> Layout {
-        Layout::from_size_align(size, 8).unwrap()
-    }
+    use crate::memory::test_layout as layout;
 
     /// Sizes map to the classes whose blocks hold them, and only cacheable layouts are cached.
     #[test]

@@ -23,6 +23,11 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
+/// The alignment malloc gives every block on 64-bit Linux (and at least 8 everywhere): both
+/// caches (these lists and [`super::blocks`]'s) serve only layouts that need no more. It lives
+/// here, in the module the other cache already imports, so that no two files import each other.
+pub(super) const MALLOC_ALIGN: usize = 16;
+
 /// The largest size served: glibc's own per-thread cache stops here too.
 pub(super) const MAX: usize = 1032;
 /// Classes of capacity 16·k + 8 bytes, k = 1..=64: exactly the usable sizes of glibc's chunks,
@@ -30,8 +35,6 @@ pub(super) const MAX: usize = 1032;
 const CLASSES: usize = 64;
 /// The bytes of freed blocks one thread may hold.
 const THREAD_BUDGET: usize = 16 * 1024;
-/// The alignment malloc gives every block on 64-bit Linux (and at least 8 everywhere).
-const MALLOC_ALIGN: usize = 16;
 
 /// One thread's freed small blocks. Each list links its blocks through their first word.
 struct Lists {
@@ -157,9 +160,7 @@ mod tests {
     use super::*;
     use crate::memory::Allocator;
 
-    fn layout(size: usize) -> Layout {
-        Layout::from_size_align(size, 8).unwrap()
-    }
+    use crate::memory::test_layout as layout;
 
     /// Every size up to 1,032 bytes has a class whose blocks hold it and waste nothing malloc
     /// would not (glibc rounds a chunk to 16 bytes); larger or over-aligned layouts have none.
