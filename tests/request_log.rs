@@ -131,7 +131,8 @@ async fn every_request_logs_one_line_with_method_name_duration_and_outcome() {
 
     // A request the transport gives up on (time limit, closed connection) is still logged, once.
     let params = json!({"name": "billing_customers_get"});
-    let params = params.as_object().cloned().unwrap_or_default();
+    let params =
+        runtime::protocol::params::Params::from(params.as_object().cloned().unwrap_or_default());
     let stuck = logged("tools/call", &params, std::future::pending::<Reply>());
     let timed_out = tokio::time::timeout(std::time::Duration::from_millis(5), stuck).await;
     assert!(timed_out.is_err());

@@ -11,29 +11,26 @@ use libfuzzer_sys::fuzz_target;
 use runtime::connection::{self, era, modern};
 use runtime::protocol::jsonrpc::{self, Incoming, PARSE_ERROR};
 use runtime::protocol::meta::Meta;
+use runtime::protocol::params::Params;
 use serde_json::Value;
 
 /// What a parse decided, in a form two paths can be compared by.
 fn outcome(r: &Result<Incoming, jsonrpc::Rejected>) -> String {
     match r {
         Ok(Incoming::Request(req)) => format!(
-            "request id={} method={:?} params={} meta={:?}",
-            req.id,
-            req.method,
-            Value::Object(req.params.clone()),
-            req.meta
+            "request id={} method={:?} params={:?} meta={:?}",
+            req.id, req.method, req.params, req.meta
         ),
-        Ok(Incoming::Notification { method, params }) => format!(
-            "notification method={method:?} params={}",
-            Value::Object(params.clone())
-        ),
+        Ok(Incoming::Notification { method, params }) => {
+            format!("notification method={method:?} params={params:?}")
+        }
         Ok(Incoming::Response { id, outcome }) => format!("response id={id} outcome={outcome:?}"),
         Err(rej) => format!("rejected id={} code={}", rej.id, rej.error.code),
     }
 }
 
 /// The connection layer's reading of a request's `params` and `_meta` (both eras).
-fn read_params(params: &serde_json::Map<String, Value>, meta: &Meta) {
+fn read_params(params: &Params, meta: &Meta) {
     let _ = modern::has_modern_meta(meta);
     let _ = modern::progress_token(meta);
     let _ = modern::accept_language(meta);

@@ -1,6 +1,7 @@
 //! `completion/complete`: the completion source of a prompt argument or template variable, served
 //! under the caller's permissions (ids come from the list tool only when the caller may call it).
 
+use super::params::Params;
 use runtime_model::backend::Output;
 use runtime_model::catalog::CompletionKind;
 use serde_json::{json, Map, Value};
@@ -15,7 +16,7 @@ use crate::contract::RpcError;
 pub const MAX_VALUES: usize = 100;
 
 impl Engine {
-    pub(crate) async fn complete(&self, call: &Call, params: &Map<String, Value>) -> Reply {
+    pub(crate) async fn complete(&self, call: &Call, params: &Params) -> Reply {
         let reference = params.get("ref").and_then(Value::as_object);
         let arg_name = params.pointer_str("argument", "name");
         let prefix = params.pointer_str("argument", "value").unwrap_or("");
@@ -230,7 +231,7 @@ trait PointerStr {
     fn pointer_str(&self, a: &str, b: &str) -> Option<&str>;
 }
 
-impl PointerStr for Map<String, Value> {
+impl PointerStr for Params {
     fn pointer_str(&self, a: &str, b: &str) -> Option<&str> {
         self.get(a)?.get(b)?.as_str()
     }

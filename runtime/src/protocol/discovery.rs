@@ -21,6 +21,7 @@
 //! `_`-separated words), title, description and argument names, with words lowercased, accents
 //! folded (the catalogs write Portuguese and Spanish too) and a plural `s` dropped.
 
+use super::params::Params;
 use serde_json::{json, Map, Value};
 
 use super::discovery_tools::{Kind, DEFAULT_RESULTS, MAX_DESCRIBE, MAX_RESULTS};
@@ -112,12 +113,7 @@ impl Engine {
     }
 
     /// Answers a call of a discovery tool (the caller's selection has discovery on).
-    pub(crate) async fn discovery_call(
-        &self,
-        call: &Call,
-        kind: Kind,
-        params: &Map<String, Value>,
-    ) -> Reply {
+    pub(crate) async fn discovery_call(&self, call: &Call, kind: Kind, params: &Params) -> Reply {
         let args = match params.get("arguments") {
             None | Some(Value::Null) => Map::new(),
             Some(Value::Object(m)) => m.clone(),
@@ -138,7 +134,7 @@ impl Engine {
                     Some(v @ Value::Object(_)) => v.clone(),
                     Some(_) => return invalid(call, self, Problem::ArgumentsObject),
                 };
-                let mut inner = Map::new();
+                let mut inner = Params::new();
                 inner.insert("name".into(), json!(name));
                 inner.insert("arguments".into(), inner_args);
                 // The confirmation round trip of a destructive tool: its answers come back on

@@ -5,6 +5,7 @@
 //! Results are era-shaped here: 2026 results carry `resultType` and `serverInfo` (and
 //! `ttlMs`/`cacheScope` when cacheable), 2025 results carry neither.
 
+use super::params::Params;
 use std::sync::{Arc, OnceLock, Weak};
 
 use runtime_model::backend::Backend;
@@ -455,7 +456,7 @@ impl Engine {
         }
     }
 
-    pub(crate) fn list(&self, call: &Call, kind: ListKind, params: &Map<String, Value>) -> Reply {
+    pub(crate) fn list(&self, call: &Call, kind: ListKind, params: &Params) -> Reply {
         let view = self.view(call);
         let pages = if call.era.is_modern() {
             &view.modern
@@ -477,7 +478,7 @@ impl Engine {
         }
     }
 
-    fn set_level(&self, call: &Call, params: &Map<String, Value>) -> Reply {
+    fn set_level(&self, call: &Call, params: &Params) -> Reply {
         let Some(level) = params
             .get("level")
             .and_then(Value::as_str)
@@ -495,7 +496,7 @@ impl Engine {
         Reply::Value(json!({}))
     }
 
-    fn subscribe(&self, call: &Call, params: &Map<String, Value>, on: bool) -> Reply {
+    fn subscribe(&self, call: &Call, params: &Params, on: bool) -> Reply {
         let Some(uri) = params.get("uri").and_then(Value::as_str) else {
             return Reply::Error(RpcError::invalid_params(
                 "Invalid params: uri (a string) is required",

@@ -6,7 +6,8 @@
 
 use serde_json::{Map, Value};
 
-use super::meta::{self, Meta, Params};
+use super::meta::{self, Meta, ParamsWithMeta};
+use super::params::Params;
 
 pub use crate::contract::error::{
     RpcError, HEADER_MISMATCH, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND,
@@ -19,7 +20,7 @@ pub struct Request {
     pub id: Value,
     pub method: String,
     /// The members of `params` other than `_meta`.
-    pub params: Map<String, Value>,
+    pub params: Params,
     /// `params._meta`, read once ([`meta`]); `None` when the request sent none.
     pub meta: Option<Box<Meta>>,
 }
@@ -31,7 +32,7 @@ impl Request {
         Self {
             id,
             method: method.into(),
-            params,
+            params: params.into(),
             meta,
         }
     }
@@ -49,28 +50,13 @@ pub enum Incoming {
     /// A notification; its `params` without `_meta` (no notification's `_meta` is read).
     Notification {
         method: String,
-        params: Map<String, Value>,
+        params: Params,
     },
     /// The client's answer to a server→client request (2025 era).
     Response {
         id: Value,
         outcome: Result<Value, Value>,
     },
-}
-
-/// The member `key` of a request's `params` (or of any small JSON object): `map.get(key)`,
-/// without hashing when the object is small. A `Map` hashes every key it looks up with SipHash
-/// (std's keyed hasher, as `serde_json` builds it), about 150 instructions for a short key, while
-/// `params` rarely has more than four members (`name`, `arguments`, `_meta` taken out): comparing
-/// them in order is a few instructions each. Keys in a map are unique, so the answer is the same.
-pub fn member<'a>(map: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
-    /// Above this many members, the hashed lookup is cheaper than the scan.
-    const SCAN: usize = 8;
-    if map.len() <= SCAN {
-        map.iter().find(|(k, _)| k.as_str() == key).map(|(_, v)| v)
-    } else {
-        map.get(key)
-    }
 }
 
 /// A message that could not be accepted, with the id when it could be read.
@@ -108,7 +94,7 @@ struct CommonEnvelope<'a> {
     id: Option<Value>,
     method: String,
     #[serde(default)]
-    params: Option<Params>,
+    params: Option<ParamsWithMeta>,
 }
 
 /// `Some` whenever the key is there, `null` included (a missing key is `None` by default).
@@ -124,10 +110,7 @@ fn parse_common(text: &str) -> Option<Incoming> {
     if e.jsonrpc != "2.0" {
         return None;
     }
-    let Params { rest: params, meta } = e.params.unwrap_or(Params {
-        rest: Map::new(),
-        meta: None,
-    });
+    let ParamsWithMeta { rest: params, meta } = e.params.unwrap_or_default();
     match e.id {
         None => Some(Incoming::Notification {
             method: e.method,
@@ -189,7 +172,7 @@ pub fn parse_value(value: Value) -> Result<Incoming, Rejected> {
                 Some(id) => Incoming::Request(Request::new(id, method, params)),
                 None => Incoming::Notification {
                     method,
-                    params: meta::split(params).0,
+                    params: meta::split(params).0.into(),
                 },
             })
         }
@@ -344,19 +327,6 @@ mod tests {
                 "the error says where: {}",
                 e.error.message
             );
-        }
-    }
-
-    #[test]
-    fn member_finds_what_get_finds() {
-        let small: Map<String, Value> =
-            serde_json::from_str(r#"{"name":"t","arguments":{"a":1},"x":null}"#).unwrap();
-        let large: Map<String, Value> =
-            (0..20).map(|i| (format!("k{i}"), Value::from(i))).collect();
-        for map in [&small, &large, &Map::new()] {
-            for key in ["name", "arguments", "x", "k0", "k19", "k20", "", "nam"] {
-                assert_eq!(member(map, key), map.get(key), "{key}");
-            }
         }
     }
 

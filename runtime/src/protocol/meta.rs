@@ -16,6 +16,7 @@ use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
+use super::params::Params;
 use crate::contract::era;
 
 /// `params._meta`: whether it was an object, and the members the server reads, as sent (a key
@@ -110,13 +111,14 @@ pub fn split(mut params: Map<String, Value>) -> (Map<String, Value>, Option<Box<
     (params, meta)
 }
 
-/// `params` as the parser reads it: `_meta` into [`Meta`], every other member into the map.
-pub(crate) struct Params {
-    pub rest: Map<String, Value>,
+/// `params` as the parser reads it: `_meta` into [`Meta`], every other member into [`Params`].
+#[derive(Default)]
+pub(crate) struct ParamsWithMeta {
+    pub rest: Params,
     pub meta: Option<Box<Meta>>,
 }
 
-impl<'de> Deserialize<'de> for Params {
+impl<'de> Deserialize<'de> for ParamsWithMeta {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         d.deserialize_map(ParamsVisitor)
     }
@@ -125,14 +127,14 @@ impl<'de> Deserialize<'de> for Params {
 struct ParamsVisitor;
 
 impl<'de> Visitor<'de> for ParamsVisitor {
-    type Value = Params;
+    type Value = ParamsWithMeta;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("a params object")
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Params, A::Error> {
-        let mut rest = Map::new();
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<ParamsWithMeta, A::Error> {
+        let mut rest = Params::new();
         let mut meta = None;
         while let Some(Key(key)) = map.next_key()? {
             if key == "_meta" {
@@ -142,7 +144,7 @@ impl<'de> Visitor<'de> for ParamsVisitor {
                 rest.insert(key.into_owned(), value);
             }
         }
-        Ok(Params { rest, meta })
+        Ok(ParamsWithMeta { rest, meta })
     }
 }
 
@@ -256,9 +258,9 @@ mod tests {
         ];
         for case in cases {
             let text = case.to_string();
-            let fast: Params = serde_json::from_str(&text).unwrap();
+            let fast: ParamsWithMeta = serde_json::from_str(&text).unwrap();
             let (rest, meta) = split(case.as_object().unwrap().clone());
-            assert_eq!(fast.rest, rest, "{text}");
+            assert_eq!(fast.rest, Params::from(rest.clone()), "{text}");
             assert_eq!(fast.meta, meta, "{text}");
             assert_eq!(meta.is_some(), case.get("_meta").is_some(), "{text}");
             let meta = meta.as_deref().unwrap_or(&NONE);
@@ -287,16 +289,16 @@ mod tests {
     #[test]
     fn a_key_sent_twice_keeps_its_last_value_and_escapes_are_read() {
         let text = r#"{"_meta":{"progressToken":1,"progress\u0054oken":"b"},"x":1,"_meta":{"traceparent":"t"}}"#;
-        let fast: Params = serde_json::from_str(text).unwrap();
+        let fast: ParamsWithMeta = serde_json::from_str(text).unwrap();
         let general: Map<String, Value> = serde_json::from_str(text).unwrap();
         let (rest, meta) = split(general);
         assert_eq!(fast.meta, meta);
-        assert_eq!(fast.rest, rest);
+        assert_eq!(fast.rest, Params::from(rest));
         let meta = meta.expect("sent");
         assert_eq!(meta.traceparent, Some(json!("t")));
         assert_eq!(meta.progress_token, None);
         let once = r#"{"_meta":{"progressToken":1,"progress\u0054oken":"b"}}"#;
-        let fast: Params = serde_json::from_str(once).unwrap();
+        let fast: ParamsWithMeta = serde_json::from_str(once).unwrap();
         assert_eq!(fast.meta.expect("sent").progress_token, Some(json!("b")));
     }
 }

@@ -30,6 +30,7 @@ pub mod meta;
 pub mod mrtr;
 mod observe;
 pub mod output_schema;
+pub mod params;
 pub mod prompt_env;
 pub mod prompts;
 pub mod protocol_errors;

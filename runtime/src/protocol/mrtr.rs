@@ -10,6 +10,7 @@
 //! - an input request of a type the client did not declare in *this* request is never sent: the
 //!   answer is -32021 naming the capability.
 
+use super::params::Params;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde_json::{json, Map, Value};
@@ -63,7 +64,7 @@ pub fn accept(
     sealer: &StateSealer,
     call: &Call,
     origin: &Origin<'_>,
-    params: &Map<String, Value>,
+    params: &Params,
 ) -> Result<Inputs, RpcError> {
     let state = match params.get("requestState") {
         None | Some(Value::Null) => return Ok(Inputs::default()),

@@ -1,6 +1,7 @@
 //! `prompts/get`: permission (every `uses` tool callable) → argument checks and defaults →
 //! the prompt's template (or its extension handler).
 
+use super::params::Params;
 use runtime_model::catalog::{ArgFormat, Prompt};
 use serde_json::{json, Map, Value};
 
@@ -76,7 +77,7 @@ pub fn resolve_arguments(
 }
 
 impl Engine {
-    pub(crate) async fn get_prompt(&self, call: &Call, params: &Map<String, Value>) -> Reply {
+    pub(crate) async fn get_prompt(&self, call: &Call, params: &Params) -> Reply {
         let Some(name) = params.get("name").and_then(Value::as_str) else {
             return RpcError::invalid_params("Invalid params: prompts/get needs `name` (a string)")
                 .into();

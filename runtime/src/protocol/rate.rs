@@ -21,7 +21,7 @@ impl Engine {
         let limiter = self.options.rate_limiter.as_ref()?;
         let class = match req.method.as_str() {
             "tools/call" => {
-                let name = super::jsonrpc::member(&req.params, "name").and_then(Value::as_str)?;
+                let name = req.params.get("name").and_then(Value::as_str)?;
                 let tool = &self.product.tools[self.tool_index(name)?];
                 if tool.annotations.read_only {
                     Class::Reads

@@ -10,10 +10,11 @@
 //! outcome `refused`, the HTTP status as `code`). On HTTP every line has the client address
 //! (`client_ip`, [`with_client_ip`]); on stdio it is empty.
 
+use super::params::Params;
 use std::cell::RefCell;
 use std::time::Instant;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::reply::Reply;
 
@@ -82,7 +83,7 @@ tokio::task_local! {
 
 /// Runs one request's future and logs its line. A request whose future is dropped before it
 /// answers (the connection layer's time limit, a closed connection) is logged with outcome `cancelled`.
-pub async fn logged<F>(method: &str, params: &Map<String, Value>, answer: F) -> Reply
+pub async fn logged<F>(method: &str, params: &Params, answer: F) -> Reply
 where
     F: std::future::Future<Output = Reply>,
 {
@@ -182,7 +183,7 @@ pub(crate) fn note_tool_error(code: Option<&str>) {
 }
 
 /// The tool or prompt name, or the resource URI, a request targets.
-pub(crate) fn target_name<'a>(method: &str, params: &'a Map<String, Value>) -> &'a str {
+pub(crate) fn target_name<'a>(method: &str, params: &'a Params) -> &'a str {
     let key = match method {
         "tools/call" | "prompts/get" => "name",
         "resources/read" | "resources/subscribe" | "resources/unsubscribe" => "uri",
@@ -195,9 +196,7 @@ pub(crate) fn target_name<'a>(method: &str, params: &'a Map<String, Value>) -> &
         }
         _ => return "",
     };
-    super::jsonrpc::member(params, key)
-        .and_then(Value::as_str)
-        .unwrap_or("")
+    params.get(key).and_then(Value::as_str).unwrap_or("")
 }
 
 fn outcome(reply: &Reply, tool_error: Option<String>) -> (&'static str, Option<String>) {

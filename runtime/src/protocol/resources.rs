@@ -1,6 +1,7 @@
 //! `resources/read`: URI → fixed resource or template → permission (via `read_by`) → workspace
 //! → the reading tool → contents in the resource's content kind.
 
+use super::params::Params;
 use base64::engine::general_purpose::STANDARD as B64;
 use base64::Engine as _;
 use runtime_model::backend::{BackendError, Output};
@@ -45,7 +46,7 @@ impl Engine {
     /// `resources/list`: the fixed resources (pre-serialized pages); under `Recent(n)`, plus the
     /// `n` most recent records of each listed template the caller may list and read, fetched
     /// concurrently (one page: the dynamic part is bounded by `n` per type).
-    pub(crate) async fn list_resources(&self, call: &Call, params: &Map<String, Value>) -> Reply {
+    pub(crate) async fn list_resources(&self, call: &Call, params: &Params) -> Reply {
         let ResourcesListPolicy::Recent(n) = self.product.policy.resources_list else {
             return self.list(call, super::listing::ListKind::Resources, params);
         };
@@ -106,7 +107,7 @@ impl Engine {
             .find_map(|t| match_uri(t.uri_template, uri).map(|v| Located::Template(t, v)))
     }
 
-    pub(crate) async fn read_resource(&self, call: &Call, params: &Map<String, Value>) -> Reply {
+    pub(crate) async fn read_resource(&self, call: &Call, params: &Params) -> Reply {
         let Some(uri) = params.get("uri").and_then(Value::as_str) else {
             return RpcError::invalid_params(
                 "Invalid params: resources/read needs `uri` (a string)",

@@ -22,6 +22,7 @@
 //! server does not offer (it advertises no list-changed notifications); clients poll `tasks/get`
 //! at `pollIntervalMs`.
 
+use super::params::Params;
 use std::sync::Arc;
 
 use runtime_model::backend::{with_progress, ProgressSink};
@@ -247,7 +248,7 @@ impl Engine {
         call: &Call,
         idx: usize,
         args: Map<String, Value>,
-        params: &Map<String, Value>,
+        params: &Params,
         confirmed: Option<Confirmed>,
     ) -> Reply {
         let Some(engine) = self.me() else {
@@ -284,7 +285,7 @@ impl Engine {
         call: Call,
         idx: usize,
         args: Map<String, Value>,
-        params: Map<String, Value>,
+        params: Params,
         confirmed: Option<Confirmed>,
         id: String,
     ) {
@@ -437,7 +438,7 @@ impl Engine {
         &self,
         call: &Call,
         method: &str,
-        params: &'p Map<String, Value>,
+        params: &'p Params,
     ) -> Result<&'p str, RpcError> {
         if !negotiated(call) {
             return Err(extension_required(method));
@@ -458,7 +459,7 @@ impl Engine {
     }
 
     /// `tasks/get`: the task with its result, error or pending input requests.
-    pub(crate) async fn tasks_get(&self, call: &Call, params: &Map<String, Value>) -> Reply {
+    pub(crate) async fn tasks_get(&self, call: &Call, params: &Params) -> Reply {
         let id = match self.task_id(call, "tasks/get", params) {
             Ok(id) => id,
             Err(e) => return e.into(),
@@ -531,7 +532,7 @@ impl Engine {
 
     /// `tasks/update`: answers to some or all of the task's pending input requests; the task
     /// resumes when none is left. Answers to keys the task did not ask are ignored.
-    pub(crate) async fn tasks_update(&self, call: &Call, params: &Map<String, Value>) -> Reply {
+    pub(crate) async fn tasks_update(&self, call: &Call, params: &Params) -> Reply {
         let id = match self.task_id(call, "tasks/update", params) {
             Ok(id) => id,
             Err(e) => return e.into(),
@@ -579,7 +580,7 @@ impl Engine {
 
     /// `tasks/cancel`: a task not yet terminal becomes `cancelled`; a terminal one is left as it
     /// is (the same acknowledgement).
-    pub(crate) async fn tasks_cancel(&self, call: &Call, params: &Map<String, Value>) -> Reply {
+    pub(crate) async fn tasks_cancel(&self, call: &Call, params: &Params) -> Reply {
         let id = match self.task_id(call, "tasks/cancel", params) {
             Ok(id) => id,
             Err(e) => return e.into(),

@@ -12,9 +12,9 @@ use serde_json::{json, Map, Value};
 use sha2::{Digest, Sha256};
 
 use super::engine::Engine;
-use super::jsonrpc::member;
 use super::listing::Page;
 use super::mrtr;
+use super::params::Params;
 use super::reply::Reply;
 use crate::confirm::idempotency::{self, Outcome};
 use crate::confirm::{Confirmed, Gate, GateRequest};
@@ -140,8 +140,8 @@ pub(crate) enum Access {
 }
 
 impl Engine {
-    pub(crate) async fn call_tool(&self, call: &Call, params: &Map<String, Value>) -> Reply {
-        let name = member(params, "name").and_then(Value::as_str).unwrap_or("");
+    pub(crate) async fn call_tool(&self, call: &Call, params: &Params) -> Reply {
+        let name = params.get("name").and_then(Value::as_str).unwrap_or("");
         if let Some(kind) = super::discovery_tools::which(self.product, name) {
             if self.selection(call).discovery() {
                 return Box::pin(self.discovery_call(call, kind, params)).await;
@@ -152,13 +152,8 @@ impl Engine {
 
     /// `tools/call` of a catalog tool reached `how`. A tool outside the request's selection is
     /// answered exactly as an unknown tool.
-    pub(crate) async fn call_tool_as(
-        &self,
-        call: &Call,
-        params: &Map<String, Value>,
-        how: Access,
-    ) -> Reply {
-        let Some(name) = member(params, "name").and_then(Value::as_str) else {
+    pub(crate) async fn call_tool_as(&self, call: &Call, params: &Params, how: Access) -> Reply {
+        let Some(name) = params.get("name").and_then(Value::as_str) else {
             return RpcError::invalid_params("Invalid params: tools/call needs `name` (a string)")
                 .into();
         };
@@ -171,7 +166,7 @@ impl Engine {
         };
         let tool = &self.product.tools[idx];
         // Borrowed from the request: validation, the gate and the backend only read them.
-        let args_value = match member(params, "arguments") {
+        let args_value = match params.get("arguments") {
             None | Some(Value::Null) => &*NO_ARGUMENTS,
             Some(v) => v,
         };
@@ -219,8 +214,8 @@ impl Engine {
                 workspace: workspace.as_deref(),
                 modern: call.era.is_modern(),
                 form_elicitation: call.has_form_elicitation(),
-                input_responses: member(params, "inputResponses"),
-                request_state: member(params, "requestState").and_then(Value::as_str),
+                input_responses: params.get("inputResponses"),
+                request_state: params.get("requestState").and_then(Value::as_str),
                 now: mrtr::now_unix(),
                 locale: self.locale(call),
             })
@@ -279,7 +274,7 @@ impl Engine {
         call: &Call,
         idx: usize,
         args: &Map<String, Value>,
-        params: &Map<String, Value>,
+        params: &Params,
         confirmed: Option<&Confirmed>,
         task: TaskPhase<'_>,
     ) -> Executed {
@@ -708,7 +703,7 @@ impl Engine {
         tool: &'static Tool,
         target: Target<'_>,
         args: &Map<String, Value>,
-        params: &Map<String, Value>,
+        params: &Params,
         (method, target_name): (&str, &str),
         idempotency_key: Option<String>,
         task: TaskPhase<'_>,
@@ -775,7 +770,7 @@ impl Engine {
         handler: Handler,
         target: Target<'_>,
         args: &Map<String, Value>,
-        params: &Map<String, Value>,
+        params: &Params,
         (method, target_name): (&str, &str),
         task: TaskPhase<'_>,
     ) -> Result<Dispatched, RpcError> {
@@ -1015,7 +1010,7 @@ fn _assert_send(e: Arc<Engine>) {
     fn is_send<T: Send>(_: T) {}
     is_send(async move {
         let call = Call::detached(Era::Modern, Arc::new(empty_identity()), json!({}));
-        e.call_tool(&call, &Map::new()).await
+        e.call_tool(&call, &Params::new()).await
     });
 }
 

@@ -22,16 +22,20 @@ fn split_authority(authority: &str) -> Option<(&str, Option<u16>)> {
     if authority.is_empty() || has_forbidden(authority) {
         return None;
     }
-    let (host, port) = if authority.starts_with('[') {
-        let end = authority.find(']')?;
+    // Every request's `Host` comes here, so the delimiters (all ASCII, and so never a byte of a
+    // longer UTF-8 character) are found byte by byte rather than through `str`'s char patterns.
+    let bytes = authority.as_bytes();
+    let at = |delimiter: u8| bytes.iter().position(|&b| b == delimiter);
+    let (host, port) = if bytes.first() == Some(&b'[') {
+        let end = at(b']')?;
         let (host, after) = authority.split_at(end + 1);
         match after {
             "" => (host, None),
             _ => (host, Some(after.strip_prefix(':')?)),
         }
     } else {
-        match authority.split_once(':') {
-            Some((host, port)) => (host, Some(port)),
+        match at(b':') {
+            Some(colon) => (&authority[..colon], Some(&authority[colon + 1..])),
             None => (authority, None),
         }
     };
@@ -40,7 +44,7 @@ fn split_authority(authority: &str) -> Option<(&str, Option<u16>)> {
         Some(bracketed) => &bracketed[..bracketed.len() - 1],
         None => host,
     };
-    if name.is_empty() || name.contains(['[', ']']) {
+    if name.is_empty() || name.bytes().any(|b| b == b'[' || b == b']') {
         return None;
     }
     let port = match port {

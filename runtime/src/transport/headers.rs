@@ -6,9 +6,10 @@ use std::borrow::Cow;
 use axum::http::{HeaderMap, HeaderName};
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-use crate::protocol::jsonrpc::{member, RpcError, HEADER_MISMATCH};
+use crate::protocol::jsonrpc::{RpcError, HEADER_MISMATCH};
+use crate::protocol::params::Params;
 
 // Pre-parsed names: a lookup by `&str` would parse and validate the name on every request.
 pub const PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
@@ -50,7 +51,7 @@ where
 pub fn check_method_and_name(
     headers: &HeaderMap,
     method: &str,
-    params: &Map<String, Value>,
+    params: &Params,
 ) -> Result<(), RpcError> {
     match value(headers, &METHOD)? {
         None => return Err(mismatch("the Mcp-Method header is required".into())),
@@ -62,9 +63,9 @@ pub fn check_method_and_name(
         Some(_) => {}
     }
     let body_name = match method {
-        "tools/call" | "prompts/get" => member(params, "name"),
-        "resources/read" => member(params, "uri"),
-        "tasks/get" | "tasks/update" | "tasks/cancel" => member(params, "taskId"),
+        "tools/call" | "prompts/get" => params.get("name"),
+        "resources/read" => params.get("uri"),
+        "tasks/get" | "tasks/update" | "tasks/cancel" => params.get("taskId"),
         _ => return Ok(()),
     };
     let body_name = body_name.and_then(Value::as_str).unwrap_or("");
@@ -85,7 +86,7 @@ pub fn check_method_and_name(
 pub fn check_param_headers(
     headers: &HeaderMap,
     mirrored: &[crate::protocol::engine::ParamHeader],
-    params: &Map<String, Value>,
+    params: &Params,
 ) -> Result<(), RpcError> {
     let args = params.get("arguments").and_then(Value::as_object);
     for p in mirrored {
@@ -147,7 +148,7 @@ mod tests {
 
     #[test]
     fn method_and_name_must_match_the_body() {
-        let p = json!({"name": "t"}).as_object().unwrap().clone();
+        let p = Params::from(json!({"name": "t"}).as_object().unwrap().clone());
         assert!(check_method_and_name(
             &headers(&[("mcp-method", "tools/call"), ("mcp-name", "t")]),
             "tools/call",
@@ -170,7 +171,7 @@ mod tests {
             &p
         )
         .is_err());
-        assert!(check_method_and_name(&headers(&[]), "tools/list", &Map::new()).is_err());
+        assert!(check_method_and_name(&headers(&[]), "tools/list", &Params::new()).is_err());
     }
 
     #[test]
@@ -179,10 +180,12 @@ mod tests {
             argument: "region".into(),
             header: "Region".into(),
         }];
-        let p = json!({"name": "t", "arguments": {"region": "Hello"}})
-            .as_object()
-            .unwrap()
-            .clone();
+        let p = Params::from(
+            json!({"name": "t", "arguments": {"region": "Hello"}})
+                .as_object()
+                .unwrap()
+                .clone(),
+        );
         assert!(
             check_param_headers(&headers(&[("mcp-param-region", "Hello")]), &mirrored, &p).is_ok()
         );
@@ -196,10 +199,12 @@ mod tests {
             check_param_headers(&headers(&[("mcp-param-region", "Bye")]), &mirrored, &p).is_err()
         );
         assert!(check_param_headers(&headers(&[]), &mirrored, &p).is_err());
-        let absent = json!({"name": "t", "arguments": {}})
-            .as_object()
-            .unwrap()
-            .clone();
+        let absent = Params::from(
+            json!({"name": "t", "arguments": {}})
+                .as_object()
+                .unwrap()
+                .clone(),
+        );
         assert!(check_param_headers(&headers(&[]), &mirrored, &absent).is_ok());
     }
 }
