@@ -21,7 +21,9 @@
 # SCENARIOS (default "2025-11-25:tools/call 2026-07-28:tools/call 2025-11-25:tools/list
 # 2026-07-28:tools/list 2025-11-25:tools/list:br"; a third field is sent as `Accept-Encoding`,
 # and the answer must come back in that coding), SCRATCH (default /tmp/kobana-bench: the
-# catalog). Needs valgrind and python3. Prints figures, never asserts.
+# catalog), KEEP (a directory: each run's callgrind file is kept there, named by server and
+# scenario, for `callgrind_annotate --inclusive=yes`; the baseline run is `*-base.out`). Needs
+# valgrind and python3. Prints figures, never asserts.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 peers=${BENCH_PEERS:-$(cd "$root/../shared/bench-peers" 2>/dev/null && pwd || true)}
@@ -79,7 +81,10 @@ def send(conn, wire, method, coding, count):
             sys.exit(f"{wire} {method}: unexpected answer: {note}")
 
 
-def run(argv, extra, scenarios):
+KEEP = os.environ.get("KEEP", "")
+
+
+def run(argv, extra, scenarios, label):
     """Total instructions of one server run: warm-up of every scenario, then `extra`."""
     port = free_port()
     out = tempfile.NamedTemporaryFile(prefix="callgrind.", suffix=".out", delete=False).name
@@ -112,7 +117,12 @@ def run(argv, extra, scenarios):
         server.wait(timeout=300)
         log.close()
     text = open(out).read()
-    os.unlink(out)
+    if KEEP:
+        os.makedirs(KEEP, exist_ok=True)
+        name = "-".join([label, *filter(None, extra[:3])]) if extra else f"{label}-base"
+        os.replace(out, os.path.join(KEEP, re.sub(r"[^A-Za-z0-9.-]+", "_", name).strip("_") + ".out"))
+    else:
+        os.unlink(out)
     m = re.search(r"^(?:totals|summary): (\d+)", text, re.M)
     if not m:
         sys.exit("no totals in the callgrind output")
@@ -120,11 +130,11 @@ def run(argv, extra, scenarios):
 
 
 def measure(label, argv, scenarios):
-    base = run(argv, None, scenarios)
+    base = run(argv, None, scenarios, label)
     rows = []
     for wire, method, coding in scenarios:
         n = N_LIST if method == "tools/list" else N
-        per = (run(argv, (wire, method, coding, n), scenarios) - base) / n
+        per = (run(argv, (wire, method, coding, n), scenarios, label) - base) / n
         rows.append({"server": label, "wire": wire, "method": method, "coding": coding,
                      "requests": n, "instructions_per_request": round(per)})
         print(f"{label:<7} {wire:<11} {method:<11} {coding or 'identity':<8} {per:>12,.0f}"
