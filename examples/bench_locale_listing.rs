@@ -11,8 +11,9 @@ use std::time::Instant;
 
 use runtime::confirm::{Confirmer, MemoryLedger};
 use runtime::contract::{Call, Era};
-use runtime::protocol::jsonrpc::Request;
-use runtime::protocol::{Engine, EngineOptions, Reply};
+use runtime::protocol::{Engine, EngineOptions};
+use runtime::rpc::jsonrpc::Request;
+use runtime::rpc::Reply;
 use runtime::state::StateSealer;
 use runtime_model::backend::{Backend, BackendError, BoxFuture, CallContext, Output};
 use runtime_model::catalog::Tool;

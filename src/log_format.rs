@@ -15,7 +15,7 @@ use std::cell::RefCell;
 use std::fmt::{self, Write as _};
 use std::time::UNIX_EPOCH;
 
-use runtime::protocol::request_log::TARGET;
+use runtime::telemetry::request_log::TARGET;
 use tracing::field::{Field, Visit};
 use tracing::{Event, Subscriber};
 use tracing_subscriber::fmt::format::{Format, Full, Writer};

@@ -10,8 +10,8 @@ mod harness;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
-use runtime::protocol::request_log::{logged, TARGET};
-use runtime::protocol::Reply;
+use runtime::rpc::Reply;
+use runtime::telemetry::request_log::{logged, TARGET};
 use serde_json::{json, Value};
 use tracing_subscriber::layer::SubscriberExt as _;
 
@@ -132,7 +132,7 @@ async fn every_request_logs_one_line_with_method_name_duration_and_outcome() {
     // A request the transport gives up on (time limit, closed connection) is still logged, once.
     let params = json!({"name": "billing_customers_get"});
     let params =
-        runtime::protocol::params::Params::from(params.as_object().cloned().unwrap_or_default());
+        runtime::rpc::params::Params::from(params.as_object().cloned().unwrap_or_default());
     let stuck = logged("tools/call", &params, std::future::pending::<Reply>());
     let timed_out = tokio::time::timeout(std::time::Duration::from_millis(5), stuck).await;
     assert!(timed_out.is_err());

@@ -9,9 +9,9 @@
 
 use libfuzzer_sys::fuzz_target;
 use runtime::connection::{self, era, modern};
-use runtime::protocol::jsonrpc::{self, Incoming, PARSE_ERROR};
-use runtime::protocol::meta::Meta;
-use runtime::protocol::params::Params;
+use runtime::rpc::jsonrpc::{self, Incoming, PARSE_ERROR};
+use runtime::rpc::meta::Meta;
+use runtime::rpc::params::Params;
 use serde_json::Value;
 
 /// What a parse decided, in a form two paths can be compared by.

@@ -13,7 +13,7 @@
 //! ```
 //!
 //! Identity: on HTTP, when [`ServerConfig::auth`] is set, every request goes through
-//! `crate::auth::http::AuthLayer` and the engine uses the `Authenticated` identity it stores in
+//! `crate::transport::auth::AuthLayer` and the engine uses the `Authenticated` identity it stores in
 //! the request; without it, every request is served as [`ServerConfig::default_identity`] (local
 //! and sandbox use). On stdio the CLI resolves the identity once (`crate::auth::stdio`) and passes
 //! it as `default_identity`.
@@ -221,11 +221,11 @@ impl Server {
             .unwrap_or_else(|| Arc::new(crate::confirm::MemoryLedger::new()));
         let telemetry = config.telemetry.clone().unwrap_or_default();
         let mut readiness = config.probes.clone();
-        readiness.push(crate::telemetry::health::Probe::ledger(
+        readiness.push(crate::confirm::ledger::readiness_probe(
             ledger.clone(),
             "the confirmation ledger",
         ));
-        let ledger = crate::telemetry::ledger::TimedLedger::wrap(ledger, telemetry.clone());
+        let ledger = crate::confirm::timed::TimedLedger::wrap(ledger, telemetry.clone());
         let confirmer = crate::confirm::Confirmer::with_window(
             sealer.clone(),
             ledger,

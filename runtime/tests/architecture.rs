@@ -660,3 +660,93 @@ fn cycles(edges: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
         })
         .collect()
 }
+
+/// The folders (and top-level files) of `runtime/src` import one way, down the layer list of
+/// `lib.rs`'s module map: that list is the rule, and this test makes it true. Every top-level
+/// module `lib.rs` declares is in the list, once.
+#[test]
+fn the_runtime_folders_import_down_the_layer_list() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let lib = std::fs::read_to_string(src.join("lib.rs")).unwrap();
+    let layers = layer_list(&lib);
+    let declared: BTreeSet<String> = lib
+        .lines()
+        .filter_map(|l| l.strip_prefix("pub mod ")?.strip_suffix(';'))
+        .map(str::to_string)
+        .collect();
+    let listed: BTreeSet<String> = layers.iter().cloned().collect();
+    assert_eq!(
+        listed.len(),
+        layers.len(),
+        "a layer is listed twice: {layers:?}"
+    );
+    assert_eq!(
+        declared, listed,
+        "lib.rs's module map must list every module it declares, and only those"
+    );
+    let wrong = folder_imports_against(&import_edges(&src), &layers);
+    assert!(
+        wrong.is_empty(),
+        "imports that run up lib.rs's layer list (a module imports only those listed below it):\n{}",
+        wrong.join("\n")
+    );
+}
+
+/// The checker sees a folder that imports one listed above it, and lets one below pass.
+#[test]
+fn the_layer_checker_sees_an_upward_import() {
+    let layers: Vec<String> = ["top", "mid", "low"].map(String::from).to_vec();
+    let edge = |from: &str, to: &str| {
+        BTreeMap::from([(from.to_string(), BTreeSet::from([to.to_string()]))])
+    };
+    assert!(folder_imports_against(&edge("top/a.rs", "low/b.rs"), &layers).is_empty());
+    assert!(folder_imports_against(&edge("mid.rs", "mid.rs"), &layers).is_empty());
+    assert!(folder_imports_against(&edge("lib.rs", "top/a.rs"), &layers).is_empty());
+    let up = folder_imports_against(&edge("low/x/y.rs", "mid.rs"), &layers);
+    assert_eq!(up, ["low/x/y.rs imports mid.rs (low is below mid)"]);
+    let doc = "//! Module map\n//! - `top`: a.\n//!   more.\n//! - `low`: b.\n\npub mod top;\n";
+    assert_eq!(layer_list(doc), ["top", "low"]);
+}
+
+/// The modules of `lib.rs`'s map, top layer first: its `//! - \`name\`:` lines, in order.
+fn layer_list(lib: &str) -> Vec<String> {
+    lib.lines()
+        .filter_map(|l| l.strip_prefix("//! - `"))
+        .filter_map(|l| l.split_once("`:"))
+        .map(|(name, _)| name.to_string())
+        .collect()
+}
+
+/// The file imports between top-level modules that run up `layers` (or reach a module the list
+/// does not name), one line each. The crate root (`lib.rs`) declares them all, so is left out.
+fn folder_imports_against(
+    edges: &BTreeMap<String, BTreeSet<String>>,
+    layers: &[String],
+) -> Vec<String> {
+    let top = |file: &str| {
+        let first = file.split('/').next().unwrap_or(file);
+        first.strip_suffix(".rs").unwrap_or(first).to_string()
+    };
+    let rank = |m: &str| layers.iter().position(|l| l == m);
+    let mut wrong = Vec::new();
+    for (from, to) in edges {
+        let f = top(from);
+        if f == "lib" {
+            continue;
+        }
+        for t in to {
+            let g = top(t);
+            if g == f || g == "lib" {
+                continue;
+            }
+            match (rank(&f), rank(&g)) {
+                (Some(a), Some(b)) if a < b => {}
+                (Some(_), Some(_)) => wrong.push(format!("{from} imports {t} ({f} is below {g})")),
+                _ => wrong.push(format!(
+                    "{from} imports {t} (a module the layer list does not name)"
+                )),
+            }
+        }
+    }
+    wrong
+}

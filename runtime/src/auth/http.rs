@@ -1,7 +1,7 @@
 //! HTTP authentication: every request carries `Authorization: Bearer <token>`.
 //!
-//! [`AuthLayer`] is a `tower` layer (`router.layer(AuthLayer::new(Some(auth)))`): it resolves the bearer,
-//! applies the connection's default workspace (the `Kobana-Workspace-Id` header, else the
+//! [`HttpAuth`] is what the transport's auth layer (`crate::transport::auth::AuthLayer`) uses: it
+//! resolves the bearer, applies the connection's default workspace (the `Kobana-Workspace-Id` header, else the
 //! `workspace_id` query parameter) and stores an [`Authenticated`] in the request's extensions,
 //! where the protocol engine reads it. There is no anonymous access on HTTP: a missing or invalid
 //! bearer gets 401 with `WWW-Authenticate: Bearer resource_metadata="…"` (RFC 9728 §5.1) pointing
@@ -10,9 +10,7 @@
 //! Error bodies are JSON-RPC error objects without an `id` (the request was not read), so MCP
 //! clients can show them.
 
-use std::convert::Infallible;
 use std::sync::Arc;
-use std::task::{Context, Poll};
 
 use axum::extract::Query;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
@@ -28,7 +26,6 @@ use super::resolver::WORKSPACE_QUERY_PARAM;
 use super::resolver::{
     with_default_workspace, AuthError, Authenticated, Resolver, WORKSPACE_HEADER,
 };
-use crate::transport::layer::LayerFuture;
 
 /// Path of the RFC 9728 protected-resource metadata document.
 pub const METADATA_PATH: &str = "/.well-known/oauth-protected-resource";
@@ -43,7 +40,7 @@ pub struct HttpAuth {
     /// Absolute URL of the metadata document, for `WWW-Authenticate`.
     metadata_url: String,
     /// The metadata URL's path (after the origin), for a request whose trusted proxy headers
-    /// name another origin ([`crate::transport::peer::PublicOrigin`]).
+    /// name another origin (the transport finds it and passes it in as `public_origin`).
     metadata_path: String,
 }
 
@@ -71,9 +68,9 @@ impl HttpAuth {
 
     /// The metadata URL as this request's client sees it: on the origin its trusted proxy
     /// headers name, if any, else the configured public URL.
-    pub fn metadata_url_for(&self, ext: &axum::http::Extensions) -> String {
-        match ext.get::<crate::transport::peer::PublicOrigin>() {
-            Some(origin) => format!("{}{}", origin.0, self.metadata_path),
+    pub fn metadata_url_for(&self, public_origin: Option<&str>) -> String {
+        match public_origin {
+            Some(origin) => format!("{origin}{}", self.metadata_path),
             None => self.metadata_url.clone(),
         }
     }
@@ -83,7 +80,7 @@ impl HttpAuth {
     /// and a JSON-RPC error body naming the missing scope.
     pub fn insufficient_scope(
         &self,
-        ext: &axum::http::Extensions,
+        public_origin: Option<&str>,
         id: &serde_json::Value,
         scopes: &[String],
         missing: &str,
@@ -101,7 +98,7 @@ impl HttpAuth {
         let challenge = format!(
             "Bearer error=\"insufficient_scope\", scope=\"{}\", resource_metadata=\"{}\", error_description=\"The access token lacks the scope {missing}\"",
             scope.join(" "),
-            self.metadata_url_for(ext),
+            self.metadata_url_for(public_origin),
         );
         let body = json!({
             "jsonrpc": "2.0",
@@ -138,12 +135,12 @@ impl HttpAuth {
 
     /// The HTTP answer to an authentication failure.
     pub fn refusal(&self, err: &AuthError) -> Response {
-        self.refusal_for(err, &axum::http::Extensions::new())
+        self.refusal_for(err, None)
     }
 
     /// [`Self::refusal`], with the metadata URL as this request's client sees it.
-    pub fn refusal_for(&self, err: &AuthError, ext: &axum::http::Extensions) -> Response {
-        let metadata_url = self.metadata_url_for(ext);
+    pub fn refusal_for(&self, err: &AuthError, public_origin: Option<&str>) -> Response {
+        let metadata_url = self.metadata_url_for(public_origin);
         let (status, challenge) = match err {
             AuthError::Missing => (
                 StatusCode::UNAUTHORIZED,
@@ -167,83 +164,6 @@ impl HttpAuth {
             resp.headers_mut().insert(header::WWW_AUTHENTICATE, c);
         }
         resp
-    }
-}
-
-/// The auth layer ([`Authenticate`]); `None` lets every request through unauthenticated (a
-/// server without auth, such as stdio's or a test's).
-#[derive(Clone)]
-pub struct AuthLayer {
-    auth: Option<Arc<HttpAuth>>,
-}
-
-impl AuthLayer {
-    pub fn new(auth: Option<Arc<HttpAuth>>) -> Self {
-        Self { auth }
-    }
-}
-
-impl<S> tower::Layer<S> for AuthLayer {
-    type Service = Authenticate<S>;
-    fn layer(&self, inner: S) -> Authenticate<S> {
-        Authenticate {
-            auth: self.auth.clone(),
-            inner,
-        }
-    }
-}
-
-/// Authenticates the request, storing its [`Authenticated`] in the request's extensions, or
-/// answers 401/403/503. A hand-written `tower` service: it waits (boxed) only when there is a
-/// token to resolve.
-#[derive(Clone)]
-pub struct Authenticate<S> {
-    auth: Option<Arc<HttpAuth>>,
-    inner: S,
-}
-
-impl<S, B> tower::Service<axum::http::Request<B>> for Authenticate<S>
-where
-    S: tower::Service<axum::http::Request<B>, Response = Response, Error = Infallible>
-        + Clone
-        + Send
-        + 'static,
-    S::Future: Send + Unpin + 'static,
-    B: Send + 'static,
-{
-    type Response = Response;
-    type Error = Infallible;
-    type Future = LayerFuture<S::Future>;
-
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
-        self.inner.poll_ready(cx)
-    }
-
-    fn call(&mut self, mut req: axum::http::Request<B>) -> Self::Future {
-        let Some(auth) = self.auth.clone() else {
-            return LayerFuture::Inner(self.inner.call(req));
-        };
-        // The instance that was readied answers; a fresh clone takes its place (tower's rule).
-        let clone = self.inner.clone();
-        let mut inner = std::mem::replace(&mut self.inner, clone);
-        LayerFuture::Boxed(Box::pin(async move {
-            match auth.authenticate_parts(req.headers(), req.uri()).await {
-                Ok(who) => {
-                    req.extensions_mut().insert(who);
-                    match inner.call(req).await {
-                        Ok(r) => r,
-                        Err(e) => match e {},
-                    }
-                }
-                Err(err) => {
-                    tracing::debug!(error = %err, "request refused by the auth layer");
-                    let resp = auth.refusal_for(&err, req.extensions());
-                    let ip = crate::protocol::request_log::current_client_ip();
-                    crate::protocol::request_log::log_refused("", "", resp.status().as_u16(), ip);
-                    resp
-                }
-            }
-        }))
     }
 }
 
@@ -345,6 +265,7 @@ mod tests {
     use super::*;
     use crate::auth::EmbeddedResolver;
     use crate::confirm::testing::product;
+    use crate::transport::auth::AuthLayer;
     use axum::body::Body;
     use axum::Extension;
     use tower::ServiceExt;

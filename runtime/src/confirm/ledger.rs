@@ -81,6 +81,27 @@ pub trait Ledger: Send + Sync + 'static {
     }
 }
 
+/// The ledger key the readiness probe reads (never written).
+const PROBE_KEY: &str = "kobana-mcp:readiness-probe";
+
+/// The readiness probe of a ledger: it answers a read (memory: always; Redis: when reachable).
+pub fn readiness_probe(
+    ledger: std::sync::Arc<dyn Ledger>,
+    what: impl Into<String>,
+) -> crate::telemetry::health::Probe {
+    let what = what.into();
+    crate::telemetry::health::Probe::new("ledger", move || {
+        let (ledger, what) = (ledger.clone(), what.clone());
+        async move {
+            ledger
+                .get(PROBE_KEY)
+                .await
+                .map(|_| format!("{what} answers"))
+                .map_err(|e| format!("{what}: {e}"))
+        }
+    })
+}
+
 /// Default global bound of [`MemoryLedger`].
 pub const DEFAULT_MEMORY_CAPACITY: usize = 100_000;
 

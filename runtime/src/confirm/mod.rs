@@ -17,6 +17,7 @@ pub mod ledger;
 pub mod redis_ledger;
 #[cfg(test)]
 pub(crate) mod testing;
+pub mod timed;
 #[cfg(test)]
 mod walk;
 

@@ -16,7 +16,7 @@ use tokio::time::Instant;
 use super::{answer_within, era, legacy_call, Caller, Outer, SessionRef};
 use crate::contract::error::{RpcError, INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR};
 use crate::protocol::engine::Engine;
-use crate::protocol::jsonrpc::{self, Incoming};
+use crate::rpc::jsonrpc::{self, Incoming};
 
 /// The limits of one batch (`ServerConfig::batch_bounds` gives the server's).
 #[derive(Debug, Clone)]

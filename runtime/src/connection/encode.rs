@@ -5,9 +5,9 @@
 use axum::body::Bytes;
 use serde_json::Value;
 
-use crate::protocol::jsonrpc;
-use crate::protocol::listing::{Page, ANSWER_HEAD};
-use crate::protocol::reply::Reply;
+use crate::rpc::jsonrpc;
+use crate::rpc::page::{Page, ANSWER_HEAD};
+use crate::rpc::reply::Reply;
 
 /// One encoded answer.
 pub enum Encoded {

@@ -33,9 +33,9 @@ use crate::contract::call::{Call, Peer, Session};
 use crate::contract::era::Era;
 use crate::contract::error::{RpcError, HEADER_MISMATCH};
 use crate::protocol::engine::Engine;
-use crate::protocol::jsonrpc::{self, Incoming, Request};
-use crate::protocol::meta::Meta;
-use crate::protocol::reply::Reply;
+use crate::rpc::jsonrpc::{self, Incoming, Request};
+use crate::rpc::meta::Meta;
+use crate::rpc::reply::Reply;
 pub use encode::{encode, encode_reply, Encoded};
 pub use sessions::{SessionLimits, SessionRef, SessionTable};
 

@@ -4,7 +4,7 @@ use serde_json::{json, Value};
 
 use crate::contract::era::{self, LogLevel};
 use crate::contract::error::{RpcError, UNSUPPORTED_VERSION};
-use crate::protocol::meta::Meta;
+use crate::rpc::meta::Meta;
 
 /// What a 2026 request says about itself.
 #[derive(Debug, Clone)]
@@ -100,7 +100,7 @@ mod tests {
     use super::*;
 
     fn params(v: Value) -> Meta {
-        crate::protocol::meta::split(v.as_object().unwrap().clone())
+        crate::rpc::meta::split(v.as_object().unwrap().clone())
             .1
             .map(|m| *m)
             .unwrap_or_default()

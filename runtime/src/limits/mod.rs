@@ -242,6 +242,33 @@ impl RateLimiter {
         self.limits.of(class) > 0
     }
 
+    /// Counts one request of `who` (organization and person: one person's tokens and sessions
+    /// share a bucket, two people never do) against `class`; `Some(error)`, in `locale`, when it
+    /// is over the limit. The engine calls it before a tool call or resource read does any work.
+    pub async fn check_identity(
+        &self,
+        class: Class,
+        who: &runtime_model::identity::Identity,
+        locale: Locale,
+    ) -> Option<RpcError> {
+        if !self.enabled(class) {
+            return None;
+        }
+        let key = json!([who.organization, who.person]).to_string();
+        match self.check(class, &key).await {
+            Ok(()) => None,
+            Err(limited) => {
+                tracing::info!(
+                    limit = class.name(),
+                    retry_after_secs = limited.retry_after_secs(),
+                    person = %who.person,
+                    "rate limit reached"
+                );
+                Some(limited.rpc_error(locale))
+            }
+        }
+    }
+
     /// Counts one request of `key` against `class`; `Err` when it is over the limit (and then
     /// it is not counted).
     pub async fn check(&self, class: Class, key: &str) -> Result<(), Limited> {

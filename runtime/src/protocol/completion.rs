@@ -1,16 +1,16 @@
 //! `completion/complete`: the completion source of a prompt argument or template variable, served
 //! under the caller's permissions (ids come from the list tool only when the caller may call it).
 
-use super::params::Params;
+use crate::rpc::params::Params;
 use runtime_model::backend::Output;
 use runtime_model::catalog::CompletionKind;
 use serde_json::{json, Map, Value};
 
 use super::dates;
 use super::engine::Engine;
-use super::reply::Reply;
 use crate::contract::Call;
 use crate::contract::RpcError;
+use crate::rpc::reply::Reply;
 
 /// The most values one answer carries (the schema's `maxItems`).
 pub const MAX_VALUES: usize = 100;

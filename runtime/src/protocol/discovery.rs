@@ -21,14 +21,14 @@
 //! `_`-separated words), title, description and argument names, with words lowercased, accents
 //! folded (the catalogs write Portuguese and Spanish too) and a plural `s` dropped.
 
-use super::params::Params;
+use crate::rpc::params::Params;
 use serde_json::{json, Map, Value};
 
 use super::discovery_tools::{Kind, DEFAULT_RESULTS, MAX_DESCRIBE, MAX_RESULTS};
 use super::engine::Engine;
-use super::reply::Reply;
 use super::tools::Access;
 use crate::contract::{Call, RpcError, ToolOutput};
+use crate::rpc::reply::Reply;
 use runtime_model::locale::Locale;
 
 /// The first sentence of a description, at most 240 characters.

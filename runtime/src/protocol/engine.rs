@@ -5,7 +5,7 @@
 //! Results are era-shaped here: 2026 results carry `resultType` and `serverInfo` (and
 //! `ttlMs`/`cacheScope` when cacheable), 2025 results carry neither.
 
-use super::params::Params;
+use crate::rpc::params::Params;
 use std::sync::{Arc, OnceLock, Weak};
 
 use runtime_model::backend::Backend;
@@ -14,13 +14,13 @@ use runtime_model::locale::Locale;
 use runtime_model::selection::{Ceiling, Selection};
 use serde_json::{json, Map, Value};
 
-use super::jsonrpc::Request;
 use super::listing::{self, ListKind, Listings};
-use super::reply::Reply;
 use super::schemas::ToolSchemas;
 use crate::confirm::Confirmer;
 use crate::contract::era::{self, Era, LogLevel};
 use crate::contract::{Call, Extensions, ProductExtension, RpcError};
+use crate::rpc::jsonrpc::Request;
+use crate::rpc::reply::Reply;
 use crate::state::StateSealer;
 use crate::tasks::{TaskOptions, TaskStore};
 
@@ -39,7 +39,7 @@ pub struct EngineOptions {
     pub page_size: usize,
     /// `ttlMs` of cacheable 2026 results.
     pub ttl_ms: u64,
-    /// Per-identity limits of tool calls and resource reads ([`super::rate`]); `None` = none.
+    /// Per-identity limits of tool calls and resource reads ([`Engine::over_rate_limit`]); `None` = none.
     pub rate_limiter: Option<Arc<crate::limits::RateLimiter>>,
     /// TTL and polling of tasks (Tasks extension).
     pub tasks: TaskOptions,
@@ -400,7 +400,7 @@ impl Engine {
     /// Answers one request. `initialize` is answered by the connection layer (it opens
     /// sessions), using [`Engine::initialize_result`].
     pub async fn handle(&self, req: &Request, call: &Call) -> Reply {
-        let observer = super::observe::Observer {
+        let observer = crate::telemetry::observe::Observer {
             telemetry: self.telemetry.as_ref(),
             product: self.product.name,
             tool_name: &|name| self.tool_index.get_key_value(name).map(|(k, _)| *k),
@@ -414,8 +414,36 @@ impl Engine {
             }
             self.answer(req, call).await
         });
-        let reply = super::observe::observed(observer, req, call, answer).await;
+        let reply = crate::telemetry::observe::observed(observer, req, call, answer).await;
         super::language::localize_reply(reply, self.locale(call), call.era.is_modern())
+    }
+
+    /// `Some(error)` when this request is over its identity's rate limit
+    /// ([`crate::limits::RateLimiter::check_identity`]), checked before a tool call or resource
+    /// read does any work (before its arguments are validated, the confirmation gate, or the
+    /// backend). A call of a read-only tool (`readOnlyHint`) or a resource read counts against
+    /// `reads`, a call of any other tool against `writes`. Other methods (lists, ping, completion)
+    /// are cheap and answered from the catalog; the per-IP limit covers them on HTTP.
+    async fn over_rate_limit(&self, req: &Request, call: &Call) -> Option<Reply> {
+        let limiter = self.options.rate_limiter.as_ref()?;
+        let class = match req.method.as_str() {
+            "tools/call" => {
+                let name = req.params.get("name").and_then(Value::as_str)?;
+                match self.product.tools[self.tool_index(name)?]
+                    .annotations
+                    .read_only
+                {
+                    true => crate::limits::Class::Reads,
+                    false => crate::limits::Class::Writes,
+                }
+            }
+            "resources/read" => crate::limits::Class::Reads,
+            _ => return None,
+        };
+        limiter
+            .check_identity(class, &call.identity, self.locale(call))
+            .await
+            .map(Reply::Error)
     }
 
     async fn answer(&self, req: &Request, call: &Call) -> Reply {

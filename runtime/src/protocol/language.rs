@@ -10,8 +10,8 @@ use runtime_model::errors;
 use runtime_model::locale::Locale;
 use serde_json::{json, Value};
 
-use super::reply::Reply;
 use crate::contract::era;
+use crate::rpc::reply::Reply;
 
 /// `reply` in `locale`: its application error message translated, and (2026) `_meta`
 /// `contentLanguage` added to a result object.
@@ -39,7 +39,7 @@ pub fn localize_reply(reply: Reply, locale: Locale, modern: bool) -> Reply {
             e.message = match code {
                 Some(err) => translated(&e.message, err, locale),
                 // A protocol error (invalid params, unknown method, a missing capability).
-                None => super::protocol_errors::translate(&e.message, locale),
+                None => crate::rpc::protocol_errors::translate(&e.message, locale),
             };
             Reply::Error(e)
         }

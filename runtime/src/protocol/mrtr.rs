@@ -10,7 +10,7 @@
 //! - an input request of a type the client did not declare in *this* request is never sent: the
 //!   answer is -32021 naming the capability.
 
-use super::params::Params;
+use crate::rpc::params::Params;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde_json::{json, Map, Value};

@@ -145,8 +145,8 @@ mod engine_tests {
     use crate::confirm::{Confirmer, MemoryLedger};
     use crate::contract::{Call, Era};
     use crate::protocol::engine::{Engine, EngineOptions};
-    use crate::protocol::jsonrpc::Request;
-    use crate::protocol::reply::Reply;
+    use crate::rpc::jsonrpc::Request;
+    use crate::rpc::reply::Reply;
     use crate::state::StateSealer;
 
     /// Answers every call with the same JSON.

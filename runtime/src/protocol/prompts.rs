@@ -1,17 +1,17 @@
 //! `prompts/get`: permission (every `uses` tool callable) → argument checks and defaults →
 //! the prompt's template (or its extension handler).
 
-use super::params::Params;
+use crate::rpc::params::Params;
 use runtime_model::catalog::{ArgFormat, Prompt};
 use serde_json::{json, Map, Value};
 
 use super::dates;
 use super::engine::Engine;
-use super::reply::Reply;
 use super::tools::Dispatched;
 use crate::contract::Call;
 use crate::contract::RpcError;
 use crate::contract::Target;
+use crate::rpc::reply::Reply;
 
 /// Checks the arguments of a prompt and fills defaults; -32602 naming the argument on failure.
 pub fn resolve_arguments(

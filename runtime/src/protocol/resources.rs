@@ -1,7 +1,7 @@
 //! `resources/read`: URI → fixed resource or template → permission (via `read_by`) → workspace
 //! → the reading tool → contents in the resource's content kind.
 
-use super::params::Params;
+use crate::rpc::params::Params;
 use base64::engine::general_purpose::STANDARD as B64;
 use base64::Engine as _;
 use runtime_model::backend::{BackendError, Output};
@@ -11,12 +11,12 @@ use runtime_model::uri_template::match_uri;
 use serde_json::{json, Map, Value};
 
 use super::engine::Engine;
-use super::reply::Reply;
 use super::tools::{is_text_mime, Dispatched};
 use crate::contract::Call;
 use crate::contract::RpcError;
 use crate::contract::Target;
 use crate::record_schemas;
+use crate::rpc::reply::Reply;
 
 /// Resource not found, in the caller's era ([`RpcError::resource_not_found`]).
 pub fn not_found(call: &Call, uri: &str) -> RpcError {

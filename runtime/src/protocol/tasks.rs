@@ -22,7 +22,7 @@
 //! server does not offer (it advertises no list-changed notifications); clients poll `tasks/get`
 //! at `pollIntervalMs`.
 
-use super::params::Params;
+use crate::rpc::params::Params;
 use std::sync::Arc;
 
 use runtime_model::backend::{with_progress, ProgressSink};
@@ -31,7 +31,6 @@ use runtime_model::locale::Locale;
 use serde_json::{json, Map, Value};
 
 use super::engine::Engine;
-use super::reply::Reply;
 use super::task_follow;
 use super::tools::Executed;
 use crate::confirm::idempotency;
@@ -39,6 +38,7 @@ use crate::confirm::Confirmed;
 use crate::contract::call::Peer;
 use crate::contract::error::MISSING_CLIENT_CAPABILITY;
 use crate::contract::{Call, InputNeeded, RpcError, TaskInputs, TaskPhase};
+use crate::rpc::reply::Reply;
 use crate::tasks::{unix_now, Status, TaskRecord, TaskStore, TaskStoreError, EXTENSION_ID};
 
 /// -32021 naming the tasks extension.

@@ -9,11 +9,11 @@ use runtime_model::identity::Identity;
 use serde_json::{json, Map, Value};
 
 use super::engine::{Engine, EngineOptions};
-use super::jsonrpc::Request;
-use super::reply::Reply;
 use crate::confirm::{Confirmer, MemoryLedger};
 use crate::contract::Call;
 use crate::contract::Era;
+use crate::rpc::jsonrpc::Request;
+use crate::rpc::reply::Reply;
 use crate::state::StateSealer;
 
 #[derive(Default)]
@@ -149,7 +149,7 @@ async fn ask(
     c: &Call,
     method: &str,
     params: Value,
-) -> Result<Value, super::jsonrpc::RpcError> {
+) -> Result<Value, crate::rpc::jsonrpc::RpcError> {
     let req = Request::new(
         json!(1),
         method,
@@ -1068,10 +1068,10 @@ async fn the_schemas_resource_and_tools_answer_the_same_json() {
     let modern = ask(&e, &c, "resources/read", uri.clone())
         .await
         .unwrap_err();
-    assert_eq!(modern.code, super::jsonrpc::INVALID_PARAMS);
+    assert_eq!(modern.code, crate::rpc::jsonrpc::INVALID_PARAMS);
     let legacy = call(LEGACY, identity(&["all"], &["*"]), json!({}));
     let old = ask(&e, &legacy, "resources/read", uri).await.unwrap_err();
-    assert_eq!(old.code, super::jsonrpc::RESOURCE_NOT_FOUND_LEGACY);
+    assert_eq!(old.code, crate::rpc::jsonrpc::RESOURCE_NOT_FOUND_LEGACY);
 }
 
 #[tokio::test]

@@ -12,16 +12,16 @@ use serde_json::{json, Map, Value};
 use sha2::{Digest, Sha256};
 
 use super::engine::Engine;
-use super::listing::Page;
 use super::mrtr;
-use super::params::Params;
-use super::reply::Reply;
 use crate::confirm::idempotency::{self, Outcome};
 use crate::confirm::{Confirmed, Gate, GateRequest};
 use crate::contract::Call;
 use crate::contract::Era;
 use crate::contract::RpcError;
 use crate::contract::{ExtCtx, ExtOutcome, Handler, Target, TaskPhase, ToolOutput};
+use crate::rpc::page::Page;
+use crate::rpc::params::Params;
+use crate::rpc::reply::Reply;
 
 /// Said before an answer the upstream replayed for the call's idempotency key (see
 /// `confirm::idempotency`): nothing new ran, and the key has moved on.
@@ -475,7 +475,7 @@ impl Engine {
                 .as_ref()
                 .and_then(|s| s.pointer("/error/code"))
                 .and_then(Value::as_str);
-            super::request_log::note_tool_error(code);
+            crate::telemetry::request_log::note_tool_error(code);
         }
         self.write_tool_result(
             call,
@@ -495,7 +495,7 @@ impl Engine {
         args: &Map<String, Value>,
         answer: Value,
     ) -> Reply {
-        let text = super::json_text::to_text(&answer);
+        let text = crate::rpc::json_text::to_text(&answer);
         let budget = self.options.result_budget_tokens;
         match super::result_budget::cut(&answer, text.len(), budget) {
             None => self.json_reply(call, text, None, answer.is_object()),
@@ -511,7 +511,7 @@ impl Engine {
         args: &Map<String, Value>,
         answer: Value,
     ) -> ToolOutput {
-        let text = super::json_text::to_text(&answer);
+        let text = crate::rpc::json_text::to_text(&answer);
         match super::result_budget::cut(&answer, text.len(), self.options.result_budget_tokens) {
             None => ToolOutput {
                 content: vec![json!({"type": "text", "text": text})],
@@ -592,7 +592,7 @@ impl Engine {
                         bytes.extend_from_slice(escaped.as_bytes());
                         bytes.push(b'"');
                     }
-                    None => super::json_text::write_string(bytes, text),
+                    None => crate::rpc::json_text::write_string(bytes, text),
                 }
                 bytes.extend_from_slice(b"}]");
             },
@@ -629,7 +629,7 @@ impl Engine {
             }
             None => {
                 head.reserve(text.len() + text.len() / 4);
-                super::json_text::write_string(&mut head, &text);
+                crate::rpc::json_text::write_string(&mut head, &text);
                 segments.push(Bytes::from(head));
             }
         }

@@ -10,13 +10,8 @@ use std::time::Duration;
 
 use runtime_model::backend::BoxFuture;
 
-use crate::confirm::Ledger;
-
 /// The longest one probe may take before it counts as not ready.
 pub const PROBE_TIMEOUT: Duration = Duration::from_secs(2);
-
-/// The ledger key the readiness probe reads (never written).
-const PROBE_KEY: &str = "kobana-mcp:readiness-probe";
 
 type Check = dyn Fn() -> BoxFuture<'static, Result<String, String>> + Send + Sync;
 
@@ -43,21 +38,6 @@ impl Probe {
             name: name.into(),
             check: Arc::new(move || Box::pin(check())),
         }
-    }
-
-    /// The confirmation ledger answers a read (memory: always; Redis: when reachable).
-    pub fn ledger(ledger: Arc<dyn Ledger>, what: impl Into<String>) -> Self {
-        let what = what.into();
-        Self::new("ledger", move || {
-            let (ledger, what) = (ledger.clone(), what.clone());
-            async move {
-                ledger
-                    .get(PROBE_KEY)
-                    .await
-                    .map(|_| format!("{what} answers"))
-                    .map_err(|e| format!("{what}: {e}"))
-            }
-        })
     }
 
     /// An HTTP service answers at `url` (any HTTP status: it is reachable).

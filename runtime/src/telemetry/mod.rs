@@ -2,10 +2,10 @@
 //! the audit trail of writes, and readiness probes.
 //!
 //! One [`Telemetry`] per server. Instrumentation has few homes, each a layer every request
-//! crosses: the engine's request wrapper (`protocol::request_log`) times every request, opens its
+//! crosses: the engine's request wrapper ([`observe`]) times every request, opens its
 //! span and writes the audit record of a write, from the [`facts`] the layers below note while
 //! the request runs (the confirmation gate's verdict, the upstream's status and request id, the
-//! idempotency key); the ledger is wrapped once ([`ledger::TimedLedger`]); the upstream proxy
+//! idempotency key); the ledger is wrapped once (`crate::confirm::timed::TimedLedger`); the upstream proxy
 //! times each HTTP attempt through [`facts::upstream_attempt`].
 //!
 //! Metrics always live in the process (a Prometheus scrape renders them: [`Telemetry::prometheus`]);
@@ -15,9 +15,10 @@
 pub mod audit;
 pub mod facts;
 pub mod health;
-pub mod ledger;
 mod metrics;
+pub(crate) mod observe;
 mod otlp;
+pub mod request_log;
 pub mod trace;
 
 use std::sync::{Arc, Mutex, Weak};

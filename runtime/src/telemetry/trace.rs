@@ -8,7 +8,7 @@ use opentelemetry::{Context, KeyValue};
 use opentelemetry_sdk::propagation::TraceContextPropagator;
 use opentelemetry_sdk::trace::{Span, Tracer};
 
-use crate::protocol::meta::Meta;
+use crate::rpc::meta::Meta;
 
 /// Reads `traceparent`/`tracestate` from a request's `_meta`.
 struct TraceContext<'a>(&'a Meta);

@@ -26,8 +26,8 @@ use tower::Service;
 use super::layer::LayerFuture;
 use super::response::error_response;
 use crate::limits::{Class, Limited};
-use crate::protocol::request_log;
 use crate::server::Server;
+use crate::telemetry::request_log;
 use runtime_model::locale::Locale;
 
 pub use super::peer::PublicOrigin;

@@ -1,7 +1,7 @@
 //! `Accept-Encoding` (RFC 9110 §12.5.3) on JSON answers: which coding a request accepts, and the
 //! answer in it.
 //!
-//! A listing's answer is closed from its page's once-compressed bytes ([`Page::compressed`]),
+//! A listing's answer is closed from its page's once-compressed bytes (kept in the page: [`Page::memo`]),
 //! so it costs no compression per request (br, zstd or gzip); any other answer of at least
 //! [`COMPRESS_MIN_BYTES`] (a tool's result included) is compressed as it leaves, in whichever of
 //! the three the request prefers, at a fast level ([`ON_THE_FLY`]). Smaller answers, and
@@ -9,16 +9,17 @@
 //! latter would need a flush per event. Every answer that could have been compressed says
 //! `Vary: Accept-Encoding`, so a cache keeps the codings apart.
 //!
-//! [`Page::compressed`]: crate::protocol::listing::Page::compressed
+//! [`Page::compressed`]: crate::rpc::page::Page::compressed
 
 use axum::body::Body;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::Response;
 
 use super::body::Chunks;
+use super::compress::{self, Coding, OpenStream};
 use super::response::json_response;
 use crate::connection::Encoded;
-use crate::protocol::compress::{self, Coding};
+use crate::rpc::page::Page;
 
 /// Answers shorter than this go uncompressed: below about a kilobyte or two the saved bytes do
 /// not pay for the compressor (the on-the-fly cost is measured by `scripts/bench_http.sh`).
@@ -134,16 +135,16 @@ pub async fn json_answer(status: StatusCode, encoded: Encoded, accepted: Accepte
     let mut r = match (coding, encoded) {
         (None, encoded) => plain(status, encoded),
         (Some(coding), Encoded::Spliced { page, tail }) if kept => {
-            if !page.is_compressed(coding) {
+            if !page.is_memoized(coding.index()) {
                 // The first request in this coding compresses the page, off the async workers
                 // (a large listing takes a noticeable fraction of a second).
                 let p = page.clone();
                 let _ = tokio::task::spawn_blocking(move || {
-                    p.compressed(coding);
+                    compressed(&p, coding);
                 })
                 .await;
             }
-            match page.compressed(coding) {
+            match compressed(&page, coding) {
                 Some(open) => encoded_response(
                     status,
                     Body::new(Chunks::new(open.close(&tail).to_vec())),
@@ -164,6 +165,21 @@ pub async fn json_answer(status: StatusCode, encoded: Encoded, accepted: Accepte
     r.headers_mut()
         .append(header::VARY, HeaderValue::from_static("accept-encoding"));
     r
+}
+
+/// A kept page's answer head and page compressed in `coding`, left open for the answer's tail:
+/// compressed once per page and coding, and kept in the page ([`Page::memo`], one slot per
+/// coding). `None` when the compressor failed: the answer then goes uncompressed.
+fn compressed(page: &Page, coding: Coding) -> Option<&OpenStream> {
+    page.memo(coding.index(), |parts| {
+        match OpenStream::open(coding, parts) {
+            Ok(s) => Some(s),
+            Err(e) => {
+                tracing::warn!(coding = coding.token(), error = %e, "listing not compressed");
+                None
+            }
+        }
+    })
 }
 
 fn plain(status: StatusCode, encoded: Encoded) -> Response {

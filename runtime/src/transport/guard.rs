@@ -156,8 +156,8 @@ where
         match refusal(&self.server, req.headers()) {
             None => LayerFuture::Inner(self.inner.call(req)),
             Some(msg) => {
-                let ip = crate::protocol::request_log::current_client_ip();
-                crate::protocol::request_log::log_refused(
+                let ip = crate::telemetry::request_log::current_client_ip();
+                crate::telemetry::request_log::log_refused(
                     "",
                     "",
                     StatusCode::FORBIDDEN.as_u16(),

@@ -8,8 +8,8 @@ use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
 use serde_json::Value;
 
-use crate::protocol::jsonrpc::{RpcError, HEADER_MISMATCH};
-use crate::protocol::params::Params;
+use crate::rpc::jsonrpc::{RpcError, HEADER_MISMATCH};
+use crate::rpc::params::Params;
 
 // Pre-parsed names: a lookup by `&str` would parse and validate the name on every request.
 pub const PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");

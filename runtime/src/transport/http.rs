@@ -33,6 +33,7 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 use tower::{Layer, Service};
 
+use super::auth::{AuthLayer, Authenticate};
 use super::body;
 use super::client::{Client, ClientLayer};
 use super::encoding;
@@ -40,7 +41,6 @@ use super::guard::{Guard, GuardLayer};
 use super::headers;
 use super::layer::LayerFuture;
 use super::response::{empty, error_response, json_response, sse_response};
-use crate::auth::http::{AuthLayer, Authenticate};
 use crate::auth::Authenticated;
 use crate::connection::sessions::OpenError;
 use crate::connection::{self, Caller, Encoded, Handshake, Outer, Refusal, SessionTable, Step};
@@ -48,8 +48,8 @@ use crate::contract::call::Call;
 use crate::contract::error::{METHOD_NOT_FOUND, MISSING_CLIENT_CAPABILITY, RATE_LIMITED};
 use crate::contract::{Era, RpcError};
 use crate::protocol::engine::Engine;
-use crate::protocol::jsonrpc::Request as RpcRequest;
-use crate::protocol::reply::Reply;
+use crate::rpc::jsonrpc::Request as RpcRequest;
+use crate::rpc::reply::Reply;
 use crate::server::Server;
 
 #[derive(Clone)]
@@ -256,7 +256,7 @@ fn router_with_sessions(server: Arc<Server>, sessions: Arc<SessionTable>, extra:
     let post = guard.layer(auth.layer(McpPost {
         endpoints: endpoints.clone(),
     }));
-    // No tower-http trace layer: the engine logs one line per request (protocol::request_log),
+    // No tower-http trace layer: the engine logs one line per request (telemetry::request_log),
     // and a span per HTTP request would cost every request for nothing by default.
     let other = r
         .layer(auth)
@@ -497,8 +497,8 @@ async fn post_answer(
         Some(b) => b,
         None => {
             let status = StatusCode::PAYLOAD_TOO_LARGE;
-            let ip = crate::protocol::request_log::current_client_ip();
-            crate::protocol::request_log::log_refused("", "", status.as_u16(), ip);
+            let ip = crate::telemetry::request_log::current_client_ip();
+            crate::telemetry::request_log::log_refused("", "", status.as_u16(), ip);
             let err = RpcError::invalid_request(format!(
                 "Request body exceeds the limit of {limit} bytes"
             ));
@@ -595,8 +595,8 @@ async fn post_answer(
             // Refused before any method ran (not JSON-RPC, an unknown session or revision): no
             // engine logs it, so its line is written here.
             let status = status_of_refusal(why);
-            let ip = crate::protocol::request_log::current_client_ip();
-            crate::protocol::request_log::log_refused("", "", status.as_u16(), ip);
+            let ip = crate::telemetry::request_log::current_client_ip();
+            crate::telemetry::request_log::log_refused("", "", status.as_u16(), ip);
             (error_response(status, &id, &error), None)
         }
         Step::Initialize(handshake) => {
@@ -632,7 +632,7 @@ fn initialize(route: &Route, owner: &str, handshake: &Handshake) -> Response {
     // Both refusals (too many sessions, a fault) are internal errors.
     let code =
         (response.status() != StatusCode::OK).then_some(crate::contract::error::INTERNAL_ERROR);
-    crate::protocol::request_log::log_initialize(started, code);
+    crate::telemetry::request_log::log_initialize(started, code);
     response
 }
 
@@ -683,7 +683,7 @@ async fn run(
     mut call: Call,
     coding: encoding::Accepted,
 ) -> Response {
-    use crate::protocol::request_log::with_client_ip;
+    use crate::telemetry::request_log::with_client_ip;
     let era = call.era;
     let limit = route.server.config.request_timeout;
     if !connection::may_send_before_answer(&call) {
@@ -697,7 +697,7 @@ async fn run(
     let id = req.id.clone();
     let engine = route.engine.clone();
     // Polled by a task of its own once the answer streams: the client address goes with it.
-    let ip = crate::protocol::request_log::current_client_ip();
+    let ip = crate::telemetry::request_log::current_client_ip();
     let mut fut: ReplyFuture = Box::pin(async move {
         with_client_ip(ip, connection::answer(&engine, &req, &call, limit)).await
     });

@@ -6,7 +6,7 @@ use axum::response::Response;
 use serde_json::Value;
 
 use crate::contract::RpcError;
-use crate::protocol::jsonrpc;
+use crate::rpc::jsonrpc;
 
 /// Room for this many headers in an answer's header map. hyper keeps an answer's map, emptied,
 /// for the connection's next request, and grows it when that request has more headers than it

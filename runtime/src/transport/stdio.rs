@@ -16,7 +16,7 @@ use tokio::task::JoinSet;
 
 use crate::connection::{self, Caller, Outer, SessionRef, Step};
 use crate::contract::call::Session;
-use crate::protocol::jsonrpc;
+use crate::rpc::jsonrpc;
 use crate::server::{Server, ServerError};
 
 /// Serves `product` on the process's stdin/stdout until EOF.
@@ -186,7 +186,7 @@ where
                 let started = std::time::Instant::now();
                 session = Some(handshake.session("stdio".into()));
                 let _ = out_tx.send(handshake.answer(&engine));
-                crate::protocol::request_log::log_initialize(started, None);
+                crate::telemetry::request_log::log_initialize(started, None);
                 continue;
             }
             Step::Refused { id, error, .. } => {

@@ -21,7 +21,7 @@ use serde_json::Value;
 
 use crate::contract::Call;
 use crate::protocol::engine::Engine;
-use crate::protocol::jsonrpc::Request as RpcRequest;
+use crate::rpc::jsonrpc::Request as RpcRequest;
 use crate::server::Server;
 
 /// The scopes a tool needs: its meta scope (`read` for a read-only tool, else `write`) and its
@@ -66,7 +66,12 @@ pub fn challenge(
             scopes.push(s);
         }
     }
-    let ip = crate::protocol::request_log::current_client_ip();
-    crate::protocol::request_log::log_refused(&req.method, name, 403, ip);
-    Some(auth.insufficient_scope(&parts.extensions, &req.id, &scopes, &missing))
+    let ip = crate::telemetry::request_log::current_client_ip();
+    crate::telemetry::request_log::log_refused(&req.method, name, 403, ip);
+    Some(auth.insufficient_scope(
+        super::auth::public_origin(&parts.extensions),
+        &req.id,
+        &scopes,
+        &missing,
+    ))
 }

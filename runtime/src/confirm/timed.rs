@@ -6,8 +6,8 @@ use std::time::{Duration, Instant};
 
 use runtime_model::backend::BoxFuture;
 
-use super::Telemetry;
-use crate::confirm::{Ledger, LedgerError};
+use super::{Ledger, LedgerError};
+use crate::telemetry::Telemetry;
 
 /// A [`Ledger`] that times the one it wraps.
 pub struct TimedLedger {

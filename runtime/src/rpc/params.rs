@@ -120,7 +120,7 @@ impl std::fmt::Debug for Params {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::jsonrpc::{parse_bytes, Incoming};
+    use crate::rpc::jsonrpc::{parse_bytes, Incoming};
 
     /// `params` as a request carrying them reads them (the parser's own path).
     fn parsed(params: &str) -> Params {

@@ -1,6 +1,6 @@
 //! One log line per request: method, the name it targets, duration and outcome.
 //!
-//! Emitted by [`super::engine::Engine::handle`], so every request the engine answers is logged
+//! Emitted by [`crate::protocol::engine::Engine::handle`], so every request the engine answers is logged
 //! once whatever the transport (stdio, HTTP) or era. Fields are structured (target
 //! [`TARGET`]): `method`, `name` (tool or prompt name, resource URI; empty for lists),
 //! `duration_us`, `outcome` (`ok`, `error`, `is_error`, `input_required`, `cancelled`) and `code` (the
@@ -10,13 +10,13 @@
 //! outcome `refused`, the HTTP status as `code`). On HTTP every line has the client address
 //! (`client_ip`, [`with_client_ip`]); on stdio it is empty.
 
-use super::params::Params;
+use crate::rpc::params::Params;
 use std::cell::RefCell;
 use std::time::Instant;
 
 use serde_json::Value;
 
-use super::reply::Reply;
+use crate::rpc::reply::Reply;
 
 /// The `tracing` target of request lines.
 pub const TARGET: &str = "kobana_mcp::request";

@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use super::listing::Page;
+use super::page::Page;
 use crate::contract::RpcError;
 
 /// What the engine answers to one request.

@@ -207,7 +207,7 @@ pub fn open_result(out: &mut Vec<u8>, id: &Value) {
 }
 
 /// A success response whose result is a pre-serialized page (its segments, in order).
-pub fn encode_page_result(id: &Value, page: &super::listing::Page) -> Vec<u8> {
+pub fn encode_page_result(id: &Value, page: &super::page::Page) -> Vec<u8> {
     let mut out = Vec::with_capacity(page.len() + 48);
     open_result(&mut out, id);
     for s in page.parts() {
@@ -332,7 +332,7 @@ mod tests {
 
     #[test]
     fn raw_results_are_spliced_verbatim() {
-        let page = super::super::listing::Page::from(br#"{"tools":[]}"#.to_vec());
+        let page = super::super::page::Page::from(br#"{"tools":[]}"#.to_vec());
         let bytes = encode_page_result(&Value::from(5), &page);
         let v: Value = serde_json::from_slice(&bytes).unwrap();
         assert_eq!(v["id"], 5);

@@ -1,6 +1,6 @@
 //! The fixed words of the JSON-RPC errors a client reads for ordinary mistakes (invalid params,
 //! an unknown method or prompt, a client capability the request did not declare), in pt-BR and
-//! es. Methods write these errors in English where they are made; [`super::language`] rewrites
+//! es. Methods write these errors in English where they are made; [`crate::protocol::language`] rewrites
 //! each into the request's locale through [`translate`], so no method carries the locale down.
 //! What a message names (methods, fields, arguments, URIs, the validator's detail) is kept as
 //! it was written: `{}` in a pattern stands for it.

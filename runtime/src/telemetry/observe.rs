@@ -12,10 +12,10 @@ use opentelemetry::KeyValue;
 use runtime_model::errors;
 use serde_json::{json, Map, Value};
 
-use super::jsonrpc::Request;
-use super::reply::Reply;
 use super::request_log;
 use crate::contract::Call;
+use crate::rpc::jsonrpc::Request;
+use crate::rpc::reply::Reply;
 use crate::telemetry::facts::{self, ConfirmEvent, Facts};
 use crate::telemetry::{trace, Telemetry};
 
