@@ -849,8 +849,8 @@ async fn serve(
         config.ledger = Some(ledger.clone());
         config.sealer = sealer.clone();
         config.idempotency_window = window;
-        config.engine.tasks.ttl = Duration::from_secs(args.task_ttl_secs.max(1));
-        config.engine.tasks.follow_for = Duration::from_secs(args.task_follow_secs);
+        config.tasks.ttl = Duration::from_secs(args.task_ttl_secs.max(1));
+        config.tasks.follow_for = Duration::from_secs(args.task_follow_secs);
         config.engine.locale = locale;
         config.telemetry = Some(telemetry.clone());
         config.selection = Some(args.selection.spec(&file.serve));

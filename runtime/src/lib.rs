@@ -9,10 +9,11 @@
 //! - `server`: the configured server (catalogs, backend, resolver, ledger, keys, extensions).
 //! - `connection`: what both transports share: era choice, `initialize` and sessions, the call
 //!   context, time limits, batches and answer encoding.
+//! - `tasks`: the Tasks extension (2026-07-28) on the protocol's extension seam: `tasks/*`, tool
+//!   calls run in the background, and their records, kept in the confirmation ledger so every
+//!   instance sees them.
 //! - `protocol`: the MCP methods over the catalog tables, in either era; `Engine` dispatches.
 //! - `extensions`: hand-written tool handler bodies, looked up by the name the catalog gives.
-//! - `tasks`: task records of the Tasks extension (2026-07-28), kept in the confirmation ledger
-//!   so every instance sees them.
 //! - `limits`: rate limits per identity, per client IP and per tool class.
 //! - `confirm`: server-side confirmation of destructive tools, idempotency keys and the
 //!   single-use ledger (memory or Redis).

@@ -84,6 +84,8 @@ pub struct ServerConfig {
     /// Most HTTP connections served at once; further ones wait in the listen queue.
     pub max_connections: usize,
     pub engine: EngineOptions,
+    /// TTL and polling of tasks (the Tasks extension every engine is given).
+    pub tasks: crate::tasks::TaskOptions,
     /// Metrics, spans and the audit trail; `None`: metrics in the process only (built by
     /// [`Server::new`]).
     pub telemetry: Option<crate::telemetry::Telemetry>,
@@ -163,6 +165,7 @@ impl ServerConfig {
             header_read_timeout: Duration::from_secs(10),
             max_connections: 1024,
             engine: EngineOptions::default(),
+            tasks: crate::tasks::TaskOptions::default(),
             telemetry: None,
             metrics_route: true,
             probes: Vec::new(),
@@ -258,7 +261,13 @@ impl Server {
                         options.clone(),
                     )
                     .with_telemetry(telemetry.clone())
-                    .with_ceiling(ceiling),
+                    .with_ceiling(ceiling)
+                    .with_protocol_extension(Arc::new(
+                        crate::tasks::TasksExtension::new(crate::tasks::TaskStore::new(
+                            confirmer.ledger.clone(),
+                            config.tasks.clone(),
+                        )),
+                    )),
                 );
                 engine.bind();
                 engine

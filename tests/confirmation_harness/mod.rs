@@ -118,7 +118,7 @@ pub async fn start(opts: Options) -> TestServer {
     config.auth = Some(Arc::new(HttpAuth::new(resolver, &base)));
     config.sealer = Some(opts.sealer);
     if let Some(t) = opts.tasks {
-        config.engine.tasks = t;
+        config.tasks = t;
     }
     set_ledger(&mut config, opts.ledger);
     if let Some(configure) = opts.configure {

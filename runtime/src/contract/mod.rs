@@ -81,6 +81,20 @@ pub trait TaskInputs: Send + Sync {
     /// Whether the task was cancelled (on any instance) or is gone: work that may stop early
     /// (following the API's asynchronous work) stops.
     fn is_cancelled(&self) -> BoxFuture<'_, bool>;
+
+    /// The first answer of tool `idx` inside the task: when it is a record the API is still
+    /// working on, the task may read it again until it is done. Answers the tool whose answer it
+    /// is (the get tool after a follow) and the answer; by default, the answer as it is.
+    fn follow<'a>(
+        &'a self,
+        call: &'a Call,
+        idx: usize,
+        args: &'a Map<String, Value>,
+        answer: Value,
+    ) -> BoxFuture<'a, (usize, Value)> {
+        let _ = (call, args);
+        Box::pin(async move { (idx, answer) })
+    }
 }
 
 impl ExtCtx<'_> {

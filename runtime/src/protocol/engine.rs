@@ -16,13 +16,15 @@ use serde_json::{json, Map, Value};
 
 use super::listing::{self, ListKind, Listings};
 use super::schemas::ToolSchemas;
+use crate::confirm::Confirmed;
 use crate::confirm::Confirmer;
 use crate::contract::era::{self, Era, LogLevel};
 use crate::contract::{Call, Extensions, ProductExtension, RpcError};
 use crate::rpc::jsonrpc::Request;
 use crate::rpc::reply::Reply;
 use crate::state::StateSealer;
-use crate::tasks::{TaskOptions, TaskStore};
+use runtime_model::backend::BoxFuture;
+use runtime_model::catalog::Tool;
 
 /// A tool argument mirrored into an HTTP header.
 #[derive(Debug, Clone)]
@@ -41,8 +43,6 @@ pub struct EngineOptions {
     pub ttl_ms: u64,
     /// Per-identity limits of tool calls and resource reads ([`Engine::over_rate_limit`]); `None` = none.
     pub rate_limiter: Option<Arc<crate::limits::RateLimiter>>,
-    /// TTL and polling of tasks (Tasks extension).
-    pub tasks: TaskOptions,
     /// The server's language (`--locale`, `KOBANA_LOCALE`, the config's `locale`): what a request
     /// that states no language of ours gets, before the product's own default. On stdio it is the
     /// client's language.
@@ -58,7 +58,6 @@ impl Default for EngineOptions {
             page_size: 500,
             ttl_ms: 60_000,
             rate_limiter: None,
-            tasks: TaskOptions::default(),
             locale: None,
             result_budget_tokens: super::result_budget::DEFAULT_RESULT_BUDGET_TOKENS,
         }
@@ -82,8 +81,8 @@ pub struct Engine {
     pub ceiling: Ceiling,
     /// The discovery search index, built on first search.
     discovery_index: OnceLock<super::discovery_tools::Index>,
-    /// Task records (Tasks extension), in the confirmation ledger.
-    pub tasks: TaskStore,
+    /// The protocol extensions this engine serves ([`Engine::with_protocol_extension`]).
+    protocol_extensions: Vec<Arc<dyn ProtocolExtension>>,
     /// This engine, once it is shared ([`Engine::bind`]): a task runs on a spawned future that
     /// needs its own handle.
     me: OnceLock<Weak<Engine>>,
@@ -148,12 +147,11 @@ impl Engine {
             .iter()
             .map(|l| super::prompt_env::environment(product, *l))
             .collect();
-        let tasks = TaskStore::new(confirmer.ledger.clone(), options.tasks.clone());
         Self {
             product,
             backend,
             sealer,
-            tasks,
+            protocol_extensions: Vec::new(),
             me: OnceLock::new(),
             confirmer,
             extensions,
@@ -192,6 +190,25 @@ impl Engine {
     /// Whether writes are audited (their arguments are then prepared for the record).
     pub(crate) fn audits(&self) -> bool {
         self.telemetry.as_ref().is_some_and(|t| t.audit().is_some())
+    }
+
+    /// This engine with a protocol extension (declared and served where it
+    /// [`serves`](ProtocolExtension::serves) this product).
+    pub fn with_protocol_extension(mut self, extension: Arc<dyn ProtocolExtension>) -> Self {
+        if extension.serves(&self) {
+            self.protocol_extensions.push(extension);
+        }
+        self
+    }
+
+    /// The protocol extensions served on a request of this era.
+    pub(crate) fn protocol_extensions(
+        &self,
+        modern: bool,
+    ) -> impl Iterator<Item = &Arc<dyn ProtocolExtension>> {
+        self.protocol_extensions
+            .iter()
+            .filter(move |e| e.in_era(modern))
     }
 
     /// This engine under the server's selection.
@@ -332,11 +349,12 @@ impl Engine {
         if !modern {
             caps.insert("logging".into(), json!({}));
         }
-        if modern && self.serves_tasks() {
-            caps.insert(
-                "extensions".into(),
-                json!({ crate::tasks::EXTENSION_ID: {} }),
-            );
+        let extensions: Map<String, Value> = self
+            .protocol_extensions(modern)
+            .map(|e| (e.id().to_string(), e.capability()))
+            .collect();
+        if !extensions.is_empty() {
+            caps.insert("extensions".into(), Value::Object(extensions));
         }
         Value::Object(caps)
     }
@@ -470,17 +488,13 @@ impl Engine {
             "tools/call" if self.has_tools() => Box::pin(self.call_tool(call, p)).await,
             "resources/read" if self.has_resources() => Box::pin(self.read_resource(call, p)).await,
             "prompts/get" if self.has_prompts() => Box::pin(self.get_prompt(call, p)).await,
-            "tasks/get" if modern && self.serves_tasks() => Box::pin(self.tasks_get(call, p)).await,
-            "tasks/update" if modern && self.serves_tasks() => {
-                Box::pin(self.tasks_update(call, p)).await
-            }
-            "tasks/cancel" if modern && self.serves_tasks() => {
-                Box::pin(self.tasks_cancel(call, p)).await
-            }
             "completion/complete" if self.has_completions() => {
                 Box::pin(self.complete(call, p)).await
             }
-            _ => not_found(),
+            method => match self.protocol_extensions(modern).find(|e| e.answers(method)) {
+                Some(e) => e.handle(self, method, call, p).await,
+                None => not_found(),
+            },
         }
     }
 
@@ -540,6 +554,70 @@ impl Engine {
             }
         }
         Reply::Value(json!({}))
+    }
+}
+
+// The seam of protocol extensions: an extension of MCP (the Tasks extension today; interactive
+// views next) declares its capability, answers its own methods, and hooks into `tools/call`
+// through [`ProtocolExtension`], and lives in a folder of its own above the protocol (it may use
+// the [`Engine`]; the protocol never names it). The server gives each engine its extensions
+// ([`Engine::with_protocol_extension`]); an engine without any serves plain MCP.
+
+/// One protocol extension of an engine.
+pub trait ProtocolExtension: Send + Sync + 'static {
+    /// Its identifier, the key it is declared under in `capabilities.extensions` (2026-07-28).
+    fn id(&self) -> &'static str;
+
+    /// Whether this engine serves it (then it is declared and its methods answer): an extension
+    /// with nothing to do for a product's catalog is neither.
+    fn serves(&self, engine: &Engine) -> bool;
+
+    /// The settings it declares under its id.
+    fn capability(&self) -> Value {
+        Value::Object(Map::new())
+    }
+
+    /// Whether it is served on a request of this era (`modern`: 2026-07-28). Only the 2026 wire
+    /// has `capabilities.extensions`.
+    fn in_era(&self, modern: bool) -> bool {
+        modern
+    }
+
+    /// Whether `method` is one of its methods.
+    fn answers(&self, method: &str) -> bool;
+
+    /// Answers one of its methods ([`ProtocolExtension::answers`]).
+    fn handle<'a>(
+        &'a self,
+        engine: &'a Engine,
+        method: &'a str,
+        call: &'a Call,
+        params: &'a Params,
+    ) -> BoxFuture<'a, Reply>;
+
+    /// `tools/call`, after the arguments are checked and before the confirmation gate: whether
+    /// this call is the extension's to run ([`ProtocolExtension::start`]) once confirmed. `Err`
+    /// refuses the call (a tool the extension must run, for a client that did not declare it).
+    fn offer(&self, engine: &Engine, call: &Call, tool: &Tool) -> Result<bool, RpcError> {
+        let _ = (engine, call, tool);
+        Ok(false)
+    }
+
+    /// `tools/call` of a call this extension was offered and took, once confirmed: runs it its
+    /// own way (the Tasks extension: in the background) and answers the request.
+    fn start<'a>(
+        &'a self,
+        engine: &'a Engine,
+        call: &'a Call,
+        idx: usize,
+        args: Map<String, Value>,
+        params: &'a Params,
+        confirmed: Option<Confirmed>,
+    ) -> BoxFuture<'a, Reply> {
+        let _ = (engine, call, idx, args, params, confirmed);
+        Box::pin(async {
+            RpcError::internal(format!("the {} extension runs no tool calls", self.id())).into()
+        })
     }
 }
 

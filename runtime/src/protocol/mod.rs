@@ -7,7 +7,8 @@
 //! - [`engine`]: method dispatch of one product ([`engine::Engine`]), built with its extensions.
 //! - [`listing`], [`tools`], [`resources`], [`prompts`], [`completion`]: the methods.
 //! - [`mrtr`]: multi round-trip requests (sealed `requestState`).
-//! - [`tasks`]: the Tasks extension (`tasks/*`, tool calls run as tasks).
+//! - [`engine::ProtocolExtension`]: the seam protocol extensions (the Tasks extension, `crate::tasks`)
+//!   plug into.
 //! - [`output_schema`]: a tool's declared `outputSchema` enforced on its answers.
 //! - [`result_budget`]: a JSON answer larger than the result budget cut at a record boundary.
 
@@ -26,8 +27,6 @@ pub mod prompts;
 pub mod resources;
 pub mod result_budget;
 pub(crate) mod schemas;
-pub mod task_follow;
-pub mod tasks;
 pub mod tools;
 
 pub use engine::{Engine, EngineOptions};

@@ -197,11 +197,20 @@ impl Engine {
                 app_error_output(&errors::INVALID_ARGUMENTS, Some(&detail), extra),
             );
         }
-        // A `task: required` tool refuses a client without the Tasks extension before anything.
-        let offer = match self.task_offer(call, tool) {
-            Ok(o) => o,
-            Err(e) => return e.into(),
-        };
+        // An extension may take the call (the Tasks extension: a `task:` tool for a client that
+        // declared it), or refuse it (a `task: required` tool for one that did not).
+        let mut taker = None;
+        for e in self.protocol_extensions(call.era.is_modern()) {
+            match e.offer(self, call, tool) {
+                Ok(true) => {
+                    taker = Some(e.clone());
+                    break;
+                }
+                Ok(false) => {}
+                Err(e) => return e.into(),
+            }
+        }
+        let offer = taker.is_some();
         // confirmation gate
         let workspace = self.call_context_workspace(call, args);
         let gate = self
@@ -245,10 +254,12 @@ impl Engine {
         };
         // A task starts only once the call is confirmed. A handler may ask for input in the
         // request first (it is offered the task); a bound call or a confirmed one starts at once.
-        if offer && (matches!(tool.binding, Binding::Http(_)) || confirmed.is_some()) {
-            return self
-                .start_task(call, idx, args.clone(), params, confirmed)
-                .await;
+        if let Some(taker) = &taker {
+            if matches!(tool.binding, Binding::Http(_)) || confirmed.is_some() {
+                return taker
+                    .start(self, call, idx, args.clone(), params, confirmed)
+                    .await;
+            }
         }
         let phase = if offer {
             TaskPhase::Offered
@@ -260,10 +271,18 @@ impl Engine {
             .await
         {
             Executed::Reply(r) => r,
-            Executed::StartTask => {
-                self.start_task(call, idx, args.clone(), params, confirmed)
-                    .await
-            }
+            Executed::StartTask => match &taker {
+                Some(taker) => {
+                    taker
+                        .start(self, call, idx, args.clone(), params, confirmed)
+                        .await
+                }
+                None => RpcError::internal(format!(
+                    "{} asked to run as a task, which this call was not offered",
+                    tool.name
+                ))
+                .into(),
+            },
         }
     }
 
@@ -375,7 +394,7 @@ impl Engine {
             Ok(Dispatched::Backend(Ok(Output::Json(answer)))) => {
                 // A task follows the API's own asynchronous work to its end.
                 let (idx, answer) = match task {
-                    TaskPhase::Running(run) => self.follow(call, idx, args, answer, run).await,
+                    TaskPhase::Running(run) => run.follow(call, idx, args, answer).await,
                     _ => (idx, answer),
                 };
                 let tool = &self.product.tools[idx];

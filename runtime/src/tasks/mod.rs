@@ -15,15 +15,16 @@
 //! so an id reveals nothing). Ids are 128 random bits.
 //!
 //! The protocol side (`tasks/get`, `tasks/update`, `tasks/cancel`, and creating a task from
-//! `tools/call`) is `crate::protocol::tasks`; this module knows nothing of JSON-RPC.
+//! `tools/call`) is [`extension`], on the protocol's extension seam; the records below know nothing
+//! of JSON-RPC.
 
+pub mod extension;
+pub mod follow;
 mod options;
 mod record;
 mod store;
 
-pub use options::TaskOptions;
+pub use extension::TasksExtension;
+pub use options::{TaskOptions, EXTENSION_ID};
 pub use record::{unix_now, Status, TaskRecord};
 pub use store::{TaskStore, TaskStoreError};
-
-/// The extension's identifier, in `capabilities.extensions` of both sides.
-pub const EXTENSION_ID: &str = "io.modelcontextprotocol/tasks";

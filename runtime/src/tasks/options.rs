@@ -37,3 +37,6 @@ impl Default for TaskOptions {
         }
     }
 }
+
+/// The extension's identifier, in `capabilities.extensions` of both sides.
+pub const EXTENSION_ID: &str = "io.modelcontextprotocol/tasks";

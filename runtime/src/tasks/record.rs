@@ -62,7 +62,7 @@ pub struct TaskRecord {
     /// compare-and-set compares the text).
     pub version: u64,
     /// When the instance running the task last said it is alive (unix seconds). A task not
-    /// terminal whose heartbeat is stale lost its instance (see `protocol::tasks`).
+    /// terminal whose heartbeat is stale lost its instance (see [`super::extension`]).
     #[serde(default)]
     pub heartbeat_at: u64,
 }
@@ -118,7 +118,7 @@ impl TaskRecord {
                 }
             }
             // A write cancelled after it was sent keeps the API's answer (see
-            // `protocol::tasks`).
+            // [`super::extension`]).
             Status::Cancelled => {
                 if let Some(r) = &self.result {
                     m.insert("result".into(), r.clone());

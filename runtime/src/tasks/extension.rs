@@ -1,7 +1,8 @@
-//! The Tasks extension on the wire (2026-07-28, `io.modelcontextprotocol/tasks`): creating a
-//! task from `tools/call`, running it in the background, and `tasks/get`, `tasks/update`,
-//! `tasks/cancel`. The records live in [`crate::tasks::TaskStore`] (the confirmation ledger), so
-//! any instance answers for a task any instance created.
+//! The Tasks extension on the wire (2026-07-28, `io.modelcontextprotocol/tasks`), on the
+//! protocol's extension seam ([`ProtocolExtension`]): creating a task from `tools/call`, running
+//! it in the background, and `tasks/get`, `tasks/update`, `tasks/cancel`. The records live in
+//! [`TaskStore`] (the confirmation ledger), so any instance answers for a task any instance
+//! created.
 //!
 //! Rules:
 //! - only on the 2026 wire, and only for a request whose `_meta` client capabilities declare the
@@ -25,21 +26,24 @@
 use crate::rpc::params::Params;
 use std::sync::Arc;
 
-use runtime_model::backend::{with_progress, ProgressSink};
-use runtime_model::catalog::{Binding, TaskSupport};
+use runtime_model::backend::{with_progress, BoxFuture, ProgressSink};
+use runtime_model::catalog::{Binding, TaskSupport, Tool};
 use runtime_model::locale::Locale;
 use serde_json::{json, Map, Value};
 
-use super::engine::Engine;
-use super::task_follow;
-use super::tools::Executed;
+use super::follow as task_follow;
+use super::options::EXTENSION_ID;
+use super::record::{unix_now, Status, TaskRecord};
+use super::store::{TaskStore, TaskStoreError};
 use crate::confirm::idempotency;
 use crate::confirm::Confirmed;
 use crate::contract::call::Peer;
 use crate::contract::error::MISSING_CLIENT_CAPABILITY;
 use crate::contract::{Call, InputNeeded, RpcError, TaskInputs, TaskPhase};
+use crate::protocol::engine::Engine;
+use crate::protocol::engine::ProtocolExtension;
+use crate::protocol::tools::Executed;
 use crate::rpc::reply::Reply;
-use crate::tasks::{unix_now, Status, TaskRecord, TaskStore, TaskStoreError, EXTENSION_ID};
 
 /// -32021 naming the tasks extension.
 pub fn extension_required(what: &str) -> RpcError {
@@ -93,7 +97,7 @@ fn store_error(e: TaskStoreError) -> RpcError {
 /// Who owns the tasks a call creates or reads: person, organization and the connection's
 /// workspace.
 pub fn task_owner(call: &Call) -> String {
-    super::mrtr::principal(call)
+    crate::protocol::mrtr::principal(call)
 }
 
 /// Whether this request declared the Tasks extension (2026 only).
@@ -111,6 +115,8 @@ pub fn negotiated(call: &Call) -> bool {
 struct TaskRun {
     store: TaskStore,
     id: String,
+    /// The engine running the call: following the API's asynchronous work reads through it.
+    engine: Arc<Engine>,
 }
 
 impl TaskRun {
@@ -142,6 +148,24 @@ impl TaskRun {
 }
 
 impl TaskInputs for TaskRun {
+    fn follow<'a>(
+        &'a self,
+        call: &'a Call,
+        idx: usize,
+        args: &'a Map<String, Value>,
+        answer: Value,
+    ) -> BoxFuture<'a, (usize, Value)> {
+        Box::pin(follow(
+            &self.engine,
+            &self.store,
+            call,
+            idx,
+            args,
+            answer,
+            self,
+        ))
+    }
+
     fn is_cancelled(&self) -> runtime_model::backend::BoxFuture<'_, bool> {
         Box::pin(async move {
             match self.store.get_any(&self.id).await {
@@ -214,54 +238,104 @@ fn reply_value(reply: Reply) -> Result<Value, RpcError> {
     }
 }
 
-impl Engine {
+/// The Tasks extension of one engine: its task records ([`TaskStore`], with the TTLs and
+/// polling of [`super::options::TaskOptions`]).
+pub struct TasksExtension {
+    store: TaskStore,
+}
+
+impl TasksExtension {
+    pub fn new(store: TaskStore) -> Self {
+        Self { store }
+    }
+}
+
+impl ProtocolExtension for TasksExtension {
+    fn id(&self) -> &'static str {
+        EXTENSION_ID
+    }
+
+    /// Whether any tool of this product may run as a task (then the extension is advertised).
+    fn serves(&self, engine: &Engine) -> bool {
+        engine
+            .product
+            .tools
+            .iter()
+            .any(|t| t.task != TaskSupport::Never)
+    }
+
+    fn answers(&self, method: &str) -> bool {
+        matches!(method, "tasks/get" | "tasks/update" | "tasks/cancel")
+    }
+
+    fn handle<'a>(
+        &'a self,
+        engine: &'a Engine,
+        method: &'a str,
+        call: &'a Call,
+        params: &'a Params,
+    ) -> BoxFuture<'a, Reply> {
+        Box::pin(async move {
+            match method {
+                "tasks/get" => self.tasks_get(engine, call, params).await,
+                "tasks/update" => self.tasks_update(engine, call, params).await,
+                _ => self.tasks_cancel(engine, call, params).await,
+            }
+        })
+    }
+
     /// Whether a call of `tool` becomes a task: the request declared the extension and the
     /// catalog lets the tool run as one. `Err` when the tool requires tasks and the request did
     /// not declare them.
-    pub(crate) fn task_offer(
-        &self,
-        call: &Call,
-        tool: &runtime_model::catalog::Tool,
-    ) -> Result<bool, RpcError> {
+    fn offer(&self, engine: &Engine, call: &Call, tool: &Tool) -> Result<bool, RpcError> {
         let declared = negotiated(call);
         match tool.task {
             TaskSupport::Never => Ok(false),
             TaskSupport::Required if !declared => {
                 Err(extension_required(&format!("The tool {}", tool.name)))
             }
-            _ => Ok(declared && self.me().is_some()),
+            _ => Ok(declared && engine.me().is_some()),
         }
-    }
-
-    /// Whether any tool of this product may run as a task (then the extension is advertised).
-    pub(crate) fn serves_tasks(&self) -> bool {
-        self.product
-            .tools
-            .iter()
-            .any(|t| t.task != TaskSupport::Never)
     }
 
     /// Creates the task of a `tools/call` and starts it in the background; answers the
     /// `CreateTaskResult` once the task is stored (so a `tasks/get` on any instance finds it).
-    pub(crate) async fn start_task(
+    fn start<'a>(
+        &'a self,
+        engine: &'a Engine,
+        call: &'a Call,
+        idx: usize,
+        args: Map<String, Value>,
+        params: &'a Params,
+        confirmed: Option<Confirmed>,
+    ) -> BoxFuture<'a, Reply> {
+        Box::pin(self.start_task(engine, call, idx, args, params, confirmed))
+    }
+}
+
+impl TasksExtension {
+    /// Creates the task of a `tools/call` and starts it in the background; answers the
+    /// `CreateTaskResult` once the task is stored (so a `tasks/get` on any instance finds it).
+    async fn start_task(
         &self,
+        engine: &Engine,
         call: &Call,
         idx: usize,
         args: Map<String, Value>,
         params: &Params,
         confirmed: Option<Confirmed>,
     ) -> Reply {
-        let Some(engine) = self.me() else {
+        let Some(me) = engine.me() else {
             return RpcError::internal("this engine cannot run tasks").into();
         };
-        let tool = &self.product.tools[idx];
+        let tool = &engine.product.tools[idx];
         let owner = task_owner(call);
         let quota = idempotency::owner(&call.identity);
-        let record = match self.tasks.create(&owner, &quota, tool.name).await {
+        let record = match self.store.create(&owner, &quota, tool.name).await {
             Ok(r) => r,
             Err(e) => {
                 if let Some(c) = &confirmed {
-                    self.confirmer.abandon(c).await;
+                    engine.confirmer.abandon(c).await;
                 }
                 return store_error(e).into();
             }
@@ -272,166 +346,11 @@ impl Engine {
         call.progress_token = None;
         let params = params.clone();
         let id = record.id.clone();
+        let store = self.store.clone();
         tokio::spawn(async move {
-            engine
-                .run_task(call, idx, args, params, confirmed, id)
-                .await;
+            run_task(me, store, call, idx, args, params, confirmed, id).await;
         });
         Reply::Value(Value::Object(record.create_result()))
-    }
-
-    async fn run_task(
-        self: Arc<Self>,
-        call: Call,
-        idx: usize,
-        args: Map<String, Value>,
-        params: Params,
-        confirmed: Option<Confirmed>,
-        id: String,
-    ) {
-        let tool = &self.product.tools[idx];
-        // Status messages the task records are read later by the same caller: its locale.
-        let locale = self.locale(&call);
-        let run = TaskRun {
-            store: self.tasks.clone(),
-            id: id.clone(),
-        };
-        // A write sent to the Kobana API is never dropped half-way: its outcome must be known.
-        let interruptible = !matches!(tool.binding, Binding::Http(_)) || tool.annotations.read_only;
-        // What the backend reports (the sandbox's slow operations) becomes the task's
-        // `statusMessage`, while it works.
-        let (store, pid) = (self.tasks.clone(), id.clone());
-        let sink: ProgressSink = Arc::new(move |_done, _total, message| {
-            let (store, id, text) = (store.clone(), pid.clone(), message.to_string());
-            tokio::spawn(async move {
-                let _ = store
-                    .update(&id, None, |r| {
-                        if r.status != Status::Working
-                            || r.status_message.as_deref() == Some(text.as_str())
-                        {
-                            return false;
-                        }
-                        r.status_message = Some(text.clone());
-                        true
-                    })
-                    .await;
-            });
-        });
-        let work = with_progress(
-            sink,
-            self.execute(
-                &call,
-                idx,
-                &args,
-                &params,
-                confirmed.as_ref(),
-                TaskPhase::Running(&run),
-            ),
-        );
-        let executed = tokio::select! {
-            r = work => Some(r),
-            _ = run.watch(interruptible) => None,
-        };
-        let outcome = match executed {
-            None => return, // cancelled (or expired): nothing to record
-            // The result is read later by the same caller: its application error in their locale.
-            Some(Executed::Reply(reply)) => reply_value(super::language::localize_reply(
-                reply,
-                locale,
-                call.era.is_modern(),
-            )),
-            Some(Executed::StartTask) => Err(RpcError::internal(format!(
-                "the handler of {} asked for a task inside its task",
-                tool.name
-            ))),
-        };
-        let finished = self
-            .tasks
-            .finish(&id, |r| match &outcome {
-                Ok(v) => {
-                    r.status = Status::Completed;
-                    r.result = Some(v.clone());
-                }
-                Err(e) => {
-                    r.status = Status::Failed;
-                    r.error = Some(e.to_value());
-                }
-            })
-            .await;
-        match finished {
-            Ok(Some(r)) if r.status == Status::Cancelled => {
-                // Cancelled while the write ran: keep what the API answered on the task.
-                if let Ok(v) = &outcome {
-                    let _ = self
-                        .tasks
-                        .update(&id, None, |r| {
-                            if r.result.is_some() {
-                                return false;
-                            }
-                            r.result = Some(v.clone());
-                            r.status_message = Some(cancelled_after_send(tool.name, locale));
-                            true
-                        })
-                        .await;
-                }
-            }
-            Ok(_) => {}
-            Err(e) => tracing::warn!(task = %id, error = %e, "cannot record a task's outcome"),
-        }
-    }
-
-    /// Inside a task: when the first answer of `tool` is a record the API is still working on,
-    /// reads it again until it is done (see `task_follow`). Answers the tool whose answer it is
-    /// (the get tool after a follow) and the answer.
-    pub(crate) async fn follow(
-        &self,
-        call: &Call,
-        idx: usize,
-        args: &Map<String, Value>,
-        answer: Value,
-        run: &dyn TaskInputs,
-    ) -> (usize, Value) {
-        let tool = &self.product.tools[idx];
-        // Only the real API works asynchronously: the sandbox did its work (and its delay)
-        // before it answered, and never moves a record on by itself.
-        if self.backend.executes_operations() {
-            return (idx, answer);
-        }
-        let Some(plan) = task_follow::plan(self.product, tool, args, &answer) else {
-            return (idx, answer);
-        };
-        let Some(get_idx) = self.tool_index(plan.get.name) else {
-            return (idx, answer);
-        };
-        task_follow::report(tool, &answer);
-        let deadline = tokio::time::Instant::now() + self.options.tasks.follow_for;
-        let mut last = None;
-        while tokio::time::Instant::now() < deadline {
-            tokio::time::sleep(self.options.tasks.follow_every).await;
-            if run.is_cancelled().await {
-                break;
-            }
-            let ctx = self.call_context(call, &plan.args);
-            match self.backend.call(&ctx, plan.get, &plan.args).await {
-                Ok(out) => {
-                    if let Some(v) = task_follow::json_of(out) {
-                        let done = task_follow::in_progress(&v).is_none();
-                        task_follow::report(tool, &v);
-                        last = Some(v);
-                        if done {
-                            break;
-                        }
-                    }
-                }
-                Err(e) => {
-                    tracing::warn!(tool = plan.get.name, error = %e, "following an asynchronous operation: read failed; retrying")
-                }
-            }
-        }
-        match last {
-            Some(v) => (get_idx, v),
-            None => (idx, answer),
-        }
     }
 
     fn task_id<'p>(
@@ -454,23 +373,25 @@ impl Engine {
             })
     }
 
-    fn ack(&self, call: &Call) -> Reply {
-        Reply::Value(self.finish(call, json!({}), false))
+    fn ack(&self, engine: &Engine, call: &Call) -> Reply {
+        Reply::Value(engine.finish(call, json!({}), false))
     }
 
     /// `tasks/get`: the task with its result, error or pending input requests.
-    pub(crate) async fn tasks_get(&self, call: &Call, params: &Params) -> Reply {
+    async fn tasks_get(&self, engine: &Engine, call: &Call, params: &Params) -> Reply {
         let id = match self.task_id(call, "tasks/get", params) {
             Ok(id) => id,
             Err(e) => return e.into(),
         };
-        match self.tasks.get(id, &task_owner(call)).await {
-            Ok(Some(r)) if self.lost(&r) => match self.end_lost(r, self.locale(call)).await {
-                Ok(r) => Reply::Value(Value::Object(r.detailed())),
-                Err(e) => store_error(e).into(),
-            },
+        match self.store.get(id, &task_owner(call)).await {
+            Ok(Some(r)) if self.lost(&r) => {
+                match self.end_lost(engine, r, engine.locale(call)).await {
+                    Ok(r) => Reply::Value(Value::Object(r.detailed())),
+                    Err(e) => store_error(e).into(),
+                }
+            }
             Ok(Some(r)) => Reply::Value(Value::Object(r.detailed())),
-            Ok(None) => unknown_task(id, self.locale(call)).into(),
+            Ok(None) => unknown_task(id, engine.locale(call)).into(),
             Err(e) => store_error(e).into(),
         }
     }
@@ -478,7 +399,7 @@ impl Engine {
     /// Whether a task not finished lost the instance running it (its heartbeat is stale).
     fn lost(&self, r: &TaskRecord) -> bool {
         !r.status.is_terminal()
-            && unix_now() > r.heartbeat_at + self.options.tasks.stale_after.as_secs()
+            && unix_now() > r.heartbeat_at + self.store.options.stale_after.as_secs()
     }
 
     /// Ends a task whose instance stopped. A write sent to the Kobana API may or may not have
@@ -486,15 +407,18 @@ impl Engine {
     /// record; anything else failed with a protocol error saying why.
     async fn end_lost(
         &self,
+        engine: &Engine,
         lost: TaskRecord,
         locale: Locale,
     ) -> Result<TaskRecord, TaskStoreError> {
-        let tool = self.tool_index(&lost.tool).map(|i| &self.product.tools[i]);
+        let tool = engine
+            .tool_index(&lost.tool)
+            .map(|i| &engine.product.tools[i]);
         let write =
             tool.filter(|t| matches!(t.binding, Binding::Http(_)) && !t.annotations.read_only);
         let result = write.map(|t| {
-            let out = super::tools::outcome_unknown_output(
-                self.product,
+            let out = crate::protocol::tools::outcome_unknown_output(
+                engine.product,
                 t,
                 "the server instance running this task stopped before the Kobana API's answer was recorded; the operation may or may not have run",
             );
@@ -504,13 +428,13 @@ impl Engine {
                 m.insert("structuredContent".into(), s);
             }
             m.insert("isError".into(), Value::Bool(true));
-            match super::language::localize_reply(Reply::Value(Value::Object(m)), locale, false) {
+            match crate::protocol::language::localize_reply(Reply::Value(Value::Object(m)), locale, false) {
                 Reply::Value(v) => v,
                 _ => Value::Null,
             }
         });
         let ended = self
-            .tasks
+            .store
             .finish(&lost.id, |r| match &result {
                 Some(v) => {
                     r.status = Status::Completed;
@@ -532,7 +456,7 @@ impl Engine {
 
     /// `tasks/update`: answers to some or all of the task's pending input requests; the task
     /// resumes when none is left. Answers to keys the task did not ask are ignored.
-    pub(crate) async fn tasks_update(&self, call: &Call, params: &Params) -> Reply {
+    async fn tasks_update(&self, engine: &Engine, call: &Call, params: &Params) -> Reply {
         let id = match self.task_id(call, "tasks/update", params) {
             Ok(id) => id,
             Err(e) => return e.into(),
@@ -553,7 +477,7 @@ impl Engine {
             .into();
         }
         let updated = self
-            .tasks
+            .store
             .update(id, Some(&task_owner(call)), |r| {
                 if r.status != Status::InputRequired {
                     return false;
@@ -572,22 +496,22 @@ impl Engine {
             })
             .await;
         match updated {
-            Ok(Some(_)) => self.ack(call),
-            Ok(None) => unknown_task(id, self.locale(call)).into(),
+            Ok(Some(_)) => self.ack(engine, call),
+            Ok(None) => unknown_task(id, engine.locale(call)).into(),
             Err(e) => store_error(e).into(),
         }
     }
 
     /// `tasks/cancel`: a task not yet terminal becomes `cancelled`; a terminal one is left as it
     /// is (the same acknowledgement).
-    pub(crate) async fn tasks_cancel(&self, call: &Call, params: &Params) -> Reply {
+    async fn tasks_cancel(&self, engine: &Engine, call: &Call, params: &Params) -> Reply {
         let id = match self.task_id(call, "tasks/cancel", params) {
             Ok(id) => id,
             Err(e) => return e.into(),
         };
-        let locale = self.locale(call);
+        let locale = engine.locale(call);
         let cancelled = self
-            .tasks
+            .store
             .update(id, Some(&task_owner(call)), |r: &mut TaskRecord| {
                 if r.status.is_terminal() {
                     return false;
@@ -600,9 +524,166 @@ impl Engine {
             })
             .await;
         match cancelled {
-            Ok(Some(_)) => self.ack(call),
-            Ok(None) => unknown_task(id, self.locale(call)).into(),
+            Ok(Some(_)) => self.ack(engine, call),
+            Ok(None) => unknown_task(id, engine.locale(call)).into(),
             Err(e) => store_error(e).into(),
         }
+    }
+}
+
+/// Runs a task's call to its end and records the outcome on the task.
+#[allow(clippy::too_many_arguments)]
+async fn run_task(
+    engine: Arc<Engine>,
+    store: TaskStore,
+    call: Call,
+    idx: usize,
+    args: Map<String, Value>,
+    params: Params,
+    confirmed: Option<Confirmed>,
+    id: String,
+) {
+    let tool = &engine.product.tools[idx];
+    // Status messages the task records are read later by the same caller: its locale.
+    let locale = engine.locale(&call);
+    let run = TaskRun {
+        store: store.clone(),
+        id: id.clone(),
+        engine: engine.clone(),
+    };
+    // A write sent to the Kobana API is never dropped half-way: its outcome must be known.
+    let interruptible = !matches!(tool.binding, Binding::Http(_)) || tool.annotations.read_only;
+    // What the backend reports (the sandbox's slow operations) becomes the task's
+    // `statusMessage`, while it works.
+    let (sink_store, pid) = (store.clone(), id.clone());
+    let sink: ProgressSink = Arc::new(move |_done, _total, message| {
+        let (store, id, text) = (sink_store.clone(), pid.clone(), message.to_string());
+        tokio::spawn(async move {
+            let _ = store
+                .update(&id, None, |r| {
+                    if r.status != Status::Working
+                        || r.status_message.as_deref() == Some(text.as_str())
+                    {
+                        return false;
+                    }
+                    r.status_message = Some(text.clone());
+                    true
+                })
+                .await;
+        });
+    });
+    let work = with_progress(
+        sink,
+        engine.execute(
+            &call,
+            idx,
+            &args,
+            &params,
+            confirmed.as_ref(),
+            TaskPhase::Running(&run),
+        ),
+    );
+    let executed = tokio::select! {
+        r = work => Some(r),
+        _ = run.watch(interruptible) => None,
+    };
+    let outcome = match executed {
+        None => return, // cancelled (or expired): nothing to record
+        // The result is read later by the same caller: its application error in their locale.
+        Some(Executed::Reply(reply)) => reply_value(crate::protocol::language::localize_reply(
+            reply,
+            locale,
+            call.era.is_modern(),
+        )),
+        Some(Executed::StartTask) => Err(RpcError::internal(format!(
+            "the handler of {} asked for a task inside its task",
+            tool.name
+        ))),
+    };
+    let finished = store
+        .finish(&id, |r| match &outcome {
+            Ok(v) => {
+                r.status = Status::Completed;
+                r.result = Some(v.clone());
+            }
+            Err(e) => {
+                r.status = Status::Failed;
+                r.error = Some(e.to_value());
+            }
+        })
+        .await;
+    match finished {
+        Ok(Some(r)) if r.status == Status::Cancelled => {
+            // Cancelled while the write ran: keep what the API answered on the task.
+            if let Ok(v) = &outcome {
+                let _ = store
+                    .update(&id, None, |r| {
+                        if r.result.is_some() {
+                            return false;
+                        }
+                        r.result = Some(v.clone());
+                        r.status_message = Some(cancelled_after_send(tool.name, locale));
+                        true
+                    })
+                    .await;
+            }
+        }
+        Ok(_) => {}
+        Err(e) => tracing::warn!(task = %id, error = %e, "cannot record a task's outcome"),
+    }
+}
+
+/// Inside a task: when the first answer of `tool` is a record the API is still working on,
+/// reads it again until it is done (see `task_follow`). Answers the tool whose answer it is
+/// (the get tool after a follow) and the answer.
+async fn follow(
+    engine: &Engine,
+    store: &TaskStore,
+    call: &Call,
+    idx: usize,
+    args: &Map<String, Value>,
+    answer: Value,
+    run: &dyn TaskInputs,
+) -> (usize, Value) {
+    let tool = &engine.product.tools[idx];
+    // Only the real API works asynchronously: the sandbox did its work (and its delay)
+    // before it answered, and never moves a record on by itself.
+    if engine.backend.executes_operations() {
+        return (idx, answer);
+    }
+    let Some(plan) = task_follow::plan(engine.product, tool, args, &answer) else {
+        return (idx, answer);
+    };
+    let Some(get_idx) = engine.tool_index(plan.get.name) else {
+        return (idx, answer);
+    };
+    task_follow::report(tool, &answer);
+    let deadline = tokio::time::Instant::now() + store.options.follow_for;
+    let mut last = None;
+    while tokio::time::Instant::now() < deadline {
+        tokio::time::sleep(store.options.follow_every).await;
+        if run.is_cancelled().await {
+            break;
+        }
+        let ctx = engine.call_context(call, &plan.args);
+        match engine.backend.call(&ctx, plan.get, &plan.args).await {
+            Ok(out) => {
+                if let Some(v) = task_follow::json_of(out) {
+                    let done = task_follow::in_progress(&v).is_none();
+                    task_follow::report(tool, &v);
+                    last = Some(v);
+                    if done {
+                        break;
+                    }
+                }
+            }
+            Err(e) => {
+                tracing::warn!(tool = plan.get.name, error = %e, "following an asynchronous operation: read failed; retrying")
+            }
+        }
+    }
+    match last {
+        Some(v) => (get_idx, v),
+        None => (idx, answer),
     }
 }
