@@ -1,14 +1,16 @@
 //! The `serve` flags of who may do how much: rate limits, step-up scope challenges, and trusting
 //! a proxy's forwarded headers (issue 16). Each flag has an environment variable and a key of
-//! the same name in the config file's `[access]` section; flag > environment > file > default.
+//! the same name in the config file's `[access]` section; flag > environment > file > default
+//! (merged by `crate::settings`).
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use clap::Args;
-use runtime::limits::{RateLimiter, RateLimits};
+use runtime::limits::RateLimiter;
 use runtime::server::ServerConfig;
 use serde::Deserialize;
+
+use crate::settings::ServeSettings;
 
 /// Flags (defaults: [`runtime::limits`]: 600 reads and 60 writes per identity, 1200 requests
 /// per client IP, per minute).
@@ -58,50 +60,21 @@ pub struct AccessSection {
     pub trust_proxy_headers: Option<bool>,
 }
 
-impl AccessArgs {
-    /// The rate limits these flags and the file's `[access]` section give.
-    pub fn rate_limits(&self, file: &AccessSection) -> RateLimits {
-        let d = RateLimits::default();
-        RateLimits {
-            reads: self
-                .rate_limit_reads
-                .or(file.rate_limit_reads)
-                .unwrap_or(d.reads),
-            writes: self
-                .rate_limit_writes
-                .or(file.rate_limit_writes)
-                .unwrap_or(d.writes),
-            ip: self.rate_limit_ip.or(file.rate_limit_ip).unwrap_or(d.ip),
-            window: self
-                .rate_limit_window_secs
-                .or(file.rate_limit_window_secs)
-                .map(Duration::from_secs)
-                .unwrap_or(d.window)
-                .max(Duration::from_secs(1)),
-        }
-    }
-
-    /// Installs the limiter (in Redis when `ledger` is a Redis URL) and the HTTP switches.
-    pub fn apply(
-        &self,
-        file: &AccessSection,
-        ledger: Option<&str>,
-        config: &mut ServerConfig,
-    ) -> anyhow::Result<()> {
-        let limits = self.rate_limits(file);
-        let limiter = RateLimiter::from_ledger_setting(limits, ledger)
-            .map_err(|e| anyhow::anyhow!("rate limits (shared through the ledger's Redis): {e}"))?;
-        tracing::info!(
-            reads = limits.reads,
-            writes = limits.writes,
-            ip = limits.ip,
-            window_secs = limits.window.as_secs(),
-            "rate limits (0 = off)"
-        );
-        config.rate_limiter = Some(Arc::new(limiter));
-        config.scope_challenge = self.scope_challenge || file.scope_challenge.unwrap_or(false);
-        config.trust_proxy_headers =
-            self.trust_proxy_headers || file.trust_proxy_headers.unwrap_or(false);
-        Ok(())
-    }
+/// Installs the limiter (in Redis when the ledger is a Redis URL) and the HTTP switches the
+/// settings resolved (`crate::settings` merges these flags with `[access]`).
+pub fn apply(s: &ServeSettings, config: &mut ServerConfig) -> anyhow::Result<()> {
+    let limits = s.rate_limits;
+    let limiter = RateLimiter::from_ledger_setting(limits, s.ledger_setting())
+        .map_err(|e| anyhow::anyhow!("rate limits (shared through the ledger's Redis): {e}"))?;
+    tracing::info!(
+        reads = limits.reads,
+        writes = limits.writes,
+        ip = limits.ip,
+        window_secs = limits.window.as_secs(),
+        "rate limits (0 = off)"
+    );
+    config.rate_limiter = Some(Arc::new(limiter));
+    config.scope_challenge = s.scope_challenge;
+    config.trust_proxy_headers = s.trust_proxy_headers;
+    Ok(())
 }

@@ -1,6 +1,7 @@
 //! Configuration of the `kobana-mcp` command: a TOML file (`--config`, `KOBANA_CONFIG`, or
 //! `./kobana-mcp.toml` when present), then environment variables (`KOBANA_*`), then flags —
-//! each later source wins. `kobana-mcp.example.toml` documents every key.
+//! each later source wins. `kobana-mcp.example.toml` documents every key; `crate::settings` merges
+//! the sources.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -98,21 +99,24 @@ pub struct UpstreamSection {
 }
 
 impl FileConfig {
-    /// Reads the explicit file, or `./kobana-mcp.toml` if it exists, or nothing.
-    pub fn load(explicit: Option<&Path>) -> anyhow::Result<FileConfig> {
+    /// Reads the explicit file, or `./kobana-mcp.toml` if it exists, or nothing; with the path
+    /// read. Only `crate::settings` calls it, once per run.
+    pub fn load(explicit: Option<&Path>) -> anyhow::Result<(FileConfig, Option<PathBuf>)> {
         let path = match explicit {
             Some(p) => p.to_path_buf(),
             None => {
                 let local = PathBuf::from("kobana-mcp.toml");
                 if !local.exists() {
-                    return Ok(FileConfig::default());
+                    return Ok((FileConfig::default(), None));
                 }
                 local
             }
         };
         let text = std::fs::read_to_string(&path)
             .with_context(|| format!("cannot read the config file {}", path.display()))?;
-        toml::from_str(&text).with_context(|| format!("config file {}", path.display()))
+        let config =
+            toml::from_str(&text).with_context(|| format!("config file {}", path.display()))?;
+        Ok((config, Some(path)))
     }
 }
 

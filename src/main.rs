@@ -24,6 +24,8 @@ mod healthcheck;
 mod lazy_sandbox;
 mod log_format;
 mod log_queue;
+mod preflight;
+mod settings;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -33,20 +35,13 @@ use std::time::Duration;
 use anyhow::{anyhow, bail, Context};
 use clap::{Args, Parser, Subcommand};
 use runtime::auth::http::{metadata_router, HttpAuth, ProtectedResource};
-use runtime::auth::stdio::{resolve_stdio, StdioCredentials};
-use runtime::auth::{EmbeddedResolver, Resolver, UpstreamResolver};
-use runtime::backend::{Upstream, UpstreamConfig};
+use runtime::auth::EmbeddedResolver;
 use runtime::server::{Server, ServerConfig};
-use runtime::state::StateSealer;
 use runtime_model::backend::Backend;
 use runtime_model::catalog::Product;
 use runtime_sandbox::{Sandbox, SandboxConfig};
 
-use config::FileConfig;
 use lazy_sandbox::LazySandbox;
-
-/// The default HTTP address of `serve`.
-const DEFAULT_HTTP: &str = "127.0.0.1:8080";
 
 /// What `--help` tells a first-time user besides the flags.
 const SERVE_NOTES: &str = "\
@@ -263,54 +258,11 @@ struct TelemetryArgs {
     audit_stderr: bool,
 }
 
-impl TelemetryArgs {
-    /// The telemetry these flags and the config file's `[telemetry]` describe (flags win).
-    fn build(
-        &self,
-        file: &config::TelemetrySection,
-    ) -> anyhow::Result<runtime::telemetry::Telemetry> {
-        use runtime::telemetry::{audit, AuditTarget, Telemetry, TelemetryConfig};
-        let audit = match self.audit_file.clone().or(file.audit_file.clone()) {
-            Some(path) if !self.audit_stderr => Some(AuditTarget::File {
-                path,
-                max_bytes: self
-                    .audit_max_bytes
-                    .or(file.audit_max_bytes)
-                    .unwrap_or(audit::DEFAULT_MAX_BYTES),
-                keep: self
-                    .audit_keep
-                    .or(file.audit_keep)
-                    .unwrap_or(audit::DEFAULT_KEEP),
-            }),
-            _ if self.audit_stderr || file.audit_stderr => Some(AuditTarget::Stderr),
-            _ => None,
-        };
-        let config = TelemetryConfig {
-            otlp_endpoint: self
-                .otlp_endpoint
-                .clone()
-                .or(file.otlp_endpoint.clone())
-                .filter(|s| !s.trim().is_empty()),
-            otlp_interval: None,
-            audit,
-        };
-        if let Some(e) = &config.otlp_endpoint {
-            tracing::info!(endpoint = %e, "exporting metrics and traces over OTLP/HTTP");
-        }
-        Telemetry::new(config).map_err(|e| anyhow!("telemetry: {e}"))
-    }
-
-    fn metrics_addr(&self, file: &config::TelemetrySection) -> Option<String> {
-        self.metrics_addr.clone().or(file.metrics_addr.clone())
-    }
-}
-
-/// Serves `/metrics` alone on `addr` until the process ends.
-async fn serve_metrics(addr: &str, telemetry: runtime::telemetry::Telemetry) -> anyhow::Result<()> {
-    let addr = parse_addr(addr)?;
-    let listener = tokio::net::TcpListener::bind(addr)
-        .await
-        .with_context(|| format!("cannot listen on {addr} (--metrics-addr)"))?;
+/// Serves `/metrics` alone on `listener` (bound by the checks) until the process ends.
+fn serve_metrics(
+    listener: tokio::net::TcpListener,
+    telemetry: runtime::telemetry::Telemetry,
+) -> anyhow::Result<()> {
     tracing::info!(addr = %listener.local_addr()?, "serving Prometheus /metrics");
     let app = runtime::transport::health::metrics_router(telemetry);
     tokio::spawn(async move {
@@ -349,32 +301,8 @@ struct SelectionArgs {
     discovery: bool,
 }
 
-impl SelectionArgs {
-    /// The operator's selection: each flag (or variable) wins over its key in the file.
-    fn spec(&self, file: &config::ServeSection) -> runtime_model::selection::SelectionSpec {
-        use runtime_model::selection::SelectionSpec;
-        let list = |flag: &Option<String>, key: &Option<Vec<String>>| -> Option<Vec<String>> {
-            match flag {
-                Some(text) => Some(SelectionSpec::list(text)),
-                None => key.clone(),
-            }
-        };
-        let spec = SelectionSpec {
-            toolsets: list(&self.toolsets, &file.toolsets),
-            tools: list(&self.tools, &file.tools),
-            exclude_tools: list(&self.exclude_tools, &file.exclude_tools).unwrap_or_default(),
-            read_only: self.read_only || file.read_only.unwrap_or(false),
-        };
-        if self.discovery || file.discovery.unwrap_or(false) {
-            spec.with_discovery()
-        } else {
-            spec
-        }
-    }
-}
-
 /// What one caller may hold or send (defaults: `runtime::server::ServerConfig::new`).
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 struct LimitArgs {
     /// Most members of one JSON-RPC batch (default 100).
     #[arg(long, env = "KOBANA_MAX_BATCH_MEMBERS", value_name = "N")]
@@ -521,8 +449,8 @@ fn main() {
 
 async fn async_main() {
     let log = init_logging();
-    let cli = Cli::parse();
-    let outcome = run(cli).await;
+    let inputs = settings::Inputs::parse();
+    let outcome = run(inputs).await;
     // The queued log lines are written first: `std::process::exit` runs no destructors.
     drop(log);
     if let Err(e) = outcome {
@@ -545,29 +473,18 @@ impl std::fmt::Display for Reported {
 
 impl std::error::Error for Reported {}
 
-async fn run(cli: Cli) -> anyhow::Result<()> {
-    if let Command::Doctor(args) = &cli.command {
-        // Reports a configuration that does not load as one of its lines, not as an error.
-        if !doctor::run(args, &cli).await {
-            return Err(Reported.into());
+async fn run(inputs: settings::Inputs) -> anyhow::Result<()> {
+    match &inputs.cli.command {
+        // Reports settings that do not resolve as its lines, not as an error.
+        Command::Doctor(_) => match doctor::run(&inputs).await {
+            true => Ok(()),
+            false => Err(Reported.into()),
+        },
+        Command::Serve(_) => serve(&inputs).await,
+        Command::Sandbox { command } => {
+            sandbox(command, settings::Settings::resolve(&inputs)?).await
         }
-        return Ok(());
-    }
-    let file = FileConfig::load(cli.config.as_deref())?;
-    let data_dir = cli
-        .data_dir
-        .clone()
-        .or(file.data_dir.clone())
-        .unwrap_or_else(runtime_sandbox::default_data_dir);
-    let seed = cli
-        .seed
-        .or(file.seed)
-        .unwrap_or(runtime_sandbox::DEFAULT_SEED);
-    match cli.command {
-        Command::Serve(args) => serve(*args, &file, data_dir, seed).await,
-        Command::Sandbox { command } => sandbox(command, data_dir, seed).await,
         Command::ServeFixture(args) => serve_fixture(args).await,
-        Command::Doctor(_) => Ok(()),
         Command::Healthcheck(args) => {
             healthcheck::run(&args.url, Duration::from_secs(args.timeout_secs))
         }
@@ -618,53 +535,6 @@ fn parse_addr(s: &str) -> anyhow::Result<SocketAddr> {
         .ok_or_else(|| anyhow!("`{s}` resolves to no address"))
 }
 
-/// The ledger setting (flag > environment > config file); `None` = in memory.
-fn ledger_setting(args: &ServeArgs, file: &FileConfig) -> Option<String> {
-    args.ledger.clone().or(file.serve.ledger.clone())
-}
-
-/// The server's language (`--locale`, `KOBANA_LOCALE`, `serve.locale`), matched like a request's
-/// (`es-AR` → `es`); a setting that names none of ours is refused at start, never ignored.
-fn server_locale(setting: Option<&str>) -> anyhow::Result<Option<runtime_model::locale::Locale>> {
-    match setting.map(str::trim).filter(|s| !s.is_empty()) {
-        None => Ok(None),
-        Some(s) => runtime_model::locale::Locale::negotiate(s).map(Some).ok_or_else(|| {
-            anyhow!("locale (--locale / KOBANA_LOCALE / serve.locale): {s:?} is none of pt-BR, es, en")
-        }),
-    }
-}
-
-/// The confirmation ledger and the `requestState` keys, shared by the instances of one deployment
-/// (flag > environment > config file; defaults: in-memory ledger, one random key).
-async fn multi_instance(
-    args: &ServeArgs,
-    file: &FileConfig,
-) -> anyhow::Result<(Arc<dyn runtime::confirm::Ledger>, Option<StateSealer>)> {
-    let ledger_setting = ledger_setting(args, file);
-    let ledger = runtime::confirm::ledger_from_setting(ledger_setting.as_deref()).map_err(|e| {
-        anyhow!("confirmation ledger (--ledger / KOBANA_LEDGER / serve.ledger): {e}")
-    })?;
-    let warnings =
-        runtime::confirm::verify_durable(ledger_setting.as_deref(), args.allow_volatile_ledger)
-            .await
-            .map_err(|e| anyhow!("confirmation ledger: {e}"))?;
-    for w in warnings {
-        tracing::warn!("confirmation ledger may lose keys (--allow-volatile-ledger): {w}");
-        eprintln!("warning: confirmation ledger may lose keys (--allow-volatile-ledger): {w}");
-    }
-    let sealer = match args.state_keys.clone().or(file.serve.state_keys.clone()) {
-        Some(spec) if !spec.trim().is_empty() => {
-            Some(StateSealer::from_spec(&spec).map_err(|e| {
-                anyhow!(
-                    "requestState keys (--state-keys / KOBANA_STATE_KEYS / serve.state_keys): {e}"
-                )
-            })?)
-        }
-        _ => None,
-    };
-    Ok((ledger, sealer))
-}
-
 /// Resolves on Ctrl-C or SIGTERM. SIGTERM is how `docker stop`, Kubernetes and systemd ask a
 /// server to end: without it the process died at once, losing the audit records and spans not
 /// yet exported and cutting the requests in flight.
@@ -690,115 +560,78 @@ async fn shutdown_signal() {
     tracing::info!("shutting down");
 }
 
-async fn serve(
-    args: ServeArgs,
-    file: &FileConfig,
-    data_dir: PathBuf,
-    seed: u64,
-) -> anyhow::Result<()> {
-    let products = select_products(std::slice::from_ref(&args.product))?;
+async fn serve(inputs: &settings::Inputs) -> anyhow::Result<()> {
+    let settings = settings::Settings::resolve(inputs)?;
+    let s = settings
+        .serve
+        .as_ref()
+        .ok_or_else(|| anyhow!("serve's settings are missing"))?;
     runtime_model::memory::spawn_periodic_trim(runtime_model::memory::TRIM_EVERY);
-    let stdio = args.transport.stdio;
-    if stdio && products.len() > 1 {
-        bail!("--stdio serves one product; name it instead of `all`");
+    // The checks `doctor` reports: `serve` refuses the first that fails.
+    let mut report = preflight::Report::silent();
+    let ready = preflight::run(&settings, preflight::Purpose::Serve, &mut report).await;
+    if let Some(first) = report.failures().first() {
+        let more = report.failures().len() - 1;
+        if more == 0 {
+            bail!("{first}");
+        }
+        bail!("{first} (and {more} more problem(s): `kobana-mcp doctor` with the same settings lists them)");
     }
-    let http = args
-        .transport
-        .http
+    let ready = ready.ok_or_else(|| anyhow!("nothing to serve"))?;
+    for w in &ready.ledger_warnings {
+        tracing::warn!("confirmation ledger may lose keys (--allow-volatile-ledger): {w}");
+        eprintln!("warning: confirmation ledger may lose keys (--allow-volatile-ledger): {w}");
+    }
+    let missing = |what: &str| anyhow!("{what} was not prepared");
+    let products = ready.products.clone();
+    let stdio = s.stdio;
+    let public_url = s.public_url_or_default();
+    let ledger = ready.ledger.clone().ok_or_else(|| missing("the ledger"))?;
+    // Each is `Ok` once the settings resolved.
+    let sealer = s.state_keys.clone()?;
+    let locale = s.locale.clone()?;
+    let selection = s.selection.clone()?;
+    let telemetry = ready
+        .telemetry
         .clone()
-        .or(file.serve.http.clone())
-        .unwrap_or_else(|| DEFAULT_HTTP.to_string());
-    let public_url = args
-        .public_url
-        .clone()
-        .or(file.serve.public_url.clone())
-        .unwrap_or_else(|| format!("http://{http}"));
-    // An empty value (a desktop bundle's cleared "API URL" setting) means no upstream: the
-    // embedded sandbox, as when the variable is unset.
-    let upstream_url = args
-        .upstream
-        .clone()
-        .filter(|u| !u.trim().is_empty())
-        .or(file.upstream.url.clone());
-    let (ledger, sealer) = multi_instance(&args, file).await?;
-    let telemetry = args.telemetry.build(&file.telemetry)?;
-    let metrics_addr = args.telemetry.metrics_addr(&file.telemetry);
-    if let Some(addr) = &metrics_addr {
-        serve_metrics(addr, telemetry.clone()).await?;
+        .ok_or_else(|| missing("telemetry"))?;
+    if let Some(e) = &s.otlp_endpoint {
+        tracing::info!(endpoint = %e, "exporting metrics and traces over OTLP/HTTP");
+    }
+    let metrics_route = ready.metrics_listener.is_none();
+    if let Some(listener) = ready.metrics_listener {
+        serve_metrics(listener, telemetry.clone())?;
     }
     let mut probes = Vec::new();
-    let locale = server_locale(args.locale.as_deref().or(file.serve.locale.as_deref()))?;
-    let window = args
-        .idempotency_window_secs
-        .map(Duration::from_secs)
-        .unwrap_or(runtime::confirm::idempotency::DEFAULT_WINDOW);
-    let proxy = upstream_url.is_some() || !file.upstream.products.is_empty();
-
-    // Who the callers are.
-    let auth_kind = args
-        .auth
+    let resolver = ready
+        .resolver
         .clone()
-        .or(file.serve.auth.clone())
-        .unwrap_or_else(|| if proxy { "upstream" } else { "embedded" }.to_string());
-    let resolver: Arc<dyn Resolver> = match auth_kind.as_str() {
-        "embedded" => {
-            let identities = args.identities.clone().or(file.serve.identities.clone());
-            Arc::new(match identities {
-                Some(path) => EmbeddedResolver::from_file(&path, &products)?,
-                None => EmbeddedResolver::builtin(&products)?,
-            })
-        }
-        "upstream" => {
-            let base = upstream_url
-                .clone()
-                .map(|u| u.replace("{product}", products[0].name))
-                .unwrap_or_else(|| products[0].api_base_url.to_string());
-            // Any HTTP answer from the identity service's host means it is reachable.
-            probes.push(runtime::telemetry::health::Probe::http(
-                "identity",
-                format!("{}/v2/me", base.trim_end_matches('/')),
-            ));
-            Arc::new(
-                UpstreamResolver::new(&base, &products)
-                    .map_err(|e| anyhow!("upstream resolver: {e}"))?,
-            )
-        }
-        other => bail!("--auth must be `embedded` or `upstream`, not `{other}`"),
-    };
+        .ok_or_else(|| missing("the token resolver"))?;
+    if let Some(base) = &ready.identity_base {
+        // Any HTTP answer from the identity service's host means it is reachable.
+        probes.push(runtime::telemetry::health::Probe::http(
+            "identity",
+            format!("{}/v2/me", base.trim_end_matches('/')),
+        ));
+    }
 
-    let stdio_creds = StdioCredentials::from_env();
     let backend: Arc<dyn Backend>;
     let mut sandbox_handle = None;
-    if proxy {
-        let mut cfg = UpstreamConfig {
-            base_url: upstream_url.clone(),
-            product_base_urls: file.upstream.products.clone(),
-            ..UpstreamConfig::default()
-        };
-        if let Some(ms) = args.upstream_timeout_ms.or(file.upstream.timeout_ms) {
-            cfg.timeout = Duration::from_millis(ms);
-        }
-        if let Some(n) = file.upstream.max_attempts {
-            cfg.max_attempts = n;
-        }
-        cfg.retry_keyed_writes = args.upstream_retry_keyed_writes;
-        tracing::info!(upstream = ?cfg.base_url, "proxy mode: tool calls go to the Kobana API");
-        backend = Arc::new(Upstream::new(cfg).map_err(|e| anyhow!(e))?);
+    if let Some(upstream) = ready.upstream {
+        tracing::info!(upstream = ?s.upstream.as_ref().and_then(|u| u.base_url.clone()), "proxy mode: tool calls go to the Kobana API");
+        backend = Arc::new(upstream);
     } else {
-        let mut cfg = SandboxConfig::new(&data_dir);
-        cfg.seed = seed;
-        cfg.public_url = public_url.clone();
-        cfg.task_delay = Duration::from_millis(args.sandbox_task_delay_ms);
+        let mut cfg = settings.served_sandbox(s);
+        let (data_dir, seed) = (&settings.data_dir, settings.seed);
         // On stdio there is no HTTP server for signed download links: serve them from a private
         // loopback listener, unless a public URL was configured.
-        let files_listener =
-            if stdio && args.public_url.is_none() && file.serve.public_url.is_none() {
-                let l = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-                cfg.public_url = format!("http://{}", l.local_addr()?);
-                Some(l)
-            } else {
-                None
-            };
+        let files_listener = if stdio && s.public_url.is_none() {
+            let l = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+            cfg.public_url = format!("http://{}", l.local_addr()?);
+            Some(l)
+        } else {
+            None
+        };
         if stdio {
             // Cold start: the first answers need only the catalog; the sandbox opens (and each
             // scope seeds) on the first tool call.
@@ -821,7 +654,8 @@ async fn serve(
             tracing::info!(data_dir = %data_dir.display(), seed, "sandbox mode (opened on first call)");
             backend = Arc::new(lazy);
         } else {
-            let sb = Sandbox::open(&cfg)?;
+            // Opened by the checks.
+            let sb = ready.sandbox.ok_or_else(|| missing("the sandbox"))?;
             tracing::info!(db = %sb.db_path().display(), seed, "sandbox mode");
             let db = sb.db_path().to_path_buf();
             probes.push(runtime::telemetry::health::Probe::new(
@@ -848,34 +682,30 @@ async fn serve(
     let shared = |config: &mut ServerConfig| -> anyhow::Result<()> {
         config.ledger = Some(ledger.clone());
         config.sealer = sealer.clone();
-        config.idempotency_window = window;
-        config.tasks.ttl = Duration::from_secs(args.task_ttl_secs.max(1));
-        config.tasks.follow_for = Duration::from_secs(args.task_follow_secs);
+        config.idempotency_window = s.idempotency_window;
+        config.tasks.ttl = s.task_ttl;
+        config.tasks.follow_for = s.task_follow;
         config.engine.locale = locale;
         config.telemetry = Some(telemetry.clone());
-        config.selection = Some(args.selection.spec(&file.serve));
-        args.limits.apply(config);
-        args.access
-            .apply(&file.access, ledger_setting(&args, file).as_deref(), config)?;
-        if let Some(n) = args
-            .result_budget_tokens
-            .or(file.serve.result_budget_tokens)
-        {
+        config.selection = Some(selection.clone());
+        s.limits.apply(config);
+        access::apply(s, config)?;
+        if let Some(n) = s.result_budget_tokens {
             config.engine.result_budget_tokens = n;
         }
         Ok(())
     };
     if stdio {
-        let (who, notice) = resolve_stdio(resolver.as_ref(), &stdio_creds, !proxy)
-            .await
-            .map_err(|e| anyhow!("{e}"))?;
+        let (who, notice) = ready
+            .stdio_caller
+            .ok_or_else(|| missing("the stdio caller"))?;
         if let Some(n) = notice {
             eprintln!("{n}");
         }
         let mut config = ServerConfig::new(products.clone(), backend, (*who.identity).clone());
         shared(&mut config)?;
         // Proxy mode forwards it upstream with every call.
-        config.default_bearer_token = stdio_creds.token.as_deref().map(Arc::from);
+        config.default_bearer_token = s.stdio_credentials.token.as_deref().map(Arc::from);
         let server = Server::new(config)?;
         // A signal ends the session like the end of stdin does, and the exporters still flush.
         let served = tokio::select! {
@@ -887,7 +717,7 @@ async fn serve(
         return Ok(());
     }
 
-    let addr = parse_addr(&http)?;
+    let listener = ready.listener.ok_or_else(|| missing("the HTTP listener"))?;
     let mut config = ServerConfig::new(
         products.clone(),
         backend,
@@ -895,22 +725,14 @@ async fn serve(
     );
     shared(&mut config)?;
     config.auth = Some(Arc::new(HttpAuth::new(resolver, &public_url)));
-    config.allowed_origins = args
-        .allowed_origins
-        .iter()
-        .chain(file.serve.allowed_origins.iter())
-        .cloned()
-        .collect();
-    config.allowed_hosts = file.serve.allowed_hosts.clone();
-    config.metrics_route = metrics_addr.is_none();
+    config.allowed_origins = s.allowed_origins.clone();
+    config.allowed_hosts = s.allowed_hosts.clone();
+    config.metrics_route = metrics_route;
     config.probes = probes;
     let limits = runtime::transport::http::ConnectionLimits::of(&config);
     let server = Server::new(config)?;
-    let meta = ProtectedResource::for_products(
-        &public_url,
-        file.serve.authorization_servers.clone(),
-        &products,
-    );
+    let meta =
+        ProtectedResource::for_products(&public_url, s.authorization_servers.clone(), &products);
     // The metadata and the signed download links (inbox `.eml`) beside the MCP routes, under the
     // same per-IP limit.
     let mut extra = metadata_router(meta);
@@ -918,9 +740,6 @@ async fn serve(
         extra = extra.merge(runtime_sandbox::api::files_router(sb, products.clone()));
     }
     let app = runtime::transport::http::router_with(server, extra);
-    let listener = tokio::net::TcpListener::bind(addr)
-        .await
-        .with_context(|| format!("cannot listen on {addr}"))?;
     let paths: Vec<String> = if products.len() == 1 {
         vec!["/mcp".into()]
     } else {
@@ -937,9 +756,8 @@ async fn serve(
     Ok(())
 }
 
-async fn sandbox(command: SandboxCommand, data_dir: PathBuf, seed: u64) -> anyhow::Result<()> {
-    let mut cfg = SandboxConfig::new(&data_dir);
-    cfg.seed = seed;
+async fn sandbox(command: &SandboxCommand, settings: settings::Settings) -> anyhow::Result<()> {
+    let cfg = settings.sandbox();
     match command {
         SandboxCommand::Seed(p) => {
             let sb = Sandbox::open(&cfg)?;
@@ -1000,7 +818,7 @@ async fn sandbox(command: SandboxCommand, data_dir: PathBuf, seed: u64) -> anyho
     Ok(())
 }
 
-async fn serve_fixture(args: FixtureArgs) -> anyhow::Result<()> {
+async fn serve_fixture(args: &FixtureArgs) -> anyhow::Result<()> {
     let product = generated::FIXTURES
         .iter()
         .copied()
@@ -1029,7 +847,12 @@ async fn serve_fixture(args: FixtureArgs) -> anyhow::Result<()> {
             .await
             .map_err(anyhow::Error::from)
     } else {
-        let addr = parse_addr(args.transport.http.as_deref().unwrap_or(DEFAULT_HTTP))?;
+        let addr = parse_addr(
+            args.transport
+                .http
+                .as_deref()
+                .unwrap_or(settings::DEFAULT_HTTP),
+        )?;
         runtime::transport::http::serve(server, addr, shutdown_signal())
             .await
             .map_err(anyhow::Error::from)

@@ -890,7 +890,8 @@ fn doctor(dir: &std::path::Path, args: &[&str]) -> (bool, Vec<String>) {
 #[test]
 fn doctor_says_what_is_wrong_in_one_line_each() {
     let dir = tempfile::tempdir().unwrap();
-    let (ok, lines) = doctor(dir.path(), &["billing"]);
+    // Port 0: doctor binds the listen address, as serve does; 8080 may be taken on this machine.
+    let (ok, lines) = doctor(dir.path(), &["billing", "--http", "127.0.0.1:0"]);
     assert!(ok, "{lines:#?}");
     assert!(
         lines.iter().any(|l| l.starts_with("ok    sandbox:")),
@@ -935,6 +936,150 @@ fn doctor_says_what_is_wrong_in_one_line_each() {
     assert!(lines.iter().all(|l| !l.is_empty()), "{lines:#?}");
 }
 
+/// Runs `doctor` and then `serve` with the same arguments and environment: doctor's lines and
+/// exit, serve's exit code (`None`: it started, listening on `port`, and was stopped) and stderr.
+fn doctor_then_serve(
+    dir: &std::path::Path,
+    args: &[&str],
+    env: &[(&str, &str)],
+    port: Option<u16>,
+) -> (bool, Vec<String>, Option<i32>, String) {
+    let command = |sub: &str| {
+        let mut c = kobana(dir);
+        c.arg(sub)
+            .args(args)
+            .env_remove("KOBANA_LEDGER")
+            .env_remove("KOBANA_ACCESS_TOKEN")
+            .env_remove("KOBANA_TOOLSETS")
+            .envs(env.iter().copied())
+            .stdin(Stdio::null());
+        c
+    };
+    let out = command("doctor").output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let lines = text.lines().map(String::from).collect();
+    let mut serve = Running(
+        command("serve")
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    // A refused setup ends at once; one that starts is stopped once it listens.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let code = loop {
+        if let Some(status) = serve.0.try_wait().unwrap() {
+            break status.code();
+        }
+        if port.is_some_and(|p| std::net::TcpStream::connect(("127.0.0.1", p)).is_ok()) {
+            break None;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{args:?}: serve neither stopped nor listened"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    let _ = serve.0.kill();
+    let mut err = String::new();
+    if let Some(mut e) = serve.0.stderr.take() {
+        std::io::Read::read_to_string(&mut e, &mut err).unwrap();
+    }
+    (out.status.success(), lines, code, err)
+}
+
+/// A new user's setups that `serve` refuses (issue 36): an unknown toolset (flag, variable or
+/// config file), a mistyped demo token over stdio on the sandbox, a listen port already taken.
+/// `doctor` fails each with one line naming the problem and where it was set, and `serve`
+/// refuses it at start with the same words; a good setup passes both.
+#[test]
+fn doctor_fails_the_setups_serve_refuses_with_the_same_message() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("k.toml"),
+        "[serve]\ntoolsets = [\"bilets\"]\n",
+    )
+    .unwrap();
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let taken_addr = taken.local_addr().unwrap().to_string();
+    let cases = [
+        (
+            vec!["billing", "--http", "127.0.0.1:0", "--toolsets", "bilets"],
+            vec![],
+            "tool selection: --toolsets: unknown toolset `bilets`".into(),
+        ),
+        (
+            vec!["billing", "--http", "127.0.0.1:0"],
+            vec![("KOBANA_TOOLSETS", "bilets")],
+            "tool selection: KOBANA_TOOLSETS: unknown toolset `bilets`".into(),
+        ),
+        (
+            vec!["--config", "k.toml", "billing", "--http", "127.0.0.1:0"],
+            vec![],
+            "tool selection: config file k.toml: serve.toolsets: unknown toolset `bilets`".into(),
+        ),
+        (
+            vec!["billing", "--stdio"],
+            vec![("KOBANA_ACCESS_TOKEN", "demo-ful")],
+            "stdio caller: KOBANA_ACCESS_TOKEN was not accepted".into(),
+        ),
+        (
+            vec!["billing", "--http", &taken_addr],
+            vec![],
+            format!("listen address: cannot listen on {taken_addr}"),
+        ),
+    ];
+    for (args, env, problem) in cases {
+        let (ok, lines, code, err) = doctor_then_serve(dir.path(), &args, &env, None);
+        assert!(!ok, "{args:?} {env:?}: doctor passed: {lines:#?}");
+        let fails: Vec<&String> = lines.iter().filter(|l| l.starts_with("FAIL  ")).collect();
+        assert_eq!(fails.len(), 1, "{args:?} {env:?}: {lines:#?}");
+        assert!(
+            fails[0].starts_with(&format!("FAIL  {problem}")),
+            "{args:?} {env:?}: {lines:#?}"
+        );
+        assert_eq!(lines.last().map(String::as_str), Some("1 check(s) failed"));
+        // serve refuses the same setup, with doctor's words.
+        assert_eq!(
+            code,
+            Some(1),
+            "{args:?} {env:?}: serve did not refuse: {err}"
+        );
+        let said = fails[0].trim_start_matches("FAIL  ");
+        assert!(
+            err.lines().any(|l| l == format!("kobana-mcp: {said}")),
+            "{args:?} {env:?}: serve said {err}, doctor {said}"
+        );
+    }
+    drop(taken);
+
+    // Good setups: doctor passes, and serve starts (HTTP: it listens; stdio: the session ends
+    // with its empty stdin).
+    let port = free_port();
+    let addr = format!("127.0.0.1:{port}");
+    for (args, env, port) in [
+        (
+            vec!["billing", "--http", &addr, "--toolsets", "invoices"],
+            vec![],
+            Some(port),
+        ),
+        (
+            vec!["billing", "--stdio"],
+            vec![("KOBANA_ACCESS_TOKEN", "demo-full")],
+            None,
+        ),
+    ] {
+        let (ok, lines, code, err) = doctor_then_serve(dir.path(), &args, &env, port);
+        assert!(ok, "{args:?}: {lines:#?}");
+        assert_eq!(lines.last().map(String::as_str), Some("all checks passed"));
+        assert!(lines
+            .iter()
+            .all(|l| l.starts_with("ok    ") || l == "all checks passed"));
+        let want = if port.is_some() { None } else { Some(0) };
+        assert_eq!(code, want, "{args:?}: {err}");
+    }
+}
+
 #[tokio::test]
 async fn doctor_accepts_a_durable_redis_ledger_and_a_live_upstream() {
     if skip::opted_out(
@@ -968,6 +1113,8 @@ async fn doctor_accepts_a_durable_redis_ledger_and_a_live_upstream() {
             &format!("http://127.0.0.1:{api_port}/{{product}}"),
             "--ledger",
             &redis,
+            "--http",
+            "127.0.0.1:0",
         ],
     );
     assert!(ok, "{lines:#?}");

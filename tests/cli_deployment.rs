@@ -354,7 +354,14 @@ fn doctor_fails_a_redis_that_would_lose_the_ledger() {
     ]);
     let dir = tempfile::tempdir().expect("temp dir");
     let out = kobana(dir.path())
-        .args(["doctor", "billing", "--ledger", &url])
+        .args([
+            "doctor",
+            "billing",
+            "--ledger",
+            &url,
+            "--http",
+            "127.0.0.1:0",
+        ])
         .env_remove("KOBANA_ACCESS_TOKEN")
         .output()
         .expect("doctor runs");

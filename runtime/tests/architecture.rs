@@ -751,11 +751,6 @@ fn folder_imports_against(
     wrong
 }
 
-/// Paths `ARCHITECTURE.md` names ahead of a change merged in parallel: accepted while missing. An
-/// entry fails the test once it exists (or once the map stops naming it), so none outlives its
-/// reason: take it off the list then.
-const NOT_YET_MERGED: &[&str] = &["src/settings.rs"];
-
 /// `ARCHITECTURE.md` names only paths that exist: every repository path it writes in backticks
 /// ([`doc_paths`]) is a file or a folder (a trailing `/`) of the repository, so a file moved or
 /// renamed without its map fails here, named.
@@ -768,23 +763,11 @@ fn the_architecture_map_names_only_paths_that_exist() {
         paths.iter().any(|p| p == "runtime/tests/architecture.rs"),
         "the extractor found none of the map's paths: {paths:?}"
     );
-    let missing: Vec<String> = missing_paths(&root, &paths)
-        .into_iter()
-        .filter(|p| !NOT_YET_MERGED.contains(&p.as_str()))
-        .collect();
+    let missing = missing_paths(&root, &paths);
     assert!(
         missing.is_empty(),
         "ARCHITECTURE.md names paths that do not exist (relative to the repository root):\n{}",
         missing.join("\n")
-    );
-    let stale: Vec<&&str> = NOT_YET_MERGED
-        .iter()
-        .filter(|p| root.join(p).exists() || !paths.iter().any(|q| q == *p))
-        .collect();
-    assert!(
-        stale.is_empty(),
-        "NOT_YET_MERGED lists paths that exist now, or that ARCHITECTURE.md no longer names: \
-         take them off the list: {stale:?}"
     );
 }
 
