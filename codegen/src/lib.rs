@@ -22,6 +22,7 @@ pub mod model;
 pub mod names;
 pub mod openapi;
 pub mod packaging;
+pub mod runtime_texts;
 pub mod rust;
 pub mod sandbox_gaps;
 pub mod schema;
@@ -247,7 +248,24 @@ pub fn translation_warnings(loaded: &[Loaded]) -> Vec<String> {
 /// Renders every file of `generated/` from the catalogs in `catalog_dir`, in a fixed order.
 pub fn generate(catalog_dir: &Path) -> Result<Vec<GeneratedFile>, GenerateError> {
     let loaded = load_all(catalog_dir)?;
-    generate_from(&loaded)
+    with_runtime_texts(catalog_dir, generate_from(&loaded)?)
+}
+
+/// `files` (what [`generate_from`] rendered) plus the runtime's text table
+/// (`generated/runtime/texts.rs`, see [`runtime_texts`]), when `catalog_dir` holds one; its
+/// problems name the table's file, line and key.
+pub fn with_runtime_texts(
+    catalog_dir: &Path,
+    mut files: Vec<GeneratedFile>,
+) -> Result<Vec<GeneratedFile>, GenerateError> {
+    let runtime = runtime_texts::render_table(catalog_dir)
+        .map_err(|d| GenerateError::Catalog(Diagnostics(d)))?;
+    files.extend(runtime.map(|contents| GeneratedFile {
+        path: runtime_texts::OUTPUT.into(),
+        contents,
+    }));
+    files.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(files)
 }
 
 /// The catalog of `l` in its product's own language (what a client naming none gets); the source
@@ -390,7 +408,8 @@ pub fn generate_from(loaded: &[Loaded]) -> Result<Vec<GeneratedFile>, GenerateEr
     Ok(files)
 }
 
-/// Files under `generated/` that the generator owns: `src/*.rs`, `docs/*.md` and `packaging/*`.
+/// Files under `generated/` that the generator owns: `src/*.rs`, `docs/*.md`, `packaging/*` and
+/// `runtime/*.rs`.
 fn owned_files(generated_dir: &Path) -> std::io::Result<Vec<String>> {
     let mut out = Vec::new();
     for (sub, ext) in [
@@ -398,6 +417,7 @@ fn owned_files(generated_dir: &Path) -> std::io::Result<Vec<String>> {
         ("docs", "md"),
         ("packaging", "json"),
         ("packaging", "md"),
+        ("runtime", "rs"),
     ] {
         let dir = generated_dir.join(sub);
         if !dir.is_dir() {
@@ -570,7 +590,7 @@ pub fn build_script(manifest_dir: &Path) -> Result<(), Box<dyn std::error::Error
             }
         }
     }
-    for sub in ["src", "docs"] {
+    for sub in ["src", "docs", "runtime"] {
         println!(
             "cargo:rerun-if-changed={}",
             layout.generated_dir.join(sub).display()
@@ -580,7 +600,7 @@ pub fn build_script(manifest_dir: &Path) -> Result<(), Box<dyn std::error::Error
     for line in translation_warnings(&loaded) {
         println!("cargo:warning={line}");
     }
-    let files = generate_from(&loaded)?;
+    let files = with_runtime_texts(&layout.catalog_dir, generate_from(&loaded)?)?;
     write(&layout.generated_dir, &files)?;
     Ok(())
 }

@@ -155,7 +155,9 @@ fn run_generate(root: &Path, layout: &Layout, check: bool) -> Result<(), String>
     for line in codegen::translation_warnings(&loaded) {
         eprintln!("{line}");
     }
-    let files = codegen::generate_from(&loaded).map_err(|e| e.to_string())?;
+    let files = codegen::generate_from(&loaded)
+        .and_then(|files| codegen::with_runtime_texts(&layout.catalog_dir, files))
+        .map_err(|e| e.to_string())?;
     if std::env::var_os("CODEGEN_TIMINGS").is_some() {
         eprintln!(
             "codegen timings: load+validate {:.3} s, render {:.3} s",

@@ -185,7 +185,7 @@ pub fn load_table(dir: &Path, display_dir: &str) -> (Table, Vec<Diagnostic>) {
 }
 
 /// The three versions of one table entry, or what is wrong with it.
-fn entry(v: &Value) -> Result<(String, String, String), String> {
+pub(crate) fn entry(v: &Value) -> Result<(String, String, String), String> {
     let Value::Mapping(m) = v else {
         return Err("the translation is not a mapping of en, pt-BR and es".into());
     };

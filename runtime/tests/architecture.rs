@@ -84,6 +84,94 @@ fn the_checker_sees_circles_and_only_circles() {
     assert!(import_cycles(dir.path()).is_empty());
 }
 
+/// Every text a person or model reads has one home, `catalog/texts/runtime.yaml` (checked by the
+/// generator, read through `runtime_model::texts::Text`): no Rust source of the server spells a
+/// text per locale, i.e. has a match arm on a locale (`Locale::PtBr =>`, `(_, Es) =>`,
+/// `Locale::PtBr | Locale::Es =>`). `runtime/model/src/locale.rs` is the one exception: its arms
+/// are the locales' tags and the ways they write numbers and dates, not texts.
+#[test]
+fn no_text_is_spelled_per_locale_in_rust() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut found = Vec::new();
+    for src in [
+        "runtime/src",
+        "runtime/model/src",
+        "runtime/sandbox/src",
+        "src",
+    ] {
+        let dir = root.join(src);
+        assert!(dir.is_dir(), "{} is missing", dir.display());
+        let mut stack = vec![dir.clone()];
+        while let Some(d) = stack.pop() {
+            for entry in std::fs::read_dir(&d).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    stack.push(path);
+                    continue;
+                }
+                let shown = format!("{src}/{}", rel(&dir, &path));
+                if path.extension().is_none_or(|e| e != "rs")
+                    || shown == "runtime/model/src/locale.rs"
+                {
+                    continue;
+                }
+                let text = std::fs::read_to_string(&path).unwrap();
+                for (line, arm) in per_locale_arms(&text) {
+                    found.push(format!("{shown}:{line}: {arm}"));
+                }
+            }
+        }
+    }
+    found.sort();
+    assert!(
+        found.is_empty(),
+        "texts spelled per locale in Rust (move them to catalog/texts/runtime.yaml and name them \
+         with runtime_model::texts::Text):\n{}",
+        found.join("\n")
+    );
+}
+
+/// The checker finds the arms of a per-locale text, however the match is written, and nothing in
+/// comments, strings or other matches.
+#[test]
+fn the_checker_sees_per_locale_arms() {
+    let old = "fn t(l: Locale) -> &'static str {\n    match l {\n        Locale::En => \"Yes\",\n        \
+               Locale::PtBr => {\n            \"Sim\"\n        }\n        Locale::Es => \"Sí\",\n    }\n}\n\
+               fn u(p: P, l: Locale) -> String {\n    use Locale::{En, Es, PtBr};\n    match (p, l) {\n        \
+               (P::A, En) => x(),\n        (P::A, PtBr | Es) => y(),\n    }\n}\n";
+    let lines: Vec<usize> = per_locale_arms(old).into_iter().map(|(n, _)| n).collect();
+    assert_eq!(lines, [3, 4, 7, 13, 14]);
+    let fine = "// Locale::PtBr => \"Sim\"\nconst S: &str = \"Locale::Es => x\";\n\
+                match v { Yes => 1, Answer::En => 2, _ => 3 }\nlet t = Text::FormYes.get(locale);\n";
+    assert_eq!(per_locale_arms(fine), []);
+}
+
+/// The lines (1-based) holding a match arm whose pattern ends with a locale (`PtBr`, `Es`, `En`,
+/// alone or as `Locale::…`, before `=>` or a tuple's `) =>`), comments and strings left out.
+fn per_locale_arms(text: &str) -> Vec<(usize, String)> {
+    let blanked = blank_comments_and_strings(text);
+    let mut out = Vec::new();
+    for (i, (line, original)) in blanked.lines().zip(text.lines()).enumerate() {
+        let mut from = 0;
+        while let Some(at) = line[from..].find("=>") {
+            let before = line[..from + at].trim_end();
+            from += at + 2;
+            let before = before.strip_suffix(')').unwrap_or(before).trim_end();
+            let locale = ["PtBr", "Es", "En"].iter().any(|v| {
+                before.strip_suffix(v).is_some_and(|head| {
+                    let head = head.strip_suffix("Locale::").unwrap_or(head);
+                    !head.ends_with(|c: char| c.is_alphanumeric() || c == '_' || c == ':')
+                })
+            });
+            if locale {
+                out.push((i + 1, original.trim().to_string()));
+                break;
+            }
+        }
+    }
+    out
+}
+
 /// The runtime's layers import downwards only: the handler contract imports neither the protocol
 /// nor the extensions (both import it), the protocol does not reach up into the extensions, the
 /// connection layer or the transports, and the connection layer does not reach the transports.

@@ -13,5 +13,6 @@ pub mod memory;
 pub mod schema_lint;
 pub mod secrets;
 pub mod selection;
+pub mod texts;
 pub mod upload;
 pub mod uri_template;

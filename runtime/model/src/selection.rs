@@ -23,6 +23,7 @@ use std::fmt;
 
 use crate::catalog::Product;
 use crate::locale::Locale;
+use crate::texts::Text;
 
 /// The toolset name of the product's default toolsets.
 pub const DEFAULT: &str = "default";
@@ -126,26 +127,11 @@ impl SelectionError {
     /// The error in `locale` (a flag's or header's refusal reaches a person); the names stay as
     /// they were sent.
     pub fn message_in(&self, locale: Locale) -> String {
-        match (self, locale) {
-            (SelectionError::UnknownToolset { name, known }, Locale::En) => {
-                format!("unknown toolset `{name}`; known: {}", known.join(", "))
-            }
-            (SelectionError::UnknownToolset { name, known }, Locale::PtBr) => format!(
-                "o conjunto de ferramentas `{name}` não existe; os que existem são: {}",
-                known.join(", ")
-            ),
-            (SelectionError::UnknownToolset { name, known }, Locale::Es) => format!(
-                "el conjunto de herramientas `{name}` no existe; los que existen son: {}",
-                known.join(", ")
-            ),
-            (SelectionError::UnknownTool { name, product }, Locale::En) => {
-                format!("unknown tool `{name}` (not a tool of {product})")
-            }
-            (SelectionError::UnknownTool { name, product }, Locale::PtBr) => {
-                format!("a ferramenta `{name}` não existe (não é uma ferramenta de {product})")
-            }
-            (SelectionError::UnknownTool { name, product }, Locale::Es) => {
-                format!("la herramienta `{name}` no existe (no es una herramienta de {product})")
+        match self {
+            SelectionError::UnknownToolset { name, known } => Text::SelectionUnknownToolset
+                .fill(locale, &[("name", name), ("known", &known.join(", "))]),
+            SelectionError::UnknownTool { name, product } => {
+                Text::SelectionUnknownTool.fill(locale, &[("name", name), ("product", product)])
             }
         }
     }

@@ -433,12 +433,7 @@ fn check_references(
 /// The progress a task tool reports while it runs (a task's `statusMessage`), in the
 /// request's locale; the tool's name stays as it is.
 pub fn progress_message(tool: &str, done: f64, locale: runtime_model::locale::Locale) -> String {
-    use runtime_model::locale::Locale;
-    match locale {
-        Locale::En => format!("{tool}: the request is being processed ({done}% done)"),
-        Locale::PtBr => format!("{tool}: a solicitação está em processamento ({done}% concluído)"),
-        Locale::Es => format!("{tool}: la solicitud se está procesando ({done}% completado)"),
-    }
+    runtime_model::texts::Text::TaskProgress.fill(locale, &[("tool", &tool), ("done", &done)])
 }
 
 impl Sandbox {

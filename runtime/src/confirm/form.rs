@@ -8,83 +8,8 @@
 
 use runtime_model::catalog::{Binding, BodyMode, HttpBinding, Operation, Product, Tool};
 use runtime_model::locale::Locale;
+use runtime_model::texts::Text;
 use serde_json::{Map, Value};
-
-/// The phrases of the form, per locale.
-struct Phrases {
-    ask: &'static str,
-    action: &'static str,
-    record: &'static str,
-    new_record: &'static str,
-    every_record: &'static str,
-    why: &'static str,
-    why_tail: &'static str,
-    fields: &'static str,
-    no_fields: &'static str,
-    yes: &'static str,
-    no: &'static str,
-    field_title: &'static str,
-    field_description: &'static str,
-}
-
-const PT_BR: Phrases = Phrases {
-    ask: "Você confirma esta ação?",
-    action: "Ação",
-    record: "Registro",
-    new_record: "novo registro de",
-    every_record: "todos os registros selecionados pelos dados abaixo",
-    why: "Por que pedimos confirmação: segundo a documentação do",
-    why_tail: "esta ação é destrutiva",
-    fields: "Dados",
-    no_fields: "Dados: nenhum",
-    yes: "sim",
-    no: "não",
-    field_title: "Executar",
-    field_description:
-        "Sim executa a ação uma única vez, com os dados mostrados; não deixa tudo como está.",
-};
-
-const ES: Phrases = Phrases {
-    ask: "¿Confirmas esta acción?",
-    action: "Acción",
-    record: "Registro",
-    new_record: "nuevo registro de",
-    every_record: "todos los registros que seleccionan los datos de abajo",
-    why: "Por qué pedimos confirmación: según la documentación de",
-    why_tail: "esta acción es destructiva",
-    fields: "Datos",
-    no_fields: "Datos: ninguno",
-    yes: "sí",
-    no: "no",
-    field_title: "Ejecutar",
-    field_description:
-        "Sí ejecuta la acción una sola vez, con los datos mostrados; no deja todo como está.",
-};
-
-const EN: Phrases = Phrases {
-    ask: "Do you confirm this action?",
-    action: "Action",
-    record: "Record",
-    new_record: "new record of",
-    every_record: "every record the details below select",
-    why: "Why we ask: according to the documentation of",
-    why_tail: "this action is destructive",
-    fields: "Details",
-    no_fields: "Details: none",
-    yes: "yes",
-    no: "no",
-    field_title: "Run",
-    field_description:
-        "Yes runs the action once, with the details shown; no leaves everything as it is.",
-};
-
-fn phrases(locale: Locale) -> &'static Phrases {
-    match locale {
-        Locale::PtBr => &PT_BR,
-        Locale::Es => &ES,
-        Locale::En => &EN,
-    }
-}
 
 /// The tool's title (its name when it has none) in `locale`.
 pub fn action_title(product: &Product, tool: &'static Tool, locale: Locale) -> &'static str {
@@ -104,10 +29,13 @@ fn tool_index(product: &Product, tool: &Tool) -> Option<usize> {
 
 /// The title of the boolean field and its description.
 pub fn field(product: &Product, tool: &'static Tool, locale: Locale) -> (String, &'static str) {
-    let p = phrases(locale);
     (
-        format!("{}: {}", p.field_title, action_title(product, tool, locale)),
-        p.field_description,
+        format!(
+            "{}: {}",
+            Text::FormFieldTitle.get(locale),
+            action_title(product, tool, locale)
+        ),
+        Text::FormFieldDescription.get(locale),
     )
 }
 
@@ -119,22 +47,22 @@ pub fn question(
     locale: Locale,
     notice: Option<&str>,
 ) -> String {
-    let p = phrases(locale);
+    let p = |t: Text| t.get(locale);
     let texts = tool_index(product, tool).and_then(|i| Some(&product.texts(locale)?.tools[i]));
     let mut text = String::new();
     if let Some(n) = notice {
         text.push_str(n);
         text.push_str("\n\n");
     }
-    text.push_str(p.ask);
+    text.push_str(p(Text::FormAsk));
     text.push_str(&format!(
         "\n{}: {} ({})",
-        p.action,
+        p(Text::FormAction),
         action_title(product, tool, locale),
         tool.name
     ));
     if let Some(record) = record_line(product, tool, args, locale) {
-        text.push_str(&format!("\n{}: {record}", p.record));
+        text.push_str(&format!("\n{}: {record}", p(Text::FormRecord)));
     }
     let clause = texts.map_or(tool.destructive_clause, |t| t.destructive_clause);
     if let Some(clause) = clause {
@@ -142,12 +70,13 @@ pub fn question(
         let clause = clause.trim().trim_end_matches('.');
         text.push_str(&format!(
             "\n{} {product_title}, {} ({clause}).",
-            p.why, p.why_tail
+            p(Text::FormWhy),
+            p(Text::FormWhyTail)
         ));
     }
     if args.is_empty() {
         text.push('\n');
-        text.push_str(p.no_fields);
+        text.push_str(p(Text::FormNoFields));
         return text;
     }
     // An uploaded file is described, not pasted into the question.
@@ -165,7 +94,7 @@ pub fn question(
         Value::Object(m) => m,
         _ => shown,
     };
-    text.push_str(&format!("\n{}:", p.fields));
+    text.push_str(&format!("\n{}:", p(Text::FormFields)));
     let labels = texts.map_or(&[][..], |t| t.labels);
     for (name, value) in &shown {
         let label = labels
@@ -206,14 +135,13 @@ fn record_line(
             .find(|k| *k == "uid" || *k == "id" || k.ends_with("_uid") || k.ends_with("_id"))
             .and_then(|k| tool_arg_name(tool, k))
     });
-    let p = phrases(locale);
     match (title, id_arg) {
-        (Some(t), Some("")) => Some(format!("{t} — {}", p.every_record)),
+        (Some(t), Some("")) => Some(format!("{t} — {}", Text::FormEveryRecord.get(locale))),
         (Some(t), Some(a)) => Some(match args.get(a) {
             Some(v) => format!("{t} {}", plain(v)),
             None => t,
         }),
-        (Some(t), None) => Some(format!("{} {t}", p.new_record)),
+        (Some(t), None) => Some(format!("{} {t}", Text::FormNewRecord.get(locale))),
         (None, Some(a)) => args.get(a).map(|v| format!("{a} {}", plain(v))),
         (None, None) => None,
     }
@@ -259,7 +187,6 @@ fn is_money(name: &str) -> bool {
 
 /// One argument's value as the person reads it.
 fn show(name: &str, v: &Value, locale: Locale) -> String {
-    let p = phrases(locale);
     match v {
         Value::Number(n) if is_money(name) => n
             .as_f64()
@@ -278,8 +205,8 @@ fn show(name: &str, v: &Value, locale: Locale) -> String {
             }
             s.clone()
         }
-        Value::Bool(true) => p.yes.to_string(),
-        Value::Bool(false) => p.no.to_string(),
+        Value::Bool(true) => Text::FormYes.get(locale).to_string(),
+        Value::Bool(false) => Text::FormNo.get(locale).to_string(),
         other => other.to_string(),
     }
 }
@@ -298,26 +225,10 @@ pub enum Refusal {
 impl Refusal {
     pub fn message(self, locale: Locale) -> &'static str {
         use runtime_model::errors::USER_DECLINED;
-        match (self, locale) {
-            (Refusal::Declined, l) => USER_DECLINED.message_in(l),
-            (Refusal::Cancelled, Locale::PtBr) => {
-                "Você cancelou o pedido de confirmação sem responder; nada foi alterado"
-            }
-            (Refusal::Cancelled, Locale::Es) => {
-                "Cancelaste la solicitud de confirmación sin responder; no se cambió nada"
-            }
-            (Refusal::Cancelled, Locale::En) => {
-                "You cancelled the confirmation request without answering; nothing was changed"
-            }
-            (Refusal::NotConfirmed, Locale::PtBr) => {
-                "Você enviou o formulário sem marcar a confirmação; nada foi alterado"
-            }
-            (Refusal::NotConfirmed, Locale::Es) => {
-                "Enviaste el formulario sin marcar la confirmación; no se cambió nada"
-            }
-            (Refusal::NotConfirmed, Locale::En) => {
-                "You sent the form without ticking the confirmation; nothing was changed"
-            }
+        match self {
+            Refusal::Declined => USER_DECLINED.message_in(locale),
+            Refusal::Cancelled => Text::FormCancelled.get(locale),
+            Refusal::NotConfirmed => Text::FormNotConfirmed.get(locale),
         }
     }
 }
@@ -325,23 +236,14 @@ impl Refusal {
 /// What a replay is told about the first use of its confirmation. Never "confirm again" for a
 /// call that may have run.
 pub fn replay_outcome(state: &str, locale: Locale) -> &'static str {
-    match (state, locale) {
-        ("ran", Locale::En) => "The action ran once with it (its result was returned then); read the record to see it.",
-        ("ran", Locale::PtBr) => "A ação foi executada uma vez com ela (o resultado foi devolvido naquele momento); consulte o registro para vê-lo.",
-        ("ran", Locale::Es) => "La acción se ejecutó una vez con ella (su resultado se devolvió en ese momento); consulta el registro para verlo.",
-        ("failed", Locale::En) => "The Kobana API refused the action then, so nothing changed.",
-        ("failed", Locale::PtBr) => "A API da Kobana recusou a ação naquele momento, então nada mudou.",
-        ("failed", Locale::Es) => "La API de Kobana rechazó la acción en ese momento, así que no cambió nada.",
-        ("replayed", Locale::En) => "The Kobana API answered it with the result of an earlier identical call, so nothing new ran then.",
-        ("replayed", Locale::PtBr) => "A API da Kobana respondeu com o resultado de uma chamada idêntica anterior, então nada novo foi executado naquele momento.",
-        ("replayed", Locale::Es) => "La API de Kobana respondió con el resultado de una llamada idéntica anterior, así que no se ejecutó nada nuevo en ese momento.",
-        ("unknown", Locale::En) => "The outcome of that call is unknown: the action may have run. Check the record (list or get it) first; running the same call again within the idempotency window sends the same idempotency key, so the API answers the first result instead of running it twice.",
-        ("unknown", Locale::PtBr) => "O resultado daquela chamada é desconhecido: a ação pode ter sido executada. Confira o registro (liste-o ou consulte-o) primeiro; repetir a mesma chamada dentro da janela de idempotência envia a mesma chave de idempotência, e a API devolve o primeiro resultado em vez de executar duas vezes.",
-        ("unknown", Locale::Es) => "El resultado de esa llamada es desconocido: puede que la acción se haya ejecutado. Revisa primero el registro (lístalo o consúltalo); repetir la misma llamada dentro de la ventana de idempotencia envía la misma clave de idempotencia, así que la API responde con el primer resultado en lugar de ejecutarla dos veces.",
-        (_, Locale::En) => "This server has no recorded outcome for it (the call may still be running, or was interrupted): the action may have run. Check the record (list or get it) first; running the same call again within the idempotency window sends the same idempotency key, so the API answers the first result instead of running it twice.",
-        (_, Locale::PtBr) => "Este servidor não tem um resultado registrado para ela (a chamada pode ainda estar em execução, ou foi interrompida): a ação pode ter sido executada. Confira o registro (liste-o ou consulte-o) primeiro; repetir a mesma chamada dentro da janela de idempotência envia a mesma chave de idempotência, e a API devolve o primeiro resultado em vez de executar duas vezes.",
-        (_, Locale::Es) => "Este servidor no tiene un resultado registrado para ella (puede que la llamada siga en curso, o se interrumpió): puede que la acción se haya ejecutado. Revisa primero el registro (lístalo o consúltalo); repetir la misma llamada dentro de la ventana de idempotencia envía la misma clave de idempotencia, así que la API responde con el primer resultado en lugar de ejecutarla dos veces.",
+    match state {
+        "ran" => Text::ReplayRan,
+        "failed" => Text::ReplayFailed,
+        "replayed" => Text::ReplayReplayed,
+        "unknown" => Text::ReplayUnknown,
+        _ => Text::ReplayUnrecorded,
     }
+    .get(locale)
 }
 
 #[cfg(test)]

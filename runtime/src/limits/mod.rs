@@ -25,6 +25,7 @@ mod redis;
 use std::time::Duration;
 
 use runtime_model::locale::Locale;
+use runtime_model::texts::Text;
 use serde_json::json;
 
 use crate::contract::error::RATE_LIMITED;
@@ -144,32 +145,22 @@ impl Limited {
             self.window.as_secs_f64(),
             self.class.flag(),
         );
-        let message = match locale {
-            Locale::En => {
-                let who = match self.class {
-                    Class::Ip => "requests from this client address",
-                    Class::Reads => "read calls for this identity",
-                    Class::Writes => "write calls for this identity",
-                };
-                format!("Rate limit `{name}` reached: at most {max} {who} per {window} s ({flag}); retry in {secs} s")
-            }
-            Locale::PtBr => {
-                let who = match self.class {
-                    Class::Ip => "requisições deste endereço de cliente",
-                    Class::Reads => "chamadas de leitura desta identidade",
-                    Class::Writes => "chamadas de escrita desta identidade",
-                };
-                format!("Limite de requisições `{name}` atingido: no máximo {max} {who} a cada {window} s ({flag}); tente de novo em {secs} s")
-            }
-            Locale::Es => {
-                let who = match self.class {
-                    Class::Ip => "solicitudes desde esta dirección de cliente",
-                    Class::Reads => "llamadas de lectura de esta identidad",
-                    Class::Writes => "llamadas de escritura de esta identidad",
-                };
-                format!("Se alcanzó el límite de solicitudes `{name}`: como máximo {max} {who} cada {window} s ({flag}); vuelve a intentarlo en {secs} s")
-            }
+        let who = match self.class {
+            Class::Ip => Text::RateLimitedIp,
+            Class::Reads => Text::RateLimitedReads,
+            Class::Writes => Text::RateLimitedWrites,
         };
+        let message = Text::RateLimited.fill(
+            locale,
+            &[
+                ("name", &name),
+                ("max", &max),
+                ("who", &who.get(locale)),
+                ("window", &window),
+                ("flag", &flag),
+                ("secs", &secs),
+            ],
+        );
         RpcError::new(RATE_LIMITED, message).with_data(json!({
             "limit": self.class.name(),
             "max": self.limit,

@@ -30,6 +30,7 @@ use super::tools::Access;
 use crate::contract::{Call, RpcError, ToolOutput};
 use crate::rpc::reply::Reply;
 use runtime_model::locale::Locale;
+use runtime_model::texts::Text;
 
 /// The first sentence of a description, at most 240 characters.
 fn short(description: &str) -> String {
@@ -59,38 +60,13 @@ enum Problem {
 }
 
 fn problem(p: Problem, locale: Locale) -> String {
-    use Locale::{En, Es, PtBr};
-    match (p, locale) {
-        (Problem::NameRequired, En) => "argument `name` (a string) is required".into(),
-        (Problem::NameRequired, PtBr) => "o argumento `name` (um texto) é obrigatório".into(),
-        (Problem::NameRequired, Es) => "el argumento `name` (un texto) es obligatorio".into(),
-        (Problem::ArgumentsObject, En) => "argument `arguments` must be an object".into(),
-        (Problem::ArgumentsObject, PtBr) => "o argumento `arguments` precisa ser um objeto".into(),
-        (Problem::ArgumentsObject, Es) => "el argumento `arguments` debe ser un objeto".into(),
-        (Problem::QueryRequired, En) => "argument `query` (a string) is required".into(),
-        (Problem::QueryRequired, PtBr) => "o argumento `query` (um texto) é obrigatório".into(),
-        (Problem::QueryRequired, Es) => "el argumento `query` (un texto) es obligatorio".into(),
-        (Problem::Limit, En) => {
-            format!("argument `limit` must be an integer from 1 to {MAX_RESULTS}")
-        }
-        (Problem::Limit, PtBr) => {
-            format!("o argumento `limit` precisa ser um número inteiro de 1 a {MAX_RESULTS}")
-        }
-        (Problem::Limit, Es) => {
-            format!("el argumento `limit` debe ser un número entero de 1 a {MAX_RESULTS}")
-        }
-        (Problem::NamesStrings, En) => "argument `names` must hold strings".into(),
-        (Problem::NamesStrings, PtBr) => "o argumento `names` precisa conter apenas textos".into(),
-        (Problem::NamesStrings, Es) => "el argumento `names` debe contener solo textos".into(),
-        (Problem::NamesList, En) => {
-            format!("argument `names` must be a list of 1 to {MAX_DESCRIBE} tool names")
-        }
-        (Problem::NamesList, PtBr) => format!(
-            "o argumento `names` precisa ser uma lista de 1 a {MAX_DESCRIBE} nomes de ferramentas"
-        ),
-        (Problem::NamesList, Es) => format!(
-            "el argumento `names` debe ser una lista de 1 a {MAX_DESCRIBE} nombres de herramientas"
-        ),
+    match p {
+        Problem::NameRequired => Text::DiscoveryNameRequired.get(locale).into(),
+        Problem::ArgumentsObject => Text::DiscoveryArgumentsObject.get(locale).into(),
+        Problem::QueryRequired => Text::DiscoveryQueryRequired.get(locale).into(),
+        Problem::Limit => Text::DiscoveryLimitRange.fill(locale, &[("max", &MAX_RESULTS)]),
+        Problem::NamesStrings => Text::DiscoveryNamesStrings.get(locale).into(),
+        Problem::NamesList => Text::DiscoveryNamesList.fill(locale, &[("max", &MAX_DESCRIBE)]),
     }
 }
 

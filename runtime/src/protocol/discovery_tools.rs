@@ -9,6 +9,7 @@ use std::sync::{Mutex, OnceLock};
 use runtime_model::catalog::Product;
 use runtime_model::locale::Locale;
 use runtime_model::selection::discovery_tool_names;
+use runtime_model::texts::Text;
 use serde_json::{json, Value};
 
 /// Which discovery tool.
@@ -38,58 +39,6 @@ pub fn which(product: &Product, name: &str) -> Option<Kind> {
     }
 }
 
-/// The discovery tools' texts in one locale: titles, then descriptions (with `{title}`,
-/// `{describe}`, `{call}` filled in), then argument descriptions.
-struct Texts {
-    titles: [&'static str; 3],
-    search: fn(&str, &str, &str) -> String,
-    describe: fn(&str, &str) -> String,
-    call: fn(&str, &str) -> String,
-    query: &'static str,
-    limit: fn(usize) -> String,
-    names: &'static str,
-    name: &'static str,
-    arguments: &'static str,
-}
-
-fn texts(locale: Locale) -> Texts {
-    match locale {
-        Locale::En => Texts {
-            titles: ["Search the tools", "Describe tools", "Call a tool"],
-            search: |title, describe, call| format!("Searches the tools of {title} by what they do: ranked over their names, titles, descriptions and argument names. Answers the best matches (name, title, a short description, whether they only read or are destructive). Then describe the chosen ones with {describe} and run one with {call}."),
-            describe: |title, call| format!("The full descriptors of the named tools of {title}: description, input schema, output schema and annotations, as tools/list would give them. Call them with {call}."),
-            call: |title, describe| format!("Runs one tool of {title} by name with its arguments, exactly as a direct call would: the same permissions, argument checks and confirmation of destructive tools. Describe the tool first with {describe} to know its arguments."),
-            query: "What you want to do, in words (any of the catalog's languages), e.g. \"cancel a billet\".",
-            limit: |n| format!("Most results (default {n})."),
-            names: "Tool names, as the search answered them.",
-            name: "The tool's name.",
-            arguments: "The tool's arguments, as its input schema says.",
-        },
-        Locale::PtBr => Texts {
-            titles: ["Buscar ferramentas", "Descrever ferramentas", "Chamar uma ferramenta"],
-            search: |title, describe, call| format!("Busca as ferramentas de {title} pelo que elas fazem, com ranking sobre nomes, títulos, descrições e nomes de argumentos. Responde com as melhores correspondências (nome, título, uma descrição curta e se elas apenas consultam ou são destrutivas). Depois, descreva as escolhidas com {describe} e execute uma com {call}."),
-            describe: |title, call| format!("Os descritores completos das ferramentas de {title} indicadas pelo nome: descrição, esquema de entrada, esquema de saída e anotações, como o tools/list os entregaria. Chame-as com {call}."),
-            call: |title, describe| format!("Executa uma ferramenta de {title} pelo nome, com os argumentos dela, exatamente como uma chamada direta: as mesmas permissões, a mesma verificação dos argumentos e a mesma confirmação das ferramentas destrutivas. Descreva a ferramenta antes com {describe} para conhecer os argumentos dela."),
-            query: "O que você quer fazer, em palavras (em qualquer um dos idiomas do catálogo), por exemplo \"cancelar um boleto\".",
-            limit: |n| format!("Número máximo de resultados (padrão: {n})."),
-            names: "Nomes das ferramentas, como a busca os devolveu.",
-            name: "O nome da ferramenta.",
-            arguments: "Os argumentos da ferramenta, conforme o esquema de entrada dela.",
-        },
-        Locale::Es => Texts {
-            titles: ["Buscar herramientas", "Describir herramientas", "Llamar a una herramienta"],
-            search: |title, describe, call| format!("Busca las herramientas de {title} según lo que hacen, con un ranking sobre sus nombres, títulos, descripciones y nombres de argumentos. Responde con las mejores coincidencias (nombre, título, una descripción breve y si solo consultan o son destructivas). Luego describe las elegidas con {describe} y ejecuta una con {call}."),
-            describe: |title, call| format!("Los descriptores completos de las herramientas de {title} indicadas por nombre: descripción, esquema de entrada, esquema de salida y anotaciones, tal como los daría tools/list. Llámalas con {call}."),
-            call: |title, describe| format!("Ejecuta una herramienta de {title} por su nombre, con sus argumentos, exactamente como una llamada directa: los mismos permisos, la misma verificación de argumentos y la misma confirmación de las herramientas destructivas. Describe antes la herramienta con {describe} para conocer sus argumentos."),
-            query: "Lo que quieres hacer, en palabras (en cualquiera de los idiomas del catálogo), por ejemplo \"cancelar un boleto\".",
-            limit: |n| format!("Cantidad máxima de resultados (por defecto: {n})."),
-            names: "Nombres de las herramientas, tal como los devolvió la búsqueda.",
-            name: "El nombre de la herramienta.",
-            arguments: "Los argumentos de la herramienta, según su esquema de entrada.",
-        },
-    }
-}
-
 /// The three descriptors of a product's discovery tools in each locale (by [`Locale::index`]),
 /// built once per product (kept for the process's life, like the generated tables they
 /// describe), so a listing in any locale costs nothing more.
@@ -114,18 +63,18 @@ fn build(product: &'static Product, locale: Locale) -> [&'static str; 3] {
         .filter(|t| !t.is_empty())
         .or(Some(product.title).filter(|t| !t.is_empty()))
         .unwrap_or(product.name);
-    let t = texts(locale);
+    let text = |t: Text| t.get(locale);
     let leak = |v: Value| -> &'static str { Box::leak(v.to_string().into_boxed_str()) };
     [
         leak(json!({
             "name": search,
-            "title": t.titles[0],
-            "description": (t.search)(title, &describe, &call),
+            "title": text(Text::DiscoverySearchTitle),
+            "description": Text::DiscoverySearchDescription.fill(locale, &[("title", &title), ("describe", &describe), ("call", &call)]),
             "inputSchema": {
                 "type": "object",
                 "properties": {
-                    "query": {"type": "string", "description": t.query},
-                    "limit": {"type": "integer", "minimum": 1, "maximum": MAX_RESULTS, "description": (t.limit)(DEFAULT_RESULTS)}
+                    "query": {"type": "string", "description": text(Text::DiscoveryQuery)},
+                    "limit": {"type": "integer", "minimum": 1, "maximum": MAX_RESULTS, "description": Text::DiscoveryLimit.fill(locale, &[("default", &DEFAULT_RESULTS)])}
                 },
                 "required": ["query"]
             },
@@ -133,12 +82,12 @@ fn build(product: &'static Product, locale: Locale) -> [&'static str; 3] {
         })),
         leak(json!({
             "name": describe,
-            "title": t.titles[1],
-            "description": (t.describe)(title, &call),
+            "title": text(Text::DiscoveryDescribeTitle),
+            "description": Text::DiscoveryDescribeDescription.fill(locale, &[("title", &title), ("call", &call)]),
             "inputSchema": {
                 "type": "object",
                 "properties": {
-                    "names": {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": MAX_DESCRIBE, "description": t.names}
+                    "names": {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": MAX_DESCRIBE, "description": text(Text::DiscoveryNames)}
                 },
                 "required": ["names"]
             },
@@ -146,13 +95,13 @@ fn build(product: &'static Product, locale: Locale) -> [&'static str; 3] {
         })),
         leak(json!({
             "name": call,
-            "title": t.titles[2],
-            "description": (t.call)(title, &describe),
+            "title": text(Text::DiscoveryCallTitle),
+            "description": Text::DiscoveryCallDescription.fill(locale, &[("title", &title), ("describe", &describe)]),
             "inputSchema": {
                 "type": "object",
                 "properties": {
-                    "name": {"type": "string", "description": t.name},
-                    "arguments": {"type": "object", "description": t.arguments}
+                    "name": {"type": "string", "description": text(Text::DiscoveryName)},
+                    "arguments": {"type": "object", "description": text(Text::DiscoveryArguments)}
                 },
                 "required": ["name"]
             },

@@ -18,6 +18,7 @@
 
 use runtime_model::catalog::Tool;
 use runtime_model::locale::Locale;
+use runtime_model::texts::Text;
 use serde_json::{json, Map, Value};
 
 /// The default budget of one tool result, in tokens (about 100 KB of JSON).
@@ -120,22 +121,16 @@ pub(crate) fn note(
 ) -> String {
     let bytes = budget_tokens * BYTES_PER_TOKEN;
     let (shown, total) = (c.shown, c.total);
-    let mut s = match locale {
-        Locale::En => format!(
-            "[Cut to fit the result budget of {budget_tokens} tokens (about {bytes} bytes): the \
-             first {shown} of the {total} records of this answer are shown, whole."
-        ),
-        Locale::PtBr => format!(
-            "[Resposta cortada para caber no limite de resultado de {budget_tokens} tokens \
-             (cerca de {bytes} bytes): aparecem, inteiros, os primeiros {shown} dos {total} \
-             registros desta resposta."
-        ),
-        Locale::Es => format!(
-            "[Respuesta recortada para caber en el límite de resultado de {budget_tokens} tokens \
-             (unos {bytes} bytes): se muestran, completos, los primeros {shown} de los {total} \
-             registros de esta respuesta."
-        ),
-    };
+    let mut s = String::from("[");
+    s.push_str(&Text::BudgetCut.fill(
+        locale,
+        &[
+            ("tokens", &budget_tokens),
+            ("bytes", &bytes),
+            ("shown", &shown),
+            ("total", &total),
+        ],
+    ));
     let schema: Value = serde_json::from_str(tool.input_schema_json).unwrap_or(Value::Null);
     let props = &schema["properties"];
     let pages = props.get("page").is_some() && props.get("per_page").is_some();
@@ -154,45 +149,28 @@ pub(crate) fn note(
         let offset = (page - 1) * per_page + c.shown as u64;
         let size = c.shown as u64;
         let next = offset / size + 1;
-        let overlap = match (offset.is_multiple_of(size), locale) {
-            (true, _) => "",
-            (false, Locale::En) => " (its first records were already shown here)",
-            (false, Locale::PtBr) => " (os primeiros registros dela já apareceram aqui)",
-            (false, Locale::Es) => " (sus primeros registros ya se mostraron aquí)",
+        let overlap = if offset.is_multiple_of(size) {
+            ""
+        } else {
+            Text::BudgetOverlap.get(locale)
         };
-        s.push_str(&match locale {
-            Locale::En => format!(
-                " To get the rest, call {name} again with per_page={size} and page={next}\
-                 {overlap}, and so on; or narrow the filter so fewer records match."
-            ),
-            Locale::PtBr => format!(
-                " Para obter o restante, chame {name} de novo com per_page={size} e \
-                 page={next}{overlap}, e assim por diante; ou restrinja o filtro para que menos \
-                 registros correspondam."
-            ),
-            Locale::Es => format!(
-                " Para obtener el resto, vuelve a llamar a {name} con per_page={size} y \
-                 page={next}{overlap}, y así sucesivamente; o acota el filtro para que coincidan \
-                 menos registros."
-            ),
-        });
+        s.push(' ');
+        s.push_str(&Text::BudgetRestByPage.fill(
+            locale,
+            &[
+                ("tool", &name),
+                ("size", &size),
+                ("next", &next),
+                ("overlap", &overlap),
+            ],
+        ));
     } else {
-        s.push_str(match locale {
-            Locale::En => " To get the rest, narrow the filter so fewer records match.",
-            Locale::PtBr => {
-                " Para obter o restante, restrinja o filtro para que menos registros correspondam."
-            }
-            Locale::Es => {
-                " Para obtener el resto, acota el filtro para que coincidan menos registros."
-            }
-        });
+        s.push(' ');
+        s.push_str(Text::BudgetRestByFilter.get(locale));
     }
     if let Some(u) = whole {
-        s.push_str(&match locale {
-            Locale::En => format!(" The whole answer is the resource {u}."),
-            Locale::PtBr => format!(" A resposta inteira é o recurso {u}."),
-            Locale::Es => format!(" La respuesta completa es el recurso {u}."),
-        });
+        s.push(' ');
+        s.push_str(&Text::BudgetWhole.fill(locale, &[("uri", &u)]));
     }
     s.push(']');
     s

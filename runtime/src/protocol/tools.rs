@@ -7,6 +7,7 @@ use axum::body::Bytes;
 use runtime_model::backend::{BackendError, CallContext, Output};
 use runtime_model::catalog::{Binding, Operation, Product, Tool};
 use runtime_model::errors::{self, AppError};
+use runtime_model::texts::Text;
 use runtime_model::uri_template::UriTemplate;
 use serde_json::{json, Map, Value};
 use sha2::{Digest, Sha256};
@@ -25,27 +26,17 @@ use crate::rpc::reply::Reply;
 
 /// Said before an answer the upstream replayed for the call's idempotency key (see
 /// `confirm::idempotency`): nothing new ran, and the key has moved on.
-pub const REPLAYED_NOTE: &str = "Note: the Kobana API answered with the stored result of an earlier identical call (same tool, arguments, person, organization and workspace) instead of running it again, so nothing new ran now. The result below is that earlier call's. To run it again on purpose, call the tool again: the next call is a new one.";
+pub const REPLAYED_NOTE: &str = Text::ReplayedNote.get(runtime_model::locale::Locale::En);
 
 /// [`REPLAYED_NOTE`] in `locale`.
 pub fn replayed_note(locale: runtime_model::locale::Locale) -> &'static str {
-    use runtime_model::locale::Locale;
-    match locale {
-        Locale::En => REPLAYED_NOTE,
-        Locale::PtBr => "Observação: a API da Kobana respondeu com o resultado guardado de uma chamada idêntica anterior (mesma ferramenta, argumentos, pessoa, organização e workspace) em vez de executá-la de novo, então nada novo foi executado agora. O resultado abaixo é o daquela chamada anterior. Para executar de novo de propósito, chame a ferramenta outra vez: a próxima chamada é uma nova.",
-        Locale::Es => "Nota: la API de Kobana respondió con el resultado guardado de una llamada idéntica anterior (misma herramienta, argumentos, persona, organización y workspace) en lugar de ejecutarla de nuevo, así que no se ejecutó nada nuevo ahora. El resultado de abajo es el de esa llamada anterior. Para ejecutarla otra vez a propósito, vuelve a llamar a la herramienta: la siguiente llamada es una nueva.",
-    }
+    Text::ReplayedNote.get(locale)
 }
 
 /// The refusal of a tool name this caller cannot call (or that does not exist), in `locale`;
 /// the name stays as it was sent.
 pub fn unknown_tool(name: &str, locale: runtime_model::locale::Locale) -> String {
-    use runtime_model::locale::Locale;
-    match locale {
-        Locale::En => format!("Unknown tool: {name}"),
-        Locale::PtBr => format!("Ferramenta desconhecida: {name}"),
-        Locale::Es => format!("Herramienta desconocida: {name}"),
-    }
+    Text::UnknownTool.fill(locale, &[("name", &name)])
 }
 
 /// The arguments of a `tools/call` that sends none (or `null`).

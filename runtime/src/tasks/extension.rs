@@ -29,6 +29,7 @@ use std::sync::Arc;
 use runtime_model::backend::{with_progress, BoxFuture, ProgressSink};
 use runtime_model::catalog::{Binding, TaskSupport, Tool};
 use runtime_model::locale::Locale;
+use runtime_model::texts::Text;
 use serde_json::{json, Map, Value};
 
 use super::follow as task_follow;
@@ -57,36 +58,18 @@ pub fn extension_required(what: &str) -> RpcError {
 /// -32602 for a task id this caller has no task under, its message in `locale` (the id as it
 /// was sent).
 fn unknown_task(id: &str, locale: Locale) -> RpcError {
-    RpcError::invalid_params(match locale {
-        Locale::En => {
-            format!("Unknown task: {id} (no such task for this caller, or its TTL ran out)")
-        }
-        Locale::PtBr => format!(
-            "Tarefa desconhecida: {id} (não há essa tarefa para quem chama, ou o TTL dela expirou)"
-        ),
-        Locale::Es => format!(
-            "Tarea desconocida: {id} (no existe esa tarea para quien llama, o su TTL expiró)"
-        ),
-    })
-    .with_data(json!({"taskId": id}))
+    RpcError::invalid_params(Text::TaskUnknown.fill(locale, &[("id", &id)]))
+        .with_data(json!({"taskId": id}))
 }
 
 /// The `statusMessage` of a task the client cancelled, in `locale`.
 fn cancelled_by_client(locale: Locale) -> &'static str {
-    match locale {
-        Locale::En => "Cancelled by the client",
-        Locale::PtBr => "Cancelada pelo cliente",
-        Locale::Es => "Cancelada por el cliente",
-    }
+    Text::TaskCancelledByClient.get(locale)
 }
 
 /// The `statusMessage` of a task cancelled after its write reached the API, in `locale`.
 fn cancelled_after_send(tool: &str, locale: Locale) -> String {
-    match locale {
-        Locale::En => format!("Cancelled after the call of {tool} was sent to the Kobana API; the call finished anyway, and its result is attached"),
-        Locale::PtBr => format!("Cancelada depois que a chamada de {tool} foi enviada à API da Kobana; a chamada terminou mesmo assim, e o resultado dela está anexado"),
-        Locale::Es => format!("Cancelada después de que la llamada a {tool} se envió a la API de Kobana; la llamada terminó de todos modos, y su resultado va adjunto"),
-    }
+    Text::TaskCancelledAfterSend.fill(locale, &[("tool", &tool)])
 }
 
 fn store_error(e: TaskStoreError) -> RpcError {

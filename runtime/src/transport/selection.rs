@@ -10,6 +10,7 @@ use std::sync::Arc;
 use axum::http::{HeaderMap, HeaderName};
 use runtime_model::locale::Locale;
 use runtime_model::selection::{Ceiling, Selection, SelectionError, SelectionSpec};
+use runtime_model::texts::Text;
 
 pub const TOOLSETS: HeaderName = HeaderName::from_static("kobana-toolsets");
 pub const TOOLS: HeaderName = HeaderName::from_static("kobana-tools");
@@ -35,24 +36,13 @@ pub enum Refused {
 impl Refused {
     /// What was wrong, in `locale`; header names, toolsets and tools stay as they were sent.
     pub fn message_in(&self, locale: Locale) -> String {
-        match (self, locale) {
-            (Refused::NotText(h), Locale::En) => format!("the {h} header is not visible ASCII"),
-            (Refused::NotText(h), Locale::PtBr) => {
-                format!("o cabeçalho {h} não é ASCII visível")
-            }
-            (Refused::NotText(h), Locale::Es) => {
-                format!("el encabezado {h} no es ASCII visible")
-            }
-            (Refused::NotBoolean(v), Locale::En) => {
-                format!("the {READ_ONLY} header must be true or false, not {v:?}")
-            }
-            (Refused::NotBoolean(v), Locale::PtBr) => {
-                format!("o cabeçalho {READ_ONLY} precisa ser true ou false, e não {v:?}")
-            }
-            (Refused::NotBoolean(v), Locale::Es) => {
-                format!("el encabezado {READ_ONLY} debe ser true o false, no {v:?}")
-            }
-            (Refused::Unknown(e), l) => e.message_in(l),
+        match self {
+            Refused::NotText(h) => Text::SelectionHeaderNotText.fill(locale, &[("header", h)]),
+            Refused::NotBoolean(v) => Text::SelectionNotBoolean.fill(
+                locale,
+                &[("header", &READ_ONLY), ("value", &format!("{v:?}"))],
+            ),
+            Refused::Unknown(e) => e.message_in(locale),
         }
     }
 }
@@ -66,11 +56,7 @@ impl std::fmt::Display for Refused {
 /// The message of a refused selection (HTTP 400), in `locale`.
 pub fn refusal(why: &Refused, locale: Locale) -> String {
     let why = why.message_in(locale);
-    match locale {
-        Locale::En => format!("Invalid tool selection: {why}"),
-        Locale::PtBr => format!("Seleção de ferramentas inválida: {why}"),
-        Locale::Es => format!("Selección de herramientas no válida: {why}"),
-    }
+    Text::SelectionRefused.fill(locale, &[("why", &why)])
 }
 
 fn text<'h>(h: &'h HeaderMap, name: &HeaderName) -> Result<Option<&'h str>, Refused> {
