@@ -460,7 +460,7 @@ impl Sandbox {
                 const STEPS: u32 = 4;
                 for step in 0..STEPS {
                     let done = f64::from(step * 100 / STEPS);
-                    runtime_model::backend::report_progress(
+                    ctx.progress.report(
                         done,
                         Some(100.0),
                         &progress_message(tool.name, done, ctx.locale),

@@ -25,7 +25,7 @@
 use super::params::Params;
 use std::sync::Arc;
 
-use runtime_model::backend::{with_progress, ProgressSink};
+use runtime_model::backend::Progress;
 use runtime_model::catalog::{Binding, TaskSupport};
 use runtime_model::locale::Locale;
 use serde_json::{json, Map, Value};
@@ -142,6 +142,28 @@ impl TaskRun {
 }
 
 impl TaskInputs for TaskRun {
+    /// What the backend reports (the sandbox's slow operations, a followed API operation)
+    /// becomes the task's `statusMessage`, while it works.
+    fn progress(&self) -> Progress {
+        let (store, id) = (self.store.clone(), self.id.clone());
+        Progress::to(move |_done, _total, message| {
+            let (store, id, text) = (store.clone(), id.clone(), message.to_string());
+            tokio::spawn(async move {
+                let _ = store
+                    .update(&id, None, |r| {
+                        if r.status != Status::Working
+                            || r.status_message.as_deref() == Some(text.as_str())
+                        {
+                            return false;
+                        }
+                        r.status_message = Some(text.clone());
+                        true
+                    })
+                    .await;
+            });
+        })
+    }
+
     fn is_cancelled(&self) -> runtime_model::backend::BoxFuture<'_, bool> {
         Box::pin(async move {
             match self.store.get_any(&self.id).await {
@@ -298,35 +320,13 @@ impl Engine {
         };
         // A write sent to the Kobana API is never dropped half-way: its outcome must be known.
         let interruptible = !matches!(tool.binding, Binding::Http(_)) || tool.annotations.read_only;
-        // What the backend reports (the sandbox's slow operations) becomes the task's
-        // `statusMessage`, while it works.
-        let (store, pid) = (self.tasks.clone(), id.clone());
-        let sink: ProgressSink = Arc::new(move |_done, _total, message| {
-            let (store, id, text) = (store.clone(), pid.clone(), message.to_string());
-            tokio::spawn(async move {
-                let _ = store
-                    .update(&id, None, |r| {
-                        if r.status != Status::Working
-                            || r.status_message.as_deref() == Some(text.as_str())
-                        {
-                            return false;
-                        }
-                        r.status_message = Some(text.clone());
-                        true
-                    })
-                    .await;
-            });
-        });
-        let work = with_progress(
-            sink,
-            self.execute(
-                &call,
-                idx,
-                &args,
-                &params,
-                confirmed.as_ref(),
-                TaskPhase::Running(&run),
-            ),
+        let work = self.execute(
+            &call,
+            idx,
+            &args,
+            &params,
+            confirmed.as_ref(),
+            TaskPhase::Running(&run),
         );
         let executed = tokio::select! {
             r = work => Some(r),
@@ -403,7 +403,8 @@ impl Engine {
         let Some(get_idx) = self.tool_index(plan.get.name) else {
             return (idx, answer);
         };
-        task_follow::report(tool, &answer);
+        let progress = run.progress();
+        task_follow::report(&progress, tool, &answer);
         let deadline = tokio::time::Instant::now() + self.options.tasks.follow_for;
         let mut last = None;
         while tokio::time::Instant::now() < deadline {
@@ -411,12 +412,13 @@ impl Engine {
             if run.is_cancelled().await {
                 break;
             }
-            let ctx = self.call_context(call, &plan.args);
+            let mut ctx = self.call_context(call, &plan.args);
+            ctx.progress = progress.clone();
             match self.backend.call(&ctx, plan.get, &plan.args).await {
                 Ok(out) => {
                     if let Some(v) = task_follow::json_of(out) {
                         let done = task_follow::in_progress(&v).is_none();
-                        task_follow::report(tool, &v);
+                        task_follow::report(&progress, tool, &v);
                         last = Some(v);
                         if done {
                             break;

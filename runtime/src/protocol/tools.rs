@@ -712,6 +712,7 @@ impl Engine {
             Binding::Http(_) => {
                 let mut ctx = self.call_context(call, args);
                 ctx.idempotency_key = idempotency_key;
+                ctx.progress = task.progress();
                 // A JSON answer may come as text: `json_answer::as_sent` decides what reads it.
                 Ok(Dispatched::Backend(
                     self.backend.call_json_text(&ctx, tool, args).await,
@@ -759,6 +760,7 @@ impl Engine {
             workspace,
             idempotency_key: None,
             locale: self.locale(call),
+            progress: Default::default(),
         }
     }
 
