@@ -496,19 +496,12 @@ fn init_logging() -> Option<log_queue::Flush> {
     }
 }
 
-/// glibc's malloc, recycling the 1–8 KiB blocks each request allocates (see
-/// `runtime_model::memory`).
-#[global_allocator]
-static ALLOCATOR: runtime_model::memory::Allocator = runtime_model::memory::Allocator::new();
-
 fn main() {
     // Before the runtime starts its threads: each may get a malloc arena of its own.
-    runtime_model::memory::tune_allocator();
-    let rt = match runtime_model::memory::cache_runtime_threads(
-        &mut tokio::runtime::Builder::new_multi_thread(),
-    )
-    .enable_all()
-    .build()
+    runtime_sandbox::memory::tune_allocator();
+    let rt = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
     {
         Ok(rt) => rt,
         Err(e) => {
@@ -697,7 +690,7 @@ async fn serve(
     seed: u64,
 ) -> anyhow::Result<()> {
     let products = select_products(std::slice::from_ref(&args.product))?;
-    runtime_model::memory::spawn_periodic_trim(runtime_model::memory::TRIM_EVERY);
+    runtime_sandbox::memory::spawn_periodic_trim(runtime_sandbox::memory::TRIM_EVERY);
     let stdio = args.transport.stdio;
     if stdio && products.len() > 1 {
         bail!("--stdio serves one product; name it instead of `all`");
