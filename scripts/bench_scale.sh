@@ -7,7 +7,8 @@
 #   - incremental build of `generated` after a one-line YAML edit (dev profile)
 #   - kobana-mcp release binary size
 #   - stdio cold start to the first tools/list answer (scripts/bench_coldstart.sh, median; < 20 ms)
-#   - idle RSS of `serve <product> --http`, and after 2,000 tools/list + tools/call (< 30 MB at 1×)
+#   - idle RSS of `serve <product> --http`, and after 2,000 tools/list + tools/call (issue 34's
+#     targets at 1×: idle <= 30 MiB, loaded <= 40 MiB)
 # Prints figures, never asserts. The copy builds in this worktree's target directory (sharing the
 # compiled dependencies; only the workspace crates build again), then the 1× binary is rebuilt so
 # target/release/kobana-mcp is left as it was. Each timing is printed with the load average
@@ -188,8 +189,8 @@ echo "| codegen CPU s, dev profile (what build.rs runs) | ${gen_dev[1]} | ${gen_
 echo "| incremental build of generated after a one-line edit, s | ${incr[1]} | ${incr[10]} | $(ratio "${incr[1]}" "${incr[10]}") | |"
 if true; then
   echo "| kobana-mcp binary, MiB | $(awk -v s="${size[1]}" 'BEGIN{printf "%.1f", s/1048576}') | $(awk -v s="${size[10]}" 'BEGIN{printf "%.1f", s/1048576}') | $(ratio "${size[1]}" "${size[10]}") | |"
-  echo "| idle RSS MiB (serve --http) | ${idle[1]} | ${idle[10]} | $(ratio "${idle[1]}" "${idle[10]}") | < 30 at 1× |"
-  echo "| RSS after 1,000 tools/list + tools/call, MiB | ${loaded[1]} | ${loaded[10]} | $(ratio "${loaded[1]}" "${loaded[10]}") | < 30 at 1× |"
+  echo "| idle RSS MiB (serve --http) | ${idle[1]} | ${idle[10]} | $(ratio "${idle[1]}" "${idle[10]}") | <= 30 at 1× |"
+  echo "| RSS after 1,000 tools/list + tools/call, MiB | ${loaded[1]} | ${loaded[10]} | $(ratio "${loaded[1]}" "${loaded[10]}") | <= 40 at 1× |"
   echo "| stdio cold start to tools/list, 2025 wire, median ms | ${cold25[1]:--} | ${cold25[10]:--} | $(ratio "${cold25[1]:-0}" "${cold25[10]:-0}") | < 20 at 10× |"
   echo "| stdio cold start to tools/list, 2026 wire, median ms | ${cold26[1]:--} | ${cold26[10]:--} | $(ratio "${cold26[1]:-0}" "${cold26[10]:-0}") | < 20 at 10× |"
   echo "RSS 1× $(cat "$work/held1")"

@@ -424,19 +424,12 @@ fn init_logging() -> Option<log_queue::Flush> {
     }
 }
 
-/// glibc's malloc, recycling the 1–8 KiB blocks each request allocates (see
-/// `runtime_model::memory`).
-#[global_allocator]
-static ALLOCATOR: runtime_model::memory::Allocator = runtime_model::memory::Allocator::new();
-
 fn main() {
     // Before the runtime starts its threads: each may get a malloc arena of its own.
-    runtime_model::memory::tune_allocator();
-    let rt = match runtime_model::memory::cache_runtime_threads(
-        &mut tokio::runtime::Builder::new_multi_thread(),
-    )
-    .enable_all()
-    .build()
+    runtime_sandbox::memory::tune_allocator();
+    let rt = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
     {
         Ok(rt) => rt,
         Err(e) => {
@@ -566,7 +559,7 @@ async fn serve(inputs: &settings::Inputs) -> anyhow::Result<()> {
         .serve
         .as_ref()
         .ok_or_else(|| anyhow!("serve's settings are missing"))?;
-    runtime_model::memory::spawn_periodic_trim(runtime_model::memory::TRIM_EVERY);
+    runtime_sandbox::memory::spawn_periodic_trim(runtime_sandbox::memory::TRIM_EVERY);
     // The checks `doctor` reports: `serve` refuses the first that fails.
     let mut report = preflight::Report::silent();
     let ready = preflight::run(&settings, preflight::Purpose::Serve, &mut report).await;

@@ -45,6 +45,7 @@ fn ctx(token: Option<&str>) -> CallContext {
         workspace: None,
         idempotency_key: None,
         locale: runtime_model::locale::Locale::En,
+        progress: Default::default(),
     }
 }
 

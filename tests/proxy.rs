@@ -53,6 +53,7 @@ fn ctx(product: &'static Product, token: &str) -> CallContext {
         workspace: None,
         idempotency_key: None,
         locale: runtime_model::locale::Locale::En,
+        progress: Default::default(),
     }
 }
 

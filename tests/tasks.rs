@@ -450,6 +450,13 @@ async fn a_task_follows_the_apis_asynchronous_work_to_its_end() {
         "the result is the record as the API finished it: {done}"
     );
     assert_eq!(api.reads.load(std::sync::atomic::Ordering::SeqCst), 3);
+    // While it followed, the task said so (the message stays on the finished task).
+    assert!(
+        done["statusMessage"]
+            .as_str()
+            .is_some_and(|m| m.contains("the Kobana API is still working on it (status ")),
+        "the follow's progress is the task's statusMessage: {done}"
+    );
     // Without the extension the first answer comes back in the request, still pending.
     let plain = s
         .client("banking", "demo-full")

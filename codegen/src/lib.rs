@@ -40,7 +40,7 @@ use load::Loaded;
 /// `generated/build.rs` each declare `#[global_allocator] static A: codegen::Allocator =
 /// codegen::Allocator;`. A generation allocates millions of small, short-lived values (YAML and
 /// JSON trees, tokens, strings), which mimalloc serves in fewer instructions than glibc's malloc.
-/// The server keeps glibc (see `runtime_model::memory`): this type is only named by the
+/// The server keeps glibc (see `runtime_sandbox::memory`): this type is only named by the
 /// generator's own binaries.
 pub use mimalloc::MiMalloc as Allocator;
 

@@ -17,10 +17,6 @@ use runtime::catalog::*;
 use runtime::server::{unrestricted_identity, Server, ServerConfig};
 use serde_json::{json, Map, Value};
 
-/// The server's allocator, as the `kobana-mcp` binary declares it.
-#[global_allocator]
-static ALLOCATOR: runtime_model::memory::Allocator = runtime_model::memory::Allocator::new();
-
 struct Echo;
 
 impl Backend for Echo {
@@ -160,12 +156,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         Arc::new(Echo),
         unrestricted_identity("bench"),
     ))?;
-    let rt = runtime_model::memory::cache_runtime_threads(
-        &mut tokio::runtime::Builder::new_multi_thread(),
-    )
-    .worker_threads(2)
-    .enable_all()
-    .build()?;
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
     rt.block_on(async move {
         if mode == "inproc" {
             let n: usize = args.get(3).ok_or("missing request count")?.parse()?;

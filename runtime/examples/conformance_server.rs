@@ -10,11 +10,6 @@ use runtime::catalog::Tool;
 use runtime::server::{unrestricted_identity, Server, ServerConfig};
 use serde_json::{Map, Value};
 
-/// The server's allocator, as the `kobana-mcp` binary declares it: the conformance suite runs
-/// through it too.
-#[global_allocator]
-static ALLOCATOR: runtime_model::memory::Allocator = runtime_model::memory::Allocator::new();
-
 /// The fixture has no HTTP bindings; anything routed here is a catalog mistake.
 struct NoBackend;
 
@@ -35,8 +30,7 @@ impl Backend for NoBackend {
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    // The runtime the `kobana-mcp` binary builds: its threads keep the small blocks they free.
-    runtime_model::memory::cache_runtime_threads(&mut tokio::runtime::Builder::new_multi_thread())
+    tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?
         .block_on(serve())

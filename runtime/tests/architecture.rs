@@ -219,6 +219,135 @@ fn the_runtime_layers_import_downwards() {
     );
 }
 
+/// The server allocates with the system allocator: no `.rs` file of the repository implements
+/// `GlobalAlloc` (a hand-written allocator is unsafe code on every allocation of a server that
+/// moves money; the generator's processes use the `mimalloc` crate's). And the contract crate
+/// stays a contract: `runtime-model` depends on neither tokio nor libc.
+#[test]
+fn no_hand_written_allocator_and_a_model_without_tokio_or_libc() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut files = Vec::new();
+    rust_files(&root, &mut files);
+    assert!(
+        files
+            .iter()
+            .any(|f| f.ends_with("runtime/model/src/lib.rs")),
+        "the walk missed the repository's sources"
+    );
+    let allocators: Vec<String> = files
+        .iter()
+        .filter(|f| implements_global_alloc(&std::fs::read_to_string(f).unwrap_or_default()))
+        .map(|f| f.strip_prefix(&root).unwrap_or(f).display().to_string())
+        .collect();
+    assert!(
+        allocators.is_empty(),
+        "hand-written global allocators: {allocators:?}"
+    );
+    let manifest = std::fs::read_to_string(root.join("runtime/model/Cargo.toml")).unwrap();
+    let deps = dependencies(&manifest);
+    let banned: Vec<&String> = deps
+        .iter()
+        .filter(|d| ["tokio", "libc"].contains(&d.as_str()))
+        .collect();
+    assert!(banned.is_empty(), "runtime-model depends on {banned:?}");
+}
+
+/// The checks above see what they look for, in every spelling, and only that.
+#[test]
+fn the_allocator_and_dependency_checks_see_what_they_look_for() {
+    // The trait's name is spliced in, so that a plain grep of the repository for an allocator
+    // impl finds none here either.
+    const TRAIT: &str = "GlobalAlloc";
+    assert!(implements_global_alloc(&format!(
+        "unsafe impl {TRAIT} for Allocator {{}}"
+    )));
+    assert!(implements_global_alloc(&format!(
+        "unsafe impl<T: Sync>\n  std::alloc::{TRAIT} for A<T> {{}}"
+    )));
+    assert!(!implements_global_alloc(&format!(
+        "// unsafe impl {TRAIT} for A {{}}\nconst S: &str = \"impl {TRAIT} for B\";\n\
+         #[global_allocator]\nstatic A: mimalloc::MiMalloc = mimalloc::MiMalloc;\n\
+         impl Sync for {TRAIT}Stats {{}}"
+    )));
+    let manifest = "[package]\nname = \"m\"\n# tokio = \"1\"\n[dependencies]\nserde.workspace = true\n\
+                    libc = \"0.2\"\n[dev-dependencies]\nrt = { package = \"tokio\", version = \"1\" }\n\
+                    [target.'cfg(unix)'.dependencies.nix]\nversion = \"0.29\"\n";
+    assert_eq!(
+        dependencies(manifest),
+        ["serde", "libc", "rt", "tokio", "nix"]
+    );
+}
+
+/// Every `.rs` file under `dir`, but in build outputs (`target/`) and hidden folders.
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if path.is_dir() {
+            if name != "target" && name != "node_modules" && !name.starts_with('.') {
+                rust_files(&path, out);
+            }
+        } else if name.ends_with(".rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// Whether `code` has an `impl … GlobalAlloc for …` (comments and strings aside).
+fn implements_global_alloc(code: &str) -> bool {
+    let code = blank_comments_and_strings(code);
+    // An impl header runs from `impl` to its `{` (or `;`): the words before `for` name the
+    // trait (its path, generics and bounds).
+    code.split(['{', '}', ';']).any(|header| {
+        let words: Vec<&str> = header
+            .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .filter(|w| !w.is_empty())
+            .collect();
+        let Some(at) = words.iter().position(|w| *w == "impl") else {
+            return false;
+        };
+        let Some(of) = words[at..].iter().position(|w| *w == "for") else {
+            return false;
+        };
+        words[at..at + of].contains(&"GlobalAlloc")
+    })
+}
+
+/// The crates a manifest depends on (normal, dev, build, per target), by key and by `package`.
+fn dependencies(manifest: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut in_deps = false;
+    for line in manifest.lines() {
+        let line = line.split('#').next().unwrap_or("").trim();
+        if let Some(header) = line.strip_prefix('[') {
+            let header = header.trim_end_matches(']');
+            in_deps = false;
+            let parts: Vec<&str> = header.split('.').collect();
+            match parts.iter().rposition(|p| p.ends_with("dependencies")) {
+                Some(i) if i + 1 == parts.len() => in_deps = true,
+                Some(i) => found.push(parts[i + 1].trim_matches('"').to_string()),
+                None => {}
+            }
+            continue;
+        }
+        if !in_deps || line.is_empty() {
+            continue;
+        }
+        let key = line.split(['=', '.']).next().unwrap_or("").trim();
+        found.push(key.trim_matches('"').to_string());
+        if let Some(p) = line.split("package").nth(1) {
+            let p = p.trim_start().trim_start_matches('=').trim_start();
+            if let Some(name) = p.strip_prefix('"').and_then(|s| s.split('"').next()) {
+                found.push(name.to_string());
+            }
+        }
+    }
+    found
+}
+
 /// One circle per strongly connected group of files, each as a closed path of file names.
 fn import_cycles(src: &Path) -> Vec<Vec<String>> {
     cycles(&import_edges(src))

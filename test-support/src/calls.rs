@@ -27,5 +27,6 @@ pub fn admin(product: &'static Product, org: &str) -> CallContext {
         workspace: None,
         idempotency_key: None,
         locale: Locale::En,
+        progress: Default::default(),
     }
 }

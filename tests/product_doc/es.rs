@@ -606,6 +606,7 @@ impl Sandboxed {
             workspace: Some(workspace.to_string()),
             idempotency_key: None,
             locale: runtime_model::locale::Locale::En,
+            progress: Default::default(),
         };
         Sandboxed {
             _dir: dir,

@@ -923,6 +923,7 @@ impl Sandboxed {
             workspace: None,
             idempotency_key: None,
             locale: runtime_model::locale::Locale::En,
+            progress: Default::default(),
         };
         Sandboxed {
             _dir: dir,

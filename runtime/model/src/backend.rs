@@ -33,6 +33,8 @@ pub struct CallContext {
     /// The request's locale: the language of the texts a backend writes for the caller (the
     /// sandbox's task progress). Upstream calls do not forward it.
     pub locale: crate::locale::Locale,
+    /// Where the call reports how far it got (a task's `statusMessage`); none in a request.
+    pub progress: Progress,
 }
 
 /// The response header by which an API says a write's answer is the stored one of an earlier
@@ -202,21 +204,35 @@ pub trait Backend: Send + Sync + 'static {
 
 /// Where a long call reports how far it got: `(done, total, message)`. Set by whoever runs the
 /// call in the background (the runtime's task runner keeps the latest report on the task, as
-/// its `statusMessage`); a call made in a request has none, and its reports go nowhere.
+/// its `statusMessage`); a call made in a request has none ([`Progress::default`]), and its
+/// reports go nowhere. A value in the [`CallContext`] rather than ambient state, so a backend
+/// reports to the call it was given, whichever thread or task runs it.
+#[derive(Clone, Default)]
+pub struct Progress(Option<ProgressSink>);
+
+/// What receives a call's [`Progress`] reports.
 pub type ProgressSink = Arc<dyn Fn(f64, Option<f64>, &str) + Send + Sync>;
 
-tokio::task_local! {
-    /// The progress sink of the call being run, for backends (a task-local: the [`Backend`]
-    /// signature stays the same for the many backends that never report progress).
-    static PROGRESS: ProgressSink;
+impl Progress {
+    /// Reports to `sink`.
+    pub fn to(sink: impl Fn(f64, Option<f64>, &str) + Send + Sync + 'static) -> Self {
+        Self(Some(Arc::new(sink)))
+    }
+
+    /// Reports progress of the call, when someone listens.
+    pub fn report(&self, done: f64, total: Option<f64>, message: &str) {
+        if let Some(sink) = &self.0 {
+            sink(done, total, message);
+        }
+    }
 }
 
-/// Runs `call` with `sink` receiving its [`report_progress`] calls.
-pub async fn with_progress<F: Future>(sink: ProgressSink, call: F) -> F::Output {
-    PROGRESS.scope(sink, call).await
-}
-
-/// Reports progress of the current call, when someone listens (see [`with_progress`]).
-pub fn report_progress(done: f64, total: Option<f64>, message: &str) {
-    let _ = PROGRESS.try_with(|sink| sink(done, total, message));
+impl std::fmt::Debug for Progress {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "Progress(reported)"
+        } else {
+            "Progress(none)"
+        })
+    }
 }

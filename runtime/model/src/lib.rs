@@ -9,7 +9,6 @@ pub mod catalog;
 pub mod errors;
 pub mod identity;
 pub mod locale;
-pub mod memory;
 pub mod schema_lint;
 pub mod secrets;
 pub mod selection;

@@ -647,6 +647,7 @@ async fn run(
         workspace,
         idempotency_key: idem,
         locale: product.default_locale,
+        progress: Default::default(),
     };
     let started = std::time::Instant::now();
     // A list page comes as its records' stored text, sent as it is.

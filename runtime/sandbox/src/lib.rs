@@ -16,6 +16,7 @@ pub mod clock;
 pub mod coherence;
 pub mod envelope;
 pub mod files;
+pub mod memory;
 pub mod ops;
 pub mod rng;
 pub mod seed;
@@ -227,7 +228,7 @@ impl Sandbox {
             // Seeding built megabytes of records, now written and freed, and filled the
             // writer's page cache: give both back rather than keep them for the process's life.
             self.inner.store.shrink_writer_cache();
-            runtime_model::memory::release_free_memory();
+            memory::release_free_memory();
         }
         Ok(())
     }
@@ -455,7 +456,7 @@ impl Sandbox {
                 const STEPS: u32 = 4;
                 for step in 0..STEPS {
                     let done = f64::from(step * 100 / STEPS);
-                    runtime_model::backend::report_progress(
+                    ctx.progress.report(
                         done,
                         Some(100.0),
                         &progress_message(tool.name, done, ctx.locale),

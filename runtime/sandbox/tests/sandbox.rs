@@ -29,6 +29,7 @@ fn ctx(product: &'static Product, org: &str) -> CallContext {
         workspace: None,
         idempotency_key: None,
         locale: runtime_model::locale::Locale::En,
+        progress: Default::default(),
     }
 }
 

@@ -370,6 +370,7 @@ mod tests {
             workspace: None,
             idempotency_key: None,
             locale: runtime_model::locale::Locale::En,
+            progress: Default::default(),
         }
     }
 

@@ -820,6 +820,7 @@ mod tests {
                 workspace: None,
                 idempotency_key: Some("k".repeat(64)),
                 locale: runtime_model::locale::Locale::En,
+                progress: Default::default(),
             }
         }
 

@@ -16,7 +16,7 @@ pub mod call;
 pub mod era;
 pub mod error;
 
-use runtime_model::backend::{Backend, BoxFuture};
+use runtime_model::backend::{Backend, BoxFuture, Progress};
 use runtime_model::catalog::{Product, Prompt, Tool};
 use serde_json::{Map, Value};
 use std::sync::Arc;
@@ -94,6 +94,20 @@ pub trait TaskInputs: Send + Sync {
     ) -> BoxFuture<'a, (usize, Value)> {
         let _ = (call, args);
         Box::pin(async move { (idx, answer) })
+    }
+
+    /// Where the task's backend calls report how far they got: the task's `statusMessage`.
+    fn progress(&self) -> Progress;
+}
+
+impl TaskPhase<'_> {
+    /// Where a backend call made in this phase reports its progress: the task's, when running
+    /// inside one; nowhere otherwise.
+    pub fn progress(&self) -> Progress {
+        match self {
+            TaskPhase::Running(run) => run.progress(),
+            TaskPhase::None | TaskPhase::Offered => Progress::default(),
+        }
     }
 }
 

@@ -145,6 +145,7 @@ fn template_without_endpoint<'a>(ctx: &'a ExtCtx<'a>) -> Out<'a> {
                 .or_else(|| ctx.call.identity.default_workspace.clone()),
             idempotency_key: None,
             locale: ctx.locale,
+            progress: ctx.task.progress(),
         };
         match ctx.backend.call(&call, tool, ctx.args).await {
             // The proxy: nothing to forward this tool to.

@@ -722,6 +722,7 @@ impl Engine {
             Binding::Http(_) => {
                 let mut ctx = self.call_context(call, args);
                 ctx.idempotency_key = idempotency_key;
+                ctx.progress = task.progress();
                 // A JSON answer may come as text: `json_answer::as_sent` decides what reads it.
                 Ok(Dispatched::Backend(
                     self.backend.call_json_text(&ctx, tool, args).await,
@@ -769,6 +770,7 @@ impl Engine {
             workspace,
             idempotency_key: None,
             locale: self.locale(call),
+            progress: Default::default(),
         }
     }
 

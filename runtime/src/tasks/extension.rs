@@ -26,7 +26,7 @@
 use crate::rpc::params::Params;
 use std::sync::Arc;
 
-use runtime_model::backend::{with_progress, BoxFuture, ProgressSink};
+use runtime_model::backend::{BoxFuture, Progress};
 use runtime_model::catalog::{Binding, TaskSupport, Tool};
 use runtime_model::locale::Locale;
 use runtime_model::texts::Text;
@@ -147,6 +147,28 @@ impl TaskInputs for TaskRun {
             answer,
             self,
         ))
+    }
+
+    /// What the backend reports (the sandbox's slow operations, a followed API operation)
+    /// becomes the task's `statusMessage`, while it works.
+    fn progress(&self) -> Progress {
+        let (store, id) = (self.store.clone(), self.id.clone());
+        Progress::to(move |_done, _total, message| {
+            let (store, id, text) = (store.clone(), id.clone(), message.to_string());
+            tokio::spawn(async move {
+                let _ = store
+                    .update(&id, None, |r| {
+                        if r.status != Status::Working
+                            || r.status_message.as_deref() == Some(text.as_str())
+                        {
+                            return false;
+                        }
+                        r.status_message = Some(text.clone());
+                        true
+                    })
+                    .await;
+            });
+        })
     }
 
     fn is_cancelled(&self) -> runtime_model::backend::BoxFuture<'_, bool> {
@@ -536,35 +558,13 @@ async fn run_task(
     };
     // A write sent to the Kobana API is never dropped half-way: its outcome must be known.
     let interruptible = !matches!(tool.binding, Binding::Http(_)) || tool.annotations.read_only;
-    // What the backend reports (the sandbox's slow operations) becomes the task's
-    // `statusMessage`, while it works.
-    let (sink_store, pid) = (store.clone(), id.clone());
-    let sink: ProgressSink = Arc::new(move |_done, _total, message| {
-        let (store, id, text) = (sink_store.clone(), pid.clone(), message.to_string());
-        tokio::spawn(async move {
-            let _ = store
-                .update(&id, None, |r| {
-                    if r.status != Status::Working
-                        || r.status_message.as_deref() == Some(text.as_str())
-                    {
-                        return false;
-                    }
-                    r.status_message = Some(text.clone());
-                    true
-                })
-                .await;
-        });
-    });
-    let work = with_progress(
-        sink,
-        engine.execute(
-            &call,
-            idx,
-            &args,
-            &params,
-            confirmed.as_ref(),
-            TaskPhase::Running(&run),
-        ),
+    let work = engine.execute(
+        &call,
+        idx,
+        &args,
+        &params,
+        confirmed.as_ref(),
+        TaskPhase::Running(&run),
     );
     let executed = tokio::select! {
         r = work => Some(r),
@@ -640,7 +640,8 @@ async fn follow(
     let Some(get_idx) = engine.tool_index(plan.get.name) else {
         return (idx, answer);
     };
-    task_follow::report(tool, &answer);
+    let progress = run.progress();
+    task_follow::report(&progress, tool, &answer);
     let deadline = tokio::time::Instant::now() + store.options.follow_for;
     let mut last = None;
     while tokio::time::Instant::now() < deadline {
@@ -648,12 +649,13 @@ async fn follow(
         if run.is_cancelled().await {
             break;
         }
-        let ctx = engine.call_context(call, &plan.args);
+        let mut ctx = engine.call_context(call, &plan.args);
+        ctx.progress = progress.clone();
         match engine.backend.call(&ctx, plan.get, &plan.args).await {
             Ok(out) => {
                 if let Some(v) = task_follow::json_of(out) {
                     let done = task_follow::in_progress(&v).is_none();
-                    task_follow::report(tool, &v);
+                    task_follow::report(&progress, tool, &v);
                     last = Some(v);
                     if done {
                         break;

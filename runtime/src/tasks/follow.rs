@@ -13,7 +13,7 @@
 //! never guessed. A read that fails is retried at the next turn; the first answer stays the result
 //! when no read ever succeeds.
 
-use runtime_model::backend::{report_progress, Output};
+use runtime_model::backend::{Output, Progress};
 use runtime_model::catalog::{Operation, Product, Tool};
 use serde_json::{Map, Value};
 
@@ -96,9 +96,9 @@ pub(crate) fn plan(
 }
 
 /// Reports an in-progress status as the task's progress.
-pub(crate) fn report(tool: &Tool, answer: &Value) {
+pub(crate) fn report(progress: &Progress, tool: &Tool, answer: &Value) {
     if let Some(s) = in_progress(answer) {
-        report_progress(
+        progress.report(
             0.0,
             None,
             &format!(
