@@ -7,7 +7,10 @@
 //! when an entry lacks a locale, when a locale's placeholders (`{tool}`) differ from the others',
 //! when a brace is not part of a placeholder, or when no runtime source names the entry (a text
 //! nobody says is a translation left behind). An unknown key is the compiler's to refuse: the
-//! table becomes the `Text` enum, and a source naming a variant it lacks does not build.
+//! table becomes the `Text` enum, and a source naming a variant it lacks does not build. The
+//! sources are read whenever the generator runs (`cargo run -p codegen`, its `--check` in CI, and
+//! `generated/build.rs` after a catalog edit; not after every runtime edit, which would rerun the
+//! generator on each build of the runtime).
 //!
 //! The generated table is `generated/runtime/texts.rs`. The runtime crates cannot import the
 //! `generated` crate (it depends on `runtime-model`, which they all depend on), so

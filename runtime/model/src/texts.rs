@@ -12,7 +12,9 @@
 //! `generated` depends on this crate (for the catalog types), and every runtime crate already
 //! depends on this one, so the table is reachable everywhere while the crates still depend one
 //! way (catalog → codegen → generated file → runtime). The file is under the same drift gate as
-//! the rest of `generated/` (`cargo run -p codegen -- --check`).
+//! the rest of `generated/` (`cargo run -p codegen -- --check`). This crate is compiled before
+//! `generated/build.rs` runs, so after editing the table run `cargo run -p codegen` (a build picks
+//! the new file up only on the next build; the drift gate catches a forgotten one).
 
 use std::fmt::{Display, Write as _};
 
