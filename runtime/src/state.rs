@@ -217,6 +217,59 @@ impl StateSealer {
     }
 }
 
+/// The request a `requestState` must have been sealed for: the same method, target, arguments
+/// (their canonical hash) and caller. Every reader of a state checks it through
+/// [`StateSealer::open_bound`], so "this state is for this request" has one definition.
+#[derive(Debug, Clone, Copy)]
+pub struct Binding<'a> {
+    pub method: &'a str,
+    pub target: &'a str,
+    pub args_hash: &'a str,
+    pub principal: &'a str,
+    /// An input key the state must have asked for (the confirmation's), when the reader needs one.
+    pub input_key: Option<&'a str>,
+}
+
+impl Binding<'_> {
+    fn holds(&self, c: &StateClaims) -> bool {
+        c.method == self.method
+            && c.target == self.target
+            && c.args_hash == self.args_hash
+            && c.principal == self.principal
+            && self
+                .input_key
+                .is_none_or(|k| c.input_keys.iter().any(|have| have == k))
+    }
+}
+
+/// Why a `requestState` cannot serve a request: it does not open (tampered, sealed by a key this
+/// server does not have, expired: [`StateError`]), or it opens but was sealed for another
+/// request, arguments or caller. A reader answers both the same way (its own rule: the
+/// confirmation gate asks again, an input round answers -32602), never trusting the answers.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Refused {
+    #[error(transparent)]
+    Unreadable(StateError),
+    #[error("requestState was issued for a different request, arguments or caller")]
+    Foreign,
+}
+
+impl StateSealer {
+    /// [`StateSealer::open`], then the claims checked against the request it must be bound to.
+    pub fn open_bound(
+        &self,
+        state: &str,
+        now_unix: u64,
+        binding: &Binding<'_>,
+    ) -> Result<StateClaims, Refused> {
+        let claims = self.open(state, now_unix).map_err(Refused::Unreadable)?;
+        match binding.holds(&claims) {
+            true => Ok(claims),
+            false => Err(Refused::Foreign),
+        }
+    }
+}
+
 fn mac(key: &[u8], data: &[u8]) -> HmacSha256 {
     // HMAC accepts keys of any length.
     let mut m = <HmacSha256 as Mac>::new_from_slice(key).unwrap_or_else(|_| unreachable!());
@@ -238,6 +291,75 @@ pub fn new_nonce() -> Result<String, getrandom::Error> {
 
 #[cfg(test)]
 mod tests {
+
+    /// A state opens for the request it was sealed for, and for no other: each bound field
+    /// changed on its own is foreign; a tampered or expired one is unreadable.
+    #[test]
+    fn a_state_opens_only_for_the_request_it_was_bound_to() {
+        let s = StateSealer::new(vec![("k1".into(), vec![3u8; 32])]).unwrap();
+        let claims = StateClaims {
+            method: "tools/call".into(),
+            target: "t".into(),
+            args_hash: "h".into(),
+            principal: "p".into(),
+            input_keys: vec!["confirm".into()],
+            exp: 100,
+            nonce: "n".into(),
+            data: serde_json::Value::Null,
+        };
+        let state = s.seal(&claims);
+        let b = Binding {
+            method: "tools/call",
+            target: "t",
+            args_hash: "h",
+            principal: "p",
+            input_key: Some("confirm"),
+        };
+        assert_eq!(s.open_bound(&state, 10, &b).unwrap().nonce, "n");
+        for other in [
+            Binding {
+                method: "prompts/get",
+                ..b
+            },
+            Binding { target: "u", ..b },
+            Binding {
+                args_hash: "g",
+                ..b
+            },
+            Binding {
+                principal: "q",
+                ..b
+            },
+            Binding {
+                input_key: Some("other"),
+                ..b
+            },
+        ] {
+            assert_eq!(
+                s.open_bound(&state, 10, &other).unwrap_err(),
+                Refused::Foreign
+            );
+        }
+        assert!(s
+            .open_bound(
+                &state,
+                10,
+                &Binding {
+                    input_key: None,
+                    ..b
+                }
+            )
+            .is_ok());
+        assert_eq!(
+            s.open_bound(&state, 100, &b).unwrap_err(),
+            Refused::Unreadable(StateError::Expired)
+        );
+        let tampered = format!("{state}x");
+        assert!(matches!(
+            s.open_bound(&tampered, 10, &b).unwrap_err(),
+            Refused::Unreadable(_)
+        ));
+    }
     use super::*;
     use serde_json::json;
 

@@ -40,7 +40,7 @@ use serde_json::{json, Map, Value};
 use super::form::{self, Refusal};
 use super::idempotency::{self, CallKeys, Outcome};
 use super::ledger::{Ledger, LedgerError};
-use crate::state::{new_nonce, StateClaims, StateSealer};
+use crate::state::{new_nonce, Binding, Refused, StateClaims, StateSealer};
 use crate::telemetry::facts::{note_confirmation, note_idempotency_key, ConfirmEvent};
 
 /// Ledger value of a confirmation being run.
@@ -261,26 +261,27 @@ impl Confirmer {
         let Some(state) = req.request_state else {
             return self.ask(&req, &args_hash, &principal, None).await;
         };
-        let claims = match self.sealer.open(state, req.now) {
-            Ok(c) => c,
-            Err(e) => {
+        let binding = Binding {
+            method: METHOD,
+            target: req.tool.name,
+            args_hash: &args_hash,
+            principal: &principal,
+            input_key: Some(INPUT_KEY),
+        };
+        let claims = match self.sealer.open_bound(state, req.now, &binding) {
+            Ok(c) if c.data.get("purpose").and_then(Value::as_str) == Some(STATE_PURPOSE) => c,
+            Ok(_) | Err(Refused::Foreign) => {
+                tracing::debug!(
+                    tool = req.tool.name,
+                    "confirmation state issued for another call; asking again"
+                );
+                return self.ask(&req, &args_hash, &principal, None).await;
+            }
+            Err(Refused::Unreadable(e)) => {
                 tracing::debug!(tool = req.tool.name, error = %e, "confirmation state refused; asking again");
                 return self.ask(&req, &args_hash, &principal, None).await;
             }
         };
-        let bound_here = claims.method == METHOD
-            && claims.target == req.tool.name
-            && claims.args_hash == args_hash
-            && claims.principal == principal
-            && claims.input_keys.iter().any(|k| k == INPUT_KEY)
-            && claims.data.get("purpose").and_then(Value::as_str) == Some(STATE_PURPOSE);
-        if !bound_here {
-            tracing::debug!(
-                tool = req.tool.name,
-                "confirmation state issued for another call; asking again"
-            );
-            return self.ask(&req, &args_hash, &principal, None).await;
-        }
         match answer(req.input_responses) {
             Answer::Missing => self.ask(&req, &args_hash, &principal, None).await,
             Answer::No(why) => {

@@ -138,7 +138,7 @@ fn id_len(id: &Value) -> usize {
 /// The answer to request `id` in one buffer (SSE events, batch members).
 pub fn encode_reply(id: &Value, reply: &Reply) -> Vec<u8> {
     match reply {
-        Reply::Value(v) => jsonrpc::encode_result(id, v),
+        Reply::Value(v) | Reply::InputRequired(v) => jsonrpc::encode_result(id, v),
         Reply::Raw(page) => jsonrpc::encode_page_result(id, page),
         Reply::Error(e) => jsonrpc::encode_error(id, e),
     }

@@ -17,18 +17,8 @@ use crate::rpc::reply::Reply;
 /// `contentLanguage` added to a result object.
 pub fn localize_reply(reply: Reply, locale: Locale, modern: bool) -> Reply {
     match reply {
-        Reply::Value(mut v) => {
-            localize_tool_error(&mut v, locale);
-            if modern {
-                if let Value::Object(m) = &mut v {
-                    let meta = m.entry("_meta").or_insert_with(|| json!({}));
-                    if let Value::Object(meta) = meta {
-                        meta.insert(era::META_CONTENT_LANGUAGE.into(), json!(locale.tag()));
-                    }
-                }
-            }
-            Reply::Value(v)
-        }
+        Reply::Value(v) => Reply::Value(localized(v, locale, modern)),
+        Reply::InputRequired(v) => Reply::InputRequired(localized(v, locale, modern)),
         Reply::Error(mut e) => {
             let code = e
                 .data
@@ -45,6 +35,21 @@ pub fn localize_reply(reply: Reply, locale: Locale, modern: bool) -> Reply {
         }
         raw @ Reply::Raw(_) => raw,
     }
+}
+
+/// A result object in `locale`: its application error translated and (2026) its `_meta`
+/// `contentLanguage` set.
+fn localized(mut v: Value, locale: Locale, modern: bool) -> Value {
+    localize_tool_error(&mut v, locale);
+    if modern {
+        if let Value::Object(m) = &mut v {
+            let meta = m.entry("_meta").or_insert_with(|| json!({}));
+            if let Value::Object(meta) = meta {
+                meta.insert(era::META_CONTENT_LANGUAGE.into(), json!(locale.tag()));
+            }
+        }
+    }
+    v
 }
 
 /// A message that starts with `err`'s English text, with that part in `locale`.

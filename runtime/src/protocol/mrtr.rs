@@ -22,7 +22,7 @@ use runtime_model::canonical;
 use runtime_model::catalog::ConfirmationBinding;
 use runtime_model::identity;
 
-use crate::state::{new_nonce, StateClaims, StateSealer};
+use crate::state::{new_nonce, Binding, Refused, StateClaims, StateSealer};
 
 /// How long a sealed `requestState` stays valid.
 pub const STATE_TTL_SECS: u64 = 600;
@@ -75,18 +75,25 @@ pub fn accept(
             ))
         }
     };
+    let args_hash = canonical::sha256_hex(origin.args);
+    let principal = principal(call);
+    let binding = Binding {
+        method: origin.method,
+        target: origin.target,
+        args_hash: &args_hash,
+        principal: &principal,
+        input_key: None,
+    };
     let claims = sealer
-        .open(state, now_unix())
-        .map_err(|e| RpcError::invalid_params(format!("Invalid or expired requestState: {e}")))?;
-    if claims.method != origin.method
-        || claims.target != origin.target
-        || claims.args_hash != canonical::sha256_hex(origin.args)
-        || claims.principal != principal(call)
-    {
-        return Err(RpcError::invalid_params(
-            "Invalid requestState: it was issued for a different request, arguments or caller",
-        ));
-    }
+        .open_bound(state, now_unix(), &binding)
+        .map_err(|e| match e {
+            Refused::Unreadable(e) => {
+                RpcError::invalid_params(format!("Invalid or expired requestState: {e}"))
+            }
+            Refused::Foreign => RpcError::invalid_params(
+                "Invalid requestState: it was issued for a different request, arguments or caller",
+            ),
+        })?;
     let mut answers = Map::new();
     if let Some(Value::Object(responses)) = params.get("inputResponses") {
         for key in &claims.input_keys {

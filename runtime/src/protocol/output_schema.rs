@@ -198,7 +198,7 @@ mod engine_tests {
                 .unwrap(),
         );
         match engine.handle(&req, &call).await {
-            Reply::Value(v) => v,
+            Reply::Value(v) | Reply::InputRequired(v) => v,
             Reply::Raw(b) => serde_json::from_slice(&b.to_vec()).unwrap(),
             Reply::Error(e) => panic!("{e:?}"),
         }

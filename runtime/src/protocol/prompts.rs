@@ -111,7 +111,7 @@ impl Engine {
                 .await
             {
                 Ok(Dispatched::Prompt(v)) => Reply::Value(self.finish(call, v, false)),
-                Ok(Dispatched::InputRequired(v)) => Reply::Value(v),
+                Ok(Dispatched::InputRequired(v)) => Reply::InputRequired(v),
                 Ok(_) => RpcError::internal(format!(
                     "the handler of prompt {name} did not answer a prompt"
                 ))

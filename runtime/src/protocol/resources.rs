@@ -197,7 +197,7 @@ impl Engine {
                 .await
             {
                 Ok(Dispatched::Resource(c)) => c,
-                Ok(Dispatched::InputRequired(v)) => return Reply::Value(v),
+                Ok(Dispatched::InputRequired(v)) => return Reply::InputRequired(v),
                 Ok(Dispatched::Backend(Ok(out))) => {
                     match self.contents_of(uri, mime, content, out) {
                         Ok(c) => c,

@@ -156,7 +156,7 @@ async fn ask(
         params.as_object().cloned().unwrap_or_default(),
     );
     match e.handle(&req, c).await {
-        Reply::Value(v) => Ok(v),
+        Reply::Value(v) | Reply::InputRequired(v) => Ok(v),
         Reply::Raw(b) => Ok(serde_json::from_slice(&b.to_vec()).unwrap()),
         Reply::Error(err) => Err(err),
     }
@@ -1210,4 +1210,41 @@ async fn a_large_json_answer_is_spliced_byte_for_byte_without_copying_its_texts(
         Reply::Raw(page) => assert_eq!(page.parts().count(), 1),
         _ => panic!("a JSON answer is raw bytes"),
     }
+}
+
+/// An input round is told apart by its type, not by its text: the question is a
+/// [`Reply::InputRequired`] (what the log line, the metrics and the audit trail read), and the
+/// answer to the retry that brings the input is not.
+#[tokio::test]
+async fn an_input_round_is_a_typed_reply_and_its_answer_is_not() {
+    let (e, _) = engine_with(product("conformance"), 500);
+    let c = call(
+        Era::Modern,
+        identity(&["all"], &["*"]),
+        json!({"elicitation": {}}),
+    );
+    let tool = "test_input_required_result_elicitation";
+    let first = Request::new(
+        json!(1),
+        "tools/call",
+        json!({"name": tool}).as_object().cloned().unwrap(),
+    );
+    let Reply::InputRequired(q) = e.handle(&first, &c).await else {
+        panic!("the question is not a typed input round");
+    };
+    assert_eq!(q["resultType"], "input_required");
+    let answer = json!({"user_name": {"action": "accept", "content": {"name": "Ana"}}});
+    let retry = Request::new(
+        json!(2),
+        "tools/call",
+        json!({"name": tool, "inputResponses": answer, "requestState": q["requestState"]})
+            .as_object()
+            .cloned()
+            .unwrap(),
+    );
+    let done = e.handle(&retry, &c).await;
+    assert!(
+        !matches!(done, Reply::InputRequired(_) | Reply::Error(_)),
+        "{done:?}"
+    );
 }

@@ -222,7 +222,7 @@ impl Engine {
             .await;
         let confirmed = match gate {
             Gate::Run { confirmed } => confirmed,
-            Gate::InputRequired(v) => return Reply::Value(v),
+            Gate::InputRequired(v) => return Reply::InputRequired(v),
             Gate::Refuse {
                 error,
                 code,
@@ -419,7 +419,7 @@ impl Engine {
             Ok(Dispatched::Prompt(_)) => {
                 RpcError::internal(format!("handler of {name} answered a prompt")).into()
             }
-            Ok(Dispatched::InputRequired(v)) => Reply::Value(v),
+            Ok(Dispatched::InputRequired(v)) => Reply::InputRequired(v),
             Ok(Dispatched::StartTask) => return Executed::StartTask,
             Err(e) => e.into(),
         })

@@ -233,7 +233,7 @@ impl TaskInputs for TaskRun {
 /// A stored result from an engine reply.
 fn reply_value(reply: Reply) -> Result<Value, RpcError> {
     match reply {
-        Reply::Value(v) => Ok(v),
+        Reply::Value(v) | Reply::InputRequired(v) => Ok(v),
         Reply::Raw(page) => {
             let bytes = page.to_vec();
             serde_json::from_slice(&bytes)

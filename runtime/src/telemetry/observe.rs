@@ -157,7 +157,7 @@ impl Measured {
         if let Some(span) = self.span.take() {
             trace::finish(span, error_type.as_deref(), rpc_code);
         }
-        if facts.write.is_some() && !reply.is_some_and(is_input_required) {
+        if facts.write.is_some() && !matches!(reply, Some(Reply::InputRequired(_))) {
             let (outcome, code) = match reply {
                 Some(r) => (outcome(r, &facts), error_code(r, &facts)),
                 // Dropped unanswered: once its key was claimed the write may have been sent.
@@ -188,10 +188,6 @@ fn error_code(reply: &Reply, facts: &Facts) -> Option<String> {
         Reply::Error(e) => Some(e.code.to_string()),
         _ => facts.tool_error.clone(),
     }
-}
-
-fn is_input_required(reply: &Reply) -> bool {
-    matches!(reply, Reply::Value(v) if v.get("resultType").and_then(Value::as_str) == Some("input_required"))
 }
 
 /// `error.type` of a request: the JSON-RPC code of an error answer, `tool_error` for an `isError`

@@ -203,11 +203,7 @@ fn outcome(reply: &Reply, tool_error: Option<String>) -> (&'static str, Option<S
     match reply {
         Reply::Error(e) => ("error", Some(e.code.to_string())),
         _ if tool_error.is_some() => ("is_error", tool_error),
-        Reply::Value(v)
-            if v.get("resultType").and_then(Value::as_str) == Some("input_required") =>
-        {
-            ("input_required", None)
-        }
+        Reply::InputRequired(_) => ("input_required", None),
         Reply::Value(v) if v.get("isError") == Some(&Value::Bool(true)) => {
             let code = v
                 .pointer("/structuredContent/error/code")
