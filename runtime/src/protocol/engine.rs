@@ -418,19 +418,31 @@ impl Engine {
     /// Answers one request. `initialize` is answered by the connection layer (it opens
     /// sessions), using [`Engine::initialize_result`].
     pub async fn handle(&self, req: &Request, call: &Call) -> Reply {
+        // The tool a `tools/call` names, found once: its metrics label, its rate class and the
+        // call itself all use this lookup.
+        let tool = match req.method.as_str() {
+            "tools/call" => req
+                .params
+                .get("name")
+                .and_then(Value::as_str)
+                .and_then(|name| self.tool_index.get_key_value(name))
+                .map(|(name, idx)| (*name, *idx)),
+            _ => None,
+        };
         let observer = crate::telemetry::observe::Observer {
             telemetry: self.telemetry.as_ref(),
             product: self.product.name,
-            tool_name: &|name| self.tool_index.get_key_value(name).map(|(k, _)| *k),
+            tool: tool.map(|(name, _)| name),
         };
         // Boxed once here: the layers below (measurement, the log line, their task-locals, the
         // connection's time limit) each take the future by value and hold it twice, so inline
         // its size multiplied at every layer and each move of a request's future copied it.
         let answer = Box::pin(async {
-            if let Some(refused) = self.over_rate_limit(req, call).await {
+            let idx = tool.map(|(_, idx)| idx);
+            if let Some(refused) = self.over_rate_limit(req, call, idx).await {
                 return refused;
             }
-            self.answer(req, call).await
+            self.answer(req, call, idx).await
         });
         let reply = crate::telemetry::observe::observed(observer, req, call, answer).await;
         super::language::localize_reply(reply, self.locale(call), call.era.is_modern())
@@ -442,19 +454,18 @@ impl Engine {
     /// backend). A call of a read-only tool (`readOnlyHint`) or a resource read counts against
     /// `reads`, a call of any other tool against `writes`. Other methods (lists, ping, completion)
     /// are cheap and answered from the catalog; the per-IP limit covers them on HTTP.
-    async fn over_rate_limit(&self, req: &Request, call: &Call) -> Option<Reply> {
+    async fn over_rate_limit(
+        &self,
+        req: &Request,
+        call: &Call,
+        tool: Option<usize>,
+    ) -> Option<Reply> {
         let limiter = self.options.rate_limiter.as_ref()?;
         let class = match req.method.as_str() {
-            "tools/call" => {
-                let name = req.params.get("name").and_then(Value::as_str)?;
-                match self.product.tools[self.tool_index(name)?]
-                    .annotations
-                    .read_only
-                {
-                    true => crate::limits::Class::Reads,
-                    false => crate::limits::Class::Writes,
-                }
-            }
+            "tools/call" => match self.product.tools[tool?].annotations.read_only {
+                true => crate::limits::Class::Reads,
+                false => crate::limits::Class::Writes,
+            },
             "resources/read" => crate::limits::Class::Reads,
             _ => return None,
         };
@@ -464,7 +475,8 @@ impl Engine {
             .map(Reply::Error)
     }
 
-    async fn answer(&self, req: &Request, call: &Call) -> Reply {
+    /// Answers `req`; `tool` is the index of the tool a `tools/call` names, when the catalog has it.
+    async fn answer(&self, req: &Request, call: &Call, tool: Option<usize>) -> Reply {
         let modern = call.era.is_modern();
         let p = &req.params;
         let not_found = || Reply::Error(RpcError::method_not_found(&req.method));
@@ -485,7 +497,7 @@ impl Engine {
                 self.list(call, ListKind::Templates, p)
             }
             "prompts/list" if self.has_prompts() => self.list(call, ListKind::Prompts, p),
-            "tools/call" if self.has_tools() => Box::pin(self.call_tool(call, p)).await,
+            "tools/call" if self.has_tools() => Box::pin(self.call_tool(call, p, tool)).await,
             "resources/read" if self.has_resources() => Box::pin(self.read_resource(call, p)).await,
             "prompts/get" if self.has_prompts() => Box::pin(self.get_prompt(call, p)).await,
             "completion/complete" if self.has_completions() => {

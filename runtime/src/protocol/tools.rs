@@ -131,25 +131,45 @@ pub(crate) enum Access {
 }
 
 impl Engine {
-    pub(crate) async fn call_tool(&self, call: &Call, params: &Params) -> Reply {
+    /// `tools/call`; `found` is the index of the tool its `name` names, when the engine has
+    /// already looked it up ([`Engine::handle`]).
+    pub(crate) async fn call_tool(
+        &self,
+        call: &Call,
+        params: &Params,
+        found: Option<usize>,
+    ) -> Reply {
         let name = params.get("name").and_then(Value::as_str).unwrap_or("");
         if let Some(kind) = super::discovery_tools::which(self.product, name) {
             if self.selection(call).discovery() {
                 return Box::pin(self.discovery_call(call, kind, params)).await;
             }
         }
-        self.call_tool_as(call, params, Access::Direct).await
+        self.call_tool_found(call, params, Access::Direct, found)
+            .await
     }
 
     /// `tools/call` of a catalog tool reached `how`. A tool outside the request's selection is
     /// answered exactly as an unknown tool.
     pub(crate) async fn call_tool_as(&self, call: &Call, params: &Params, how: Access) -> Reply {
+        self.call_tool_found(call, params, how, None).await
+    }
+
+    /// [`Engine::call_tool_as`], with the tool's index when it was already looked up.
+    async fn call_tool_found(
+        &self,
+        call: &Call,
+        params: &Params,
+        how: Access,
+        found: Option<usize>,
+    ) -> Reply {
         let Some(name) = params.get("name").and_then(Value::as_str) else {
             return RpcError::invalid_params("Invalid params: tools/call needs `name` (a string)")
                 .into();
         };
         let selection = self.selection(call);
-        let Some(idx) = self.tool_index(name).filter(|&i| match how {
+        let idx = found.or_else(|| self.tool_index(name));
+        let Some(idx) = idx.filter(|&i| match how {
             Access::Direct => selection.visible(i),
             Access::Discovery => selection.reachable(i),
         }) else {
@@ -1022,7 +1042,7 @@ fn _assert_send(e: Arc<Engine>) {
     fn is_send<T: Send>(_: T) {}
     is_send(async move {
         let call = Call::detached(Era::Modern, Arc::new(empty_identity()), json!({}));
-        e.call_tool(&call, &Params::new()).await
+        e.call_tool(&call, &Params::new(), None).await
     });
 }
 

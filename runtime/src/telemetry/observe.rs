@@ -26,7 +26,7 @@ pub(crate) struct Observer<'a> {
     /// The catalog's own text of a tool name (its name or a former one), when it has it: only
     /// such names become labels, so a client cannot grow the label set, and the label is the
     /// catalog's static text rather than a copy per request.
-    pub tool_name: &'a (dyn Fn(&str) -> Option<&'static str> + Sync),
+    pub tool: Option<&'static str>,
 }
 
 /// Answers `req` with `answer`, measured. A request dropped before it answers (the connection
@@ -41,10 +41,7 @@ where
         return logged.await;
     };
     let target = request_log::target_name(&req.method, &req.params);
-    let tool = match req.method.as_str() {
-        "tools/call" => (o.tool_name)(target),
-        _ => None,
-    };
+    let tool = o.tool;
     let span = t.tracer().map(|tracer| {
         trace::start(
             tracer,
