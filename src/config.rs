@@ -23,7 +23,7 @@ pub struct FileConfig {
     pub upstream: UpstreamSection,
     /// Rate limits, scope challenges, trusted proxy headers (`crate::access`).
     #[serde(default)]
-    pub access: crate::access::AccessSection,
+    pub access: AccessSection,
     #[serde(default)]
     pub telemetry: TelemetrySection,
 }
@@ -118,6 +118,18 @@ impl FileConfig {
             toml::from_str(&text).with_context(|| format!("config file {}", path.display()))?;
         Ok((config, Some(path)))
     }
+}
+
+/// The config file's `[access]` section.
+#[derive(Debug, Default, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AccessSection {
+    pub rate_limit_reads: Option<u32>,
+    pub rate_limit_writes: Option<u32>,
+    pub rate_limit_ip: Option<u32>,
+    pub rate_limit_window_secs: Option<u64>,
+    pub scope_challenge: Option<bool>,
+    pub trust_proxy_headers: Option<bool>,
 }
 
 #[cfg(test)]

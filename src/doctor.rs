@@ -13,7 +13,7 @@ pub async fn run(inputs: &Inputs) -> bool {
     let mut report = Report::printing();
     if let Some(ready) = preflight::run(&settings, Purpose::Doctor, &mut report).await {
         if let Some(t) = ready.telemetry {
-            crate::stop_telemetry(t).await;
+            crate::preflight::stop_telemetry(t).await;
         }
     }
     let failed = report.failures().len();

@@ -474,3 +474,23 @@ async fn ledger(report: &mut Report, s: &ServeSettings, ready: &mut Ready) {
     }
     ready.ledger = Some(built);
 }
+
+/// Serves `/metrics` alone on `listener` (bound by the checks) until the process ends.
+pub(crate) fn serve_metrics(
+    listener: tokio::net::TcpListener,
+    telemetry: runtime::telemetry::Telemetry,
+) -> anyhow::Result<()> {
+    tracing::info!(addr = %listener.local_addr()?, "serving Prometheus /metrics");
+    let app = runtime::transport::health::metrics_router(telemetry);
+    tokio::spawn(async move {
+        if let Err(e) = axum::serve(listener, app).await {
+            tracing::error!(error = %e, "metrics listener stopped");
+        }
+    });
+    Ok(())
+}
+
+/// Exports what is pending and stops the exporters (off the async runtime: the SDK blocks).
+pub(crate) async fn stop_telemetry(telemetry: runtime::telemetry::Telemetry) {
+    let _ = tokio::task::spawn_blocking(move || telemetry.shutdown()).await;
+}

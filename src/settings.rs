@@ -23,8 +23,8 @@ use runtime_model::catalog::Product;
 use runtime_model::locale::Locale;
 use runtime_model::selection::{Ceiling, SelectionError, SelectionSpec};
 
+use crate::cli::{Cli, Command, LimitArgs, ServeArgs};
 use crate::config::FileConfig;
-use crate::{Cli, Command, LimitArgs, ServeArgs};
 
 /// The default HTTP address of `serve`.
 pub const DEFAULT_HTTP: &str = "127.0.0.1:8080";
@@ -323,7 +323,7 @@ impl ServeSettings {
         let product_origin = inputs
             .origin("product")
             .unwrap_or(Origin::Flag("PRODUCT".into()));
-        let products = crate::select_products(std::slice::from_ref(&args.product))
+        let products = crate::cli::select_products(std::slice::from_ref(&args.product))
             .map_err(|e| SettingsError::new("products", &product_origin, e));
         let stdio = args.transport.stdio;
         let (http, http_origin) = pick(
@@ -336,7 +336,7 @@ impl ServeSettings {
         )
         .unwrap_or_else(|| (DEFAULT_HTTP.to_string(), Origin::Default));
         let listen = (!stdio).then(|| {
-            crate::parse_addr(&http)
+            crate::cli::parse_addr(&http)
                 .map_err(|e| SettingsError::new("listen address", &http_origin, format!("{e:#}")))
         });
         let public_url = args.public_url.clone().or(serve.public_url.clone());
@@ -468,7 +468,7 @@ impl ServeSettings {
             &tel.metrics_addr,
         )
         .map(|(addr, origin)| {
-            crate::parse_addr(&addr)
+            crate::cli::parse_addr(&addr)
                 .map_err(|e| SettingsError::new("metrics address", &origin, format!("{e:#}")))
         });
         let audit = match t.audit_file.clone().or(tel.audit_file.clone()) {

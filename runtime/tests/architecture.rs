@@ -22,6 +22,8 @@ fn no_import_circles_in_the_runtime_and_the_generator() {
         "runtime/model/src",
         "runtime/sandbox/src",
         "codegen/src",
+        "src",
+        "test-support/src",
     ] {
         let dir = root.join(src);
         assert!(dir.is_dir(), "{} is missing", dir.display());
@@ -170,6 +172,31 @@ fn per_locale_arms(text: &str) -> Vec<(usize, String)> {
         }
     }
     out
+}
+
+/// In a binary crate, `main.rs` is the root: a module that imports an item `main.rs` defines,
+/// while `main.rs` uses that module, is a circle (a module of its own breaks it).
+#[test]
+fn a_binary_crates_root_is_a_node() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |rel: &str, text: &str| std::fs::write(dir.path().join(rel), text).unwrap();
+    write(
+        "main.rs",
+        "mod cli;\nmod settings;\npub struct Cli;\nfn main() { settings::f(); }\n",
+    );
+    write("settings.rs", "use crate::Cli;\npub fn f() {}\n");
+    write("cli.rs", "pub struct Args;\n");
+    let cycles = import_cycles(dir.path());
+    assert_eq!(cycles.len(), 1, "{cycles:?}");
+    assert!(cycles[0].contains(&"main.rs".to_string()), "{cycles:?}");
+    write("settings.rs", "use crate::cli::Args;\npub fn f() {}\n");
+    assert!(import_cycles(dir.path()).is_empty());
+    // Beside a lib.rs, main.rs is another crate: not a node.
+    write("lib.rs", "pub mod cli;\n");
+    write("settings.rs", "use crate::Cli;\npub fn f() {}\n");
+    assert!(import_cycles(dir.path())
+        .iter()
+        .all(|c| !c.contains(&"main.rs".to_string())));
 }
 
 /// The runtime's layers import downwards only: the handler contract imports neither the protocol
@@ -395,7 +422,8 @@ fn rel(src: &Path, file: &Path) -> String {
 }
 
 /// Every `.rs` file with its module path (`a/b.rs` and `a/b/mod.rs` → `[a, b]`, `lib.rs` → `[]`).
-/// `main.rs` and `bin/` are other crates (they reach the library by its name), so not nodes.
+/// Beside a `lib.rs`, `main.rs` and `bin/` are other crates (they reach the library by its name),
+/// so not nodes; a binary crate's `main.rs` alone is its root (`[]`).
 fn module_files(src: &Path) -> Vec<(Vec<String>, PathBuf)> {
     let mut out = Vec::new();
     let mut stack = vec![src.to_path_buf()];
@@ -412,7 +440,9 @@ fn module_files(src: &Path) -> Vec<(Vec<String>, PathBuf)> {
                 continue;
             }
             let relp = rel(src, &path);
-            if relp == "main.rs" {
+            // Beside a `lib.rs`, `main.rs` is another crate (it reaches the library by its name);
+            // alone, it is the crate's root, like `lib.rs`.
+            if relp == "main.rs" && src.join("lib.rs").exists() {
                 continue;
             }
             let mut parts: Vec<String> = relp
@@ -420,7 +450,9 @@ fn module_files(src: &Path) -> Vec<(Vec<String>, PathBuf)> {
                 .split('/')
                 .map(str::to_string)
                 .collect();
-            if matches!(parts.last().map(String::as_str), Some("mod" | "lib")) {
+            if parts.len() == 1 && parts[0] == "main"
+                || matches!(parts.last().map(String::as_str), Some("mod" | "lib"))
+            {
                 parts.pop();
             }
             out.push((parts, path));
