@@ -50,7 +50,7 @@ const LOCALES: [&str; 3] = ["pt-BR", "es", "en"];
 pub struct Entry {
     /// The key (`unknown_tool`); the enum variant is its CamelCase (`UnknownTool`).
     pub key: String,
-    /// The text per locale, in [`LOCALES`] order.
+    /// The text per locale, in `LOCALES` order (pt-BR, es, en).
     pub texts: [String; 3],
     /// The placeholders, in order of first appearance in the English text.
     pub placeholders: Vec<String>,

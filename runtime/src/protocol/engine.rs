@@ -41,7 +41,7 @@ pub struct EngineOptions {
     pub page_size: usize,
     /// `ttlMs` of cacheable 2026 results.
     pub ttl_ms: u64,
-    /// Per-identity limits of tool calls and resource reads ([`Engine::over_rate_limit`]); `None` = none.
+    /// Per-identity limits of tool calls and resource reads (`Engine::over_rate_limit`); `None` = none.
     pub rate_limiter: Option<Arc<crate::limits::RateLimiter>>,
     /// The server's language (`--locale`, `KOBANA_LOCALE`, the config's `locale`): what a request
     /// that states no language of ours gets, before the product's own default. On stdio it is the

@@ -9,7 +9,7 @@ use axum::body::Bytes;
 
 /// How every answer carrying a page starts: the JSON-RPC envelope up to the page, with the `id`
 /// after it (`…,"id":<id>}`), so that the answer's bytes up to its tail are the same for every
-/// request and can be compressed once ([`Page::compressed`]).
+/// request and can be compressed once (kept in the page: [`Page::memo`]).
 pub const ANSWER_HEAD: &[u8] = b"{\"jsonrpc\":\"2.0\",\"result\":";
 
 /// One page: a complete JSON `result` object, as byte segments to send one after the other
@@ -57,7 +57,7 @@ impl Page {
         })))
     }
     /// A page kept and served many times (listings): its compressed forms are made once and
-    /// kept with it ([`Page::compressed`]). `Page::from` makes one-off pages.
+    /// kept with it ([`Page::memo`]). `Page::from` makes one-off pages.
     pub fn kept(bytes: Vec<u8>) -> Self {
         Page::of(Box::new([Bytes::from(bytes)]), true)
     }

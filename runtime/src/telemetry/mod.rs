@@ -2,7 +2,7 @@
 //! the audit trail of writes, and readiness probes.
 //!
 //! One [`Telemetry`] per server. Instrumentation has few homes, each a layer every request
-//! crosses: the engine's request wrapper ([`observe`]) times every request, opens its
+//! crosses: the engine's request wrapper (`observe`) times every request, opens its
 //! span and writes the audit record of a write, from the [`facts`] the layers below note while
 //! the request runs (the confirmation gate's verdict, the upstream's status and request id, the
 //! idempotency key); the ledger is wrapped once (`crate::confirm::timed::TimedLedger`); the upstream proxy

@@ -1,5 +1,5 @@
 //! The HTTP auth layer: every request's bearer resolved to its caller ([`crate::auth::http::HttpAuth`])
-//! before any other work, its [`Authenticated`] stored in the request's extensions for the engine;
+//! before any other work, its [`Authenticated`](crate::auth::Authenticated) stored in the request's extensions for the engine;
 //! a refusal answered and logged here.
 
 use std::convert::Infallible;
@@ -40,7 +40,7 @@ impl<S> tower::Layer<S> for AuthLayer {
     }
 }
 
-/// Authenticates the request, storing its [`Authenticated`] in the request's extensions, or
+/// Authenticates the request, storing its [`Authenticated`](crate::auth::Authenticated) in the request's extensions, or
 /// answers 401/403/503. A hand-written `tower` service: it waits (boxed) only when there is a
 /// token to resolve.
 #[derive(Clone)]

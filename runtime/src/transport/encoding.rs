@@ -9,7 +9,7 @@
 //! latter would need a flush per event. Every answer that could have been compressed says
 //! `Vary: Accept-Encoding`, so a cache keeps the codings apart.
 //!
-//! [`Page::compressed`]: crate::rpc::page::Page::compressed
+//! [`Page::memo`]: crate::rpc::page::Page::memo
 
 use axum::body::Body;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
