@@ -39,7 +39,7 @@ use runtime::auth::EmbeddedResolver;
 use runtime::server::{Server, ServerConfig};
 use runtime_model::backend::Backend;
 use runtime_model::catalog::Product;
-use runtime_sandbox::{Sandbox, SandboxConfig};
+use runtime_sandbox::Sandbox;
 
 use lazy_sandbox::LazySandbox;
 
@@ -94,9 +94,6 @@ enum Command {
         #[command(subcommand)]
         command: SandboxCommand,
     },
-    /// Serve a conformance fixture catalog (tests only).
-    #[command(hide = true)]
-    ServeFixture(FixtureArgs),
     /// Probe a running server's health route (the container image's HEALTHCHECK): exits 0 on a
     /// 2xx answer, 1 otherwise.
     Healthcheck(HealthcheckArgs),
@@ -393,14 +390,6 @@ struct ServeApiArgs {
     allow_fault_injection: bool,
 }
 
-#[derive(Debug, Args)]
-struct FixtureArgs {
-    /// Fixture name (e.g. `conformance`).
-    name: String,
-    #[command(flatten)]
-    transport: TransportArgs,
-}
-
 /// Log lines to stderr through [`log_queue`], so that a stderr nobody reads never stops a
 /// request. The returned guard writes what is queued when dropped. Without the writer thread
 /// (the system refused one), lines go straight to stderr as before.
@@ -477,7 +466,6 @@ async fn run(inputs: settings::Inputs) -> anyhow::Result<()> {
         Command::Sandbox { command } => {
             sandbox(command, settings::Settings::resolve(&inputs)?).await
         }
-        Command::ServeFixture(args) => serve_fixture(args).await,
         Command::Healthcheck(args) => {
             healthcheck::run(&args.url, Duration::from_secs(args.timeout_secs))
         }
@@ -809,47 +797,4 @@ async fn sandbox(command: &SandboxCommand, settings: settings::Settings) -> anyh
         }
     }
     Ok(())
-}
-
-async fn serve_fixture(args: &FixtureArgs) -> anyhow::Result<()> {
-    let product = generated::FIXTURES
-        .iter()
-        .copied()
-        .find(|p| p.name == args.name)
-        .ok_or_else(|| {
-            let known: Vec<&str> = generated::FIXTURES.iter().map(|p| p.name).collect();
-            if known.is_empty() {
-                return anyhow!(
-                    "unknown fixture `{}`: this build has no fixtures (they are compiled into test builds only, with the `fixtures` feature of the `generated` and `runtime` crates)",
-                    args.name
-                );
-            }
-            anyhow!(
-                "unknown fixture `{}`; known: {}",
-                args.name,
-                known.join(", ")
-            )
-        })?;
-    // A private, throw-away sandbox: fixture runs never share state.
-    let dir = std::env::temp_dir().join(format!("kobana-mcp-fixture-{}", std::process::id()));
-    let sb = Sandbox::open(&SandboxConfig::new(&dir))?;
-    let identity = runtime::server::unrestricted_identity("fixture");
-    let server = Server::new(ServerConfig::new(vec![product], Arc::new(sb), identity))?;
-    let result = if args.transport.stdio {
-        runtime::transport::stdio::run(server, product.name)
-            .await
-            .map_err(anyhow::Error::from)
-    } else {
-        let addr = parse_addr(
-            args.transport
-                .http
-                .as_deref()
-                .unwrap_or(settings::DEFAULT_HTTP),
-        )?;
-        runtime::transport::http::serve(server, addr, shutdown_signal())
-            .await
-            .map_err(anyhow::Error::from)
-    };
-    let _ = std::fs::remove_dir_all(&dir);
-    result
 }
