@@ -63,9 +63,6 @@ pub(crate) enum Command {
         #[command(subcommand)]
         command: SandboxCommand,
     },
-    /// Serve a conformance fixture catalog (tests only).
-    #[command(hide = true)]
-    ServeFixture(FixtureArgs),
     /// Probe a running server's health route (the container image's HEALTHCHECK): exits 0 on a
     /// 2xx answer, 1 otherwise.
     Healthcheck(HealthcheckArgs),
@@ -340,14 +337,6 @@ pub(crate) struct ServeApiArgs {
     /// Mount `POST /_sandbox/faults` to queue injected faults (tests only).
     #[arg(long)]
     pub(crate) allow_fault_injection: bool,
-}
-
-#[derive(Debug, Args)]
-pub(crate) struct FixtureArgs {
-    /// Fixture name (e.g. `conformance`).
-    pub(crate) name: String,
-    #[command(flatten)]
-    pub(crate) transport: TransportArgs,
 }
 
 /// The products named on the command line (`all`, one name, or a comma-separated list).

@@ -32,13 +32,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{anyhow, bail, Context};
-use cli::{parse_addr, select_products, Command, FixtureArgs, SandboxCommand};
+use cli::{parse_addr, select_products, Command, SandboxCommand};
 use preflight::{serve_metrics, stop_telemetry};
 use runtime::auth::http::{metadata_router, HttpAuth, ProtectedResource};
 use runtime::auth::EmbeddedResolver;
 use runtime::server::{Server, ServerConfig};
 use runtime_model::backend::Backend;
-use runtime_sandbox::{Sandbox, SandboxConfig};
+use runtime_sandbox::Sandbox;
 
 use lazy_sandbox::LazySandbox;
 
@@ -118,7 +118,6 @@ async fn run(inputs: settings::Inputs) -> anyhow::Result<()> {
         Command::Sandbox { command } => {
             sandbox(command, settings::Settings::resolve(&inputs)?).await
         }
-        Command::ServeFixture(args) => serve_fixture(args).await,
         Command::Healthcheck(args) => {
             healthcheck::run(&args.url, Duration::from_secs(args.timeout_secs))
         }
@@ -406,47 +405,4 @@ async fn sandbox(command: &SandboxCommand, settings: settings::Settings) -> anyh
         }
     }
     Ok(())
-}
-
-async fn serve_fixture(args: &FixtureArgs) -> anyhow::Result<()> {
-    let product = generated::FIXTURES
-        .iter()
-        .copied()
-        .find(|p| p.name == args.name)
-        .ok_or_else(|| {
-            let known: Vec<&str> = generated::FIXTURES.iter().map(|p| p.name).collect();
-            if known.is_empty() {
-                return anyhow!(
-                    "unknown fixture `{}`: this build has no fixtures (they are compiled into test builds only, with the `fixtures` feature of the `generated` and `runtime` crates)",
-                    args.name
-                );
-            }
-            anyhow!(
-                "unknown fixture `{}`; known: {}",
-                args.name,
-                known.join(", ")
-            )
-        })?;
-    // A private, throw-away sandbox: fixture runs never share state.
-    let dir = std::env::temp_dir().join(format!("kobana-mcp-fixture-{}", std::process::id()));
-    let sb = Sandbox::open(&SandboxConfig::new(&dir))?;
-    let identity = runtime::server::unrestricted_identity("fixture");
-    let server = Server::new(ServerConfig::new(vec![product], Arc::new(sb), identity))?;
-    let result = if args.transport.stdio {
-        runtime::transport::stdio::run(server, product.name)
-            .await
-            .map_err(anyhow::Error::from)
-    } else {
-        let addr = parse_addr(
-            args.transport
-                .http
-                .as_deref()
-                .unwrap_or(settings::DEFAULT_HTTP),
-        )?;
-        runtime::transport::http::serve(server, addr, shutdown_signal())
-            .await
-            .map_err(anyhow::Error::from)
-    };
-    let _ = std::fs::remove_dir_all(&dir);
-    result
 }

@@ -2,7 +2,7 @@
 //! bad line; 2025 sessions expire, are capped per identity and belong to the identity that opened
 //! them; HTTP closes connections that never finish their headers; bad `MCP-Protocol-Version`
 //! headers and userinfo-bearing Origins are refused precisely. Batch bounds (finding 5) are tested
-//! in `runtime::connection::tests`. Issue 17: an accepted connection has Nagle's algorithm off.
+//! in `runtime::connection::tests` and, the time limits, in `runtime/fixtures/tests/`. Issue 17: an accepted connection has Nagle's algorithm off.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -10,7 +10,6 @@ use std::time::Duration;
 use runtime::backend_api::BoxFuture;
 use runtime::server::{unrestricted_identity, Server, ServerConfig};
 use serde_json::{json, Value};
-use test_support::backends::NoBackend;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
 /// Each bearer token is its own person (`unrestricted_identity(token)`).
@@ -26,12 +25,7 @@ impl runtime::auth::resolver::Resolver for TokenIsPerson {
 }
 
 fn config() -> ServerConfig {
-    let product = generated::product("conformance").expect("fixture generated");
-    ServerConfig::new(
-        vec![product],
-        Arc::new(NoBackend),
-        unrestricted_identity("t"),
-    )
+    runtime_fixtures::config(unrestricted_identity("t"))
 }
 
 /// Finding 8: a line that is not UTF-8, and one that is not JSON, are answered -32700 with id

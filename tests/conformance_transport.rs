@@ -6,17 +6,11 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use runtime::server::{unrestricted_identity, Server, ServerConfig};
+use runtime::server::{unrestricted_identity, Server};
 use serde_json::{json, Value};
-use test_support::backends::NoBackend;
 
 fn server(max_body: usize) -> Arc<Server> {
-    let product = generated::product("conformance").expect("fixture generated");
-    let mut cfg = ServerConfig::new(
-        vec![product],
-        Arc::new(NoBackend),
-        unrestricted_identity("t"),
-    );
+    let mut cfg = runtime_fixtures::config(unrestricted_identity("t"));
     cfg.max_body_bytes = max_body;
     Server::new(cfg).unwrap()
 }

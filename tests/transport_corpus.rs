@@ -15,18 +15,12 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use runtime::server::{unrestricted_identity, Server, ServerConfig};
+use runtime::server::{unrestricted_identity, Server};
 use serde_json::{json, Value};
-use test_support::backends::NoBackend;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines};
 
 fn server() -> Arc<Server> {
-    let product = generated::product("conformance").expect("fixture generated");
-    let cfg = ServerConfig::new(
-        vec![product],
-        Arc::new(NoBackend),
-        unrestricted_identity("t"),
-    );
+    let cfg = runtime_fixtures::config(unrestricted_identity("t"));
     Server::new(cfg).unwrap()
 }
 

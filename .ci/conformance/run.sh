@@ -7,8 +7,8 @@
 # failure or a warning that deliberate.json does not explain (see report.mjs).
 #
 # Environment: CONFORMANCE_PORT (default 3917), CONFORMANCE_SERVER (a command that serves the
-# fixture at http://127.0.0.1:$CONFORMANCE_PORT/mcp; default: the runtime's conformance_server
-# example).
+# fixture at http://127.0.0.1:$CONFORMANCE_PORT/mcp; default: the `conformance-server` binary of
+# the runtime-fixtures crate, runtime/fixtures/).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -20,9 +20,9 @@ if [ ! -x node_modules/.bin/conformance ] || [ package-lock.json -nt node_module
 fi
 
 if [ -z "${CONFORMANCE_SERVER:-}" ]; then
-  (cd "$root" && cargo build -q -p runtime --features fixtures --example conformance_server)
+  (cd "$root" && cargo build -q -p runtime-fixtures --bin conformance-server)
   target=${CARGO_TARGET_DIR:-$root/target}
-  CONFORMANCE_SERVER="$target/debug/examples/conformance_server 127.0.0.1:$port"
+  CONFORMANCE_SERVER="$target/debug/conformance-server 127.0.0.1:$port"
 fi
 
 log=$(mktemp)

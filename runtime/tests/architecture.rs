@@ -305,6 +305,92 @@ fn the_allocator_and_dependency_checks_see_what_they_look_for() {
     );
 }
 
+/// Test code lives beside the runtime, not in it (issue 34): the conformance fixture's handlers
+/// are the `runtime-fixtures` crate (`runtime/fixtures/`), which adds them with
+/// `Extensions::with`, and test helpers are `#[cfg(test)]` modules or `test-support`. So `runtime`
+/// declares no `fixtures` feature, and no file under `runtime/src` compiles code for such a feature
+/// or for tests-or-a-feature (`cfg(any(test, feature = …))`): the first thing a reader opens is the
+/// server.
+#[test]
+fn no_fixture_code_in_the_runtime_sources() {
+    let crate_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let manifest = std::fs::read_to_string(crate_dir.join("Cargo.toml")).unwrap();
+    let declared = features(&manifest);
+    assert!(
+        !declared.iter().any(|f| f == "fixtures"),
+        "runtime/Cargo.toml declares a `fixtures` feature: {declared:?}"
+    );
+    let src = crate_dir.join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    assert!(
+        files.iter().any(|f| f.ends_with("src/lib.rs")),
+        "the walk missed runtime/src"
+    );
+    let mut found = Vec::new();
+    for file in &files {
+        let text = std::fs::read_to_string(file).unwrap();
+        for line in fixture_gates(&text) {
+            found.push(format!("runtime/src/{}:{line}", rel(&src, file)));
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "code behind a fixtures feature in runtime/src (it belongs in runtime/fixtures/ or a \
+         #[cfg(test)] module):\n{}",
+        found.join("\n")
+    );
+}
+
+/// The fixture checks see the old layout (a `fixtures` feature, modules and list entries gated
+/// on it, however spaced) and leave plain test modules and other features alone.
+#[test]
+fn the_fixture_checks_see_what_they_look_for() {
+    let old_manifest = "[package]\nname = \"runtime\"\n\n[features]\n# The conformance handlers.\n\
+                        fixtures = []\nother = [\"dep:x\"]\n\n[dev-dependencies]\n\
+                        generated = { workspace = true, features = [\"fixtures\"] }\n";
+    assert_eq!(features(old_manifest), ["fixtures", "other"]);
+    assert!(features("[package]\nname = \"r\"\n[dev-dependencies]\nfixtures = \"1\"\n").is_empty());
+    let old_extensions = "pub mod catalog;\n#[cfg(any(test, feature = \"fixtures\"))]\n\
+                          pub mod conformance;\n#[cfg(feature=\"fixtures\")]\nmod tasks;\n\
+                          pub static ALL: Extensions = Extensions::new(&[\n    &catalog::EXTENSION,\n\
+                          \x20   #[cfg(any( test , feature = \"other\" ))]\n    &conformance::EXTENSION,\n]);\n";
+    assert_eq!(fixture_gates(old_extensions), [2, 4, 8]);
+    assert!(fixture_gates(
+        "#[cfg(test)]\nmod tests;\n#[cfg(feature = \"otel\")]\nmod otel;\n#[cfg(all(test, unix))]\nmod u;\n"
+    )
+    .is_empty());
+}
+
+/// The names a manifest's `[features]` table declares.
+fn features(manifest: &str) -> Vec<String> {
+    let mut in_features = false;
+    let mut out = Vec::new();
+    for line in manifest.lines().map(str::trim) {
+        if line.starts_with('[') {
+            in_features = line == "[features]";
+        } else if in_features && !line.starts_with('#') {
+            if let Some((key, _)) = line.split_once('=') {
+                out.push(key.trim().to_string());
+            }
+        }
+    }
+    out
+}
+
+/// The lines (1-based) of `code` that gate code on the `fixtures` feature, or on tests or any
+/// feature (`any(test, feature = …)`), however spaced.
+fn fixture_gates(code: &str) -> Vec<usize> {
+    code.lines()
+        .enumerate()
+        .filter(|(_, line)| {
+            let squashed: String = line.chars().filter(|c| !c.is_whitespace()).collect();
+            squashed.contains("feature=\"fixtures\"") || squashed.contains("any(test,feature=")
+        })
+        .map(|(i, _)| i + 1)
+        .collect()
+}
+
 /// Every `.rs` file under `dir`, but in build outputs (`target/`) and hidden folders.
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {

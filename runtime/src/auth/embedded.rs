@@ -245,7 +245,7 @@ fn all_tools<'p>(
 mod tests {
     use super::*;
     use crate::auth::with_default_workspace;
-    use crate::confirm::testing::{product, tool};
+    use test_support::policies::{product, tool};
 
     #[test]
     fn the_builtin_file_has_the_documented_demo_tokens() {

@@ -264,10 +264,10 @@ pub fn metadata_router(meta: ProtectedResource) -> Router {
 mod tests {
     use super::*;
     use crate::auth::EmbeddedResolver;
-    use crate::confirm::testing::product;
     use crate::transport::auth::AuthLayer;
     use axum::body::Body;
     use axum::Extension;
+    use test_support::policies::product;
     use tower::ServiceExt;
 
     fn app() -> Router {

@@ -89,7 +89,7 @@ pub async fn resolve_stdio(
 mod tests {
     use super::*;
     use crate::auth::EmbeddedResolver;
-    use crate::confirm::testing::product;
+    use test_support::policies::product;
 
     fn resolver() -> EmbeddedResolver {
         EmbeddedResolver::builtin(&[product()]).unwrap()

@@ -306,7 +306,7 @@ mod tests {
     #[tokio::test]
     async fn resolves_maps_and_caches() {
         let (base, hits) = spawn_api().await;
-        let p = crate::confirm::testing::product();
+        let p = test_support::policies::product();
         let r = UpstreamResolver::new(&base, &[p]).unwrap();
         let id = r.resolve("good").await.unwrap();
         assert_eq!(id.person, "usr-1");

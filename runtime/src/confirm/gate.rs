@@ -494,9 +494,9 @@ fn ledger_refusal(tool: &Tool, e: &LedgerError) -> Gate {
 mod tests {
     use super::*;
     use crate::confirm::ledger::{FailingLedger, MemoryLedger};
-    use crate::confirm::testing::{tool, LENIENT, STRICT};
     use runtime_model::errors;
     use std::collections::BTreeSet;
+    use test_support::policies::{tool, LENIENT, STRICT};
 
     const NOW: u64 = 1_800_000_000;
 

@@ -258,8 +258,8 @@ impl CallKeys {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::confirm::testing::{tool, LENIENT};
     use crate::confirm::MemoryLedger;
+    use test_support::policies::{tool, LENIENT};
 
     fn person(p: &str, o: &str) -> Identity {
         Identity {

@@ -15,11 +15,7 @@ mod gate;
 pub mod idempotency;
 pub mod ledger;
 pub mod redis_ledger;
-#[cfg(test)]
-pub(crate) mod testing;
 pub mod timed;
-#[cfg(test)]
-mod walk;
 
 pub use gate::{Confirmed, Confirmer, Gate, GateRequest, CONFIRM_FIELD, INPUT_KEY};
 pub use idempotency::{CallKeys, Outcome};

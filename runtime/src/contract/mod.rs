@@ -187,25 +187,49 @@ pub struct ProductExtension {
 /// The extension modules a server serves, handed to each engine when it is built (no global
 /// lookup: a test or a fixture server chooses its own set).
 #[derive(Clone, Copy)]
-pub struct Extensions(&'static [&'static ProductExtension]);
+pub struct Extensions {
+    parts: &'static [&'static ProductExtension],
+    /// Parts a crate outside the runtime adds to a set ([`Extensions::with`]).
+    added: &'static [&'static ProductExtension],
+}
 
 impl Extensions {
     /// No hand-written parts at all.
-    pub const NONE: Extensions = Extensions(&[]);
+    pub const NONE: Extensions = Extensions::new(&[]);
 
     pub const fn new(parts: &'static [&'static ProductExtension]) -> Self {
-        Self(parts)
+        Self { parts, added: &[] }
+    }
+
+    /// This set and `added` after it: how a crate outside the runtime serves handlers of its own
+    /// beside the runtime's (`runtime-fixtures` adds the conformance fixture's to
+    /// [`crate::extensions::ALL`]) without the runtime knowing about it. Adds once: a set that
+    /// already has additions is refused at compile time (in a `static`), so lookups stay two
+    /// slices deep.
+    pub const fn with(self, added: &'static [&'static ProductExtension]) -> Self {
+        assert!(
+            self.added.is_empty(),
+            "Extensions::with: this set already has additions"
+        );
+        Self {
+            parts: self.parts,
+            added,
+        }
+    }
+
+    /// Every part, the set's own first.
+    fn all(&self) -> impl Iterator<Item = &'static ProductExtension> {
+        self.parts.iter().chain(self.added).copied()
     }
 
     /// The extension parts of a product, if it has any.
     pub fn for_product(&self, product: &str) -> Option<&'static ProductExtension> {
-        self.0.iter().copied().find(|e| e.product == product)
+        self.all().find(|e| e.product == product)
     }
 
     /// A tool handler by name, searched in every extension module.
     pub fn tool_handler(&self, name: &str) -> Option<Handler> {
-        self.0
-            .iter()
+        self.all()
             .flat_map(|e| e.tools.iter())
             .find(|(n, _)| *n == name)
             .map(|(_, h)| *h)
@@ -214,8 +238,7 @@ impl Extensions {
     /// Whether `tool` can answer behind a backend that does not execute the catalog's operations:
     /// every extension that has a say must agree.
     pub fn serves_behind_proxy(&self, product: &'static Product, tool: &Tool) -> bool {
-        self.0
-            .iter()
+        self.all()
             .filter_map(|e| e.serves_behind_proxy)
             .all(|serves| serves(product, tool))
     }

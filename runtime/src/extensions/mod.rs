@@ -11,19 +11,14 @@
 //!
 //! A product may also replace the rendering of a prompt (`ProductExtension::prompts`) and
 //! declare the rare capability a fixture needs (`ProductExtension::resource_subscribe`).
+//!
+//! Only the handlers of real products live here. The conformance fixture's are test code, in the
+//! `runtime-fixtures` crate (`runtime/fixtures/`), which adds them to [`ALL`] with
+//! [`Extensions::with`].
 
 pub mod catalog;
-#[cfg(any(test, feature = "fixtures"))]
-pub mod conformance;
-#[cfg(any(test, feature = "fixtures"))]
-pub mod conformance_tasks;
 
 use crate::contract::Extensions;
 
 /// Every extension module of this crate: what `ServerConfig::new` serves by default.
-/// (The conformance fixture's handlers only in test builds and with the `fixtures` feature.)
-pub static ALL: Extensions = Extensions::new(&[
-    &catalog::EXTENSION,
-    #[cfg(any(test, feature = "fixtures"))]
-    &conformance::EXTENSION,
-]);
+pub static ALL: Extensions = Extensions::new(&[&catalog::EXTENSION]);

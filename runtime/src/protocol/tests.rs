@@ -1,5 +1,4 @@
-//! Engine tests over the generated catalogs (billing, finance) and the conformance fixture, with a
-//! recording backend: permission filtering, the tools/call flow, era-specific shapes, MRTR.
+//! Engine tests over the generated catalogs (billing, finance), with a recording backend: permission filtering, the tools/call flow, era-specific shapes, MRTR.
 
 use std::sync::{Arc, Mutex};
 
@@ -571,75 +570,6 @@ async fn cursors_are_opaque_terminate_and_reject_garbage() {
 }
 
 #[tokio::test]
-async fn input_responses_count_only_with_a_valid_state_for_the_same_request() {
-    let (e, _) = engine_with(product("conformance"), 500);
-    let caps = json!({"elicitation": {}, "sampling": {}});
-    let c = call(Era::Modern, identity(&["all"], &["*"]), caps);
-    let tool = "test_input_required_result_elicitation";
-    let answer = json!({"user_name": {"action": "accept", "content": {"name": "Ana"}}});
-    // A first call bringing its own answer is asked anyway.
-    let r = ask(
-        &e,
-        &c,
-        "tools/call",
-        json!({"name": tool, "inputResponses": answer}),
-    )
-    .await
-    .unwrap();
-    assert_eq!(r["resultType"], "input_required");
-    let state = r["requestState"].as_str().unwrap().to_string();
-    let ok = ask(
-        &e,
-        &c,
-        "tools/call",
-        json!({"name": tool, "inputResponses": answer, "requestState": state}),
-    )
-    .await
-    .unwrap();
-    assert_eq!(ok["content"][0]["text"], "Hello, Ana!");
-    // Tampered, or issued for another tool, another caller or other arguments: refused.
-    let tampered = format!("{state}x");
-    let err = ask(
-        &e,
-        &c,
-        "tools/call",
-        json!({"name": tool, "inputResponses": answer, "requestState": tampered}),
-    )
-    .await
-    .unwrap_err();
-    assert_eq!(err.code, -32602);
-    let err = ask(&e, &c, "tools/call", json!({"name": "test_input_required_result_request_state", "inputResponses": answer, "requestState": state})).await.unwrap_err();
-    assert_eq!(err.code, -32602);
-    let mut other = identity(&["all"], &["*"]);
-    other.person = "someone-else".into();
-    let c2 = call(Era::Modern, other, json!({"elicitation": {}}));
-    let err = ask(
-        &e,
-        &c2,
-        "tools/call",
-        json!({"name": tool, "inputResponses": answer, "requestState": state}),
-    )
-    .await
-    .unwrap_err();
-    assert_eq!(err.code, -32602);
-    // A request type the client did not declare is never sent: -32021.
-    let bare = call(Era::Modern, identity(&["all"], &["*"]), json!({}));
-    let err = ask(
-        &e,
-        &bare,
-        "tools/call",
-        json!({"name": "test_missing_capability"}),
-    )
-    .await
-    .unwrap_err();
-    assert_eq!(err.code, -32021);
-    assert_eq!(
-        err.data.unwrap()["requiredCapabilities"],
-        json!({"sampling": {}})
-    );
-}
-
-#[tokio::test]
 async fn capabilities_advertise_what_is_served() {
     let (e, _) = engine_with(product("billing"), 500);
     let caps = e.capabilities(true);
@@ -668,9 +598,6 @@ async fn capabilities_advertise_what_is_served() {
             .code,
         -32601
     );
-    let (f, _) = engine_with(product("conformance"), 500);
-    assert_eq!(f.capabilities(false)["resources"]["subscribe"], true);
-    assert!(f.capabilities(true)["resources"].get("subscribe").is_none());
 }
 
 #[tokio::test]
@@ -1210,41 +1137,4 @@ async fn a_large_json_answer_is_spliced_byte_for_byte_without_copying_its_texts(
         Reply::Raw(page) => assert_eq!(page.parts().count(), 1),
         _ => panic!("a JSON answer is raw bytes"),
     }
-}
-
-/// An input round is told apart by its type, not by its text: the question is a
-/// [`Reply::InputRequired`] (what the log line, the metrics and the audit trail read), and the
-/// answer to the retry that brings the input is not.
-#[tokio::test]
-async fn an_input_round_is_a_typed_reply_and_its_answer_is_not() {
-    let (e, _) = engine_with(product("conformance"), 500);
-    let c = call(
-        Era::Modern,
-        identity(&["all"], &["*"]),
-        json!({"elicitation": {}}),
-    );
-    let tool = "test_input_required_result_elicitation";
-    let first = Request::new(
-        json!(1),
-        "tools/call",
-        json!({"name": tool}).as_object().cloned().unwrap(),
-    );
-    let Reply::InputRequired(q) = e.handle(&first, &c).await else {
-        panic!("the question is not a typed input round");
-    };
-    assert_eq!(q["resultType"], "input_required");
-    let answer = json!({"user_name": {"action": "accept", "content": {"name": "Ana"}}});
-    let retry = Request::new(
-        json!(2),
-        "tools/call",
-        json!({"name": tool, "inputResponses": answer, "requestState": q["requestState"]})
-            .as_object()
-            .cloned()
-            .unwrap(),
-    );
-    let done = e.handle(&retry, &c).await;
-    assert!(
-        !matches!(done, Reply::InputRequired(_) | Reply::Error(_)),
-        "{done:?}"
-    );
 }

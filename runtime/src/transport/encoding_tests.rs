@@ -258,27 +258,6 @@ async fn a_large_answer_that_is_not_a_listing_is_compressed_on_the_fly() {
     }
 }
 
-/// An answer that streams (progress before the result) goes out as SSE, uncompressed, whatever
-/// the request accepts.
-#[tokio::test]
-async fn streamed_answers_are_not_compressed() {
-    let app = app("conformance");
-    let call = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
-        "params": {"name": "test_tool_with_progress", "_meta": {"progressToken": "p"}}});
-    let (r, body) = post(&app, call, Some("gzip, br, zstd")).await;
-    assert_eq!(header(&r, "content-type"), Some("text/event-stream"));
-    assert_eq!(header(&r, "content-encoding"), None);
-    let text = String::from_utf8(body).unwrap();
-    let messages: Vec<Value> = text
-        .lines()
-        .filter_map(|l| l.strip_prefix("data: "))
-        .map(|d| serde_json::from_str(d).unwrap())
-        .collect();
-    assert!(messages.len() >= 2, "{text}");
-    assert_eq!(messages.last().unwrap()["id"], 3);
-    assert!(messages.last().unwrap()["result"].is_object());
-}
-
 /// A tool's result is a one-off page: compressed as it leaves, in the coding the request prefers
 /// at a fast level, never kept (it was compressed at the listings' once-only levels on every call).
 #[tokio::test]

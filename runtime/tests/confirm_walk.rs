@@ -17,11 +17,11 @@ use runtime_model::catalog::Product;
 use runtime_model::identity::Identity;
 use serde_json::{json, Map, Value};
 
-use super::idempotency::{self, Outcome};
-use super::ledger::{Ledger, LedgerError, MemoryLedger};
-use super::testing::{tool, LENIENT, STRICT};
-use super::{Confirmer, Gate, GateRequest};
-use crate::state::StateSealer;
+use runtime::confirm::idempotency::{self, Outcome};
+use runtime::confirm::ledger::{Ledger, LedgerError, MemoryLedger};
+use runtime::confirm::{Confirmer, Gate, GateRequest};
+use runtime::state::StateSealer;
+use test_support::policies::{tool, LENIENT, STRICT};
 
 /// A ledger that can be down (outage) or lose everything (a Redis flush or restart).
 #[derive(Default)]

@@ -1,5 +1,6 @@
-//! Small static products for the unit tests of auth and confirm: one tool of each kind, and the
-//! two policy families the real catalogs use.
+//! Small static products for the tests of the runtime's auth and confirmation: four tools (list,
+//! get, update, destructive delete) under each of the two policy families the real catalogs use,
+//! so a test of a policy rule needs no generated catalog.
 
 use runtime_model::catalog::*;
 
@@ -113,18 +114,15 @@ pub static STRICT: Product = product_with(
     },
 );
 
+/// The product a test uses when the policy does not matter: [`LENIENT`].
 pub fn product() -> &'static Product {
     &LENIENT
 }
 
-pub fn tool_named(name: &str) -> &'static Tool {
+/// The test tool of that name (panics if absent; tests only).
+pub fn tool(name: &str) -> &'static Tool {
     TOOLS
         .iter()
         .find(|t| t.name == name)
         .unwrap_or_else(|| panic!("no test tool {name}"))
-}
-
-/// The test tool of that name (panics if absent; tests only).
-pub fn tool(name: &str) -> &'static Tool {
-    tool_named(name)
 }
