@@ -15,7 +15,7 @@
 # What the tests need from the specs and the product documents is checked in under
 # catalog/facts/, so a bare clone passes; the specs themselves (KOBANA_SPECS_DIR, default
 # ../shared) are only needed by the importer's tests, which this script opts out of, saying so,
-# when the specs are absent. `codegen facts --check` verifies catalog/facts/ against them (CI).
+# when the specs are absent. `codegen-tools facts --check` verifies catalog/facts/ against them (CI).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

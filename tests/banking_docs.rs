@@ -2,7 +2,7 @@
 //!
 //! `../shared/product-docs/000_38c8db6d274b3892.txt` (pt-BR) is the specification. These tests read
 //! its facts (`catalog/facts/product-docs/banking.json`, derived from the document by `cargo run -p
-//! codegen -- facts --write`, verified by `facts --check`) — its 60-template table, its prompt
+//! codegen-tools -- facts --write`, verified by `facts --check`) — its 60-template table, its prompt
 //! table, the numbers of its completion table and the identifiers it names — and check each
 //! statement against the compiled catalog
 //! (`generated::product("banking")`) and `generated/docs/banking.md`, so nothing the document names
@@ -17,7 +17,7 @@ use runtime::catalog::{
     ArgFormat, Binding, CompletionKind, ReplayPolicy, ResourcesListPolicy, UnconfirmableDestructive,
 };
 
-use codegen::facts::docs::Phrase;
+use codegen_tools::facts::docs::Phrase;
 use product_doc::ProductDoc;
 
 const DOC: ProductDoc = ProductDoc { product: "banking" };

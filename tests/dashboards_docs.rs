@@ -3,7 +3,7 @@
 //! `../shared/product-docs/003_3ec0f81887b17c41.txt` (pt-BR) is the specification: every URI of its
 //! resources table, every prompt with its arguments, every completion rule, the destructive rule and
 //! the confirmation policy. These tests read its facts (`catalog/facts/product-docs/dashboards.json`,
-//! derived from the document by `cargo run -p codegen -- facts --write`, verified by `facts
+//! derived from the document by `cargo run -p codegen-tools -- facts --write`, verified by `facts
 //! --check`) and check that each statement is in the compiled catalog (`generated::product`) and in `generated/docs/dashboards.md`, so nothing in
 //! the document can be missing, and nothing is served as a resource that the document does not name.
 //! The sandbox part checks that the seed data gives every prompt something to find.

@@ -4,7 +4,7 @@
 //! resources table, the rule that secrets have no resource, every prompt with its arguments,
 //! formats and defaults, every completion rule, the destructive rule (with the tools it names) and
 //! the confirmation policy. These tests read its facts (`catalog/facts/product-docs/inbox.json`,
-//! derived from the document by `cargo run -p codegen -- facts --write`, verified by `facts
+//! derived from the document by `cargo run -p codegen-tools -- facts --write`, verified by `facts
 //! --check`) and check that each statement is in the
 //! compiled catalog (`generated::product`) and in `generated/docs/inbox.md`, so nothing in the
 //! document can be missing and nothing is served as a resource that the document does not name.

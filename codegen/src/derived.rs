@@ -3,7 +3,7 @@
 //! A catalog holds only what people write. What a command computes from other sources lives in a
 //! generated sidecar under `catalog/derived/` (`catalog/fixtures/derived/` for fixtures), which
 //! starts with a preamble naming the command that writes it. Today that is the output schemas
-//! `codegen output-schemas --write` derives from the OpenAPI answers:
+//! `codegen-tools output-schemas --write` derives from the OpenAPI answers:
 //! `catalog/derived/<product>.output-schemas.yaml`, a map from tool name to `{operation, status,
 //! schema}`.
 //!
@@ -27,7 +27,7 @@ pub const DERIVED_DIR: &str = "derived";
 pub const OUTPUT_SCHEMAS_SUFFIX: &str = ".output-schemas.yaml";
 
 /// The command that writes the output-schemas sidecars.
-pub const OUTPUT_SCHEMAS_COMMAND: &str = "cargo run -p codegen -- output-schemas --write";
+pub const OUTPUT_SCHEMAS_COMMAND: &str = "cargo run -p codegen-tools -- output-schemas --write";
 
 /// One derived output schema: the operation and 2xx status whose answer it comes from.
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]

@@ -7,25 +7,28 @@
 //! drift gate: report every file of `generated/` that is stale, missing or extra).
 //!
 //! `generated/build.rs` calls [`build_script`]; the `codegen` binary calls the same functions.
+//!
+//! This crate is only the catalog compiler: what every server build runs. The OpenAPI importer,
+//! the fact files, the coverage gate, the packaging files (`generated/packaging/`,
+//! `generated/docs/install.md`), the catalog's editor schema and anything needing `schemars` or
+//! `jsonschema` are in `codegen-tools` (`codegen/tools/`), with its own binary and drift check
+//! (`cargo run -p codegen-tools -- --check`). The `schema` feature (off for `generated/build.rs`)
+//! derives the model's JSON Schema for that crate.
 
 pub mod compact;
 pub mod derived;
 pub mod descriptors;
 pub mod diag;
 pub mod docs;
-pub mod facts;
 pub mod listing_report;
 pub mod load;
 pub mod locate;
 pub mod lower;
 pub mod model;
 pub mod names;
-pub mod openapi;
-pub mod packaging;
 pub mod runtime_texts;
 pub mod rust;
 pub mod sandbox_gaps;
-pub mod schema;
 pub mod texts;
 pub mod toolsets;
 pub mod validate;
@@ -44,8 +47,32 @@ use load::Loaded;
 /// generator's own binaries.
 pub use mimalloc::MiMalloc as Allocator;
 
-/// The command that regenerates everything, named in every drift report.
+/// The command that regenerates the catalog compiler's files, named in its drift reports.
 pub const FIX_COMMAND: &str = "cargo run -p codegen";
+
+/// Who writes which files of `generated/`: the drift gate and [`write_owned`] of an owner look at
+/// its files only, so the catalog compiler and `codegen-tools` never remove or report each
+/// other's outputs.
+#[derive(Debug, Clone, Copy)]
+pub struct Owner {
+    /// (folder of `generated/`, file extension): every such file is the owner's.
+    pub kinds: &'static [(&'static str, &'static str)],
+    /// Files matching `kinds` that another owner writes.
+    pub except: &'static [&'static str],
+    /// The command that regenerates the owner's files.
+    pub fix: &'static str,
+}
+
+/// The files of `generated/` that `codegen-tools` writes although they sit among the catalog
+/// compiler's (the install page is a doc page built from the packaging facts).
+pub const TOOLS_DOCS: &[&str] = &["docs/install.md"];
+
+/// The catalog compiler's files: the Rust tables, the docs pages and the runtime's texts.
+pub const CATALOG_COMPILER: Owner = Owner {
+    kinds: &[("src", "rs"), ("docs", "md"), ("runtime", "rs")],
+    except: TOOLS_DOCS,
+    fix: FIX_COMMAND,
+};
 
 /// Where the catalogs and the generated crate are, from the repository root.
 #[derive(Debug, Clone)]
@@ -61,6 +88,26 @@ impl Layout {
             generated_dir: root.join("generated"),
         }
     }
+}
+
+/// The nearest folder at or above the current one with `catalog/` and `generated/`; else the
+/// repository this crate was built from. The default `--root` of the `codegen` and `codegen-tools`
+/// binaries.
+pub fn find_root() -> PathBuf {
+    if let Ok(mut dir) = std::env::current_dir() {
+        loop {
+            if dir.join("catalog").is_dir() && dir.join("generated").is_dir() {
+                return dir;
+            }
+            if !dir.pop() {
+                break;
+            }
+        }
+    }
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default()
 }
 
 /// One output file: its path relative to `generated/` (`src/banking.rs`, `docs/README.md`).
@@ -270,7 +317,7 @@ pub fn with_runtime_texts(
 
 /// The catalog of `l` in its product's own language (what a client naming none gets); the source
 /// catalog when it declares no language.
-fn in_default_locale(l: &Loaded) -> &model::Catalog {
+pub fn in_default_locale(l: &Loaded) -> &model::Catalog {
     let own = runtime_model::locale::Locale::from_tag(&l.catalog.product.locale);
     own.and_then(|o| l.localized.iter().find(|lc| lc.locale == o))
         .map_or(&l.catalog, |lc| &lc.catalog)
@@ -373,24 +420,12 @@ pub fn generate_from(loaded: &[Loaded]) -> Result<Vec<GeneratedFile>, GenerateEr
         path: "src/lib.rs".into(),
         contents: rust::lib_module(&entries),
     });
-    let rank = |l: &&Loaded| {
-        let name = l.catalog.product.name.as_str();
-        let r = rust::PRODUCT_ORDER
-            .iter()
-            .position(|p| *p == name)
-            .unwrap_or(rust::PRODUCT_ORDER.len());
-        (r, name.to_string())
-    };
-    let mut products: Vec<&Loaded> = loaded
-        .iter()
-        .filter(|l| !l.catalog.product.fixture)
-        .collect();
-    products.sort_by_key(rank);
+    let products = products_in_order(loaded);
     let mut fixtures: Vec<&Loaded> = loaded
         .iter()
         .filter(|l| l.catalog.product.fixture)
         .collect();
-    fixtures.sort_by_key(rank);
+    fixtures.sort_by_key(|l| product_rank(l));
     // Sizes are what a client gets by default: the listing in the product's own language.
     let products: Vec<&model::Catalog> = products.iter().map(|l| in_default_locale(l)).collect();
     let fixtures: Vec<&model::Catalog> = fixtures.iter().map(|l| &l.catalog).collect();
@@ -399,26 +434,37 @@ pub fn generate_from(loaded: &[Loaded]) -> Result<Vec<GeneratedFile>, GenerateEr
         contents: docs::index_page(&products, &fixtures, &listings)
             .map_err(|e| GenerateError::Template(format!("{e:#}")))?,
     });
-    files.extend(
-        packaging::files(&products)
-            .into_iter()
-            .map(|(path, contents)| GeneratedFile { path, contents }),
-    );
     files.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(files)
 }
 
-/// Files under `generated/` that the generator owns: `src/*.rs`, `docs/*.md`, `packaging/*` and
-/// `runtime/*.rs`.
-fn owned_files(generated_dir: &Path) -> std::io::Result<Vec<String>> {
+/// The products of validated catalogs (fixtures left out), in the canonical order
+/// ([`rust::PRODUCT_ORDER`], then by name): the order of the docs index and of every packaging
+/// file.
+pub fn products_in_order(loaded: &[Loaded]) -> Vec<&Loaded> {
+    let mut products: Vec<&Loaded> = loaded
+        .iter()
+        .filter(|l| !l.catalog.product.fixture)
+        .collect();
+    products.sort_by_key(|l| product_rank(l));
+    products
+}
+
+/// The sort key of a product: its place in [`rust::PRODUCT_ORDER`] (unknown ones last), then its
+/// name.
+fn product_rank(l: &Loaded) -> (usize, String) {
+    let name = l.catalog.product.name.as_str();
+    let r = rust::PRODUCT_ORDER
+        .iter()
+        .position(|p| *p == name)
+        .unwrap_or(rust::PRODUCT_ORDER.len());
+    (r, name.to_string())
+}
+
+/// Files under `generated/` that `owner` owns (see [`Owner`]).
+fn owned_files(owner: &Owner, generated_dir: &Path) -> std::io::Result<Vec<String>> {
     let mut out = Vec::new();
-    for (sub, ext) in [
-        ("src", "rs"),
-        ("docs", "md"),
-        ("packaging", "json"),
-        ("packaging", "md"),
-        ("runtime", "rs"),
-    ] {
+    for &(sub, ext) in owner.kinds {
         let dir = generated_dir.join(sub);
         if !dir.is_dir() {
             continue;
@@ -427,7 +473,10 @@ fn owned_files(generated_dir: &Path) -> std::io::Result<Vec<String>> {
             let path = entry?.path();
             if path.is_file() && path.extension().and_then(|e| e.to_str()) == Some(ext) {
                 if let Some(name) = path.file_name().and_then(|n| n.to_str()) {
-                    out.push(format!("{sub}/{name}"));
+                    let rel = format!("{sub}/{name}");
+                    if !owner.except.contains(&rel.as_str()) {
+                        out.push(rel);
+                    }
                 }
             }
         }
@@ -444,9 +493,19 @@ pub struct WriteReport {
     pub removed: Vec<String>,
 }
 
-/// Writes the files whose content changed and removes owned files no catalog produces any more.
-/// Unchanged files are not touched, so their timestamps do not trigger rebuilds.
+/// Writes the files whose content changed and removes the catalog compiler's files no catalog
+/// produces any more. Unchanged files are not touched, so their timestamps do not trigger
+/// rebuilds.
 pub fn write(generated_dir: &Path, files: &[GeneratedFile]) -> std::io::Result<WriteReport> {
+    write_owned(&CATALOG_COMPILER, generated_dir, files)
+}
+
+/// [`write()`] for the files of `owner`.
+pub fn write_owned(
+    owner: &Owner,
+    generated_dir: &Path,
+    files: &[GeneratedFile],
+) -> std::io::Result<WriteReport> {
     let mut report = WriteReport::default();
     for f in files {
         let path = generated_dir.join(&f.path);
@@ -461,7 +520,7 @@ pub fn write(generated_dir: &Path, files: &[GeneratedFile]) -> std::io::Result<W
             }
         }
     }
-    for owned in owned_files(generated_dir)? {
+    for owned in owned_files(owner, generated_dir)? {
         if !files.iter().any(|f| f.path == owned) {
             std::fs::remove_file(generated_dir.join(&owned))?;
             report.removed.push(owned);
@@ -500,6 +559,8 @@ pub struct Drift {
     /// Path relative to `generated/`.
     pub path: String,
     pub kind: DriftKind,
+    /// The command that regenerates it (its [`Owner`]'s).
+    pub fix: &'static str,
 }
 
 impl fmt::Display for Drift {
@@ -509,12 +570,22 @@ impl fmt::Display for Drift {
             DriftKind::Missing => "is missing",
             DriftKind::Extra => "is extra (no catalog generates it)",
         };
-        write!(f, "generated/{} {what}; run `{FIX_COMMAND}`", self.path)
+        write!(f, "generated/{} {what}; run `{}`", self.path, self.fix)
     }
 }
 
-/// The drift gate: every owned file of `generated/` that differs from `files`.
+/// The drift gate: every file of the catalog compiler in `generated/` that differs from `files`.
 pub fn check(generated_dir: &Path, files: &[GeneratedFile]) -> std::io::Result<Vec<Drift>> {
+    check_owned(&CATALOG_COMPILER, generated_dir, files)
+}
+
+/// [`check`] for the files of `owner`.
+pub fn check_owned(
+    owner: &Owner,
+    generated_dir: &Path,
+    files: &[GeneratedFile],
+) -> std::io::Result<Vec<Drift>> {
+    let fix = owner.fix;
     let mut drift = Vec::new();
     for f in files {
         match std::fs::read_to_string(generated_dir.join(&f.path)) {
@@ -522,18 +593,21 @@ pub fn check(generated_dir: &Path, files: &[GeneratedFile]) -> std::io::Result<V
             Ok(_) => drift.push(Drift {
                 path: f.path.clone(),
                 kind: DriftKind::Stale,
+                fix,
             }),
             Err(_) => drift.push(Drift {
                 path: f.path.clone(),
                 kind: DriftKind::Missing,
+                fix,
             }),
         }
     }
-    for owned in owned_files(generated_dir)? {
+    for owned in owned_files(owner, generated_dir)? {
         if !files.iter().any(|f| f.path == owned) {
             drift.push(Drift {
                 path: owned,
                 kind: DriftKind::Extra,
+                fix,
             });
         }
     }

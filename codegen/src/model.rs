@@ -3,12 +3,13 @@
 //! Every struct denies unknown keys, so a typo is an error with a line and column, never a key that
 //! silently does nothing. `catalog/README.md` documents this format for people, and
 //! `catalog/catalog.schema.json` gives editors completion: it is derived from these types by
-//! `schemars` (`crate::schema`), their doc comments becoming its descriptions; the `schemars`
-//! attributes here add what a Rust type cannot say (patterns, lengths, conditional keys).
+//! `schemars` (`codegen_tools::schema`), their doc comments becoming its descriptions; the
+//! `schemars` attributes here add what a Rust type cannot say (patterns, lengths, conditional
+//! keys). They exist only with the `schema` feature, which `codegen-tools` turns on: the build
+//! script of `generated/` compiles no `schemars`.
 
 use std::collections::BTreeMap;
 
-use schemars::JsonSchema;
 use serde::Deserialize;
 
 /// Longest tool name the MCP clients accept.
@@ -31,23 +32,24 @@ pub const SEED_SIMPLE: &[&str] = &[
 
 /// A product catalog file: one product's MCP server (tools, resources, templates, prompts,
 /// completions and policies). See catalog/README.md.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 // Products (not fixtures) keep the root of every input schema free of composition and
 // conditionals: stricter clients reject them (catalog/README.md, JSON Schema 2020-12).
-#[schemars(extend(
+#[cfg_attr(feature = "schema", schemars(extend(
     "if" = {"properties": {"product": {"properties": {"fixture": {"const": true}}, "required": ["fixture"]}}},
     "else" = {"properties": {"tools": {"items": {"properties": {"input_schema": {"not": {"anyOf": [
         {"required": ["anyOf"]}, {"required": ["oneOf"]}, {"required": ["allOf"]}, {"required": ["not"]},
         {"required": ["$ref"]}, {"required": ["if"]}, {"required": ["then"]}, {"required": ["else"]}
     ]}}}}}}}
-))]
+)))]
 pub struct Catalog {
     pub product: ProductInfo,
     pub policies: Policies,
     /// Record types by storage name (e.g. bank_billets): fields, seed data, schemas catalog.
     #[serde(default)]
-    #[schemars(extend("propertyNames" = {"pattern": "^[a-z][a-z0-9_]*$"}))]
+    #[cfg_attr(feature = "schema", schemars(extend("propertyNames" = {"pattern": "^[a-z][a-z0-9_]*$"})))]
     pub records: BTreeMap<String, RecordType>,
     #[serde(default)]
     pub tools: Vec<Tool>,
@@ -73,43 +75,48 @@ pub struct Catalog {
 }
 
 /// A toolset: a named group of tools, selected as one.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Toolset {
     /// `[a-z][a-z0-9_]*`, unique; not `default`, `all` or `discovery` (they are built in).
-    #[schemars(regex(pattern = "^[a-z][a-z0-9_]*$"))]
+    #[cfg_attr(feature = "schema", schemars(regex(pattern = "^[a-z][a-z0-9_]*$")))]
     pub name: String,
     pub title: String,
     pub description: String,
     /// The tools: a tool name, a glob over names (`banking_pix_*`; `*` any run, `?` one
     /// character), or a tag: `scope:<glob>` (the tool's OAuth scope), `read_only`, `write`
     /// (not read-only) or `destructive`. Each entry must match at least one tool.
-    #[schemars(length(min = 1))]
+    #[cfg_attr(feature = "schema", schemars(length(min = 1)))]
     pub tools: Vec<String>,
     /// Part of the default selection (what a client that names no toolset gets).
     #[serde(default)]
     pub default: bool,
 }
 
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ProductInfo {
     /// `banking`: lowercase, `[a-z0-9_]`; equals the file name and the generated module name.
-    #[schemars(regex(pattern = "^[a-z][a-z0-9_]*$"))]
+    #[cfg_attr(feature = "schema", schemars(regex(pattern = "^[a-z][a-z0-9_]*$")))]
     pub name: String,
     pub title: String,
     pub version: String,
     /// `kobana://<name>/`: every URI and URI template starts with it.
-    #[schemars(regex(pattern = "^[a-z][a-z0-9+.-]*://(.*/)?$"))]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(regex(pattern = "^[a-z][a-z0-9+.-]*://(.*/)?$"))
+    )]
     pub uri_prefix: String,
     /// Prefix every tool name carries (may be empty).
     #[serde(default)]
-    #[schemars(regex(pattern = "^[a-z0-9_]*$"))]
+    #[cfg_attr(feature = "schema", schemars(regex(pattern = "^[a-z0-9_]*$")))]
     pub tool_prefix: String,
     /// The naming pattern the tools follow, in one place (e.g. `banking_<family>_<resource>_<action>`).
     pub naming: String,
     /// Upstream Kobana API base URL for proxy mode.
-    #[schemars(regex(pattern = "^https?://"))]
+    #[cfg_attr(feature = "schema", schemars(regex(pattern = "^https?://")))]
     pub api_base_url: String,
     /// Instructions for the model, sent on `initialize` / `server/discover`.
     #[serde(default)]
@@ -117,7 +124,7 @@ pub struct ProductInfo {
     /// The language of the product's document (`pt-BR`, `es` or `en`): what a request that
     /// names no language of ours gets. Every text exists in all three (see `catalog/texts/`).
     #[serde(default = "default_locale")]
-    #[schemars(extend("enum" = ["pt-BR", "es", "en"]))]
+    #[cfg_attr(feature = "schema", schemars(extend("enum" = ["pt-BR", "es", "en"])))]
     pub locale: String,
     /// The OpenAPI specs (paths relative to the repository root) whose operations the coverage
     /// gate checks against this catalog's bindings.
@@ -138,23 +145,24 @@ fn default_locale() -> String {
     "en".into()
 }
 
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Policies {
     /// A destructive tool when the server cannot ask: `run` or `refuse`.
     pub unconfirmable_destructive: UnconfirmableDestructive,
     /// `user_declined` or `USER_DECLINED`: the spelling of the declined-confirmation error.
-    #[schemars(extend("enum" = ["user_declined", "USER_DECLINED"]))]
+    #[cfg_attr(feature = "schema", schemars(extend("enum" = ["user_declined", "USER_DECLINED"])))]
     pub decline_code: String,
     /// `ask_again` or `refuse`.
     pub replay: ReplayPolicy,
     /// The identity fields a confirmation is bound to: a subset of `person`, `organization`,
     /// `workspace`.
-    #[schemars(length(min = 1), extend("uniqueItems" = true))]
+    #[cfg_attr(feature = "schema", schemars(length(min = 1), extend("uniqueItems" = true)))]
     pub confirmation_binds: Vec<BindField>,
     /// How long a confirmation stays valid, in seconds.
     #[serde(default = "default_ttl")]
-    #[schemars(range(min = 1))]
+    #[cfg_attr(feature = "schema", schemars(range(min = 1)))]
     pub confirmation_ttl_seconds: u64,
     /// `fixed` or `{recent: N}`.
     pub resources_list: ResourcesList,
@@ -167,21 +175,24 @@ fn default_ttl() -> u64 {
     300
 }
 
-#[derive(Debug, Clone, Copy, Deserialize, JsonSchema, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum UnconfirmableDestructive {
     Run,
     Refuse,
 }
 
-#[derive(Debug, Clone, Copy, Deserialize, JsonSchema, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum ReplayPolicy {
     AskAgain,
     Refuse,
 }
 
-#[derive(Debug, Clone, Copy, Deserialize, JsonSchema, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq, PartialOrd, Ord)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum BindField {
     Person,
@@ -189,14 +200,16 @@ pub enum BindField {
     Workspace,
 }
 
-#[derive(Debug, Clone, Deserialize, JsonSchema, PartialEq, Eq)]
+#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
 pub enum ResourcesList {
     Fixed,
     Recent(u32),
 }
 
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct RecordType {
     pub title: String,
@@ -223,12 +236,13 @@ fn default_seed_count() -> u32 {
     30
 }
 
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Field {
     /// `string`, `integer`, `number`, `boolean`, `object`, `array`.
     #[serde(rename = "type")]
-    #[schemars(extend("enum" = ["string", "integer", "number", "boolean", "object", "array"]))]
+    #[cfg_attr(feature = "schema", schemars(extend("enum" = ["string", "integer", "number", "boolean", "object", "array"])))]
     pub ty: String,
     #[serde(default)]
     pub description: String,
@@ -241,10 +255,11 @@ pub struct Field {
     /// `enum`, `ref:<record>`, `bool`, `int:MIN..MAX`, `text:<words>`, `const:<value>`, `sequence`,
     /// `same:<ref field>.<field>`, `same:<record>.<field>`, `links:<slug>=<record>|…`).
     #[serde(default)]
-    #[schemars(transform = seed_pattern)]
+    #[cfg_attr(feature = "schema", schemars(transform = seed_pattern))]
     pub seed: String,
 }
 
+#[cfg(feature = "schema")]
 /// The grammar of `seed:` as a pattern, from [`SEED_SIMPLE`].
 fn seed_pattern(schema: &mut schemars::Schema) {
     let simple = SEED_SIMPLE.join("|");
@@ -259,6 +274,7 @@ fn seed_pattern(schema: &mut schemars::Schema) {
     );
 }
 
+#[cfg(feature = "schema")]
 /// The pattern of a tool name: `[a-z0-9_]`, at most [`MAX_TOOL_NAME`] characters.
 fn tool_name_pattern(schema: &mut schemars::Schema) {
     schema.insert(
@@ -267,6 +283,7 @@ fn tool_name_pattern(schema: &mut schemars::Schema) {
     );
 }
 
+#[cfg(feature = "schema")]
 /// An input schema: a JSON Schema with an object root and no top-level combinator.
 fn input_schema_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     schemars::json_schema!({
@@ -276,6 +293,7 @@ fn input_schema_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     })
 }
 
+#[cfg(feature = "schema")]
 /// An output schema: a JSON Schema with an object root.
 fn output_schema_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     schemars::json_schema!({
@@ -286,12 +304,13 @@ fn output_schema_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
 }
 
 /// A tool. Exactly one of `http` and `handler`.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
-#[schemars(extend("oneOf" = [{"required": ["http"]}, {"required": ["handler"]}]))]
+#[cfg_attr(feature = "schema", schemars(extend("oneOf" = [{"required": ["http"]}, {"required": ["handler"]}])))]
 pub struct Tool {
     /// `[a-z0-9_]`, at most 64 characters, starting with `product.tool_prefix`.
-    #[schemars(transform = tool_name_pattern)]
+    #[cfg_attr(feature = "schema", schemars(transform = tool_name_pattern))]
     pub name: String,
     pub title: String,
     pub description: String,
@@ -300,19 +319,19 @@ pub struct Tool {
     pub http: Option<HttpBinding>,
     /// Name of a hand-written handler in `runtime/src/extensions/`.
     #[serde(default)]
-    #[schemars(regex(pattern = "^[a-z][a-z0-9_]*$"))]
+    #[cfg_attr(feature = "schema", schemars(regex(pattern = "^[a-z][a-z0-9_]*$")))]
     pub handler: Option<String>,
     /// Sandbox semantics.
     #[serde(default)]
     pub operation: Option<Operation>,
     /// JSON Schema 2020-12 of the arguments: an object at the root; on products, no top-level
     /// `anyOf`/`oneOf`/`allOf`/`not`/`$ref`/`if`/`then`/`else`.
-    #[schemars(schema_with = "input_schema_schema")]
+    #[cfg_attr(feature = "schema", schemars(schema_with = "input_schema_schema"))]
     pub input_schema: serde_yaml::Value,
     /// JSON Schema of `structuredContent`: an object at the root. (banking's are derived into
     /// `catalog/derived/banking.output-schemas.yaml`.)
     #[serde(default)]
-    #[schemars(schema_with = "output_schema_schema")]
+    #[cfg_attr(feature = "schema", schemars(schema_with = "output_schema_schema"))]
     pub output_schema: Option<serde_yaml::Value>,
     pub annotations: Annotations,
     /// Required on destructive tools: the clause of the product document that applies.
@@ -340,7 +359,8 @@ pub struct Tool {
 }
 
 /// The catalog's `task:` setting of a tool.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum TaskSetting {
     #[default]
@@ -350,12 +370,13 @@ pub enum TaskSetting {
 }
 
 /// The MCP tool annotations. `destructiveHint` is explicit on every tool that is not read-only.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
-#[schemars(extend(
+#[cfg_attr(feature = "schema", schemars(extend(
     "if" = {"properties": {"readOnlyHint": {"const": false}}},
     "then" = {"required": ["destructiveHint"]}
-))]
+)))]
 pub struct Annotations {
     #[serde(rename = "readOnlyHint")]
     pub read_only: bool,
@@ -368,14 +389,15 @@ pub struct Annotations {
     pub open_world: Option<bool>,
 }
 
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct HttpBinding {
     /// `GET`, `POST`, `PUT`, `PATCH`, `DELETE`.
-    #[schemars(extend("enum" = ["GET", "POST", "PUT", "PATCH", "DELETE"]))]
+    #[cfg_attr(feature = "schema", schemars(extend("enum" = ["GET", "POST", "PUT", "PATCH", "DELETE"])))]
     pub method: String,
     /// Path template, e.g. `/v1/bank_billets/{id}`; each `{var}` is an argument of the input schema.
-    #[schemars(regex(pattern = "^/"))]
+    #[cfg_attr(feature = "schema", schemars(regex(pattern = "^/")))]
     pub path: String,
     /// Path variable → tool argument, when their names differ (default: same name).
     #[serde(default)]
@@ -389,7 +411,8 @@ pub struct HttpBinding {
     pub body: Option<Body>,
 }
 
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(untagged)]
 pub enum Body {
     Keyword(BodyKeyword),
@@ -398,13 +421,15 @@ pub enum Body {
     Multipart(MultipartBody),
 }
 
-#[derive(Debug, Clone, Copy, Deserialize, JsonSchema, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum BodyKeyword {
     Rest,
 }
 
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct WrappedBody {
     pub wrap: String,
@@ -412,7 +437,8 @@ pub struct WrappedBody {
 }
 
 /// `{multipart: {files: [...]}}`: the API takes a `multipart/form-data` form (a file upload).
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct MultipartBody {
     pub multipart: MultipartForm,
@@ -421,22 +447,27 @@ pub struct MultipartBody {
 /// The form: the listed file arguments become file parts (base64 in the tool's arguments, raw
 /// bytes on the wire); every other argument not in the path or query becomes a text part, objects
 /// and arrays with Rails-style bracketed names (`custom_data[key]`, `tags[]`).
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct MultipartForm {
     /// The file parts.
-    #[schemars(length(min = 1))]
+    #[cfg_attr(feature = "schema", schemars(length(min = 1)))]
     pub files: Vec<FilePart>,
 }
 
 /// One file part of a multipart form.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct FilePart {
     /// The argument holding the file's content, `type: string` with `contentEncoding: base64`; a
     /// property nested in an object argument is written as a dotted path (`files.crt_file`) and
     /// sent as `files[crt_file]`. Its `contentMediaType`, when given, is the part's Content-Type.
-    #[schemars(regex(pattern = r"^[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)*$"))]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(regex(pattern = r"^[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)*$"))
+    )]
     pub arg: String,
     /// A tool argument that only names the uploaded file (not sent as a field of its own).
     #[serde(default)]
@@ -450,7 +481,8 @@ pub struct FilePart {
     pub default_filename: Option<String>,
 }
 
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Operation {
     /// `list`, `get`, `singleton`, `create`, `update`, `delete`, `action`, `custom`.
@@ -481,7 +513,8 @@ pub struct Operation {
 /// argument names the dimensions, comma-separated: `day`, `week`, `month` (buckets of
 /// `date_field`) or fields of the record. Each group answers its dimension values, `count`, and
 /// the signed `amount_field` split into `credit_total`, `debit_total` and `net_total`.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Grouping {
     /// The date field bucketed by `day`, `week` and `month`.
@@ -497,7 +530,8 @@ fn default_group_by() -> String {
     "month".into()
 }
 
-#[derive(Debug, Clone, Copy, Deserialize, JsonSchema, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum OperationKind {
     List,
@@ -524,7 +558,8 @@ pub enum OperationKind {
     Custom,
 }
 
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Action {
     pub name: String,
@@ -550,7 +585,8 @@ pub struct Action {
 
 /// An edit of an array field of the record by the value of one tool argument, e.g.
 /// `{field: recipients, from_arg: email}`.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ListEdit {
     /// An `array` field of the operation's record type.
@@ -563,7 +599,8 @@ fn default_state_field() -> String {
     "status".into()
 }
 
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Resource {
     pub uri: String,
@@ -576,7 +613,8 @@ pub struct Resource {
     pub content: Content,
 }
 
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Template {
     pub uri_template: String,
@@ -606,7 +644,8 @@ pub struct Template {
 
 /// `json`, `text`, `schema_catalog`, `schema_entry`, `{blob: {max_bytes}}`,
 /// `{blob_or_text: {max_bytes}}`, `{signed_url: {ttl_seconds}}`.
-#[derive(Debug, Clone, Deserialize, JsonSchema, PartialEq, Eq)]
+#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
 pub enum Content {
     Json,
@@ -618,19 +657,22 @@ pub enum Content {
     SignedUrl(UrlTtl),
 }
 
-#[derive(Debug, Clone, Deserialize, JsonSchema, PartialEq, Eq)]
+#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct SizeLimit {
     pub max_bytes: u64,
 }
 
-#[derive(Debug, Clone, Deserialize, JsonSchema, PartialEq, Eq)]
+#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct UrlTtl {
     pub ttl_seconds: u64,
 }
 
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Prompt {
     pub name: String,
@@ -648,7 +690,8 @@ pub struct Prompt {
     pub template: String,
 }
 
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct PromptArgument {
     pub name: String,
@@ -666,7 +709,8 @@ pub struct PromptArgument {
     pub complete: Option<String>,
 }
 
-#[derive(Debug, Clone, Copy, Deserialize, JsonSchema, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum ArgFormat {
     Date,
@@ -674,7 +718,8 @@ pub enum ArgFormat {
 }
 
 /// A completion source.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
 pub enum CompletionSource {
     /// `{list_ids: {tool: x_list, field: uid, limit: 100}}`
@@ -691,7 +736,8 @@ pub enum CompletionSource {
     None,
 }
 
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ListIds {
     /// A list tool (operation kind list, or a name ending in `_list`).
@@ -701,7 +747,7 @@ pub struct ListIds {
     pub field: String,
     /// At most this many values (1 to 100).
     #[serde(default = "default_limit")]
-    #[schemars(range(min = 1, max = 100))]
+    #[cfg_attr(feature = "schema", schemars(range(min = 1, max = 100)))]
     pub limit: u32,
     /// Arguments the list tool is called with, to suggest only the records of one kind (a
     /// DARF's uids: `{kind: darf}` on the payments list). Each is an argument of the tool.
@@ -713,11 +759,15 @@ fn default_limit() -> u32 {
     100
 }
 
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Exclusion {
     /// `METHOD /path`, e.g. `GET /v1/userinfo`.
-    #[schemars(regex(pattern = "^(GET|POST|PUT|PATCH|DELETE) /"))]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(regex(pattern = "^(GET|POST|PUT|PATCH|DELETE) /"))
+    )]
     pub operation: String,
     pub reason: String,
 }

@@ -1,6 +1,6 @@
 //! The crates' modules import one another one way: no circle of `crate::`/`super::`/`self::`
-//! imports between the files of `runtime/src`, `runtime/model/src`, `runtime/sandbox/src` and
-//! `codegen/src`.
+//! imports between the files of `runtime/src`, `runtime/model/src`, `runtime/sandbox/src`,
+//! `codegen/src` and `codegen/tools/src`.
 //!
 //! A node is a module file (`mod.rs` counts as its folder, `lib.rs` as the crate root). An edge is
 //! any path a file names, in a `use` or inline (`crate::backend::records::record(..)`), resolved to
@@ -24,6 +24,7 @@ fn no_import_circles_in_the_runtime_and_the_generator() {
         "codegen/src",
         "src",
         "test-support/src",
+        "codegen/tools/src",
     ] {
         let dir = root.join(src);
         assert!(dir.is_dir(), "{} is missing", dir.display());
@@ -378,6 +379,115 @@ fn features(manifest: &str) -> Vec<String> {
     out
 }
 
+/// Every server build compiles the catalog compiler (`generated/build.rs` runs it), so it stays
+/// lean (issue 34): its build-time dependencies are neither `schemars` nor `jsonschema` nor the
+/// tools crate (the OpenAPI importer, the fact files, packaging), and `generated` builds with the
+/// compiler alone. `schemars` may be an optional dependency of `codegen` (its `schema` feature,
+/// which `codegen-tools` turns on) as long as neither `generated` nor `codegen`'s default
+/// features enable it.
+#[test]
+fn the_server_build_compiles_a_lean_catalog_compiler() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let read = |p: &str| std::fs::read_to_string(root.join(p)).unwrap();
+    let problems =
+        lean_compiler_problems(&read("generated/Cargo.toml"), &read("codegen/Cargo.toml"));
+    assert!(
+        problems.is_empty(),
+        "the build script of `generated` compiles more than the catalog compiler:\n{}",
+        problems.join("\n")
+    );
+}
+
+/// The lean-compiler check sees every way the heavy crates come back: a plain or per-target
+/// dependency, a default feature, a feature `generated` turns on, the tools crate as a build
+/// dependency (by key or by `package`), and passes the layout it is meant to allow.
+#[test]
+fn the_lean_compiler_check_sees_every_way_back() {
+    let generated =
+        "[package]\nname = \"generated\"\n[dependencies]\nruntime-model.workspace = true\n\
+                     [build-dependencies]\ncodegen.workspace = true\n";
+    let lean = "[package]\nname = \"codegen\"\n[dependencies]\nserde.workspace = true\n\
+                schemars = { workspace = true, optional = true }\n[features]\nschema = [\"dep:schemars\"]\n\
+                [dev-dependencies]\njsonschema.workspace = true\n";
+    assert_eq!(
+        lean_compiler_problems(generated, lean),
+        Vec::<String>::new()
+    );
+    let problems = |g: &str, l: &str| lean_compiler_problems(g, l).join("\n");
+    // The old layout: schemars and jsonschema plain dependencies of the compiler.
+    let old = "[dependencies]\nserde.workspace = true\nschemars.workspace = true\njsonschema.workspace = true\n";
+    let p = problems(generated, old);
+    assert!(
+        p.contains("`schemars`") && p.contains("`jsonschema`"),
+        "{p}"
+    );
+    let per_target = "[target.'cfg(unix)'.dependencies.jsonschema]\nversion = \"0.61\"\n";
+    assert!(problems(generated, per_target).contains("`jsonschema`"));
+    let by_default = lean.replace("[features]\n", "[features]\ndefault = [\"schema\"]\n");
+    assert!(problems(generated, &by_default).contains("default"));
+    let turned_on = generated.replace(
+        "codegen.workspace = true",
+        "codegen = { workspace = true, features = [\"schema\"] }",
+    );
+    assert!(problems(&turned_on, lean).contains("features"));
+    let tools = format!("{generated}codegen-tools.workspace = true\n");
+    assert!(problems(&tools, lean).contains("`codegen-tools`"));
+    let renamed = format!(
+        "{generated}tools = {{ path = \"../codegen/tools\", package = \"codegen-tools\" }}\n"
+    );
+    assert!(problems(&renamed, lean).contains("`codegen-tools`"));
+    let in_lean = format!("{lean}[dependencies.codegen-tools]\npath = \"tools\"\n");
+    assert!(problems(generated, &in_lean).contains("`codegen-tools`"));
+    let no_compiler = generated.replace("codegen.workspace = true", "");
+    assert!(problems(&no_compiler, lean).contains("no `codegen`"));
+}
+
+/// The crates the server build must not compile for `generated/build.rs`.
+const NOT_IN_THE_SERVER_BUILD: [&str; 3] = ["schemars", "jsonschema", "codegen-tools"];
+
+/// What is wrong with the build-time dependencies of `generated` (its manifest) through the
+/// catalog compiler (`codegen`'s manifest), one line each.
+fn lean_compiler_problems(generated: &str, codegen: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let build = manifest_dependencies(generated, "build-dependencies");
+    let Some(compiler) = build
+        .iter()
+        .find(|d| d.names.iter().any(|n| n == "codegen"))
+    else {
+        return vec!["generated/Cargo.toml has no `codegen` build dependency".into()];
+    };
+    if !compiler.features.is_empty() {
+        out.push(format!(
+            "generated's build dependency on codegen turns on features {:?}",
+            compiler.features
+        ));
+    }
+    for d in &build {
+        for banned in NOT_IN_THE_SERVER_BUILD {
+            if d.names.iter().any(|n| n == banned) {
+                out.push(format!("generated builds with `{banned}`"));
+            }
+        }
+    }
+    let defaults = default_features(codegen);
+    for d in manifest_dependencies(codegen, "dependencies") {
+        for banned in NOT_IN_THE_SERVER_BUILD {
+            if !d.names.iter().any(|n| n == banned) {
+                continue;
+            }
+            if !d.optional {
+                out.push(format!("codegen depends on `{banned}`"));
+            } else if defaults
+                .iter()
+                .any(|f| f == banned || f == &format!("dep:{banned}"))
+            {
+                out.push(format!("codegen's default features turn on `{banned}`"));
+            }
+        }
+    }
+    out
+}
+
 /// The lines (1-based) of `code` that gate code on the `fixtures` feature, or on tests or any
 /// feature (`any(test, feature = …)`), however spaced.
 fn fixture_gates(code: &str) -> Vec<usize> {
@@ -389,6 +499,114 @@ fn fixture_gates(code: &str) -> Vec<usize> {
         })
         .map(|(i, _)| i + 1)
         .collect()
+}
+
+/// One dependency of a manifest: its key and `package` name, whether optional, its features.
+struct Dependency {
+    names: Vec<String>,
+    optional: bool,
+    features: Vec<String>,
+}
+
+/// The dependencies of `kind` (`dependencies`, `build-dependencies`; per-target tables included)
+/// of a manifest, written inline (`x = { … }`, `x.workspace = true`) or as a table
+/// (`[dependencies.x]`).
+fn manifest_dependencies(manifest: &str, kind: &str) -> Vec<Dependency> {
+    let mut out: Vec<Dependency> = Vec::new();
+    // Some(None): inside a `[kind]` table; Some(Some(i)): inside `[kind.x]`, which is out[i].
+    let mut at: Option<Option<usize>> = None;
+    for line in manifest.lines() {
+        let line = line.split('#').next().unwrap_or("").trim();
+        if let Some(header) = line.strip_prefix('[') {
+            let parts: Vec<&str> = header.trim_end_matches(']').split('.').collect();
+            at = match parts.iter().rposition(|p| *p == kind) {
+                Some(i) if i + 1 == parts.len() => Some(None),
+                Some(i) => {
+                    out.push(Dependency {
+                        names: vec![parts[i + 1].trim_matches('"').to_string()],
+                        optional: false,
+                        features: Vec::new(),
+                    });
+                    Some(Some(out.len() - 1))
+                }
+                None => None,
+            };
+            continue;
+        }
+        match at {
+            Some(None) if !line.is_empty() => {
+                let key = line.split(['=', '.']).next().unwrap_or("").trim();
+                let mut d = Dependency {
+                    names: vec![key.trim_matches('"').to_string()],
+                    optional: false,
+                    features: Vec::new(),
+                };
+                read_dependency_keys(line, &mut d);
+                out.push(d);
+            }
+            Some(Some(i)) => read_dependency_keys(line, &mut out[i]),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// `package`, `optional` and `features` of a dependency, from a line of its entry or table.
+fn read_dependency_keys(line: &str, d: &mut Dependency) {
+    let value_of = |key: &str| -> Option<&str> {
+        let at = find_word(line, key)?;
+        line[at + key.len()..]
+            .trim_start()
+            .strip_prefix('=')
+            .map(str::trim_start)
+    };
+    if let Some(name) = value_of("package").and_then(|v| v.strip_prefix('"')?.split('"').next()) {
+        d.names.push(name.to_string());
+    }
+    if value_of("optional").is_some_and(|v| v.starts_with("true")) {
+        d.optional = true;
+    }
+    if let Some(list) = value_of("features").and_then(|v| v.strip_prefix('[')?.split(']').next()) {
+        d.features.extend(
+            list.split(',')
+                .map(|f| f.trim().trim_matches('"').to_string())
+                .filter(|f| !f.is_empty()),
+        );
+    }
+}
+
+/// The features a manifest's `default` turns on, with the features they turn on in turn.
+fn default_features(manifest: &str) -> Vec<String> {
+    let mut table: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut in_features = false;
+    for line in manifest.lines() {
+        let line = line.split('#').next().unwrap_or("").trim();
+        if line.starts_with('[') {
+            in_features = line == "[features]";
+            continue;
+        }
+        if let (true, Some((name, list))) = (in_features, line.split_once('=')) {
+            let list = list.trim().trim_start_matches('[').trim_end_matches(']');
+            table.insert(
+                name.trim().to_string(),
+                list.split(',')
+                    .map(|f| f.trim().trim_matches('"').to_string())
+                    .filter(|f| !f.is_empty())
+                    .collect(),
+            );
+        }
+    }
+    let mut on: Vec<String> = Vec::new();
+    let mut todo = vec!["default".to_string()];
+    while let Some(f) = todo.pop() {
+        for g in table.get(&f).into_iter().flatten() {
+            if !on.contains(g) {
+                on.push(g.clone());
+                todo.push(g.clone());
+            }
+        }
+    }
+    on
 }
 
 /// Every `.rs` file under `dir`, but in build outputs (`target/`) and hidden folders.

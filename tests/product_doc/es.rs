@@ -1,6 +1,6 @@
 //! The es product documents written as Markdown-like tables (finance, inbox): the sandbox and
 //! server they are checked on, and the checks every such product passes against the document's
-//! facts (`catalog/facts/product-docs/<product>.json`; the parsing is in `codegen/src/facts/es.rs`).
+//! facts (`catalog/facts/product-docs/<product>.json`; the parsing is in `codegen/tools/src/facts/es.rs`).
 //!
 //! The checks here are the bodies of tests of
 //! `tests/finance_docs.rs` and `tests/inbox_docs.rs`: `document_tests!` declares the ones that
@@ -15,7 +15,7 @@ use runtime::catalog::{
 };
 use serde_json::{json, Map, Value};
 
-use codegen::facts::docs::{squash, DocFacts, Phrase, Resource};
+use codegen_tools::facts::docs::{squash, DocFacts, Phrase, Resource};
 
 use super::{doc_prompts, harness, DocPrompt, ProductDoc};
 

@@ -3,8 +3,8 @@
 //!
 //! The documents themselves live outside the repository (`../shared/product-docs/*.txt`); the
 //! tests read what they need of them from `catalog/facts/product-docs/<product>.json`, which
-//! `cargo run -p codegen -- facts --write` derives from the documents and `facts --check`
-//! verifies (CI). The parsing of the documents lives there, in `codegen/src/facts/`.
+//! `cargo run -p codegen-tools -- facts --write` derives from the documents and `facts --check`
+//! verifies (CI). The parsing of the documents lives there, in `codegen/tools/src/facts/`.
 //!
 //! Each integration test is its own crate, so the test files include this module with
 //! `#[path = "product_doc/mod.rs"] mod product_doc;` (the macros of `pt_br` and `es` refer to it
@@ -24,7 +24,7 @@ pub mod pt_br;
 
 use std::path::PathBuf;
 
-use codegen::facts::docs::{DocFacts, Phrase};
+use codegen_tools::facts::docs::{DocFacts, Phrase};
 use runtime::catalog::{ArgFormat, Product};
 
 /// One product, specified by its document.

@@ -158,7 +158,7 @@ impl<'a> Validator<'a> {
                 &key_path(&key_path("", &t.name), "schema"),
                 message.into(),
                 Some(format!(
-                    "{hint}; the file is generated: fix the rule in codegen/src/openapi/output.rs and run `{}`",
+                    "{hint}; the file is generated: fix the rule in codegen/tools/src/openapi/output.rs and run `{}`",
                     crate::derived::OUTPUT_SCHEMAS_COMMAND
                 )),
             )),

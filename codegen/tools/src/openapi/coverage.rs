@@ -277,7 +277,7 @@ pub fn run(catalog_dir: &Path, repo_root: &Path) -> anyhow::Result<Vec<String>> 
         lines.push(report.line());
         if !from_locks.is_empty() {
             lines.push(format!(
-                "note: {} read from the lock files {} (the specs are absent; `codegen facts --check` verifies the locks where they are present)",
+                "note: {} read from the lock files {} (the specs are absent; `codegen-tools facts --check` verifies the locks where they are present)",
                 report.product,
                 from_locks.join(", ")
             ));

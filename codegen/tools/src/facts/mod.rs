@@ -4,8 +4,8 @@
 //! `catalog/facts/`, and verifies them against the sources when those are present:
 //!
 //! ```text
-//! cargo run -p codegen -- facts --check [--allow-missing]   # CI: the fact files match the sources
-//! cargo run -p codegen -- facts --write                     # refresh them from the sources
+//! cargo run -p codegen-tools -- facts --check [--allow-missing]   # CI: the fact files match the sources
+//! cargo run -p codegen-tools -- facts --write                     # refresh them from the sources
 //! ```
 //!
 //! - `catalog/facts/openapi/<spec>.lock.json`: per operation, method, path, operationId and the
@@ -121,7 +121,7 @@ pub enum Mode {
     Write,
 }
 
-/// `codegen facts --check|--write [--allow-missing]`: the arguments after `facts`.
+/// `codegen-tools facts --check|--write [--allow-missing]`: the arguments after `facts`.
 pub fn parse_args(args: &[String]) -> Result<(Mode, bool), String> {
     let mut mode = None;
     let mut allow_missing = false;
@@ -138,7 +138,7 @@ pub fn parse_args(args: &[String]) -> Result<(Mode, bool), String> {
     Ok((mode, allow_missing))
 }
 
-/// Runs `codegen facts` on the repository at `root`: the lines to print, or the error.
+/// Runs `codegen-tools facts` on the repository at `root`: the lines to print, or the error.
 pub fn run(root: &Path, args: &[String]) -> Result<Vec<String>, String> {
     run_with(root, &specs_dir(root), args)
 }

@@ -19,10 +19,13 @@ use super::facts::{Distribution, ProductFacts};
 
 /// The README lines that delimit the generated install section.
 pub const README_BEGIN: &str =
-    "<!-- BEGIN install: generated from catalog/*.yaml by `cargo run -p codegen`; do not edit -->";
+    "<!-- BEGIN install: generated from catalog/*.yaml by `cargo run -p codegen-tools`; do not edit -->";
 pub const README_END: &str = "<!-- END install -->";
 /// The README, from the repository root.
 pub const README_PATH: &str = "README.md";
+
+/// The install page, among the docs of `generated/` (listed in [`codegen::TOOLS_DOCS`]).
+pub const PAGE_PATH: &str = "docs/install.md";
 
 /// The stdio server entry the JSON configs share (Claude Desktop, Cursor, `code --add-mcp`).
 fn stdio_entry(p: &ProductFacts, token: &str) -> Value {
@@ -232,7 +235,7 @@ fn product_section(p: &ProductFacts) -> String {
 /// `generated/docs/install.md`.
 pub fn install_page(products: &[ProductFacts]) -> String {
     let mut s = String::new();
-    s.push_str(&crate::docs::preamble("catalog/*.yaml"));
+    s.push_str(&crate::command::preamble());
     s.push_str("\n\n# Installing the Kobana MCP servers\n\n");
     s.push_str(&intro());
     s.push_str("\n## Products\n\n| product | stdio | HTTP endpoint |\n|---|---|---|\n");

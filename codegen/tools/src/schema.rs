@@ -3,15 +3,15 @@
 //! A catalog that starts with `# yaml-language-server: $schema=./catalog.schema.json` gets
 //! completion, hover docs and errors while typing. It is derived from the model's types by
 //! `schemars` (descriptions from their doc comments, defaults from their serde defaults, the rest
-//! from the `schemars` attributes in `model.rs`); `cargo run -p codegen` writes it and `--check`
-//! fails when the file differs. `codegen/tests/schema.rs` keeps it honest: every struct of
+//! from the `schemars` attributes in `model.rs`); `cargo run -p codegen-tools` writes it and its
+//! `--check` fails when the file differs. `codegen/tools/tests/schema.rs` keeps it honest: every struct of
 //! `model.rs` has an object here with exactly the same keys, and the catalogs codegen accepts
 //! validate against it.
 
 use schemars::generate::SchemaSettings;
 use serde_json::{json, Value};
 
-use crate::model::Catalog;
+use codegen::model::Catalog;
 
 /// Where the schema lives, relative to the repository root.
 pub const SCHEMA_PATH: &str = "catalog/catalog.schema.json";
@@ -38,7 +38,7 @@ pub fn catalog_schema() -> Value {
         "$comment".into(),
         json!(format!(
             "generated from the catalog model (codegen/src/model.rs) by schemars; do not edit by hand — run `{}`",
-            crate::FIX_COMMAND
+            crate::command::FIX_COMMAND
         )),
     );
     out.insert(
@@ -76,11 +76,11 @@ pub fn check_schema(root: &std::path::Path) -> Option<String> {
         Ok(text) if text == schema_text() => None,
         Ok(_) => Some(format!(
             "{SCHEMA_PATH} is stale (differs from what the catalog model gives); run `{}`",
-            crate::FIX_COMMAND
+            crate::command::FIX_COMMAND
         )),
         Err(_) => Some(format!(
             "{SCHEMA_PATH} is missing; run `{}`",
-            crate::FIX_COMMAND
+            crate::command::FIX_COMMAND
         )),
     }
 }

@@ -1,6 +1,6 @@
 //! The editor JSON Schema (`catalog/catalog.schema.json`) agrees with the model (`model.rs`).
 //!
-//! - The committed file is exactly what `codegen::schema` produces.
+//! - The committed file is exactly what `codegen_tools::schema` produces.
 //! - For every struct of the model, serde's own list of keys (read from the "unknown field …,
 //!   expected one of …" error it gives when a bogus key is inserted into `data/full.yaml`) equals
 //!   the keys of a closed object of the schema. `full.yaml` uses every struct of the model.
@@ -13,8 +13,8 @@ use std::path::{Path, PathBuf};
 use codegen::load::{parse, SourceFile};
 use serde_yaml::Value;
 
-const FULL: &str = include_str!("data/full.yaml");
-const TINY: &str = include_str!("data/tiny.yaml");
+const FULL: &str = include_str!("../../tests/data/full.yaml");
+const TINY: &str = include_str!("../../tests/data/tiny.yaml");
 const BOGUS: &str = "zz_bogus_key";
 /// The structs of `model.rs` reachable by inserting a key into `full.yaml`: all 23 but
 /// `WrappedBody`, `MultipartBody`, `MultipartForm` and `FilePart`, which sit inside an untagged
@@ -23,10 +23,7 @@ const BOGUS: &str = "zz_bogus_key";
 const MODEL_STRUCTS: usize = 19;
 
 fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
 fn source(text: &str) -> SourceFile {
@@ -41,10 +38,10 @@ fn source(text: &str) -> SourceFile {
 
 #[test]
 fn committed_schema_file_is_current() {
-    let committed = std::fs::read_to_string(repo_root().join(codegen::schema::SCHEMA_PATH))
+    let committed = std::fs::read_to_string(repo_root().join(codegen_tools::schema::SCHEMA_PATH))
         .expect("catalog/catalog.schema.json exists; run `cargo run -p codegen`");
     assert!(
-        committed == codegen::schema::schema_text(),
+        committed == codegen_tools::schema::schema_text(),
         "catalog/catalog.schema.json is stale; run `cargo run -p codegen`"
     );
 }
@@ -184,17 +181,17 @@ fn every_model_struct_has_the_same_keys_in_the_schema() {
         "FilePart",
     ));
     let mut schema_sets = Vec::new();
-    schema_objects(&codegen::schema::catalog_schema(), &mut schema_sets);
+    schema_objects(&codegen_tools::schema::catalog_schema(), &mut schema_sets);
     for keys in &model_sets {
         assert!(
             schema_sets.contains(keys),
-            "no object of catalog.schema.json has exactly the keys {keys:?}; update codegen/src/schema.rs"
+            "no object of catalog.schema.json has exactly the keys {keys:?}; update codegen/tools/src/schema.rs"
         );
     }
 }
 
 fn schema_errors(text: &str) -> Vec<String> {
-    let schema = codegen::schema::catalog_schema();
+    let schema = codegen_tools::schema::catalog_schema();
     let validator = jsonschema::validator_for(&schema).expect("the schema compiles");
     let yaml: Value = serde_yaml::from_str(text).unwrap();
     let instance = serde_json::to_value(&yaml).unwrap();

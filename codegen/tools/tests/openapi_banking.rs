@@ -6,16 +6,16 @@
 //! specs' schemas themselves: its checks fail naming the missing spec unless
 //! `KOBANA_TEST_SKIP=specs` opts out.
 
-#[path = "../../tests/support/skip.rs"]
+#[path = "../../../tests/support/skip.rs"]
 mod skip;
 
 use std::path::{Path, PathBuf};
 
-use codegen::facts;
-use codegen::openapi::{coverage, import_openapi};
+use codegen_tools::facts;
+use codegen_tools::openapi::{coverage, import_openapi};
 
 fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
 /// The real specs, for the importer; `None` only when the caller opted out of `specs`.
@@ -89,7 +89,7 @@ fn catalog_without(method: &str, path: &str) -> (tempfile::TempDir, PathBuf) {
         .unwrap()
         .iter()
         .map(|p| {
-            let joined = codegen::openapi::location::spec_path(&root, p.as_str().unwrap());
+            let joined = codegen_tools::openapi::location::spec_path(&root, p.as_str().unwrap());
             serde_yaml::Value::String(joined.to_string_lossy().into_owned())
         })
         .collect();

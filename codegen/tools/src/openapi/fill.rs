@@ -1,6 +1,6 @@
-//! `codegen output-schemas`: derives every HTTP-bound tool's output schema from the operation it
+//! `codegen-tools output-schemas`: derives every HTTP-bound tool's output schema from the operation it
 //! names (see [`super::output`]) and writes them to the catalog's generated sidecar,
-//! `catalog/derived/<product>.output-schemas.yaml` (see [`crate::derived`]).
+//! `catalog/derived/<product>.output-schemas.yaml` (see [`codegen::derived`]).
 //!
 //! The catalog itself is never edited: it keeps only what people write. A tool that declares
 //! `output_schema` by hand in the catalog is left out of the sidecar; a tool whose operation has no
@@ -18,7 +18,7 @@ use super::coverage::CatalogView;
 use super::location::{spec_path, SPECS_DIR_VAR};
 use super::output::{derive, Verdict};
 use super::spec::{OperationKey, Spec};
-use crate::derived::{self, DerivedOutputSchema};
+use codegen::derived::{self, DerivedOutputSchema};
 
 /// The verdict for one tool.
 #[derive(Debug, Clone)]
@@ -321,7 +321,7 @@ pub struct CheckReport {
 /// `output-schemas --write` would write. Without the specs, says so and checks nothing.
 pub fn check(catalog_dir: &Path, repo_root: &Path) -> anyhow::Result<CheckReport> {
     let mut report = CheckReport::default();
-    let files = crate::load::discover(catalog_dir)
+    let files = codegen::load::discover(catalog_dir)
         .with_context(|| format!("cannot list {}", catalog_dir.display()))?;
     for catalog in files {
         let view = CatalogView::read(&catalog)?;

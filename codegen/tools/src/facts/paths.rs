@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 /// Where the fact files live, relative to the repository root.
 pub const FACTS_DIR: &str = "catalog/facts";
 /// The command that refreshes the fact files.
-pub const WRITE_COMMAND: &str = "cargo run -p codegen -- facts --write";
+pub const WRITE_COMMAND: &str = "cargo run -p codegen-tools -- facts --write";
 /// `catalog/facts/openapi/<file stem>.lock.json` of a spec path (any folder).
 pub fn lock_path(spec: &Path) -> PathBuf {
     let stem = spec

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use crate::model::Catalog;
+use codegen::model::Catalog;
 
 /// Where the project is published. The container image's label
 /// `io.modelcontextprotocol.server.name` (Dockerfile) and the `mcp-name:` line of the README must
@@ -56,7 +56,7 @@ impl ProductFacts {
             name: c.product.name.clone(),
             title: c.product.title.clone(),
             api_base_url: c.product.api_base_url.clone(),
-            tools: crate::descriptors::sorted_tools(c)
+            tools: codegen::descriptors::sorted_tools(c)
                 .into_iter()
                 .map(|t| (t.name.clone(), t.title.clone()))
                 .collect(),

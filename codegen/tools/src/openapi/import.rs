@@ -1,4 +1,4 @@
-//! `codegen import-openapi`: YAML tool entries, in the catalog's own style, for the operations of
+//! `codegen-tools import-openapi`: YAML tool entries, in the catalog's own style, for the operations of
 //! the given specs that the catalog neither binds nor excludes. The output is a proposal for a
 //! person: every guess (name collisions, scope, destructiveness, sandbox semantics) carries a
 //! `# review` comment saying what to check.
@@ -59,7 +59,7 @@ pub fn propose(view: &CatalogView, specs: &[Spec]) -> String {
         }
     }
     let mut out = format!(
-        "# Proposed by `codegen import-openapi` for {} operation(s) the catalog `{}` does not map.\n\
+        "# Proposed by `codegen-tools import-openapi` for {} operation(s) the catalog `{}` does not map.\n\
          # Review every `# review` line, then move the entries into the catalog's `tools:`.\n",
         entries.len(),
         view.product
@@ -143,7 +143,7 @@ fn entry(
                 "input_schema".into(),
                 format!(
                     "the answer has a usable output schema: after adding this entry, run `{}` to derive it into catalog/derived/",
-                    crate::derived::OUTPUT_SCHEMAS_COMMAND
+                    codegen::derived::OUTPUT_SCHEMAS_COMMAND
                 ),
             ));
         }
@@ -461,7 +461,7 @@ exclusions:
             .find(|e| e.contains("banking_charge_bank_billet_cancel"))
             .unwrap();
         assert!(
-            cancel_text.contains("usable output schema: after adding this entry, run `cargo run -p codegen -- output-schemas --write`"),
+            cancel_text.contains("usable output schema: after adding this entry, run `cargo run -p codegen-tools -- output-schemas --write`"),
             "{cancel_text}"
         );
         assert_eq!(cancel["http"]["body"], "rest");
