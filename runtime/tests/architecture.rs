@@ -1,6 +1,7 @@
 //! The crates' modules import one another one way: no circle of `crate::`/`super::`/`self::`
-//! imports between the files of `runtime/src`, `runtime/model/src`, `runtime/sandbox/src`,
-//! `codegen/src` and `codegen/tools/src`.
+//! imports between the files of any crate of the workspace (`runtime/src`, `runtime/model/src`,
+//! `runtime/sandbox/src`, `runtime/fixtures/src`, `codegen/src`, `codegen/tools/src`, `src`,
+//! `test-support/src`); `generated/src` is the generator's output.
 //!
 //! A node is a module file (`mod.rs` counts as its folder, `lib.rs` as the crate root). An edge is
 //! any path a file names, in a `use` or inline (`crate::backend::records::record(..)`), resolved to
@@ -25,6 +26,7 @@ fn no_import_circles_in_the_runtime_and_the_generator() {
         "src",
         "test-support/src",
         "codegen/tools/src",
+        "runtime/fixtures/src",
     ] {
         let dir = root.join(src);
         assert!(dir.is_dir(), "{} is missing", dir.display());
