@@ -14,7 +14,7 @@ use crate::healthcheck;
 
 /// What `--help` tells a first-time user besides the flags.
 pub(crate) const SERVE_NOTES: &str = "\
-Endpoints (HTTP): one product is served at /mcp, `all` at /<product>/mcp (/banking/mcp, …);
+Endpoints (HTTP): each product at /<product>/mcp (/banking/mcp, …), one product also at /mcp;
 OAuth protected-resource metadata at /.well-known/oauth-protected-resource.
 Every HTTP request needs `Authorization: Bearer <token>`.
 
