@@ -1,7 +1,10 @@
-//! What a person meets first (issue 36): a 404 that names the paths the server serves, and one
-//! product answering at its own `/<product>/mcp` too.
+//! What a person meets first (issue 36): a 404 that names the paths the server serves, one
+//! product answering at its own `/<product>/mcp` too, a mistyped subcommand never pointed at a
+//! hidden one, an unknown toolset said once, and a stdio token pasted with its `Bearer ` scheme
+//! taken.
 
-use std::process::Command;
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command, Stdio};
 
 use serde_json::{json, Value};
 use test_support::process::{free_port, start, Running};
@@ -95,4 +98,75 @@ async fn serve_all_answers_a_bare_mcp_with_a_404_naming_each_products_path() {
     let (status, kind, body) = list_at(&format!("{base}/mcp")).await;
     assert_eq!(status, 404, "{body}");
     assert_names_paths(&body, kind.as_deref(), "/mcp", &served);
+}
+
+#[test]
+fn a_mistyped_subcommand_is_not_pointed_at_a_hidden_one() {
+    let out = Command::new(BIN).arg("serv").output().unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("'serve'"), "{err}");
+    assert!(!err.contains("serve-fixture"), "{err}");
+}
+
+#[test]
+fn an_unknown_toolset_is_said_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = kobana(dir.path())
+        .args([
+            "serve",
+            "all",
+            "--http",
+            "127.0.0.1:0",
+            "--toolsets",
+            "bilets",
+        ])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        err.matches("unknown toolset `bilets`").count(),
+        1,
+        "said more than once: {err}"
+    );
+    assert_eq!(err.matches("known: ").count(), 1, "{err}");
+}
+
+#[test]
+fn a_stdio_token_written_with_its_bearer_scheme_is_taken_with_a_notice() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = Running(
+        kobana(dir.path())
+            .args(["serve", "billing", "--stdio"])
+            .env("KOBANA_ACCESS_TOKEN", "Bearer demo-full")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let mut stdin = child.0.stdin.take().unwrap();
+    let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"});
+    writeln!(stdin, "{list}").unwrap();
+    let mut line = String::new();
+    BufReader::new(child.0.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let v: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line:?}"));
+    assert!(v["result"]["tools"].is_array(), "{v}");
+    drop(stdin);
+    let mut err = String::new();
+    for l in BufReader::new(child.0.stderr.take().unwrap()).lines() {
+        let l = l.unwrap_or_default();
+        err.push_str(&l);
+        err.push('\n');
+        if l.contains("Bearer") {
+            break;
+        }
+    }
+    assert!(
+        err.contains("KOBANA_ACCESS_TOKEN starts with `Bearer `"),
+        "no notice: {err}"
+    );
 }
