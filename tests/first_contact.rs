@@ -1,7 +1,10 @@
 //! What a person meets first (issue 36): a 404 that names the paths the server serves, one
-//! product answering at its own `/<product>/mcp` too, a mistyped subcommand never pointed at a
-//! hidden one, an unknown toolset said once, and a stdio token pasted with its `Bearer ` scheme
-//! taken.
+//! product answering at its own `/<product>/mcp` too, the README's first `curl` calls answered,
+//! a mistyped subcommand never pointed at a hidden one, an unknown toolset said once, and a
+//! stdio token pasted with its `Bearer ` scheme taken.
+
+#[path = "support/shell.rs"]
+mod shell;
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
@@ -98,6 +101,72 @@ async fn serve_all_answers_a_bare_mcp_with_a_404_naming_each_products_path() {
     let (status, kind, body) = list_at(&format!("{base}/mcp")).await;
     assert_eq!(status, 404, "{body}");
     assert_names_paths(&body, kind.as_deref(), "/mcp", &served);
+}
+
+/// The README's `curl` commands that call an MCP endpoint, sent as written (host and port
+/// replaced by the test server's): each is answered 200 with a JSON-RPC result.
+#[tokio::test]
+async fn the_readmes_first_calls_are_answered() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
+        .expect("README.md");
+    let calls: Vec<Vec<String>> = shell::commands(&readme, "curl ")
+        .iter()
+        .map(|c| shell::words(c))
+        .filter(|w| {
+            w.iter()
+                .any(|w| w.starts_with("http://") && w.ends_with("/mcp"))
+        })
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let (_server, base) = serve_http(dir.path(), "all");
+    let mut methods = Vec::new();
+    for words in &calls {
+        let client = reqwest::Client::new();
+        let mut url = None;
+        let mut headers = Vec::new();
+        let mut body = None;
+        let mut i = 1;
+        while i < words.len() {
+            match words[i].as_str() {
+                "-H" | "--header" => {
+                    headers.push(words[i + 1].clone());
+                    i += 1;
+                }
+                "-d" | "--data" | "--data-raw" => {
+                    body = Some(words[i + 1].clone());
+                    i += 1;
+                }
+                "-s" | "--silent" => {}
+                w if w.starts_with("http://") => url = Some(w.to_string()),
+                w => panic!("the README's curl has an option this test does not know: {w}"),
+            }
+            i += 1;
+        }
+        let url = url.expect("a URL").replace("http://127.0.0.1:8080", &base);
+        let body = body.expect("a request body (-d)");
+        let message: Value = serde_json::from_str(&body)
+            .unwrap_or_else(|e| panic!("the README's request body is not JSON ({e}): {body}"));
+        methods.push(message["method"].as_str().unwrap_or_default().to_string());
+        let mut req = client.post(&url).body(body.clone());
+        for h in &headers {
+            let (name, value) = h.split_once(':').expect("a `Name: value` header");
+            req = req.header(name.trim(), value.trim());
+        }
+        let resp = req.send().await.expect("the server answers");
+        let status = resp.status().as_u16();
+        let text = resp.text().await.unwrap_or_default();
+        assert_eq!(status, 200, "{url} {body}: {text}");
+        let answer: Value = serde_json::from_str(&text)
+            .unwrap_or_else(|e| panic!("not one JSON message ({e}): {text}"));
+        assert_eq!(answer["id"], message["id"], "{text}");
+        assert!(answer.get("error").is_none(), "{text}");
+        assert!(answer["result"].is_object(), "{text}");
+        assert_ne!(answer["result"]["isError"], json!(true), "{text}");
+    }
+    assert!(
+        methods.contains(&"initialize".to_string()) && methods.contains(&"tools/call".to_string()),
+        "the README shows no first call (initialize, then tools/call): {methods:?}"
+    );
 }
 
 #[test]

@@ -7,6 +7,8 @@
 //! `scripts/test.sh`): `KOBANA_REGISTRY_SCHEMA` and `KOBANA_MCPB_SCHEMA` name the files. Without
 //! them the schema tests fail, unless `KOBANA_TEST_SKIP` lists `schemas`.
 
+#[path = "support/shell.rs"]
+mod shell;
 #[path = "support/skip.rs"]
 mod skip;
 
@@ -721,40 +723,12 @@ fn claude_lines(doc: &str) -> Vec<(String, String)> {
     while let Some(line) = lines.next() {
         let t = line.trim();
         if t.starts_with("claude mcp add") {
-            let mut cmd = t.to_string();
-            while cmd.ends_with('\\') {
-                cmd.pop();
-                cmd.push(' ');
-                cmd.push_str(lines.next().unwrap_or_default().trim());
-            }
-            out.push((cmd, label.clone()));
+            out.push((shell::continued(t, &mut lines), label.clone()));
         } else if !(t.is_empty() || t.starts_with("```") || t.starts_with("export ")) {
             label = t.to_string();
         }
     }
     out
-}
-
-/// Shell words of one line: whitespace-separated, double and single quotes grouping (what the
-/// lines use; `$VAR` stays as written).
-fn shell_words(line: &str) -> Vec<String> {
-    let mut words = Vec::new();
-    let mut word: Option<String> = None;
-    let mut quote: Option<char> = None;
-    for c in line.chars() {
-        match (quote, c) {
-            (Some(q), c) if c == q => quote = None,
-            (Some(_), c) => word.get_or_insert_with(String::new).push(c),
-            (None, '"' | '\'') => {
-                quote = Some(c);
-                word.get_or_insert_with(String::new);
-            }
-            (None, c) if c.is_whitespace() => words.extend(word.take()),
-            (None, c) => word.get_or_insert_with(String::new).push(c),
-        }
-    }
-    words.extend(word);
-    words
 }
 
 /// What Claude Code's command line (commander) makes of `claude mcp add …`: the positional
@@ -795,7 +769,7 @@ fn every_claude_code_line_parses_with_the_server_name_first_and_no_variadic_opti
     let mut seen = 0;
     for doc in INSTALL_DOCS {
         for (line, _) in claude_lines(&read(doc)) {
-            let words = shell_words(&line);
+            let words = shell::words(&line);
             assert_eq!(words[..3], ["claude", "mcp", "add"], "{doc}: {line}");
             let (positional, options) = commander_parse(&words[3..]);
             let name = positional.first().map(String::as_str).unwrap_or_default();
@@ -859,7 +833,7 @@ fn the_default_stdio_lines_use_the_sandbox_and_the_proxy_line_is_labelled() {
             let stdio: Vec<&(String, String)> = lines
                 .iter()
                 .filter(|(l, _)| {
-                    shell_words(l).get(3) == Some(&key) && l.contains(" -- kobana-mcp serve")
+                    shell::words(l).get(3) == Some(&key) && l.contains(" -- kobana-mcp serve")
                 })
                 .collect();
             let (proxy, default): (Vec<_>, Vec<_>) = stdio
