@@ -863,3 +863,62 @@ fn the_default_stdio_lines_use_the_sandbox_and_the_proxy_line_is_labelled() {
         }
     }
 }
+
+/// Every server entry of a JSON value that launches the binary (`"command": "kobana-mcp"`).
+fn binary_entries(v: &Value, out: &mut Vec<Value>) {
+    match v {
+        Value::Object(o) => {
+            if o.get("command").and_then(Value::as_str) == Some("kobana-mcp") {
+                out.push(v.clone());
+            }
+            o.values().for_each(|v| binary_entries(v, out));
+        }
+        Value::Array(a) => a.iter().for_each(|v| binary_entries(v, out)),
+        _ => {}
+    }
+}
+
+#[test]
+fn the_json_stdio_entries_use_the_sandbox_and_the_proxy_variant_is_labelled() {
+    for doc in INSTALL_DOCS {
+        let text = read(doc);
+        let mut entries = Vec::new();
+        // ```json blocks (the README's shorter examples are JSON too), and `code --add-mcp '…'`.
+        let mut lines = text.lines();
+        while let Some(line) = lines.next() {
+            if line.trim() != "```json" {
+                continue;
+            }
+            let json: Vec<&str> = lines.by_ref().take_while(|l| l.trim() != "```").collect();
+            let json = json.join("\n");
+            let v: Value = serde_json::from_str(&json)
+                .unwrap_or_else(|e| panic!("{doc}: a JSON block does not parse ({e}): {json}"));
+            binary_entries(&v, &mut entries);
+        }
+        for line in shell::commands(&text, "code --add-mcp") {
+            let words = shell::words(&line);
+            let v: Value =
+                serde_json::from_str(&words[2]).unwrap_or_else(|e| panic!("{doc}: {e}: {line}"));
+            binary_entries(&v, &mut entries);
+        }
+        assert!(!entries.is_empty(), "{doc}: no stdio entry");
+        for entry in &entries {
+            assert!(
+                entry["env"].get("KOBANA_UPSTREAM_URL").is_none(),
+                "{doc}: a stdio entry reaches the API instead of the sandbox: {entry}"
+            );
+        }
+        for product in product_names() {
+            let api = generated::product(product).expect("a product").api_base_url;
+            let note = format!("add `\"KOBANA_UPSTREAM_URL\": \"{api}\"`");
+            if doc == "README.md" && product != "banking" {
+                continue; // The README shows banking's Desktop entry only.
+            }
+            assert!(
+                text.lines()
+                    .any(|l| l.contains(&note) && l.to_lowercase().contains("proxy")),
+                "{doc}: no labelled proxy variant of {product}'s stdio entry"
+            );
+        }
+    }
+}

@@ -28,16 +28,24 @@ pub const PROXY_LABEL: &str =
 /// The README, from the repository root.
 pub const README_PATH: &str = "README.md";
 
-/// The stdio server entry the JSON configs share (Claude Desktop, Cursor, `code --add-mcp`).
+/// The stdio server entry the JSON configs share (Claude Desktop, Cursor, `code --add-mcp`): on
+/// the embedded sandbox, like the HTTP entries' local server; [`proxy_env_note`] says how to
+/// reach the Kobana API instead.
 fn stdio_entry(p: &ProductFacts, token: &str) -> Value {
     json!({
         "command": Distribution::BINARY,
         "args": p.stdio_args(),
-        "env": {
-            (Distribution::TOKEN_ENV): token,
-            (Distribution::UPSTREAM_ENV): p.api_base_url
-        }
+        "env": { (Distribution::TOKEN_ENV): token }
     })
+}
+
+/// The labelled proxy variant of the JSON stdio entries: the one variable to add.
+fn proxy_env_note(p: &ProductFacts) -> String {
+    format!(
+        "{PROXY_LABEL}: add `\"{up}\": \"{url}\"` to the stdio entry's `env`.",
+        up = Distribution::UPSTREAM_ENV,
+        url = p.api_base_url
+    )
 }
 
 fn bearer(token: &str) -> String {
@@ -207,11 +215,12 @@ fn product_section(p: &ProductFacts) -> String {
     let key = p.server_key();
     s.push_str(&format!("## {} (`{}`)\n\n", p.title, p.name));
     s.push_str(&format!(
-        "stdio runs `{} {}`; HTTP connects to `{}`.\n\n",
+        "stdio runs `{} {}` on the embedded sandbox; HTTP connects to `{}`.\n\n",
         Distribution::BINARY,
         p.stdio_args().join(" "),
         p.local_url()
     ));
+    s.push_str(&format!("{}\n\n", proxy_env_note(p)));
 
     s.push_str("### Claude Code\n\n");
     s.push_str("stdio (the embedded sandbox; a demo token such as `demo-full`):\n\n");
@@ -289,10 +298,9 @@ fn intro() -> String {
     format!(
         "Every product is one MCP server. Two ways to connect:\n\n\
          - **stdio**: the client launches `{bin}` itself. The token goes in `{tok}`; with \
-         `{up}` set (the Claude Code proxy line and the JSON snippets below set it to the Kobana \
-         API) every call goes to the API as the token's owner; without it (the first Claude Code \
-         line) the binary answers from its embedded sandbox (demo data; a demo token such as \
-         `demo-full`, or none).\n\
+         `{up}` set (the proxy lines below set it to the Kobana API) every call goes to the API \
+         as the token's owner; without it (every other snippet) the binary answers from its \
+         embedded sandbox (demo data; a demo token such as `demo-full`, or none).\n\
          - **HTTP**: the client connects to a running server: `{bin} serve all --http \
          127.0.0.1:8080` on this machine, or the reference deployment (`docker compose up`, \
          `compose.yaml`), which also listens on `{base}`. The token goes in the `Authorization` \
@@ -350,7 +358,7 @@ pub fn readme_section(products: &[ProductFacts]) -> String {
             p.title
         ));
         s.push_str(&json_block(&claude_desktop_stdio(p)));
-        s.push('\n');
+        s.push_str(&format!("\n{}\n\n", proxy_env_note(p)));
     }
     s
 }
