@@ -11,7 +11,7 @@
 //! kobana-mcp doctor [product|all] [serve's flags]
 //! ```
 //!
-//! Defaults: HTTP on 127.0.0.1:8080 (`all` serves `/<product>/mcp`, one product `/mcp`), the
+//! Defaults: HTTP on 127.0.0.1:8080 (`/<product>/mcp`; one product also `/mcp`), the
 //! embedded sandbox in the per-user data directory, seeded on first use, tokens from the demo
 //! identities file. Logs go to stderr (`RUST_LOG`, default `info`). Several instances share a
 //! Redis ledger (`KOBANA_LEDGER`) and the `requestState` keys (`KOBANA_STATE_KEYS`). Over stdio
@@ -329,14 +329,12 @@ async fn serve(inputs: &settings::Inputs) -> anyhow::Result<()> {
         extra = extra.merge(runtime_sandbox::api::files_router(sb, products.clone()));
     }
     let app = runtime::transport::http::router_with(server, extra);
-    let paths: Vec<String> = if products.len() == 1 {
+    let mut paths: Vec<String> = if products.len() == 1 {
         vec!["/mcp".into()]
     } else {
-        products
-            .iter()
-            .map(|p| format!("/{}/mcp", p.name))
-            .collect()
+        Vec::new()
     };
+    paths.extend(products.iter().map(|p| format!("/{}/mcp", p.name)));
     tracing::info!(addr = %listener.local_addr()?, endpoints = ?paths, "serving MCP over HTTP");
     let served =
         runtime::transport::http::serve_router(app, listener, limits, shutdown_signal()).await;

@@ -106,7 +106,7 @@ pub struct Ready {
     pub resolver: Option<Arc<dyn Resolver>>,
     /// The identity service's base URL (upstream tokens).
     pub identity_base: Option<String>,
-    /// The stdio caller, and the notice to print when it is the sandbox's default.
+    /// The stdio caller, and the notice to print (the sandbox's default, or a `Bearer ` prefix dropped).
     pub stdio_caller: Option<(Authenticated, Option<String>)>,
     pub upstream: Option<Upstream>,
     /// The sandbox, opened (HTTP; stdio opens it on the first call).
@@ -374,10 +374,14 @@ async fn identities(
                         "{} ({}){}",
                         who.identity.person,
                         who.identity.organization,
-                        if notice.is_some() {
-                            ", the sandbox's default: KOBANA_ACCESS_TOKEN is not set"
-                        } else {
-                            ""
+                        match (&notice, &s.stdio_credentials.token) {
+                            (Some(_), None) => {
+                                ", the sandbox's default: KOBANA_ACCESS_TOKEN is not set"
+                            }
+                            (Some(_), Some(_)) => {
+                                ", from KOBANA_ACCESS_TOKEN without its `Bearer ` prefix"
+                            }
+                            (None, _) => "",
                         }
                     ),
                 );

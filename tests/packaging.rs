@@ -7,6 +7,8 @@
 //! `scripts/test.sh`): `KOBANA_REGISTRY_SCHEMA` and `KOBANA_MCPB_SCHEMA` name the files. Without
 //! them the schema tests fail, unless `KOBANA_TEST_SKIP` lists `schemas`.
 
+#[path = "support/shell.rs"]
+mod shell;
 #[path = "support/skip.rs"]
 mod skip;
 
@@ -705,4 +707,218 @@ fn compose_runs_two_instances_sharing_a_persistent_non_evicting_redis() {
     assert!(mounts.iter().any(|m| m
         .as_str()
         .is_some_and(|m| m.starts_with("./deploy/prometheus.yml:"))));
+}
+
+// ---- Claude Code install lines ------------------------------------------------------------
+
+/// The documents that carry `claude mcp add` lines for a person to paste.
+const INSTALL_DOCS: [&str; 2] = ["README.md", "generated/docs/install.md"];
+
+/// Every `claude mcp add` command of a document (backslash continuations joined), with the line
+/// that labels it: the closest earlier comment or prose line (not a command, fence or blank).
+fn claude_lines(doc: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut label = String::new();
+    let mut lines = doc.lines();
+    while let Some(line) = lines.next() {
+        let t = line.trim();
+        if t.starts_with("claude mcp add") {
+            out.push((shell::continued(t, &mut lines), label.clone()));
+        } else if !(t.is_empty() || t.starts_with("```") || t.starts_with("export ")) {
+            label = t.to_string();
+        }
+    }
+    out
+}
+
+/// What Claude Code's command line (commander) makes of `claude mcp add …`: the positional
+/// arguments, and the values of each option. `--env`/`-e` and `--header`/`-H` are variadic: they
+/// take every following word up to the next one starting with `-`; `--` ends the options.
+fn commander_parse(words: &[String]) -> (Vec<String>, Vec<(String, String)>) {
+    let mut positional = Vec::new();
+    let mut options = Vec::new();
+    let mut i = 0;
+    while i < words.len() {
+        let w = words[i].as_str();
+        i += 1;
+        match w {
+            "--" => {
+                positional.extend(words[i..].iter().cloned());
+                break;
+            }
+            "--env" | "-e" | "--header" | "-H" => {
+                while i < words.len() && !words[i].starts_with('-') {
+                    options.push((w.to_string(), words[i].clone()));
+                    i += 1;
+                }
+            }
+            o if o.starts_with('-') => {
+                if let Some(v) = words.get(i) {
+                    options.push((o.to_string(), v.clone()));
+                    i += 1;
+                }
+            }
+            p => positional.push(p.to_string()),
+        }
+    }
+    (positional, options)
+}
+
+#[test]
+fn every_claude_code_line_parses_with_the_server_name_first_and_no_variadic_option_eating_it() {
+    let mut seen = 0;
+    for doc in INSTALL_DOCS {
+        for (line, _) in claude_lines(&read(doc)) {
+            let words = shell::words(&line);
+            assert_eq!(words[..3], ["claude", "mcp", "add"], "{doc}: {line}");
+            let (positional, options) = commander_parse(&words[3..]);
+            let name = positional.first().map(String::as_str).unwrap_or_default();
+            assert!(
+                name.starts_with("kobana-"),
+                "{doc}: Claude Code would name the server `{name}`: {line}"
+            );
+            for (option, value) in &options {
+                let well_formed = match option.as_str() {
+                    "--env" | "-e" => value.split_once('=').is_some_and(|(k, _)| {
+                        !k.is_empty() && k.chars().all(|c| c.is_ascii_uppercase() || c == '_')
+                    }),
+                    "--header" | "-H" => value.split_once(": ").is_some(),
+                    _ => true,
+                };
+                assert!(
+                    well_formed,
+                    "{doc}: `{option}` takes `{value}` (Claude Code refuses it): {line}"
+                );
+            }
+            let transport = options
+                .iter()
+                .find(|(o, _)| o == "--transport" || o == "-t")
+                .map(|(_, v)| v.as_str())
+                .unwrap_or("stdio");
+            match transport {
+                "stdio" => {
+                    let command = words
+                        .iter()
+                        .position(|w| w == "--")
+                        .map(|i| &words[i + 1..]);
+                    assert_eq!(
+                        command.and_then(|c| c.first()).map(String::as_str),
+                        Some("kobana-mcp"),
+                        "{doc}: the command does not follow `--`: {line}"
+                    );
+                    assert_eq!(positional.get(1).map(String::as_str), Some("kobana-mcp"));
+                }
+                _ => {
+                    let url = positional.get(1).map(String::as_str).unwrap_or_default();
+                    assert!(
+                        url.starts_with("http://") && url.ends_with("/mcp"),
+                        "{doc}: the URL is `{url}`: {line}"
+                    );
+                    assert_eq!(positional.len(), 2, "{doc}: {line}");
+                }
+            }
+            seen += 1;
+        }
+    }
+    // Five products, stdio, proxy and HTTP, in both documents (and the README's examples).
+    assert!(seen >= 30, "only {seen} `claude mcp add` lines found");
+}
+
+#[test]
+fn the_default_stdio_lines_use_the_sandbox_and_the_proxy_line_is_labelled() {
+    for doc in INSTALL_DOCS {
+        let lines = claude_lines(&read(doc));
+        for product in product_names() {
+            let key = format!("kobana-{product}");
+            let stdio: Vec<&(String, String)> = lines
+                .iter()
+                .filter(|(l, _)| {
+                    shell::words(l).get(3) == Some(&key) && l.contains(" -- kobana-mcp serve")
+                })
+                .collect();
+            let (proxy, default): (Vec<_>, Vec<_>) = stdio
+                .into_iter()
+                .partition(|(l, _)| l.contains("KOBANA_UPSTREAM_URL"));
+            assert!(
+                !default.is_empty(),
+                "{doc}: {product} has no stdio line on the sandbox (without KOBANA_UPSTREAM_URL)"
+            );
+            assert!(
+                !proxy.is_empty(),
+                "{doc}: {product} has no proxy stdio line"
+            );
+            for (line, label) in proxy {
+                assert!(
+                    label.to_lowercase().contains("proxy"),
+                    "{doc}: a line reaching the API is not labelled as the proxy variant \
+                     (label `{label}`): {line}"
+                );
+            }
+            for (line, label) in default {
+                assert!(
+                    !label.to_lowercase().contains("proxy"),
+                    "{doc}: a sandbox line sits under the proxy label: {line}"
+                );
+            }
+        }
+    }
+}
+
+/// Every server entry of a JSON value that launches the binary (`"command": "kobana-mcp"`).
+fn binary_entries(v: &Value, out: &mut Vec<Value>) {
+    match v {
+        Value::Object(o) => {
+            if o.get("command").and_then(Value::as_str) == Some("kobana-mcp") {
+                out.push(v.clone());
+            }
+            o.values().for_each(|v| binary_entries(v, out));
+        }
+        Value::Array(a) => a.iter().for_each(|v| binary_entries(v, out)),
+        _ => {}
+    }
+}
+
+#[test]
+fn the_json_stdio_entries_use_the_sandbox_and_the_proxy_variant_is_labelled() {
+    for doc in INSTALL_DOCS {
+        let text = read(doc);
+        let mut entries = Vec::new();
+        // ```json blocks (the README's shorter examples are JSON too), and `code --add-mcp '…'`.
+        let mut lines = text.lines();
+        while let Some(line) = lines.next() {
+            if line.trim() != "```json" {
+                continue;
+            }
+            let json: Vec<&str> = lines.by_ref().take_while(|l| l.trim() != "```").collect();
+            let json = json.join("\n");
+            let v: Value = serde_json::from_str(&json)
+                .unwrap_or_else(|e| panic!("{doc}: a JSON block does not parse ({e}): {json}"));
+            binary_entries(&v, &mut entries);
+        }
+        for line in shell::commands(&text, "code --add-mcp") {
+            let words = shell::words(&line);
+            let v: Value =
+                serde_json::from_str(&words[2]).unwrap_or_else(|e| panic!("{doc}: {e}: {line}"));
+            binary_entries(&v, &mut entries);
+        }
+        assert!(!entries.is_empty(), "{doc}: no stdio entry");
+        for entry in &entries {
+            assert!(
+                entry["env"].get("KOBANA_UPSTREAM_URL").is_none(),
+                "{doc}: a stdio entry reaches the API instead of the sandbox: {entry}"
+            );
+        }
+        for product in product_names() {
+            let api = generated::product(product).expect("a product").api_base_url;
+            let note = format!("add `\"KOBANA_UPSTREAM_URL\": \"{api}\"`");
+            if doc == "README.md" && product != "banking" {
+                continue; // The README shows banking's Desktop entry only.
+            }
+            assert!(
+                text.lines()
+                    .any(|l| l.contains(&note) && l.to_lowercase().contains("proxy")),
+                "{doc}: no labelled proxy variant of {product}'s stdio entry"
+            );
+        }
+    }
 }

@@ -189,8 +189,16 @@ pub enum ServerError {
     Sealer(String),
     #[error("unknown product {0}; served: {1}")]
     UnknownProduct(String, String),
+    /// The message is the selection error's own, so it is no `source`: a chain printer (`{:#}`)
+    /// would say it twice.
     #[error("tool selection: {0}")]
-    Selection(#[from] runtime_model::selection::SelectionError),
+    Selection(runtime_model::selection::SelectionError),
+}
+
+impl From<runtime_model::selection::SelectionError> for ServerError {
+    fn from(e: runtime_model::selection::SelectionError) -> Self {
+        ServerError::Selection(e)
+    }
 }
 
 /// A running configuration: one [`Engine`] per product.
@@ -317,5 +325,27 @@ pub fn unrestricted_identity(person: &str) -> Identity {
         permissions: ["*".to_string()].into_iter().collect(),
         workspaces: Default::default(),
         default_workspace: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use runtime_model::selection::SelectionError;
+
+    #[test]
+    fn a_selection_error_is_said_once_along_its_chain() {
+        let err = ServerError::from(SelectionError::UnknownToolset {
+            name: "bilets".into(),
+            known: vec!["billets".into()],
+        });
+        let mut chain = vec![err.to_string()];
+        let mut source = std::error::Error::source(&err);
+        while let Some(e) = source {
+            chain.push(e.to_string());
+            source = e.source();
+        }
+        let chain = chain.join(": ");
+        assert_eq!(chain.matches("bilets").count(), 1, "{chain}");
     }
 }

@@ -61,7 +61,17 @@ pub async fn resolve_stdio(
     sandbox: bool,
 ) -> Result<(Authenticated, Option<String>), StdioAuthError> {
     let (token, notice) = match (&creds.token, sandbox) {
-        (Some(t), _) => (t.clone(), None),
+        // The variable holds the token alone; a value pasted from an `Authorization` header
+        // (`Bearer demo-full`) is taken for the token after the scheme, saying so.
+        (Some(t), _) => match strip_bearer(t) {
+            Some(bare) => (
+                bare.to_string(),
+                Some(format!(
+                    "kobana-mcp: {TOKEN_ENV} starts with `Bearer `: using the token after it (set the variable to the token alone)"
+                )),
+            ),
+            None => (t.clone(), None),
+        },
         (None, true) => (
             SANDBOX_DEFAULT_TOKEN.to_string(),
             Some(format!(
@@ -85,6 +95,14 @@ pub async fn resolve_stdio(
     ))
 }
 
+/// The token of a value written as an `Authorization` header (`Bearer <token>`, any case), or
+/// `None` when it is not one.
+fn strip_bearer(value: &str) -> Option<&str> {
+    let (scheme, rest) = value.split_once(char::is_whitespace)?;
+    let rest = rest.trim();
+    (scheme.eq_ignore_ascii_case("bearer") && !rest.is_empty()).then_some(rest)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -102,6 +120,32 @@ mod tests {
             .unwrap();
         assert_eq!(who.identity.person, "per_demo_ana");
         assert!(notice.unwrap().contains(TOKEN_ENV));
+    }
+
+    #[tokio::test]
+    async fn a_token_written_as_a_bearer_header_is_taken_with_a_notice() {
+        for value in ["Bearer demo-full", "bearer  demo-full"] {
+            let creds = StdioCredentials {
+                token: Some(value.into()),
+                workspace: None,
+            };
+            let (who, notice) = resolve_stdio(&resolver(), &creds, true)
+                .await
+                .unwrap_or_else(|e| panic!("{value}: {e}"));
+            assert_eq!(who.identity.person, "per_demo_ana", "{value}");
+            assert_eq!(&*who.token, "demo-full");
+            let notice = notice.expect("a notice");
+            assert!(
+                notice.contains(TOKEN_ENV) && notice.contains("Bearer"),
+                "{notice}"
+            );
+        }
+        // A token that merely contains the word is left alone (and refused as unknown).
+        let creds = StdioCredentials {
+            token: Some("Bearer".into()),
+            workspace: None,
+        };
+        assert!(resolve_stdio(&resolver(), &creds, true).await.is_err());
     }
 
     #[tokio::test]

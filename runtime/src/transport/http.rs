@@ -203,7 +203,7 @@ impl Service<Request> for McpPost {
     }
 }
 
-/// The MCP service of a server: `/mcp` for one product, `/<product>/mcp` for several. With
+/// The MCP service of a server: `/<product>/mcp` for each product, and `/mcp` too for one. With
 /// [`crate::server::ServerConfig::auth`] set, the auth layer runs inside the Origin guard.
 pub fn router(server: Arc<Server>) -> App {
     router_with(server, Router::new())
@@ -224,12 +224,18 @@ fn router_with_sessions(server: Arc<Server>, sessions: Arc<SessionTable>, extra:
     let mut r = Router::new();
     let single = server.engines().len() == 1;
     let mut endpoints = Vec::new();
-    for engine in server.engines() {
-        let base = if single {
-            String::new()
+    // One product answers at `/mcp` and, like under `serve all`, at `/<product>/mcp`: the install
+    // lines name the product's path whichever way the server was started.
+    let bases = server.engines().iter().flat_map(|engine| {
+        let own = format!("/{}", engine.product.name);
+        let bases = if single {
+            vec![String::new(), own]
         } else {
-            format!("/{}", engine.product.name)
+            vec![own]
         };
+        bases.into_iter().map(move |base| (engine, base))
+    });
+    for (engine, base) in bases {
         let route = Route {
             server: server.clone(),
             engine: engine.clone(),
@@ -250,6 +256,10 @@ fn router_with_sessions(server: Arc<Server>, sessions: Arc<SessionTable>, extra:
         }
         endpoints.push(route);
     }
+    let paths: Arc<[String]> = endpoints
+        .iter()
+        .map(|r| format!("{}/mcp", r.base))
+        .collect();
     let endpoints: Arc<[Route]> = endpoints.into();
     let auth = AuthLayer::new(server.config.auth.clone());
     let guard = GuardLayer::new(server.clone());
@@ -263,7 +273,11 @@ fn router_with_sessions(server: Arc<Server>, sessions: Arc<SessionTable>, extra:
         .layer(guard)
         // Probes and scrapes come without Origin or a loopback Host: outside the guard and auth.
         .merge(super::health::router(server.clone()))
-        .merge(extra);
+        .merge(extra)
+        .fallback(move |uri: axum::http::Uri| {
+            let paths = paths.clone();
+            async move { not_found(uri.path(), &paths) }
+        });
     App {
         inner: ClientLayer::new(server).layer(Dispatch {
             post,
@@ -271,6 +285,21 @@ fn router_with_sessions(server: Arc<Server>, sessions: Arc<SessionTable>, extra:
             other,
         }),
     }
+}
+
+/// A path no route serves: a 404 whose JSON body names the MCP endpoints this server has, so a
+/// mistyped product or a `/mcp` under `serve all` points at the right URL instead of an empty
+/// answer.
+fn not_found(path: &str, paths: &[String]) -> Response {
+    let body = serde_json::json!({
+        "error": "not_found",
+        "message": format!(
+            "no MCP endpoint at {path}; this server serves {}",
+            paths.join(", ")
+        ),
+        "paths": paths,
+    });
+    json_response(StatusCode::NOT_FOUND, body.to_string())
 }
 
 /// Binds `addr` and serves until `shutdown` resolves; in-flight requests are finished, open 2025

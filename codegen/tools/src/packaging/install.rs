@@ -21,22 +21,34 @@ use super::facts::{Distribution, ProductFacts};
 pub const README_BEGIN: &str =
     "<!-- BEGIN install: generated from catalog/*.yaml by `cargo run -p codegen-tools`; do not edit -->";
 pub const README_END: &str = "<!-- END install -->";
+/// What labels the proxy variant of the stdio line (install page and README): the default lines
+/// run on the sandbox; this one reaches the Kobana API with a real token.
+pub const PROXY_LABEL: &str =
+    "stdio, proxy to the Kobana API (your own Kobana access token; every call acts on real data)";
 /// The README, from the repository root.
 pub const README_PATH: &str = "README.md";
 
 /// The install page, among the docs of `generated/` (listed in [`codegen::TOOLS_DOCS`]).
 pub const PAGE_PATH: &str = "docs/install.md";
 
-/// The stdio server entry the JSON configs share (Claude Desktop, Cursor, `code --add-mcp`).
+/// The stdio server entry the JSON configs share (Claude Desktop, Cursor, `code --add-mcp`): on
+/// the embedded sandbox, like the HTTP entries' local server; [`proxy_env_note`] says how to
+/// reach the Kobana API instead.
 fn stdio_entry(p: &ProductFacts, token: &str) -> Value {
     json!({
         "command": Distribution::BINARY,
         "args": p.stdio_args(),
-        "env": {
-            (Distribution::TOKEN_ENV): token,
-            (Distribution::UPSTREAM_ENV): p.api_base_url
-        }
+        "env": { (Distribution::TOKEN_ENV): token }
     })
+}
+
+/// The labelled proxy variant of the JSON stdio entries: the one variable to add.
+fn proxy_env_note(p: &ProductFacts) -> String {
+    format!(
+        "{PROXY_LABEL}: add `\"{up}\": \"{url}\"` to the stdio entry's `env`.",
+        up = Distribution::UPSTREAM_ENV,
+        url = p.api_base_url
+    )
 }
 
 fn bearer(token: &str) -> String {
@@ -54,23 +66,44 @@ fn bash_block(line: &str) -> String {
     format!("```bash\n{line}\n```\n")
 }
 
-/// `claude mcp add` over stdio.
+/// `claude mcp add` over stdio, on the embedded sandbox (no upstream: a demo token such as
+/// `demo-full` works as pasted, like the HTTP line against a local `serve all`).
+///
+/// The server name comes right after `add`, before any option: Claude Code's `--env` and
+/// `--header` are variadic, so a name after them is taken as one more value (`Invalid environment
+/// variable format: kobana-banking`); `--` ends them before the command.
 pub fn claude_code_stdio(p: &ProductFacts) -> String {
+    claude_code_stdio_with(p, "")
+}
+
+/// `claude mcp add` over stdio in proxy mode: every call goes to the Kobana API as the token's
+/// owner (a real Kobana access token).
+pub fn claude_code_stdio_proxy(p: &ProductFacts) -> String {
+    claude_code_stdio_with(
+        p,
+        &format!(
+            " --env {up}={url}",
+            up = Distribution::UPSTREAM_ENV,
+            url = p.api_base_url
+        ),
+    )
+}
+
+fn claude_code_stdio_with(p: &ProductFacts, more_env: &str) -> String {
     format!(
-        "claude mcp add --transport stdio --env {tok}=\"${tok}\" --env {up}={url} {key} -- {bin} {args}",
+        "claude mcp add {key} --transport stdio --env {tok}=\"${tok}\"{more_env} -- {bin} {args}",
         tok = Distribution::TOKEN_ENV,
-        up = Distribution::UPSTREAM_ENV,
-        url = p.api_base_url,
         key = p.server_key(),
         bin = Distribution::BINARY,
         args = p.stdio_args().join(" ")
     )
 }
 
-/// `claude mcp add` over Streamable HTTP.
+/// `claude mcp add` over Streamable HTTP: name and URL first, then the options (`--header` is
+/// variadic, see [`claude_code_stdio`]).
 pub fn claude_code_http(p: &ProductFacts) -> String {
     format!(
-        "claude mcp add --transport http {key} {url} --header \"Authorization: Bearer ${tok}\"",
+        "claude mcp add {key} {url} --transport http --header \"Authorization: Bearer ${tok}\"",
         key = p.server_key(),
         url = p.local_url(),
         tok = Distribution::TOKEN_ENV
@@ -185,16 +218,19 @@ fn product_section(p: &ProductFacts) -> String {
     let key = p.server_key();
     s.push_str(&format!("## {} (`{}`)\n\n", p.title, p.name));
     s.push_str(&format!(
-        "stdio runs `{} {}`; HTTP connects to `{}`.\n\n",
+        "stdio runs `{} {}` on the embedded sandbox; HTTP connects to `{}`.\n\n",
         Distribution::BINARY,
         p.stdio_args().join(" "),
         p.local_url()
     ));
+    s.push_str(&format!("{}\n\n", proxy_env_note(p)));
 
     s.push_str("### Claude Code\n\n");
-    s.push_str("stdio:\n\n");
+    s.push_str("stdio (the embedded sandbox; a demo token such as `demo-full`):\n\n");
     s.push_str(&bash_block(&claude_code_stdio(p)));
-    s.push_str("\nHTTP:\n\n");
+    s.push_str(&format!("\n{PROXY_LABEL}:\n\n"));
+    s.push_str(&bash_block(&claude_code_stdio_proxy(p)));
+    s.push_str("\nHTTP (a running `serve all`, on the sandbox):\n\n");
     s.push_str(&bash_block(&claude_code_http(p)));
 
     s.push_str("\n### Claude Desktop\n\n");
@@ -265,9 +301,9 @@ fn intro() -> String {
     format!(
         "Every product is one MCP server. Two ways to connect:\n\n\
          - **stdio**: the client launches `{bin}` itself. The token goes in `{tok}`; with \
-         `{up}` set (the snippets set it to the Kobana API) every call goes to the API as the \
-         token's owner; without it the binary answers from its embedded sandbox (demo data, no \
-         token needed).\n\
+         `{up}` set (the proxy lines below set it to the Kobana API) every call goes to the API \
+         as the token's owner; without it (every other snippet) the binary answers from its \
+         embedded sandbox (demo data; a demo token such as `demo-full`, or none).\n\
          - **HTTP**: the client connects to a running server: `{bin} serve all --http \
          127.0.0.1:8080` on this machine, or the reference deployment (`docker compose up`, \
          `compose.yaml`), which also listens on `{base}`. The token goes in the `Authorization` \
@@ -293,22 +329,30 @@ pub fn readme_section(products: &[ProductFacts]) -> String {
     s.push_str(&format!("\nmcp-name: {}\n\n", Distribution::REGISTRY_NAME));
     s.push_str(&format!(
         "One line per product for Claude Code (stdio: the client launches `{bin}`; HTTP: a running \
-         `{bin} serve all` or `docker compose up`). Claude Desktop (config file or MCPB bundle), \
+         `{bin} serve all` or `docker compose up`), both on the embedded sandbox with a demo token; \
+         the proxy lines at the end reach the Kobana API with your own token. Claude Desktop (config file or MCPB bundle), \
          VS Code and Cursor snippets for every product: [`generated/docs/install.md`](generated/docs/install.md).\n\n",
         bin = Distribution::BINARY
     ));
     s.push_str("```bash\n");
     s.push_str(&format!(
-        "export {}=…   # your Kobana access token\n",
+        "export {}=demo-full   # a sandbox demo token (README, *Demo tokens*)\n",
         Distribution::TOKEN_ENV
     ));
     for p in products {
         s.push_str(&format!(
-            "# {}\n{}\n{}\n",
+            "# {}: stdio, or HTTP\n{}\n{}\n",
             p.title,
             claude_code_stdio(p),
             claude_code_http(p)
         ));
+    }
+    s.push_str(&format!(
+        "# {PROXY_LABEL}\nexport {}=…\n",
+        Distribution::TOKEN_ENV
+    ));
+    for p in products {
+        s.push_str(&format!("{}\n", claude_code_stdio_proxy(p)));
     }
     s.push_str("```\n\n");
     if let Some(p) = products.first() {
@@ -317,7 +361,7 @@ pub fn readme_section(products: &[ProductFacts]) -> String {
             p.title
         ));
         s.push_str(&json_block(&claude_desktop_stdio(p)));
-        s.push('\n');
+        s.push_str(&format!("\n{}\n\n", proxy_env_note(p)));
     }
     s
 }
@@ -416,13 +460,18 @@ mod tests {
         let p = banking();
         assert_eq!(
             claude_code_stdio(&p),
-            "claude mcp add --transport stdio --env KOBANA_ACCESS_TOKEN=\"$KOBANA_ACCESS_TOKEN\" \
-             --env KOBANA_UPSTREAM_URL=https://api.kobana.com.br kobana-banking -- kobana-mcp \
-             serve banking --stdio"
+            "claude mcp add kobana-banking --transport stdio \
+             --env KOBANA_ACCESS_TOKEN=\"$KOBANA_ACCESS_TOKEN\" -- kobana-mcp serve banking --stdio"
+        );
+        assert_eq!(
+            claude_code_stdio_proxy(&p),
+            "claude mcp add kobana-banking --transport stdio \
+             --env KOBANA_ACCESS_TOKEN=\"$KOBANA_ACCESS_TOKEN\" \
+             --env KOBANA_UPSTREAM_URL=https://api.kobana.com.br -- kobana-mcp serve banking --stdio"
         );
         assert_eq!(
             claude_code_http(&p),
-            "claude mcp add --transport http kobana-banking http://127.0.0.1:8080/banking/mcp \
+            "claude mcp add kobana-banking http://127.0.0.1:8080/banking/mcp --transport http \
              --header \"Authorization: Bearer $KOBANA_ACCESS_TOKEN\""
         );
     }

@@ -1,0 +1,241 @@
+//! What a person meets first (issue 36): a 404 that names the paths the server serves, one
+//! product answering at its own `/<product>/mcp` too, the README's first `curl` calls answered,
+//! a mistyped subcommand never pointed at a hidden one, an unknown toolset said once, and a
+//! stdio token pasted with its `Bearer ` scheme taken.
+
+#[path = "support/shell.rs"]
+mod shell;
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command, Stdio};
+
+use serde_json::{json, Value};
+use test_support::process::{free_port, start, Running};
+
+const BIN: &str = env!("CARGO_BIN_EXE_kobana-mcp");
+
+fn kobana(data_dir: &std::path::Path) -> Command {
+    test_support::process::kobana(BIN, data_dir)
+}
+
+fn serve_http(dir: &std::path::Path, product: &str) -> (Running, String) {
+    let port = free_port();
+    let mut cmd = kobana(dir);
+    cmd.args(["serve", product, "--http", &format!("127.0.0.1:{port}")]);
+    (start(cmd, port), format!("http://127.0.0.1:{port}"))
+}
+
+/// A `tools/list` POST at `url`: the status and the body (JSON when it is).
+async fn list_at(url: &str) -> (u16, Option<String>, Value) {
+    let resp = reqwest::Client::new()
+        .post(url)
+        .bearer_auth("demo-full")
+        .header("Content-Type", "application/json")
+        .header("Accept", "application/json, text/event-stream")
+        .header("MCP-Protocol-Version", "2025-11-25")
+        .json(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}))
+        .send()
+        .await
+        .expect("the server answers");
+    let status = resp.status().as_u16();
+    let kind = resp
+        .headers()
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string);
+    let text = resp.text().await.unwrap_or_default();
+    (
+        status,
+        kind,
+        serde_json::from_str(&text).unwrap_or(Value::String(text)),
+    )
+}
+
+fn assert_names_paths(body: &Value, kind: Option<&str>, asked: &str, paths: &[String]) {
+    assert_eq!(kind, Some("application/json"), "{body}");
+    assert_eq!(body["error"], "not_found", "{body}");
+    assert_eq!(body["paths"], json!(paths), "{body}");
+    let message = body["message"].as_str().unwrap_or_default();
+    assert!(message.contains(asked), "{message}");
+    for p in paths {
+        assert!(message.contains(p.as_str()), "{message} does not name {p}");
+    }
+}
+
+#[tokio::test]
+async fn one_product_answers_at_its_own_path_too_and_a_wrong_path_names_the_right_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_server, base) = serve_http(dir.path(), "banking");
+    for path in ["/mcp", "/banking/mcp", "/banking/readonly/mcp"] {
+        let (status, _, body) = list_at(&format!("{base}{path}")).await;
+        assert_eq!(status, 200, "{path}: {body}");
+        assert!(body["result"]["tools"].is_array(), "{path}: {body}");
+    }
+    let served = ["/mcp".to_string(), "/banking/mcp".to_string()];
+    let (status, kind, body) = list_at(&format!("{base}/bankin/mcp")).await;
+    assert_eq!(status, 404, "{body}");
+    assert_names_paths(&body, kind.as_deref(), "/bankin/mcp", &served);
+    // Any method, any unknown path.
+    let resp = reqwest::get(format!("{base}/nowhere")).await.unwrap();
+    assert_eq!(resp.status().as_u16(), 404);
+    let kind = resp
+        .headers()
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string);
+    let body: Value = resp.json().await.expect("a JSON body");
+    assert_names_paths(&body, kind.as_deref(), "/nowhere", &served);
+    // The routes beside the MCP ones still answer.
+    let resp = reqwest::get(format!("{base}/healthz")).await.unwrap();
+    assert_eq!(resp.status().as_u16(), 200);
+}
+
+#[tokio::test]
+async fn serve_all_answers_a_bare_mcp_with_a_404_naming_each_products_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_server, base) = serve_http(dir.path(), "all");
+    let served: Vec<String> = generated::PRODUCTS
+        .iter()
+        .map(|p| format!("/{}/mcp", p.name))
+        .collect();
+    let (status, kind, body) = list_at(&format!("{base}/mcp")).await;
+    assert_eq!(status, 404, "{body}");
+    assert_names_paths(&body, kind.as_deref(), "/mcp", &served);
+}
+
+/// The README's `curl` commands that call an MCP endpoint, sent as written (host and port
+/// replaced by the test server's): each is answered 200 with a JSON-RPC result.
+#[tokio::test]
+async fn the_readmes_first_calls_are_answered() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
+        .expect("README.md");
+    let calls: Vec<Vec<String>> = shell::commands(&readme, "curl ")
+        .iter()
+        .map(|c| shell::words(c))
+        .filter(|w| {
+            w.iter()
+                .any(|w| w.starts_with("http://") && w.ends_with("/mcp"))
+        })
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let (_server, base) = serve_http(dir.path(), "all");
+    let mut methods = Vec::new();
+    for words in &calls {
+        let client = reqwest::Client::new();
+        let mut url = None;
+        let mut headers = Vec::new();
+        let mut body = None;
+        let mut i = 1;
+        while i < words.len() {
+            match words[i].as_str() {
+                "-H" | "--header" => {
+                    headers.push(words[i + 1].clone());
+                    i += 1;
+                }
+                "-d" | "--data" | "--data-raw" => {
+                    body = Some(words[i + 1].clone());
+                    i += 1;
+                }
+                "-s" | "--silent" => {}
+                w if w.starts_with("http://") => url = Some(w.to_string()),
+                w => panic!("the README's curl has an option this test does not know: {w}"),
+            }
+            i += 1;
+        }
+        let url = url.expect("a URL").replace("http://127.0.0.1:8080", &base);
+        let body = body.expect("a request body (-d)");
+        let message: Value = serde_json::from_str(&body)
+            .unwrap_or_else(|e| panic!("the README's request body is not JSON ({e}): {body}"));
+        methods.push(message["method"].as_str().unwrap_or_default().to_string());
+        let mut req = client.post(&url).body(body.clone());
+        for h in &headers {
+            let (name, value) = h.split_once(':').expect("a `Name: value` header");
+            req = req.header(name.trim(), value.trim());
+        }
+        let resp = req.send().await.expect("the server answers");
+        let status = resp.status().as_u16();
+        let text = resp.text().await.unwrap_or_default();
+        assert_eq!(status, 200, "{url} {body}: {text}");
+        let answer: Value = serde_json::from_str(&text)
+            .unwrap_or_else(|e| panic!("not one JSON message ({e}): {text}"));
+        assert_eq!(answer["id"], message["id"], "{text}");
+        assert!(answer.get("error").is_none(), "{text}");
+        assert!(answer["result"].is_object(), "{text}");
+        assert_ne!(answer["result"]["isError"], json!(true), "{text}");
+    }
+    assert!(
+        methods.contains(&"initialize".to_string()) && methods.contains(&"tools/call".to_string()),
+        "the README shows no first call (initialize, then tools/call): {methods:?}"
+    );
+}
+
+#[test]
+fn a_mistyped_subcommand_is_not_pointed_at_a_hidden_one() {
+    let out = Command::new(BIN).arg("serv").output().unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("'serve'"), "{err}");
+    assert!(!err.contains("serve-fixture"), "{err}");
+}
+
+#[test]
+fn an_unknown_toolset_is_said_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = kobana(dir.path())
+        .args([
+            "serve",
+            "all",
+            "--http",
+            "127.0.0.1:0",
+            "--toolsets",
+            "bilets",
+        ])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        err.matches("unknown toolset `bilets`").count(),
+        1,
+        "said more than once: {err}"
+    );
+    assert_eq!(err.matches("known: ").count(), 1, "{err}");
+}
+
+#[test]
+fn a_stdio_token_written_with_its_bearer_scheme_is_taken_with_a_notice() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = Running(
+        kobana(dir.path())
+            .args(["serve", "billing", "--stdio"])
+            .env("KOBANA_ACCESS_TOKEN", "Bearer demo-full")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let mut stdin = child.0.stdin.take().unwrap();
+    let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"});
+    writeln!(stdin, "{list}").unwrap();
+    let mut line = String::new();
+    BufReader::new(child.0.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let v: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line:?}"));
+    assert!(v["result"]["tools"].is_array(), "{v}");
+    drop(stdin);
+    let mut err = String::new();
+    for l in BufReader::new(child.0.stderr.take().unwrap()).lines() {
+        let l = l.unwrap_or_default();
+        err.push_str(&l);
+        err.push('\n');
+        if l.contains("Bearer") {
+            break;
+        }
+    }
+    assert!(
+        err.contains("KOBANA_ACCESS_TOKEN starts with `Bearer `"),
+        "no notice: {err}"
+    );
+}
