@@ -194,4 +194,31 @@ async fn every_request_logs_one_line_with_method_name_duration_and_outcome() {
         assert_eq!(line["code"], status.to_string(), "{line:?}");
         assert_eq!(line["client_ip"], "127.0.0.1", "{line:?}");
     }
+
+    // What a caller sends is cut in its line (issue 37): a method name, a tool name of a megabyte.
+    let huge = "B".repeat(1 << 20);
+    let sent = [
+        (format!("z/{huge}"), json!({})),
+        (
+            "tools/call".to_string(),
+            json!({"name": huge, "arguments": {}}),
+        ),
+    ];
+    for (method, params) in sent {
+        let before = lines.snapshot().len();
+        let _ = legacy.request(&method, params).await;
+        let got = lines.snapshot();
+        assert_eq!(got.len(), before + 1, "one line");
+        let line = &got[before];
+        assert!(line["method"].len() <= 100, "{}", line["method"].len());
+        assert!(line["name"].len() <= 300, "{}", line["name"].len());
+        assert!(
+            line["method"].contains("[cut: ") || method == "tools/call",
+            "{line:?}"
+        );
+        assert!(
+            line["name"].contains("[cut: ") || method != "tools/call",
+            "{line:?}"
+        );
+    }
 }

@@ -144,6 +144,8 @@ pub enum Text {
     DiscoveryArgumentsObject,
     /// `discovery_query_required`: "argument `query` (a string) is required"
     DiscoveryQueryRequired,
+    /// `discovery_query_too_long`: "argument `query` is longer than {max} bytes; search with a few words"
+    DiscoveryQueryTooLong,
     /// `discovery_limit_range`: "argument `limit` must be an integer from 1 to {max}"
     DiscoveryLimitRange,
     /// `discovery_names_strings`: "argument `names` must hold strings"
@@ -196,7 +198,7 @@ pub enum Text {
 
 impl Text {
     /// Every text, in the table's order.
-    pub const ALL: [Text; 94] = [
+    pub const ALL: [Text; 95] = [
         Text::ErrorInsufficientScope,
         Text::ErrorInsufficientPermission,
         Text::ErrorWorkspaceRequired,
@@ -267,6 +269,7 @@ impl Text {
         Text::DiscoveryNameRequired,
         Text::DiscoveryArgumentsObject,
         Text::DiscoveryQueryRequired,
+        Text::DiscoveryQueryTooLong,
         Text::DiscoveryLimitRange,
         Text::DiscoveryNamesStrings,
         Text::DiscoveryNamesList,
@@ -309,7 +312,7 @@ impl Text {
     }
 }
 
-const KEYS: [&str; 94] = [
+const KEYS: [&str; 95] = [
     "error_insufficient_scope",
     "error_insufficient_permission",
     "error_workspace_required",
@@ -380,6 +383,7 @@ const KEYS: [&str; 94] = [
     "discovery_name_required",
     "discovery_arguments_object",
     "discovery_query_required",
+    "discovery_query_too_long",
     "discovery_limit_range",
     "discovery_names_strings",
     "discovery_names_list",
@@ -407,7 +411,7 @@ const KEYS: [&str; 94] = [
 ];
 
 /// Per text, its versions in `Locale::ALL` order (pt-BR, es, en).
-const TEXTS: [[&str; 3]; 94] = [
+const TEXTS: [[&str; 3]; 95] = [
     [
         "O token de acesso não tem o escopo de que esta operação precisa",
         "El token de acceso no tiene el alcance (scope) que esta operación necesita",
@@ -759,6 +763,11 @@ const TEXTS: [[&str; 3]; 94] = [
         "argument `query` (a string) is required",
     ],
     [
+        "o argumento `query` passa de {max} bytes; busque com algumas palavras",
+        "el argumento `query` supera los {max} bytes; busca con algunas palabras",
+        "argument `query` is longer than {max} bytes; search with a few words",
+    ],
+    [
         "o argumento `limit` precisa ser um número inteiro de 1 a {max}",
         "el argumento `limit` debe ser un número entero de 1 a {max}",
         "argument `limit` must be an integer from 1 to {max}",
@@ -880,7 +889,7 @@ const TEXTS: [[&str; 3]; 94] = [
     ],
 ];
 
-const PLACEHOLDERS: [&[&str]; 94] = [
+const PLACEHOLDERS: [&[&str]; 95] = [
     &[],
     &[],
     &[],
@@ -951,6 +960,7 @@ const PLACEHOLDERS: [&[&str]; 94] = [
     &[],
     &[],
     &[],
+    &["max"],
     &["max"],
     &[],
     &["max"],

@@ -106,10 +106,13 @@ impl std::fmt::Debug for Sandbox {
 /// A key shared by every process using the data directory (serve and serve-api), created once.
 fn signing_key(dir: &Path) -> Result<Vec<u8>, StoreError> {
     let path = dir.join("signing.key");
-    if let Ok(k) = std::fs::read(&path) {
-        if k.len() >= 32 {
-            return Ok(k);
+    match std::fs::read(&path) {
+        Ok(k) if k.len() >= 32 => return Ok(k),
+        // Too short to use: replaced, as before.
+        Ok(_) => {
+            let _ = std::fs::remove_file(&path);
         }
+        Err(_) => {}
     }
     let mut key = vec![0u8; 32];
     let random = std::fs::File::open("/dev/urandom")
@@ -121,8 +124,22 @@ fn signing_key(dir: &Path) -> Result<Vec<u8>, StoreError> {
         );
         key.iter_mut().for_each(|b| *b = r.next_u64() as u8);
     }
-    std::fs::write(&path, &key).map_err(|source| StoreError::Dir { path, source })?;
-    Ok(key)
+    // Written whole beside it and linked into place, readable by its owner only (anyone who
+    // reads it can sign download links). Should another process link its key first, that key
+    // is the directory's.
+    let building = dir.join(format!(".signing.key.new-{}", std::process::id()));
+    let _ = std::fs::remove_file(&building);
+    let placed = store::create_private_file(&building)
+        .and_then(|mut f| std::io::Write::write_all(&mut f, &key))
+        .and_then(|()| std::fs::hard_link(&building, &path));
+    let _ = std::fs::remove_file(&building);
+    match placed {
+        Ok(()) => Ok(key),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            std::fs::read(&path).map_err(|source| StoreError::Dir { path, source })
+        }
+        Err(source) => Err(StoreError::Dir { path, source }),
+    }
 }
 
 impl Sandbox {

@@ -51,6 +51,10 @@ pub enum StoreError {
         path: PathBuf,
         source: std::io::Error,
     },
+    /// The database file is there but is not a sandbox database: an emptied file or another
+    /// program's database. Replacing it would lose whatever it held without a word.
+    #[error("sandbox database {path}: {why}, not a sandbox database; it is left as it is (replacing it would lose its records): restore it from a backup, or move it away (with any -wal and -shm file beside it) to start a new sandbox, seeded again")]
+    NotASandbox { path: PathBuf, why: String },
 }
 
 pub struct Store {
@@ -236,19 +240,136 @@ CREATE TRIGGER records_json_is_an_object_on_update BEFORE UPDATE OF json ON reco
     BEGIN SELECT RAISE(ABORT, 'records.json must be the text of a JSON object'); END;
 ";
 
-impl Store {
-    /// Opens (creating if needed) `<dir>/sandbox.sqlite3`.
-    pub fn open(dir: &Path) -> Result<Store, StoreError> {
-        std::fs::create_dir_all(dir).map_err(|source| StoreError::Dir {
-            path: dir.to_path_buf(),
+/// The database's file name in the data directory.
+const DB_FILE: &str = "sandbox.sqlite3";
+
+/// Creates the data directory (and any missing parent) readable by its owner only (0700 on
+/// unix): it holds the signing key of download links and every sandbox record.
+fn create_private_dir(dir: &Path) -> Result<(), StoreError> {
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder.create(dir).map_err(|source| StoreError::Dir {
+        path: dir.to_path_buf(),
+        source,
+    })
+}
+
+/// Creates a new file at `path` (an existing one is an error) readable and writable by its owner
+/// only (0600 on unix): the data directory's key and database.
+pub(crate) fn create_private_file(path: &Path) -> std::io::Result<std::fs::File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    options.open(path)
+}
+
+/// Builds a new database at `path`, which has none: at its latest schema, beside it first, then
+/// linked into place, so that the file at `path` is always a whole sandbox database (an empty
+/// one is then never ours to fill, [`refuse_foreign`]). Several processes opening a new data
+/// directory together each build one; the first link wins and the others open it.
+fn create_database(dir: &Path, path: &Path) -> Result<(), StoreError> {
+    let nanos = time::OffsetDateTime::now_utc().unix_timestamp_nanos();
+    let building = dir.join(format!(".{DB_FILE}.new-{}-{nanos}", std::process::id()));
+    let io = |source| StoreError::Dir {
+        path: building.clone(),
+        source,
+    };
+    create_private_file(&building).map_err(io)?;
+    let built = (|| {
+        // In rollback-journal mode: every migration is in the file itself when it closes (a WAL
+        // would hold them in a file of the temporary name). Opening it in place turns on WAL.
+        let mut conn = Connection::open(&building).map_err(|source| StoreError::Open {
+            path: building.clone(),
             source,
         })?;
-        let path = dir.join("sandbox.sqlite3");
-        let mut conn = Connection::open(&path).map_err(|source| StoreError::Open {
+        ensure_page_size(&conn, &building);
+        migrations()
+            .to_latest(&mut conn)
+            .map_err(|e| StoreError::Migrate {
+                path: building.clone(),
+                message: e.to_string(),
+            })?;
+        conn.close().map_err(|(_, e)| StoreError::from(e))?;
+        match std::fs::hard_link(&building, path) {
+            Ok(()) => Ok(()),
+            // Another process linked its own first: that one is the database.
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+            Err(e) => Err(StoreError::Dir {
+                path: path.to_path_buf(),
+                source: e,
+            }),
+        }
+    })();
+    let _ = std::fs::remove_file(&building);
+    built
+}
+
+/// Refuses a database file that is not a sandbox database: an empty file (truncated, or
+/// never finished: [`create_database`] never leaves one), or an SQLite database without our
+/// tables or schema version. A file that is not SQLite at all is refused when it is read.
+fn refuse_foreign(conn: &Connection, path: &Path) -> Result<(), StoreError> {
+    let refuse = |why: String| StoreError::NotASandbox {
+        path: path.to_path_buf(),
+        why,
+    };
+    let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    if version != 0 {
+        // Ours (a version newer than this binary's is refused by the migrations).
+        return Ok(());
+    }
+    let mut stmt =
+        conn.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")?;
+    let tables: Vec<String> = stmt
+        .query_map([], |r| r.get(0))?
+        .collect::<Result<_, _>>()?;
+    let ours = |t: &str| tables.iter().any(|n| n == t);
+    if tables.is_empty() {
+        return Err(refuse("it holds no tables (an emptied file)".into()));
+    }
+    // Versions before the migrations wrote our tables with user_version 0: adopted.
+    if ours("records") && ours("scopes") {
+        return Ok(());
+    }
+    Err(refuse(format!(
+        "it is another program's database (tables {})",
+        tables.join(", ")
+    )))
+}
+
+impl Store {
+    /// Opens `<dir>/sandbox.sqlite3`, creating the directory and a new database when there is
+    /// no database file; an existing file that is not a sandbox database is refused
+    /// ([`StoreError::NotASandbox`]), never replaced.
+    pub fn open(dir: &Path) -> Result<Store, StoreError> {
+        create_private_dir(dir)?;
+        let path = dir.join(DB_FILE);
+        match std::fs::metadata(&path) {
+            Ok(m) if m.len() == 0 => {
+                return Err(StoreError::NotASandbox {
+                    path,
+                    why: "it is empty (0 bytes)".into(),
+                })
+            }
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => create_database(dir, &path)?,
+            Err(source) => return Err(StoreError::Dir { path, source }),
+        }
+        // Without SQLITE_OPEN_CREATE: a file gone since is an error, never a new empty database.
+        let mut conn = Connection::open_with_flags(
+            &path,
+            OpenFlags::SQLITE_OPEN_READ_WRITE
+                | OpenFlags::SQLITE_OPEN_URI
+                | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+        .map_err(|source| StoreError::Open {
             path: path.clone(),
             source,
         })?;
         conn.busy_timeout(std::time::Duration::from_secs(5))?;
+        refuse_foreign(&conn, &path)?;
         ensure_page_size(&conn, &path);
         conn.pragma_update(None, "journal_mode", "WAL")?;
         conn.pragma_update(None, "synchronous", "NORMAL")?;

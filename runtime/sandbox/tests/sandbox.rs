@@ -682,3 +682,80 @@ async fn store_paging_and_filtered_paging_agree() {
         assert_eq!(past, json!([]), "{args} filtered");
     }
 }
+
+/// A new data directory and what the sandbox creates in it are its owner's only (issue 37): the
+/// key signs download links, the database holds every record.
+#[cfg(unix)]
+#[tokio::test]
+async fn a_new_data_directory_and_its_files_are_private() {
+    use std::os::unix::fs::PermissionsExt;
+    let parent = tempfile::tempdir().unwrap();
+    let dir = parent.path().join("data");
+    let sb = open(&dir);
+    let c = ctx(&demo::PRODUCT, "org1");
+    json(&sb, &c, "demo_customers_list", json!({})).await;
+    let mode = |name: &str| {
+        let path = dir.join(name);
+        let meta = std::fs::metadata(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        meta.permissions().mode() & 0o777
+    };
+    assert_eq!(mode(""), 0o700, "the data directory");
+    assert_eq!(mode("signing.key"), 0o600, "the signing key");
+    assert_eq!(mode("sandbox.sqlite3"), 0o600, "the database");
+    assert_eq!(mode("sandbox.sqlite3-wal"), 0o600, "the database's WAL");
+    let names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        names.iter().all(|n| !n.starts_with('.')),
+        "nothing is left of building them: {names:?}"
+    );
+}
+
+/// A data directory without a database is seeded; one whose database file was emptied, or is
+/// another program's, is refused with the file's path and what to do, and left as it was
+/// (issue 37: an emptied file was seeded again, its records lost without a word).
+#[tokio::test]
+async fn an_emptied_or_foreign_database_is_refused_and_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = ctx(&demo::PRODUCT, "org1");
+    {
+        let sb = open(dir.path());
+        let v = json(&sb, &c, "demo_customers_list", json!({})).await;
+        assert!(
+            !v["data"].as_array().unwrap().is_empty(),
+            "a new one is seeded"
+        );
+    }
+    let db = dir.path().join("sandbox.sqlite3");
+    for leftover in ["sandbox.sqlite3-wal", "sandbox.sqlite3-shm"] {
+        let _ = std::fs::remove_file(dir.path().join(leftover));
+    }
+    std::fs::File::create(&db).unwrap().set_len(0).unwrap();
+    let err =
+        Sandbox::open(&SandboxConfig::new(dir.path())).expect_err("an emptied database is refused");
+    let text = err.to_string();
+    assert!(text.contains(&db.display().to_string()), "{text}");
+    assert!(text.contains("empty"), "{text}");
+    assert!(text.contains("restore it from a backup"), "{text}");
+    assert_eq!(std::fs::metadata(&db).unwrap().len(), 0, "left as it was");
+
+    std::fs::remove_file(&db).unwrap();
+    {
+        let other = rusqlite::Connection::open(&db).unwrap();
+        other
+            .execute_batch("CREATE TABLE invoices (id TEXT); INSERT INTO invoices VALUES ('x');")
+            .unwrap();
+    }
+    let err = Sandbox::open(&SandboxConfig::new(dir.path()))
+        .expect_err("another program's database is refused");
+    let text = err.to_string();
+    assert!(text.contains(&db.display().to_string()), "{text}");
+    assert!(text.contains("another program's database"), "{text}");
+    let kept: i64 = rusqlite::Connection::open(&db)
+        .unwrap()
+        .query_row("SELECT count(*) FROM invoices", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(kept, 1, "its data stays");
+}

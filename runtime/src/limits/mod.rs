@@ -98,6 +98,16 @@ pub enum Class {
 }
 
 impl Class {
+    /// The limit a call of `tool` counts against: `reads` for a read-only tool (`readOnlyHint`),
+    /// `writes` for any other, however the call reaches it (directly or through discovery).
+    pub fn of_tool(tool: &runtime_model::catalog::Tool) -> Class {
+        if tool.annotations.read_only {
+            Class::Reads
+        } else {
+            Class::Writes
+        }
+    }
+
     /// The limit's name in errors and `data.limit`.
     pub fn name(self) -> &'static str {
         match self {

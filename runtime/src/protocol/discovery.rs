@@ -24,10 +24,11 @@
 use crate::rpc::params::Params;
 use serde_json::{json, Map, Value};
 
-use super::discovery_tools::{Kind, DEFAULT_RESULTS, MAX_DESCRIBE, MAX_RESULTS};
+use super::discovery_tools::{Kind, DEFAULT_RESULTS, MAX_DESCRIBE, MAX_QUERY_BYTES, MAX_RESULTS};
 use super::engine::Engine;
 use super::tools::Access;
 use crate::contract::{Call, RpcError, ToolOutput};
+use crate::limits::Class;
 use crate::rpc::reply::Reply;
 use runtime_model::locale::Locale;
 use runtime_model::texts::Text;
@@ -54,6 +55,7 @@ enum Problem {
     NameRequired,
     ArgumentsObject,
     QueryRequired,
+    QueryTooLong,
     Limit,
     NamesStrings,
     NamesList,
@@ -64,6 +66,9 @@ fn problem(p: Problem, locale: Locale) -> String {
         Problem::NameRequired => Text::DiscoveryNameRequired.get(locale).into(),
         Problem::ArgumentsObject => Text::DiscoveryArgumentsObject.get(locale).into(),
         Problem::QueryRequired => Text::DiscoveryQueryRequired.get(locale).into(),
+        Problem::QueryTooLong => {
+            Text::DiscoveryQueryTooLong.fill(locale, &[("max", &MAX_QUERY_BYTES)])
+        }
         Problem::Limit => Text::DiscoveryLimitRange.fill(locale, &[("max", &MAX_RESULTS)]),
         Problem::NamesStrings => Text::DiscoveryNamesStrings.get(locale).into(),
         Problem::NamesList => Text::DiscoveryNamesList.fill(locale, &[("max", &MAX_DESCRIBE)]),
@@ -86,6 +91,28 @@ impl Engine {
         self.selection(call).reachable(idx)
             && !self.listings.is_unlisted(idx)
             && call.identity.can_call(&self.product.tools[idx]).is_ok()
+    }
+
+    /// The rate limit a `tools/call` of a discovery tool counts against, when `params` names
+    /// one this request may call (`None`: it names no discovery tool, and is answered as an
+    /// unknown tool). Search and describe count as reads; `call_tool` counts in the class of the
+    /// tool it calls, as the direct call does ([`Class::of_tool`]), and as a read when it names
+    /// no tool of the catalog (it is refused without running anything).
+    pub(crate) fn discovery_rate_class(&self, call: &Call, params: &Params) -> Option<Class> {
+        let name = params.get("name").and_then(Value::as_str)?;
+        let kind = super::discovery_tools::which(self.product, name)?;
+        if !self.selection(call).discovery() {
+            return None;
+        }
+        Some(match kind {
+            Kind::Search | Kind::Describe => Class::Reads,
+            Kind::Call => params
+                .get("arguments")
+                .and_then(|a| a.get("name"))
+                .and_then(Value::as_str)
+                .and_then(|inner| self.tool_index(inner))
+                .map_or(Class::Reads, |idx| Class::of_tool(&self.product.tools[idx])),
+        })
     }
 
     /// Answers a call of a discovery tool (the caller's selection has discovery on).
@@ -129,6 +156,10 @@ impl Engine {
         let Some(query) = args.get("query").and_then(Value::as_str) else {
             return invalid(call, self, Problem::QueryRequired);
         };
+        // Ranking costs in the query's length: a query is a few words, never a document.
+        if query.len() > MAX_QUERY_BYTES {
+            return invalid(call, self, Problem::QueryTooLong);
+        }
         let limit = match args.get("limit") {
             None | Some(Value::Null) => DEFAULT_RESULTS,
             Some(v) => match v.as_u64() {

@@ -24,6 +24,8 @@ pub enum Kind {
 pub const MAX_RESULTS: usize = 50;
 /// Results of a search that does not say.
 pub const DEFAULT_RESULTS: usize = 10;
+/// Most bytes of a search query: a search is a few words, and ranking costs in its length.
+pub const MAX_QUERY_BYTES: usize = 1024;
 /// Most tools one `describe_tools` call describes.
 pub const MAX_DESCRIBE: usize = 20;
 

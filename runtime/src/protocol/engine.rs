@@ -452,8 +452,10 @@ impl Engine {
     /// ([`crate::limits::RateLimiter::check_identity`]), checked before a tool call or resource
     /// read does any work (before its arguments are validated, the confirmation gate, or the
     /// backend). A call of a read-only tool (`readOnlyHint`) or a resource read counts against
-    /// `reads`, a call of any other tool against `writes`. Other methods (lists, ping, completion)
-    /// are cheap and answered from the catalog; the per-IP limit covers them on HTTP.
+    /// `reads`, a call of any other tool against `writes` ([`crate::limits::Class::of_tool`]);
+    /// the discovery tools count too ([`Engine::discovery_rate_class`]), so they are no way
+    /// around a limit. Other methods (lists, ping, completion) are cheap and answered from the
+    /// catalog; the per-IP limit covers them on HTTP.
     async fn over_rate_limit(
         &self,
         req: &Request,
@@ -462,9 +464,9 @@ impl Engine {
     ) -> Option<Reply> {
         let limiter = self.options.rate_limiter.as_ref()?;
         let class = match req.method.as_str() {
-            "tools/call" => match self.product.tools[tool?].annotations.read_only {
-                true => crate::limits::Class::Reads,
-                false => crate::limits::Class::Writes,
+            "tools/call" => match tool {
+                Some(idx) => crate::limits::Class::of_tool(&self.product.tools[idx]),
+                None => self.discovery_rate_class(call, &req.params)?,
             },
             "resources/read" => crate::limits::Class::Reads,
             _ => return None,

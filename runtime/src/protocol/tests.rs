@@ -1138,3 +1138,111 @@ async fn a_large_json_answer_is_spliced_byte_for_byte_without_copying_its_texts(
         _ => panic!("a JSON answer is raw bytes"),
     }
 }
+
+/// A billing engine with discovery on and per-identity limits of `reads` and `writes` a minute.
+fn discovery_engine_limited(reads: u32, writes: u32) -> (Engine, Arc<Recorder>) {
+    let p = product("billing");
+    let rec = Arc::new(Recorder::default());
+    let limits = crate::limits::RateLimits {
+        reads,
+        writes,
+        ip: 0,
+        window: std::time::Duration::from_secs(60),
+    };
+    let options = EngineOptions {
+        rate_limiter: Some(Arc::new(crate::limits::RateLimiter::memory(limits))),
+        ..EngineOptions::default()
+    };
+    let sealer = Arc::new(StateSealer::new(vec![("k1".into(), vec![7u8; 32])]).unwrap());
+    let confirmer = Confirmer::new(sealer.clone(), Arc::new(MemoryLedger::new()));
+    // Every tool listed, and the discovery tools beside them.
+    let spec = runtime_model::selection::SelectionSpec {
+        toolsets: Some(vec!["all".into(), "discovery".into()]),
+        ..Default::default()
+    };
+    let ceiling = runtime_model::selection::Ceiling::new(p, &spec).unwrap();
+    let e = Engine::new(
+        p,
+        rec.clone(),
+        sealer,
+        confirmer,
+        crate::extensions::ALL,
+        options,
+    )
+    .with_ceiling(ceiling);
+    (e, rec)
+}
+
+/// The limit a request was refused by (`data.limit` of a -31029), if any.
+async fn limited_by(e: &Engine, c: &Call, params: Value) -> Option<String> {
+    match ask(e, c, "tools/call", params).await {
+        Err(err) if err.code == -31029 => err
+            .data
+            .as_ref()
+            .and_then(|d| d["limit"].as_str())
+            .map(str::to_string),
+        _ => None,
+    }
+}
+
+/// Discovery is no way around the per-identity limits (issue 37): `call_tool` counts in the
+/// class of the tool it calls, search and describe count as reads.
+#[tokio::test]
+async fn discovery_calls_count_against_the_rate_limit_of_what_they_reach() {
+    let (e, rec) = discovery_engine_limited(3, 2);
+    let c = call(LEGACY, identity(&["all"], &["*"]), json!({}));
+    let create = json!({"name": "billing_customers_create",
+                        "arguments": {"name": "Ana", "document": "12345678909", "email": "a@x.com"}});
+    let through = json!({"name": "billing_call_tool", "arguments": create});
+    // Two writes a minute: one direct, one through call_tool, and the third is refused either way.
+    assert_eq!(limited_by(&e, &c, create.clone()).await, None);
+    assert_eq!(limited_by(&e, &c, through.clone()).await, None);
+    assert_eq!(limited_by(&e, &c, through).await.as_deref(), Some("writes"));
+    assert_eq!(limited_by(&e, &c, create).await.as_deref(), Some("writes"));
+    assert_eq!(rec.calls.lock().unwrap().len(), 2, "two writes ran");
+
+    // Three reads a minute: a search, a describe and a read tool through call_tool.
+    let search = json!({"name": "billing_search_tools", "arguments": {"query": "customer"}});
+    let describe = json!({"name": "billing_describe_tools",
+                          "arguments": {"names": ["billing_customers_get"]}});
+    let read = json!({"name": "billing_call_tool",
+                      "arguments": {"name": "billing_customers_get", "arguments": {"id": "cus_1"}}});
+    assert_eq!(limited_by(&e, &c, search.clone()).await, None);
+    assert_eq!(limited_by(&e, &c, describe.clone()).await, None);
+    assert_eq!(limited_by(&e, &c, read.clone()).await, None);
+    for over in [search, describe, read] {
+        assert_eq!(limited_by(&e, &c, over).await.as_deref(), Some("reads"));
+    }
+}
+
+/// A search query is a few words: one over [`super::discovery_tools::MAX_QUERY_BYTES`] is
+/// refused, naming the limit, before it is ranked.
+#[tokio::test]
+async fn a_search_query_over_the_size_limit_is_refused_naming_it() {
+    let (e, _) = discovery_engine_limited(0, 0);
+    let c = call(LEGACY, identity(&["all"], &["*"]), json!({}));
+    let max = super::discovery_tools::MAX_QUERY_BYTES;
+    let search =
+        |query: String| json!({"name": "billing_search_tools", "arguments": {"query": query}});
+    let at_limit = format!("customer {}", "x".repeat(max - 9));
+    let r = ask(&e, &c, "tools/call", search(at_limit)).await.unwrap();
+    assert_eq!(r["isError"], Value::Null, "{r}");
+    assert!(
+        r["structuredContent"]["matches"].as_u64().unwrap() > 0,
+        "{r}"
+    );
+    let r = ask(&e, &c, "tools/call", search("customer ".repeat(2 * max)))
+        .await
+        .unwrap();
+    let error = &r["structuredContent"]["error"];
+    assert_eq!(
+        r["isError"], true,
+        "ranked: {} matches",
+        r["structuredContent"]["matches"]
+    );
+    assert_eq!(error["code"], "invalid_arguments", "{error}");
+    assert!(
+        error.to_string().contains(&max.to_string()),
+        "the refusal names the limit: {error}"
+    );
+}

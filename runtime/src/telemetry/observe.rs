@@ -3,7 +3,6 @@
 //! audit record of a write. Wraps the request log line ([`super::request_log`]); what the layers
 //! below learned arrives as [`facts::Facts`].
 
-use std::borrow::Cow;
 use std::future::Future;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -75,9 +74,10 @@ where
     reply
 }
 
-/// A method name as a label value: the methods served are static text (no copy per request);
-/// any other name is copied, as sent.
-fn method_label(method: &str) -> Cow<'static, str> {
+/// A method name as a label value, from a closed set: the methods the server serves, else
+/// `other`. A label per name a client sends would let any caller grow the series (and the
+/// process's memory, and every scrape) without bound, one unknown method at a time.
+fn method_label(method: &str) -> &'static str {
     const SERVED: [&str; 17] = [
         "tools/call",
         "tools/list",
@@ -97,17 +97,18 @@ fn method_label(method: &str) -> Cow<'static, str> {
         "tasks/cancel",
         "initialize",
     ];
-    match SERVED.iter().find(|m| **m == method) {
-        Some(m) => Cow::Borrowed(m),
-        None => Cow::Owned(method.to_string()),
-    }
+    SERVED
+        .iter()
+        .find(|m| **m == method)
+        .copied()
+        .unwrap_or("other")
 }
 
 /// One request being measured; finishes once, with its answer or (dropped) without one.
 struct Measured {
     telemetry: Telemetry,
     product: &'static str,
-    method: Cow<'static, str>,
+    method: &'static str,
     version: &'static str,
     tool: Option<&'static str>,
     started: Instant,
@@ -128,7 +129,7 @@ impl Measured {
             None => (Some("cancelled".to_string()), None),
         };
         // The labels on the stack (at most four): no list allocated per request.
-        let method = KeyValue::new("mcp.method.name", self.method.clone());
+        let method = KeyValue::new("mcp.method.name", self.method);
         let version = KeyValue::new("mcp.protocol.version", self.version);
         let tool = self
             .tool
@@ -268,4 +269,65 @@ fn audit(
     t.instruments()
         .audit_records
         .add(1, &[KeyValue::new("kobana.audit.outcome", outcome)]);
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use runtime_model::identity::Identity;
+    use serde_json::{json, Map};
+
+    use super::{observed, Observer};
+    use crate::contract::{Call, Era, RpcError};
+    use crate::rpc::jsonrpc::Request;
+    use crate::rpc::reply::Reply;
+    use crate::telemetry::Telemetry;
+
+    /// Answers `method` as the engine answers a method it does not serve (-32601), measured.
+    async fn unknown(t: &Telemetry, call: &Call, method: String) {
+        let req = Request::new(json!(1), method, Map::new());
+        let answer = async { Reply::Error(RpcError::method_not_found(&req.method)) };
+        let observer = Observer {
+            telemetry: Some(t),
+            product: "billing",
+            tool: None,
+        };
+        let reply = observed(observer, &req, call, answer).await;
+        assert!(matches!(reply, Reply::Error(e) if e.code == -32601));
+    }
+
+    #[tokio::test]
+    async fn unknown_method_names_share_one_label_and_leave_the_scrape_flat() {
+        let t = Telemetry::default();
+        let identity = Identity {
+            person: "p1".into(),
+            name: "P".into(),
+            organization: "o1".into(),
+            scopes: Default::default(),
+            permissions: Default::default(),
+            workspaces: Default::default(),
+            default_workspace: None,
+        };
+        let call = Call::detached(Era::Legacy("2025-11-25"), Arc::new(identity), json!({}));
+        let name = |i: usize| format!("z/{i:08x}-{}", "B".repeat(4096));
+        unknown(&t, &call, name(0)).await;
+        let before = t.prometheus();
+        for i in 1..300 {
+            unknown(&t, &call, name(i)).await;
+        }
+        let after = t.prometheus();
+        assert!(!after.contains("z/"), "a sent name became a label");
+        assert!(
+            after.contains("mcp_method_name=\"other\""),
+            "unknown methods are counted under `other`: {after}"
+        );
+        // The same series, their counts grown: a few digits more, however many names were sent.
+        assert!(
+            after.len() <= before.len() + 64,
+            "the scrape grew from {} to {} bytes",
+            before.len(),
+            after.len()
+        );
+    }
 }

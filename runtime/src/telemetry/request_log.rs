@@ -11,6 +11,7 @@
 //! (`client_ip`, [`with_client_ip`]); on stdio it is empty.
 
 use crate::rpc::params::Params;
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::time::Instant;
 
@@ -20,6 +21,26 @@ use crate::rpc::reply::Reply;
 
 /// The `tracing` target of request lines.
 pub const TARGET: &str = "kobana_mcp::request";
+
+/// Most bytes of a method name a log line or span carries ([`clip`]): every method served is
+/// far shorter.
+pub const METHOD_MAX: usize = 64;
+/// Most bytes of a tool or prompt name or resource URI a log line or span carries ([`clip`]).
+pub const NAME_MAX: usize = 256;
+
+/// What a caller sent, as a log line or span carries it: at most `max` bytes (cut at a character
+/// boundary), then a marker with the length sent. A caller chooses these texts (a method name
+/// of a megabyte is one request), and every copy of one would be kept by each log sink.
+pub fn clip(text: &str, max: usize) -> Cow<'_, str> {
+    if text.len() <= max {
+        return Cow::Borrowed(text);
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    Cow::Owned(format!("{}…[cut: {} bytes]", &text[..end], text.len()))
+}
 
 tokio::task_local! {
     /// The client address of the request being answered (HTTP: set by the transport, from the
@@ -88,8 +109,8 @@ where
     F: std::future::Future<Output = Reply>,
 {
     let mut pending = Pending {
-        method,
-        name: target_name(method, params),
+        method: clip(method, METHOD_MAX),
+        name: clip(target_name(method, params), NAME_MAX),
         started: Instant::now(),
         answered: false,
     };
@@ -108,8 +129,8 @@ where
 
 /// A request being answered; logs `cancelled` if dropped unanswered.
 struct Pending<'a> {
-    method: &'a str,
-    name: &'a str,
+    method: Cow<'a, str>,
+    name: Cow<'a, str>,
     started: Instant,
     answered: bool,
 }
@@ -119,8 +140,8 @@ impl Pending<'_> {
         let duration_us = u64::try_from(self.started.elapsed().as_micros()).unwrap_or(u64::MAX);
         tracing::info!(
             target: TARGET,
-            method = self.method,
-            name = self.name,
+            method = &*self.method,
+            name = &*self.name,
             duration_us,
             outcome,
             code,
@@ -148,8 +169,8 @@ pub fn log_refused(method: &str, name: &str, status: u16, client_ip: Option<std:
     let client_ip = client_ip.map(|ip| ip.to_string()).unwrap_or_default();
     tracing::info!(
         target: TARGET,
-        method,
-        name,
+        method = &*clip(method, METHOD_MAX),
+        name = &*clip(name, NAME_MAX),
         duration_us = 0u64,
         outcome = "refused",
         code = status.to_string(),
@@ -162,8 +183,8 @@ pub fn log_refused(method: &str, name: &str, status: u16, client_ip: Option<std:
 /// without an engine: `outcome` `ok`, or `error` with the JSON-RPC `code`.
 pub fn log_initialize(started: Instant, error_code: Option<i64>) {
     let pending = Pending {
-        method: "initialize",
-        name: "",
+        method: Cow::Borrowed("initialize"),
+        name: Cow::Borrowed(""),
         started,
         answered: true,
     };
@@ -218,6 +239,28 @@ fn outcome(reply: &Reply, tool_error: Option<String>) -> (&'static str, Option<S
 #[cfg(test)]
 mod tests {
     use std::net::Ipv4Addr;
+
+    use super::{clip, METHOD_MAX};
+
+    #[test]
+    fn what_a_caller_sends_is_cut_with_a_marker_at_a_character_boundary() {
+        assert_eq!(clip("tools/call", METHOD_MAX), "tools/call");
+        let exact = "m".repeat(METHOD_MAX);
+        assert_eq!(clip(&exact, METHOD_MAX), exact);
+        let long = format!("z/{}", "B".repeat(1 << 20));
+        let cut = clip(&long, METHOD_MAX);
+        assert!(cut.starts_with(&long[..METHOD_MAX]), "{cut}");
+        assert!(
+            cut.ends_with(&format!("[cut: {} bytes]", long.len())),
+            "{cut}"
+        );
+        assert!(cut.len() < METHOD_MAX + 32, "{cut}");
+        // Two-byte characters across the limit: cut before the one it would split.
+        let accents = "é".repeat(METHOD_MAX);
+        let cut = clip(&accents, METHOD_MAX + 1);
+        assert!(cut.starts_with(&"é".repeat(METHOD_MAX / 2)), "{cut}");
+        assert!(!cut.starts_with(&"é".repeat(METHOD_MAX / 2 + 1)), "{cut}");
+    }
 
     #[test]
     fn an_ipv4_address_reads_as_display_writes_it() {

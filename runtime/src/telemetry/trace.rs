@@ -8,6 +8,7 @@ use opentelemetry::{Context, KeyValue};
 use opentelemetry_sdk::propagation::TraceContextPropagator;
 use opentelemetry_sdk::trace::{Span, Tracer};
 
+use super::request_log::{clip, METHOD_MAX, NAME_MAX};
 use crate::rpc::meta::Meta;
 
 /// Reads `traceparent`/`tracestate` from a request's `_meta`.
@@ -37,32 +38,35 @@ pub struct SpanStart<'a> {
     pub request_id: Option<String>,
 }
 
-/// Starts the span of one request.
+/// Starts the span of one request. What the caller sent (the method, the target, the request
+/// id) is [`clip`]ped, as in the log line.
 pub fn start(tracer: &Tracer, s: SpanStart<'_>) -> Span {
     let parent =
         TraceContextPropagator::new().extract_with_context(&Context::new(), &TraceContext(s.meta));
+    let method = clip(s.method, METHOD_MAX);
+    let target = clip(s.target, NAME_MAX);
     let named = matches!(s.method, "tools/call" | "prompts/get") && !s.target.is_empty();
     let name = if named {
-        format!("{} {}", s.method, s.target)
+        format!("{method} {target}")
     } else {
-        s.method.to_string()
+        method.to_string()
     };
     let mut attrs = vec![
-        KeyValue::new("mcp.method.name", s.method.to_string()),
+        KeyValue::new("mcp.method.name", method.into_owned()),
         KeyValue::new("mcp.protocol.version", s.protocol_version.to_string()),
     ];
     match s.method {
         "tools/call" if !s.target.is_empty() => {
-            attrs.push(KeyValue::new("gen_ai.tool.name", s.target.to_string()));
+            attrs.push(KeyValue::new("gen_ai.tool.name", target.to_string()));
             attrs.push(KeyValue::new("gen_ai.operation.name", "execute_tool"));
         }
         "prompts/get" if !s.target.is_empty() => {
-            attrs.push(KeyValue::new("gen_ai.prompt.name", s.target.to_string()))
+            attrs.push(KeyValue::new("gen_ai.prompt.name", target.to_string()))
         }
         "resources/read" | "resources/subscribe" | "resources/unsubscribe"
             if !s.target.is_empty() =>
         {
-            attrs.push(KeyValue::new("mcp.resource.uri", s.target.to_string()))
+            attrs.push(KeyValue::new("mcp.resource.uri", target.to_string()))
         }
         _ => {}
     }
@@ -70,7 +74,10 @@ pub fn start(tracer: &Tracer, s: SpanStart<'_>) -> Span {
         attrs.push(KeyValue::new("mcp.session.id", id.to_string()));
     }
     if let Some(id) = s.request_id {
-        attrs.push(KeyValue::new("jsonrpc.request.id", id));
+        attrs.push(KeyValue::new(
+            "jsonrpc.request.id",
+            clip(&id, NAME_MAX).into_owned(),
+        ));
     }
     tracer
         .span_builder(name)
