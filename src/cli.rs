@@ -68,41 +68,6 @@ pub(crate) enum Command {
     Healthcheck(HealthcheckArgs),
 }
 
-/// clap's error without the hidden subcommands among its "similar subcommands" tips: clap offers
-/// every name it knows, so `kobana-mcp serv` pointed a person at the tests' `serve-fixture`.
-pub(crate) fn without_hidden_suggestions(
-    mut err: clap::Error,
-    command: &clap::Command,
-) -> clap::Error {
-    use clap::error::{ContextKind, ContextValue};
-    fn hidden(command: &clap::Command, names: &mut Vec<String>) {
-        for sub in command.get_subcommands() {
-            if sub.is_hide_set() {
-                names.push(sub.get_name().to_string());
-                names.extend(sub.get_all_aliases().map(str::to_string));
-            }
-            hidden(sub, names);
-        }
-    }
-    let mut names = Vec::new();
-    hidden(command, &mut names);
-    let kept = match err.get(ContextKind::SuggestedSubcommand) {
-        Some(ContextValue::String(s)) => vec![s.clone()],
-        Some(ContextValue::Strings(v)) => v.clone(),
-        _ => return err,
-    };
-    let kept: Vec<String> = kept.into_iter().filter(|s| !names.contains(s)).collect();
-    if kept.is_empty() {
-        err.remove(ContextKind::SuggestedSubcommand);
-    } else {
-        err.insert(
-            ContextKind::SuggestedSubcommand,
-            ContextValue::Strings(kept),
-        );
-    }
-    err
-}
-
 #[derive(Debug, Args)]
 pub(crate) struct HealthcheckArgs {
     /// The URL to GET (plain HTTP).

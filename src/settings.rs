@@ -108,10 +108,7 @@ impl Inputs {
         T: Into<OsString> + Clone,
     {
         let command = Cli::command();
-        let matches = command
-            .clone()
-            .try_get_matches_from(args)
-            .map_err(|e| crate::cli::without_hidden_suggestions(e, &command))?;
+        let matches = command.clone().try_get_matches_from(args)?;
         let cli = Cli::from_arg_matches(&matches)?;
         Ok(Inputs {
             cli,
