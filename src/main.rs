@@ -65,6 +65,15 @@ fn init_logging() -> Option<log_queue::Flush> {
     }
 }
 
+/// The server allocates with mimalloc (a well-kept allocator crate; no allocator code of ours):
+/// measured for issue 34, a `tools/call` costs 52K instructions with it against 58K with glibc's
+/// malloc (scripts/bench_instructions.sh, 2026-07-28 era), which is what keeps `tools/call` near
+/// the static-bytes server. Its per-thread pages are why the sandbox bounds its blocking threads
+/// (`Sandbox`'s store lanes), and why the crate is built without transparent huge pages
+/// (`no_thp`, the workspace's `Cargo.toml`): the RSS targets are measured by scripts/bench_http.sh.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() {
     // Before the runtime starts its threads: each may get a malloc arena of its own.
     runtime_sandbox::memory::tune_allocator();

@@ -10,6 +10,11 @@
 //! from pre-serialized bytes, permission filtering, schema validation, the confirmation gate, the
 //! result in the caller's era) is the real engine.
 
+/// The allocator the server ships with (`ALLOCATOR` in src/main.rs), so that what is measured
+/// here is what runs.
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use std::sync::Arc;
 
 use runtime::backend_api::{Backend, BackendError, BoxFuture, CallContext, Output};

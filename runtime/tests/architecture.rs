@@ -249,9 +249,9 @@ fn the_runtime_layers_import_downwards() {
     );
 }
 
-/// The server allocates with the system allocator: no `.rs` file of the repository implements
-/// `GlobalAlloc` (a hand-written allocator is unsafe code on every allocation of a server that
-/// moves money; the generator's processes use the `mimalloc` crate's). And the contract crate
+/// No `.rs` file of the repository implements `GlobalAlloc` (a hand-written allocator is unsafe
+/// code on every allocation of a server that moves money): the server and the generator's
+/// processes use the `mimalloc` crate's. And the contract crate
 /// stays a contract: `runtime-model` depends on neither tokio nor libc.
 #[test]
 fn no_hand_written_allocator_and_a_model_without_tokio_or_libc() {

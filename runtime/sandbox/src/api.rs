@@ -841,7 +841,9 @@ async fn download(
         workspace: r.workspace.clone(),
     };
     let sb = sandbox.clone();
-    let found = tokio::task::spawn_blocking(move || sb.record_blocking(&scope, &record, &id)).await;
+    let found = sandbox
+        .blocking(move || sb.record_blocking(&scope, &record, &id))
+        .await;
     match found {
         Ok(Ok(Some(row))) => {
             let is_mail = rt.name.contains("email")

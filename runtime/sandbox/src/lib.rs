@@ -87,6 +87,10 @@ struct Inner {
     /// Scopes known to be seeded (saves a query per call).
     seeded: Mutex<HashSet<Scope>>,
     task_delay: std::time::Duration,
+    /// One permit per store connection ([`store::Store::lanes`]), taken before a call goes to a
+    /// blocking thread: under 32 connections, unbounded calls kept ~40 blocking threads alive,
+    /// each waiting for one of a few connections and each holding its own allocator memory.
+    lanes: Arc<tokio::sync::Semaphore>,
 }
 
 /// The SQLite sandbox backend. Cheap to clone (shared state).
@@ -149,13 +153,30 @@ impl Sandbox {
         let key = signing_key(&config.data_dir)?;
         Ok(Sandbox {
             inner: Arc::new(Inner {
-                store,
                 seed: config.seed,
                 files: Files::new(key, config.public_url.clone()),
                 seeded: Mutex::new(HashSet::new()),
                 task_delay: config.task_delay,
+                lanes: Arc::new(tokio::sync::Semaphore::new(store.lanes())),
+                store,
             }),
         })
+    }
+
+    /// Runs `f` (store work) on a blocking thread once a store lane is free, so that the
+    /// threads working on the store at once never outnumber its connections.
+    pub(crate) async fn blocking<T: Send + 'static>(
+        &self,
+        f: impl FnOnce() -> T + Send + 'static,
+    ) -> Result<T, tokio::task::JoinError> {
+        // The semaphore is never closed, so acquiring fails only if it were; run anyway then.
+        let permit = self.inner.lanes.clone().acquire_owned().await.ok();
+        tokio::task::spawn_blocking(move || {
+            let out = f();
+            drop(permit);
+            out
+        })
+        .await
     }
 
     pub fn files(&self) -> &Files {
@@ -481,11 +502,12 @@ impl Sandbox {
                     tokio::time::sleep(delay / STEPS).await;
                 }
             }
-            tokio::task::spawn_blocking(move || {
+            let worker = this.clone();
+            this.blocking(move || {
                 if as_text {
-                    this.call_blocking_text(&ctx, tool, &args)
+                    worker.call_blocking_text(&ctx, tool, &args)
                 } else {
-                    this.call_blocking(&ctx, tool, &args)
+                    worker.call_blocking(&ctx, tool, &args)
                 }
             })
             .await
@@ -515,5 +537,46 @@ impl Backend for Sandbox {
 
     fn executes_operations(&self) -> bool {
         true
+    }
+}
+
+#[cfg(test)]
+mod lanes_tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    /// However many calls arrive at once, no more of them work on the store at the same time than
+    /// it has connections (the store's lanes): the others wait for a lane, and every one runs.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn store_work_never_outnumbers_the_store_connections() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let sandbox = Sandbox::open(&SandboxConfig::new(dir.path())).expect("sandbox");
+        let lanes = sandbox.inner.store.lanes();
+        let now = Arc::new(AtomicUsize::new(0));
+        let most = Arc::new(AtomicUsize::new(0));
+        let calls: Vec<_> = (0..lanes * 4)
+            .map(|_| {
+                let (sandbox, now, most) = (sandbox.clone(), now.clone(), most.clone());
+                tokio::spawn(async move {
+                    sandbox
+                        .blocking(move || {
+                            let at_once = now.fetch_add(1, Ordering::SeqCst) + 1;
+                            most.fetch_max(at_once, Ordering::SeqCst);
+                            // Long enough for unbounded calls to overlap on their threads.
+                            std::thread::sleep(std::time::Duration::from_millis(20));
+                            now.fetch_sub(1, Ordering::SeqCst);
+                        })
+                        .await
+                })
+            })
+            .collect();
+        for call in calls {
+            call.await.expect("task").expect("blocking call");
+        }
+        let most = most.load(Ordering::SeqCst);
+        assert!(
+            most >= 1 && most <= lanes,
+            "{most} calls at once for {lanes} lanes"
+        );
     }
 }

@@ -1,27 +1,29 @@
 //! How the server process gives memory back to the system: glibc malloc settings made once at
-//! start, a trim after seeding a scope, and a periodic trim while serving. The server allocates
-//! with the system allocator; these calls only bound what glibc keeps once it is freed.
+//! start, a trim after seeding a scope, and a periodic trim while serving.
 //!
-//! Here because the sandbox is what needs them (the `kobana-mcp` binary calls
-//! [`tune_allocator`] and [`spawn_periodic_trim`]; [`crate::Sandbox`] trims after seeding):
+//! The server's own allocations go to mimalloc (`ALLOCATOR` in the binary's `main.rs`); what
+//! still allocates with glibc's malloc is C code, above all SQLite (its page caches, one per
+//! connection, and the statements it prepares). These calls bound what glibc keeps of that once
+//! it is freed:
 //!
 //! - glibc creates up to 8 malloc arenas per core, one per thread that finds the others busy,
-//!   and an arena keeps the memory freed into it. Under 32 connections the sandbox's reads run
-//!   on some 40 blocking threads, so a server that holds a few megabytes of live data kept
-//!   ~38 MiB of arenas (60 MiB RSS, measured for issue 17). One arena per core keeps every core
-//!   allocating without waiting for another, and bounds what freed memory can pile up.
-//! - Seeding a scope builds ~5 MiB of records that are freed once written; glibc returns the
-//!   top of a heap only, so without a trim most of it stayed resident for the life of the
-//!   process.
+//!   and an arena keeps the memory freed into it. One arena per core keeps every core
+//!   allocating without waiting for another, and bounds what freed memory can pile up
+//!   (measured for issue 17, when every allocation went to glibc: ~38 MiB of arenas under 32
+//!   connections).
+//! - Seeding a scope builds megabytes of records that are freed once written; glibc returns the
+//!   top of a heap only, so without a trim much of it stays resident for the life of the process.
+//!
+//! mimalloc keeps pages per thread, so the threads allocating at once must stay few: the
+//! sandbox's store work runs on at most one blocking thread per store connection
+//! (`Sandbox`'s lanes). Measured for issue 34 (`kobana-mcp serve billing`, 32 connections of
+//! `billing_invoices_list`, RSS after the run): glibc 24.7 MiB, mimalloc with lanes 30.3 MiB
+//! (without lanes, issue 17 had measured 53–57 MiB); idle `serve all` 24.7 and 25.8 MiB.
 //!
 //! The memory targets (issue 34: idle RSS at most 30 MiB, loaded at most 40 MiB) are measured by
 //! the benchmarks (`scripts/bench_scale.sh`, `scripts/bench_http.sh`), never asserted by a test.
 //!
-//! Only glibc is tuned (musl has no arenas to bound; elsewhere these do nothing). Why not
-//! mimalloc for the server (measured for issue 17): it cut a `tools/call` from 73K to 63K
-//! instructions, but it keeps pages per thread: with the sandbox's reads on ~32 blocking
-//! threads, the RSS under 32 connections of `billing_invoices_list` rose from 29.6 to
-//! 53–57 MiB, and its transparent huge pages alone took the idle RSS from 15.6 to 28 MiB.
+//! Only glibc is tuned (musl has no arenas to bound; elsewhere these do nothing).
 
 use std::time::Duration;
 

@@ -438,6 +438,12 @@ impl Store {
         &self.path
     }
 
+    /// How many calls can use the store at once: one per read connection, one for the writer.
+    /// More threads working at once would only wait for a connection.
+    pub fn lanes(&self) -> usize {
+        reader_count() + 1
+    }
+
     /// Frees what the writer connection's page cache holds (`PRAGMA shrink_memory`), after a
     /// write much larger than the ordinary ones (seeding a scope); the pages stay in the file
     /// and come back on demand. A failure only leaves the cache as it was.
