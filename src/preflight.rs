@@ -163,6 +163,14 @@ pub async fn run(settings: &Settings, purpose: Purpose, report: &mut Report) -> 
             "tool selection",
             "every tool (a client naming none gets each product's default toolsets)",
         ),
+        // Under `serve all`, what each product makes of the names, as the ceilings apply them.
+        Ok(spec) if products.len() > 1 => {
+            let each: Vec<String> = products
+                .iter()
+                .map(|p| format!("{}: {}", p.name, describe(&spec.for_product(p))))
+                .collect();
+            report.ok("tool selection", each.join(" | "))
+        }
         Ok(spec) => report.ok("tool selection", describe(spec)),
         Err(e) => report.setting(e),
     }
@@ -256,6 +264,9 @@ fn describe(spec: &runtime_model::selection::SelectionSpec) -> String {
     }
     if spec.read_only {
         parts.push("read-only".to_string());
+    }
+    if parts.is_empty() {
+        parts.push("every tool".to_string());
     }
     parts.join("; ")
 }

@@ -871,6 +871,29 @@ fn stdio_answers_a_rate_limited_call_with_the_retry_time() {
     assert!((1..=60).contains(&secs), "{second}");
 }
 
+/// Under `serve all`, a selection naming banking's toolset leaves the other products on their
+/// default toolsets, and the check says what each product serves (issue 37, item 11).
+#[test]
+fn doctor_says_what_each_product_makes_of_a_selection_under_serve_all() {
+    let dir = tempfile::tempdir().unwrap();
+    let (ok, lines) = doctor(
+        dir.path(),
+        &["all", "--http", "127.0.0.1:0", "--toolsets", "billets"],
+    );
+    assert!(ok, "{lines:#?}");
+    let line = lines
+        .iter()
+        .find(|l| l.starts_with("ok    tool selection:"))
+        .unwrap_or_else(|| panic!("{lines:#?}"));
+    assert!(line.contains("banking: toolsets billets"), "{line}");
+    for other in ["billing", "finance", "dashboards", "inbox"] {
+        assert!(
+            line.contains(&format!("{other}: toolsets default")),
+            "{line}"
+        );
+    }
+}
+
 /// `doctor`'s lines, and whether it exited 0.
 fn doctor(dir: &std::path::Path, args: &[&str]) -> (bool, Vec<String>) {
     let out = kobana(dir)

@@ -88,7 +88,10 @@ impl SelectionSpec {
 
     /// This spec as one product sees it under `serve all`: the names the product does not know
     /// are dropped (they belong to another product), and a list left empty counts as not named.
-    fn for_product(&self, product: &Product) -> SelectionSpec {
+    /// When the spec names toolsets or tools and none of them is this product's, the product
+    /// serves its default toolsets: the operator narrowed what is served, and a product left
+    /// out of the names must not fall back to every tool it has (issue 37).
+    pub fn for_product(&self, product: &Product) -> SelectionSpec {
         let keep_sets = |v: &Vec<String>| -> Option<Vec<String>> {
             let kept: Vec<String> = v
                 .iter()
@@ -103,13 +106,24 @@ impl SelectionSpec {
                 .cloned()
                 .collect()
         };
+        let specific = |n: &String| !RESERVED.contains(&n.as_str());
+        let mut toolsets = self.toolsets.as_ref().and_then(keep_sets);
+        let tools = self
+            .tools
+            .as_ref()
+            .map(keep_tools)
+            .filter(|v| !v.is_empty());
+        let named = self.toolsets.iter().flatten().any(specific)
+            || self.tools.as_ref().is_some_and(|v| !v.is_empty());
+        let kept = toolsets.iter().flatten().any(specific) || tools.is_some();
+        if named && !kept {
+            toolsets
+                .get_or_insert_with(Vec::new)
+                .push(DEFAULT.to_string());
+        }
         SelectionSpec {
-            toolsets: self.toolsets.as_ref().and_then(keep_sets),
-            tools: self
-                .tools
-                .as_ref()
-                .map(keep_tools)
-                .filter(|v| !v.is_empty()),
+            toolsets,
+            tools,
             exclude_tools: keep_tools(&self.exclude_tools),
             read_only: self.read_only,
         }
@@ -603,5 +617,73 @@ mod tests {
             })
             .unwrap_err();
         assert!(e.to_string().contains("`nope`"), "{e}");
+    }
+
+    static OTHER_TOOLS: [Tool; 3] = [
+        tool("x_list", true),
+        tool("x_delete", false),
+        tool("y_list", true),
+    ];
+    static OTHER_SETS: [Toolset; 2] = [
+        Toolset {
+            name: "x",
+            title: "",
+            description: "",
+            default: true,
+            tools: &[0, 1],
+        },
+        Toolset {
+            name: "y",
+            title: "",
+            description: "",
+            default: false,
+            tools: &[2],
+        },
+    ];
+    static OTHER: Product = Product {
+        toolsets: &OTHER_SETS,
+        ..Product::bare("q", &OTHER_TOOLS)
+    };
+
+    /// Under `serve all`, a selection naming one product's toolsets or tools leaves the other
+    /// products on their default toolsets, not on every tool they have (issue 37, item 11).
+    #[test]
+    fn a_product_the_selection_does_not_name_serves_its_default_toolsets() {
+        let reached = |c: &Ceiling, p: &Product| -> Vec<&'static str> {
+            c.narrow(&spec(&["all"])).unwrap().visible_names(p)
+        };
+        for named in [spec(&["b"]), spec(&["b", "discovery"])] {
+            let ceilings = Ceiling::for_products(&[&PRODUCT, &OTHER], &named).unwrap();
+            assert_eq!(reached(&ceilings[0], &PRODUCT), ["b_list"], "{named:?}");
+            assert_eq!(
+                reached(&ceilings[1], &OTHER),
+                ["x_list", "x_delete"],
+                "{named:?}"
+            );
+        }
+        let tools = SelectionSpec {
+            tools: Some(vec!["c_list".into()]),
+            ..Default::default()
+        };
+        let ceilings = Ceiling::for_products(&[&PRODUCT, &OTHER], &tools).unwrap();
+        assert_eq!(reached(&ceilings[1], &OTHER), ["x_list", "x_delete"]);
+        // Naming nothing of any product (reserved names, exclusions, read-only) keeps each
+        // product's own ceiling: every tool reachable.
+        for unnamed in [
+            SelectionSpec::default(),
+            spec(&["all"]),
+            SelectionSpec {
+                exclude_tools: vec!["a_cancel".into()],
+                ..Default::default()
+            },
+        ] {
+            let ceilings = Ceiling::for_products(&[&PRODUCT, &OTHER], &unnamed).unwrap();
+            assert_eq!(reached(&ceilings[1], &OTHER).len(), 3, "{unnamed:?}");
+        }
+        // Each product that knows a name keeps it.
+        let both = spec(&["b", "y"]);
+        let ceilings = Ceiling::for_products(&[&PRODUCT, &OTHER], &both).unwrap();
+        assert_eq!(reached(&ceilings[0], &PRODUCT), ["b_list"]);
+        assert_eq!(reached(&ceilings[1], &OTHER), ["y_list"]);
     }
 }
