@@ -410,6 +410,16 @@ impl Upstream {
                 out
             }
         };
+        // A redirect is where the answer is (a ready export file, "será um redirect"): the
+        // caller gets that address, not an error, and nothing follows it with the caller's token.
+        if (300..400).contains(&status) {
+            if let Some(location) = redirect_target(url, resp.headers()) {
+                return Attempt::Done(Ok(mark(Output::Json(serde_json::json!({
+                    "http_status": status,
+                    "location": location,
+                })))));
+            }
+        }
         let ct = resp
             .headers()
             .get(CONTENT_TYPE)
@@ -511,7 +521,7 @@ impl Upstream {
         let (path, body) = build_request(tool, binding, args)?;
         let url = format!("{}{}", self.base_url(ctx.product), path);
         let mut headers = HeaderMap::new();
-        headers.insert(ACCEPT, HeaderValue::from_static("application/json"));
+        headers.insert(ACCEPT, HeaderValue::from_static(ACCEPTED));
         if let Some(token) = ctx
             .bearer_token
             .as_ref()
@@ -649,6 +659,19 @@ impl Backend for Upstream {
             Ok(out)
         })
     }
+}
+
+/// What every forwarded request accepts: JSON first, and whatever else an operation documents
+/// (a CNAB file's `text/plain`, a PDF): a non-JSON answer is passed on as a file. Sending
+/// `application/json` alone made a validating API refuse the operations that answer files (406).
+const ACCEPTED: &str = "application/json, */*;q=0.5";
+
+/// The absolute address a 3xx answer points to (its `Location`, resolved against the request's
+/// URL); `None` when it names none or none that parses.
+fn redirect_target(request_url: &str, headers: &HeaderMap) -> Option<String> {
+    let location = headers.get(reqwest::header::LOCATION)?.to_str().ok()?;
+    let base = reqwest::Url::parse(request_url).ok()?;
+    base.join(location.trim()).ok().map(String::from)
 }
 
 #[cfg(test)]
@@ -793,7 +816,7 @@ mod tests {
             (base, seen)
         }
 
-        fn upstream(base: &str) -> Upstream {
+        pub(super) fn upstream(base: &str) -> Upstream {
             Upstream::new(UpstreamConfig {
                 base_url: Some(base.to_string()),
                 timeout: Duration::from_secs(5),
@@ -803,7 +826,7 @@ mod tests {
             .unwrap()
         }
 
-        fn ctx() -> CallContext {
+        pub(super) fn ctx() -> CallContext {
             CallContext {
                 product: &PRODUCT,
                 identity: Identity {
@@ -918,6 +941,111 @@ mod tests {
                 "{err:?}"
             );
             assert_eq!(seen.lock().unwrap().requests, 1);
+        }
+    }
+
+    /// What the API answers beyond JSON: a redirect to a ready file, and a file itself.
+    mod answers {
+        use super::multipart::{ctx, upstream};
+        use super::*;
+        use axum::http::{HeaderMap as AxumHeaders, StatusCode};
+        use std::sync::{Arc, Mutex};
+
+        static BINDING: HttpBinding = HttpBinding {
+            method: HttpMethod::Get,
+            path: "/v1/exports/{id}",
+            path_params: &[("id", "id")],
+            query_params: &[],
+            body: BodyMode::None,
+            operation_ref: None,
+        };
+        static TOOL: Tool = Tool {
+            annotations: runtime_model::catalog::Annotations {
+                read_only: true,
+                ..runtime_model::catalog::Annotations::NONE
+            },
+            ..Tool::bare("export_get", Binding::Http(BINDING))
+        };
+
+        /// Answers `/v1/exports/ready` with a 302 to a relative file path, `/v1/exports/raw`
+        /// with a text file, and records the `Accept` of each request.
+        async fn api() -> (String, Arc<Mutex<Vec<String>>>) {
+            let accepts = Arc::new(Mutex::new(Vec::new()));
+            let seen = accepts.clone();
+            let app =
+                axum::Router::new().fallback(move |uri: axum::http::Uri, headers: AxumHeaders| {
+                    let seen = seen.clone();
+                    async move {
+                        let accept = headers
+                            .get("accept")
+                            .and_then(|v| v.to_str().ok())
+                            .unwrap_or_default()
+                            .to_string();
+                        seen.lock().unwrap().push(accept);
+                        match uri.path() {
+                            "/v1/exports/ready" => (
+                                StatusCode::FOUND,
+                                [("location", "/files/export-7.csv?sig=abc")],
+                                String::new(),
+                            ),
+                            _ => (
+                                StatusCode::OK,
+                                [("content-type", "text/plain")],
+                                "01REMESSA".to_string(),
+                            ),
+                        }
+                    }
+                });
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            let base = format!("http://{}", listener.local_addr().unwrap());
+            tokio::spawn(async move { axum::serve(listener, app).await });
+            (base, accepts)
+        }
+
+        fn id(id: &str) -> Map<String, Value> {
+            json!({ "id": id }).as_object().cloned().unwrap()
+        }
+
+        /// A documented redirect (a ready export) is where the file is: the caller gets its
+        /// absolute address, not `upstream_error "HTTP 302"`, and nothing follows it.
+        #[tokio::test]
+        async fn a_redirect_answers_where_the_file_is() {
+            let (base, accepts) = api().await;
+            let out = upstream(&base)
+                .call(&ctx(), &TOOL, &id("ready"))
+                .await
+                .expect("a redirect is an answer");
+            let Output::Json(v) = out else {
+                panic!("not JSON: {out:?}")
+            };
+            assert_eq!(
+                v,
+                json!({"http_status": 302, "location": format!("{base}/files/export-7.csv?sig=abc")})
+            );
+            assert_eq!(
+                accepts.lock().unwrap().len(),
+                1,
+                "the redirect was followed"
+            );
+        }
+
+        /// Every request accepts JSON first and any other type an operation answers, so an
+        /// operation that answers a file (`text/plain`) is not refused with 406; its answer is
+        /// passed on as a file.
+        #[tokio::test]
+        async fn requests_accept_the_files_operations_answer() {
+            let (base, accepts) = api().await;
+            let out = upstream(&base)
+                .call(&ctx(), &TOOL, &id("raw"))
+                .await
+                .expect("a file");
+            assert!(
+                matches!(&out, Output::Bytes { mime_type, data } if mime_type == "text/plain" && data == b"01REMESSA"),
+                "{out:?}"
+            );
+            let accept = accepts.lock().unwrap()[0].clone();
+            assert!(accept.starts_with("application/json"), "{accept}");
+            assert!(accept.contains("*/*"), "{accept}");
         }
     }
 }
