@@ -239,3 +239,68 @@ fn a_stdio_token_written_with_its_bearer_scheme_is_taken_with_a_notice() {
         "no notice: {err}"
     );
 }
+
+/// Over stdio in proxy mode, an identity service that does not answer is not a refused token:
+/// the server starts, lists its tools, answers each call that the service is unreachable (never
+/// "not accepted"), and asks it again on the next call, which runs once the service is up.
+#[test]
+fn stdio_starts_and_lists_tools_while_the_identity_service_is_unreachable() {
+    let (api_dir, mcp_dir) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    // Nothing listens here until the API starts below.
+    let api_port = free_port();
+    let mut child = Running(
+        kobana(mcp_dir.path())
+            .args(["serve", "banking", "--stdio"])
+            .args([
+                "--upstream",
+                &format!("http://127.0.0.1:{api_port}/{{product}}"),
+            ])
+            .env("KOBANA_ACCESS_TOKEN", "demo-full")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let mut stdin = child.0.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.0.stdout.take().unwrap());
+    let mut ask = |req: Value| -> Value {
+        writeln!(stdin, "{req}").unwrap();
+        let mut line = String::new();
+        stdout.read_line(&mut line).unwrap();
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line:?}"))
+    };
+    let init = ask(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "t", "version": "1"}}}),
+    );
+    assert!(init["result"]["serverInfo"].is_object(), "{init}");
+    let list = ask(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}));
+    let tools = list["result"]["tools"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert!(!tools.is_empty(), "{list}");
+    let call = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+        "name": "banking_charge_bank_billet_list", "arguments": {"per_page": 2}}});
+    let refused = ask(call.clone());
+    let message = refused["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("identity service is unreachable"),
+        "{refused}"
+    );
+    assert!(!message.contains("not accepted"), "{refused}");
+    // The service comes up: the next call asks it again and runs.
+    let mut api = kobana(api_dir.path());
+    api.args([
+        "sandbox",
+        "serve-api",
+        "--http",
+        &format!("127.0.0.1:{api_port}"),
+    ]);
+    let _api = start(api, api_port);
+    let ran = ask(call);
+    assert!(ran["result"]["content"].is_array(), "{ran}");
+    assert_ne!(ran["result"]["isError"], json!(true), "{ran}");
+}
