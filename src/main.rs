@@ -246,17 +246,15 @@ async fn serve(inputs: &settings::Inputs) -> anyhow::Result<()> {
             // Opened by the checks.
             let sb = ready.sandbox.ok_or_else(|| missing("the sandbox"))?;
             tracing::info!(db = %sb.db_path().display(), seed, "sandbox mode");
-            let db = sb.db_path().to_path_buf();
+            let probed = sb.clone();
             probes.push(runtime::telemetry::health::Probe::new(
                 "sandbox",
                 move || {
-                    let db = db.clone();
+                    let sb = probed.clone();
                     async move {
-                        if db.exists() {
-                            Ok(format!("{} open", db.display()))
-                        } else {
-                            Err(format!("{} is missing", db.display()))
-                        }
+                        tokio::task::spawn_blocking(move || sb.check_storage())
+                            .await
+                            .unwrap_or_else(|e| Err(format!("storage check failed: {e}")))
                     }
                 },
             ));
