@@ -46,9 +46,9 @@ impl LazySandbox {
                 let config = self.inner.config.clone();
                 let sb = tokio::task::spawn_blocking(move || Sandbox::open(&config))
                     .await
-                    .map_err(|e| BackendError::Unavailable(format!("sandbox opener failed: {e}")))?
+                    .map_err(|e| BackendError::Storage(format!("sandbox opener failed: {e}")))?
                     .map_err(|e| {
-                        BackendError::Unavailable(format!(
+                        BackendError::Storage(format!(
                             "cannot open the sandbox in {}: {e}",
                             self.inner.config.data_dir.display()
                         ))

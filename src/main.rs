@@ -255,17 +255,15 @@ async fn serve(inputs: &settings::Inputs) -> anyhow::Result<()> {
             // Opened by the checks.
             let sb = ready.sandbox.ok_or_else(|| missing("the sandbox"))?;
             tracing::info!(db = %sb.db_path().display(), seed, "sandbox mode");
-            let db = sb.db_path().to_path_buf();
+            let probed = sb.clone();
             probes.push(runtime::telemetry::health::Probe::new(
                 "sandbox",
                 move || {
-                    let db = db.clone();
+                    let sb = probed.clone();
                     async move {
-                        if db.exists() {
-                            Ok(format!("{} open", db.display()))
-                        } else {
-                            Err(format!("{} is missing", db.display()))
-                        }
+                        tokio::task::spawn_blocking(move || sb.check_storage())
+                            .await
+                            .unwrap_or_else(|e| Err(format!("storage check failed: {e}")))
                     }
                 },
             ));
@@ -294,20 +292,37 @@ async fn serve(inputs: &settings::Inputs) -> anyhow::Result<()> {
         Ok(())
     };
     if stdio {
-        let (who, notice) = ready
+        let (caller, notice) = ready
             .stdio_caller
             .ok_or_else(|| missing("the stdio caller"))?;
         if let Some(n) = notice {
             eprintln!("{n}");
         }
-        let mut config = ServerConfig::new(products.clone(), backend, (*who.identity).clone());
+        // A caller still unknown: the listings are answered as for anyone (the transport asks
+        // the identity service again for every other request).
+        let (identity, pending) = match caller {
+            preflight::StdioCaller::Known(who) => ((*who.identity).clone(), None),
+            preflight::StdioCaller::Pending(p) => {
+                eprintln!("kobana-mcp: the identity service is unreachable; serving the tool list, and asking it again on each call");
+                (
+                    runtime::server::unrestricted_identity("stdio caller not yet known"),
+                    Some(p),
+                )
+            }
+        };
+        let mut config = ServerConfig::new(products.clone(), backend, identity);
         shared(&mut config)?;
         // Proxy mode forwards it upstream with every call.
         config.default_bearer_token = s.stdio_credentials.token.as_deref().map(Arc::from);
         let server = Server::new(config)?;
         // A signal ends the session like the end of stdin does, and the exporters still flush.
         let served = tokio::select! {
-            r = runtime::transport::stdio::run(server, products[0].name) => r,
+            r = async {
+                match pending {
+                    Some(p) => runtime::transport::stdio::run_pending(server, products[0].name, p).await,
+                    None => runtime::transport::stdio::run(server, products[0].name).await,
+                }
+            } => r,
             _ = shutdown_signal() => Ok(()),
         };
         stop_telemetry(telemetry).await;

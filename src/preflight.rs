@@ -10,7 +10,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use runtime::auth::stdio::resolve_stdio;
+use runtime::auth::stdio::{resolve_stdio, stdio_token, PendingCaller, StdioAuthError};
 use runtime::auth::{AuthError, Authenticated, EmbeddedResolver, Resolver, UpstreamResolver};
 use runtime::backend::Upstream;
 use runtime::confirm::{Ledger, RedisLedger, ALLOW_VOLATILE_ENV};
@@ -107,7 +107,7 @@ pub struct Ready {
     /// The identity service's base URL (upstream tokens).
     pub identity_base: Option<String>,
     /// The stdio caller, and the notice to print (the sandbox's default, or a `Bearer ` prefix dropped).
-    pub stdio_caller: Option<(Authenticated, Option<String>)>,
+    pub stdio_caller: Option<(StdioCaller, Option<String>)>,
     pub upstream: Option<Upstream>,
     /// The sandbox, opened (HTTP; stdio opens it on the first call).
     pub sandbox: Option<Sandbox>,
@@ -115,6 +115,12 @@ pub struct Ready {
     /// What the Redis ledger may lose, allowed by `--allow-volatile-ledger`.
     pub ledger_warnings: Vec<String>,
     pub telemetry: Option<Telemetry>,
+}
+
+/// The stdio caller: known at start, or to be asked of an identity service that did not answer.
+pub enum StdioCaller {
+    Known(Authenticated),
+    Pending(Arc<PendingCaller>),
 }
 
 /// Runs every check of `settings` into `report`. `None` when the settings do not say what to
@@ -396,7 +402,27 @@ async fn identities(
                         }
                     ),
                 );
-                ready.stdio_caller = Some((who, notice));
+                ready.stdio_caller = Some((StdioCaller::Known(who), notice));
+            }
+            // The token is not to blame for a network failure: `serve` starts and asks again on
+            // each call; `doctor` says the service is down.
+            Err(StdioAuthError::Unreachable(why)) if purpose == Purpose::Serve => {
+                match stdio_token(&s.stdio_credentials, sandbox) {
+                    Ok((token, notice)) => {
+                        report.ok(
+                            "stdio caller",
+                            format!("not known yet: the identity service is unreachable ({why}); each call asks it again"),
+                        );
+                        let pending = PendingCaller::new(
+                            resolver.clone(),
+                            token,
+                            s.stdio_credentials.workspace.clone(),
+                        );
+                        ready.stdio_caller =
+                            Some((StdioCaller::Pending(Arc::new(pending)), notice));
+                    }
+                    Err(e) => report.fail("stdio caller", e),
+                }
             }
             Err(e) => report.fail("stdio caller", e),
         }

@@ -5,6 +5,8 @@
 
 #[path = "support/shell.rs"]
 mod shell;
+#[path = "support/skip.rs"]
+mod skip;
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
@@ -238,4 +240,202 @@ fn a_stdio_token_written_with_its_bearer_scheme_is_taken_with_a_notice() {
         err.contains("KOBANA_ACCESS_TOKEN starts with `Bearer `"),
         "no notice: {err}"
     );
+}
+
+/// Over stdio in proxy mode, an identity service that does not answer is not a refused token:
+/// the server starts, lists its tools, answers each call that the service is unreachable (never
+/// "not accepted"), and asks it again on the next call, which runs once the service is up.
+#[test]
+fn stdio_starts_and_lists_tools_while_the_identity_service_is_unreachable() {
+    let (api_dir, mcp_dir) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    // Nothing listens here until the API starts below.
+    let api_port = free_port();
+    let mut child = Running(
+        kobana(mcp_dir.path())
+            .args(["serve", "banking", "--stdio"])
+            .args([
+                "--upstream",
+                &format!("http://127.0.0.1:{api_port}/{{product}}"),
+            ])
+            .env("KOBANA_ACCESS_TOKEN", "demo-full")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let mut stdin = child.0.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.0.stdout.take().unwrap());
+    let mut ask = |req: Value| -> Value {
+        writeln!(stdin, "{req}").unwrap();
+        let mut line = String::new();
+        stdout.read_line(&mut line).unwrap();
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line:?}"))
+    };
+    let init = ask(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "t", "version": "1"}}}),
+    );
+    assert!(init["result"]["serverInfo"].is_object(), "{init}");
+    let list = ask(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}));
+    let tools = list["result"]["tools"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert!(!tools.is_empty(), "{list}");
+    let call = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+        "name": "banking_charge_bank_billet_list", "arguments": {"per_page": 2}}});
+    let refused = ask(call.clone());
+    let message = refused["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("identity service is unreachable"),
+        "{refused}"
+    );
+    assert!(!message.contains("not accepted"), "{refused}");
+    // The service comes up: the next call asks it again and runs.
+    let mut api = kobana(api_dir.path());
+    api.args([
+        "sandbox",
+        "serve-api",
+        "--http",
+        &format!("127.0.0.1:{api_port}"),
+    ]);
+    let _api = start(api, api_port);
+    let ran = ask(call);
+    assert!(ran["result"]["content"].is_array(), "{ran}");
+    assert_ne!(ran["result"]["isError"], json!(true), "{ran}");
+}
+
+/// One tool call over stdio (2026 `_meta`, no handshake) with `--data-dir <data_dir>`.
+fn stdio_call(data_dir: &str, tool: &str, arguments: Value) -> Value {
+    let mut child = Running(
+        Command::new(BIN)
+            .args(["--data-dir", data_dir, "serve", "billing", "--stdio"])
+            .env("KOBANA_ACCESS_TOKEN", "demo-full")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let mut stdin = child.0.stdin.take().unwrap();
+    let req = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": tool, "arguments": arguments,
+        "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                  "io.modelcontextprotocol/clientCapabilities": {}}}});
+    writeln!(stdin, "{req}").unwrap();
+    let mut line = String::new();
+    BufReader::new(child.0.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line:?}"))
+}
+
+/// The application error of a tool result: its code and message.
+fn tool_error(v: &Value) -> (String, String) {
+    assert_eq!(v["result"]["isError"], json!(true), "{v}");
+    let e = &v["result"]["structuredContent"]["error"];
+    (
+        e["code"].as_str().unwrap_or_default().to_string(),
+        e["message"].as_str().unwrap_or_default().to_string(),
+    )
+}
+
+/// An unusable data directory is the sandbox's local storage failing, not the Kobana API: the
+/// call answers `sandbox_error` naming the directory and why.
+#[test]
+fn an_unusable_data_directory_is_a_sandbox_error_naming_it() {
+    let v = stdio_call("/proc/nope", "billing_customers_list", json!({}));
+    let (code, message) = tool_error(&v);
+    assert_eq!(code, "sandbox_error", "{v}");
+    assert!(message.contains("/proc/nope"), "{message}");
+    assert!(!message.contains("Kobana API"), "{message}");
+}
+
+/// A full disk: the call that needs to write answers `sandbox_error` saying so, and `/readyz`
+/// turns 503 naming the storage, until space is freed. Needs a small tmpfs (root, `mount`).
+#[tokio::test]
+async fn a_full_disk_is_a_sandbox_error_and_readyz_says_so() {
+    let test = "a_full_disk_is_a_sandbox_error_and_readyz_says_so";
+    let mnt = tempfile::tempdir().unwrap();
+    let mounted = Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=8m", "tmpfs"])
+        .arg(mnt.path())
+        .output();
+    match mounted {
+        Ok(o) if o.status.success() => {}
+        other => {
+            if skip::opted_out("mount", test, "cannot mount a tmpfs to fill") {
+                return;
+            }
+            panic!("mount -t tmpfs (root) is needed to fill a disk (KOBANA_TEST_SKIP=mount opts out): {other:?}");
+        }
+    }
+    /// Unmounts when the test ends, pass or fail.
+    struct Unmount(std::path::PathBuf);
+    impl Drop for Unmount {
+        fn drop(&mut self) {
+            let _ = Command::new("umount").arg("-l").arg(&self.0).status();
+        }
+    }
+    let _unmount = Unmount(mnt.path().to_path_buf());
+    let data = mnt.path().join("data");
+    let port = free_port();
+    let mut cmd = kobana(&data);
+    cmd.current_dir(mnt.path());
+    cmd.args(["serve", "billing", "--http", &format!("127.0.0.1:{port}")]);
+    let _server = start(cmd, port);
+    let readyz = || async move {
+        let resp = reqwest::get(format!("http://127.0.0.1:{port}/readyz"))
+            .await
+            .unwrap();
+        (
+            resp.status().as_u16(),
+            resp.text().await.unwrap_or_default(),
+        )
+    };
+    let (status, body) = readyz().await;
+    assert_eq!(status, 200, "{body}");
+    // Fill the disk: one file takes every free block.
+    let filler = mnt.path().join("filler");
+    {
+        let mut f = std::fs::File::create(&filler).unwrap();
+        let block = vec![0u8; 64 * 1024];
+        while f.write_all(&block).is_ok() {}
+        let _ = f.sync_all();
+    }
+    let (status, body) = readyz().await;
+    assert_eq!(status, 503, "{body}");
+    let line = body
+        .lines()
+        .find(|l| l.starts_with("sandbox: not ready"))
+        .unwrap_or_else(|| panic!("{body}"));
+    assert!(line.contains("storage") && line.contains("space"), "{line}");
+    // The first call seeds the caller's scope: a write the full disk refuses.
+    let url = format!("http://127.0.0.1:{port}/billing/mcp");
+    let (_, v) = list_call(&url, "billing_customers_list").await;
+    let (code, message) = tool_error(&v);
+    assert_eq!(code, "sandbox_error", "{v}");
+    assert!(message.contains("full"), "{message}");
+    std::fs::remove_file(&filler).unwrap();
+    let (status, body) = readyz().await;
+    assert_eq!(status, 200, "{body}");
+}
+
+/// A `tools/call` of `tool` (no arguments) over HTTP as `demo-full`.
+async fn list_call(url: &str, tool: &str) -> (u16, Value) {
+    let resp = reqwest::Client::new()
+        .post(url)
+        .bearer_auth("demo-full")
+        .header("Content-Type", "application/json")
+        .header("Accept", "application/json, text/event-stream")
+        .header("MCP-Protocol-Version", "2025-11-25")
+        .json(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                      "params": {"name": tool, "arguments": {}}}))
+        .send()
+        .await
+        .expect("the server answers");
+    let status = resp.status().as_u16();
+    (status, resp.json().await.unwrap_or(Value::Null))
 }

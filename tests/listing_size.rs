@@ -140,3 +140,35 @@ async fn the_title_is_where_each_era_reads_it() {
     }
     assert!(new.iter().any(|t| t.get("outputSchema").is_some()));
 }
+
+/// The README's figures for banking's listing (issue 36): its tool count, the size of its full
+/// 2025-11-25 `tools/list` as the server sends it (in its default language), and the size of its
+/// default selection, each measured here and compared with what the README says, so a catalog
+/// change that moves them fails until the README follows.
+#[tokio::test]
+async fn the_readmes_listing_figures_are_the_measured_ones() {
+    let banking = generated::product("banking").unwrap();
+    let server = start(Options::all_products()).await;
+    let c = server.client("banking", "demo-full").legacy("2025-11-25");
+    // The harness's server selects nothing: every tool is listed.
+    let all = c.list_all("tools/list", "tools").await;
+    assert_eq!(all.len(), banking.tools.len());
+    let kb = (listing_bytes(&all) + 500) / 1000;
+    // What a client naming no toolset gets from a server started without a selection.
+    let default = runtime_model::selection::Ceiling::new(banking, &Default::default())
+        .unwrap()
+        .default_selection();
+    let default = (0..banking.tools.len())
+        .filter(|i| default.visible(*i))
+        .count();
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let readme = readme.split_whitespace().collect::<Vec<_>>().join(" ");
+    let said = format!(
+        "Banking has {} tools (a `tools/list` of about {kb} KB)",
+        all.len()
+    );
+    assert!(readme.contains(&said), "the README should say: {said}");
+    let said = format!("(banking: `billets`, {default} tools");
+    assert!(readme.contains(&said), "the README should say: {said}");
+}

@@ -176,12 +176,9 @@ fn server_json_names_the_packages_this_repository_builds() {
         .iter()
         .map(|p| p["registryType"].as_str().unwrap_or(""))
         .collect();
-    assert_eq!(kinds, ["cargo", "oci"]);
-    let cargo = &packages[0];
-    assert_eq!(cargo["identifier"], env!("CARGO_PKG_NAME"));
-    assert_eq!(cargo["version"], version);
-    assert_eq!(cargo["registryBaseUrl"], "https://crates.io");
-    let oci = &packages[1];
+    // No release publishes the crates to crates.io (issue 36): no cargo package is declared.
+    assert_eq!(kinds, ["oci"]);
+    let oci = &packages[0];
     assert_eq!(
         oci["identifier"],
         format!("ghcr.io/kobana/kobana-mcp:{version}")
@@ -291,13 +288,37 @@ fn mcpb_manifests_run_the_binary_with_the_token_as_a_sensitive_setting() {
         let token = &m["user_config"]["access_token"];
         assert_eq!(token["type"], "string");
         assert_eq!(token["sensitive"], true);
-        assert_eq!(token["required"], true);
-        assert_eq!(m["user_config"]["api_url"]["default"], p.api_base_url);
+        // The bundle starts on the sandbox, which needs no token (issue 36); the API is one
+        // setting away.
+        assert_eq!(token["required"], false);
+        assert_eq!(m["user_config"]["api_url"]["default"], "");
+        let api = m["user_config"]["api_url"]["description"]
+            .as_str()
+            .unwrap_or("");
+        assert!(api.contains(p.api_base_url), "{api}");
+        // Keywords are the product's own: no payment words on a product without payment tools.
+        let keywords: Vec<&str> = m["keywords"]
+            .as_array()
+            .expect("keywords")
+            .iter()
+            .filter_map(Value::as_str)
+            .collect();
+        assert!(
+            keywords.contains(&"kobana") && keywords.contains(&p.name),
+            "{keywords:?}"
+        );
+        let pays = matches!(p.name, "banking");
+        for word in ["pix", "boleto", "billets"] {
+            if !pays {
+                assert!(!keywords.contains(&word), "{}: {keywords:?}", p.name);
+            }
+        }
+        assert_eq!(keywords.contains(&"pix"), pays, "{}: {keywords:?}", p.name);
         assert_eq!(
             m["compatibility"]["platforms"],
             json!(["darwin", "linux", "win32"])
         );
-        // The tools the server lists, every one of them.
+        // The tools the client sees: the default listing (issue 36), not every tool.
         let mut listed: Vec<&str> = m["tools"]
             .as_array()
             .expect("tools")
@@ -305,7 +326,16 @@ fn mcpb_manifests_run_the_binary_with_the_token_as_a_sensitive_setting() {
             .map(|t| t["name"].as_str().unwrap_or(""))
             .collect();
         listed.sort_unstable();
-        let mut served: Vec<&str> = p.tools.iter().map(|t| t.name).collect();
+        let default = runtime_model::selection::Ceiling::new(p, &Default::default())
+            .unwrap()
+            .default_selection();
+        let mut served: Vec<&str> = p
+            .tools
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| default.visible(*i))
+            .map(|(_, t)| t.name)
+            .collect();
         served.sort_unstable();
         assert_eq!(listed, served, "{}: manifest tools", p.name);
     }

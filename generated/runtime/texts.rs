@@ -14,6 +14,8 @@ pub enum Text {
     ErrorContentTooLarge,
     /// `error_upstream_error`: "The Kobana API answered with an error"
     ErrorUpstreamError,
+    /// `error_sandbox_error`: "The sandbox's local storage failed (an unusable data directory or a full disk)"
+    ErrorSandboxError,
     /// `error_invalid_arguments`: "The arguments do not match the tool's input schema"
     ErrorInvalidArguments,
     /// `error_invalid_state`: "The action is not allowed in the record's current state"
@@ -198,12 +200,13 @@ pub enum Text {
 
 impl Text {
     /// Every text, in the table's order.
-    pub const ALL: [Text; 95] = [
+    pub const ALL: [Text; 96] = [
         Text::ErrorInsufficientScope,
         Text::ErrorInsufficientPermission,
         Text::ErrorWorkspaceRequired,
         Text::ErrorContentTooLarge,
         Text::ErrorUpstreamError,
+        Text::ErrorSandboxError,
         Text::ErrorInvalidArguments,
         Text::ErrorInvalidState,
         Text::ErrorNotFound,
@@ -312,12 +315,13 @@ impl Text {
     }
 }
 
-const KEYS: [&str; 95] = [
+const KEYS: [&str; 96] = [
     "error_insufficient_scope",
     "error_insufficient_permission",
     "error_workspace_required",
     "error_content_too_large",
     "error_upstream_error",
+    "error_sandbox_error",
     "error_invalid_arguments",
     "error_invalid_state",
     "error_not_found",
@@ -411,7 +415,7 @@ const KEYS: [&str; 95] = [
 ];
 
 /// Per text, its versions in `Locale::ALL` order (pt-BR, es, en).
-const TEXTS: [[&str; 3]; 95] = [
+const TEXTS: [[&str; 3]; 96] = [
     [
         "O token de acesso não tem o escopo de que esta operação precisa",
         "El token de acceso no tiene el alcance (scope) que esta operación necesita",
@@ -436,6 +440,11 @@ const TEXTS: [[&str; 3]; 95] = [
         "A API da Kobana respondeu com um erro",
         "La API de Kobana respondió con un error",
         "The Kobana API answered with an error",
+    ],
+    [
+        "O armazenamento local do sandbox falhou (diretório de dados inutilizável ou disco cheio)",
+        "El almacenamiento local del sandbox falló (directorio de datos inutilizable o disco lleno)",
+        "The sandbox's local storage failed (an unusable data directory or a full disk)",
     ],
     [
         "Os argumentos não correspondem ao esquema de entrada da ferramenta",
@@ -889,7 +898,8 @@ const TEXTS: [[&str; 3]; 95] = [
     ],
 ];
 
-const PLACEHOLDERS: [&[&str]; 95] = [
+const PLACEHOLDERS: [&[&str]; 96] = [
+    &[],
     &[],
     &[],
     &[],

@@ -3,7 +3,8 @@
 //! Tests that need Redis (`REDIS_URL`), the Python MCP SDK (`KOBANA_TEST_PYTHON`) or Kobana's
 //! real OpenAPI specs (`KOBANA_SPECS_DIR`, default `../shared`) fail when it is missing, naming it
 //! in the first line of the failure, unless the caller lists it in
-//! `KOBANA_TEST_SKIP=redis,python,specs`. A skipped test writes one line saying what it skipped
+//! `KOBANA_TEST_SKIP=redis,python,specs`; a test that fills a disk mounts a small tmpfs (root) unless
+//! `mount` is listed. A skipped test writes one line saying what it skipped
 //! and why, straight to stderr (past the test harness's output capture), so a skip is never
 //! silent. Included with `#[path = "support/skip.rs"] mod skip;`.
 

@@ -164,6 +164,10 @@ pub enum BackendError {
     /// The backend could not be reached or timed out, or answered something unreadable.
     #[error("backend unavailable: {0}")]
     Unavailable(String),
+    /// The embedded sandbox's local storage failed (data directory unusable, disk full, database
+    /// unreadable): a local problem, never the Kobana API's.
+    #[error("sandbox storage: {0}")]
+    Storage(String),
     /// A write was sent and its outcome is unknown (timeout, broken connection, 5xx after
     /// sending): it may have run. Never reported as a failure; says what to check.
     #[error("outcome unknown: {0}")]

@@ -107,6 +107,15 @@ pub const UPSTREAM_ERROR: AppError = AppError {
     scope: ErrorScope::All,
 };
 
+pub const SANDBOX_ERROR: AppError = AppError {
+    code: "sandbox_error",
+    rpc_code: -31016,
+    message: Text::ErrorSandboxError.get(Locale::En),
+    text: Text::ErrorSandboxError,
+    when: "The embedded sandbox cannot use its local storage: the data directory cannot be created or opened, or the disk is full. The call did not run; the detail names the cause.",
+    scope: ErrorScope::All,
+};
+
 pub const INVALID_ARGUMENTS: AppError = AppError {
     code: "invalid_arguments",
     rpc_code: -32602,
@@ -215,6 +224,7 @@ pub const ALL: &[AppError] = &[
     INVALID_STATE_TRANSITION,
     CONTENT_TOO_LARGE,
     UPSTREAM_ERROR,
+    SANDBOX_ERROR,
     USER_DECLINED,
     CONFIRMATION_REQUIRED,
     CONFIRMATION_REPLAYED,

@@ -214,6 +214,7 @@ fn backend_error(e: &BackendError) -> Response {
             (StatusCode::SERVICE_UNAVAILABLE, "unavailable")
         }
         BackendError::Unsupported(_) => (StatusCode::NOT_IMPLEMENTED, "unsupported"),
+        BackendError::Storage(_) => (StatusCode::INTERNAL_SERVER_ERROR, "storage"),
     };
     error(status, code, &e.to_string())
 }

@@ -187,6 +187,30 @@ impl Sandbox {
         self.inner.store.path()
     }
 
+    /// Whether the sandbox's storage can take a write now (readiness): the database is there and
+    /// a page written and synced beside it lands. A full disk or a data directory gone read-only
+    /// shows here before a tool call meets it half-way through a write. Blocking (file I/O).
+    pub fn check_storage(&self) -> Result<String, String> {
+        use std::io::Write;
+        let db = self.db_path();
+        if !db.exists() {
+            return Err(format!("storage: {} is missing", db.display()));
+        }
+        let probe = db.with_extension("probe");
+        let written = std::fs::File::create(&probe).and_then(|mut f| {
+            f.write_all(&[0u8; 4096])?;
+            f.sync_data()
+        });
+        let _ = std::fs::remove_file(&probe);
+        match written {
+            Ok(()) => Ok(format!("{} open, writable", db.display())),
+            Err(e) => Err(format!(
+                "storage: cannot write in {}: {e}",
+                probe.parent().unwrap_or(db).display()
+            )),
+        }
+    }
+
     /// The scope a call runs in: the caller's organization and, for workspaced products, the
     /// `workspace_id` argument or the connection's workspace (one the person can reach).
     pub fn scope_of(
@@ -511,7 +535,7 @@ impl Sandbox {
                 }
             })
             .await
-            .map_err(|e| BackendError::Unavailable(format!("sandbox worker failed: {e}")))?
+            .map_err(|e| BackendError::Storage(format!("sandbox worker failed: {e}")))?
         })
     }
 }

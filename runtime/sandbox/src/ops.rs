@@ -35,7 +35,7 @@ const CONTROL_ARGS: &[&str] = &[
 ];
 
 pub fn db(e: StoreError) -> BackendError {
-    BackendError::Unavailable(e.to_string())
+    BackendError::Storage(e.to_string())
 }
 
 pub struct Call<'a> {

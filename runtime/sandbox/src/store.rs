@@ -412,13 +412,13 @@ impl Store {
         self.pooled_read(f, |e| E::from(StoreError::from(e)))
     }
 
-    /// [`Store::read`] for tool calls: store failures become `BackendError::Unavailable`.
+    /// [`Store::read`] for tool calls: store failures become `BackendError::Storage`.
     pub fn call_read<T>(
         &self,
         f: impl FnOnce(&Connection) -> Result<T, runtime_model::backend::BackendError>,
     ) -> Result<T, runtime_model::backend::BackendError> {
         self.pooled_read(f, |e| {
-            runtime_model::backend::BackendError::Unavailable(format!("sandbox database: {e}"))
+            runtime_model::backend::BackendError::Storage(format!("sandbox database: {e}"))
         })
     }
 
@@ -454,14 +454,14 @@ impl Store {
         }
     }
 
-    /// [`Store::transaction`] for tool calls: store failures become `BackendError::Unavailable`.
+    /// [`Store::transaction`] for tool calls: store failures become `BackendError::Storage`.
     pub fn call_transaction<T>(
         &self,
         f: impl FnOnce(&Connection) -> Result<T, runtime_model::backend::BackendError>,
     ) -> Result<T, runtime_model::backend::BackendError> {
         let mut conn = self.conn.lock().unwrap_or_else(|p| p.into_inner());
         let db = |e: rusqlite::Error| {
-            runtime_model::backend::BackendError::Unavailable(format!("sandbox database: {e}"))
+            runtime_model::backend::BackendError::Storage(format!("sandbox database: {e}"))
         };
         let tx = conn.transaction().map_err(db)?;
         let out = f(&tx)?;

@@ -327,6 +327,28 @@ mod tests {
         assert_eq!(status, StatusCode::UNAUTHORIZED);
     }
 
+    /// An identity service that does not answer is a 503 saying so, never a refused token (no
+    /// `invalid_token` challenge that would send the client to fetch a new one).
+    #[tokio::test]
+    async fn an_unreachable_identity_service_is_503_saying_so() {
+        let auth = HttpAuth::new(
+            Arc::new(EmbeddedResolver::builtin(&[product()]).unwrap()),
+            "http://127.0.0.1:9999",
+        );
+        let resp = auth.refusal(&AuthError::Unavailable("connection refused".into()));
+        assert_eq!(resp.status(), StatusCode::SERVICE_UNAVAILABLE);
+        assert!(resp.headers().get(header::WWW_AUTHENTICATE).is_none());
+        let bytes = axum::body::to_bytes(resp.into_body(), 1 << 20)
+            .await
+            .unwrap();
+        let body: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+        let message = body["error"]["message"].as_str().unwrap_or_default();
+        assert!(
+            message.contains("identity service is unreachable"),
+            "{message}"
+        );
+    }
+
     #[tokio::test]
     async fn invalid_bearer_is_401_invalid_token() {
         let (status, headers, body) = send(

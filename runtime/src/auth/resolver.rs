@@ -28,7 +28,7 @@ pub enum AuthError {
     #[error("workspace {0:?} is not reachable by this person")]
     ForeignWorkspace(String),
     /// The identity source could not answer (network, timeout, malformed answer).
-    #[error("the identity service is unavailable: {0}")]
+    #[error("the identity service is unreachable: {0}")]
     Unavailable(String),
 }
 

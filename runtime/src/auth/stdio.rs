@@ -9,8 +9,13 @@
 //!   to stderr (stdout belongs to the protocol): the sandbox has only demo data, and an MCP client
 //!   launched without configuration should work out of the box;
 //! - in proxy mode (real data) start-up fails with an error naming `KOBANA_ACCESS_TOKEN`.
+//!
+//! When the identity service cannot be reached at start (a laptop offline, the API down), the
+//! token is not to blame and the process still starts: a [`PendingCaller`] asks the service again
+//! on every request that needs the caller, and the transport answers the others (the listings)
+//! meanwhile. Only a service that answers can refuse the token.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use super::resolver::{
     with_default_workspace, AuthError, Authenticated, Resolver, TOKEN_ENV, WORKSPACE_ENV,
@@ -49,6 +54,9 @@ pub enum StdioAuthError {
     MissingToken,
     #[error("{TOKEN_ENV} was not accepted: {0}")]
     Rejected(AuthError),
+    /// The identity service did not answer: nothing is known about the token yet.
+    #[error("the identity service is unreachable ({0}); {TOKEN_ENV} could not be checked")]
+    Unreachable(String),
     #[error("{WORKSPACE_ENV}: {0}")]
     Workspace(AuthError),
 }
@@ -60,10 +68,21 @@ pub async fn resolve_stdio(
     creds: &StdioCredentials,
     sandbox: bool,
 ) -> Result<(Authenticated, Option<String>), StdioAuthError> {
-    let (token, notice) = match (&creds.token, sandbox) {
+    let (token, notice) = stdio_token(creds, sandbox)?;
+    let who = resolve_token(resolver, &token, creds.workspace.as_deref()).await?;
+    Ok((who, notice))
+}
+
+/// The token a stdio connection runs with, and the notice to print with it (a `Bearer ` scheme
+/// dropped, or the sandbox's default taken).
+pub fn stdio_token(
+    creds: &StdioCredentials,
+    sandbox: bool,
+) -> Result<(String, Option<String>), StdioAuthError> {
+    match (&creds.token, sandbox) {
         // The variable holds the token alone; a value pasted from an `Authorization` header
         // (`Bearer demo-full`) is taken for the token after the scheme, saying so.
-        (Some(t), _) => match strip_bearer(t) {
+        (Some(t), _) => Ok(match strip_bearer(t) {
             Some(bare) => (
                 bare.to_string(),
                 Some(format!(
@@ -71,28 +90,68 @@ pub async fn resolve_stdio(
                 )),
             ),
             None => (t.clone(), None),
-        },
-        (None, true) => (
+        }),
+        (None, true) => Ok((
             SANDBOX_DEFAULT_TOKEN.to_string(),
             Some(format!(
                 "kobana-mcp: {TOKEN_ENV} is not set; the sandbox runs as the demo identity `{SANDBOX_DEFAULT_TOKEN}` (full access to demo data)"
             )),
-        ),
-        (None, false) => return Err(StdioAuthError::MissingToken),
-    };
-    let identity = resolver
-        .resolve(&token)
-        .await
-        .map_err(StdioAuthError::Rejected)?;
-    let identity = with_default_workspace(identity, creds.workspace.as_deref())
-        .map_err(StdioAuthError::Workspace)?;
-    Ok((
-        Authenticated {
-            identity: Arc::new(identity),
-            token: Arc::from(token.as_str()),
-        },
-        notice,
-    ))
+        )),
+        (None, false) => Err(StdioAuthError::MissingToken),
+    }
+}
+
+async fn resolve_token(
+    resolver: &dyn Resolver,
+    token: &str,
+    workspace: Option<&str>,
+) -> Result<Authenticated, StdioAuthError> {
+    let identity = resolver.resolve(token).await.map_err(|e| match e {
+        AuthError::Unavailable(why) => StdioAuthError::Unreachable(why),
+        e => StdioAuthError::Rejected(e),
+    })?;
+    let identity =
+        with_default_workspace(identity, workspace).map_err(StdioAuthError::Workspace)?;
+    Ok(Authenticated {
+        identity: Arc::new(identity),
+        token: Arc::from(token),
+    })
+}
+
+/// A stdio caller the identity service could not tell at start: each [`PendingCaller::resolve`]
+/// asks it again until it answers, and keeps the first identity it gives (as a caller resolved
+/// at start is kept for the whole process).
+pub struct PendingCaller {
+    resolver: Arc<dyn Resolver>,
+    token: String,
+    workspace: Option<String>,
+    known: OnceLock<Authenticated>,
+}
+
+impl PendingCaller {
+    pub fn new(resolver: Arc<dyn Resolver>, token: String, workspace: Option<String>) -> Self {
+        Self {
+            resolver,
+            token,
+            workspace,
+            known: OnceLock::new(),
+        }
+    }
+
+    /// The caller, once the identity service answered for it; until then, why not (asking again
+    /// each time).
+    pub async fn resolve(&self) -> Result<Authenticated, StdioAuthError> {
+        if let Some(who) = self.known.get() {
+            return Ok(who.clone());
+        }
+        let who = resolve_token(
+            self.resolver.as_ref(),
+            &self.token,
+            self.workspace.as_deref(),
+        )
+        .await?;
+        Ok(self.known.get_or_init(|| who).clone())
+    }
 }
 
 /// The token of a value written as an `Authorization` header (`Bearer <token>`, any case), or
@@ -146,6 +205,58 @@ mod tests {
             workspace: None,
         };
         assert!(resolve_stdio(&resolver(), &creds, true).await.is_err());
+    }
+
+    /// An identity service that cannot be reached until `up` is set, then knows every token.
+    struct Flaky {
+        up: std::sync::atomic::AtomicBool,
+        inner: EmbeddedResolver,
+    }
+
+    impl Resolver for Flaky {
+        fn resolve<'a>(
+            &'a self,
+            token: &'a str,
+        ) -> runtime_model::backend::BoxFuture<
+            'a,
+            Result<runtime_model::identity::Identity, AuthError>,
+        > {
+            if self.up.load(std::sync::atomic::Ordering::SeqCst) {
+                self.inner.resolve(token)
+            } else {
+                Box::pin(async { Err(AuthError::Unavailable("connection refused".into())) })
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn an_unreachable_identity_service_is_not_a_refused_token_and_is_asked_again() {
+        let flaky = Arc::new(Flaky {
+            up: false.into(),
+            inner: resolver(),
+        });
+        let creds = StdioCredentials {
+            token: Some("demo-full".into()),
+            workspace: None,
+        };
+        let err = resolve_stdio(flaky.as_ref(), &creds, false)
+            .await
+            .unwrap_err();
+        assert!(matches!(err, StdioAuthError::Unreachable(_)), "{err:?}");
+        let said = err.to_string();
+        assert!(said.contains("unreachable"), "{said}");
+        assert!(!said.contains("not accepted"), "{said}");
+        let pending = PendingCaller::new(flaky.clone(), "demo-full".into(), None);
+        assert!(matches!(
+            pending.resolve().await,
+            Err(StdioAuthError::Unreachable(_))
+        ));
+        flaky.up.store(true, std::sync::atomic::Ordering::SeqCst);
+        let who = pending.resolve().await.unwrap();
+        assert_eq!(who.identity.person, "per_demo_ana");
+        // Kept once known, as a caller resolved at start is.
+        flaky.up.store(false, std::sync::atomic::Ordering::SeqCst);
+        assert!(pending.resolve().await.is_ok());
     }
 
     #[tokio::test]

@@ -298,11 +298,12 @@ fn text_content(uri: &str, mime: &str, text: String) -> Value {
     json!({"uri": uri, "mimeType": mime, "text": text})
 }
 
-/// A read the backend could not answer: the upstream error, naming why.
+/// A read the backend could not answer, naming why: the sandbox's storage, or the upstream.
 fn upstream_error(e: &BackendError) -> RpcError {
-    RpcError::new(
-        errors::UPSTREAM_ERROR.rpc_code,
-        format!("{}: {e}", errors::UPSTREAM_ERROR.message),
-    )
-    .with_data(json!({"error": errors::UPSTREAM_ERROR.code}))
+    let err = match e {
+        BackendError::Storage(_) => &errors::SANDBOX_ERROR,
+        _ => &errors::UPSTREAM_ERROR,
+    };
+    RpcError::new(err.rpc_code, format!("{}: {e}", err.message))
+        .with_data(json!({"error": err.code}))
 }

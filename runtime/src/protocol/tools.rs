@@ -78,6 +78,7 @@ pub fn backend_error_output(e: &BackendError) -> ToolOutput {
             (&errors::UPSTREAM_ERROR, format!("HTTP {status}: {message}"))
         }
         BackendError::Unavailable(d) => (&errors::UPSTREAM_ERROR, d.clone()),
+        BackendError::Storage(d) => (&errors::SANDBOX_ERROR, d.clone()),
         BackendError::Unsupported(d) => (
             &errors::UPSTREAM_ERROR,
             format!("not supported by this backend: {d}"),

@@ -6,6 +6,11 @@
 //! request must not block the reader). `initialize` makes the process a 2025 session; a request
 //! carrying the 2026 `_meta` is served statelessly at any time, before or without `initialize`.
 //! On EOF the server stops reading, lets in-flight requests finish, flushes, and returns.
+//!
+//! A caller the identity service could not tell at start ([`run_pending`]) is asked for again by
+//! each request that needs it; until the service answers, the listings are served (they need no
+//! data) and every other request is answered with the service's failure, so a client connects and
+//! sees the tools of a server whose identity service is down.
 
 use std::sync::Arc;
 
@@ -14,8 +19,11 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 
+use crate::auth::http::AUTH_RPC_CODE;
+use crate::auth::stdio::PendingCaller;
 use crate::connection::{self, Caller, Outer, SessionRef, Step};
-use crate::contract::call::Session;
+use crate::contract::call::{Call, Session};
+use crate::contract::error::RpcError;
 use crate::rpc::jsonrpc;
 use crate::server::{Server, ServerError};
 
@@ -26,8 +34,63 @@ pub async fn run(server: Arc<Server>, product: &str) -> Result<(), StdioError> {
         product,
         tokio::io::stdin(),
         Sink::<tokio::io::Stdout>::ProcessStdout,
+        None,
     )
     .await
+}
+
+/// [`run`] for a caller still unknown (module docs): the server's default identity answers the
+/// listings until `pending` resolves.
+pub async fn run_pending(
+    server: Arc<Server>,
+    product: &str,
+    pending: Arc<PendingCaller>,
+) -> Result<(), StdioError> {
+    serve(
+        server,
+        product,
+        tokio::io::stdin(),
+        Sink::<tokio::io::Stdout>::ProcessStdout,
+        Some(pending),
+    )
+    .await
+}
+
+/// The methods a caller not yet known is answered: what the server offers, the same for everyone
+/// it serves, and nothing read from data.
+fn needs_no_caller(method: &str) -> bool {
+    matches!(
+        method,
+        "tools/list"
+            | "prompts/list"
+            | "resources/templates/list"
+            | "server/discover"
+            | "ping"
+            | "logging/setLevel"
+    )
+}
+
+/// Puts the pending caller, once known, into `call`; the error to answer while it is not (the
+/// listings go on with the server's default identity).
+async fn with_caller(
+    pending: &PendingCaller,
+    method: &str,
+    call: &mut Call,
+) -> Result<(), RpcError> {
+    match pending.resolve().await {
+        Ok(who) => {
+            call.identity = who.identity;
+            call.bearer_token = Some(who.token);
+            Ok(())
+        }
+        Err(_) if needs_no_caller(method) => Ok(()),
+        Err(e) => Err(RpcError::new(
+            AUTH_RPC_CODE,
+            format!(
+                "{e}: the request was not run; the next request asks the identity service again"
+            ),
+        )),
+    }
 }
 
 /// Where answers are written.
@@ -88,7 +151,22 @@ where
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin + Send + 'static,
 {
-    serve(server, product, reader, Sink::Async(writer)).await
+    serve(server, product, reader, Sink::Async(writer), None).await
+}
+
+/// [`run_pending`] on any reader/writer pair.
+pub async fn run_io_pending<R, W>(
+    server: Arc<Server>,
+    product: &str,
+    reader: R,
+    writer: W,
+    pending: Arc<PendingCaller>,
+) -> Result<(), StdioError>
+where
+    R: AsyncRead + Unpin,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    serve(server, product, reader, Sink::Async(writer), Some(pending)).await
 }
 
 async fn serve<R, W>(
@@ -96,6 +174,7 @@ async fn serve<R, W>(
     product: &str,
     reader: R,
     mut sink: Sink<W>,
+    pending: Option<Arc<PendingCaller>>,
 ) -> Result<(), StdioError>
 where
     R: AsyncRead + Unpin,
@@ -157,9 +236,24 @@ where
             None => SessionRef::None,
         };
         if connection::is_batch(line) {
-            let (engine, caller, out) = (engine.clone(), caller.clone(), answer_tx.clone());
-            let (line, bounds) = (line.to_vec(), bounds.clone());
+            let (engine, mut caller, out) = (engine.clone(), caller.clone(), answer_tx.clone());
+            let (line, bounds, pending) = (line.to_vec(), bounds.clone(), pending.clone());
             tasks.spawn(async move {
+                // A batch runs as one caller: known, or refused whole (its members may need it).
+                if let Some(pending) = pending {
+                    match pending.resolve().await {
+                        Ok(who) => {
+                            caller.identity = who.identity;
+                            caller.bearer = Some(who.token);
+                        }
+                        Err(e) => {
+                            let error = RpcError::new(AUTH_RPC_CODE, e.to_string());
+                            let reply = jsonrpc::encode_error(&serde_json::Value::Null, &error);
+                            let _ = out.send(vec![Bytes::from(reply)]);
+                            return;
+                        }
+                    }
+                }
                 let answer = connection::batches::batch(
                     &engine,
                     &line,
@@ -197,7 +291,14 @@ where
         connection::attach(&mut call, out_tx.clone());
         let engine = engine.clone();
         let out = answer_tx.clone();
+        let pending = pending.clone();
         tasks.spawn(async move {
+            if let Some(pending) = pending {
+                if let Err(e) = with_caller(&pending, &req.method, &mut call).await {
+                    let _ = out.send(vec![Bytes::from(jsonrpc::encode_error(&req.id, &e))]);
+                    return;
+                }
+            }
             let reply = connection::answer(&engine, &req, &call, limit).await;
             let _ = out.send(connection::encode(&req.id, reply).into_segments());
         });

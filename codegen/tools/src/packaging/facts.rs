@@ -48,11 +48,21 @@ pub struct ProductFacts {
     pub api_base_url: String,
     /// `(name, title)` of every tool, sorted by name.
     pub tools: Vec<(String, String)>,
+    /// `(name, title)` of the tools a client naming no toolset lists (the default toolsets).
+    pub default_tools: Vec<(String, String)>,
+    /// The names of the product's toolsets, in catalog order (what the product is about).
+    pub toolsets: Vec<String>,
 }
 
 impl ProductFacts {
     pub fn from_catalog(c: &Catalog) -> ProductFacts {
+        let sorted = codegen::descriptors::sorted_tools(c);
         ProductFacts {
+            default_tools: codegen::toolsets::default_selection(c)
+                .into_iter()
+                .map(|i| (sorted[i].name.clone(), sorted[i].title.clone()))
+                .collect(),
+            toolsets: c.toolsets.iter().map(|t| t.name.clone()).collect(),
             name: c.product.name.clone(),
             title: c.product.title.clone(),
             api_base_url: c.product.api_base_url.clone(),

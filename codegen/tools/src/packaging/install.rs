@@ -431,6 +431,8 @@ mod tests {
             title: "Kobana Banking".into(),
             api_base_url: "https://api.kobana.com.br".into(),
             tools: vec![],
+            default_tools: vec![],
+            toolsets: vec![],
         }
     }
 

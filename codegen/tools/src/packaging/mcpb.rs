@@ -6,6 +6,10 @@
 //! `compatibility.platforms` (and, for Windows, `entry_point`) to the platform of the binary it
 //! packs. The access token is a `sensitive` user setting, so the desktop client keeps it in the
 //! operating system's keychain and passes it as `KOBANA_ACCESS_TOKEN`.
+//!
+//! As every install line, a bundle starts on the embedded sandbox (no token needed; the API URL
+//! setting empty); the Kobana API is one setting away, with the user's token. Its `tools` are the
+//! default listing (what the client sees), its keywords the product's own toolsets.
 
 use serde_json::{json, Value};
 
@@ -28,7 +32,7 @@ pub fn manifest_path(product: &str) -> String {
 pub fn manifest(p: &ProductFacts) -> Value {
     let binary = Distribution::BINARY;
     let tools: Vec<Value> = p
-        .tools
+        .default_tools
         .iter()
         .map(|(name, title)| json!({ "name": name, "description": title }))
         .collect();
@@ -39,17 +43,17 @@ pub fn manifest(p: &ProductFacts) -> Value {
         "version": Distribution::VERSION,
         "description": format!("{} through MCP: its API operations as tools, its records as resources, and ready-made prompts.", p.title),
         "long_description": format!(
-            "Runs `{binary} serve {} --stdio` on this computer. Calls go to the Kobana API \
-             with your access token; writes that destroy or move money ask for confirmation first. \
-             Clear the API URL setting's value to try the embedded sandbox with demo data instead.",
-            p.name
+            "Runs `{binary} serve {} --stdio` on this computer, on the embedded sandbox with demo \
+             data until the API URL setting names the Kobana API ({}); then calls go to the API with \
+             your access token, and writes that destroy or move money ask for confirmation first.",
+            p.name, p.api_base_url
         ),
         "author": { "name": "Kobana", "url": "https://kobana.com.br" },
         "repository": { "type": "git", "url": Distribution::REPOSITORY },
         "homepage": Distribution::REPOSITORY,
         "documentation": format!("{}/blob/main/generated/docs/{}.md", Distribution::REPOSITORY, p.name),
         "license": "MIT",
-        "keywords": ["kobana", p.name, "banking", "brazil", "pix", "boleto"],
+        "keywords": keywords(p),
         "server": {
             "type": "binary",
             "entry_point": format!("server/{binary}"),
@@ -73,15 +77,15 @@ pub fn manifest(p: &ProductFacts) -> Value {
             "access_token": {
                 "type": "string",
                 "title": "Kobana access token",
-                "description": "Your Kobana API access token; every call runs as its owner.",
+                "description": "Your Kobana API access token; every call runs as its owner. Not needed on the sandbox.",
                 "sensitive": true,
-                "required": true
+                "required": false
             },
             "api_url": {
                 "type": "string",
                 "title": "Kobana API URL",
-                "description": "The Kobana API the tools call. Empty: the embedded sandbox with demo data.",
-                "default": p.api_base_url,
+                "description": format!("The Kobana API the tools call ({}). Empty: the embedded sandbox with demo data.", p.api_base_url),
+                "default": "",
                 "required": false
             },
             "workspace_id": {
@@ -93,4 +97,16 @@ pub fn manifest(p: &ProductFacts) -> Value {
             }
         }
     })
+}
+
+/// The manifest's keywords: Kobana, the product, and its toolsets' names (a product's own words:
+/// no payment terms on a product that has no payment tools).
+fn keywords(p: &ProductFacts) -> Vec<String> {
+    let mut words = vec!["kobana".to_string(), p.name.clone(), "brazil".to_string()];
+    for t in &p.toolsets {
+        if !words.contains(t) {
+            words.push(t.clone());
+        }
+    }
+    words
 }

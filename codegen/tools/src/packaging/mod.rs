@@ -56,7 +56,7 @@ fn packaging_readme(products: &[ProductFacts]) -> String {
         crate::command::FIX_COMMAND
     ));
     out.push_str(&format!(
-        "- `server.json`: the MCP Registry entry `{}` (cargo and OCI packages, a streamable-http \
+        "- `server.json`: the MCP Registry entry `{}` (the OCI image's package, a streamable-http \
          remote). Publish with `mcp-publisher publish generated/packaging/server.json`.\n",
         Distribution::REGISTRY_NAME
     ));

@@ -86,15 +86,8 @@ pub fn server_json(products: &[ProductFacts]) -> Value {
         "version": version,
         "websiteUrl": format!("{}#install", Distribution::REPOSITORY),
         "packages": [
-            {
-                "registryType": "cargo",
-                "registryBaseUrl": "https://crates.io",
-                "identifier": Distribution::CRATE,
-                "version": version,
-                "transport": { "type": "stdio" },
-                "packageArguments": serve_arguments(products),
-                "environmentVariables": environment(products)
-            },
+            // The container image a release pushes; no release publishes the crates to
+            // crates.io, so no cargo package is declared.
             {
                 "registryType": "oci",
                 "identifier": format!("{}:{version}", Distribution::IMAGE),
