@@ -30,7 +30,7 @@ pub const PIECE_MAX: usize = 260;
 /// Writes `text` as a literal at the end of `out`, whose last line is where it goes: one literal
 /// if it is short, else `concat!(` with a piece a line, indented one step from that line.
 pub fn write(text: &str, out: &mut String) {
-    if literal_len(text) <= PIECE {
+    if fits(text, PIECE) {
         push_literal(text, out);
         return;
     }
@@ -66,7 +66,7 @@ pub fn pieces(text: &str) -> Vec<&str> {
         if end <= start {
             continue;
         }
-        if literal_len(&text[start..end]) > PIECE_MAX {
+        if !fits(&text[start..end], PIECE_MAX) {
             words(text, start..end, PIECE_MAX, &mut bounds);
         }
         bounds.push(end);
@@ -82,12 +82,28 @@ pub fn pieces(text: &str) -> Vec<&str> {
 pub fn literal_len(text: &str) -> usize {
     match raw_hashes(text) {
         Some(n) => text.chars().count() + 3 + 2 * n,
+        // As `escape` writes each character, without writing it.
         None => {
-            let mut s = String::new();
-            escape(text, &mut s);
-            s.chars().count() + 2
+            let mut len = 2;
+            let mut chars = text.chars().peekable();
+            while let Some(c) = chars.next() {
+                len += match c {
+                    ' '..='~' if c != '"' && c != '\\' => 1,
+                    '\0' if chars.peek().is_some_and(|n| ('0'..='7').contains(n)) => 4,
+                    '\0' => 2,
+                    _ => c.escape_debug().count(),
+                };
+            }
+            len
         }
     }
+}
+
+/// Whether `text`'s literal is at most `max` characters long; a text of more than four times as
+/// many bytes is not, without looking (a character is at most four bytes and a literal at least
+/// as long as its characters).
+fn fits(text: &str, max: usize) -> bool {
+    text.len() <= 4 * max && literal_len(text) <= max
 }
 
 /// Writes `text` as a raw literal when that is safe and helps, else as `proc_macro2` escapes it.
@@ -114,19 +130,24 @@ fn push_literal(text: &str, out: &mut String) {
 /// to escape (no quote nor backslash), or a character a reader would not see as itself (an
 /// escaped literal spells it out).
 fn raw_hashes(text: &str) -> Option<usize> {
-    if !text.contains(['"', '\\']) {
+    if !text.bytes().any(|b| b == b'"' || b == b'\\') {
         return None;
     }
+    // Printable ASCII is itself; any other character is if `escape_debug` leaves it alone.
     let plain = |c: char| {
-        matches!(c, '"' | '\\' | '\'') || {
-            let mut e = c.escape_debug();
-            e.next() == Some(c) && e.next().is_none()
-        }
+        (' '..='~').contains(&c)
+            || (!c.is_ascii() && {
+                let mut e = c.escape_debug();
+                e.next() == Some(c) && e.next().is_none()
+            })
     };
     if !text.chars().all(plain) {
         return None;
     }
-    let mut n = 1;
+    if !text.contains("\"#") {
+        return Some(1);
+    }
+    let mut n = 2;
     while text.contains(&format!("\"{}", "#".repeat(n))) {
         n += 1;
     }
@@ -237,7 +258,7 @@ fn string_end(b: &[u8], at: usize) -> Option<usize> {
 }
 
 fn json_cuts(text: &str, node: &Node, cuts: &mut Vec<usize>) {
-    if literal_len(&text[node.start..node.end]) <= PIECE {
+    if fits(&text[node.start..node.end], PIECE) {
         return;
     }
     match &node.kind {
@@ -246,7 +267,7 @@ fn json_cuts(text: &str, node: &Node, cuts: &mut Vec<usize>) {
                 // A piece shorter than `SMALL` so far (`"type":"object",`) takes the next member
                 // too: a line each for those would cost more bytes than they hold.
                 let piece_start = cuts.last().copied().unwrap_or(0);
-                if k > 0 && literal_len(&text[piece_start..*item_start]) >= SMALL {
+                if k > 0 && !fits(&text[piece_start..*item_start], SMALL - 1) {
                     cuts.push(*item_start);
                 }
                 json_cuts(text, value, cuts);
@@ -291,7 +312,7 @@ fn prose_cuts(text: &str, range: std::ops::Range<usize>, cuts: &mut Vec<usize>) 
         if line.start > 0 {
             cuts.push(start);
         }
-        if literal_len(&text[start..end]) <= PIECE {
+        if fits(&text[start..end], PIECE) {
             continue;
         }
         sentences(text, start..end, cuts);
@@ -310,11 +331,11 @@ fn sentences(text: &str, range: std::ops::Range<usize>, cuts: &mut Vec<usize>) {
     let mut piece_start = range.start;
     let mut last_end = range.start;
     for end in ends {
-        if literal_len(&text[piece_start..end]) > PIECE && last_end > piece_start {
+        if !fits(&text[piece_start..end], PIECE) && last_end > piece_start {
             cuts.push(last_end);
             piece_start = last_end;
         }
-        if literal_len(&text[piece_start..end]) > PIECE {
+        if !fits(&text[piece_start..end], PIECE) {
             let mut bounds = Vec::new();
             words(text, piece_start..end, PIECE, &mut bounds);
             cuts.extend(bounds.iter().copied());
@@ -330,13 +351,13 @@ fn sentences(text: &str, range: std::ops::Range<usize>, cuts: &mut Vec<usize>) {
 /// where a word alone is longer; pushes the cuts (not `range`'s ends).
 fn words(text: &str, range: std::ops::Range<usize>, max: usize, cuts: &mut Vec<usize>) {
     let mut start = range.start;
-    while literal_len(&text[start..range.end]) > max {
+    while !fits(&text[start..range.end], max) {
         // The longest run of whole words that fits, else the longest run of characters.
         let mut best = None;
         let mut fits_chars = start;
         for (i, c) in text[start..range.end].char_indices() {
             let end = start + i + c.len_utf8();
-            if literal_len(&text[start..end]) > max {
+            if !fits(&text[start..end], max) {
                 break;
             }
             fits_chars = end;
@@ -430,6 +451,7 @@ mod tests {
             ("a \"quote\" and a line\n", false),
             ("zero \"width\" \u{200b}", false),
             ("ação \"é\"", true),
+            ("nul \0 then \x007, tab\t, bell \u{7}, \u{1b}[0m", false),
         ] {
             let mut out = String::new();
             push_literal(text, &mut out);
