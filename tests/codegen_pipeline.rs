@@ -53,7 +53,7 @@ fn adding_a_resource_is_edit_yaml_and_build() {
     assert!(templates.contains("args: &[(\"uid\", \"uid\")]"));
     assert!(templates.contains("content: ContentKind::Text"));
     assert!(
-        templates.contains(r#"\"uriTemplate\":\"kobana://tiny/orders/{uid}/receipt\""#),
+        templates.contains(r#""uriTemplate":"kobana://tiny/orders/{uid}/receipt""#),
         "its resources/templates/list descriptor is pre-serialized"
     );
     assert!(

@@ -26,6 +26,7 @@ pub mod locate;
 pub mod lower;
 pub mod model;
 pub mod names;
+pub mod reword;
 pub mod runtime_texts;
 pub mod rust;
 pub mod sandbox_gaps;
@@ -204,21 +205,21 @@ fn localize(catalog_dir: &Path, l: &mut Loaded) -> Vec<Diagnostic> {
     let (table, mut problems) =
         texts::load_table(&dir, &format!("catalog/{}/{product}", texts::TEXTS_DIR));
     // A translation of a text the catalog no longer says is dead weight that looks alive: refused,
-    // naming the table entry.
-    for (text, t) in texts::unused(&l.value, &table) {
-        let shown: String = text.chars().take(60).collect();
-        problems.push(Diagnostic {
+    // naming the table entry (below, with the text that took its place when one is alike).
+    let unused = texts::unused(&l.value, &table);
+    // Entries moved to a reworded text and not yet checked: served, and warned about.
+    for t in table.entries.values().filter(|t| t.review) {
+        l.reviews.push(Diagnostic {
             file: t.file.clone(),
             line: t.line,
             column: 1,
             path: String::new(),
-            message: format!(
-                "translates `{shown}`, which no text of the catalog says (left from a removed or reworded text)"
-            ),
-            hint: Some("remove the entry, or translate the text as the catalog now writes it".into()),
+            message: "marked `review: true`: check its versions against the reworded text".into(),
+            hint: Some("then remove the `review` line".into()),
         });
     }
     let mut localized = Vec::new();
+    let mut rewords: Vec<String> = Vec::new();
     for locale in runtime_model::locale::Locale::ALL {
         // Only the first locale's gaps are reported, and only for a catalog that declares its
         // language.
@@ -233,7 +234,33 @@ fn localize(catalog_dir: &Path, l: &mut Loaded) -> Vec<Diagnostic> {
         };
         if reported {
             let lenient = texts::LENIENT_PRODUCTS.contains(&product.as_str());
-            for m in missing {
+            // A new text alike an unused entry's is one rewording: one problem naming both.
+            let pairs = reword::pair(&missing, &unused);
+            for r in &pairs {
+                let m = &missing[r.missing];
+                rewords.push(r.old.to_string());
+                problems.push(l.at_value(
+                    &m.path,
+                    format!(
+                        "did you reword `{}` to `{}`? The translation of the old text is at {}:{}",
+                        reword::shown(r.old),
+                        reword::shown(&m.text),
+                        r.entry.file,
+                        r.entry.line
+                    ),
+                    Some(format!(
+                        "run `{FIX_COMMAND} -- texts --rekey` to move it to the new text (marked `review: true` for its versions to be checked)"
+                    )),
+                ));
+            }
+            let paired: Vec<&str> = pairs
+                .iter()
+                .map(|r| missing[r.missing].text.as_str())
+                .collect();
+            for m in missing
+                .iter()
+                .filter(|m| !paired.contains(&m.text.as_str()))
+            {
                 let mut shown: String = m.text.chars().take(60).collect();
                 if shown.len() < m.text.len() {
                     shown.push('…');
@@ -272,11 +299,28 @@ fn localize(catalog_dir: &Path, l: &mut Loaded) -> Vec<Diagnostic> {
         }
     }
     l.localized = localized;
+    for (text, t) in unused
+        .iter()
+        .filter(|(text, _)| !rewords.iter().any(|r| r == text))
+    {
+        let shown: String = text.chars().take(60).collect();
+        problems.push(Diagnostic {
+            file: t.file.clone(),
+            line: t.line,
+            column: 1,
+            path: String::new(),
+            message: format!(
+                "translates `{shown}`, which no text of the catalog says (left from a removed or reworded text)"
+            ),
+            hint: Some("remove the entry, or translate the text as the catalog now writes it".into()),
+        });
+    }
     problems
 }
 
 /// A summary of the texts still without translations (products in
-/// [`texts::LENIENT_PRODUCTS`]): one line per product and its first few places.
+/// [`texts::LENIENT_PRODUCTS`]): one line per product and its first few places; then every
+/// translation marked for review ([`reword`]).
 pub fn translation_warnings(loaded: &[Loaded]) -> Vec<String> {
     let mut out = Vec::new();
     for l in loaded.iter().filter(|l| !l.warnings.is_empty()) {
@@ -288,6 +332,14 @@ pub fn translation_warnings(loaded: &[Loaded]) -> Vec<String> {
         for d in l.warnings.iter().take(3) {
             out.push(format!("  {d}"));
         }
+    }
+    for l in loaded.iter().filter(|l| !l.reviews.is_empty()) {
+        out.push(format!(
+            "warning: {} translations of {} were moved to a reworded text and await review:",
+            l.reviews.len(),
+            l.source.display
+        ));
+        out.extend(l.reviews.iter().map(|d| format!("  {d}")));
     }
     out
 }

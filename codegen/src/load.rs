@@ -45,6 +45,9 @@ pub struct Loaded {
     /// Texts without translations in a product still being translated
     /// ([`crate::texts::LENIENT_PRODUCTS`]): reported, and served in their source language.
     pub warnings: Vec<Diagnostic>,
+    /// Translation entries marked `review: true` (moved to a reworded text by
+    /// [`crate::reword::rekey`], not checked yet): served as they are, and warned about.
+    pub reviews: Vec<Diagnostic>,
     /// Built on first use: only a catalog with problems needs positions, and indexing is a
     /// second parse of the text.
     index: std::sync::OnceLock<PositionIndex>,
@@ -175,6 +178,7 @@ pub fn parse(source: SourceFile) -> Result<Loaded, Diagnostic> {
             value: raw,
             localized: Vec::new(),
             warnings: Vec::new(),
+            reviews: Vec::new(),
             index: std::sync::OnceLock::new(),
         }),
         Err(e) => {

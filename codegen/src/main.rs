@@ -5,6 +5,7 @@
 //! cargo run -p codegen -- --check              # fail if generated/ is stale (CI drift gate)
 //! cargo run -p codegen -- sandbox-gaps
 //! cargo run -p codegen -- listing-report [--name-budget N]
+//! cargo run -p codegen -- texts --rekey        # move the translations of reworded texts
 //! ```
 //! The OpenAPI tools, the fact files, the coverage gate, the packaging files and the catalog's
 //! editor schema are `codegen-tools`' (`cargo run -p codegen-tools -- --help`).
@@ -57,6 +58,13 @@ enum Command {
         /// else 48)
         #[arg(long, value_name = "N")]
         name_budget: Option<usize>,
+    },
+    /// The products' translation tables (catalog/texts/<product>/)
+    Texts {
+        /// Move each translation the generator paired with a reworded text ("did you reword …?")
+        /// to the new text, marked `review: true` where its versions may need rewording
+        #[arg(long, required = true)]
+        rekey: bool,
     },
 }
 
@@ -158,6 +166,25 @@ fn run(cli: Cli) -> Result<(), String> {
             }
             Ok(())
         }
+        Some(Command::Texts { rekey: _ }) => {
+            let moved = codegen::reword::rekey(&layout.catalog_dir)?;
+            for m in &moved {
+                let review = if m.review {
+                    ", marked `review: true`: check its versions, then remove the marker"
+                } else {
+                    ""
+                };
+                println!(
+                    "{}:{}: moved the translation of `{}` to `{}`{review}",
+                    m.file,
+                    m.line,
+                    codegen::reword::shown(&m.old),
+                    codegen::reword::shown(&m.new)
+                );
+            }
+            println!("texts --rekey: {} translation(s) moved", moved.len());
+            Ok(())
+        }
         Some(Command::SandboxGaps) => {
             let loaded = codegen::load_all(&layout.catalog_dir).map_err(|e| e.to_string())?;
             let gaps = codegen::sandbox_gaps::report(&loaded);
@@ -214,6 +241,11 @@ mod tests {
             parse(&["sandbox-gaps"]).unwrap().command,
             Some(Command::SandboxGaps)
         ));
+        assert!(matches!(
+            parse(&["texts", "--rekey"]).unwrap().command,
+            Some(Command::Texts { rekey: true })
+        ));
+        assert!(parse(&["texts"]).is_err(), "texts does one thing: --rekey");
         match parse(&["--root", "/r", "listing-report", "--name-budget", "40"]).unwrap() {
             Cli {
                 root: Some(root),

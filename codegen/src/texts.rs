@@ -4,7 +4,9 @@
 //! translation table (`catalog/texts/<product>/*.yaml`, every file of the folder merged), or an
 //! inline map `{en: …, pt-BR: …, es: …}`. A translation table is a YAML mapping keyed by the exact
 //! source text as the catalog writes it; each value is a mapping with exactly `en`, `pt-BR` and
-//! `es`. Which keys hold texts ([`visit_texts`]): under `tools`, `records`, `templates`,
+//! `es`, and `review: true` on an entry [`rekey`] moved to a reworded text: its versions are
+//! served as they are, and every generation warns about it ([`review_warnings`]) until an editor
+//! has checked them against the new text and removed the marker. Which keys hold texts ([`visit_texts`]): under `tools`, `records`, `templates`,
 //! `resources` and `toolsets`, every `title`, `description`, `destructive_clause`, `limitation`
 //! and `task_note` at any depth (input-schema property descriptions included); the product's `title` and `instructions`; each
 //! prompt's `title`, `description`, `template` and argument descriptions. Identifiers (names,
@@ -49,6 +51,8 @@ pub struct Translation {
     /// Where it is written (`catalog/texts/billing/texts.yaml`, line).
     pub file: String,
     pub line: usize,
+    /// Marked `review: true`: moved to a reworded text, its versions not yet checked against it.
+    pub review: bool,
 }
 
 impl Translation {
@@ -146,6 +150,13 @@ pub fn load_table(dir: &Path, display_dir: &str) -> (Table, Vec<Diagnostic>) {
                 continue;
             };
             let pos = index.key(&key);
+            let (v, review) = match take_review(v) {
+                Ok(taken) => taken,
+                Err(why) => {
+                    problems.push(problem(pos.line, pos.column, &key, why));
+                    continue;
+                }
+            };
             match entry(&v) {
                 Ok((en, pt_br, es)) => {
                     if let Some(first) = table.entries.get(&key) {
@@ -171,6 +182,7 @@ pub fn load_table(dir: &Path, display_dir: &str) -> (Table, Vec<Diagnostic>) {
                             es,
                             file: display.clone(),
                             line: pos.line,
+                            review,
                         },
                     );
                 }
@@ -182,6 +194,18 @@ pub fn load_table(dir: &Path, display_dir: &str) -> (Table, Vec<Diagnostic>) {
         }
     }
     (table, problems)
+}
+
+/// An entry without its `review` marker, and whether it had one (`review: true`).
+fn take_review(v: Value) -> Result<(Value, bool), String> {
+    let Value::Mapping(mut m) = v else {
+        return Ok((v, false));
+    };
+    match m.remove("review") {
+        None => Ok((Value::Mapping(m), false)),
+        Some(Value::Bool(b)) => Ok((Value::Mapping(m), b)),
+        Some(_) => Err("`review` is `true` (or absent), nothing else".into()),
+    }
 }
 
 /// The three versions of one table entry, or what is wrong with it.
@@ -466,6 +490,7 @@ mod tests {
                             es: es.to_string(),
                             file: "t.yaml".into(),
                             line: 1,
+                            review: false,
                         },
                     )
                 })

@@ -43,10 +43,11 @@ fn a_sidecar_schema_becomes_the_tools_output_schema() {
     // and it reaches the generated tables and the tool descriptor
     let files = codegen::generate(&dir.path().join("catalog")).unwrap();
     let module = files.iter().find(|f| f.path == "src/tiny.rs").unwrap();
+    // (as a raw literal: its quotes as they are)
     assert!(
         module
             .contents
-            .contains(r#"\"data\":{\"type\":\"array\",\"items\":{\"type\":\"object\"}}"#),
+            .contains(r#""data":{"type":"array","items":{"type":"object"}}"#),
         "the derived schema is in the generated module"
     );
 }

@@ -163,7 +163,8 @@ fn descriptors_are_serialized_at_generation_time() {
     // The Rust table embeds exactly these JSON strings.
     let files = generate(repo.path());
     let src = file(&files, "src/tiny.rs");
-    let literal = format!("{:?}", serde_json::to_string(&t).unwrap());
+    // (as a raw literal: JSON reads as JSON)
+    let literal = format!("r#\"{}\"#", serde_json::to_string(&t).unwrap());
     assert!(src.contains(&literal), "template descriptor not embedded");
 }
 

@@ -186,3 +186,106 @@ fn a_translation_of_a_text_the_catalog_no_longer_says_is_refused() {
         "{err}"
     );
 }
+
+#[test]
+fn a_reworded_text_is_one_problem_naming_both_places_and_one_command_moves_its_translation() {
+    let catalog = localized_tiny();
+    let dir = repo(&catalog);
+    std::fs::create_dir_all(dir.path().join("generated")).unwrap();
+    let mut table = String::new();
+    for text in texts_of(&catalog) {
+        let key = serde_json::to_string(&text).unwrap();
+        let v = |l: &str| serde_json::to_string(&format!("[{l}] {text}")).unwrap();
+        table.push_str(&format!(
+            "{key}: {{en: {}, pt-BR: {}, es: {}}}\n",
+            v("en"),
+            v("pt"),
+            v("es")
+        ));
+    }
+    let table_path = dir.path().join("catalog/texts/tiny/all.yaml");
+    std::fs::write(&table_path, &table).unwrap();
+    let entry_line = table
+        .lines()
+        .position(|l| l.starts_with("\"List orders\":"))
+        .unwrap()
+        + 1;
+    // The editor rewords one title.
+    let reworded = catalog.replacen("title: List orders\n", "title: List the orders\n", 1);
+    assert_ne!(reworded, catalog);
+    std::fs::write(dir.path().join("catalog/tiny.yaml"), &reworded).unwrap();
+    let title_line = reworded
+        .lines()
+        .position(|l| l.ends_with("title: List the orders"))
+        .unwrap()
+        + 1;
+    let err = codegen::load_all(&dir.path().join("catalog"))
+        .map(|_| ())
+        .expect_err("refused")
+        .to_string();
+    let lines: Vec<&str> = err.lines().filter(|l| l.contains("error")).collect();
+    assert_eq!(lines.len(), 1, "one problem, not two:\n{err}");
+    assert!(
+        lines[0].starts_with(&format!("catalog/tiny.yaml:{title_line}:"))
+            && lines[0].contains(&format!(
+                "did you reword `List orders` to `List the orders`? The translation of the old text is at catalog/texts/tiny/all.yaml:{entry_line}"
+            )),
+        "{err}"
+    );
+    assert!(err.contains("texts --rekey"), "{err}");
+
+    // One command moves the entry, marked for review.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_codegen"))
+        .arg("--root")
+        .arg(dir.path())
+        .args(["texts", "--rekey"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains(&format!(
+            "catalog/texts/tiny/all.yaml:{entry_line}: moved the translation of `List orders` to `List the orders`, marked `review: true`"
+        )),
+        "{stdout}"
+    );
+    let moved: serde_yaml::Value =
+        serde_yaml::from_str(&std::fs::read_to_string(&table_path).unwrap()).unwrap();
+    assert!(moved.get("List orders").is_none());
+    assert_eq!(
+        moved["List the orders"]["pt-BR"].as_str(),
+        Some("[pt] List orders")
+    );
+    assert_eq!(moved["List the orders"]["review"].as_bool(), Some(true));
+    // The catalog generates again, with the old versions served and the entry warned about.
+    let loaded = codegen::load_all(&dir.path().join("catalog")).unwrap_or_else(|e| panic!("{e}"));
+    let warnings = codegen::translation_warnings(&loaded).join("\n");
+    assert!(
+        warnings.contains("await review") && warnings.contains("catalog/texts/tiny/all.yaml:"),
+        "{warnings}"
+    );
+    let files = codegen::generate_from(&loaded).unwrap_or_else(|e| panic!("{e}"));
+    let rust = &files
+        .iter()
+        .find(|f| f.path == "src/tiny.rs")
+        .unwrap()
+        .contents;
+    assert!(rust.contains("[pt] List orders") && rust.contains("List the orders"));
+    // An unrelated new text is still its own problem.
+    let other = reworded.replacen("title: List the orders\n", "title: Webhook deliveries\n", 1);
+    std::fs::write(dir.path().join("catalog/tiny.yaml"), &other).unwrap();
+    let err = codegen::load_all(&dir.path().join("catalog"))
+        .map(|_| ())
+        .expect_err("refused")
+        .to_string();
+    assert!(!err.contains("did you reword"), "{err}");
+    assert!(
+        err.contains("has no pt-BR, es and en versions")
+            && err.contains("translates `List the orders`"),
+        "{err}"
+    );
+}

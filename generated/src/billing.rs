@@ -1,7 +1,7 @@
 // generated from catalog/billing.yaml; do not edit by hand — run `cargo build` (or `cargo run -p codegen`)
 #![cfg_attr(rustfmt, rustfmt::skip)]
 //! The `billing` product (Kobana Billing), compiled from `catalog/billing.yaml`.
-#![allow(clippy::all)]
+#![allow(clippy::all, non_upper_case_globals)]
 use runtime_model::catalog::*;
 pub static PRODUCT: Product = Product {
     name: "billing",
@@ -11,7 +11,22 @@ pub static PRODUCT: Product = Product {
     tool_prefix: "billing_",
     naming: "billing_<resource>_<action>, e.g. billing_invoices_get, billing_invoices_send_reminder, billing_nfes_get_xml",
     api_base_url: "https://api.kobana.com.br",
-    instructions: "Kobana Billing: the customers of this organization, their subscriptions, the invoices (faturas)\ncharged to them, the NF-e (nota fiscal eletrônica) issued for those invoices, and the payments and\nrefunds received.\n- Ids are strings (`id`); a filter named `<record>_id` narrows a list to one customer, invoice or\n  payment. Lists are paginated (`page`, `per_page`; a page shorter than `per_page` is the last)\n  and newest first unless `sort` says otherwise (`-field` sorts descending).\n- An overdue invoice has status `overdue`; an invoice still waiting for its NF-e has\n  `nfe_status: not_issued`; a rejected NF-e has status `rejected` and a `rejection_reason`.\n- Tools that delete, cancel, void (anular) or refund (estornar) are destructive: before calling one,\n  show the user what will change and get an explicit yes. Sending a reminder e-mails the customer:\n  only send to invoices the user chose.\n- Amounts are in BRL (reais, two decimals); dates are YYYY-MM-DD and timestamps ISO 8601.\n- The resources kobana://billing/… (records, invoice PDF, DANFE, NF-e XML, schemas) are read by the\n  same tools, under the same permissions.\n",
+    instructions: concat!(
+        "Kobana Billing: the customers of this organization, their subscriptions, the invoices (faturas)\n",
+        "charged to them, the NF-e (nota fiscal eletrônica) issued for those invoices, and the payments and\n",
+        "refunds received.\n",
+        "- Ids are strings (`id`); a filter named `<record>_id` narrows a list to one customer, invoice or\n",
+        "  payment. Lists are paginated (`page`, `per_page`; a page shorter than `per_page` is the last)\n",
+        "  and newest first unless `sort` says otherwise (`-field` sorts descending).\n",
+        "- An overdue invoice has status `overdue`; an invoice still waiting for its NF-e has\n",
+        "  `nfe_status: not_issued`; a rejected NF-e has status `rejected` and a `rejection_reason`.\n",
+        "- Tools that delete, cancel, void (anular) or refund (estornar) are destructive: before calling one,\n",
+        "  show the user what will change and get an explicit yes. Sending a reminder e-mails the customer:\n",
+        "  only send to invoices the user chose.\n",
+        "- Amounts are in BRL (reais, two decimals); dates are YYYY-MM-DD and timestamps ISO 8601.\n",
+        "- The resources kobana://billing/… (records, invoice PDF, DANFE, NF-e XML, schemas) are read by the\n",
+        "  same tools, under the same permissions.\n",
+    ),
     policy: Policy {
         unconfirmable_destructive: UnconfirmableDestructive::Run,
         decline_code: "USER_DECLINED",
@@ -26,7 +41,6 @@ pub static PRODUCT: Product = Product {
         workspaced: false,
     },
     tools: TOOLS,
-    tools_json: TOOLS_JSON,
     tool_aliases: &[],
     resources: RESOURCES,
     templates: TEMPLATES,
@@ -44,8 +58,8 @@ static TOOLS: &[Tool] = &[
         name: "billing_customers_create",
         title: "Create a customer",
         description: "Registers a new customer who can then be billed. The CPF/CNPJ and e-mail are used on invoices, NF-e and reminders.",
-        descriptor_json: json_slice(TOOLS_JSON, 0usize, 683usize),
-        input_schema_json: "{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\",\"minLength\":1,\"description\":\"Full name or legal name.\"},\"document\":{\"type\":\"string\",\"pattern\":\"^([0-9]{11}|[0-9]{14})$\",\"description\":\"CPF (11 digits) or CNPJ (14 digits).\"},\"email\":{\"type\":\"string\",\"format\":\"email\",\"description\":\"E-mail that receives invoices and reminders.\"},\"phone\":{\"type\":\"string\",\"description\":\"Phone number.\"}},\"required\":[\"name\",\"document\",\"email\"],\"additionalProperties\":false}",
+        descriptor_json: tool_billing_customers_create,
+        input_schema_json: tool_billing_customers_create_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: false,
@@ -73,8 +87,8 @@ static TOOLS: &[Tool] = &[
         name: "billing_customers_delete",
         title: "Delete a customer",
         description: "Permanently deletes a customer. Prefer billing_customers_update with status inactive to keep the history; deleting cannot be undone.",
-        descriptor_json: json_slice(TOOLS_JSON, 684usize, 1096usize),
-        input_schema_json: "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Customer id.\"}},\"required\":[\"id\"],\"additionalProperties\":false}",
+        descriptor_json: tool_billing_customers_delete,
+        input_schema_json: tool_billing_customers_delete_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: false,
@@ -105,8 +119,8 @@ static TOOLS: &[Tool] = &[
         name: "billing_customers_get",
         title: "Get a customer",
         description: "One customer by id (name, CPF/CNPJ, e-mail, phone, status). Also the resource kobana://billing/customers/{id}.",
-        descriptor_json: json_slice(TOOLS_JSON, 1097usize, 1456usize),
-        input_schema_json: "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Customer id.\"}},\"required\":[\"id\"],\"additionalProperties\":false}",
+        descriptor_json: tool_billing_customers_get,
+        input_schema_json: tool_billing_customers_get_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: true,
@@ -135,8 +149,8 @@ static TOOLS: &[Tool] = &[
         name: "billing_customers_list",
         title: "List customers",
         description: "Customers of the organization, newest first. Filter by status, document (CPF/CNPJ) or e-mail; paginate with page/per_page.",
-        descriptor_json: json_slice(TOOLS_JSON, 1457usize, 2265usize),
-        input_schema_json: "{\"type\":\"object\",\"properties\":{\"status\":{\"type\":\"string\",\"enum\":[\"active\",\"inactive\"],\"description\":\"Only customers in this status.\"},\"document\":{\"type\":\"string\",\"description\":\"Exact CPF or CNPJ, digits only.\"},\"email\":{\"type\":\"string\",\"description\":\"Exact e-mail.\"},\"sort\":{\"type\":\"string\",\"enum\":[\"name\",\"-name\",\"created_at\",\"-created_at\"],\"description\":\"Sort field; prefix - for descending. Default: -created_at.\"},\"page\":{\"type\":\"integer\",\"minimum\":1,\"default\":1,\"description\":\"Page number (1-based).\"},\"per_page\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":25,\"description\":\"Records per page (1-100).\"}},\"additionalProperties\":false}",
+        descriptor_json: tool_billing_customers_list,
+        input_schema_json: tool_billing_customers_list_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: true,
@@ -164,8 +178,8 @@ static TOOLS: &[Tool] = &[
         name: "billing_customers_update",
         title: "Update a customer",
         description: "Changes a customer's name, CPF/CNPJ, e-mail, phone or status (active/inactive). Only the fields given change.",
-        descriptor_json: json_slice(TOOLS_JSON, 2266usize, 2921usize),
-        input_schema_json: "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Customer id.\"},\"name\":{\"type\":\"string\",\"minLength\":1},\"document\":{\"type\":\"string\",\"pattern\":\"^([0-9]{11}|[0-9]{14})$\",\"description\":\"CPF (11 digits) or CNPJ (14 digits).\"},\"email\":{\"type\":\"string\",\"format\":\"email\"},\"phone\":{\"type\":\"string\"},\"status\":{\"type\":\"string\",\"enum\":[\"active\",\"inactive\"]}},\"required\":[\"id\"],\"additionalProperties\":false}",
+        descriptor_json: tool_billing_customers_update,
+        input_schema_json: tool_billing_customers_update_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: false,
@@ -194,8 +208,8 @@ static TOOLS: &[Tool] = &[
         name: "billing_invoices_cancel",
         title: "Cancel an invoice",
         description: "Cancels an open or overdue invoice - the customer no longer owes it and its boleto/Pix stops being payable. Cannot be undone.",
-        descriptor_json: json_slice(TOOLS_JSON, 2922usize, 3410usize),
-        input_schema_json: "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Invoice id.\"},\"reason\":{\"type\":\"string\",\"description\":\"Why it is canceled (kept in the history).\"}},\"required\":[\"id\"],\"additionalProperties\":false}",
+        descriptor_json: tool_billing_invoices_cancel,
+        input_schema_json: tool_billing_invoices_cancel_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: false,
@@ -235,8 +249,8 @@ static TOOLS: &[Tool] = &[
         name: "billing_invoices_create",
         title: "Create an invoice",
         description: "Creates a one-off invoice for a customer, as a draft (finalize it to send) or already open (sent to the customer).",
-        descriptor_json: json_slice(TOOLS_JSON, 3411usize, 4274usize),
-        input_schema_json: "{\"type\":\"object\",\"properties\":{\"customer_id\":{\"type\":\"string\",\"description\":\"The customer charged.\"},\"amount\":{\"type\":\"number\",\"exclusiveMinimum\":0,\"description\":\"Amount in BRL.\"},\"due_date\":{\"type\":\"string\",\"format\":\"date\",\"description\":\"Due date (YYYY-MM-DD).\"},\"description\":{\"type\":\"string\",\"description\":\"What is being charged.\"},\"payment_method\":{\"type\":\"string\",\"enum\":[\"boleto\",\"pix\",\"credit_card\"]},\"status\":{\"type\":\"string\",\"enum\":[\"draft\",\"open\"],\"default\":\"draft\",\"description\":\"draft (default) or open (sent to the customer now).\"}},\"required\":[\"customer_id\",\"amount\",\"due_date\"],\"additionalProperties\":false}",
+        descriptor_json: tool_billing_invoices_create,
+        input_schema_json: tool_billing_invoices_create_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: false,
@@ -264,8 +278,8 @@ static TOOLS: &[Tool] = &[
         name: "billing_invoices_delete",
         title: "Delete a draft invoice",
         description: "Permanently deletes a draft invoice (never sent). Open invoices are canceled with billing_invoices_cancel instead.",
-        descriptor_json: json_slice(TOOLS_JSON, 4275usize, 4672usize),
-        input_schema_json: "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Invoice id.\"}},\"required\":[\"id\"],\"additionalProperties\":false}",
+        descriptor_json: tool_billing_invoices_delete,
+        input_schema_json: tool_billing_invoices_delete_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: false,
@@ -296,8 +310,8 @@ static TOOLS: &[Tool] = &[
         name: "billing_invoices_finalize",
         title: "Finalize a draft invoice",
         description: "Turns a draft invoice into an open one and makes it payable by the customer.",
-        descriptor_json: json_slice(TOOLS_JSON, 4673usize, 5037usize),
-        input_schema_json: "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Invoice id.\"}},\"required\":[\"id\"],\"additionalProperties\":false}",
+        descriptor_json: tool_billing_invoices_finalize,
+        input_schema_json: tool_billing_invoices_finalize_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: false,
@@ -335,8 +349,8 @@ static TOOLS: &[Tool] = &[
         name: "billing_invoices_get",
         title: "Get an invoice",
         description: "One invoice by id (customer, amount, due date, status, NF-e status, reminder status). Also the resource kobana://billing/invoices/{id}.",
-        descriptor_json: json_slice(TOOLS_JSON, 5038usize, 5420usize),
-        input_schema_json: "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Invoice id.\"}},\"required\":[\"id\"],\"additionalProperties\":false}",
+        descriptor_json: tool_billing_invoices_get,
+        input_schema_json: tool_billing_invoices_get_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: true,
@@ -365,8 +379,8 @@ static TOOLS: &[Tool] = &[
         name: "billing_invoices_get_pdf",
         title: "Get the invoice PDF",
         description: "The invoice PDF (boleto/Pix payment slip, application/pdf). To attach the document to the conversation, the client reads the resource kobana://billing/invoices/{id}/pdf.",
-        descriptor_json: json_slice(TOOLS_JSON, 5421usize, 5846usize),
-        input_schema_json: "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Invoice id.\"}},\"required\":[\"id\"],\"additionalProperties\":false}",
+        descriptor_json: tool_billing_invoices_get_pdf,
+        input_schema_json: tool_billing_invoices_get_pdf_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: true,
@@ -394,9 +408,13 @@ static TOOLS: &[Tool] = &[
     Tool {
         name: "billing_invoices_list",
         title: "List invoices",
-        description: "Invoices (faturas), newest first. Filter by customer, subscription, status (overdue = open and past due), NF-e status (not_issued = still without NF-e), payment method, reminder status, or a due-date range; paginate with page/per_page.",
-        descriptor_json: json_slice(TOOLS_JSON, 5847usize, 7397usize),
-        input_schema_json: "{\"type\":\"object\",\"properties\":{\"customer_id\":{\"type\":\"string\",\"description\":\"Only this customer's invoices.\"},\"subscription_id\":{\"type\":\"string\",\"description\":\"Only invoices of this subscription.\"},\"status\":{\"type\":\"string\",\"enum\":[\"draft\",\"open\",\"overdue\",\"paid\",\"canceled\"],\"description\":\"overdue: open and past its due date.\"},\"nfe_status\":{\"type\":\"string\",\"enum\":[\"not_issued\",\"processing\",\"authorized\",\"rejected\",\"canceled\"],\"description\":\"not_issued: the invoice has no NF-e yet.\"},\"payment_method\":{\"type\":\"string\",\"enum\":[\"boleto\",\"pix\",\"credit_card\"]},\"reminder_status\":{\"type\":\"string\",\"enum\":[\"none\",\"sent\"]},\"due_date_from\":{\"type\":\"string\",\"format\":\"date\",\"description\":\"Due on or after this date (YYYY-MM-DD).\"},\"due_date_to\":{\"type\":\"string\",\"format\":\"date\",\"description\":\"Due on or before this date (YYYY-MM-DD).\"},\"sort\":{\"type\":\"string\",\"enum\":[\"number\",\"-number\",\"amount\",\"-amount\",\"due_date\",\"-due_date\",\"paid_at\",\"-paid_at\",\"created_at\",\"-created_at\"],\"description\":\"Sort field; prefix - for descending. Default: -created_at.\"},\"page\":{\"type\":\"integer\",\"minimum\":1,\"default\":1,\"description\":\"Page number (1-based).\"},\"per_page\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":25,\"description\":\"Records per page (1-100).\"}},\"additionalProperties\":false}",
+        description: concat!(
+            "Invoices (faturas), newest first. ",
+            "Filter by customer, subscription, status (overdue = open and past due), NF-e status (not_issued = still without NF-e), payment method, reminder status, or a due-date range; paginate with ",
+            "page/per_page.",
+        ),
+        descriptor_json: tool_billing_invoices_list,
+        input_schema_json: tool_billing_invoices_list_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: true,
@@ -436,8 +454,8 @@ static TOOLS: &[Tool] = &[
         name: "billing_invoices_send_reminder",
         title: "Send a payment reminder",
         description: "E-mails the customer a reminder to pay an open or overdue invoice, with the payment link. Send only to invoices the user chose.",
-        descriptor_json: json_slice(TOOLS_JSON, 7398usize, 7891usize),
-        input_schema_json: "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Invoice id.\"},\"message\":{\"type\":\"string\",\"maxLength\":1000,\"description\":\"Optional note added to the standard reminder e-mail.\"}},\"required\":[\"id\"],\"additionalProperties\":false}",
+        descriptor_json: tool_billing_invoices_send_reminder,
+        input_schema_json: tool_billing_invoices_send_reminder_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: false,
@@ -475,8 +493,8 @@ static TOOLS: &[Tool] = &[
         name: "billing_invoices_update",
         title: "Update an invoice",
         description: "Changes the amount, due date, description or payment method of a draft or open invoice.",
-        descriptor_json: json_slice(TOOLS_JSON, 7892usize, 8456usize),
-        input_schema_json: "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Invoice id.\"},\"amount\":{\"type\":\"number\",\"exclusiveMinimum\":0},\"due_date\":{\"type\":\"string\",\"format\":\"date\"},\"description\":{\"type\":\"string\"},\"payment_method\":{\"type\":\"string\",\"enum\":[\"boleto\",\"pix\",\"credit_card\"]}},\"required\":[\"id\"],\"additionalProperties\":false}",
+        descriptor_json: tool_billing_invoices_update,
+        input_schema_json: tool_billing_invoices_update_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: false,
@@ -505,8 +523,8 @@ static TOOLS: &[Tool] = &[
         name: "billing_nfes_cancel",
         title: "Cancel an NF-e",
         description: "Cancels an authorized NF-e at SEFAZ (allowed only within the legal deadline, with a justification of at least 15 characters). Cannot be undone.",
-        descriptor_json: json_slice(TOOLS_JSON, 8457usize, 8983usize),
-        input_schema_json: "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"NF-e id.\"},\"reason\":{\"type\":\"string\",\"minLength\":15,\"maxLength\":255,\"description\":\"Justification sent to SEFAZ (15-255 characters).\"}},\"required\":[\"id\",\"reason\"],\"additionalProperties\":false}",
+        descriptor_json: tool_billing_nfes_cancel,
+        input_schema_json: tool_billing_nfes_cancel_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: false,
@@ -546,8 +564,8 @@ static TOOLS: &[Tool] = &[
         name: "billing_nfes_create",
         title: "Issue an NF-e for an invoice",
         description: "Issues (emite) the NF-e of an invoice: sends it to SEFAZ, and it becomes authorized or rejected. Use it for invoices with nfe_status not_issued, or again after fixing the cause of a rejection.",
-        descriptor_json: json_slice(TOOLS_JSON, 8984usize, 9475usize),
-        input_schema_json: "{\"type\":\"object\",\"properties\":{\"invoice_id\":{\"type\":\"string\",\"description\":\"The invoice the NF-e documents.\"}},\"required\":[\"invoice_id\"],\"additionalProperties\":false}",
+        descriptor_json: tool_billing_nfes_create,
+        input_schema_json: tool_billing_nfes_create_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: false,
@@ -575,8 +593,8 @@ static TOOLS: &[Tool] = &[
         name: "billing_nfes_get",
         title: "Get an NF-e",
         description: "One NF-e by id (number, invoice, status, access key, rejection reason). Also the resource kobana://billing/nfes/{id}.",
-        descriptor_json: json_slice(TOOLS_JSON, 9476usize, 9830usize),
-        input_schema_json: "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"NF-e id.\"}},\"required\":[\"id\"],\"additionalProperties\":false}",
+        descriptor_json: tool_billing_nfes_get,
+        input_schema_json: tool_billing_nfes_get_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: true,
@@ -605,8 +623,8 @@ static TOOLS: &[Tool] = &[
         name: "billing_nfes_get_danfe",
         title: "Get the DANFE (NF-e PDF)",
         description: "The DANFE, the printable PDF of an authorized NF-e (application/pdf). To attach the document to the conversation, the client reads the resource kobana://billing/nfes/{id}/pdf.",
-        descriptor_json: json_slice(TOOLS_JSON, 9831usize, 10262usize),
-        input_schema_json: "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"NF-e id.\"}},\"required\":[\"id\"],\"additionalProperties\":false}",
+        descriptor_json: tool_billing_nfes_get_danfe,
+        input_schema_json: tool_billing_nfes_get_danfe_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: true,
@@ -635,8 +653,8 @@ static TOOLS: &[Tool] = &[
         name: "billing_nfes_get_xml",
         title: "Get the authorized NF-e XML",
         description: "The authorized XML of an NF-e (the legally valid document, as text). Also the resource kobana://billing/nfes/{id}/xml.",
-        descriptor_json: json_slice(TOOLS_JSON, 10263usize, 10638usize),
-        input_schema_json: "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"NF-e id.\"}},\"required\":[\"id\"],\"additionalProperties\":false}",
+        descriptor_json: tool_billing_nfes_get_xml,
+        input_schema_json: tool_billing_nfes_get_xml_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: true,
@@ -665,8 +683,8 @@ static TOOLS: &[Tool] = &[
         name: "billing_nfes_list",
         title: "List NF-e",
         description: "NF-e issued for invoices, newest first. Filter by status (rejected = refused by SEFAZ), invoice or customer; paginate with page/per_page.",
-        descriptor_json: json_slice(TOOLS_JSON, 10639usize, 11509usize),
-        input_schema_json: "{\"type\":\"object\",\"properties\":{\"status\":{\"type\":\"string\",\"enum\":[\"processing\",\"authorized\",\"rejected\",\"canceled\"]},\"invoice_id\":{\"type\":\"string\",\"description\":\"Only the NF-e of this invoice.\"},\"customer_id\":{\"type\":\"string\",\"description\":\"Only NF-e issued to this customer.\"},\"sort\":{\"type\":\"string\",\"enum\":[\"number\",\"-number\",\"amount\",\"-amount\",\"issued_at\",\"-issued_at\",\"created_at\",\"-created_at\"],\"description\":\"Sort field; prefix - for descending. Default: -created_at.\"},\"page\":{\"type\":\"integer\",\"minimum\":1,\"default\":1,\"description\":\"Page number (1-based).\"},\"per_page\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":25,\"description\":\"Records per page (1-100).\"}},\"additionalProperties\":false}",
+        descriptor_json: tool_billing_nfes_list,
+        input_schema_json: tool_billing_nfes_list_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: true,
@@ -699,8 +717,8 @@ static TOOLS: &[Tool] = &[
         name: "billing_organization_get",
         title: "Get the organization",
         description: "The organization this token belongs to (name, CNPJ, contact, plan). Also the resource kobana://billing/organization.",
-        descriptor_json: json_slice(TOOLS_JSON, 11510usize, 11815usize),
-        input_schema_json: "{\"type\":\"object\",\"properties\":{},\"additionalProperties\":false}",
+        descriptor_json: tool_billing_organization_get,
+        input_schema_json: tool_billing_organization_get_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: true,
@@ -728,8 +746,8 @@ static TOOLS: &[Tool] = &[
         name: "billing_payments_create",
         title: "Record a payment",
         description: "Records a payment received outside Kobana (cash, transfer) against an invoice.",
-        descriptor_json: json_slice(TOOLS_JSON, 11816usize, 12453usize),
-        input_schema_json: "{\"type\":\"object\",\"properties\":{\"invoice_id\":{\"type\":\"string\",\"description\":\"The invoice paid.\"},\"amount\":{\"type\":\"number\",\"exclusiveMinimum\":0,\"description\":\"Amount received, in BRL.\"},\"method\":{\"type\":\"string\",\"enum\":[\"boleto\",\"pix\",\"credit_card\"]},\"paid_at\":{\"type\":\"string\",\"format\":\"date\",\"description\":\"Day it was received (YYYY-MM-DD); default today.\"}},\"required\":[\"invoice_id\",\"amount\",\"method\"],\"additionalProperties\":false}",
+        descriptor_json: tool_billing_payments_create,
+        input_schema_json: tool_billing_payments_create_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: false,
@@ -757,8 +775,8 @@ static TOOLS: &[Tool] = &[
         name: "billing_payments_get",
         title: "Get a payment",
         description: "One payment by id (invoice, amount, method, status, when it was received).",
-        descriptor_json: json_slice(TOOLS_JSON, 12454usize, 12774usize),
-        input_schema_json: "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Payment id.\"}},\"required\":[\"id\"],\"additionalProperties\":false}",
+        descriptor_json: tool_billing_payments_get,
+        input_schema_json: tool_billing_payments_get_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: true,
@@ -787,8 +805,8 @@ static TOOLS: &[Tool] = &[
         name: "billing_payments_list",
         title: "List payments",
         description: "Payments received, newest first. Filter by invoice, customer, method, status or a paid-at range; paginate with page/per_page.",
-        descriptor_json: json_slice(TOOLS_JSON, 12775usize, 13798usize),
-        input_schema_json: "{\"type\":\"object\",\"properties\":{\"invoice_id\":{\"type\":\"string\"},\"customer_id\":{\"type\":\"string\"},\"method\":{\"type\":\"string\",\"enum\":[\"boleto\",\"pix\",\"credit_card\"]},\"status\":{\"type\":\"string\",\"enum\":[\"confirmed\",\"pending\",\"voided\",\"refunded\"]},\"paid_at_from\":{\"type\":\"string\",\"format\":\"date\",\"description\":\"Received on or after this date (YYYY-MM-DD).\"},\"paid_at_to\":{\"type\":\"string\",\"format\":\"date\",\"description\":\"Received on or before this date (YYYY-MM-DD).\"},\"sort\":{\"type\":\"string\",\"enum\":[\"amount\",\"-amount\",\"paid_at\",\"-paid_at\",\"created_at\",\"-created_at\"],\"description\":\"Sort field; prefix - for descending. Default: -created_at.\"},\"page\":{\"type\":\"integer\",\"minimum\":1,\"default\":1,\"description\":\"Page number (1-based).\"},\"per_page\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":25,\"description\":\"Records per page (1-100).\"}},\"additionalProperties\":false}",
+        descriptor_json: tool_billing_payments_list,
+        input_schema_json: tool_billing_payments_list_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: true,
@@ -826,8 +844,8 @@ static TOOLS: &[Tool] = &[
         name: "billing_payments_refund",
         title: "Refund a payment",
         description: "Refunds (estorna) a confirmed payment - the money goes back to the payer and a refund record is created. Cannot be undone.",
-        descriptor_json: json_slice(TOOLS_JSON, 13799usize, 14238usize),
-        input_schema_json: "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Payment id.\"},\"reason\":{\"type\":\"string\",\"description\":\"Why it is refunded.\"}},\"required\":[\"id\"],\"additionalProperties\":false}",
+        descriptor_json: tool_billing_payments_refund,
+        input_schema_json: tool_billing_payments_refund_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: false,
@@ -867,8 +885,8 @@ static TOOLS: &[Tool] = &[
         name: "billing_payments_void",
         title: "Void a payment",
         description: "Voids (anula) a pending card payment before it settles; the customer is not charged. Cannot be undone.",
-        descriptor_json: json_slice(TOOLS_JSON, 14239usize, 14613usize),
-        input_schema_json: "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Payment id.\"}},\"required\":[\"id\"],\"additionalProperties\":false}",
+        descriptor_json: tool_billing_payments_void,
+        input_schema_json: tool_billing_payments_void_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: false,
@@ -908,8 +926,8 @@ static TOOLS: &[Tool] = &[
         name: "billing_refunds_get",
         title: "Get a refund",
         description: "One refund by id (payment, amount, reason, status).",
-        descriptor_json: json_slice(TOOLS_JSON, 14614usize, 14908usize),
-        input_schema_json: "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Refund id.\"}},\"required\":[\"id\"],\"additionalProperties\":false}",
+        descriptor_json: tool_billing_refunds_get,
+        input_schema_json: tool_billing_refunds_get_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: true,
@@ -938,8 +956,8 @@ static TOOLS: &[Tool] = &[
         name: "billing_refunds_list",
         title: "List refunds",
         description: "Refunds (estornos), newest first. Filter by payment or status; paginate with page/per_page.",
-        descriptor_json: json_slice(TOOLS_JSON, 14909usize, 15551usize),
-        input_schema_json: "{\"type\":\"object\",\"properties\":{\"payment_id\":{\"type\":\"string\"},\"status\":{\"type\":\"string\",\"enum\":[\"processing\",\"completed\",\"failed\"]},\"sort\":{\"type\":\"string\",\"enum\":[\"amount\",\"-amount\",\"created_at\",\"-created_at\"],\"description\":\"Sort field; prefix - for descending. Default: -created_at.\"},\"page\":{\"type\":\"integer\",\"minimum\":1,\"default\":1,\"description\":\"Page number (1-based).\"},\"per_page\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":25,\"description\":\"Records per page (1-100).\"}},\"additionalProperties\":false}",
+        descriptor_json: tool_billing_refunds_list,
+        input_schema_json: tool_billing_refunds_list_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: true,
@@ -967,8 +985,8 @@ static TOOLS: &[Tool] = &[
         name: "billing_schemas_get",
         title: "Get the fields of a resource",
         description: "The fields of one Billing resource (e.g. invoices) - type, allowed values (enum), meaning, and which fields can be used in `sort`. Use it before filtering or sorting a list on an unfamiliar field.",
-        descriptor_json: json_slice(TOOLS_JSON, 15552usize, 16065usize),
-        input_schema_json: "{\"type\":\"object\",\"properties\":{\"resource\":{\"type\":\"string\",\"description\":\"Resource name as in billing_schemas_list, e.g. invoices.\"}},\"required\":[\"resource\"],\"additionalProperties\":false}",
+        descriptor_json: tool_billing_schemas_get,
+        input_schema_json: tool_billing_schemas_get_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: true,
@@ -987,8 +1005,8 @@ static TOOLS: &[Tool] = &[
         name: "billing_schemas_list",
         title: "List the API resource schemas",
         description: "The catalog of Billing resources (customers, subscriptions, invoices, nfes, payments, refunds, organization) with a one-line description of each. Use billing_schemas_get for the fields of one.",
-        descriptor_json: json_slice(TOOLS_JSON, 16066usize, 16452usize),
-        input_schema_json: "{\"type\":\"object\",\"properties\":{},\"additionalProperties\":false}",
+        descriptor_json: tool_billing_schemas_list,
+        input_schema_json: tool_billing_schemas_list_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: true,
@@ -1007,8 +1025,8 @@ static TOOLS: &[Tool] = &[
         name: "billing_subscriptions_cancel",
         title: "Cancel a subscription",
         description: "Ends a subscription for good - no more invoices are generated. Invoices already issued are not canceled. Cannot be undone (a new subscription would be needed).",
-        descriptor_json: json_slice(TOOLS_JSON, 16453usize, 16989usize),
-        input_schema_json: "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Subscription id.\"},\"reason\":{\"type\":\"string\",\"description\":\"Why it is canceled (kept in the history).\"}},\"required\":[\"id\"],\"additionalProperties\":false}",
+        descriptor_json: tool_billing_subscriptions_cancel,
+        input_schema_json: tool_billing_subscriptions_cancel_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: false,
@@ -1048,8 +1066,8 @@ static TOOLS: &[Tool] = &[
         name: "billing_subscriptions_create",
         title: "Create a subscription",
         description: "Subscribes a customer to a plan; an invoice is generated each cycle from started_at.",
-        descriptor_json: json_slice(TOOLS_JSON, 16990usize, 17733usize),
-        input_schema_json: "{\"type\":\"object\",\"properties\":{\"customer_id\":{\"type\":\"string\",\"description\":\"The customer who subscribes.\"},\"plan\":{\"type\":\"string\",\"enum\":[\"basic\",\"professional\",\"enterprise\"]},\"amount\":{\"type\":\"number\",\"exclusiveMinimum\":0,\"description\":\"Amount per cycle, in BRL.\"},\"interval\":{\"type\":\"string\",\"enum\":[\"monthly\",\"quarterly\",\"yearly\"]},\"started_at\":{\"type\":\"string\",\"format\":\"date\",\"description\":\"First day (YYYY-MM-DD); default today.\"}},\"required\":[\"customer_id\",\"plan\",\"amount\",\"interval\"],\"additionalProperties\":false}",
+        descriptor_json: tool_billing_subscriptions_create,
+        input_schema_json: tool_billing_subscriptions_create_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: false,
@@ -1077,8 +1095,8 @@ static TOOLS: &[Tool] = &[
         name: "billing_subscriptions_get",
         title: "Get a subscription",
         description: "One subscription by id (customer, plan, amount, cycle, status, next billing date). Also the resource kobana://billing/subscriptions/{id}.",
-        descriptor_json: json_slice(TOOLS_JSON, 17734usize, 18132usize),
-        input_schema_json: "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Subscription id.\"}},\"required\":[\"id\"],\"additionalProperties\":false}",
+        descriptor_json: tool_billing_subscriptions_get,
+        input_schema_json: tool_billing_subscriptions_get_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: true,
@@ -1107,8 +1125,8 @@ static TOOLS: &[Tool] = &[
         name: "billing_subscriptions_list",
         title: "List subscriptions",
         description: "Subscriptions, newest first. Filter by customer, status, plan or interval; paginate with page/per_page.",
-        descriptor_json: json_slice(TOOLS_JSON, 18133usize, 19065usize),
-        input_schema_json: "{\"type\":\"object\",\"properties\":{\"customer_id\":{\"type\":\"string\",\"description\":\"Only this customer's subscriptions.\"},\"status\":{\"type\":\"string\",\"enum\":[\"active\",\"paused\",\"past_due\",\"canceled\"]},\"plan\":{\"type\":\"string\",\"enum\":[\"basic\",\"professional\",\"enterprise\"]},\"interval\":{\"type\":\"string\",\"enum\":[\"monthly\",\"quarterly\",\"yearly\"]},\"sort\":{\"type\":\"string\",\"enum\":[\"amount\",\"-amount\",\"started_at\",\"-started_at\",\"next_billing_date\",\"-next_billing_date\",\"created_at\",\"-created_at\"],\"description\":\"Sort field; prefix - for descending. Default: -created_at.\"},\"page\":{\"type\":\"integer\",\"minimum\":1,\"default\":1,\"description\":\"Page number (1-based).\"},\"per_page\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":25,\"description\":\"Records per page (1-100).\"}},\"additionalProperties\":false}",
+        descriptor_json: tool_billing_subscriptions_list,
+        input_schema_json: tool_billing_subscriptions_list_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: true,
@@ -1144,8 +1162,8 @@ static TOOLS: &[Tool] = &[
         name: "billing_subscriptions_pause",
         title: "Pause a subscription",
         description: "Stops generating invoices for an active subscription until it is resumed. Invoices already issued stay as they are.",
-        descriptor_json: json_slice(TOOLS_JSON, 19066usize, 19472usize),
-        input_schema_json: "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Subscription id.\"}},\"required\":[\"id\"],\"additionalProperties\":false}",
+        descriptor_json: tool_billing_subscriptions_pause,
+        input_schema_json: tool_billing_subscriptions_pause_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: false,
@@ -1183,8 +1201,8 @@ static TOOLS: &[Tool] = &[
         name: "billing_subscriptions_resume",
         title: "Resume a subscription",
         description: "Resumes a paused subscription; the next invoice is generated on next_billing_date.",
-        descriptor_json: json_slice(TOOLS_JSON, 19473usize, 19848usize),
-        input_schema_json: "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Subscription id.\"}},\"required\":[\"id\"],\"additionalProperties\":false}",
+        descriptor_json: tool_billing_subscriptions_resume,
+        input_schema_json: tool_billing_subscriptions_resume_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: false,
@@ -1222,8 +1240,8 @@ static TOOLS: &[Tool] = &[
         name: "billing_subscriptions_update",
         title: "Update a subscription",
         description: "Changes the plan, amount, cycle or next billing date of a subscription; takes effect from the next invoice.",
-        descriptor_json: json_slice(TOOLS_JSON, 19849usize, 20490usize),
-        input_schema_json: "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Subscription id.\"},\"plan\":{\"type\":\"string\",\"enum\":[\"basic\",\"professional\",\"enterprise\"]},\"amount\":{\"type\":\"number\",\"exclusiveMinimum\":0},\"interval\":{\"type\":\"string\",\"enum\":[\"monthly\",\"quarterly\",\"yearly\"]},\"next_billing_date\":{\"type\":\"string\",\"format\":\"date\"}},\"required\":[\"id\"],\"additionalProperties\":false}",
+        descriptor_json: tool_billing_subscriptions_update,
+        input_schema_json: tool_billing_subscriptions_update_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: false,
@@ -1249,8 +1267,6 @@ static TOOLS: &[Tool] = &[
         task: TaskSupport::Never,
     },
 ];
-/// Every tool descriptor, in that order, joined by commas.
-const TOOLS_JSON: &str = "{\"name\":\"billing_customers_create\",\"title\":\"Create a customer\",\"description\":\"Registers a new customer who can then be billed. The CPF/CNPJ and e-mail are used on invoices, NF-e and reminders.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\",\"minLength\":1,\"description\":\"Full name or legal name.\"},\"document\":{\"type\":\"string\",\"pattern\":\"^([0-9]{11}|[0-9]{14})$\",\"description\":\"CPF (11 digits) or CNPJ (14 digits).\"},\"email\":{\"type\":\"string\",\"description\":\"E-mail that receives invoices and reminders.\"},\"phone\":{\"type\":\"string\",\"description\":\"Phone number.\"}},\"required\":[\"name\",\"document\",\"email\"]},\"annotations\":{\"destructiveHint\":false,\"openWorldHint\":false}},{\"name\":\"billing_customers_delete\",\"title\":\"Delete a customer\",\"description\":\"Permanently deletes a customer. Prefer billing_customers_update with status inactive to keep the history; deleting cannot be undone.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Customer id.\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_customers_get\",\"title\":\"Get a customer\",\"description\":\"One customer by id (name, CPF/CNPJ, e-mail, phone, status). Also the resource kobana://billing/customers/{id}.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Customer id.\"}},\"required\":[\"id\"]},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_customers_list\",\"title\":\"List customers\",\"description\":\"Customers of the organization, newest first. Filter by status, document (CPF/CNPJ) or e-mail; paginate with page/per_page.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"status\":{\"type\":\"string\",\"enum\":[\"active\",\"inactive\"],\"description\":\"Only customers in this status.\"},\"document\":{\"type\":\"string\",\"description\":\"Exact CPF or CNPJ, digits only.\"},\"email\":{\"type\":\"string\",\"description\":\"Exact e-mail.\"},\"sort\":{\"type\":\"string\",\"enum\":[\"name\",\"-name\",\"created_at\",\"-created_at\"],\"description\":\"Sort field; prefix - for descending. Default: -created_at.\"},\"page\":{\"type\":\"integer\",\"minimum\":1,\"default\":1},\"per_page\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":25}}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_customers_update\",\"title\":\"Update a customer\",\"description\":\"Changes a customer's name, CPF/CNPJ, e-mail, phone or status (active/inactive). Only the fields given change.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Customer id.\"},\"name\":{\"type\":\"string\",\"minLength\":1},\"document\":{\"type\":\"string\",\"pattern\":\"^([0-9]{11}|[0-9]{14})$\",\"description\":\"CPF (11 digits) or CNPJ (14 digits).\"},\"email\":{\"type\":\"string\"},\"phone\":{\"type\":\"string\"},\"status\":{\"type\":\"string\",\"enum\":[\"active\",\"inactive\"]}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_invoices_cancel\",\"title\":\"Cancel an invoice\",\"description\":\"Cancels an open or overdue invoice - the customer no longer owes it and its boleto/Pix stops being payable. Cannot be undone.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Invoice id.\"},\"reason\":{\"type\":\"string\",\"description\":\"Why it is canceled (kept in the history).\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_invoices_create\",\"title\":\"Create an invoice\",\"description\":\"Creates a one-off invoice for a customer, as a draft (finalize it to send) or already open (sent to the customer).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"customer_id\":{\"type\":\"string\",\"description\":\"The customer charged.\"},\"amount\":{\"type\":\"number\",\"exclusiveMinimum\":0,\"description\":\"Amount in BRL.\"},\"due_date\":{\"type\":\"string\",\"format\":\"date\",\"description\":\"Due date (YYYY-MM-DD).\"},\"description\":{\"type\":\"string\",\"description\":\"What is being charged.\"},\"payment_method\":{\"type\":\"string\",\"enum\":[\"boleto\",\"pix\",\"credit_card\"]},\"status\":{\"type\":\"string\",\"enum\":[\"draft\",\"open\"],\"default\":\"draft\",\"description\":\"draft (default) or open (sent to the customer now).\"}},\"required\":[\"customer_id\",\"amount\",\"due_date\"]},\"annotations\":{\"destructiveHint\":false,\"openWorldHint\":false}},{\"name\":\"billing_invoices_delete\",\"title\":\"Delete a draft invoice\",\"description\":\"Permanently deletes a draft invoice (never sent). Open invoices are canceled with billing_invoices_cancel instead.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Invoice id.\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_invoices_finalize\",\"title\":\"Finalize a draft invoice\",\"description\":\"Turns a draft invoice into an open one and makes it payable by the customer.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Invoice id.\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_invoices_get\",\"title\":\"Get an invoice\",\"description\":\"One invoice by id (customer, amount, due date, status, NF-e status, reminder status). Also the resource kobana://billing/invoices/{id}.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Invoice id.\"}},\"required\":[\"id\"]},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_invoices_get_pdf\",\"title\":\"Get the invoice PDF\",\"description\":\"The invoice PDF (boleto/Pix payment slip, application/pdf). To attach the document to the conversation, the client reads the resource kobana://billing/invoices/{id}/pdf.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Invoice id.\"}},\"required\":[\"id\"]},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_invoices_list\",\"title\":\"List invoices\",\"description\":\"Invoices (faturas), newest first. Filter by customer, subscription, status (overdue = open and past due), NF-e status (not_issued = still without NF-e), payment method, reminder status, or a due-date range; paginate with page/per_page.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"customer_id\":{\"type\":\"string\",\"description\":\"Only this customer's invoices.\"},\"subscription_id\":{\"type\":\"string\",\"description\":\"Only invoices of this subscription.\"},\"status\":{\"type\":\"string\",\"enum\":[\"draft\",\"open\",\"overdue\",\"paid\",\"canceled\"],\"description\":\"overdue: open and past its due date.\"},\"nfe_status\":{\"type\":\"string\",\"enum\":[\"not_issued\",\"processing\",\"authorized\",\"rejected\",\"canceled\"],\"description\":\"not_issued: the invoice has no NF-e yet.\"},\"payment_method\":{\"type\":\"string\",\"enum\":[\"boleto\",\"pix\",\"credit_card\"]},\"reminder_status\":{\"type\":\"string\",\"enum\":[\"none\",\"sent\"]},\"due_date_from\":{\"type\":\"string\",\"format\":\"date\",\"description\":\"Due on or after this date (YYYY-MM-DD).\"},\"due_date_to\":{\"type\":\"string\",\"format\":\"date\",\"description\":\"Due on or before this date (YYYY-MM-DD).\"},\"sort\":{\"type\":\"string\",\"enum\":[\"number\",\"-number\",\"amount\",\"-amount\",\"due_date\",\"-due_date\",\"paid_at\",\"-paid_at\",\"created_at\",\"-created_at\"],\"description\":\"Sort field; prefix - for descending. Default: -created_at.\"},\"page\":{\"type\":\"integer\",\"minimum\":1,\"default\":1},\"per_page\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":25}}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_invoices_send_reminder\",\"title\":\"Send a payment reminder\",\"description\":\"E-mails the customer a reminder to pay an open or overdue invoice, with the payment link. Send only to invoices the user chose.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Invoice id.\"},\"message\":{\"type\":\"string\",\"description\":\"Optional note added to the standard reminder e-mail.\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":false,\"openWorldHint\":true}},{\"name\":\"billing_invoices_update\",\"title\":\"Update an invoice\",\"description\":\"Changes the amount, due date, description or payment method of a draft or open invoice.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Invoice id.\"},\"amount\":{\"type\":\"number\",\"exclusiveMinimum\":0},\"due_date\":{\"type\":\"string\",\"format\":\"date\"},\"description\":{\"type\":\"string\"},\"payment_method\":{\"type\":\"string\",\"enum\":[\"boleto\",\"pix\",\"credit_card\"]}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_nfes_cancel\",\"title\":\"Cancel an NF-e\",\"description\":\"Cancels an authorized NF-e at SEFAZ (allowed only within the legal deadline, with a justification of at least 15 characters). Cannot be undone.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"NF-e id.\"},\"reason\":{\"type\":\"string\",\"minLength\":15,\"description\":\"Justification sent to SEFAZ (15-255 characters).\"}},\"required\":[\"id\",\"reason\"]},\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":true}},{\"name\":\"billing_nfes_create\",\"title\":\"Issue an NF-e for an invoice\",\"description\":\"Issues (emite) the NF-e of an invoice: sends it to SEFAZ, and it becomes authorized or rejected. Use it for invoices with nfe_status not_issued, or again after fixing the cause of a rejection.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"invoice_id\":{\"type\":\"string\",\"description\":\"The invoice the NF-e documents.\"}},\"required\":[\"invoice_id\"]},\"annotations\":{\"destructiveHint\":false,\"openWorldHint\":true}},{\"name\":\"billing_nfes_get\",\"title\":\"Get an NF-e\",\"description\":\"One NF-e by id (number, invoice, status, access key, rejection reason). Also the resource kobana://billing/nfes/{id}.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"NF-e id.\"}},\"required\":[\"id\"]},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_nfes_get_danfe\",\"title\":\"Get the DANFE (NF-e PDF)\",\"description\":\"The DANFE, the printable PDF of an authorized NF-e (application/pdf). To attach the document to the conversation, the client reads the resource kobana://billing/nfes/{id}/pdf.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"NF-e id.\"}},\"required\":[\"id\"]},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_nfes_get_xml\",\"title\":\"Get the authorized NF-e XML\",\"description\":\"The authorized XML of an NF-e (the legally valid document, as text). Also the resource kobana://billing/nfes/{id}/xml.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"NF-e id.\"}},\"required\":[\"id\"]},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_nfes_list\",\"title\":\"List NF-e\",\"description\":\"NF-e issued for invoices, newest first. Filter by status (rejected = refused by SEFAZ), invoice or customer; paginate with page/per_page.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"status\":{\"type\":\"string\",\"enum\":[\"processing\",\"authorized\",\"rejected\",\"canceled\"]},\"invoice_id\":{\"type\":\"string\",\"description\":\"Only the NF-e of this invoice.\"},\"customer_id\":{\"type\":\"string\",\"description\":\"Only NF-e issued to this customer.\"},\"sort\":{\"type\":\"string\",\"enum\":[\"number\",\"-number\",\"amount\",\"-amount\",\"issued_at\",\"-issued_at\",\"created_at\",\"-created_at\"],\"description\":\"Sort field; prefix - for descending. Default: -created_at.\"},\"page\":{\"type\":\"integer\",\"minimum\":1,\"default\":1},\"per_page\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":25}}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_organization_get\",\"title\":\"Get the organization\",\"description\":\"The organization this token belongs to (name, CNPJ, contact, plan). Also the resource kobana://billing/organization.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_payments_create\",\"title\":\"Record a payment\",\"description\":\"Records a payment received outside Kobana (cash, transfer) against an invoice.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"invoice_id\":{\"type\":\"string\",\"description\":\"The invoice paid.\"},\"amount\":{\"type\":\"number\",\"exclusiveMinimum\":0,\"description\":\"Amount received, in BRL.\"},\"method\":{\"type\":\"string\",\"enum\":[\"boleto\",\"pix\",\"credit_card\"]},\"paid_at\":{\"type\":\"string\",\"format\":\"date\",\"description\":\"Day it was received (YYYY-MM-DD); default today.\"}},\"required\":[\"invoice_id\",\"amount\",\"method\"]},\"annotations\":{\"destructiveHint\":false,\"openWorldHint\":false}},{\"name\":\"billing_payments_get\",\"title\":\"Get a payment\",\"description\":\"One payment by id (invoice, amount, method, status, when it was received).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Payment id.\"}},\"required\":[\"id\"]},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_payments_list\",\"title\":\"List payments\",\"description\":\"Payments received, newest first. Filter by invoice, customer, method, status or a paid-at range; paginate with page/per_page.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"invoice_id\":{\"type\":\"string\"},\"customer_id\":{\"type\":\"string\"},\"method\":{\"type\":\"string\",\"enum\":[\"boleto\",\"pix\",\"credit_card\"]},\"status\":{\"type\":\"string\",\"enum\":[\"confirmed\",\"pending\",\"voided\",\"refunded\"]},\"paid_at_from\":{\"type\":\"string\",\"format\":\"date\",\"description\":\"Received on or after this date (YYYY-MM-DD).\"},\"paid_at_to\":{\"type\":\"string\",\"format\":\"date\",\"description\":\"Received on or before this date (YYYY-MM-DD).\"},\"sort\":{\"type\":\"string\",\"enum\":[\"amount\",\"-amount\",\"paid_at\",\"-paid_at\",\"created_at\",\"-created_at\"],\"description\":\"Sort field; prefix - for descending. Default: -created_at.\"},\"page\":{\"type\":\"integer\",\"minimum\":1,\"default\":1},\"per_page\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":25}}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_payments_refund\",\"title\":\"Refund a payment\",\"description\":\"Refunds (estorna) a confirmed payment - the money goes back to the payer and a refund record is created. Cannot be undone.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Payment id.\"},\"reason\":{\"type\":\"string\",\"description\":\"Why it is refunded.\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":true,\"openWorldHint\":true}},{\"name\":\"billing_payments_void\",\"title\":\"Void a payment\",\"description\":\"Voids (anula) a pending card payment before it settles; the customer is not charged. Cannot be undone.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Payment id.\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":true}},{\"name\":\"billing_refunds_get\",\"title\":\"Get a refund\",\"description\":\"One refund by id (payment, amount, reason, status).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Refund id.\"}},\"required\":[\"id\"]},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_refunds_list\",\"title\":\"List refunds\",\"description\":\"Refunds (estornos), newest first. Filter by payment or status; paginate with page/per_page.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"payment_id\":{\"type\":\"string\"},\"status\":{\"type\":\"string\",\"enum\":[\"processing\",\"completed\",\"failed\"]},\"sort\":{\"type\":\"string\",\"enum\":[\"amount\",\"-amount\",\"created_at\",\"-created_at\"],\"description\":\"Sort field; prefix - for descending. Default: -created_at.\"},\"page\":{\"type\":\"integer\",\"minimum\":1,\"default\":1},\"per_page\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":25}}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_schemas_get\",\"title\":\"Get the fields of a resource\",\"description\":\"The fields of one Billing resource (e.g. invoices) - type, allowed values (enum), meaning, and which fields can be used in `sort`. Use it before filtering or sorting a list on an unfamiliar field.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"resource\":{\"type\":\"string\",\"description\":\"Resource name as in billing_schemas_list, e.g. invoices.\"}},\"required\":[\"resource\"]},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_schemas_list\",\"title\":\"List the API resource schemas\",\"description\":\"The catalog of Billing resources (customers, subscriptions, invoices, nfes, payments, refunds, organization) with a one-line description of each. Use billing_schemas_get for the fields of one.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_subscriptions_cancel\",\"title\":\"Cancel a subscription\",\"description\":\"Ends a subscription for good - no more invoices are generated. Invoices already issued are not canceled. Cannot be undone (a new subscription would be needed).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Subscription id.\"},\"reason\":{\"type\":\"string\",\"description\":\"Why it is canceled (kept in the history).\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_subscriptions_create\",\"title\":\"Create a subscription\",\"description\":\"Subscribes a customer to a plan; an invoice is generated each cycle from started_at.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"customer_id\":{\"type\":\"string\",\"description\":\"The customer who subscribes.\"},\"plan\":{\"type\":\"string\",\"enum\":[\"basic\",\"professional\",\"enterprise\"]},\"amount\":{\"type\":\"number\",\"exclusiveMinimum\":0,\"description\":\"Amount per cycle, in BRL.\"},\"interval\":{\"type\":\"string\",\"enum\":[\"monthly\",\"quarterly\",\"yearly\"]},\"started_at\":{\"type\":\"string\",\"format\":\"date\",\"description\":\"First day (YYYY-MM-DD); default today.\"}},\"required\":[\"customer_id\",\"plan\",\"amount\",\"interval\"]},\"annotations\":{\"destructiveHint\":false,\"openWorldHint\":false}},{\"name\":\"billing_subscriptions_get\",\"title\":\"Get a subscription\",\"description\":\"One subscription by id (customer, plan, amount, cycle, status, next billing date). Also the resource kobana://billing/subscriptions/{id}.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Subscription id.\"}},\"required\":[\"id\"]},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_subscriptions_list\",\"title\":\"List subscriptions\",\"description\":\"Subscriptions, newest first. Filter by customer, status, plan or interval; paginate with page/per_page.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"customer_id\":{\"type\":\"string\",\"description\":\"Only this customer's subscriptions.\"},\"status\":{\"type\":\"string\",\"enum\":[\"active\",\"paused\",\"past_due\",\"canceled\"]},\"plan\":{\"type\":\"string\",\"enum\":[\"basic\",\"professional\",\"enterprise\"]},\"interval\":{\"type\":\"string\",\"enum\":[\"monthly\",\"quarterly\",\"yearly\"]},\"sort\":{\"type\":\"string\",\"enum\":[\"amount\",\"-amount\",\"started_at\",\"-started_at\",\"next_billing_date\",\"-next_billing_date\",\"created_at\",\"-created_at\"],\"description\":\"Sort field; prefix - for descending. Default: -created_at.\"},\"page\":{\"type\":\"integer\",\"minimum\":1,\"default\":1},\"per_page\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":25}}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_subscriptions_pause\",\"title\":\"Pause a subscription\",\"description\":\"Stops generating invoices for an active subscription until it is resumed. Invoices already issued stay as they are.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Subscription id.\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_subscriptions_resume\",\"title\":\"Resume a subscription\",\"description\":\"Resumes a paused subscription; the next invoice is generated on next_billing_date.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Subscription id.\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_subscriptions_update\",\"title\":\"Update a subscription\",\"description\":\"Changes the plan, amount, cycle or next billing date of a subscription; takes effect from the next invoice.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Subscription id.\"},\"plan\":{\"type\":\"string\",\"enum\":[\"basic\",\"professional\",\"enterprise\"]},\"amount\":{\"type\":\"number\",\"exclusiveMinimum\":0},\"interval\":{\"type\":\"string\",\"enum\":[\"monthly\",\"quarterly\",\"yearly\"]},\"next_billing_date\":{\"type\":\"string\",\"format\":\"date\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}}";
 static RESOURCES: &[Resource] = &[
     Resource {
         uri: "kobana://billing/organization",
@@ -1260,7 +1276,7 @@ static RESOURCES: &[Resource] = &[
         mime_type: "application/json",
         read_by: "billing_organization_get",
         content: ContentKind::JsonRecord,
-        descriptor_json: "{\"uri\":\"kobana://billing/organization\",\"name\":\"organization\",\"title\":\"Organization\",\"description\":\"A organização do token (JSON).\",\"mimeType\":\"application/json\"}",
+        descriptor_json: r#"{"uri":"kobana://billing/organization","name":"organization","title":"Organization","description":"A organização do token (JSON).","mimeType":"application/json"}"#,
     },
     Resource {
         uri: "kobana://billing/schemas",
@@ -1270,7 +1286,7 @@ static RESOURCES: &[Resource] = &[
         mime_type: "application/json",
         read_by: "billing_schemas_list",
         content: ContentKind::SchemaCatalog,
-        descriptor_json: "{\"uri\":\"kobana://billing/schemas\",\"name\":\"schemas\",\"title\":\"Resource catalog\",\"description\":\"O catálogo de recursos da API (JSON).\",\"mimeType\":\"application/json\"}",
+        descriptor_json: r#"{"uri":"kobana://billing/schemas","name":"schemas","title":"Resource catalog","description":"O catálogo de recursos da API (JSON).","mimeType":"application/json"}"#,
     },
 ];
 static TEMPLATES: &[Template] = &[
@@ -1287,7 +1303,11 @@ static TEMPLATES: &[Template] = &[
         list_tool: None,
         completions: &[("resource", "schema_names")],
         limitation: None,
-        descriptor_json: "{\"uriTemplate\":\"kobana://billing/schemas/{resource}\",\"name\":\"schema\",\"title\":\"Resource schema\",\"description\":\"Os campos de um recurso: tipo, enum, significado, quais ordenam (JSON).\",\"mimeType\":\"application/json\"}",
+        descriptor_json: concat!(
+            r#"{"uriTemplate":"kobana://billing/schemas/{resource}","#,
+            r#""name":"schema","title":"Resource schema","description":"Os campos de um recurso: tipo, enum, significado, quais ordenam (JSON).","#,
+            r#""mimeType":"application/json"}"#,
+        ),
     },
     Template {
         uri_template: "kobana://billing/customers/{id}",
@@ -1302,7 +1322,7 @@ static TEMPLATES: &[Template] = &[
         list_tool: Some("billing_customers_list"),
         completions: &[("id", "customer_ids")],
         limitation: None,
-        descriptor_json: "{\"uriTemplate\":\"kobana://billing/customers/{id}\",\"name\":\"customer\",\"title\":\"Customer\",\"description\":\"Um cliente (JSON).\",\"mimeType\":\"application/json\"}",
+        descriptor_json: r#"{"uriTemplate":"kobana://billing/customers/{id}","name":"customer","title":"Customer","description":"Um cliente (JSON).","mimeType":"application/json"}"#,
     },
     Template {
         uri_template: "kobana://billing/subscriptions/{id}",
@@ -1317,7 +1337,7 @@ static TEMPLATES: &[Template] = &[
         list_tool: Some("billing_subscriptions_list"),
         completions: &[("id", "subscription_ids")],
         limitation: None,
-        descriptor_json: "{\"uriTemplate\":\"kobana://billing/subscriptions/{id}\",\"name\":\"subscription\",\"title\":\"Subscription\",\"description\":\"Uma assinatura (JSON).\",\"mimeType\":\"application/json\"}",
+        descriptor_json: r#"{"uriTemplate":"kobana://billing/subscriptions/{id}","name":"subscription","title":"Subscription","description":"Uma assinatura (JSON).","mimeType":"application/json"}"#,
     },
     Template {
         uri_template: "kobana://billing/invoices/{id}",
@@ -1332,7 +1352,7 @@ static TEMPLATES: &[Template] = &[
         list_tool: Some("billing_invoices_list"),
         completions: &[("id", "invoice_ids")],
         limitation: None,
-        descriptor_json: "{\"uriTemplate\":\"kobana://billing/invoices/{id}\",\"name\":\"invoice\",\"title\":\"Invoice\",\"description\":\"Uma fatura (JSON).\",\"mimeType\":\"application/json\"}",
+        descriptor_json: r#"{"uriTemplate":"kobana://billing/invoices/{id}","name":"invoice","title":"Invoice","description":"Uma fatura (JSON).","mimeType":"application/json"}"#,
     },
     Template {
         uri_template: "kobana://billing/invoices/{id}/pdf",
@@ -1349,7 +1369,7 @@ static TEMPLATES: &[Template] = &[
         list_tool: None,
         completions: &[("id", "invoice_ids")],
         limitation: None,
-        descriptor_json: "{\"uriTemplate\":\"kobana://billing/invoices/{id}/pdf\",\"name\":\"invoice_pdf\",\"title\":\"Invoice PDF\",\"description\":\"O PDF da fatura (base64, até 10 MB).\",\"mimeType\":\"application/pdf\"}",
+        descriptor_json: r#"{"uriTemplate":"kobana://billing/invoices/{id}/pdf","name":"invoice_pdf","title":"Invoice PDF","description":"O PDF da fatura (base64, até 10 MB).","mimeType":"application/pdf"}"#,
     },
     Template {
         uri_template: "kobana://billing/nfes/{id}",
@@ -1364,7 +1384,7 @@ static TEMPLATES: &[Template] = &[
         list_tool: Some("billing_nfes_list"),
         completions: &[("id", "no_suggestions")],
         limitation: None,
-        descriptor_json: "{\"uriTemplate\":\"kobana://billing/nfes/{id}\",\"name\":\"nfe\",\"title\":\"NF-e\",\"description\":\"Uma NF-e (JSON).\",\"mimeType\":\"application/json\"}",
+        descriptor_json: r#"{"uriTemplate":"kobana://billing/nfes/{id}","name":"nfe","title":"NF-e","description":"Uma NF-e (JSON).","mimeType":"application/json"}"#,
     },
     Template {
         uri_template: "kobana://billing/nfes/{id}/pdf",
@@ -1381,7 +1401,7 @@ static TEMPLATES: &[Template] = &[
         list_tool: None,
         completions: &[("id", "no_suggestions")],
         limitation: None,
-        descriptor_json: "{\"uriTemplate\":\"kobana://billing/nfes/{id}/pdf\",\"name\":\"nfe_danfe\",\"title\":\"DANFE\",\"description\":\"O DANFE da NF-e (PDF em base64, até 10 MB).\",\"mimeType\":\"application/pdf\"}",
+        descriptor_json: r#"{"uriTemplate":"kobana://billing/nfes/{id}/pdf","name":"nfe_danfe","title":"DANFE","description":"O DANFE da NF-e (PDF em base64, até 10 MB).","mimeType":"application/pdf"}"#,
     },
     Template {
         uri_template: "kobana://billing/nfes/{id}/xml",
@@ -1396,7 +1416,7 @@ static TEMPLATES: &[Template] = &[
         list_tool: None,
         completions: &[("id", "no_suggestions")],
         limitation: None,
-        descriptor_json: "{\"uriTemplate\":\"kobana://billing/nfes/{id}/xml\",\"name\":\"nfe_xml\",\"title\":\"NF-e XML\",\"description\":\"O XML autorizado da NF-e (texto).\",\"mimeType\":\"application/xml\"}",
+        descriptor_json: r#"{"uriTemplate":"kobana://billing/nfes/{id}/xml","name":"nfe_xml","title":"NF-e XML","description":"O XML autorizado da NF-e (texto).","mimeType":"application/xml"}"#,
     },
 ];
 static PROMPTS: &[Prompt] = &[
@@ -1416,8 +1436,19 @@ static PROMPTS: &[Prompt] = &[
         ],
         uses: &["billing_invoices_list", "billing_invoices_send_reminder"],
         writes: true,
-        template: "Quero cobrar as faturas em aberto vencidas{% if customer_id %} do cliente {{ customer_id }}{% endif %} (hoje é {{ today }}).\n\n1. Liste as faturas com billing_invoices_list, status \"overdue\"{% if customer_id %} e customer_id \"{{ customer_id }}\"{% endif %}, passando por todas as páginas.\n2. Mostre uma tabela com número, cliente, valor, vencimento, dias de atraso e se já recebeu lembrete (reminder_status).\n3. Pergunte quais faturas devem receber lembrete. Não envie nada antes da minha resposta.\n4. Envie o lembrete com billing_invoices_send_reminder apenas para as faturas que eu escolher, uma por vez, e me diga o resultado de cada envio.\n",
-        descriptor_json: "{\"name\":\"collect_overdue_invoices\",\"title\":\"Collect overdue invoices\",\"description\":\"Lista as faturas em aberto vencidas, mostra uma tabela e pergunta quais devem receber lembrete antes de enviar.\",\"arguments\":[{\"name\":\"customer_id\",\"description\":\"Só as faturas deste cliente (opcional).\",\"required\":false}]}",
+        template: concat!(
+            "Quero cobrar as faturas em aberto vencidas{% if customer_id %} do cliente {{ customer_id }}{% endif %} (hoje é {{ today }}).\n",
+            "\n",
+            "1. Liste as faturas com billing_invoices_list, status \"overdue\"{% if customer_id %} e customer_id \"{{ customer_id }}\"{% endif %}, passando por todas as páginas.\n",
+            "2. Mostre uma tabela com número, cliente, valor, vencimento, dias de atraso e se já recebeu lembrete (reminder_status).\n",
+            "3. Pergunte quais faturas devem receber lembrete. Não envie nada antes da minha resposta.\n",
+            "4. Envie o lembrete com billing_invoices_send_reminder apenas para as faturas que eu escolher, uma por vez, e me diga o resultado de cada envio.\n",
+        ),
+        descriptor_json: concat!(
+            r#"{"name":"collect_overdue_invoices","title":"Collect overdue invoices","#,
+            r#""description":"Lista as faturas em aberto vencidas, mostra uma tabela e pergunta quais devem receber lembrete antes de enviar.","#,
+            r#""arguments":[{"name":"customer_id","description":"Só as faturas deste cliente (opcional).","required":false}]}"#,
+        ),
     },
     Prompt {
         name: "review_pending_nfes",
@@ -1426,8 +1457,19 @@ static PROMPTS: &[Prompt] = &[
         arguments: &[],
         uses: &["billing_invoices_list", "billing_nfes_list"],
         writes: false,
-        template: "Revise as NF-e pendentes (hoje é {{ today }}), sem emitir, cancelar ou alterar nada.\n\n1. Com billing_invoices_list e nfe_status \"not_issued\", junte as faturas que ainda não têm NF-e (todas as páginas).\n2. Com billing_nfes_list e status \"rejected\", junte as NF-e rejeitadas, com o motivo (rejection_reason).\n3. Resuma em duas tabelas: faturas sem NF-e (número, cliente, valor, status da fatura) e NF-e rejeitadas (número, fatura, motivo).\n4. Sugira o próximo passo para cada grupo (por exemplo: corrigir o cadastro do cliente e emitir de novo), mas não emita nenhuma NF-e.\n",
-        descriptor_json: "{\"name\":\"review_pending_nfes\",\"title\":\"Review pending NF-e\",\"description\":\"Junta as faturas que ainda não têm NF-e e as NF-e rejeitadas, resume e sugere o próximo passo, sem emitir nada.\",\"arguments\":[]}",
+        template: concat!(
+            "Revise as NF-e pendentes (hoje é {{ today }}), sem emitir, cancelar ou alterar nada.\n",
+            "\n",
+            "1. Com billing_invoices_list e nfe_status \"not_issued\", junte as faturas que ainda não têm NF-e (todas as páginas).\n",
+            "2. Com billing_nfes_list e status \"rejected\", junte as NF-e rejeitadas, com o motivo (rejection_reason).\n",
+            "3. Resuma em duas tabelas: faturas sem NF-e (número, cliente, valor, status da fatura) e NF-e rejeitadas (número, fatura, motivo).\n",
+            "4. Sugira o próximo passo para cada grupo (por exemplo: corrigir o cadastro do cliente e emitir de novo), mas não emita nenhuma NF-e.\n",
+        ),
+        descriptor_json: concat!(
+            r#"{"name":"review_pending_nfes","title":"Review pending NF-e","#,
+            r#""description":"Junta as faturas que ainda não têm NF-e e as NF-e rejeitadas, resume e sugere o próximo passo, sem emitir nada.","#,
+            r#""arguments":[]}"#,
+        ),
     },
     Prompt {
         name: "customer_overview",
@@ -1449,8 +1491,20 @@ static PROMPTS: &[Prompt] = &[
             "billing_invoices_list",
         ],
         writes: false,
-        template: "Faça o retrato do cliente {{ customer_id }} (hoje é {{ today }}), sem alterar nada.\n\n1. Dados: billing_customers_get com id \"{{ customer_id }}\" (nome, CPF/CNPJ, e-mail, telefone, status).\n2. Assinaturas: billing_subscriptions_list com customer_id \"{{ customer_id }}\" (plano, valor, ciclo, status, próxima cobrança).\n3. Em aberto: billing_invoices_list com customer_id \"{{ customer_id }}\" e status \"open\".\n4. Vencido: billing_invoices_list com customer_id \"{{ customer_id }}\" e status \"overdue\", com os dias de atraso.\nTermine com os totais em aberto e vencido, em reais.\n",
-        descriptor_json: "{\"name\":\"customer_overview\",\"title\":\"Customer overview\",\"description\":\"O retrato de um cliente: dados, assinaturas, o que está em aberto e o que está vencido.\",\"arguments\":[{\"name\":\"customer_id\",\"description\":\"O cliente a retratar.\",\"required\":true}]}",
+        template: concat!(
+            "Faça o retrato do cliente {{ customer_id }} (hoje é {{ today }}), sem alterar nada.\n",
+            "\n",
+            "1. Dados: billing_customers_get com id \"{{ customer_id }}\" (nome, CPF/CNPJ, e-mail, telefone, status).\n",
+            "2. Assinaturas: billing_subscriptions_list com customer_id \"{{ customer_id }}\" (plano, valor, ciclo, status, próxima cobrança).\n",
+            "3. Em aberto: billing_invoices_list com customer_id \"{{ customer_id }}\" e status \"open\".\n",
+            "4. Vencido: billing_invoices_list com customer_id \"{{ customer_id }}\" e status \"overdue\", com os dias de atraso.\n",
+            "Termine com os totais em aberto e vencido, em reais.\n",
+        ),
+        descriptor_json: concat!(
+            r#"{"name":"customer_overview","title":"Customer overview","#,
+            r#""description":"O retrato de um cliente: dados, assinaturas, o que está em aberto e o que está vencido.","#,
+            r#""arguments":[{"name":"customer_id","description":"O cliente a retratar.","required":true}]}"#,
+        ),
     },
     Prompt {
         name: "monthly_billing_summary",
@@ -1468,8 +1522,19 @@ static PROMPTS: &[Prompt] = &[
         ],
         uses: &["billing_invoices_list", "billing_payments_list"],
         writes: false,
-        template: "Resuma o faturamento de {{ month }} (de {{ month }}-01 ao último dia do mês), sem alterar nada.\n\n1. Faturado: billing_invoices_list com due_date_from \"{{ month }}-01\" e due_date_to no último dia de {{ month }} (todas as páginas); some os valores, sem contar as canceladas.\n2. Recebido: billing_payments_list com status \"confirmed\", paid_at_from \"{{ month }}-01\" e paid_at_to no último dia de {{ month }}; some os valores.\n3. Em aberto: das faturas do passo 1, as que estão \"open\" ou \"overdue\"; some os valores.\nMostre os três totais em reais e uma tabela por status das faturas do mês.\n",
-        descriptor_json: "{\"name\":\"monthly_billing_summary\",\"title\":\"Monthly billing summary\",\"description\":\"O que foi faturado, recebido e ficou em aberto no mês.\",\"arguments\":[{\"name\":\"month\",\"description\":\"O mês, no formato YYYY-MM (opcional; padrão: o mês corrente).\",\"required\":false}]}",
+        template: concat!(
+            "Resuma o faturamento de {{ month }} (de {{ month }}-01 ao último dia do mês), sem alterar nada.\n",
+            "\n",
+            "1. Faturado: billing_invoices_list com due_date_from \"{{ month }}-01\" e due_date_to no último dia de {{ month }} (todas as páginas); some os valores, sem contar as canceladas.\n",
+            "2. Recebido: billing_payments_list com status \"confirmed\", paid_at_from \"{{ month }}-01\" e paid_at_to no último dia de {{ month }}; some os valores.\n",
+            "3. Em aberto: das faturas do passo 1, as que estão \"open\" ou \"overdue\"; some os valores.\n",
+            "Mostre os três totais em reais e uma tabela por status das faturas do mês.\n",
+        ),
+        descriptor_json: concat!(
+            r#"{"name":"monthly_billing_summary","title":"Monthly billing summary","#,
+            r#""description":"O que foi faturado, recebido e ficou em aberto no mês.","#,
+            r#""arguments":[{"name":"month","description":"O mês, no formato YYYY-MM (opcional; padrão: o mês corrente).","required":false}]}"#,
+        ),
     },
 ];
 static COMPLETIONS: &[CompletionSource] = &[
@@ -1579,7 +1644,16 @@ static RECORDS: &[RecordType] = &[
                 seed: "enum",
             },
         ],
-        schema_json: "{\"name\":\"customers\",\"title\":\"Customer\",\"description\":\"A person or company the organization bills.\",\"id_field\":\"id\",\"fields\":{\"created_at\":{\"type\":\"string\",\"description\":\"When the customer was created (ISO 8601).\",\"sortable\":true},\"document\":{\"type\":\"string\",\"description\":\"CPF (11 digits) or CNPJ (14 digits) of the customer, used on invoices and NF-e.\"},\"email\":{\"type\":\"string\",\"description\":\"E-mail that receives invoices and reminders.\"},\"id\":{\"type\":\"string\",\"description\":\"Customer id.\"},\"name\":{\"type\":\"string\",\"description\":\"Full name or legal name.\",\"sortable\":true},\"phone\":{\"type\":\"string\",\"description\":\"Phone number.\"},\"status\":{\"type\":\"string\",\"description\":\"active: can be billed; inactive: kept for history, no new invoices.\",\"enum\":[\"active\",\"inactive\"]}}}",
+        schema_json: concat!(
+            r#"{"name":"customers","title":"Customer","description":"A person or company the organization bills.","#,
+            r#""id_field":"id","fields":{"created_at":{"type":"string","description":"When the customer was created (ISO 8601).","sortable":true},"#,
+            r#""document":{"type":"string","description":"CPF (11 digits) or CNPJ (14 digits) of the customer, used on invoices and NF-e."},"#,
+            r#""email":{"type":"string","description":"E-mail that receives invoices and reminders."},"#,
+            r#""id":{"type":"string","description":"Customer id."},"#,
+            r#""name":{"type":"string","description":"Full name or legal name.","sortable":true},"#,
+            r#""phone":{"type":"string","description":"Phone number."},"#,
+            r#""status":{"type":"string","description":"active: can be billed; inactive: kept for history, no new invoices.","enum":["active","inactive"]}}}"#,
+        ),
     },
     RecordType {
         name: "invoices",
@@ -1708,7 +1782,25 @@ static RECORDS: &[RecordType] = &[
                 seed: "ref:subscriptions",
             },
         ],
-        schema_json: "{\"name\":\"invoices\",\"title\":\"Invoice\",\"description\":\"A charge (fatura) sent to a customer, paid by boleto, Pix or card.\",\"id_field\":\"id\",\"fields\":{\"amount\":{\"type\":\"number\",\"description\":\"Amount charged, in BRL.\",\"sortable\":true},\"canceled_at\":{\"type\":\"string\",\"description\":\"When it was canceled (ISO 8601); empty unless canceled.\"},\"created_at\":{\"type\":\"string\",\"description\":\"When the invoice was created (ISO 8601).\",\"sortable\":true},\"customer_id\":{\"type\":\"string\",\"description\":\"The customer charged (customers.id).\"},\"description\":{\"type\":\"string\",\"description\":\"What is being charged.\"},\"due_date\":{\"type\":\"string\",\"description\":\"Due date (YYYY-MM-DD).\",\"sortable\":true},\"id\":{\"type\":\"string\",\"description\":\"Invoice id.\"},\"nfe_status\":{\"type\":\"string\",\"description\":\"NF-e of the invoice. not_issued: no NF-e yet; processing: sent to SEFAZ; authorized: issued; rejected: SEFAZ refused it (see the NF-e's rejection_reason); canceled: the NF-e was canceled.\",\"enum\":[\"not_issued\",\"processing\",\"authorized\",\"rejected\",\"canceled\"]},\"number\":{\"type\":\"integer\",\"description\":\"Sequential invoice number of the organization.\",\"sortable\":true},\"paid_at\":{\"type\":\"string\",\"description\":\"When it was paid (ISO 8601); empty unless paid.\",\"sortable\":true},\"payment_method\":{\"type\":\"string\",\"description\":\"How the customer pays it.\",\"enum\":[\"boleto\",\"pix\",\"credit_card\"]},\"reminder_status\":{\"type\":\"string\",\"description\":\"none: no reminder sent; sent: a payment reminder was e-mailed to the customer.\",\"enum\":[\"none\",\"sent\"]},\"status\":{\"type\":\"string\",\"description\":\"draft: not sent yet; open: sent, not yet due; overdue: open and past its due date; paid: settled; canceled: no longer owed.\",\"enum\":[\"draft\",\"open\",\"overdue\",\"paid\",\"canceled\"]},\"subscription_id\":{\"type\":\"string\",\"description\":\"The subscription that generated it (subscriptions.id); empty for one-off invoices.\"}}}",
+        schema_json: concat!(
+            r#"{"name":"invoices","title":"Invoice","description":"A charge (fatura) sent to a customer, paid by boleto, Pix or card.","#,
+            r#""id_field":"id","fields":{"amount":{"type":"number","description":"Amount charged, in BRL.","sortable":true},"#,
+            r#""canceled_at":{"type":"string","description":"When it was canceled (ISO 8601); empty unless canceled."},"#,
+            r#""created_at":{"type":"string","description":"When the invoice was created (ISO 8601).","sortable":true},"#,
+            r#""customer_id":{"type":"string","description":"The customer charged (customers.id)."},"#,
+            r#""description":{"type":"string","description":"What is being charged."},"#,
+            r#""due_date":{"type":"string","description":"Due date (YYYY-MM-DD).","sortable":true},"#,
+            r#""id":{"type":"string","description":"Invoice id."},"#,
+            r#""nfe_status":{"type":"string","description":"NF-e of the invoice. not_issued: no NF-e yet; processing: sent to SEFAZ; authorized: issued; rejected: SEFAZ refused it (see the NF-e's rejection_reason); canceled: the NF-e was canceled.","#,
+            r#""enum":["not_issued","processing","authorized","rejected","canceled"]},"#,
+            r#""number":{"type":"integer","description":"Sequential invoice number of the organization.","sortable":true},"#,
+            r#""paid_at":{"type":"string","description":"When it was paid (ISO 8601); empty unless paid.","sortable":true},"#,
+            r#""payment_method":{"type":"string","description":"How the customer pays it.","enum":["boleto","pix","credit_card"]},"#,
+            r#""reminder_status":{"type":"string","description":"none: no reminder sent; sent: a payment reminder was e-mailed to the customer.","enum":["none","sent"]},"#,
+            r#""status":{"type":"string","description":"draft: not sent yet; open: sent, not yet due; overdue: open and past its due date; paid: settled; canceled: no longer owed.","#,
+            r#""enum":["draft","open","overdue","paid","canceled"]},"#,
+            r#""subscription_id":{"type":"string","description":"The subscription that generated it (subscriptions.id); empty for one-off invoices."}}}"#,
+        ),
     },
     RecordType {
         name: "nfes",
@@ -1839,7 +1931,25 @@ static RECORDS: &[RecordType] = &[
                 seed: "enum",
             },
         ],
-        schema_json: "{\"name\":\"nfes\",\"title\":\"NF-e\",\"description\":\"An electronic invoice (nota fiscal eletrônica) issued for an invoice, with its DANFE (PDF) and authorized XML.\",\"id_field\":\"id\",\"fields\":{\"access_key\":{\"type\":\"string\",\"description\":\"Chave de acesso of the NF-e (44 digits) once authorized.\"},\"amount\":{\"type\":\"number\",\"description\":\"Total amount of the NF-e, in BRL.\",\"sortable\":true},\"authorized_at\":{\"type\":\"string\",\"description\":\"When SEFAZ authorized it (ISO 8601); empty unless authorized.\"},\"canceled_at\":{\"type\":\"string\",\"description\":\"When it was canceled (ISO 8601); empty unless canceled.\"},\"created_at\":{\"type\":\"string\",\"description\":\"When the NF-e record was created (ISO 8601).\",\"sortable\":true},\"customer_id\":{\"type\":\"string\",\"description\":\"The customer it is issued to (customers.id).\"},\"id\":{\"type\":\"string\",\"description\":\"NF-e id.\"},\"invoice_id\":{\"type\":\"string\",\"description\":\"The invoice it documents (invoices.id).\"},\"issued_at\":{\"type\":\"string\",\"description\":\"When it was sent to SEFAZ (ISO 8601).\",\"sortable\":true},\"issuer_cnpj\":{\"type\":\"string\",\"description\":\"CNPJ of the issuer (the organization).\"},\"issuer_state\":{\"type\":\"string\",\"description\":\"State (UF) of the issuer.\"},\"number\":{\"type\":\"integer\",\"description\":\"NF-e number in its series.\",\"sortable\":true},\"rejection_reason\":{\"type\":\"string\",\"description\":\"SEFAZ rejection code and message, when status is rejected.\"},\"series\":{\"type\":\"string\",\"description\":\"NF-e series.\"},\"status\":{\"type\":\"string\",\"description\":\"processing: sent to SEFAZ, waiting for the answer; authorized: valid, DANFE and XML available; rejected: SEFAZ refused it (see rejection_reason); canceled: canceled after authorization.\",\"enum\":[\"processing\",\"authorized\",\"rejected\",\"canceled\"]}}}",
+        schema_json: concat!(
+            r#"{"name":"nfes","title":"NF-e","description":"An electronic invoice (nota fiscal eletrônica) issued for an invoice, with its DANFE (PDF) and authorized XML.","#,
+            r#""id_field":"id","fields":{"access_key":{"type":"string","description":"Chave de acesso of the NF-e (44 digits) once authorized."},"#,
+            r#""amount":{"type":"number","description":"Total amount of the NF-e, in BRL.","sortable":true},"#,
+            r#""authorized_at":{"type":"string","description":"When SEFAZ authorized it (ISO 8601); empty unless authorized."},"#,
+            r#""canceled_at":{"type":"string","description":"When it was canceled (ISO 8601); empty unless canceled."},"#,
+            r#""created_at":{"type":"string","description":"When the NF-e record was created (ISO 8601).","sortable":true},"#,
+            r#""customer_id":{"type":"string","description":"The customer it is issued to (customers.id)."},"#,
+            r#""id":{"type":"string","description":"NF-e id."},"#,
+            r#""invoice_id":{"type":"string","description":"The invoice it documents (invoices.id)."},"#,
+            r#""issued_at":{"type":"string","description":"When it was sent to SEFAZ (ISO 8601).","sortable":true},"#,
+            r#""issuer_cnpj":{"type":"string","description":"CNPJ of the issuer (the organization)."},"#,
+            r#""issuer_state":{"type":"string","description":"State (UF) of the issuer."},"#,
+            r#""number":{"type":"integer","description":"NF-e number in its series.","sortable":true},"#,
+            r#""rejection_reason":{"type":"string","description":"SEFAZ rejection code and message, when status is rejected."},"#,
+            r#""series":{"type":"string","description":"NF-e series."},"#,
+            r#""status":{"type":"string","description":"processing: sent to SEFAZ, waiting for the answer; authorized: valid, DANFE and XML available; rejected: SEFAZ refused it (see rejection_reason); canceled: canceled after authorization.","#,
+            r#""enum":["processing","authorized","rejected","canceled"]}}}"#,
+        ),
     },
     RecordType {
         name: "organization",
@@ -1906,7 +2016,17 @@ static RECORDS: &[RecordType] = &[
                 seed: "enum",
             },
         ],
-        schema_json: "{\"name\":\"organization\",\"title\":\"Organization\",\"description\":\"The organization the token belongs to (one record).\",\"id_field\":\"id\",\"fields\":{\"cnpj\":{\"type\":\"string\",\"description\":\"CNPJ of the organization, digits only.\"},\"created_at\":{\"type\":\"string\",\"description\":\"When the organization was created (ISO 8601).\"},\"email\":{\"type\":\"string\",\"description\":\"Billing contact e-mail.\"},\"id\":{\"type\":\"string\",\"description\":\"Organization id.\"},\"name\":{\"type\":\"string\",\"description\":\"Legal name (razão social).\"},\"phone\":{\"type\":\"string\",\"description\":\"Contact phone.\"},\"plan\":{\"type\":\"string\",\"description\":\"Kobana plan the organization is on.\",\"enum\":[\"starter\",\"pro\",\"enterprise\"]}}}",
+        schema_json: concat!(
+            r#"{"name":"organization","title":"Organization","#,
+            r#""description":"The organization the token belongs to (one record).","#,
+            r#""id_field":"id","fields":{"cnpj":{"type":"string","description":"CNPJ of the organization, digits only."},"#,
+            r#""created_at":{"type":"string","description":"When the organization was created (ISO 8601)."},"#,
+            r#""email":{"type":"string","description":"Billing contact e-mail."},"#,
+            r#""id":{"type":"string","description":"Organization id."},"#,
+            r#""name":{"type":"string","description":"Legal name (razão social)."},"#,
+            r#""phone":{"type":"string","description":"Contact phone."},"#,
+            r#""plan":{"type":"string","description":"Kobana plan the organization is on.","enum":["starter","pro","enterprise"]}}}"#,
+        ),
     },
     RecordType {
         name: "payments",
@@ -1997,7 +2117,20 @@ static RECORDS: &[RecordType] = &[
                 seed: "datetime:-30..0",
             },
         ],
-        schema_json: "{\"name\":\"payments\",\"title\":\"Payment\",\"description\":\"Money received for an invoice (boleto, Pix or card).\",\"id_field\":\"id\",\"fields\":{\"amount\":{\"type\":\"number\",\"description\":\"Amount received, in BRL.\",\"sortable\":true},\"created_at\":{\"type\":\"string\",\"description\":\"When the payment was recorded (ISO 8601).\",\"sortable\":true},\"customer_id\":{\"type\":\"string\",\"description\":\"The customer who paid (customers.id).\"},\"id\":{\"type\":\"string\",\"description\":\"Payment id.\"},\"invoice_id\":{\"type\":\"string\",\"description\":\"The invoice it pays (invoices.id).\"},\"method\":{\"type\":\"string\",\"description\":\"Payment method.\",\"enum\":[\"boleto\",\"pix\",\"credit_card\"]},\"paid_at\":{\"type\":\"string\",\"description\":\"When it was received (ISO 8601).\",\"sortable\":true},\"refunded_at\":{\"type\":\"string\",\"description\":\"When it was refunded (ISO 8601); empty unless refunded.\"},\"status\":{\"type\":\"string\",\"description\":\"confirmed: settled; pending: authorized but not settled (card); voided: annulled before settlement; refunded: returned to the payer.\",\"enum\":[\"confirmed\",\"pending\",\"voided\",\"refunded\"]},\"voided_at\":{\"type\":\"string\",\"description\":\"When it was voided (ISO 8601); empty unless voided.\"}}}",
+        schema_json: concat!(
+            r#"{"name":"payments","title":"Payment","description":"Money received for an invoice (boleto, Pix or card).","#,
+            r#""id_field":"id","fields":{"amount":{"type":"number","description":"Amount received, in BRL.","sortable":true},"#,
+            r#""created_at":{"type":"string","description":"When the payment was recorded (ISO 8601).","sortable":true},"#,
+            r#""customer_id":{"type":"string","description":"The customer who paid (customers.id)."},"#,
+            r#""id":{"type":"string","description":"Payment id."},"#,
+            r#""invoice_id":{"type":"string","description":"The invoice it pays (invoices.id)."},"#,
+            r#""method":{"type":"string","description":"Payment method.","enum":["boleto","pix","credit_card"]},"#,
+            r#""paid_at":{"type":"string","description":"When it was received (ISO 8601).","sortable":true},"#,
+            r#""refunded_at":{"type":"string","description":"When it was refunded (ISO 8601); empty unless refunded."},"#,
+            r#""status":{"type":"string","description":"confirmed: settled; pending: authorized but not settled (card); voided: annulled before settlement; refunded: returned to the payer.","#,
+            r#""enum":["confirmed","pending","voided","refunded"]},"#,
+            r#""voided_at":{"type":"string","description":"When it was voided (ISO 8601); empty unless voided."}}}"#,
+        ),
     },
     RecordType {
         name: "refunds",
@@ -2056,7 +2189,15 @@ static RECORDS: &[RecordType] = &[
                 seed: "enum",
             },
         ],
-        schema_json: "{\"name\":\"refunds\",\"title\":\"Refund\",\"description\":\"Money returned to a payer (estorno) of a confirmed payment.\",\"id_field\":\"id\",\"fields\":{\"amount\":{\"type\":\"number\",\"description\":\"Amount returned, in BRL.\",\"sortable\":true},\"created_at\":{\"type\":\"string\",\"description\":\"When the refund was requested (ISO 8601).\",\"sortable\":true},\"id\":{\"type\":\"string\",\"description\":\"Refund id.\"},\"payment_id\":{\"type\":\"string\",\"description\":\"The refunded payment (payments.id).\"},\"reason\":{\"type\":\"string\",\"description\":\"Why it was refunded.\"},\"status\":{\"type\":\"string\",\"description\":\"processing: being returned; completed: returned to the payer; failed: could not be returned.\",\"enum\":[\"processing\",\"completed\",\"failed\"]}}}",
+        schema_json: concat!(
+            r#"{"name":"refunds","title":"Refund","description":"Money returned to a payer (estorno) of a confirmed payment.","#,
+            r#""id_field":"id","fields":{"amount":{"type":"number","description":"Amount returned, in BRL.","sortable":true},"#,
+            r#""created_at":{"type":"string","description":"When the refund was requested (ISO 8601).","sortable":true},"#,
+            r#""id":{"type":"string","description":"Refund id."},"#,
+            r#""payment_id":{"type":"string","description":"The refunded payment (payments.id)."},"#,
+            r#""reason":{"type":"string","description":"Why it was refunded."},"#,
+            r#""status":{"type":"string","description":"processing: being returned; completed: returned to the payer; failed: could not be returned.","enum":["processing","completed","failed"]}}}"#,
+        ),
     },
     RecordType {
         name: "subscriptions",
@@ -2147,7 +2288,21 @@ static RECORDS: &[RecordType] = &[
                 seed: "enum",
             },
         ],
-        schema_json: "{\"name\":\"subscriptions\",\"title\":\"Subscription\",\"description\":\"A recurring plan a customer pays for; each cycle generates an invoice.\",\"id_field\":\"id\",\"fields\":{\"amount\":{\"type\":\"number\",\"description\":\"Amount charged each cycle, in BRL.\",\"sortable\":true},\"canceled_at\":{\"type\":\"string\",\"description\":\"When it was canceled (ISO 8601); empty unless canceled.\"},\"created_at\":{\"type\":\"string\",\"description\":\"When the subscription was created (ISO 8601).\",\"sortable\":true},\"customer_id\":{\"type\":\"string\",\"description\":\"The customer who subscribes (customers.id).\"},\"id\":{\"type\":\"string\",\"description\":\"Subscription id.\"},\"interval\":{\"type\":\"string\",\"description\":\"Billing cycle.\",\"enum\":[\"monthly\",\"quarterly\",\"yearly\"]},\"next_billing_date\":{\"type\":\"string\",\"description\":\"Date the next invoice is generated (YYYY-MM-DD).\",\"sortable\":true},\"plan\":{\"type\":\"string\",\"description\":\"Plan subscribed to.\",\"enum\":[\"basic\",\"professional\",\"enterprise\"]},\"started_at\":{\"type\":\"string\",\"description\":\"First day of the subscription (YYYY-MM-DD).\",\"sortable\":true},\"status\":{\"type\":\"string\",\"description\":\"active: billing every cycle; paused: no invoices until resumed; past_due: the last invoice is overdue; canceled: ended, no more invoices.\",\"enum\":[\"active\",\"paused\",\"past_due\",\"canceled\"]}}}",
+        schema_json: concat!(
+            r#"{"name":"subscriptions","title":"Subscription","#,
+            r#""description":"A recurring plan a customer pays for; each cycle generates an invoice.","#,
+            r#""id_field":"id","fields":{"amount":{"type":"number","description":"Amount charged each cycle, in BRL.","sortable":true},"#,
+            r#""canceled_at":{"type":"string","description":"When it was canceled (ISO 8601); empty unless canceled."},"#,
+            r#""created_at":{"type":"string","description":"When the subscription was created (ISO 8601).","sortable":true},"#,
+            r#""customer_id":{"type":"string","description":"The customer who subscribes (customers.id)."},"#,
+            r#""id":{"type":"string","description":"Subscription id."},"#,
+            r#""interval":{"type":"string","description":"Billing cycle.","enum":["monthly","quarterly","yearly"]},"#,
+            r#""next_billing_date":{"type":"string","description":"Date the next invoice is generated (YYYY-MM-DD).","sortable":true},"#,
+            r#""plan":{"type":"string","description":"Plan subscribed to.","enum":["basic","professional","enterprise"]},"#,
+            r#""started_at":{"type":"string","description":"First day of the subscription (YYYY-MM-DD).","sortable":true},"#,
+            r#""status":{"type":"string","description":"active: billing every cycle; paused: no invoices until resumed; past_due: the last invoice is overdue; canceled: ended, no more invoices.","#,
+            r#""enum":["active","paused","past_due","canceled"]}}}"#,
+        ),
     },
 ];
 static EXCLUSIONS: &[Exclusion] = &[];
@@ -2192,362 +2347,823 @@ static LOCALES: &[LocaleTexts] = &[
     LocaleTexts {
         locale: Locale::PtBr,
         title: "Kobana Billing",
-        instructions: "Kobana Billing: os clientes desta organização, suas assinaturas, as faturas\ncobradas deles, as NF-e (nota fiscal eletrônica) emitidas para essas faturas e os pagamentos e\nestornos recebidos.\n- Os ids são strings (`id`); um filtro chamado `<registro>_id` restringe uma lista a um cliente, fatura ou\n  pagamento. As listas são paginadas (`page`, `per_page`; uma página menor que `per_page` é a última)\n  e vêm das mais recentes para as mais antigas, a menos que `sort` diga outra coisa (`-campo` ordena de forma decrescente).\n- Uma fatura vencida tem status `overdue`; uma fatura que ainda espera a NF-e tem\n  `nfe_status: not_issued`; uma NF-e rejeitada tem status `rejected` e um `rejection_reason`.\n- As ferramentas que apagam, cancelam, anulam ou estornam são destrutivas: antes de chamar uma delas,\n  mostre ao usuário o que vai mudar e obtenha um sim explícito. Enviar um lembrete manda um e-mail ao cliente:\n  envie apenas para as faturas que o usuário escolheu.\n- Os valores estão em BRL (reais, duas casas decimais); as datas são YYYY-MM-DD e os horários ISO 8601.\n- Os recursos kobana://billing/… (registros, PDF da fatura, DANFE, XML da NF-e, esquemas) são lidos pelas\n  mesmas ferramentas, com as mesmas permissões.\n",
-        tools_json: TOOLS_JSON_PT_BR,
+        instructions: concat!(
+            "Kobana Billing: os clientes desta organização, suas assinaturas, as faturas\n",
+            "cobradas deles, as NF-e (nota fiscal eletrônica) emitidas para essas faturas e os pagamentos e\n",
+            "estornos recebidos.\n",
+            "- Os ids são strings (`id`); um filtro chamado `<registro>_id` restringe uma lista a um cliente, fatura ou\n",
+            "  pagamento. As listas são paginadas (`page`, `per_page`; uma página menor que `per_page` é a última)\n",
+            "  e vêm das mais recentes para as mais antigas, a menos que `sort` diga outra coisa (`-campo` ordena de forma decrescente).\n",
+            "- Uma fatura vencida tem status `overdue`; uma fatura que ainda espera a NF-e tem\n",
+            "  `nfe_status: not_issued`; uma NF-e rejeitada tem status `rejected` e um `rejection_reason`.\n",
+            "- As ferramentas que apagam, cancelam, anulam ou estornam são destrutivas: antes de chamar uma delas,\n",
+            "  mostre ao usuário o que vai mudar e obtenha um sim explícito. Enviar um lembrete manda um e-mail ao cliente:\n",
+            "  envie apenas para as faturas que o usuário escolheu.\n",
+            "- Os valores estão em BRL (reais, duas casas decimais); as datas são YYYY-MM-DD e os horários ISO 8601.\n",
+            "- Os recursos kobana://billing/… (registros, PDF da fatura, DANFE, XML da NF-e, esquemas) são lidos pelas\n",
+            "  mesmas ferramentas, com as mesmas permissões.\n",
+        ),
         tools: TOOL_TEXTS_PT_BR,
         resources: &[
             ItemTexts {
                 title: "Organização",
                 description: "A organização do token (JSON).",
-                descriptor_json: "{\"uri\":\"kobana://billing/organization\",\"name\":\"organization\",\"title\":\"Organização\",\"description\":\"A organização do token (JSON).\",\"mimeType\":\"application/json\"}",
+                descriptor_json: r#"{"uri":"kobana://billing/organization","name":"organization","title":"Organização","description":"A organização do token (JSON).","mimeType":"application/json"}"#,
             },
             ItemTexts {
                 title: "Catálogo de recursos",
                 description: "O catálogo de recursos da API (JSON).",
-                descriptor_json: "{\"uri\":\"kobana://billing/schemas\",\"name\":\"schemas\",\"title\":\"Catálogo de recursos\",\"description\":\"O catálogo de recursos da API (JSON).\",\"mimeType\":\"application/json\"}",
+                descriptor_json: r#"{"uri":"kobana://billing/schemas","name":"schemas","title":"Catálogo de recursos","description":"O catálogo de recursos da API (JSON).","mimeType":"application/json"}"#,
             },
         ],
         templates: &[
             ItemTexts {
                 title: "Esquema de recurso",
                 description: "Os campos de um recurso: tipo, enum, significado, quais ordenam (JSON).",
-                descriptor_json: "{\"uriTemplate\":\"kobana://billing/schemas/{resource}\",\"name\":\"schema\",\"title\":\"Esquema de recurso\",\"description\":\"Os campos de um recurso: tipo, enum, significado, quais ordenam (JSON).\",\"mimeType\":\"application/json\"}",
+                descriptor_json: concat!(
+                    r#"{"uriTemplate":"kobana://billing/schemas/{resource}","#,
+                    r#""name":"schema","title":"Esquema de recurso","#,
+                    r#""description":"Os campos de um recurso: tipo, enum, significado, quais ordenam (JSON).","#,
+                    r#""mimeType":"application/json"}"#,
+                ),
             },
             ItemTexts {
                 title: "Cliente",
                 description: "Um cliente (JSON).",
-                descriptor_json: "{\"uriTemplate\":\"kobana://billing/customers/{id}\",\"name\":\"customer\",\"title\":\"Cliente\",\"description\":\"Um cliente (JSON).\",\"mimeType\":\"application/json\"}",
+                descriptor_json: r#"{"uriTemplate":"kobana://billing/customers/{id}","name":"customer","title":"Cliente","description":"Um cliente (JSON).","mimeType":"application/json"}"#,
             },
             ItemTexts {
                 title: "Assinatura",
                 description: "Uma assinatura (JSON).",
-                descriptor_json: "{\"uriTemplate\":\"kobana://billing/subscriptions/{id}\",\"name\":\"subscription\",\"title\":\"Assinatura\",\"description\":\"Uma assinatura (JSON).\",\"mimeType\":\"application/json\"}",
+                descriptor_json: r#"{"uriTemplate":"kobana://billing/subscriptions/{id}","name":"subscription","title":"Assinatura","description":"Uma assinatura (JSON).","mimeType":"application/json"}"#,
             },
             ItemTexts {
                 title: "Fatura",
                 description: "Uma fatura (JSON).",
-                descriptor_json: "{\"uriTemplate\":\"kobana://billing/invoices/{id}\",\"name\":\"invoice\",\"title\":\"Fatura\",\"description\":\"Uma fatura (JSON).\",\"mimeType\":\"application/json\"}",
+                descriptor_json: r#"{"uriTemplate":"kobana://billing/invoices/{id}","name":"invoice","title":"Fatura","description":"Uma fatura (JSON).","mimeType":"application/json"}"#,
             },
             ItemTexts {
                 title: "PDF da fatura",
                 description: "O PDF da fatura (base64, até 10 MB).",
-                descriptor_json: "{\"uriTemplate\":\"kobana://billing/invoices/{id}/pdf\",\"name\":\"invoice_pdf\",\"title\":\"PDF da fatura\",\"description\":\"O PDF da fatura (base64, até 10 MB).\",\"mimeType\":\"application/pdf\"}",
+                descriptor_json: r#"{"uriTemplate":"kobana://billing/invoices/{id}/pdf","name":"invoice_pdf","title":"PDF da fatura","description":"O PDF da fatura (base64, até 10 MB).","mimeType":"application/pdf"}"#,
             },
             ItemTexts {
                 title: "NF-e",
                 description: "Uma NF-e (JSON).",
-                descriptor_json: "{\"uriTemplate\":\"kobana://billing/nfes/{id}\",\"name\":\"nfe\",\"title\":\"NF-e\",\"description\":\"Uma NF-e (JSON).\",\"mimeType\":\"application/json\"}",
+                descriptor_json: r#"{"uriTemplate":"kobana://billing/nfes/{id}","name":"nfe","title":"NF-e","description":"Uma NF-e (JSON).","mimeType":"application/json"}"#,
             },
             ItemTexts {
                 title: "DANFE",
                 description: "O DANFE da NF-e (PDF em base64, até 10 MB).",
-                descriptor_json: "{\"uriTemplate\":\"kobana://billing/nfes/{id}/pdf\",\"name\":\"nfe_danfe\",\"title\":\"DANFE\",\"description\":\"O DANFE da NF-e (PDF em base64, até 10 MB).\",\"mimeType\":\"application/pdf\"}",
+                descriptor_json: r#"{"uriTemplate":"kobana://billing/nfes/{id}/pdf","name":"nfe_danfe","title":"DANFE","description":"O DANFE da NF-e (PDF em base64, até 10 MB).","mimeType":"application/pdf"}"#,
             },
             ItemTexts {
                 title: "XML da NF-e",
                 description: "O XML autorizado da NF-e (texto).",
-                descriptor_json: "{\"uriTemplate\":\"kobana://billing/nfes/{id}/xml\",\"name\":\"nfe_xml\",\"title\":\"XML da NF-e\",\"description\":\"O XML autorizado da NF-e (texto).\",\"mimeType\":\"application/xml\"}",
+                descriptor_json: r#"{"uriTemplate":"kobana://billing/nfes/{id}/xml","name":"nfe_xml","title":"XML da NF-e","description":"O XML autorizado da NF-e (texto).","mimeType":"application/xml"}"#,
             },
         ],
         prompts: &[
             PromptTexts {
                 title: "Cobrar faturas vencidas",
                 description: "Lista as faturas em aberto vencidas, mostra uma tabela e pergunta quais devem receber lembrete antes de enviar.",
-                template: "Quero cobrar as faturas em aberto vencidas{% if customer_id %} do cliente {{ customer_id }}{% endif %} (hoje é {{ today | date }}).\n\n1. Liste as faturas com billing_invoices_list, status \"overdue\"{% if customer_id %} e customer_id \"{{ customer_id }}\"{% endif %}, passando por todas as páginas.\n2. Mostre uma tabela com número, cliente, valor, vencimento, dias de atraso e se já recebeu lembrete (reminder_status).\n3. Pergunte quais faturas devem receber lembrete. Não envie nada antes da minha resposta.\n4. Envie o lembrete com billing_invoices_send_reminder apenas para as faturas que eu escolher, uma por vez, e me diga o resultado de cada envio.\n",
-                descriptor_json: "{\"name\":\"collect_overdue_invoices\",\"title\":\"Cobrar faturas vencidas\",\"description\":\"Lista as faturas em aberto vencidas, mostra uma tabela e pergunta quais devem receber lembrete antes de enviar.\",\"arguments\":[{\"name\":\"customer_id\",\"description\":\"Só as faturas deste cliente (opcional).\",\"required\":false}]}",
+                template: concat!(
+                    "Quero cobrar as faturas em aberto vencidas{% if customer_id %} do cliente {{ customer_id }}{% endif %} (hoje é {{ today | date }}).\n",
+                    "\n",
+                    "1. Liste as faturas com billing_invoices_list, status \"overdue\"{% if customer_id %} e customer_id \"{{ customer_id }}\"{% endif %}, passando por todas as páginas.\n",
+                    "2. Mostre uma tabela com número, cliente, valor, vencimento, dias de atraso e se já recebeu lembrete (reminder_status).\n",
+                    "3. Pergunte quais faturas devem receber lembrete. Não envie nada antes da minha resposta.\n",
+                    "4. Envie o lembrete com billing_invoices_send_reminder apenas para as faturas que eu escolher, uma por vez, e me diga o resultado de cada envio.\n",
+                ),
+                descriptor_json: concat!(
+                    r#"{"name":"collect_overdue_invoices","title":"Cobrar faturas vencidas","#,
+                    r#""description":"Lista as faturas em aberto vencidas, mostra uma tabela e pergunta quais devem receber lembrete antes de enviar.","#,
+                    r#""arguments":[{"name":"customer_id","description":"Só as faturas deste cliente (opcional).","required":false}]}"#,
+                ),
             },
             PromptTexts {
                 title: "Revisar NF-e pendentes",
                 description: "Junta as faturas que ainda não têm NF-e e as NF-e rejeitadas, resume e sugere o próximo passo, sem emitir nada.",
-                template: "Revise as NF-e pendentes (hoje é {{ today | date }}), sem emitir, cancelar ou alterar nada.\n\n1. Com billing_invoices_list e nfe_status \"not_issued\", junte as faturas que ainda não têm NF-e (todas as páginas).\n2. Com billing_nfes_list e status \"rejected\", junte as NF-e rejeitadas, com o motivo (rejection_reason).\n3. Resuma em duas tabelas: faturas sem NF-e (número, cliente, valor, status da fatura) e NF-e rejeitadas (número, fatura, motivo).\n4. Sugira o próximo passo para cada grupo (por exemplo: corrigir o cadastro do cliente e emitir de novo), mas não emita nenhuma NF-e.\n",
-                descriptor_json: "{\"name\":\"review_pending_nfes\",\"title\":\"Revisar NF-e pendentes\",\"description\":\"Junta as faturas que ainda não têm NF-e e as NF-e rejeitadas, resume e sugere o próximo passo, sem emitir nada.\",\"arguments\":[]}",
+                template: concat!(
+                    "Revise as NF-e pendentes (hoje é {{ today | date }}), sem emitir, cancelar ou alterar nada.\n",
+                    "\n",
+                    "1. Com billing_invoices_list e nfe_status \"not_issued\", junte as faturas que ainda não têm NF-e (todas as páginas).\n",
+                    "2. Com billing_nfes_list e status \"rejected\", junte as NF-e rejeitadas, com o motivo (rejection_reason).\n",
+                    "3. Resuma em duas tabelas: faturas sem NF-e (número, cliente, valor, status da fatura) e NF-e rejeitadas (número, fatura, motivo).\n",
+                    "4. Sugira o próximo passo para cada grupo (por exemplo: corrigir o cadastro do cliente e emitir de novo), mas não emita nenhuma NF-e.\n",
+                ),
+                descriptor_json: concat!(
+                    r#"{"name":"review_pending_nfes","title":"Revisar NF-e pendentes","#,
+                    r#""description":"Junta as faturas que ainda não têm NF-e e as NF-e rejeitadas, resume e sugere o próximo passo, sem emitir nada.","#,
+                    r#""arguments":[]}"#,
+                ),
             },
             PromptTexts {
                 title: "Visão geral do cliente",
                 description: "O retrato de um cliente: dados, assinaturas, o que está em aberto e o que está vencido.",
-                template: "Faça o retrato do cliente {{ customer_id }} (hoje é {{ today | date }}), sem alterar nada.\n\n1. Dados: billing_customers_get com id \"{{ customer_id }}\" (nome, CPF/CNPJ, e-mail, telefone, status).\n2. Assinaturas: billing_subscriptions_list com customer_id \"{{ customer_id }}\" (plano, valor, ciclo, status, próxima cobrança).\n3. Em aberto: billing_invoices_list com customer_id \"{{ customer_id }}\" e status \"open\".\n4. Vencido: billing_invoices_list com customer_id \"{{ customer_id }}\" e status \"overdue\", com os dias de atraso.\nTermine com os totais em aberto e vencido, em reais (por exemplo R$ 1.234,56).\n",
-                descriptor_json: "{\"name\":\"customer_overview\",\"title\":\"Visão geral do cliente\",\"description\":\"O retrato de um cliente: dados, assinaturas, o que está em aberto e o que está vencido.\",\"arguments\":[{\"name\":\"customer_id\",\"description\":\"O cliente a retratar.\",\"required\":true}]}",
+                template: concat!(
+                    "Faça o retrato do cliente {{ customer_id }} (hoje é {{ today | date }}), sem alterar nada.\n",
+                    "\n",
+                    "1. Dados: billing_customers_get com id \"{{ customer_id }}\" (nome, CPF/CNPJ, e-mail, telefone, status).\n",
+                    "2. Assinaturas: billing_subscriptions_list com customer_id \"{{ customer_id }}\" (plano, valor, ciclo, status, próxima cobrança).\n",
+                    "3. Em aberto: billing_invoices_list com customer_id \"{{ customer_id }}\" e status \"open\".\n",
+                    "4. Vencido: billing_invoices_list com customer_id \"{{ customer_id }}\" e status \"overdue\", com os dias de atraso.\n",
+                    "Termine com os totais em aberto e vencido, em reais (por exemplo R$ 1.234,56).\n",
+                ),
+                descriptor_json: concat!(
+                    r#"{"name":"customer_overview","title":"Visão geral do cliente","#,
+                    r#""description":"O retrato de um cliente: dados, assinaturas, o que está em aberto e o que está vencido.","#,
+                    r#""arguments":[{"name":"customer_id","description":"O cliente a retratar.","required":true}]}"#,
+                ),
             },
             PromptTexts {
                 title: "Resumo mensal do faturamento",
                 description: "O que foi faturado, recebido e ficou em aberto no mês.",
-                template: "Resuma o faturamento de {{ month | month }} (de {{ (month ~ '-01') | date }} ao último dia do mês), sem alterar nada.\n\n1. Faturado: billing_invoices_list com due_date_from \"{{ month }}-01\" e due_date_to no último dia de {{ month }} (todas as páginas); some os valores, sem contar as canceladas.\n2. Recebido: billing_payments_list com status \"confirmed\", paid_at_from \"{{ month }}-01\" e paid_at_to no último dia de {{ month }}; some os valores.\n3. Em aberto: das faturas do passo 1, as que estão \"open\" ou \"overdue\"; some os valores.\nMostre os três totais em reais (por exemplo R$ 1.234,56) e uma tabela por status das faturas do mês.\n",
-                descriptor_json: "{\"name\":\"monthly_billing_summary\",\"title\":\"Resumo mensal do faturamento\",\"description\":\"O que foi faturado, recebido e ficou em aberto no mês.\",\"arguments\":[{\"name\":\"month\",\"description\":\"O mês, no formato YYYY-MM (opcional; padrão: o mês corrente).\",\"required\":false}]}",
+                template: concat!(
+                    "Resuma o faturamento de {{ month | month }} (de {{ (month ~ '-01') | date }} ao último dia do mês), sem alterar nada.\n",
+                    "\n",
+                    "1. Faturado: billing_invoices_list com due_date_from \"{{ month }}-01\" e due_date_to no último dia de {{ month }} (todas as páginas); some os valores, sem contar as canceladas.\n",
+                    "2. Recebido: billing_payments_list com status \"confirmed\", paid_at_from \"{{ month }}-01\" e paid_at_to no último dia de {{ month }}; some os valores.\n",
+                    "3. Em aberto: das faturas do passo 1, as que estão \"open\" ou \"overdue\"; some os valores.\n",
+                    "Mostre os três totais em reais (por exemplo R$ 1.234,56) e uma tabela por status das faturas do mês.\n",
+                ),
+                descriptor_json: concat!(
+                    r#"{"name":"monthly_billing_summary","title":"Resumo mensal do faturamento","#,
+                    r#""description":"O que foi faturado, recebido e ficou em aberto no mês.","#,
+                    r#""arguments":[{"name":"month","description":"O mês, no formato YYYY-MM (opcional; padrão: o mês corrente).","required":false}]}"#,
+                ),
             },
         ],
         records: &[
             RecordTexts {
                 title: "Cliente",
-                schema_json: "{\"name\":\"customers\",\"title\":\"Cliente\",\"description\":\"Uma pessoa ou empresa que a organização cobra.\",\"id_field\":\"id\",\"fields\":{\"created_at\":{\"type\":\"string\",\"description\":\"Quando o cliente foi cadastrado (ISO 8601).\",\"sortable\":true},\"document\":{\"type\":\"string\",\"description\":\"CPF (11 dígitos) ou CNPJ (14 dígitos) do cliente, usado nas faturas e nas NF-e.\"},\"email\":{\"type\":\"string\",\"description\":\"E-mail que recebe as faturas e os lembretes.\"},\"id\":{\"type\":\"string\",\"description\":\"Id do cliente.\"},\"name\":{\"type\":\"string\",\"description\":\"Nome completo ou razão social.\",\"sortable\":true},\"phone\":{\"type\":\"string\",\"description\":\"Número de telefone.\"},\"status\":{\"type\":\"string\",\"description\":\"active: pode ser cobrado; inactive: mantido no histórico, sem novas faturas.\",\"enum\":[\"active\",\"inactive\"]}}}",
+                schema_json: concat!(
+                    r#"{"name":"customers","title":"Cliente","description":"Uma pessoa ou empresa que a organização cobra.","#,
+                    r#""id_field":"id","fields":{"created_at":{"type":"string","description":"Quando o cliente foi cadastrado (ISO 8601).","sortable":true},"#,
+                    r#""document":{"type":"string","description":"CPF (11 dígitos) ou CNPJ (14 dígitos) do cliente, usado nas faturas e nas NF-e."},"#,
+                    r#""email":{"type":"string","description":"E-mail que recebe as faturas e os lembretes."},"#,
+                    r#""id":{"type":"string","description":"Id do cliente."},"#,
+                    r#""name":{"type":"string","description":"Nome completo ou razão social.","sortable":true},"#,
+                    r#""phone":{"type":"string","description":"Número de telefone."},"#,
+                    r#""status":{"type":"string","description":"active: pode ser cobrado; inactive: mantido no histórico, sem novas faturas.","enum":["active","inactive"]}}}"#,
+                ),
             },
             RecordTexts {
                 title: "Fatura",
-                schema_json: "{\"name\":\"invoices\",\"title\":\"Fatura\",\"description\":\"Uma cobrança (fatura) enviada a um cliente, paga por boleto, Pix ou cartão.\",\"id_field\":\"id\",\"fields\":{\"amount\":{\"type\":\"number\",\"description\":\"Valor cobrado, em BRL.\",\"sortable\":true},\"canceled_at\":{\"type\":\"string\",\"description\":\"Quando foi cancelada (ISO 8601); vazio se não foi cancelada.\"},\"created_at\":{\"type\":\"string\",\"description\":\"Quando a fatura foi criada (ISO 8601).\",\"sortable\":true},\"customer_id\":{\"type\":\"string\",\"description\":\"O cliente cobrado (customers.id).\"},\"description\":{\"type\":\"string\",\"description\":\"O que está sendo cobrado.\"},\"due_date\":{\"type\":\"string\",\"description\":\"Data de vencimento (YYYY-MM-DD).\",\"sortable\":true},\"id\":{\"type\":\"string\",\"description\":\"Id da fatura.\"},\"nfe_status\":{\"type\":\"string\",\"description\":\"NF-e da fatura. not_issued: ainda sem NF-e; processing: enviada à SEFAZ; authorized: emitida; rejected: a SEFAZ recusou (veja o rejection_reason da NF-e); canceled: a NF-e foi cancelada.\",\"enum\":[\"not_issued\",\"processing\",\"authorized\",\"rejected\",\"canceled\"]},\"number\":{\"type\":\"integer\",\"description\":\"Número sequencial da fatura na organização.\",\"sortable\":true},\"paid_at\":{\"type\":\"string\",\"description\":\"Quando foi paga (ISO 8601); vazio se não foi paga.\",\"sortable\":true},\"payment_method\":{\"type\":\"string\",\"description\":\"Como o cliente paga.\",\"enum\":[\"boleto\",\"pix\",\"credit_card\"]},\"reminder_status\":{\"type\":\"string\",\"description\":\"none: nenhum lembrete enviado; sent: um lembrete de pagamento foi enviado por e-mail ao cliente.\",\"enum\":[\"none\",\"sent\"]},\"status\":{\"type\":\"string\",\"description\":\"draft: ainda não enviada; open: enviada, ainda não vencida; overdue: em aberto e com o vencimento já passado; paid: quitada; canceled: não é mais devida.\",\"enum\":[\"draft\",\"open\",\"overdue\",\"paid\",\"canceled\"]},\"subscription_id\":{\"type\":\"string\",\"description\":\"A assinatura que a gerou (subscriptions.id); vazio nas faturas avulsas.\"}}}",
+                schema_json: concat!(
+                    r#"{"name":"invoices","title":"Fatura","description":"Uma cobrança (fatura) enviada a um cliente, paga por boleto, Pix ou cartão.","#,
+                    r#""id_field":"id","fields":{"amount":{"type":"number","description":"Valor cobrado, em BRL.","sortable":true},"#,
+                    r#""canceled_at":{"type":"string","description":"Quando foi cancelada (ISO 8601); vazio se não foi cancelada."},"#,
+                    r#""created_at":{"type":"string","description":"Quando a fatura foi criada (ISO 8601).","sortable":true},"#,
+                    r#""customer_id":{"type":"string","description":"O cliente cobrado (customers.id)."},"#,
+                    r#""description":{"type":"string","description":"O que está sendo cobrado."},"#,
+                    r#""due_date":{"type":"string","description":"Data de vencimento (YYYY-MM-DD).","sortable":true},"#,
+                    r#""id":{"type":"string","description":"Id da fatura."},"#,
+                    r#""nfe_status":{"type":"string","description":"NF-e da fatura. not_issued: ainda sem NF-e; processing: enviada à SEFAZ; authorized: emitida; rejected: a SEFAZ recusou (veja o rejection_reason da NF-e); canceled: a NF-e foi cancelada.","#,
+                    r#""enum":["not_issued","processing","authorized","rejected","canceled"]},"#,
+                    r#""number":{"type":"integer","description":"Número sequencial da fatura na organização.","sortable":true},"#,
+                    r#""paid_at":{"type":"string","description":"Quando foi paga (ISO 8601); vazio se não foi paga.","sortable":true},"#,
+                    r#""payment_method":{"type":"string","description":"Como o cliente paga.","enum":["boleto","pix","credit_card"]},"#,
+                    r#""reminder_status":{"type":"string","description":"none: nenhum lembrete enviado; sent: um lembrete de pagamento foi enviado por e-mail ao cliente.","enum":["none","sent"]},"#,
+                    r#""status":{"type":"string","description":"draft: ainda não enviada; open: enviada, ainda não vencida; overdue: em aberto e com o vencimento já passado; paid: quitada; canceled: não é mais devida.","#,
+                    r#""enum":["draft","open","overdue","paid","canceled"]},"#,
+                    r#""subscription_id":{"type":"string","description":"A assinatura que a gerou (subscriptions.id); vazio nas faturas avulsas."}}}"#,
+                ),
             },
             RecordTexts {
                 title: "NF-e",
-                schema_json: "{\"name\":\"nfes\",\"title\":\"NF-e\",\"description\":\"Uma nota fiscal eletrônica emitida para uma fatura, com o DANFE (PDF) e o XML autorizado.\",\"id_field\":\"id\",\"fields\":{\"access_key\":{\"type\":\"string\",\"description\":\"Chave de acesso da NF-e (44 dígitos), depois de autorizada.\"},\"amount\":{\"type\":\"number\",\"description\":\"Valor total da NF-e, em BRL.\",\"sortable\":true},\"authorized_at\":{\"type\":\"string\",\"description\":\"Quando a SEFAZ a autorizou (ISO 8601); vazio se não foi autorizada.\"},\"canceled_at\":{\"type\":\"string\",\"description\":\"Quando foi cancelada (ISO 8601); vazio se não foi cancelada.\"},\"created_at\":{\"type\":\"string\",\"description\":\"Quando o registro da NF-e foi criado (ISO 8601).\",\"sortable\":true},\"customer_id\":{\"type\":\"string\",\"description\":\"O cliente para quem é emitida (customers.id).\"},\"id\":{\"type\":\"string\",\"description\":\"Id da NF-e.\"},\"invoice_id\":{\"type\":\"string\",\"description\":\"A fatura que ela documenta (invoices.id).\"},\"issued_at\":{\"type\":\"string\",\"description\":\"Quando foi enviada à SEFAZ (ISO 8601).\",\"sortable\":true},\"issuer_cnpj\":{\"type\":\"string\",\"description\":\"CNPJ do emitente (a organização).\"},\"issuer_state\":{\"type\":\"string\",\"description\":\"Estado (UF) do emitente.\"},\"number\":{\"type\":\"integer\",\"description\":\"Número da NF-e na série.\",\"sortable\":true},\"rejection_reason\":{\"type\":\"string\",\"description\":\"Código e mensagem de rejeição da SEFAZ, quando o status é rejected.\"},\"series\":{\"type\":\"string\",\"description\":\"Série da NF-e.\"},\"status\":{\"type\":\"string\",\"description\":\"processing: enviada à SEFAZ, aguardando a resposta; authorized: válida, com DANFE e XML disponíveis; rejected: a SEFAZ recusou (veja rejection_reason); canceled: cancelada depois da autorização.\",\"enum\":[\"processing\",\"authorized\",\"rejected\",\"canceled\"]}}}",
+                schema_json: concat!(
+                    r#"{"name":"nfes","title":"NF-e","description":"Uma nota fiscal eletrônica emitida para uma fatura, com o DANFE (PDF) e o XML autorizado.","#,
+                    r#""id_field":"id","fields":{"access_key":{"type":"string","description":"Chave de acesso da NF-e (44 dígitos), depois de autorizada."},"#,
+                    r#""amount":{"type":"number","description":"Valor total da NF-e, em BRL.","sortable":true},"#,
+                    r#""authorized_at":{"type":"string","description":"Quando a SEFAZ a autorizou (ISO 8601); vazio se não foi autorizada."},"#,
+                    r#""canceled_at":{"type":"string","description":"Quando foi cancelada (ISO 8601); vazio se não foi cancelada."},"#,
+                    r#""created_at":{"type":"string","description":"Quando o registro da NF-e foi criado (ISO 8601).","sortable":true},"#,
+                    r#""customer_id":{"type":"string","description":"O cliente para quem é emitida (customers.id)."},"#,
+                    r#""id":{"type":"string","description":"Id da NF-e."},"#,
+                    r#""invoice_id":{"type":"string","description":"A fatura que ela documenta (invoices.id)."},"#,
+                    r#""issued_at":{"type":"string","description":"Quando foi enviada à SEFAZ (ISO 8601).","sortable":true},"#,
+                    r#""issuer_cnpj":{"type":"string","description":"CNPJ do emitente (a organização)."},"#,
+                    r#""issuer_state":{"type":"string","description":"Estado (UF) do emitente."},"#,
+                    r#""number":{"type":"integer","description":"Número da NF-e na série.","sortable":true},"#,
+                    r#""rejection_reason":{"type":"string","description":"Código e mensagem de rejeição da SEFAZ, quando o status é rejected."},"#,
+                    r#""series":{"type":"string","description":"Série da NF-e."},"#,
+                    r#""status":{"type":"string","description":"processing: enviada à SEFAZ, aguardando a resposta; authorized: válida, com DANFE e XML disponíveis; rejected: a SEFAZ recusou (veja rejection_reason); canceled: cancelada depois da "#,
+                    r#"autorização.","enum":["processing","authorized","rejected","canceled"]}}}"#,
+                ),
             },
             RecordTexts {
                 title: "Organização",
-                schema_json: "{\"name\":\"organization\",\"title\":\"Organização\",\"description\":\"A organização a que o token pertence (um único registro).\",\"id_field\":\"id\",\"fields\":{\"cnpj\":{\"type\":\"string\",\"description\":\"CNPJ da organização, só dígitos.\"},\"created_at\":{\"type\":\"string\",\"description\":\"Quando a organização foi criada (ISO 8601).\"},\"email\":{\"type\":\"string\",\"description\":\"E-mail do contato de cobrança.\"},\"id\":{\"type\":\"string\",\"description\":\"Id da organização.\"},\"name\":{\"type\":\"string\",\"description\":\"Razão social.\"},\"phone\":{\"type\":\"string\",\"description\":\"Telefone de contato.\"},\"plan\":{\"type\":\"string\",\"description\":\"Plano da Kobana em que a organização está.\",\"enum\":[\"starter\",\"pro\",\"enterprise\"]}}}",
+                schema_json: concat!(
+                    r#"{"name":"organization","title":"Organização","#,
+                    r#""description":"A organização a que o token pertence (um único registro).","#,
+                    r#""id_field":"id","fields":{"cnpj":{"type":"string","description":"CNPJ da organização, só dígitos."},"#,
+                    r#""created_at":{"type":"string","description":"Quando a organização foi criada (ISO 8601)."},"#,
+                    r#""email":{"type":"string","description":"E-mail do contato de cobrança."},"#,
+                    r#""id":{"type":"string","description":"Id da organização."},"#,
+                    r#""name":{"type":"string","description":"Razão social."},"#,
+                    r#""phone":{"type":"string","description":"Telefone de contato."},"#,
+                    r#""plan":{"type":"string","description":"Plano da Kobana em que a organização está.","enum":["starter","pro","enterprise"]}}}"#,
+                ),
             },
             RecordTexts {
                 title: "Pagamento",
-                schema_json: "{\"name\":\"payments\",\"title\":\"Pagamento\",\"description\":\"Dinheiro recebido por uma fatura (boleto, Pix ou cartão).\",\"id_field\":\"id\",\"fields\":{\"amount\":{\"type\":\"number\",\"description\":\"Valor recebido, em BRL.\",\"sortable\":true},\"created_at\":{\"type\":\"string\",\"description\":\"Quando o pagamento foi registrado (ISO 8601).\",\"sortable\":true},\"customer_id\":{\"type\":\"string\",\"description\":\"O cliente que pagou (customers.id).\"},\"id\":{\"type\":\"string\",\"description\":\"Id do pagamento.\"},\"invoice_id\":{\"type\":\"string\",\"description\":\"A fatura que ele paga (invoices.id).\"},\"method\":{\"type\":\"string\",\"description\":\"Forma de pagamento.\",\"enum\":[\"boleto\",\"pix\",\"credit_card\"]},\"paid_at\":{\"type\":\"string\",\"description\":\"Quando foi recebido (ISO 8601).\",\"sortable\":true},\"refunded_at\":{\"type\":\"string\",\"description\":\"Quando foi estornado (ISO 8601); vazio se não foi estornado.\"},\"status\":{\"type\":\"string\",\"description\":\"confirmed: liquidado; pending: autorizado, mas não liquidado (cartão); voided: anulado antes da liquidação; refunded: devolvido a quem pagou.\",\"enum\":[\"confirmed\",\"pending\",\"voided\",\"refunded\"]},\"voided_at\":{\"type\":\"string\",\"description\":\"Quando foi anulado (ISO 8601); vazio se não foi anulado.\"}}}",
+                schema_json: concat!(
+                    r#"{"name":"payments","title":"Pagamento","description":"Dinheiro recebido por uma fatura (boleto, Pix ou cartão).","#,
+                    r#""id_field":"id","fields":{"amount":{"type":"number","description":"Valor recebido, em BRL.","sortable":true},"#,
+                    r#""created_at":{"type":"string","description":"Quando o pagamento foi registrado (ISO 8601).","sortable":true},"#,
+                    r#""customer_id":{"type":"string","description":"O cliente que pagou (customers.id)."},"#,
+                    r#""id":{"type":"string","description":"Id do pagamento."},"#,
+                    r#""invoice_id":{"type":"string","description":"A fatura que ele paga (invoices.id)."},"#,
+                    r#""method":{"type":"string","description":"Forma de pagamento.","enum":["boleto","pix","credit_card"]},"#,
+                    r#""paid_at":{"type":"string","description":"Quando foi recebido (ISO 8601).","sortable":true},"#,
+                    r#""refunded_at":{"type":"string","description":"Quando foi estornado (ISO 8601); vazio se não foi estornado."},"#,
+                    r#""status":{"type":"string","description":"confirmed: liquidado; pending: autorizado, mas não liquidado (cartão); voided: anulado antes da liquidação; refunded: devolvido a quem pagou.","#,
+                    r#""enum":["confirmed","pending","voided","refunded"]},"#,
+                    r#""voided_at":{"type":"string","description":"Quando foi anulado (ISO 8601); vazio se não foi anulado."}}}"#,
+                ),
             },
             RecordTexts {
                 title: "Estorno",
-                schema_json: "{\"name\":\"refunds\",\"title\":\"Estorno\",\"description\":\"Dinheiro devolvido a quem pagou (estorno) de um pagamento confirmado.\",\"id_field\":\"id\",\"fields\":{\"amount\":{\"type\":\"number\",\"description\":\"Valor devolvido, em BRL.\",\"sortable\":true},\"created_at\":{\"type\":\"string\",\"description\":\"Quando o estorno foi solicitado (ISO 8601).\",\"sortable\":true},\"id\":{\"type\":\"string\",\"description\":\"Id do estorno.\"},\"payment_id\":{\"type\":\"string\",\"description\":\"O pagamento estornado (payments.id).\"},\"reason\":{\"type\":\"string\",\"description\":\"Motivo do estorno.\"},\"status\":{\"type\":\"string\",\"description\":\"processing: sendo devolvido; completed: devolvido a quem pagou; failed: não foi possível devolver.\",\"enum\":[\"processing\",\"completed\",\"failed\"]}}}",
+                schema_json: concat!(
+                    r#"{"name":"refunds","title":"Estorno","description":"Dinheiro devolvido a quem pagou (estorno) de um pagamento confirmado.","#,
+                    r#""id_field":"id","fields":{"amount":{"type":"number","description":"Valor devolvido, em BRL.","sortable":true},"#,
+                    r#""created_at":{"type":"string","description":"Quando o estorno foi solicitado (ISO 8601).","sortable":true},"#,
+                    r#""id":{"type":"string","description":"Id do estorno."},"#,
+                    r#""payment_id":{"type":"string","description":"O pagamento estornado (payments.id)."},"#,
+                    r#""reason":{"type":"string","description":"Motivo do estorno."},"#,
+                    r#""status":{"type":"string","description":"processing: sendo devolvido; completed: devolvido a quem pagou; failed: não foi possível devolver.","enum":["processing","completed","failed"]}}}"#,
+                ),
             },
             RecordTexts {
                 title: "Assinatura",
-                schema_json: "{\"name\":\"subscriptions\",\"title\":\"Assinatura\",\"description\":\"Um plano recorrente que um cliente paga; cada ciclo gera uma fatura.\",\"id_field\":\"id\",\"fields\":{\"amount\":{\"type\":\"number\",\"description\":\"Valor cobrado a cada ciclo, em BRL.\",\"sortable\":true},\"canceled_at\":{\"type\":\"string\",\"description\":\"Quando foi cancelada (ISO 8601); vazio se não foi cancelada.\"},\"created_at\":{\"type\":\"string\",\"description\":\"Quando a assinatura foi criada (ISO 8601).\",\"sortable\":true},\"customer_id\":{\"type\":\"string\",\"description\":\"O cliente que assina (customers.id).\"},\"id\":{\"type\":\"string\",\"description\":\"Id da assinatura.\"},\"interval\":{\"type\":\"string\",\"description\":\"Ciclo de cobrança.\",\"enum\":[\"monthly\",\"quarterly\",\"yearly\"]},\"next_billing_date\":{\"type\":\"string\",\"description\":\"Data em que a próxima fatura é gerada (YYYY-MM-DD).\",\"sortable\":true},\"plan\":{\"type\":\"string\",\"description\":\"Plano assinado.\",\"enum\":[\"basic\",\"professional\",\"enterprise\"]},\"started_at\":{\"type\":\"string\",\"description\":\"Primeiro dia da assinatura (YYYY-MM-DD).\",\"sortable\":true},\"status\":{\"type\":\"string\",\"description\":\"active: cobrando a cada ciclo; paused: sem faturas até ser retomada; past_due: a última fatura está vencida; canceled: encerrada, sem novas faturas.\",\"enum\":[\"active\",\"paused\",\"past_due\",\"canceled\"]}}}",
+                schema_json: concat!(
+                    r#"{"name":"subscriptions","title":"Assinatura","#,
+                    r#""description":"Um plano recorrente que um cliente paga; cada ciclo gera uma fatura.","#,
+                    r#""id_field":"id","fields":{"amount":{"type":"number","description":"Valor cobrado a cada ciclo, em BRL.","sortable":true},"#,
+                    r#""canceled_at":{"type":"string","description":"Quando foi cancelada (ISO 8601); vazio se não foi cancelada."},"#,
+                    r#""created_at":{"type":"string","description":"Quando a assinatura foi criada (ISO 8601).","sortable":true},"#,
+                    r#""customer_id":{"type":"string","description":"O cliente que assina (customers.id)."},"#,
+                    r#""id":{"type":"string","description":"Id da assinatura."},"#,
+                    r#""interval":{"type":"string","description":"Ciclo de cobrança.","enum":["monthly","quarterly","yearly"]},"#,
+                    r#""next_billing_date":{"type":"string","description":"Data em que a próxima fatura é gerada (YYYY-MM-DD).","sortable":true},"#,
+                    r#""plan":{"type":"string","description":"Plano assinado.","enum":["basic","professional","enterprise"]},"#,
+                    r#""started_at":{"type":"string","description":"Primeiro dia da assinatura (YYYY-MM-DD).","sortable":true},"#,
+                    r#""status":{"type":"string","description":"active: cobrando a cada ciclo; paused: sem faturas até ser retomada; past_due: a última fatura está vencida; canceled: encerrada, sem novas faturas.","#,
+                    r#""enum":["active","paused","past_due","canceled"]}}}"#,
+                ),
             },
         ],
     },
     LocaleTexts {
         locale: Locale::Es,
         title: "Kobana Billing",
-        instructions: "Kobana Billing: los clientes de esta organización, sus suscripciones, las facturas (faturas)\nque se les cobran, las NF-e (nota fiscal eletrônica) emitidas para esas facturas y los pagos y\nreembolsos recibidos.\n- Los ids son cadenas (`id`); un filtro llamado `<registro>_id` limita una lista a un cliente, factura o\n  pago. Las listas están paginadas (`page`, `per_page`; una página más corta que `per_page` es la última)\n  y van de la más reciente a la más antigua, salvo que `sort` indique otra cosa (`-campo` ordena de forma descendente).\n- Una factura vencida tiene estado `overdue`; una factura que todavía espera su NF-e tiene\n  `nfe_status: not_issued`; una NF-e rechazada tiene estado `rejected` y un `rejection_reason`.\n- Las herramientas que eliminan, cancelan, anulan (anular) o reembolsan (estornar) son destructivas: antes de llamar a una,\n  muestra al usuario qué va a cambiar y obtén un sí explícito. Enviar un recordatorio manda un correo al cliente:\n  envíalo solo a las facturas que el usuario eligió.\n- Los importes están en BRL (reales, dos decimales); las fechas son YYYY-MM-DD y las marcas de tiempo ISO 8601.\n- Los recursos kobana://billing/… (registros, PDF de la factura, DANFE, XML de la NF-e, esquemas) se leen con las\n  mismas herramientas, con los mismos permisos.\n",
-        tools_json: TOOLS_JSON_ES,
+        instructions: concat!(
+            "Kobana Billing: los clientes de esta organización, sus suscripciones, las facturas (faturas)\n",
+            "que se les cobran, las NF-e (nota fiscal eletrônica) emitidas para esas facturas y los pagos y\n",
+            "reembolsos recibidos.\n",
+            "- Los ids son cadenas (`id`); un filtro llamado `<registro>_id` limita una lista a un cliente, factura o\n",
+            "  pago. Las listas están paginadas (`page`, `per_page`; una página más corta que `per_page` es la última)\n",
+            "  y van de la más reciente a la más antigua, salvo que `sort` indique otra cosa (`-campo` ordena de forma descendente).\n",
+            "- Una factura vencida tiene estado `overdue`; una factura que todavía espera su NF-e tiene\n",
+            "  `nfe_status: not_issued`; una NF-e rechazada tiene estado `rejected` y un `rejection_reason`.\n",
+            "- Las herramientas que eliminan, cancelan, anulan (anular) o reembolsan (estornar) son destructivas: antes de llamar a una,\n",
+            "  muestra al usuario qué va a cambiar y obtén un sí explícito. Enviar un recordatorio manda un correo al cliente:\n",
+            "  envíalo solo a las facturas que el usuario eligió.\n",
+            "- Los importes están en BRL (reales, dos decimales); las fechas son YYYY-MM-DD y las marcas de tiempo ISO 8601.\n",
+            "- Los recursos kobana://billing/… (registros, PDF de la factura, DANFE, XML de la NF-e, esquemas) se leen con las\n",
+            "  mismas herramientas, con los mismos permisos.\n",
+        ),
         tools: TOOL_TEXTS_ES,
         resources: &[
             ItemTexts {
                 title: "Organización",
                 description: "La organización del token (JSON).",
-                descriptor_json: "{\"uri\":\"kobana://billing/organization\",\"name\":\"organization\",\"title\":\"Organización\",\"description\":\"La organización del token (JSON).\",\"mimeType\":\"application/json\"}",
+                descriptor_json: r#"{"uri":"kobana://billing/organization","name":"organization","title":"Organización","description":"La organización del token (JSON).","mimeType":"application/json"}"#,
             },
             ItemTexts {
                 title: "Catálogo de recursos",
                 description: "El catálogo de recursos de la API (JSON).",
-                descriptor_json: "{\"uri\":\"kobana://billing/schemas\",\"name\":\"schemas\",\"title\":\"Catálogo de recursos\",\"description\":\"El catálogo de recursos de la API (JSON).\",\"mimeType\":\"application/json\"}",
+                descriptor_json: r#"{"uri":"kobana://billing/schemas","name":"schemas","title":"Catálogo de recursos","description":"El catálogo de recursos de la API (JSON).","mimeType":"application/json"}"#,
             },
         ],
         templates: &[
             ItemTexts {
                 title: "Esquema de recurso",
                 description: "Los campos de un recurso: tipo, enum, significado, cuáles ordenan (JSON).",
-                descriptor_json: "{\"uriTemplate\":\"kobana://billing/schemas/{resource}\",\"name\":\"schema\",\"title\":\"Esquema de recurso\",\"description\":\"Los campos de un recurso: tipo, enum, significado, cuáles ordenan (JSON).\",\"mimeType\":\"application/json\"}",
+                descriptor_json: concat!(
+                    r#"{"uriTemplate":"kobana://billing/schemas/{resource}","#,
+                    r#""name":"schema","title":"Esquema de recurso","#,
+                    r#""description":"Los campos de un recurso: tipo, enum, significado, cuáles ordenan (JSON).","#,
+                    r#""mimeType":"application/json"}"#,
+                ),
             },
             ItemTexts {
                 title: "Cliente",
                 description: "Un cliente (JSON).",
-                descriptor_json: "{\"uriTemplate\":\"kobana://billing/customers/{id}\",\"name\":\"customer\",\"title\":\"Cliente\",\"description\":\"Un cliente (JSON).\",\"mimeType\":\"application/json\"}",
+                descriptor_json: r#"{"uriTemplate":"kobana://billing/customers/{id}","name":"customer","title":"Cliente","description":"Un cliente (JSON).","mimeType":"application/json"}"#,
             },
             ItemTexts {
                 title: "Suscripción",
                 description: "Una suscripción (JSON).",
-                descriptor_json: "{\"uriTemplate\":\"kobana://billing/subscriptions/{id}\",\"name\":\"subscription\",\"title\":\"Suscripción\",\"description\":\"Una suscripción (JSON).\",\"mimeType\":\"application/json\"}",
+                descriptor_json: r#"{"uriTemplate":"kobana://billing/subscriptions/{id}","name":"subscription","title":"Suscripción","description":"Una suscripción (JSON).","mimeType":"application/json"}"#,
             },
             ItemTexts {
                 title: "Factura",
                 description: "Una factura (JSON).",
-                descriptor_json: "{\"uriTemplate\":\"kobana://billing/invoices/{id}\",\"name\":\"invoice\",\"title\":\"Factura\",\"description\":\"Una factura (JSON).\",\"mimeType\":\"application/json\"}",
+                descriptor_json: r#"{"uriTemplate":"kobana://billing/invoices/{id}","name":"invoice","title":"Factura","description":"Una factura (JSON).","mimeType":"application/json"}"#,
             },
             ItemTexts {
                 title: "PDF de la factura",
                 description: "El PDF de la factura (base64, hasta 10 MB).",
-                descriptor_json: "{\"uriTemplate\":\"kobana://billing/invoices/{id}/pdf\",\"name\":\"invoice_pdf\",\"title\":\"PDF de la factura\",\"description\":\"El PDF de la factura (base64, hasta 10 MB).\",\"mimeType\":\"application/pdf\"}",
+                descriptor_json: r#"{"uriTemplate":"kobana://billing/invoices/{id}/pdf","name":"invoice_pdf","title":"PDF de la factura","description":"El PDF de la factura (base64, hasta 10 MB).","mimeType":"application/pdf"}"#,
             },
             ItemTexts {
                 title: "NF-e",
                 description: "Una NF-e (JSON).",
-                descriptor_json: "{\"uriTemplate\":\"kobana://billing/nfes/{id}\",\"name\":\"nfe\",\"title\":\"NF-e\",\"description\":\"Una NF-e (JSON).\",\"mimeType\":\"application/json\"}",
+                descriptor_json: r#"{"uriTemplate":"kobana://billing/nfes/{id}","name":"nfe","title":"NF-e","description":"Una NF-e (JSON).","mimeType":"application/json"}"#,
             },
             ItemTexts {
                 title: "DANFE",
                 description: "El DANFE de la NF-e (PDF en base64, hasta 10 MB).",
-                descriptor_json: "{\"uriTemplate\":\"kobana://billing/nfes/{id}/pdf\",\"name\":\"nfe_danfe\",\"title\":\"DANFE\",\"description\":\"El DANFE de la NF-e (PDF en base64, hasta 10 MB).\",\"mimeType\":\"application/pdf\"}",
+                descriptor_json: r#"{"uriTemplate":"kobana://billing/nfes/{id}/pdf","name":"nfe_danfe","title":"DANFE","description":"El DANFE de la NF-e (PDF en base64, hasta 10 MB).","mimeType":"application/pdf"}"#,
             },
             ItemTexts {
                 title: "XML de la NF-e",
                 description: "El XML autorizado de la NF-e (texto).",
-                descriptor_json: "{\"uriTemplate\":\"kobana://billing/nfes/{id}/xml\",\"name\":\"nfe_xml\",\"title\":\"XML de la NF-e\",\"description\":\"El XML autorizado de la NF-e (texto).\",\"mimeType\":\"application/xml\"}",
+                descriptor_json: r#"{"uriTemplate":"kobana://billing/nfes/{id}/xml","name":"nfe_xml","title":"XML de la NF-e","description":"El XML autorizado de la NF-e (texto).","mimeType":"application/xml"}"#,
             },
         ],
         prompts: &[
             PromptTexts {
                 title: "Cobrar facturas vencidas",
                 description: "Lista las facturas abiertas vencidas, muestra una tabla y pregunta cuáles deben recibir un recordatorio antes de enviarlo.",
-                template: "Quiero cobrar las facturas abiertas vencidas{% if customer_id %} del cliente {{ customer_id }}{% endif %} (hoy es {{ today | date }}).\n\n1. Lista las facturas con billing_invoices_list, estado \"overdue\"{% if customer_id %} y customer_id \"{{ customer_id }}\"{% endif %}, recorriendo todas las páginas.\n2. Muestra una tabla con número, cliente, importe, vencimiento, días de atraso y si ya recibió un recordatorio (reminder_status).\n3. Pregunta qué facturas deben recibir un recordatorio. No envíes nada antes de mi respuesta.\n4. Envía el recordatorio con billing_invoices_send_reminder solo a las facturas que yo elija, una por vez, y dime el resultado de cada envío.\n",
-                descriptor_json: "{\"name\":\"collect_overdue_invoices\",\"title\":\"Cobrar facturas vencidas\",\"description\":\"Lista las facturas abiertas vencidas, muestra una tabla y pregunta cuáles deben recibir un recordatorio antes de enviarlo.\",\"arguments\":[{\"name\":\"customer_id\",\"description\":\"Solo las facturas de este cliente (opcional).\",\"required\":false}]}",
+                template: concat!(
+                    "Quiero cobrar las facturas abiertas vencidas{% if customer_id %} del cliente {{ customer_id }}{% endif %} (hoy es {{ today | date }}).\n",
+                    "\n",
+                    "1. Lista las facturas con billing_invoices_list, estado \"overdue\"{% if customer_id %} y customer_id \"{{ customer_id }}\"{% endif %}, recorriendo todas las páginas.\n",
+                    "2. Muestra una tabla con número, cliente, importe, vencimiento, días de atraso y si ya recibió un recordatorio (reminder_status).\n",
+                    "3. Pregunta qué facturas deben recibir un recordatorio. No envíes nada antes de mi respuesta.\n",
+                    "4. Envía el recordatorio con billing_invoices_send_reminder solo a las facturas que yo elija, una por vez, y dime el resultado de cada envío.\n",
+                ),
+                descriptor_json: concat!(
+                    r#"{"name":"collect_overdue_invoices","title":"Cobrar facturas vencidas","#,
+                    r#""description":"Lista las facturas abiertas vencidas, muestra una tabla y pregunta cuáles deben recibir un recordatorio antes de enviarlo.","#,
+                    r#""arguments":[{"name":"customer_id","description":"Solo las facturas de este cliente (opcional).","required":false}]}"#,
+                ),
             },
             PromptTexts {
                 title: "Revisar NF-e pendientes",
                 description: "Reúne las facturas que todavía no tienen NF-e y las NF-e rechazadas, las resume y sugiere el siguiente paso, sin emitir nada.",
-                template: "Revisa las NF-e pendientes (hoy es {{ today | date }}), sin emitir, cancelar ni cambiar nada.\n\n1. Con billing_invoices_list y nfe_status \"not_issued\", reúne las facturas que todavía no tienen NF-e (todas las páginas).\n2. Con billing_nfes_list y estado \"rejected\", reúne las NF-e rechazadas, con el motivo (rejection_reason).\n3. Resume en dos tablas: facturas sin NF-e (número, cliente, importe, estado de la factura) y NF-e rechazadas (número, factura, motivo).\n4. Sugiere el siguiente paso para cada grupo (por ejemplo: corregir los datos del cliente y emitir de nuevo), pero no emitas ninguna NF-e.\n",
-                descriptor_json: "{\"name\":\"review_pending_nfes\",\"title\":\"Revisar NF-e pendientes\",\"description\":\"Reúne las facturas que todavía no tienen NF-e y las NF-e rechazadas, las resume y sugiere el siguiente paso, sin emitir nada.\",\"arguments\":[]}",
+                template: concat!(
+                    "Revisa las NF-e pendientes (hoy es {{ today | date }}), sin emitir, cancelar ni cambiar nada.\n",
+                    "\n",
+                    "1. Con billing_invoices_list y nfe_status \"not_issued\", reúne las facturas que todavía no tienen NF-e (todas las páginas).\n",
+                    "2. Con billing_nfes_list y estado \"rejected\", reúne las NF-e rechazadas, con el motivo (rejection_reason).\n",
+                    "3. Resume en dos tablas: facturas sin NF-e (número, cliente, importe, estado de la factura) y NF-e rechazadas (número, factura, motivo).\n",
+                    "4. Sugiere el siguiente paso para cada grupo (por ejemplo: corregir los datos del cliente y emitir de nuevo), pero no emitas ninguna NF-e.\n",
+                ),
+                descriptor_json: concat!(
+                    r#"{"name":"review_pending_nfes","title":"Revisar NF-e pendientes","#,
+                    r#""description":"Reúne las facturas que todavía no tienen NF-e y las NF-e rechazadas, las resume y sugiere el siguiente paso, sin emitir nada.","#,
+                    r#""arguments":[]}"#,
+                ),
             },
             PromptTexts {
                 title: "Panorama del cliente",
                 description: "El panorama de un cliente: datos, suscripciones, lo que está abierto y lo que está vencido.",
-                template: "Haz el panorama del cliente {{ customer_id }} (hoy es {{ today | date }}), sin cambiar nada.\n\n1. Datos: billing_customers_get con id \"{{ customer_id }}\" (nombre, CPF/CNPJ, correo, teléfono, estado).\n2. Suscripciones: billing_subscriptions_list con customer_id \"{{ customer_id }}\" (plan, importe, ciclo, estado, próximo cobro).\n3. Abierto: billing_invoices_list con customer_id \"{{ customer_id }}\" y estado \"open\".\n4. Vencido: billing_invoices_list con customer_id \"{{ customer_id }}\" y estado \"overdue\", con los días de atraso.\nTermina con los totales abierto y vencido, en reales (por ejemplo R$ 1.234,56).\n",
-                descriptor_json: "{\"name\":\"customer_overview\",\"title\":\"Panorama del cliente\",\"description\":\"El panorama de un cliente: datos, suscripciones, lo que está abierto y lo que está vencido.\",\"arguments\":[{\"name\":\"customer_id\",\"description\":\"El cliente que se va a describir.\",\"required\":true}]}",
+                template: concat!(
+                    "Haz el panorama del cliente {{ customer_id }} (hoy es {{ today | date }}), sin cambiar nada.\n",
+                    "\n",
+                    "1. Datos: billing_customers_get con id \"{{ customer_id }}\" (nombre, CPF/CNPJ, correo, teléfono, estado).\n",
+                    "2. Suscripciones: billing_subscriptions_list con customer_id \"{{ customer_id }}\" (plan, importe, ciclo, estado, próximo cobro).\n",
+                    "3. Abierto: billing_invoices_list con customer_id \"{{ customer_id }}\" y estado \"open\".\n",
+                    "4. Vencido: billing_invoices_list con customer_id \"{{ customer_id }}\" y estado \"overdue\", con los días de atraso.\n",
+                    "Termina con los totales abierto y vencido, en reales (por ejemplo R$ 1.234,56).\n",
+                ),
+                descriptor_json: concat!(
+                    r#"{"name":"customer_overview","title":"Panorama del cliente","#,
+                    r#""description":"El panorama de un cliente: datos, suscripciones, lo que está abierto y lo que está vencido.","#,
+                    r#""arguments":[{"name":"customer_id","description":"El cliente que se va a describir.","required":true}]}"#,
+                ),
             },
             PromptTexts {
                 title: "Resumen mensual de facturación",
                 description: "Lo que se facturó, se cobró y quedó abierto en el mes.",
-                template: "Resume la facturación de {{ month | month }} (del {{ (month ~ '-01') | date }} al último día del mes), sin cambiar nada.\n\n1. Facturado: billing_invoices_list con due_date_from \"{{ month }}-01\" y due_date_to en el último día de {{ month }} (todas las páginas); suma los importes, sin contar las canceladas.\n2. Cobrado: billing_payments_list con estado \"confirmed\", paid_at_from \"{{ month }}-01\" y paid_at_to en el último día de {{ month }}; suma los importes.\n3. Abierto: de las facturas del paso 1, las que están \"open\" u \"overdue\"; suma los importes.\nMuestra los tres totales en reales (por ejemplo R$ 1.234,56) y una tabla por estado de las facturas del mes.\n",
-                descriptor_json: "{\"name\":\"monthly_billing_summary\",\"title\":\"Resumen mensual de facturación\",\"description\":\"Lo que se facturó, se cobró y quedó abierto en el mes.\",\"arguments\":[{\"name\":\"month\",\"description\":\"El mes, en formato YYYY-MM (opcional; por defecto, el mes en curso).\",\"required\":false}]}",
+                template: concat!(
+                    "Resume la facturación de {{ month | month }} (del {{ (month ~ '-01') | date }} al último día del mes), sin cambiar nada.\n",
+                    "\n",
+                    "1. Facturado: billing_invoices_list con due_date_from \"{{ month }}-01\" y due_date_to en el último día de {{ month }} (todas las páginas); suma los importes, sin contar las canceladas.\n",
+                    "2. Cobrado: billing_payments_list con estado \"confirmed\", paid_at_from \"{{ month }}-01\" y paid_at_to en el último día de {{ month }}; suma los importes.\n",
+                    "3. Abierto: de las facturas del paso 1, las que están \"open\" u \"overdue\"; suma los importes.\n",
+                    "Muestra los tres totales en reales (por ejemplo R$ 1.234,56) y una tabla por estado de las facturas del mes.\n",
+                ),
+                descriptor_json: concat!(
+                    r#"{"name":"monthly_billing_summary","title":"Resumen mensual de facturación","#,
+                    r#""description":"Lo que se facturó, se cobró y quedó abierto en el mes.","#,
+                    r#""arguments":[{"name":"month","description":"El mes, en formato YYYY-MM (opcional; por defecto, el mes en curso).","required":false}]}"#,
+                ),
             },
         ],
         records: &[
             RecordTexts {
                 title: "Cliente",
-                schema_json: "{\"name\":\"customers\",\"title\":\"Cliente\",\"description\":\"Una persona o empresa a la que la organización cobra.\",\"id_field\":\"id\",\"fields\":{\"created_at\":{\"type\":\"string\",\"description\":\"Cuándo se registró el cliente (ISO 8601).\",\"sortable\":true},\"document\":{\"type\":\"string\",\"description\":\"CPF (11 dígitos) o CNPJ (14 dígitos) del cliente, que se usa en las facturas y las NF-e.\"},\"email\":{\"type\":\"string\",\"description\":\"Correo que recibe las facturas y los recordatorios.\"},\"id\":{\"type\":\"string\",\"description\":\"Id del cliente.\"},\"name\":{\"type\":\"string\",\"description\":\"Nombre completo o razón social.\",\"sortable\":true},\"phone\":{\"type\":\"string\",\"description\":\"Número de teléfono.\"},\"status\":{\"type\":\"string\",\"description\":\"active: se le puede cobrar; inactive: se conserva en el historial, sin nuevas facturas.\",\"enum\":[\"active\",\"inactive\"]}}}",
+                schema_json: concat!(
+                    r#"{"name":"customers","title":"Cliente","description":"Una persona o empresa a la que la organización cobra.","#,
+                    r#""id_field":"id","fields":{"created_at":{"type":"string","description":"Cuándo se registró el cliente (ISO 8601).","sortable":true},"#,
+                    r#""document":{"type":"string","description":"CPF (11 dígitos) o CNPJ (14 dígitos) del cliente, que se usa en las facturas y las NF-e."},"#,
+                    r#""email":{"type":"string","description":"Correo que recibe las facturas y los recordatorios."},"#,
+                    r#""id":{"type":"string","description":"Id del cliente."},"#,
+                    r#""name":{"type":"string","description":"Nombre completo o razón social.","sortable":true},"#,
+                    r#""phone":{"type":"string","description":"Número de teléfono."},"#,
+                    r#""status":{"type":"string","description":"active: se le puede cobrar; inactive: se conserva en el historial, sin nuevas facturas.","enum":["active","inactive"]}}}"#,
+                ),
             },
             RecordTexts {
                 title: "Factura",
-                schema_json: "{\"name\":\"invoices\",\"title\":\"Factura\",\"description\":\"Un cobro (fatura) enviado a un cliente, que se paga con boleto, Pix o tarjeta.\",\"id_field\":\"id\",\"fields\":{\"amount\":{\"type\":\"number\",\"description\":\"Importe cobrado, en BRL.\",\"sortable\":true},\"canceled_at\":{\"type\":\"string\",\"description\":\"Cuándo se canceló (ISO 8601); vacío si no se canceló.\"},\"created_at\":{\"type\":\"string\",\"description\":\"Cuándo se creó la factura (ISO 8601).\",\"sortable\":true},\"customer_id\":{\"type\":\"string\",\"description\":\"El cliente al que se cobra (customers.id).\"},\"description\":{\"type\":\"string\",\"description\":\"Qué se está cobrando.\"},\"due_date\":{\"type\":\"string\",\"description\":\"Fecha de vencimiento (YYYY-MM-DD).\",\"sortable\":true},\"id\":{\"type\":\"string\",\"description\":\"Id de la factura.\"},\"nfe_status\":{\"type\":\"string\",\"description\":\"NF-e de la factura. not_issued: todavía sin NF-e; processing: enviada a la SEFAZ; authorized: emitida; rejected: la SEFAZ la rechazó (ver el rejection_reason de la NF-e); canceled: la NF-e se canceló.\",\"enum\":[\"not_issued\",\"processing\",\"authorized\",\"rejected\",\"canceled\"]},\"number\":{\"type\":\"integer\",\"description\":\"Número secuencial de la factura en la organización.\",\"sortable\":true},\"paid_at\":{\"type\":\"string\",\"description\":\"Cuándo se pagó (ISO 8601); vacío si no se pagó.\",\"sortable\":true},\"payment_method\":{\"type\":\"string\",\"description\":\"Cómo la paga el cliente.\",\"enum\":[\"boleto\",\"pix\",\"credit_card\"]},\"reminder_status\":{\"type\":\"string\",\"description\":\"none: no se envió ningún recordatorio; sent: se envió al cliente un recordatorio de pago por correo.\",\"enum\":[\"none\",\"sent\"]},\"status\":{\"type\":\"string\",\"description\":\"draft: todavía no enviada; open: enviada, aún no vencida; overdue: abierta y con el vencimiento ya pasado; paid: saldada; canceled: ya no se debe.\",\"enum\":[\"draft\",\"open\",\"overdue\",\"paid\",\"canceled\"]},\"subscription_id\":{\"type\":\"string\",\"description\":\"La suscripción que la generó (subscriptions.id); vacío en las facturas puntuales.\"}}}",
+                schema_json: concat!(
+                    r#"{"name":"invoices","title":"Factura","description":"Un cobro (fatura) enviado a un cliente, que se paga con boleto, Pix o tarjeta.","#,
+                    r#""id_field":"id","fields":{"amount":{"type":"number","description":"Importe cobrado, en BRL.","sortable":true},"#,
+                    r#""canceled_at":{"type":"string","description":"Cuándo se canceló (ISO 8601); vacío si no se canceló."},"#,
+                    r#""created_at":{"type":"string","description":"Cuándo se creó la factura (ISO 8601).","sortable":true},"#,
+                    r#""customer_id":{"type":"string","description":"El cliente al que se cobra (customers.id)."},"#,
+                    r#""description":{"type":"string","description":"Qué se está cobrando."},"#,
+                    r#""due_date":{"type":"string","description":"Fecha de vencimiento (YYYY-MM-DD).","sortable":true},"#,
+                    r#""id":{"type":"string","description":"Id de la factura."},"#,
+                    r#""nfe_status":{"type":"string","description":"NF-e de la factura. "#,
+                    r#"not_issued: todavía sin NF-e; processing: enviada a la SEFAZ; authorized: emitida; rejected: la SEFAZ la rechazó (ver el rejection_reason de la NF-e); canceled: la NF-e se canceló.","#,
+                    r#""enum":["not_issued","processing","authorized","rejected","canceled"]},"#,
+                    r#""number":{"type":"integer","description":"Número secuencial de la factura en la organización.","sortable":true},"#,
+                    r#""paid_at":{"type":"string","description":"Cuándo se pagó (ISO 8601); vacío si no se pagó.","sortable":true},"#,
+                    r#""payment_method":{"type":"string","description":"Cómo la paga el cliente.","enum":["boleto","pix","credit_card"]},"#,
+                    r#""reminder_status":{"type":"string","description":"none: no se envió ningún recordatorio; sent: se envió al cliente un recordatorio de pago por correo.","enum":["none","sent"]},"#,
+                    r#""status":{"type":"string","description":"draft: todavía no enviada; open: enviada, aún no vencida; overdue: abierta y con el vencimiento ya pasado; paid: saldada; canceled: ya no se debe.","#,
+                    r#""enum":["draft","open","overdue","paid","canceled"]},"#,
+                    r#""subscription_id":{"type":"string","description":"La suscripción que la generó (subscriptions.id); vacío en las facturas puntuales."}}}"#,
+                ),
             },
             RecordTexts {
                 title: "NF-e",
-                schema_json: "{\"name\":\"nfes\",\"title\":\"NF-e\",\"description\":\"Una factura electrónica (nota fiscal eletrônica) emitida para una factura, con su DANFE (PDF) y su XML autorizado.\",\"id_field\":\"id\",\"fields\":{\"access_key\":{\"type\":\"string\",\"description\":\"Clave de acceso (chave de acesso) de la NF-e (44 dígitos), una vez autorizada.\"},\"amount\":{\"type\":\"number\",\"description\":\"Importe total de la NF-e, en BRL.\",\"sortable\":true},\"authorized_at\":{\"type\":\"string\",\"description\":\"Cuándo la autorizó la SEFAZ (ISO 8601); vacío si no se autorizó.\"},\"canceled_at\":{\"type\":\"string\",\"description\":\"Cuándo se canceló (ISO 8601); vacío si no se canceló.\"},\"created_at\":{\"type\":\"string\",\"description\":\"Cuándo se creó el registro de la NF-e (ISO 8601).\",\"sortable\":true},\"customer_id\":{\"type\":\"string\",\"description\":\"El cliente al que se emite (customers.id).\"},\"id\":{\"type\":\"string\",\"description\":\"Id de la NF-e.\"},\"invoice_id\":{\"type\":\"string\",\"description\":\"La factura que documenta (invoices.id).\"},\"issued_at\":{\"type\":\"string\",\"description\":\"Cuándo se envió a la SEFAZ (ISO 8601).\",\"sortable\":true},\"issuer_cnpj\":{\"type\":\"string\",\"description\":\"CNPJ del emisor (la organización).\"},\"issuer_state\":{\"type\":\"string\",\"description\":\"Estado (UF) del emisor.\"},\"number\":{\"type\":\"integer\",\"description\":\"Número de la NF-e en su serie.\",\"sortable\":true},\"rejection_reason\":{\"type\":\"string\",\"description\":\"Código y mensaje de rechazo de la SEFAZ, cuando el estado es rejected.\"},\"series\":{\"type\":\"string\",\"description\":\"Serie de la NF-e.\"},\"status\":{\"type\":\"string\",\"description\":\"processing: enviada a la SEFAZ, esperando la respuesta; authorized: válida, con DANFE y XML disponibles; rejected: la SEFAZ la rechazó (ver rejection_reason); canceled: cancelada después de la autorización.\",\"enum\":[\"processing\",\"authorized\",\"rejected\",\"canceled\"]}}}",
+                schema_json: concat!(
+                    r#"{"name":"nfes","title":"NF-e","description":"Una factura electrónica (nota fiscal eletrônica) emitida para una factura, con su DANFE (PDF) y su XML autorizado.","#,
+                    r#""id_field":"id","fields":{"access_key":{"type":"string","description":"Clave de acceso (chave de acesso) de la NF-e (44 dígitos), una vez autorizada."},"#,
+                    r#""amount":{"type":"number","description":"Importe total de la NF-e, en BRL.","sortable":true},"#,
+                    r#""authorized_at":{"type":"string","description":"Cuándo la autorizó la SEFAZ (ISO 8601); vacío si no se autorizó."},"#,
+                    r#""canceled_at":{"type":"string","description":"Cuándo se canceló (ISO 8601); vacío si no se canceló."},"#,
+                    r#""created_at":{"type":"string","description":"Cuándo se creó el registro de la NF-e (ISO 8601).","sortable":true},"#,
+                    r#""customer_id":{"type":"string","description":"El cliente al que se emite (customers.id)."},"#,
+                    r#""id":{"type":"string","description":"Id de la NF-e."},"#,
+                    r#""invoice_id":{"type":"string","description":"La factura que documenta (invoices.id)."},"#,
+                    r#""issued_at":{"type":"string","description":"Cuándo se envió a la SEFAZ (ISO 8601).","sortable":true},"#,
+                    r#""issuer_cnpj":{"type":"string","description":"CNPJ del emisor (la organización)."},"#,
+                    r#""issuer_state":{"type":"string","description":"Estado (UF) del emisor."},"#,
+                    r#""number":{"type":"integer","description":"Número de la NF-e en su serie.","sortable":true},"#,
+                    r#""rejection_reason":{"type":"string","description":"Código y mensaje de rechazo de la SEFAZ, cuando el estado es rejected."},"#,
+                    r#""series":{"type":"string","description":"Serie de la NF-e."},"#,
+                    r#""status":{"type":"string","description":"processing: enviada a la SEFAZ, esperando la respuesta; authorized: válida, con DANFE y XML disponibles; rejected: la SEFAZ la rechazó (ver rejection_reason); canceled: cancelada después de la "#,
+                    r#"autorización.","enum":["processing","authorized","rejected","canceled"]}}}"#,
+                ),
             },
             RecordTexts {
                 title: "Organización",
-                schema_json: "{\"name\":\"organization\",\"title\":\"Organización\",\"description\":\"La organización a la que pertenece el token (un único registro).\",\"id_field\":\"id\",\"fields\":{\"cnpj\":{\"type\":\"string\",\"description\":\"CNPJ de la organización, solo dígitos.\"},\"created_at\":{\"type\":\"string\",\"description\":\"Cuándo se creó la organización (ISO 8601).\"},\"email\":{\"type\":\"string\",\"description\":\"Correo del contacto de facturación.\"},\"id\":{\"type\":\"string\",\"description\":\"Id de la organización.\"},\"name\":{\"type\":\"string\",\"description\":\"Razón social (razão social).\"},\"phone\":{\"type\":\"string\",\"description\":\"Teléfono de contacto.\"},\"plan\":{\"type\":\"string\",\"description\":\"Plan de Kobana que tiene la organización.\",\"enum\":[\"starter\",\"pro\",\"enterprise\"]}}}",
+                schema_json: concat!(
+                    r#"{"name":"organization","title":"Organización","#,
+                    r#""description":"La organización a la que pertenece el token (un único registro).","#,
+                    r#""id_field":"id","fields":{"cnpj":{"type":"string","description":"CNPJ de la organización, solo dígitos."},"#,
+                    r#""created_at":{"type":"string","description":"Cuándo se creó la organización (ISO 8601)."},"#,
+                    r#""email":{"type":"string","description":"Correo del contacto de facturación."},"#,
+                    r#""id":{"type":"string","description":"Id de la organización."},"#,
+                    r#""name":{"type":"string","description":"Razón social (razão social)."},"#,
+                    r#""phone":{"type":"string","description":"Teléfono de contacto."},"#,
+                    r#""plan":{"type":"string","description":"Plan de Kobana que tiene la organización.","enum":["starter","pro","enterprise"]}}}"#,
+                ),
             },
             RecordTexts {
                 title: "Pago",
-                schema_json: "{\"name\":\"payments\",\"title\":\"Pago\",\"description\":\"Dinero recibido por una factura (boleto, Pix o tarjeta).\",\"id_field\":\"id\",\"fields\":{\"amount\":{\"type\":\"number\",\"description\":\"Importe recibido, en BRL.\",\"sortable\":true},\"created_at\":{\"type\":\"string\",\"description\":\"Cuándo se registró el pago (ISO 8601).\",\"sortable\":true},\"customer_id\":{\"type\":\"string\",\"description\":\"El cliente que pagó (customers.id).\"},\"id\":{\"type\":\"string\",\"description\":\"Id del pago.\"},\"invoice_id\":{\"type\":\"string\",\"description\":\"La factura que paga (invoices.id).\"},\"method\":{\"type\":\"string\",\"description\":\"Medio de pago.\",\"enum\":[\"boleto\",\"pix\",\"credit_card\"]},\"paid_at\":{\"type\":\"string\",\"description\":\"Cuándo se recibió (ISO 8601).\",\"sortable\":true},\"refunded_at\":{\"type\":\"string\",\"description\":\"Cuándo se reembolsó (ISO 8601); vacío si no se reembolsó.\"},\"status\":{\"type\":\"string\",\"description\":\"confirmed: liquidado; pending: autorizado pero no liquidado (tarjeta); voided: anulado antes de la liquidación; refunded: devuelto a quien pagó.\",\"enum\":[\"confirmed\",\"pending\",\"voided\",\"refunded\"]},\"voided_at\":{\"type\":\"string\",\"description\":\"Cuándo se anuló (ISO 8601); vacío si no se anuló.\"}}}",
+                schema_json: concat!(
+                    r#"{"name":"payments","title":"Pago","description":"Dinero recibido por una factura (boleto, Pix o tarjeta).","#,
+                    r#""id_field":"id","fields":{"amount":{"type":"number","description":"Importe recibido, en BRL.","sortable":true},"#,
+                    r#""created_at":{"type":"string","description":"Cuándo se registró el pago (ISO 8601).","sortable":true},"#,
+                    r#""customer_id":{"type":"string","description":"El cliente que pagó (customers.id)."},"#,
+                    r#""id":{"type":"string","description":"Id del pago."},"#,
+                    r#""invoice_id":{"type":"string","description":"La factura que paga (invoices.id)."},"#,
+                    r#""method":{"type":"string","description":"Medio de pago.","enum":["boleto","pix","credit_card"]},"#,
+                    r#""paid_at":{"type":"string","description":"Cuándo se recibió (ISO 8601).","sortable":true},"#,
+                    r#""refunded_at":{"type":"string","description":"Cuándo se reembolsó (ISO 8601); vacío si no se reembolsó."},"#,
+                    r#""status":{"type":"string","description":"confirmed: liquidado; pending: autorizado pero no liquidado (tarjeta); voided: anulado antes de la liquidación; refunded: devuelto a quien pagó.","#,
+                    r#""enum":["confirmed","pending","voided","refunded"]},"#,
+                    r#""voided_at":{"type":"string","description":"Cuándo se anuló (ISO 8601); vacío si no se anuló."}}}"#,
+                ),
             },
             RecordTexts {
                 title: "Reembolso",
-                schema_json: "{\"name\":\"refunds\",\"title\":\"Reembolso\",\"description\":\"Dinero devuelto a quien pagó (estorno) de un pago confirmado.\",\"id_field\":\"id\",\"fields\":{\"amount\":{\"type\":\"number\",\"description\":\"Importe devuelto, en BRL.\",\"sortable\":true},\"created_at\":{\"type\":\"string\",\"description\":\"Cuándo se solicitó el reembolso (ISO 8601).\",\"sortable\":true},\"id\":{\"type\":\"string\",\"description\":\"Id del reembolso.\"},\"payment_id\":{\"type\":\"string\",\"description\":\"El pago reembolsado (payments.id).\"},\"reason\":{\"type\":\"string\",\"description\":\"Motivo del reembolso.\"},\"status\":{\"type\":\"string\",\"description\":\"processing: en devolución; completed: devuelto a quien pagó; failed: no se pudo devolver.\",\"enum\":[\"processing\",\"completed\",\"failed\"]}}}",
+                schema_json: concat!(
+                    r#"{"name":"refunds","title":"Reembolso","description":"Dinero devuelto a quien pagó (estorno) de un pago confirmado.","#,
+                    r#""id_field":"id","fields":{"amount":{"type":"number","description":"Importe devuelto, en BRL.","sortable":true},"#,
+                    r#""created_at":{"type":"string","description":"Cuándo se solicitó el reembolso (ISO 8601).","sortable":true},"#,
+                    r#""id":{"type":"string","description":"Id del reembolso."},"#,
+                    r#""payment_id":{"type":"string","description":"El pago reembolsado (payments.id)."},"#,
+                    r#""reason":{"type":"string","description":"Motivo del reembolso."},"#,
+                    r#""status":{"type":"string","description":"processing: en devolución; completed: devuelto a quien pagó; failed: no se pudo devolver.","enum":["processing","completed","failed"]}}}"#,
+                ),
             },
             RecordTexts {
                 title: "Suscripción",
-                schema_json: "{\"name\":\"subscriptions\",\"title\":\"Suscripción\",\"description\":\"Un plan recurrente que paga un cliente; cada ciclo genera una factura.\",\"id_field\":\"id\",\"fields\":{\"amount\":{\"type\":\"number\",\"description\":\"Importe cobrado en cada ciclo, en BRL.\",\"sortable\":true},\"canceled_at\":{\"type\":\"string\",\"description\":\"Cuándo se canceló (ISO 8601); vacío si no se canceló.\"},\"created_at\":{\"type\":\"string\",\"description\":\"Cuándo se creó la suscripción (ISO 8601).\",\"sortable\":true},\"customer_id\":{\"type\":\"string\",\"description\":\"El cliente que se suscribe (customers.id).\"},\"id\":{\"type\":\"string\",\"description\":\"Id de la suscripción.\"},\"interval\":{\"type\":\"string\",\"description\":\"Ciclo de facturación.\",\"enum\":[\"monthly\",\"quarterly\",\"yearly\"]},\"next_billing_date\":{\"type\":\"string\",\"description\":\"Fecha en que se genera la próxima factura (YYYY-MM-DD).\",\"sortable\":true},\"plan\":{\"type\":\"string\",\"description\":\"Plan suscrito.\",\"enum\":[\"basic\",\"professional\",\"enterprise\"]},\"started_at\":{\"type\":\"string\",\"description\":\"Primer día de la suscripción (YYYY-MM-DD).\",\"sortable\":true},\"status\":{\"type\":\"string\",\"description\":\"active: se cobra en cada ciclo; paused: sin facturas hasta que se reanude; past_due: la última factura está vencida; canceled: terminada, sin más facturas.\",\"enum\":[\"active\",\"paused\",\"past_due\",\"canceled\"]}}}",
+                schema_json: concat!(
+                    r#"{"name":"subscriptions","title":"Suscripción","#,
+                    r#""description":"Un plan recurrente que paga un cliente; cada ciclo genera una factura.","#,
+                    r#""id_field":"id","fields":{"amount":{"type":"number","description":"Importe cobrado en cada ciclo, en BRL.","sortable":true},"#,
+                    r#""canceled_at":{"type":"string","description":"Cuándo se canceló (ISO 8601); vacío si no se canceló."},"#,
+                    r#""created_at":{"type":"string","description":"Cuándo se creó la suscripción (ISO 8601).","sortable":true},"#,
+                    r#""customer_id":{"type":"string","description":"El cliente que se suscribe (customers.id)."},"#,
+                    r#""id":{"type":"string","description":"Id de la suscripción."},"#,
+                    r#""interval":{"type":"string","description":"Ciclo de facturación.","enum":["monthly","quarterly","yearly"]},"#,
+                    r#""next_billing_date":{"type":"string","description":"Fecha en que se genera la próxima factura (YYYY-MM-DD).","sortable":true},"#,
+                    r#""plan":{"type":"string","description":"Plan suscrito.","enum":["basic","professional","enterprise"]},"#,
+                    r#""started_at":{"type":"string","description":"Primer día de la suscripción (YYYY-MM-DD).","sortable":true},"#,
+                    r#""status":{"type":"string","description":"active: se cobra en cada ciclo; paused: sin facturas hasta que se reanude; past_due: la última factura está vencida; canceled: terminada, sin más facturas.","#,
+                    r#""enum":["active","paused","past_due","canceled"]}}}"#,
+                ),
             },
         ],
     },
     LocaleTexts {
         locale: Locale::En,
         title: "Kobana Billing",
-        instructions: "Kobana Billing: the customers of this organization, their subscriptions, the invoices (faturas)\ncharged to them, the NF-e (nota fiscal eletrônica) issued for those invoices, and the payments and\nrefunds received.\n- Ids are strings (`id`); a filter named `<record>_id` narrows a list to one customer, invoice or\n  payment. Lists are paginated (`page`, `per_page`; a page shorter than `per_page` is the last)\n  and newest first unless `sort` says otherwise (`-field` sorts descending).\n- An overdue invoice has status `overdue`; an invoice still waiting for its NF-e has\n  `nfe_status: not_issued`; a rejected NF-e has status `rejected` and a `rejection_reason`.\n- Tools that delete, cancel, void (anular) or refund (estornar) are destructive: before calling one,\n  show the user what will change and get an explicit yes. Sending a reminder e-mails the customer:\n  only send to invoices the user chose.\n- Amounts are in BRL (reais, two decimals); dates are YYYY-MM-DD and timestamps ISO 8601.\n- The resources kobana://billing/… (records, invoice PDF, DANFE, NF-e XML, schemas) are read by the\n  same tools, under the same permissions.\n",
-        tools_json: TOOLS_JSON_EN,
+        instructions: concat!(
+            "Kobana Billing: the customers of this organization, their subscriptions, the invoices (faturas)\n",
+            "charged to them, the NF-e (nota fiscal eletrônica) issued for those invoices, and the payments and\n",
+            "refunds received.\n",
+            "- Ids are strings (`id`); a filter named `<record>_id` narrows a list to one customer, invoice or\n",
+            "  payment. Lists are paginated (`page`, `per_page`; a page shorter than `per_page` is the last)\n",
+            "  and newest first unless `sort` says otherwise (`-field` sorts descending).\n",
+            "- An overdue invoice has status `overdue`; an invoice still waiting for its NF-e has\n",
+            "  `nfe_status: not_issued`; a rejected NF-e has status `rejected` and a `rejection_reason`.\n",
+            "- Tools that delete, cancel, void (anular) or refund (estornar) are destructive: before calling one,\n",
+            "  show the user what will change and get an explicit yes. Sending a reminder e-mails the customer:\n",
+            "  only send to invoices the user chose.\n",
+            "- Amounts are in BRL (reais, two decimals); dates are YYYY-MM-DD and timestamps ISO 8601.\n",
+            "- The resources kobana://billing/… (records, invoice PDF, DANFE, NF-e XML, schemas) are read by the\n",
+            "  same tools, under the same permissions.\n",
+        ),
         tools: TOOL_TEXTS_EN,
         resources: &[
             ItemTexts {
                 title: "Organization",
                 description: "The token's organization (JSON).",
-                descriptor_json: "{\"uri\":\"kobana://billing/organization\",\"name\":\"organization\",\"title\":\"Organization\",\"description\":\"The token's organization (JSON).\",\"mimeType\":\"application/json\"}",
+                descriptor_json: r#"{"uri":"kobana://billing/organization","name":"organization","title":"Organization","description":"The token's organization (JSON).","mimeType":"application/json"}"#,
             },
             ItemTexts {
                 title: "Resource catalog",
                 description: "The catalog of the API's resources (JSON).",
-                descriptor_json: "{\"uri\":\"kobana://billing/schemas\",\"name\":\"schemas\",\"title\":\"Resource catalog\",\"description\":\"The catalog of the API's resources (JSON).\",\"mimeType\":\"application/json\"}",
+                descriptor_json: r#"{"uri":"kobana://billing/schemas","name":"schemas","title":"Resource catalog","description":"The catalog of the API's resources (JSON).","mimeType":"application/json"}"#,
             },
         ],
         templates: &[
             ItemTexts {
                 title: "Resource schema",
                 description: "The fields of one resource: type, enum, meaning, which ones sort (JSON).",
-                descriptor_json: "{\"uriTemplate\":\"kobana://billing/schemas/{resource}\",\"name\":\"schema\",\"title\":\"Resource schema\",\"description\":\"The fields of one resource: type, enum, meaning, which ones sort (JSON).\",\"mimeType\":\"application/json\"}",
+                descriptor_json: concat!(
+                    r#"{"uriTemplate":"kobana://billing/schemas/{resource}","#,
+                    r#""name":"schema","title":"Resource schema","description":"The fields of one resource: type, enum, meaning, which ones sort (JSON).","#,
+                    r#""mimeType":"application/json"}"#,
+                ),
             },
             ItemTexts {
                 title: "Customer",
                 description: "A customer (JSON).",
-                descriptor_json: "{\"uriTemplate\":\"kobana://billing/customers/{id}\",\"name\":\"customer\",\"title\":\"Customer\",\"description\":\"A customer (JSON).\",\"mimeType\":\"application/json\"}",
+                descriptor_json: r#"{"uriTemplate":"kobana://billing/customers/{id}","name":"customer","title":"Customer","description":"A customer (JSON).","mimeType":"application/json"}"#,
             },
             ItemTexts {
                 title: "Subscription",
                 description: "A subscription (JSON).",
-                descriptor_json: "{\"uriTemplate\":\"kobana://billing/subscriptions/{id}\",\"name\":\"subscription\",\"title\":\"Subscription\",\"description\":\"A subscription (JSON).\",\"mimeType\":\"application/json\"}",
+                descriptor_json: r#"{"uriTemplate":"kobana://billing/subscriptions/{id}","name":"subscription","title":"Subscription","description":"A subscription (JSON).","mimeType":"application/json"}"#,
             },
             ItemTexts {
                 title: "Invoice",
                 description: "An invoice (JSON).",
-                descriptor_json: "{\"uriTemplate\":\"kobana://billing/invoices/{id}\",\"name\":\"invoice\",\"title\":\"Invoice\",\"description\":\"An invoice (JSON).\",\"mimeType\":\"application/json\"}",
+                descriptor_json: r#"{"uriTemplate":"kobana://billing/invoices/{id}","name":"invoice","title":"Invoice","description":"An invoice (JSON).","mimeType":"application/json"}"#,
             },
             ItemTexts {
                 title: "Invoice PDF",
                 description: "The invoice PDF (base64, up to 10 MB).",
-                descriptor_json: "{\"uriTemplate\":\"kobana://billing/invoices/{id}/pdf\",\"name\":\"invoice_pdf\",\"title\":\"Invoice PDF\",\"description\":\"The invoice PDF (base64, up to 10 MB).\",\"mimeType\":\"application/pdf\"}",
+                descriptor_json: r#"{"uriTemplate":"kobana://billing/invoices/{id}/pdf","name":"invoice_pdf","title":"Invoice PDF","description":"The invoice PDF (base64, up to 10 MB).","mimeType":"application/pdf"}"#,
             },
             ItemTexts {
                 title: "NF-e",
                 description: "An NF-e (JSON).",
-                descriptor_json: "{\"uriTemplate\":\"kobana://billing/nfes/{id}\",\"name\":\"nfe\",\"title\":\"NF-e\",\"description\":\"An NF-e (JSON).\",\"mimeType\":\"application/json\"}",
+                descriptor_json: r#"{"uriTemplate":"kobana://billing/nfes/{id}","name":"nfe","title":"NF-e","description":"An NF-e (JSON).","mimeType":"application/json"}"#,
             },
             ItemTexts {
                 title: "DANFE",
                 description: "The NF-e's DANFE (PDF in base64, up to 10 MB).",
-                descriptor_json: "{\"uriTemplate\":\"kobana://billing/nfes/{id}/pdf\",\"name\":\"nfe_danfe\",\"title\":\"DANFE\",\"description\":\"The NF-e's DANFE (PDF in base64, up to 10 MB).\",\"mimeType\":\"application/pdf\"}",
+                descriptor_json: r#"{"uriTemplate":"kobana://billing/nfes/{id}/pdf","name":"nfe_danfe","title":"DANFE","description":"The NF-e's DANFE (PDF in base64, up to 10 MB).","mimeType":"application/pdf"}"#,
             },
             ItemTexts {
                 title: "NF-e XML",
                 description: "The NF-e's authorized XML (text).",
-                descriptor_json: "{\"uriTemplate\":\"kobana://billing/nfes/{id}/xml\",\"name\":\"nfe_xml\",\"title\":\"NF-e XML\",\"description\":\"The NF-e's authorized XML (text).\",\"mimeType\":\"application/xml\"}",
+                descriptor_json: r#"{"uriTemplate":"kobana://billing/nfes/{id}/xml","name":"nfe_xml","title":"NF-e XML","description":"The NF-e's authorized XML (text).","mimeType":"application/xml"}"#,
             },
         ],
         prompts: &[
             PromptTexts {
                 title: "Collect overdue invoices",
                 description: "Lists the open invoices past their due date, shows a table and asks which should get a reminder before sending.",
-                template: "I want to collect the open invoices past their due date{% if customer_id %} of the customer {{ customer_id }}{% endif %} (today is {{ today | date }}).\n\n1. List the invoices with billing_invoices_list, status \"overdue\"{% if customer_id %} and customer_id \"{{ customer_id }}\"{% endif %}, going through every page.\n2. Show a table with number, customer, amount, due date, days overdue and whether a reminder was already sent (reminder_status).\n3. Ask which invoices should get a reminder. Do not send anything before my answer.\n4. Send the reminder with billing_invoices_send_reminder only to the invoices I choose, one at a time, and tell me the result of each sending.\n",
-                descriptor_json: "{\"name\":\"collect_overdue_invoices\",\"title\":\"Collect overdue invoices\",\"description\":\"Lists the open invoices past their due date, shows a table and asks which should get a reminder before sending.\",\"arguments\":[{\"name\":\"customer_id\",\"description\":\"Only this customer's invoices (optional).\",\"required\":false}]}",
+                template: concat!(
+                    "I want to collect the open invoices past their due date{% if customer_id %} of the customer {{ customer_id }}{% endif %} (today is {{ today | date }}).\n",
+                    "\n",
+                    "1. List the invoices with billing_invoices_list, status \"overdue\"{% if customer_id %} and customer_id \"{{ customer_id }}\"{% endif %}, going through every page.\n",
+                    "2. Show a table with number, customer, amount, due date, days overdue and whether a reminder was already sent (reminder_status).\n",
+                    "3. Ask which invoices should get a reminder. Do not send anything before my answer.\n",
+                    "4. Send the reminder with billing_invoices_send_reminder only to the invoices I choose, one at a time, and tell me the result of each sending.\n",
+                ),
+                descriptor_json: concat!(
+                    r#"{"name":"collect_overdue_invoices","title":"Collect overdue invoices","#,
+                    r#""description":"Lists the open invoices past their due date, shows a table and asks which should get a reminder before sending.","#,
+                    r#""arguments":[{"name":"customer_id","description":"Only this customer's invoices (optional).","required":false}]}"#,
+                ),
             },
             PromptTexts {
                 title: "Review pending NF-e",
                 description: "Gathers the invoices that have no NF-e yet and the rejected NF-e, sums them up and suggests the next step, without issuing anything.",
-                template: "Review the pending NF-e (today is {{ today | date }}), without issuing, canceling or changing anything.\n\n1. With billing_invoices_list and nfe_status \"not_issued\", gather the invoices that have no NF-e yet (every page).\n2. With billing_nfes_list and status \"rejected\", gather the rejected NF-e, with the reason (rejection_reason).\n3. Sum up in two tables: invoices without NF-e (number, customer, amount, invoice status) and rejected NF-e (number, invoice, reason).\n4. Suggest the next step for each group (for example: fix the customer's record and issue again), but do not issue any NF-e.\n",
-                descriptor_json: "{\"name\":\"review_pending_nfes\",\"title\":\"Review pending NF-e\",\"description\":\"Gathers the invoices that have no NF-e yet and the rejected NF-e, sums them up and suggests the next step, without issuing anything.\",\"arguments\":[]}",
+                template: concat!(
+                    "Review the pending NF-e (today is {{ today | date }}), without issuing, canceling or changing anything.\n",
+                    "\n",
+                    "1. With billing_invoices_list and nfe_status \"not_issued\", gather the invoices that have no NF-e yet (every page).\n",
+                    "2. With billing_nfes_list and status \"rejected\", gather the rejected NF-e, with the reason (rejection_reason).\n",
+                    "3. Sum up in two tables: invoices without NF-e (number, customer, amount, invoice status) and rejected NF-e (number, invoice, reason).\n",
+                    "4. Suggest the next step for each group (for example: fix the customer's record and issue again), but do not issue any NF-e.\n",
+                ),
+                descriptor_json: concat!(
+                    r#"{"name":"review_pending_nfes","title":"Review pending NF-e","#,
+                    r#""description":"Gathers the invoices that have no NF-e yet and the rejected NF-e, sums them up and suggests the next step, without issuing anything.","#,
+                    r#""arguments":[]}"#,
+                ),
             },
             PromptTexts {
                 title: "Customer overview",
                 description: "A picture of one customer: details, subscriptions, what is open and what is overdue.",
-                template: "Give me a picture of the customer {{ customer_id }} (today is {{ today | date }}), without changing anything.\n\n1. Details: billing_customers_get with id \"{{ customer_id }}\" (name, CPF/CNPJ, e-mail, phone, status).\n2. Subscriptions: billing_subscriptions_list with customer_id \"{{ customer_id }}\" (plan, amount, cycle, status, next billing).\n3. Open: billing_invoices_list with customer_id \"{{ customer_id }}\" and status \"open\".\n4. Overdue: billing_invoices_list with customer_id \"{{ customer_id }}\" and status \"overdue\", with the days overdue.\nEnd with the open and overdue totals, in reais (for example R$1,234.56).\n",
-                descriptor_json: "{\"name\":\"customer_overview\",\"title\":\"Customer overview\",\"description\":\"A picture of one customer: details, subscriptions, what is open and what is overdue.\",\"arguments\":[{\"name\":\"customer_id\",\"description\":\"The customer to describe.\",\"required\":true}]}",
+                template: concat!(
+                    "Give me a picture of the customer {{ customer_id }} (today is {{ today | date }}), without changing anything.\n",
+                    "\n",
+                    "1. Details: billing_customers_get with id \"{{ customer_id }}\" (name, CPF/CNPJ, e-mail, phone, status).\n",
+                    "2. Subscriptions: billing_subscriptions_list with customer_id \"{{ customer_id }}\" (plan, amount, cycle, status, next billing).\n",
+                    "3. Open: billing_invoices_list with customer_id \"{{ customer_id }}\" and status \"open\".\n",
+                    "4. Overdue: billing_invoices_list with customer_id \"{{ customer_id }}\" and status \"overdue\", with the days overdue.\n",
+                    "End with the open and overdue totals, in reais (for example R$1,234.56).\n",
+                ),
+                descriptor_json: concat!(
+                    r#"{"name":"customer_overview","title":"Customer overview","#,
+                    r#""description":"A picture of one customer: details, subscriptions, what is open and what is overdue.","#,
+                    r#""arguments":[{"name":"customer_id","description":"The customer to describe.","required":true}]}"#,
+                ),
             },
             PromptTexts {
                 title: "Monthly billing summary",
                 description: "What was billed, received and left open in the month.",
-                template: "Sum up the billing of {{ month | month }} (from {{ (month ~ '-01') | date }} to the last day of the month), without changing anything.\n\n1. Billed: billing_invoices_list with due_date_from \"{{ month }}-01\" and due_date_to on the last day of {{ month }} (every page); add up the amounts, leaving out the canceled ones.\n2. Received: billing_payments_list with status \"confirmed\", paid_at_from \"{{ month }}-01\" and paid_at_to on the last day of {{ month }}; add up the amounts.\n3. Open: of the invoices of step 1, those that are \"open\" or \"overdue\"; add up the amounts.\nShow the three totals in reais (for example R$1,234.56) and a table of the month's invoices by status.\n",
-                descriptor_json: "{\"name\":\"monthly_billing_summary\",\"title\":\"Monthly billing summary\",\"description\":\"What was billed, received and left open in the month.\",\"arguments\":[{\"name\":\"month\",\"description\":\"The month, as YYYY-MM (optional; default: the current month).\",\"required\":false}]}",
+                template: concat!(
+                    "Sum up the billing of {{ month | month }} (from {{ (month ~ '-01') | date }} to the last day of the month), without changing anything.\n",
+                    "\n",
+                    "1. Billed: billing_invoices_list with due_date_from \"{{ month }}-01\" and due_date_to on the last day of {{ month }} (every page); add up the amounts, leaving out the canceled ones.\n",
+                    "2. Received: billing_payments_list with status \"confirmed\", paid_at_from \"{{ month }}-01\" and paid_at_to on the last day of {{ month }}; add up the amounts.\n",
+                    "3. Open: of the invoices of step 1, those that are \"open\" or \"overdue\"; add up the amounts.\n",
+                    "Show the three totals in reais (for example R$1,234.56) and a table of the month's invoices by status.\n",
+                ),
+                descriptor_json: concat!(
+                    r#"{"name":"monthly_billing_summary","title":"Monthly billing summary","#,
+                    r#""description":"What was billed, received and left open in the month.","#,
+                    r#""arguments":[{"name":"month","description":"The month, as YYYY-MM (optional; default: the current month).","required":false}]}"#,
+                ),
             },
         ],
         records: &[
             RecordTexts {
                 title: "Customer",
-                schema_json: "{\"name\":\"customers\",\"title\":\"Customer\",\"description\":\"A person or company the organization bills.\",\"id_field\":\"id\",\"fields\":{\"created_at\":{\"type\":\"string\",\"description\":\"When the customer was created (ISO 8601).\",\"sortable\":true},\"document\":{\"type\":\"string\",\"description\":\"CPF (11 digits) or CNPJ (14 digits) of the customer, used on invoices and NF-e.\"},\"email\":{\"type\":\"string\",\"description\":\"E-mail that receives invoices and reminders.\"},\"id\":{\"type\":\"string\",\"description\":\"Customer id.\"},\"name\":{\"type\":\"string\",\"description\":\"Full name or legal name.\",\"sortable\":true},\"phone\":{\"type\":\"string\",\"description\":\"Phone number.\"},\"status\":{\"type\":\"string\",\"description\":\"active: can be billed; inactive: kept for history, no new invoices.\",\"enum\":[\"active\",\"inactive\"]}}}",
+                schema_json: concat!(
+                    r#"{"name":"customers","title":"Customer","description":"A person or company the organization bills.","#,
+                    r#""id_field":"id","fields":{"created_at":{"type":"string","description":"When the customer was created (ISO 8601).","sortable":true},"#,
+                    r#""document":{"type":"string","description":"CPF (11 digits) or CNPJ (14 digits) of the customer, used on invoices and NF-e."},"#,
+                    r#""email":{"type":"string","description":"E-mail that receives invoices and reminders."},"#,
+                    r#""id":{"type":"string","description":"Customer id."},"#,
+                    r#""name":{"type":"string","description":"Full name or legal name.","sortable":true},"#,
+                    r#""phone":{"type":"string","description":"Phone number."},"#,
+                    r#""status":{"type":"string","description":"active: can be billed; inactive: kept for history, no new invoices.","enum":["active","inactive"]}}}"#,
+                ),
             },
             RecordTexts {
                 title: "Invoice",
-                schema_json: "{\"name\":\"invoices\",\"title\":\"Invoice\",\"description\":\"A charge (fatura) sent to a customer, paid by boleto, Pix or card.\",\"id_field\":\"id\",\"fields\":{\"amount\":{\"type\":\"number\",\"description\":\"Amount charged, in BRL.\",\"sortable\":true},\"canceled_at\":{\"type\":\"string\",\"description\":\"When it was canceled (ISO 8601); empty unless canceled.\"},\"created_at\":{\"type\":\"string\",\"description\":\"When the invoice was created (ISO 8601).\",\"sortable\":true},\"customer_id\":{\"type\":\"string\",\"description\":\"The customer charged (customers.id).\"},\"description\":{\"type\":\"string\",\"description\":\"What is being charged.\"},\"due_date\":{\"type\":\"string\",\"description\":\"Due date (YYYY-MM-DD).\",\"sortable\":true},\"id\":{\"type\":\"string\",\"description\":\"Invoice id.\"},\"nfe_status\":{\"type\":\"string\",\"description\":\"NF-e of the invoice. not_issued: no NF-e yet; processing: sent to SEFAZ; authorized: issued; rejected: SEFAZ refused it (see the NF-e's rejection_reason); canceled: the NF-e was canceled.\",\"enum\":[\"not_issued\",\"processing\",\"authorized\",\"rejected\",\"canceled\"]},\"number\":{\"type\":\"integer\",\"description\":\"Sequential invoice number of the organization.\",\"sortable\":true},\"paid_at\":{\"type\":\"string\",\"description\":\"When it was paid (ISO 8601); empty unless paid.\",\"sortable\":true},\"payment_method\":{\"type\":\"string\",\"description\":\"How the customer pays it.\",\"enum\":[\"boleto\",\"pix\",\"credit_card\"]},\"reminder_status\":{\"type\":\"string\",\"description\":\"none: no reminder sent; sent: a payment reminder was e-mailed to the customer.\",\"enum\":[\"none\",\"sent\"]},\"status\":{\"type\":\"string\",\"description\":\"draft: not sent yet; open: sent, not yet due; overdue: open and past its due date; paid: settled; canceled: no longer owed.\",\"enum\":[\"draft\",\"open\",\"overdue\",\"paid\",\"canceled\"]},\"subscription_id\":{\"type\":\"string\",\"description\":\"The subscription that generated it (subscriptions.id); empty for one-off invoices.\"}}}",
+                schema_json: concat!(
+                    r#"{"name":"invoices","title":"Invoice","description":"A charge (fatura) sent to a customer, paid by boleto, Pix or card.","#,
+                    r#""id_field":"id","fields":{"amount":{"type":"number","description":"Amount charged, in BRL.","sortable":true},"#,
+                    r#""canceled_at":{"type":"string","description":"When it was canceled (ISO 8601); empty unless canceled."},"#,
+                    r#""created_at":{"type":"string","description":"When the invoice was created (ISO 8601).","sortable":true},"#,
+                    r#""customer_id":{"type":"string","description":"The customer charged (customers.id)."},"#,
+                    r#""description":{"type":"string","description":"What is being charged."},"#,
+                    r#""due_date":{"type":"string","description":"Due date (YYYY-MM-DD).","sortable":true},"#,
+                    r#""id":{"type":"string","description":"Invoice id."},"#,
+                    r#""nfe_status":{"type":"string","description":"NF-e of the invoice. not_issued: no NF-e yet; processing: sent to SEFAZ; authorized: issued; rejected: SEFAZ refused it (see the NF-e's rejection_reason); canceled: the NF-e was canceled.","#,
+                    r#""enum":["not_issued","processing","authorized","rejected","canceled"]},"#,
+                    r#""number":{"type":"integer","description":"Sequential invoice number of the organization.","sortable":true},"#,
+                    r#""paid_at":{"type":"string","description":"When it was paid (ISO 8601); empty unless paid.","sortable":true},"#,
+                    r#""payment_method":{"type":"string","description":"How the customer pays it.","enum":["boleto","pix","credit_card"]},"#,
+                    r#""reminder_status":{"type":"string","description":"none: no reminder sent; sent: a payment reminder was e-mailed to the customer.","enum":["none","sent"]},"#,
+                    r#""status":{"type":"string","description":"draft: not sent yet; open: sent, not yet due; overdue: open and past its due date; paid: settled; canceled: no longer owed.","#,
+                    r#""enum":["draft","open","overdue","paid","canceled"]},"#,
+                    r#""subscription_id":{"type":"string","description":"The subscription that generated it (subscriptions.id); empty for one-off invoices."}}}"#,
+                ),
             },
             RecordTexts {
                 title: "NF-e",
-                schema_json: "{\"name\":\"nfes\",\"title\":\"NF-e\",\"description\":\"An electronic invoice (nota fiscal eletrônica) issued for an invoice, with its DANFE (PDF) and authorized XML.\",\"id_field\":\"id\",\"fields\":{\"access_key\":{\"type\":\"string\",\"description\":\"Chave de acesso of the NF-e (44 digits) once authorized.\"},\"amount\":{\"type\":\"number\",\"description\":\"Total amount of the NF-e, in BRL.\",\"sortable\":true},\"authorized_at\":{\"type\":\"string\",\"description\":\"When SEFAZ authorized it (ISO 8601); empty unless authorized.\"},\"canceled_at\":{\"type\":\"string\",\"description\":\"When it was canceled (ISO 8601); empty unless canceled.\"},\"created_at\":{\"type\":\"string\",\"description\":\"When the NF-e record was created (ISO 8601).\",\"sortable\":true},\"customer_id\":{\"type\":\"string\",\"description\":\"The customer it is issued to (customers.id).\"},\"id\":{\"type\":\"string\",\"description\":\"NF-e id.\"},\"invoice_id\":{\"type\":\"string\",\"description\":\"The invoice it documents (invoices.id).\"},\"issued_at\":{\"type\":\"string\",\"description\":\"When it was sent to SEFAZ (ISO 8601).\",\"sortable\":true},\"issuer_cnpj\":{\"type\":\"string\",\"description\":\"CNPJ of the issuer (the organization).\"},\"issuer_state\":{\"type\":\"string\",\"description\":\"State (UF) of the issuer.\"},\"number\":{\"type\":\"integer\",\"description\":\"NF-e number in its series.\",\"sortable\":true},\"rejection_reason\":{\"type\":\"string\",\"description\":\"SEFAZ rejection code and message, when status is rejected.\"},\"series\":{\"type\":\"string\",\"description\":\"NF-e series.\"},\"status\":{\"type\":\"string\",\"description\":\"processing: sent to SEFAZ, waiting for the answer; authorized: valid, DANFE and XML available; rejected: SEFAZ refused it (see rejection_reason); canceled: canceled after authorization.\",\"enum\":[\"processing\",\"authorized\",\"rejected\",\"canceled\"]}}}",
+                schema_json: concat!(
+                    r#"{"name":"nfes","title":"NF-e","description":"An electronic invoice (nota fiscal eletrônica) issued for an invoice, with its DANFE (PDF) and authorized XML.","#,
+                    r#""id_field":"id","fields":{"access_key":{"type":"string","description":"Chave de acesso of the NF-e (44 digits) once authorized."},"#,
+                    r#""amount":{"type":"number","description":"Total amount of the NF-e, in BRL.","sortable":true},"#,
+                    r#""authorized_at":{"type":"string","description":"When SEFAZ authorized it (ISO 8601); empty unless authorized."},"#,
+                    r#""canceled_at":{"type":"string","description":"When it was canceled (ISO 8601); empty unless canceled."},"#,
+                    r#""created_at":{"type":"string","description":"When the NF-e record was created (ISO 8601).","sortable":true},"#,
+                    r#""customer_id":{"type":"string","description":"The customer it is issued to (customers.id)."},"#,
+                    r#""id":{"type":"string","description":"NF-e id."},"#,
+                    r#""invoice_id":{"type":"string","description":"The invoice it documents (invoices.id)."},"#,
+                    r#""issued_at":{"type":"string","description":"When it was sent to SEFAZ (ISO 8601).","sortable":true},"#,
+                    r#""issuer_cnpj":{"type":"string","description":"CNPJ of the issuer (the organization)."},"#,
+                    r#""issuer_state":{"type":"string","description":"State (UF) of the issuer."},"#,
+                    r#""number":{"type":"integer","description":"NF-e number in its series.","sortable":true},"#,
+                    r#""rejection_reason":{"type":"string","description":"SEFAZ rejection code and message, when status is rejected."},"#,
+                    r#""series":{"type":"string","description":"NF-e series."},"#,
+                    r#""status":{"type":"string","description":"processing: sent to SEFAZ, waiting for the answer; authorized: valid, DANFE and XML available; rejected: SEFAZ refused it (see rejection_reason); canceled: canceled after authorization.","#,
+                    r#""enum":["processing","authorized","rejected","canceled"]}}}"#,
+                ),
             },
             RecordTexts {
                 title: "Organization",
-                schema_json: "{\"name\":\"organization\",\"title\":\"Organization\",\"description\":\"The organization the token belongs to (one record).\",\"id_field\":\"id\",\"fields\":{\"cnpj\":{\"type\":\"string\",\"description\":\"CNPJ of the organization, digits only.\"},\"created_at\":{\"type\":\"string\",\"description\":\"When the organization was created (ISO 8601).\"},\"email\":{\"type\":\"string\",\"description\":\"Billing contact e-mail.\"},\"id\":{\"type\":\"string\",\"description\":\"Organization id.\"},\"name\":{\"type\":\"string\",\"description\":\"Legal name (razão social).\"},\"phone\":{\"type\":\"string\",\"description\":\"Contact phone.\"},\"plan\":{\"type\":\"string\",\"description\":\"Kobana plan the organization is on.\",\"enum\":[\"starter\",\"pro\",\"enterprise\"]}}}",
+                schema_json: concat!(
+                    r#"{"name":"organization","title":"Organization","#,
+                    r#""description":"The organization the token belongs to (one record).","#,
+                    r#""id_field":"id","fields":{"cnpj":{"type":"string","description":"CNPJ of the organization, digits only."},"#,
+                    r#""created_at":{"type":"string","description":"When the organization was created (ISO 8601)."},"#,
+                    r#""email":{"type":"string","description":"Billing contact e-mail."},"#,
+                    r#""id":{"type":"string","description":"Organization id."},"#,
+                    r#""name":{"type":"string","description":"Legal name (razão social)."},"#,
+                    r#""phone":{"type":"string","description":"Contact phone."},"#,
+                    r#""plan":{"type":"string","description":"Kobana plan the organization is on.","enum":["starter","pro","enterprise"]}}}"#,
+                ),
             },
             RecordTexts {
                 title: "Payment",
-                schema_json: "{\"name\":\"payments\",\"title\":\"Payment\",\"description\":\"Money received for an invoice (boleto, Pix or card).\",\"id_field\":\"id\",\"fields\":{\"amount\":{\"type\":\"number\",\"description\":\"Amount received, in BRL.\",\"sortable\":true},\"created_at\":{\"type\":\"string\",\"description\":\"When the payment was recorded (ISO 8601).\",\"sortable\":true},\"customer_id\":{\"type\":\"string\",\"description\":\"The customer who paid (customers.id).\"},\"id\":{\"type\":\"string\",\"description\":\"Payment id.\"},\"invoice_id\":{\"type\":\"string\",\"description\":\"The invoice it pays (invoices.id).\"},\"method\":{\"type\":\"string\",\"description\":\"Payment method.\",\"enum\":[\"boleto\",\"pix\",\"credit_card\"]},\"paid_at\":{\"type\":\"string\",\"description\":\"When it was received (ISO 8601).\",\"sortable\":true},\"refunded_at\":{\"type\":\"string\",\"description\":\"When it was refunded (ISO 8601); empty unless refunded.\"},\"status\":{\"type\":\"string\",\"description\":\"confirmed: settled; pending: authorized but not settled (card); voided: annulled before settlement; refunded: returned to the payer.\",\"enum\":[\"confirmed\",\"pending\",\"voided\",\"refunded\"]},\"voided_at\":{\"type\":\"string\",\"description\":\"When it was voided (ISO 8601); empty unless voided.\"}}}",
+                schema_json: concat!(
+                    r#"{"name":"payments","title":"Payment","description":"Money received for an invoice (boleto, Pix or card).","#,
+                    r#""id_field":"id","fields":{"amount":{"type":"number","description":"Amount received, in BRL.","sortable":true},"#,
+                    r#""created_at":{"type":"string","description":"When the payment was recorded (ISO 8601).","sortable":true},"#,
+                    r#""customer_id":{"type":"string","description":"The customer who paid (customers.id)."},"#,
+                    r#""id":{"type":"string","description":"Payment id."},"#,
+                    r#""invoice_id":{"type":"string","description":"The invoice it pays (invoices.id)."},"#,
+                    r#""method":{"type":"string","description":"Payment method.","enum":["boleto","pix","credit_card"]},"#,
+                    r#""paid_at":{"type":"string","description":"When it was received (ISO 8601).","sortable":true},"#,
+                    r#""refunded_at":{"type":"string","description":"When it was refunded (ISO 8601); empty unless refunded."},"#,
+                    r#""status":{"type":"string","description":"confirmed: settled; pending: authorized but not settled (card); voided: annulled before settlement; refunded: returned to the payer.","#,
+                    r#""enum":["confirmed","pending","voided","refunded"]},"#,
+                    r#""voided_at":{"type":"string","description":"When it was voided (ISO 8601); empty unless voided."}}}"#,
+                ),
             },
             RecordTexts {
                 title: "Refund",
-                schema_json: "{\"name\":\"refunds\",\"title\":\"Refund\",\"description\":\"Money returned to a payer (estorno) of a confirmed payment.\",\"id_field\":\"id\",\"fields\":{\"amount\":{\"type\":\"number\",\"description\":\"Amount returned, in BRL.\",\"sortable\":true},\"created_at\":{\"type\":\"string\",\"description\":\"When the refund was requested (ISO 8601).\",\"sortable\":true},\"id\":{\"type\":\"string\",\"description\":\"Refund id.\"},\"payment_id\":{\"type\":\"string\",\"description\":\"The refunded payment (payments.id).\"},\"reason\":{\"type\":\"string\",\"description\":\"Why it was refunded.\"},\"status\":{\"type\":\"string\",\"description\":\"processing: being returned; completed: returned to the payer; failed: could not be returned.\",\"enum\":[\"processing\",\"completed\",\"failed\"]}}}",
+                schema_json: concat!(
+                    r#"{"name":"refunds","title":"Refund","description":"Money returned to a payer (estorno) of a confirmed payment.","#,
+                    r#""id_field":"id","fields":{"amount":{"type":"number","description":"Amount returned, in BRL.","sortable":true},"#,
+                    r#""created_at":{"type":"string","description":"When the refund was requested (ISO 8601).","sortable":true},"#,
+                    r#""id":{"type":"string","description":"Refund id."},"#,
+                    r#""payment_id":{"type":"string","description":"The refunded payment (payments.id)."},"#,
+                    r#""reason":{"type":"string","description":"Why it was refunded."},"#,
+                    r#""status":{"type":"string","description":"processing: being returned; completed: returned to the payer; failed: could not be returned.","enum":["processing","completed","failed"]}}}"#,
+                ),
             },
             RecordTexts {
                 title: "Subscription",
-                schema_json: "{\"name\":\"subscriptions\",\"title\":\"Subscription\",\"description\":\"A recurring plan a customer pays for; each cycle generates an invoice.\",\"id_field\":\"id\",\"fields\":{\"amount\":{\"type\":\"number\",\"description\":\"Amount charged each cycle, in BRL.\",\"sortable\":true},\"canceled_at\":{\"type\":\"string\",\"description\":\"When it was canceled (ISO 8601); empty unless canceled.\"},\"created_at\":{\"type\":\"string\",\"description\":\"When the subscription was created (ISO 8601).\",\"sortable\":true},\"customer_id\":{\"type\":\"string\",\"description\":\"The customer who subscribes (customers.id).\"},\"id\":{\"type\":\"string\",\"description\":\"Subscription id.\"},\"interval\":{\"type\":\"string\",\"description\":\"Billing cycle.\",\"enum\":[\"monthly\",\"quarterly\",\"yearly\"]},\"next_billing_date\":{\"type\":\"string\",\"description\":\"Date the next invoice is generated (YYYY-MM-DD).\",\"sortable\":true},\"plan\":{\"type\":\"string\",\"description\":\"Plan subscribed to.\",\"enum\":[\"basic\",\"professional\",\"enterprise\"]},\"started_at\":{\"type\":\"string\",\"description\":\"First day of the subscription (YYYY-MM-DD).\",\"sortable\":true},\"status\":{\"type\":\"string\",\"description\":\"active: billing every cycle; paused: no invoices until resumed; past_due: the last invoice is overdue; canceled: ended, no more invoices.\",\"enum\":[\"active\",\"paused\",\"past_due\",\"canceled\"]}}}",
+                schema_json: concat!(
+                    r#"{"name":"subscriptions","title":"Subscription","#,
+                    r#""description":"A recurring plan a customer pays for; each cycle generates an invoice.","#,
+                    r#""id_field":"id","fields":{"amount":{"type":"number","description":"Amount charged each cycle, in BRL.","sortable":true},"#,
+                    r#""canceled_at":{"type":"string","description":"When it was canceled (ISO 8601); empty unless canceled."},"#,
+                    r#""created_at":{"type":"string","description":"When the subscription was created (ISO 8601).","sortable":true},"#,
+                    r#""customer_id":{"type":"string","description":"The customer who subscribes (customers.id)."},"#,
+                    r#""id":{"type":"string","description":"Subscription id."},"#,
+                    r#""interval":{"type":"string","description":"Billing cycle.","enum":["monthly","quarterly","yearly"]},"#,
+                    r#""next_billing_date":{"type":"string","description":"Date the next invoice is generated (YYYY-MM-DD).","sortable":true},"#,
+                    r#""plan":{"type":"string","description":"Plan subscribed to.","enum":["basic","professional","enterprise"]},"#,
+                    r#""started_at":{"type":"string","description":"First day of the subscription (YYYY-MM-DD).","sortable":true},"#,
+                    r#""status":{"type":"string","description":"active: billing every cycle; paused: no invoices until resumed; past_due: the last invoice is overdue; canceled: ended, no more invoices.","#,
+                    r#""enum":["active","paused","past_due","canceled"]}}}"#,
+                ),
             },
         ],
     },
 ];
-const TOOLS_JSON_PT_BR: &str = "{\"name\":\"billing_customers_create\",\"title\":\"Cadastrar um cliente\",\"description\":\"Cadastra um novo cliente, que depois pode ser cobrado. O CPF/CNPJ e o e-mail são usados nas faturas, nas NF-e e nos lembretes.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\",\"minLength\":1,\"description\":\"Nome completo ou razão social.\"},\"document\":{\"type\":\"string\",\"pattern\":\"^([0-9]{11}|[0-9]{14})$\",\"description\":\"CPF (11 dígitos) ou CNPJ (14 dígitos).\"},\"email\":{\"type\":\"string\",\"description\":\"E-mail que recebe as faturas e os lembretes.\"},\"phone\":{\"type\":\"string\",\"description\":\"Número de telefone.\"}},\"required\":[\"name\",\"document\",\"email\"]},\"annotations\":{\"destructiveHint\":false,\"openWorldHint\":false}},{\"name\":\"billing_customers_delete\",\"title\":\"Apagar um cliente\",\"description\":\"Apaga um cliente de forma permanente. Prefira billing_customers_update com status inactive para manter o histórico; apagar não pode ser desfeito.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id do cliente.\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_customers_get\",\"title\":\"Consultar um cliente\",\"description\":\"Um cliente pelo id (nome, CPF/CNPJ, e-mail, telefone, status). Também é o recurso kobana://billing/customers/{id}.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id do cliente.\"}},\"required\":[\"id\"]},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_customers_list\",\"title\":\"Listar clientes\",\"description\":\"Clientes da organização, dos mais recentes para os mais antigos. Filtre por status, documento (CPF/CNPJ) ou e-mail; pagine com page/per_page.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"status\":{\"type\":\"string\",\"enum\":[\"active\",\"inactive\"],\"description\":\"Só os clientes neste status.\"},\"document\":{\"type\":\"string\",\"description\":\"CPF ou CNPJ exato, só dígitos.\"},\"email\":{\"type\":\"string\",\"description\":\"E-mail exato.\"},\"sort\":{\"type\":\"string\",\"enum\":[\"name\",\"-name\",\"created_at\",\"-created_at\"],\"description\":\"Campo de ordenação; prefixe com - para ordem decrescente. Padrão: -created_at.\"},\"page\":{\"type\":\"integer\",\"minimum\":1,\"default\":1},\"per_page\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":25}}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_customers_update\",\"title\":\"Atualizar um cliente\",\"description\":\"Altera o nome, o CPF/CNPJ, o e-mail, o telefone ou o status (active/inactive) de um cliente. Só mudam os campos informados.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id do cliente.\"},\"name\":{\"type\":\"string\",\"minLength\":1},\"document\":{\"type\":\"string\",\"pattern\":\"^([0-9]{11}|[0-9]{14})$\",\"description\":\"CPF (11 dígitos) ou CNPJ (14 dígitos).\"},\"email\":{\"type\":\"string\"},\"phone\":{\"type\":\"string\"},\"status\":{\"type\":\"string\",\"enum\":[\"active\",\"inactive\"]}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_invoices_cancel\",\"title\":\"Cancelar uma fatura\",\"description\":\"Cancela uma fatura em aberto ou vencida: o cliente deixa de devê-la e o boleto/Pix dela deixa de poder ser pago. Não pode ser desfeito.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id da fatura.\"},\"reason\":{\"type\":\"string\",\"description\":\"Motivo do cancelamento (fica no histórico).\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_invoices_create\",\"title\":\"Criar uma fatura\",\"description\":\"Cria uma fatura avulsa para um cliente, como rascunho (finalize-a para enviar) ou já em aberto (enviada ao cliente).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"customer_id\":{\"type\":\"string\",\"description\":\"O cliente cobrado.\"},\"amount\":{\"type\":\"number\",\"exclusiveMinimum\":0,\"description\":\"Valor em BRL.\"},\"due_date\":{\"type\":\"string\",\"format\":\"date\",\"description\":\"Data de vencimento (YYYY-MM-DD).\"},\"description\":{\"type\":\"string\",\"description\":\"O que está sendo cobrado.\"},\"payment_method\":{\"type\":\"string\",\"enum\":[\"boleto\",\"pix\",\"credit_card\"]},\"status\":{\"type\":\"string\",\"enum\":[\"draft\",\"open\"],\"default\":\"draft\",\"description\":\"draft (padrão) ou open (enviada ao cliente agora).\"}},\"required\":[\"customer_id\",\"amount\",\"due_date\"]},\"annotations\":{\"destructiveHint\":false,\"openWorldHint\":false}},{\"name\":\"billing_invoices_delete\",\"title\":\"Apagar uma fatura em rascunho\",\"description\":\"Apaga de forma permanente uma fatura em rascunho (nunca enviada). As faturas em aberto são canceladas com billing_invoices_cancel.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id da fatura.\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_invoices_finalize\",\"title\":\"Finalizar uma fatura em rascunho\",\"description\":\"Transforma uma fatura em rascunho em uma fatura em aberto, que o cliente já pode pagar.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id da fatura.\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_invoices_get\",\"title\":\"Consultar uma fatura\",\"description\":\"Uma fatura pelo id (cliente, valor, vencimento, status, status da NF-e, status do lembrete). Também é o recurso kobana://billing/invoices/{id}.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id da fatura.\"}},\"required\":[\"id\"]},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_invoices_get_pdf\",\"title\":\"Obter o PDF da fatura\",\"description\":\"O PDF da fatura (boleto/Pix para pagamento, application/pdf). Para anexar o documento à conversa, o cliente lê o recurso kobana://billing/invoices/{id}/pdf.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id da fatura.\"}},\"required\":[\"id\"]},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_invoices_list\",\"title\":\"Listar faturas\",\"description\":\"Faturas, das mais recentes para as mais antigas. Filtre por cliente, assinatura, status (overdue = em aberto e vencida), status da NF-e (not_issued = ainda sem NF-e), forma de pagamento, status do lembrete ou um intervalo de vencimento; pagine com page/per_page.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"customer_id\":{\"type\":\"string\",\"description\":\"Só as faturas deste cliente.\"},\"subscription_id\":{\"type\":\"string\",\"description\":\"Só as faturas desta assinatura.\"},\"status\":{\"type\":\"string\",\"enum\":[\"draft\",\"open\",\"overdue\",\"paid\",\"canceled\"],\"description\":\"overdue: em aberto e com o vencimento já passado.\"},\"nfe_status\":{\"type\":\"string\",\"enum\":[\"not_issued\",\"processing\",\"authorized\",\"rejected\",\"canceled\"],\"description\":\"not_issued: a fatura ainda não tem NF-e.\"},\"payment_method\":{\"type\":\"string\",\"enum\":[\"boleto\",\"pix\",\"credit_card\"]},\"reminder_status\":{\"type\":\"string\",\"enum\":[\"none\",\"sent\"]},\"due_date_from\":{\"type\":\"string\",\"format\":\"date\",\"description\":\"Vencimento nesta data ou depois (YYYY-MM-DD).\"},\"due_date_to\":{\"type\":\"string\",\"format\":\"date\",\"description\":\"Vencimento nesta data ou antes (YYYY-MM-DD).\"},\"sort\":{\"type\":\"string\",\"enum\":[\"number\",\"-number\",\"amount\",\"-amount\",\"due_date\",\"-due_date\",\"paid_at\",\"-paid_at\",\"created_at\",\"-created_at\"],\"description\":\"Campo de ordenação; prefixe com - para ordem decrescente. Padrão: -created_at.\"},\"page\":{\"type\":\"integer\",\"minimum\":1,\"default\":1},\"per_page\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":25}}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_invoices_send_reminder\",\"title\":\"Enviar um lembrete de pagamento\",\"description\":\"Envia ao cliente um e-mail lembrando de pagar uma fatura em aberto ou vencida, com o link de pagamento. Envie apenas para as faturas que o usuário escolheu.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id da fatura.\"},\"message\":{\"type\":\"string\",\"description\":\"Observação opcional acrescentada ao e-mail padrão de lembrete.\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":false,\"openWorldHint\":true}},{\"name\":\"billing_invoices_update\",\"title\":\"Atualizar uma fatura\",\"description\":\"Altera o valor, o vencimento, a descrição ou a forma de pagamento de uma fatura em rascunho ou em aberto.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id da fatura.\"},\"amount\":{\"type\":\"number\",\"exclusiveMinimum\":0},\"due_date\":{\"type\":\"string\",\"format\":\"date\"},\"description\":{\"type\":\"string\"},\"payment_method\":{\"type\":\"string\",\"enum\":[\"boleto\",\"pix\",\"credit_card\"]}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_nfes_cancel\",\"title\":\"Cancelar uma NF-e\",\"description\":\"Cancela na SEFAZ uma NF-e autorizada (só dentro do prazo legal, com uma justificativa de pelo menos 15 caracteres). Não pode ser desfeito.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id da NF-e.\"},\"reason\":{\"type\":\"string\",\"minLength\":15,\"description\":\"Justificativa enviada à SEFAZ (15 a 255 caracteres).\"}},\"required\":[\"id\",\"reason\"]},\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":true}},{\"name\":\"billing_nfes_create\",\"title\":\"Emitir a NF-e de uma fatura\",\"description\":\"Emite a NF-e de uma fatura: ela é enviada à SEFAZ e fica autorizada ou rejeitada. Use para faturas com nfe_status not_issued, ou de novo depois de corrigir a causa de uma rejeição.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"invoice_id\":{\"type\":\"string\",\"description\":\"A fatura que a NF-e documenta.\"}},\"required\":[\"invoice_id\"]},\"annotations\":{\"destructiveHint\":false,\"openWorldHint\":true}},{\"name\":\"billing_nfes_get\",\"title\":\"Consultar uma NF-e\",\"description\":\"Uma NF-e pelo id (número, fatura, status, chave de acesso, motivo da rejeição). Também é o recurso kobana://billing/nfes/{id}.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id da NF-e.\"}},\"required\":[\"id\"]},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_nfes_get_danfe\",\"title\":\"Obter o DANFE (PDF da NF-e)\",\"description\":\"O DANFE, o PDF para impressão de uma NF-e autorizada (application/pdf). Para anexar o documento à conversa, o cliente lê o recurso kobana://billing/nfes/{id}/pdf.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id da NF-e.\"}},\"required\":[\"id\"]},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_nfes_get_xml\",\"title\":\"Obter o XML autorizado da NF-e\",\"description\":\"O XML autorizado de uma NF-e (o documento com validade jurídica, como texto). Também é o recurso kobana://billing/nfes/{id}/xml.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id da NF-e.\"}},\"required\":[\"id\"]},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_nfes_list\",\"title\":\"Listar NF-e\",\"description\":\"NF-e emitidas para as faturas, das mais recentes para as mais antigas. Filtre por status (rejected = recusada pela SEFAZ), fatura ou cliente; pagine com page/per_page.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"status\":{\"type\":\"string\",\"enum\":[\"processing\",\"authorized\",\"rejected\",\"canceled\"]},\"invoice_id\":{\"type\":\"string\",\"description\":\"Só as NF-e desta fatura.\"},\"customer_id\":{\"type\":\"string\",\"description\":\"Só as NF-e emitidas para este cliente.\"},\"sort\":{\"type\":\"string\",\"enum\":[\"number\",\"-number\",\"amount\",\"-amount\",\"issued_at\",\"-issued_at\",\"created_at\",\"-created_at\"],\"description\":\"Campo de ordenação; prefixe com - para ordem decrescente. Padrão: -created_at.\"},\"page\":{\"type\":\"integer\",\"minimum\":1,\"default\":1},\"per_page\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":25}}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_organization_get\",\"title\":\"Consultar a organização\",\"description\":\"A organização a que este token pertence (nome, CNPJ, contato, plano). Também é o recurso kobana://billing/organization.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_payments_create\",\"title\":\"Registrar um pagamento\",\"description\":\"Registra em uma fatura um pagamento recebido fora da Kobana (dinheiro, transferência).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"invoice_id\":{\"type\":\"string\",\"description\":\"A fatura paga.\"},\"amount\":{\"type\":\"number\",\"exclusiveMinimum\":0,\"description\":\"Valor recebido, em BRL.\"},\"method\":{\"type\":\"string\",\"enum\":[\"boleto\",\"pix\",\"credit_card\"]},\"paid_at\":{\"type\":\"string\",\"format\":\"date\",\"description\":\"Dia em que foi recebido (YYYY-MM-DD); padrão: hoje.\"}},\"required\":[\"invoice_id\",\"amount\",\"method\"]},\"annotations\":{\"destructiveHint\":false,\"openWorldHint\":false}},{\"name\":\"billing_payments_get\",\"title\":\"Consultar um pagamento\",\"description\":\"Um pagamento pelo id (fatura, valor, forma, status, quando foi recebido).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id do pagamento.\"}},\"required\":[\"id\"]},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_payments_list\",\"title\":\"Listar pagamentos\",\"description\":\"Pagamentos recebidos, dos mais recentes para os mais antigos. Filtre por fatura, cliente, forma, status ou um intervalo de data de recebimento; pagine com page/per_page.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"invoice_id\":{\"type\":\"string\"},\"customer_id\":{\"type\":\"string\"},\"method\":{\"type\":\"string\",\"enum\":[\"boleto\",\"pix\",\"credit_card\"]},\"status\":{\"type\":\"string\",\"enum\":[\"confirmed\",\"pending\",\"voided\",\"refunded\"]},\"paid_at_from\":{\"type\":\"string\",\"format\":\"date\",\"description\":\"Recebido nesta data ou depois (YYYY-MM-DD).\"},\"paid_at_to\":{\"type\":\"string\",\"format\":\"date\",\"description\":\"Recebido nesta data ou antes (YYYY-MM-DD).\"},\"sort\":{\"type\":\"string\",\"enum\":[\"amount\",\"-amount\",\"paid_at\",\"-paid_at\",\"created_at\",\"-created_at\"],\"description\":\"Campo de ordenação; prefixe com - para ordem decrescente. Padrão: -created_at.\"},\"page\":{\"type\":\"integer\",\"minimum\":1,\"default\":1},\"per_page\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":25}}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_payments_refund\",\"title\":\"Estornar um pagamento\",\"description\":\"Estorna um pagamento confirmado: o dinheiro volta para quem pagou e é criado um registro de estorno. Não pode ser desfeito.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id do pagamento.\"},\"reason\":{\"type\":\"string\",\"description\":\"Motivo do estorno.\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":true,\"openWorldHint\":true}},{\"name\":\"billing_payments_void\",\"title\":\"Anular um pagamento\",\"description\":\"Anula um pagamento com cartão ainda pendente, antes da liquidação; o cliente não é cobrado. Não pode ser desfeito.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id do pagamento.\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":true}},{\"name\":\"billing_refunds_get\",\"title\":\"Consultar um estorno\",\"description\":\"Um estorno pelo id (pagamento, valor, motivo, status).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id do estorno.\"}},\"required\":[\"id\"]},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_refunds_list\",\"title\":\"Listar estornos\",\"description\":\"Estornos, dos mais recentes para os mais antigos. Filtre por pagamento ou status; pagine com page/per_page.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"payment_id\":{\"type\":\"string\"},\"status\":{\"type\":\"string\",\"enum\":[\"processing\",\"completed\",\"failed\"]},\"sort\":{\"type\":\"string\",\"enum\":[\"amount\",\"-amount\",\"created_at\",\"-created_at\"],\"description\":\"Campo de ordenação; prefixe com - para ordem decrescente. Padrão: -created_at.\"},\"page\":{\"type\":\"integer\",\"minimum\":1,\"default\":1},\"per_page\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":25}}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_schemas_get\",\"title\":\"Consultar os campos de um recurso\",\"description\":\"Os campos de um recurso do Billing (por exemplo invoices): tipo, valores permitidos (enum), significado e quais campos podem ser usados em `sort`. Use antes de filtrar ou ordenar uma lista por um campo pouco conhecido.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"resource\":{\"type\":\"string\",\"description\":\"Nome do recurso como aparece em billing_schemas_list, por exemplo invoices.\"}},\"required\":[\"resource\"]},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_schemas_list\",\"title\":\"Listar os esquemas dos recursos da API\",\"description\":\"O catálogo de recursos do Billing (customers, subscriptions, invoices, nfes, payments, refunds, organization) com uma descrição de uma linha de cada um. Use billing_schemas_get para ver os campos de um deles.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_subscriptions_cancel\",\"title\":\"Cancelar uma assinatura\",\"description\":\"Encerra uma assinatura de vez: nenhuma fatura nova é gerada. As faturas já emitidas não são canceladas. Não pode ser desfeito (seria preciso uma nova assinatura).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id da assinatura.\"},\"reason\":{\"type\":\"string\",\"description\":\"Motivo do cancelamento (fica no histórico).\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_subscriptions_create\",\"title\":\"Criar uma assinatura\",\"description\":\"Inscreve um cliente em um plano; a cada ciclo, a partir de started_at, é gerada uma fatura.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"customer_id\":{\"type\":\"string\",\"description\":\"O cliente que assina.\"},\"plan\":{\"type\":\"string\",\"enum\":[\"basic\",\"professional\",\"enterprise\"]},\"amount\":{\"type\":\"number\",\"exclusiveMinimum\":0,\"description\":\"Valor por ciclo, em BRL.\"},\"interval\":{\"type\":\"string\",\"enum\":[\"monthly\",\"quarterly\",\"yearly\"]},\"started_at\":{\"type\":\"string\",\"format\":\"date\",\"description\":\"Primeiro dia (YYYY-MM-DD); padrão: hoje.\"}},\"required\":[\"customer_id\",\"plan\",\"amount\",\"interval\"]},\"annotations\":{\"destructiveHint\":false,\"openWorldHint\":false}},{\"name\":\"billing_subscriptions_get\",\"title\":\"Consultar uma assinatura\",\"description\":\"Uma assinatura pelo id (cliente, plano, valor, ciclo, status, data da próxima cobrança). Também é o recurso kobana://billing/subscriptions/{id}.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id da assinatura.\"}},\"required\":[\"id\"]},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_subscriptions_list\",\"title\":\"Listar assinaturas\",\"description\":\"Assinaturas, das mais recentes para as mais antigas. Filtre por cliente, status, plano ou periodicidade; pagine com page/per_page.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"customer_id\":{\"type\":\"string\",\"description\":\"Só as assinaturas deste cliente.\"},\"status\":{\"type\":\"string\",\"enum\":[\"active\",\"paused\",\"past_due\",\"canceled\"]},\"plan\":{\"type\":\"string\",\"enum\":[\"basic\",\"professional\",\"enterprise\"]},\"interval\":{\"type\":\"string\",\"enum\":[\"monthly\",\"quarterly\",\"yearly\"]},\"sort\":{\"type\":\"string\",\"enum\":[\"amount\",\"-amount\",\"started_at\",\"-started_at\",\"next_billing_date\",\"-next_billing_date\",\"created_at\",\"-created_at\"],\"description\":\"Campo de ordenação; prefixe com - para ordem decrescente. Padrão: -created_at.\"},\"page\":{\"type\":\"integer\",\"minimum\":1,\"default\":1},\"per_page\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":25}}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_subscriptions_pause\",\"title\":\"Pausar uma assinatura\",\"description\":\"Para de gerar faturas de uma assinatura ativa até que ela seja retomada. As faturas já emitidas continuam como estão.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id da assinatura.\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_subscriptions_resume\",\"title\":\"Retomar uma assinatura\",\"description\":\"Retoma uma assinatura pausada; a próxima fatura é gerada em next_billing_date.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id da assinatura.\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_subscriptions_update\",\"title\":\"Atualizar uma assinatura\",\"description\":\"Altera o plano, o valor, o ciclo ou a data da próxima cobrança de uma assinatura; vale a partir da próxima fatura.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id da assinatura.\"},\"plan\":{\"type\":\"string\",\"enum\":[\"basic\",\"professional\",\"enterprise\"]},\"amount\":{\"type\":\"number\",\"exclusiveMinimum\":0},\"interval\":{\"type\":\"string\",\"enum\":[\"monthly\",\"quarterly\",\"yearly\"]},\"next_billing_date\":{\"type\":\"string\",\"format\":\"date\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}}";
 static TOOL_TEXTS_PT_BR: &[ToolTexts] = &[
     ToolTexts {
         title: "Cadastrar um cliente",
         description: "Cadastra um novo cliente, que depois pode ser cobrado. O CPF/CNPJ e o e-mail são usados nas faturas, nas NF-e e nos lembretes.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 0usize, 717usize),
+        descriptor_json: tool_billing_customers_create_PT_BR,
         labels: &[
             ("name", "Nome completo ou razão social"),
             ("document", "CPF"),
@@ -2561,21 +3177,21 @@ static TOOL_TEXTS_PT_BR: &[ToolTexts] = &[
         destructive_clause: Some(
             "apagam — \"Tools que apagam, cancelam, anulam ou estornam são marcadas com destructiveHint\"",
         ),
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 718usize, 1147usize),
+        descriptor_json: tool_billing_customers_delete_PT_BR,
         labels: &[("id", "Id do cliente")],
     },
     ToolTexts {
         title: "Consultar um cliente",
         description: "Um cliente pelo id (nome, CPF/CNPJ, e-mail, telefone, status). Também é o recurso kobana://billing/customers/{id}.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 1148usize, 1521usize),
+        descriptor_json: tool_billing_customers_get_PT_BR,
         labels: &[("id", "Id do cliente")],
     },
     ToolTexts {
         title: "Listar clientes",
         description: "Clientes da organização, dos mais recentes para os mais antigos. Filtre por status, documento (CPF/CNPJ) ou e-mail; pagine com page/per_page.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 1522usize, 2375usize),
+        descriptor_json: tool_billing_customers_list_PT_BR,
         labels: &[
             ("status", "Só os clientes neste status"),
             ("document", "CPF ou CNPJ exato"),
@@ -2589,7 +3205,7 @@ static TOOL_TEXTS_PT_BR: &[ToolTexts] = &[
         title: "Atualizar um cliente",
         description: "Altera o nome, o CPF/CNPJ, o e-mail, o telefone ou o status (active/inactive) de um cliente. Só mudam os campos informados.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 2376usize, 3055usize),
+        descriptor_json: tool_billing_customers_update_PT_BR,
         labels: &[
             ("id", "Id do cliente"),
             ("name", "name"),
@@ -2605,14 +3221,14 @@ static TOOL_TEXTS_PT_BR: &[ToolTexts] = &[
         destructive_clause: Some(
             "cancelam — \"Tools que apagam, cancelam, anulam ou estornam são marcadas com destructiveHint\"",
         ),
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 3056usize, 3563usize),
+        descriptor_json: tool_billing_invoices_cancel_PT_BR,
         labels: &[("id", "Id da fatura"), ("reason", "Motivo do cancelamento")],
     },
     ToolTexts {
         title: "Criar uma fatura",
         description: "Cria uma fatura avulsa para um cliente, como rascunho (finalize-a para enviar) ou já em aberto (enviada ao cliente).",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 3564usize, 4439usize),
+        descriptor_json: tool_billing_invoices_create_PT_BR,
         labels: &[
             ("customer_id", "O cliente cobrado"),
             ("amount", "Valor em BRL"),
@@ -2628,35 +3244,39 @@ static TOOL_TEXTS_PT_BR: &[ToolTexts] = &[
         destructive_clause: Some(
             "apagam — \"Tools que apagam, cancelam, anulam ou estornam são marcadas com destructiveHint\"",
         ),
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 4440usize, 4863usize),
+        descriptor_json: tool_billing_invoices_delete_PT_BR,
         labels: &[("id", "Id da fatura")],
     },
     ToolTexts {
         title: "Finalizar uma fatura em rascunho",
         description: "Transforma uma fatura em rascunho em uma fatura em aberto, que o cliente já pode pagar.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 4864usize, 5250usize),
+        descriptor_json: tool_billing_invoices_finalize_PT_BR,
         labels: &[("id", "Id da fatura")],
     },
     ToolTexts {
         title: "Consultar uma fatura",
         description: "Uma fatura pelo id (cliente, valor, vencimento, status, status da NF-e, status do lembrete). Também é o recurso kobana://billing/invoices/{id}.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 5251usize, 5651usize),
+        descriptor_json: tool_billing_invoices_get_PT_BR,
         labels: &[("id", "Id da fatura")],
     },
     ToolTexts {
         title: "Obter o PDF da fatura",
         description: "O PDF da fatura (boleto/Pix para pagamento, application/pdf). Para anexar o documento à conversa, o cliente lê o recurso kobana://billing/invoices/{id}/pdf.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 5652usize, 6070usize),
+        descriptor_json: tool_billing_invoices_get_pdf_PT_BR,
         labels: &[("id", "Id da fatura")],
     },
     ToolTexts {
         title: "Listar faturas",
-        description: "Faturas, das mais recentes para as mais antigas. Filtre por cliente, assinatura, status (overdue = em aberto e vencida), status da NF-e (not_issued = ainda sem NF-e), forma de pagamento, status do lembrete ou um intervalo de vencimento; pagine com page/per_page.",
+        description: concat!(
+            "Faturas, das mais recentes para as mais antigas. ",
+            "Filtre por cliente, assinatura, status (overdue = em aberto e vencida), status da NF-e (not_issued = ainda sem NF-e), forma de pagamento, status do lembrete ou um intervalo de vencimento; pagine ",
+            "com page/per_page.",
+        ),
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 6071usize, 7693usize),
+        descriptor_json: tool_billing_invoices_list_PT_BR,
         labels: &[
             ("customer_id", "Só as faturas deste cliente"),
             ("subscription_id", "Só as faturas desta assinatura"),
@@ -2675,7 +3295,7 @@ static TOOL_TEXTS_PT_BR: &[ToolTexts] = &[
         title: "Enviar um lembrete de pagamento",
         description: "Envia ao cliente um e-mail lembrando de pagar uma fatura em aberto ou vencida, com o link de pagamento. Envie apenas para as faturas que o usuário escolheu.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 7694usize, 8240usize),
+        descriptor_json: tool_billing_invoices_send_reminder_PT_BR,
         labels: &[
             ("id", "Id da fatura"),
             ("message", "Observação opcional acrescentada ao e-mail padrão de…"),
@@ -2685,7 +3305,7 @@ static TOOL_TEXTS_PT_BR: &[ToolTexts] = &[
         title: "Atualizar uma fatura",
         description: "Altera o valor, o vencimento, a descrição ou a forma de pagamento de uma fatura em rascunho ou em aberto.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 8241usize, 8830usize),
+        descriptor_json: tool_billing_invoices_update_PT_BR,
         labels: &[
             ("id", "Id da fatura"),
             ("amount", "amount"),
@@ -2700,42 +3320,42 @@ static TOOL_TEXTS_PT_BR: &[ToolTexts] = &[
         destructive_clause: Some(
             "cancelam — \"Tools que apagam, cancelam, anulam ou estornam são marcadas com destructiveHint\"",
         ),
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 8831usize, 9365usize),
+        descriptor_json: tool_billing_nfes_cancel_PT_BR,
         labels: &[("id", "Id da NF-e"), ("reason", "Justificativa enviada à SEFAZ")],
     },
     ToolTexts {
         title: "Emitir a NF-e de uma fatura",
         description: "Emite a NF-e de uma fatura: ela é enviada à SEFAZ e fica autorizada ou rejeitada. Use para faturas com nfe_status not_issued, ou de novo depois de corrigir a causa de uma rejeição.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 9366usize, 9847usize),
+        descriptor_json: tool_billing_nfes_create_PT_BR,
         labels: &[("invoice_id", "A fatura que a NF-e documenta")],
     },
     ToolTexts {
         title: "Consultar uma NF-e",
         description: "Uma NF-e pelo id (número, fatura, status, chave de acesso, motivo da rejeição). Também é o recurso kobana://billing/nfes/{id}.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 9848usize, 10226usize),
+        descriptor_json: tool_billing_nfes_get_PT_BR,
         labels: &[("id", "Id da NF-e")],
     },
     ToolTexts {
         title: "Obter o DANFE (PDF da NF-e)",
         description: "O DANFE, o PDF para impressão de uma NF-e autorizada (application/pdf). Para anexar o documento à conversa, o cliente lê o recurso kobana://billing/nfes/{id}/pdf.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 10227usize, 10654usize),
+        descriptor_json: tool_billing_nfes_get_danfe_PT_BR,
         labels: &[("id", "Id da NF-e")],
     },
     ToolTexts {
         title: "Obter o XML autorizado da NF-e",
         description: "O XML autorizado de uma NF-e (o documento com validade jurídica, como texto). Também é o recurso kobana://billing/nfes/{id}/xml.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 10655usize, 11049usize),
+        descriptor_json: tool_billing_nfes_get_xml_PT_BR,
         labels: &[("id", "Id da NF-e")],
     },
     ToolTexts {
         title: "Listar NF-e",
         description: "NF-e emitidas para as faturas, das mais recentes para as mais antigas. Filtre por status (rejected = recusada pela SEFAZ), fatura ou cliente; pagine com page/per_page.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 11050usize, 11975usize),
+        descriptor_json: tool_billing_nfes_list_PT_BR,
         labels: &[
             ("status", "status"),
             ("invoice_id", "Só as NF-e desta fatura"),
@@ -2749,14 +3369,14 @@ static TOOL_TEXTS_PT_BR: &[ToolTexts] = &[
         title: "Consultar a organização",
         description: "A organização a que este token pertence (nome, CNPJ, contato, plano). Também é o recurso kobana://billing/organization.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 11976usize, 12293usize),
+        descriptor_json: tool_billing_organization_get_PT_BR,
         labels: &[],
     },
     ToolTexts {
         title: "Registrar um pagamento",
         description: "Registra em uma fatura um pagamento recebido fora da Kobana (dinheiro, transferência).",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 12294usize, 12946usize),
+        descriptor_json: tool_billing_payments_create_PT_BR,
         labels: &[
             ("invoice_id", "A fatura paga"),
             ("amount", "Valor recebido"),
@@ -2768,14 +3388,14 @@ static TOOL_TEXTS_PT_BR: &[ToolTexts] = &[
         title: "Consultar um pagamento",
         description: "Um pagamento pelo id (fatura, valor, forma, status, quando foi recebido).",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 12947usize, 13280usize),
+        descriptor_json: tool_billing_payments_get_PT_BR,
         labels: &[("id", "Id do pagamento")],
     },
     ToolTexts {
         title: "Listar pagamentos",
         description: "Pagamentos recebidos, dos mais recentes para os mais antigos. Filtre por fatura, cliente, forma, status ou um intervalo de data de recebimento; pagine com page/per_page.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 13281usize, 14371usize),
+        descriptor_json: tool_billing_payments_list_PT_BR,
         labels: &[
             ("invoice_id", "invoice_id"),
             ("customer_id", "customer_id"),
@@ -2794,7 +3414,7 @@ static TOOL_TEXTS_PT_BR: &[ToolTexts] = &[
         destructive_clause: Some(
             "estornam — \"Tools que apagam, cancelam, anulam ou estornam são marcadas com destructiveHint\"",
         ),
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 14372usize, 14823usize),
+        descriptor_json: tool_billing_payments_refund_PT_BR,
         labels: &[("id", "Id do pagamento"), ("reason", "Motivo do estorno")],
     },
     ToolTexts {
@@ -2803,21 +3423,21 @@ static TOOL_TEXTS_PT_BR: &[ToolTexts] = &[
         destructive_clause: Some(
             "anulam — \"Tools que apagam, cancelam, anulam ou estornam são marcadas com destructiveHint\"",
         ),
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 14824usize, 15226usize),
+        descriptor_json: tool_billing_payments_void_PT_BR,
         labels: &[("id", "Id do pagamento")],
     },
     ToolTexts {
         title: "Consultar um estorno",
         description: "Um estorno pelo id (pagamento, valor, motivo, status).",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 15227usize, 15536usize),
+        descriptor_json: tool_billing_refunds_get_PT_BR,
         labels: &[("id", "Id do estorno")],
     },
     ToolTexts {
         title: "Listar estornos",
         description: "Estornos, dos mais recentes para os mais antigos. Filtre por pagamento ou status; pagine com page/per_page.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 15537usize, 16221usize),
+        descriptor_json: tool_billing_refunds_list_PT_BR,
         labels: &[
             ("payment_id", "payment_id"),
             ("status", "status"),
@@ -2828,16 +3448,22 @@ static TOOL_TEXTS_PT_BR: &[ToolTexts] = &[
     },
     ToolTexts {
         title: "Consultar os campos de um recurso",
-        description: "Os campos de um recurso do Billing (por exemplo invoices): tipo, valores permitidos (enum), significado e quais campos podem ser usados em `sort`. Use antes de filtrar ou ordenar uma lista por um campo pouco conhecido.",
+        description: concat!(
+            "Os campos de um recurso do Billing (por exemplo invoices): tipo, valores permitidos (enum), significado e quais campos podem ser usados em `sort`. ",
+            "Use antes de filtrar ou ordenar uma lista por um campo pouco conhecido.",
+        ),
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 16222usize, 16781usize),
+        descriptor_json: tool_billing_schemas_get_PT_BR,
         labels: &[("resource", "Nome do recurso como aparece em billing_schemas_list")],
     },
     ToolTexts {
         title: "Listar os esquemas dos recursos da API",
-        description: "O catálogo de recursos do Billing (customers, subscriptions, invoices, nfes, payments, refunds, organization) com uma descrição de uma linha de cada um. Use billing_schemas_get para ver os campos de um deles.",
+        description: concat!(
+            "O catálogo de recursos do Billing (customers, subscriptions, invoices, nfes, payments, refunds, organization) com uma descrição de uma linha de cada um. ",
+            "Use billing_schemas_get para ver os campos de um deles.",
+        ),
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 16782usize, 17196usize),
+        descriptor_json: tool_billing_schemas_list_PT_BR,
         labels: &[],
     },
     ToolTexts {
@@ -2846,14 +3472,14 @@ static TOOL_TEXTS_PT_BR: &[ToolTexts] = &[
         destructive_clause: Some(
             "cancelam — \"Tools que apagam, cancelam, anulam ou estornam são marcadas com destructiveHint\"",
         ),
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 17197usize, 17747usize),
+        descriptor_json: tool_billing_subscriptions_cancel_PT_BR,
         labels: &[("id", "Id da assinatura"), ("reason", "Motivo do cancelamento")],
     },
     ToolTexts {
         title: "Criar uma assinatura",
         description: "Inscreve um cliente em um plano; a cada ciclo, a partir de started_at, é gerada uma fatura.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 17748usize, 18493usize),
+        descriptor_json: tool_billing_subscriptions_create_PT_BR,
         labels: &[
             ("customer_id", "O cliente que assina"),
             ("plan", "plan"),
@@ -2866,14 +3492,14 @@ static TOOL_TEXTS_PT_BR: &[ToolTexts] = &[
         title: "Consultar uma assinatura",
         description: "Uma assinatura pelo id (cliente, plano, valor, ciclo, status, data da próxima cobrança). Também é o recurso kobana://billing/subscriptions/{id}.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 18494usize, 18910usize),
+        descriptor_json: tool_billing_subscriptions_get_PT_BR,
         labels: &[("id", "Id da assinatura")],
     },
     ToolTexts {
         title: "Listar assinaturas",
         description: "Assinaturas, das mais recentes para as mais antigas. Filtre por cliente, status, plano ou periodicidade; pagine com page/per_page.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 18911usize, 19891usize),
+        descriptor_json: tool_billing_subscriptions_list_PT_BR,
         labels: &[
             ("customer_id", "Só as assinaturas deste cliente"),
             ("status", "status"),
@@ -2888,21 +3514,21 @@ static TOOL_TEXTS_PT_BR: &[ToolTexts] = &[
         title: "Pausar uma assinatura",
         description: "Para de gerar faturas de uma assinatura ativa até que ela seja retomada. As faturas já emitidas continuam como estão.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 19892usize, 20305usize),
+        descriptor_json: tool_billing_subscriptions_pause_PT_BR,
         labels: &[("id", "Id da assinatura")],
     },
     ToolTexts {
         title: "Retomar uma assinatura",
         description: "Retoma uma assinatura pausada; a próxima fatura é gerada em next_billing_date.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 20306usize, 20681usize),
+        descriptor_json: tool_billing_subscriptions_resume_PT_BR,
         labels: &[("id", "Id da assinatura")],
     },
     ToolTexts {
         title: "Atualizar uma assinatura",
         description: "Altera o plano, o valor, o ciclo ou a data da próxima cobrança de uma assinatura; vale a partir da próxima fatura.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 20682usize, 21337usize),
+        descriptor_json: tool_billing_subscriptions_update_PT_BR,
         labels: &[
             ("id", "Id da assinatura"),
             ("plan", "plan"),
@@ -2912,13 +3538,12 @@ static TOOL_TEXTS_PT_BR: &[ToolTexts] = &[
         ],
     },
 ];
-const TOOLS_JSON_ES: &str = "{\"name\":\"billing_customers_create\",\"title\":\"Registrar un cliente\",\"description\":\"Registra un nuevo cliente, al que después se le puede cobrar. El CPF/CNPJ y el correo se usan en las facturas, las NF-e y los recordatorios.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\",\"minLength\":1,\"description\":\"Nombre completo o razón social.\"},\"document\":{\"type\":\"string\",\"pattern\":\"^([0-9]{11}|[0-9]{14})$\",\"description\":\"CPF (11 dígitos) o CNPJ (14 dígitos).\"},\"email\":{\"type\":\"string\",\"description\":\"Correo que recibe las facturas y los recordatorios.\"},\"phone\":{\"type\":\"string\",\"description\":\"Número de teléfono.\"}},\"required\":[\"name\",\"document\",\"email\"]},\"annotations\":{\"destructiveHint\":false,\"openWorldHint\":false}},{\"name\":\"billing_customers_delete\",\"title\":\"Eliminar un cliente\",\"description\":\"Elimina un cliente de forma permanente. Es preferible billing_customers_update con estado inactive para conservar el historial; eliminar no se puede deshacer.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id del cliente.\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_customers_get\",\"title\":\"Consultar un cliente\",\"description\":\"Un cliente por su id (nombre, CPF/CNPJ, correo, teléfono, estado). También es el recurso kobana://billing/customers/{id}.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id del cliente.\"}},\"required\":[\"id\"]},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_customers_list\",\"title\":\"Listar clientes\",\"description\":\"Clientes de la organización, del más reciente al más antiguo. Filtra por estado, documento (CPF/CNPJ) o correo; pagina con page/per_page.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"status\":{\"type\":\"string\",\"enum\":[\"active\",\"inactive\"],\"description\":\"Solo los clientes en este estado.\"},\"document\":{\"type\":\"string\",\"description\":\"CPF o CNPJ exacto, solo dígitos.\"},\"email\":{\"type\":\"string\",\"description\":\"Correo electrónico exacto.\"},\"sort\":{\"type\":\"string\",\"enum\":[\"name\",\"-name\",\"created_at\",\"-created_at\"],\"description\":\"Campo de ordenación; antepón - para orden descendente. Por defecto: -created_at.\"},\"page\":{\"type\":\"integer\",\"minimum\":1,\"default\":1},\"per_page\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":25}}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_customers_update\",\"title\":\"Actualizar un cliente\",\"description\":\"Cambia el nombre, el CPF/CNPJ, el correo, el teléfono o el estado (active/inactive) de un cliente. Solo cambian los campos indicados.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id del cliente.\"},\"name\":{\"type\":\"string\",\"minLength\":1},\"document\":{\"type\":\"string\",\"pattern\":\"^([0-9]{11}|[0-9]{14})$\",\"description\":\"CPF (11 dígitos) o CNPJ (14 dígitos).\"},\"email\":{\"type\":\"string\"},\"phone\":{\"type\":\"string\"},\"status\":{\"type\":\"string\",\"enum\":[\"active\",\"inactive\"]}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_invoices_cancel\",\"title\":\"Cancelar una factura\",\"description\":\"Cancela una factura abierta o vencida: el cliente ya no la debe y su boleto/Pix deja de poder pagarse. No se puede deshacer.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id de la factura.\"},\"reason\":{\"type\":\"string\",\"description\":\"Motivo de la cancelación (queda en el historial).\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_invoices_create\",\"title\":\"Crear una factura\",\"description\":\"Crea una factura puntual para un cliente, como borrador (finalízala para enviarla) o ya abierta (enviada al cliente).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"customer_id\":{\"type\":\"string\",\"description\":\"El cliente al que se cobra.\"},\"amount\":{\"type\":\"number\",\"exclusiveMinimum\":0,\"description\":\"Importe en BRL.\"},\"due_date\":{\"type\":\"string\",\"format\":\"date\",\"description\":\"Fecha de vencimiento (YYYY-MM-DD).\"},\"description\":{\"type\":\"string\",\"description\":\"Qué se está cobrando.\"},\"payment_method\":{\"type\":\"string\",\"enum\":[\"boleto\",\"pix\",\"credit_card\"]},\"status\":{\"type\":\"string\",\"enum\":[\"draft\",\"open\"],\"default\":\"draft\",\"description\":\"draft (por defecto) u open (enviada al cliente ahora).\"}},\"required\":[\"customer_id\",\"amount\",\"due_date\"]},\"annotations\":{\"destructiveHint\":false,\"openWorldHint\":false}},{\"name\":\"billing_invoices_delete\",\"title\":\"Eliminar una factura en borrador\",\"description\":\"Elimina de forma permanente una factura en borrador (nunca enviada). Las facturas abiertas se cancelan con billing_invoices_cancel.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id de la factura.\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_invoices_finalize\",\"title\":\"Finalizar una factura en borrador\",\"description\":\"Convierte una factura en borrador en una factura abierta, que el cliente ya puede pagar.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id de la factura.\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_invoices_get\",\"title\":\"Consultar una factura\",\"description\":\"Una factura por su id (cliente, importe, vencimiento, estado, estado de la NF-e, estado del recordatorio). También es el recurso kobana://billing/invoices/{id}.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id de la factura.\"}},\"required\":[\"id\"]},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_invoices_get_pdf\",\"title\":\"Obtener el PDF de la factura\",\"description\":\"El PDF de la factura (boleto/Pix para el pago, application/pdf). Para adjuntar el documento a la conversación, el cliente lee el recurso kobana://billing/invoices/{id}/pdf.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id de la factura.\"}},\"required\":[\"id\"]},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_invoices_list\",\"title\":\"Listar facturas\",\"description\":\"Facturas (faturas), de la más reciente a la más antigua. Filtra por cliente, suscripción, estado (overdue = abierta y vencida), estado de la NF-e (not_issued = todavía sin NF-e), medio de pago, estado del recordatorio o un rango de vencimiento; pagina con page/per_page.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"customer_id\":{\"type\":\"string\",\"description\":\"Solo las facturas de este cliente.\"},\"subscription_id\":{\"type\":\"string\",\"description\":\"Solo las facturas de esta suscripción.\"},\"status\":{\"type\":\"string\",\"enum\":[\"draft\",\"open\",\"overdue\",\"paid\",\"canceled\"],\"description\":\"overdue: abierta y con el vencimiento ya pasado.\"},\"nfe_status\":{\"type\":\"string\",\"enum\":[\"not_issued\",\"processing\",\"authorized\",\"rejected\",\"canceled\"],\"description\":\"not_issued: la factura todavía no tiene NF-e.\"},\"payment_method\":{\"type\":\"string\",\"enum\":[\"boleto\",\"pix\",\"credit_card\"]},\"reminder_status\":{\"type\":\"string\",\"enum\":[\"none\",\"sent\"]},\"due_date_from\":{\"type\":\"string\",\"format\":\"date\",\"description\":\"Vencimiento en esta fecha o después (YYYY-MM-DD).\"},\"due_date_to\":{\"type\":\"string\",\"format\":\"date\",\"description\":\"Vencimiento en esta fecha o antes (YYYY-MM-DD).\"},\"sort\":{\"type\":\"string\",\"enum\":[\"number\",\"-number\",\"amount\",\"-amount\",\"due_date\",\"-due_date\",\"paid_at\",\"-paid_at\",\"created_at\",\"-created_at\"],\"description\":\"Campo de ordenación; antepón - para orden descendente. Por defecto: -created_at.\"},\"page\":{\"type\":\"integer\",\"minimum\":1,\"default\":1},\"per_page\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":25}}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_invoices_send_reminder\",\"title\":\"Enviar un recordatorio de pago\",\"description\":\"Envía al cliente un correo que le recuerda pagar una factura abierta o vencida, con el enlace de pago. Envíalo solo a las facturas que el usuario eligió.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id de la factura.\"},\"message\":{\"type\":\"string\",\"description\":\"Nota opcional que se agrega al correo estándar de recordatorio.\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":false,\"openWorldHint\":true}},{\"name\":\"billing_invoices_update\",\"title\":\"Actualizar una factura\",\"description\":\"Cambia el importe, el vencimiento, la descripción o el medio de pago de una factura en borrador o abierta.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id de la factura.\"},\"amount\":{\"type\":\"number\",\"exclusiveMinimum\":0},\"due_date\":{\"type\":\"string\",\"format\":\"date\"},\"description\":{\"type\":\"string\"},\"payment_method\":{\"type\":\"string\",\"enum\":[\"boleto\",\"pix\",\"credit_card\"]}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_nfes_cancel\",\"title\":\"Cancelar una NF-e\",\"description\":\"Cancela ante la SEFAZ una NF-e autorizada (solo dentro del plazo legal, con una justificación de al menos 15 caracteres). No se puede deshacer.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id de la NF-e.\"},\"reason\":{\"type\":\"string\",\"minLength\":15,\"description\":\"Justificación enviada a la SEFAZ (de 15 a 255 caracteres).\"}},\"required\":[\"id\",\"reason\"]},\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":true}},{\"name\":\"billing_nfes_create\",\"title\":\"Emitir la NF-e de una factura\",\"description\":\"Emite la NF-e de una factura: se envía a la SEFAZ y queda autorizada o rechazada. Úsala para facturas con nfe_status not_issued, o de nuevo después de corregir la causa de un rechazo.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"invoice_id\":{\"type\":\"string\",\"description\":\"La factura que documenta la NF-e.\"}},\"required\":[\"invoice_id\"]},\"annotations\":{\"destructiveHint\":false,\"openWorldHint\":true}},{\"name\":\"billing_nfes_get\",\"title\":\"Consultar una NF-e\",\"description\":\"Una NF-e por su id (número, factura, estado, clave de acceso, motivo del rechazo). También es el recurso kobana://billing/nfes/{id}.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id de la NF-e.\"}},\"required\":[\"id\"]},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_nfes_get_danfe\",\"title\":\"Obtener el DANFE (PDF de la NF-e)\",\"description\":\"El DANFE, el PDF imprimible de una NF-e autorizada (application/pdf). Para adjuntar el documento a la conversación, el cliente lee el recurso kobana://billing/nfes/{id}/pdf.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id de la NF-e.\"}},\"required\":[\"id\"]},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_nfes_get_xml\",\"title\":\"Obtener el XML autorizado de la NF-e\",\"description\":\"El XML autorizado de una NF-e (el documento con validez legal, como texto). También es el recurso kobana://billing/nfes/{id}/xml.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id de la NF-e.\"}},\"required\":[\"id\"]},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_nfes_list\",\"title\":\"Listar NF-e\",\"description\":\"NF-e emitidas para las facturas, de la más reciente a la más antigua. Filtra por estado (rejected = rechazada por la SEFAZ), factura o cliente; pagina con page/per_page.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"status\":{\"type\":\"string\",\"enum\":[\"processing\",\"authorized\",\"rejected\",\"canceled\"]},\"invoice_id\":{\"type\":\"string\",\"description\":\"Solo las NF-e de esta factura.\"},\"customer_id\":{\"type\":\"string\",\"description\":\"Solo las NF-e emitidas a este cliente.\"},\"sort\":{\"type\":\"string\",\"enum\":[\"number\",\"-number\",\"amount\",\"-amount\",\"issued_at\",\"-issued_at\",\"created_at\",\"-created_at\"],\"description\":\"Campo de ordenación; antepón - para orden descendente. Por defecto: -created_at.\"},\"page\":{\"type\":\"integer\",\"minimum\":1,\"default\":1},\"per_page\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":25}}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_organization_get\",\"title\":\"Consultar la organización\",\"description\":\"La organización a la que pertenece este token (nombre, CNPJ, contacto, plan). También es el recurso kobana://billing/organization.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_payments_create\",\"title\":\"Registrar un pago\",\"description\":\"Registra en una factura un pago recibido fuera de Kobana (efectivo, transferencia).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"invoice_id\":{\"type\":\"string\",\"description\":\"La factura pagada.\"},\"amount\":{\"type\":\"number\",\"exclusiveMinimum\":0,\"description\":\"Importe recibido, en BRL.\"},\"method\":{\"type\":\"string\",\"enum\":[\"boleto\",\"pix\",\"credit_card\"]},\"paid_at\":{\"type\":\"string\",\"format\":\"date\",\"description\":\"Día en que se recibió (YYYY-MM-DD); por defecto, hoy.\"}},\"required\":[\"invoice_id\",\"amount\",\"method\"]},\"annotations\":{\"destructiveHint\":false,\"openWorldHint\":false}},{\"name\":\"billing_payments_get\",\"title\":\"Consultar un pago\",\"description\":\"Un pago por su id (factura, importe, medio, estado, cuándo se recibió).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id del pago.\"}},\"required\":[\"id\"]},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_payments_list\",\"title\":\"Listar pagos\",\"description\":\"Pagos recibidos, del más reciente al más antiguo. Filtra por factura, cliente, medio, estado o un rango de fecha de cobro; pagina con page/per_page.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"invoice_id\":{\"type\":\"string\"},\"customer_id\":{\"type\":\"string\"},\"method\":{\"type\":\"string\",\"enum\":[\"boleto\",\"pix\",\"credit_card\"]},\"status\":{\"type\":\"string\",\"enum\":[\"confirmed\",\"pending\",\"voided\",\"refunded\"]},\"paid_at_from\":{\"type\":\"string\",\"format\":\"date\",\"description\":\"Recibido en esta fecha o después (YYYY-MM-DD).\"},\"paid_at_to\":{\"type\":\"string\",\"format\":\"date\",\"description\":\"Recibido en esta fecha o antes (YYYY-MM-DD).\"},\"sort\":{\"type\":\"string\",\"enum\":[\"amount\",\"-amount\",\"paid_at\",\"-paid_at\",\"created_at\",\"-created_at\"],\"description\":\"Campo de ordenación; antepón - para orden descendente. Por defecto: -created_at.\"},\"page\":{\"type\":\"integer\",\"minimum\":1,\"default\":1},\"per_page\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":25}}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_payments_refund\",\"title\":\"Reembolsar un pago\",\"description\":\"Reembolsa (estorna) un pago confirmado: el dinero vuelve a quien pagó y se crea un registro de reembolso. No se puede deshacer.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id del pago.\"},\"reason\":{\"type\":\"string\",\"description\":\"Motivo del reembolso.\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":true,\"openWorldHint\":true}},{\"name\":\"billing_payments_void\",\"title\":\"Anular un pago\",\"description\":\"Anula un pago con tarjeta todavía pendiente, antes de su liquidación; al cliente no se le cobra. No se puede deshacer.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id del pago.\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":true}},{\"name\":\"billing_refunds_get\",\"title\":\"Consultar un reembolso\",\"description\":\"Un reembolso por su id (pago, importe, motivo, estado).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id del reembolso.\"}},\"required\":[\"id\"]},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_refunds_list\",\"title\":\"Listar reembolsos\",\"description\":\"Reembolsos (estornos), del más reciente al más antiguo. Filtra por pago o estado; pagina con page/per_page.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"payment_id\":{\"type\":\"string\"},\"status\":{\"type\":\"string\",\"enum\":[\"processing\",\"completed\",\"failed\"]},\"sort\":{\"type\":\"string\",\"enum\":[\"amount\",\"-amount\",\"created_at\",\"-created_at\"],\"description\":\"Campo de ordenación; antepón - para orden descendente. Por defecto: -created_at.\"},\"page\":{\"type\":\"integer\",\"minimum\":1,\"default\":1},\"per_page\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":25}}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_schemas_get\",\"title\":\"Consultar los campos de un recurso\",\"description\":\"Los campos de un recurso de Billing (por ejemplo invoices): tipo, valores permitidos (enum), significado y qué campos se pueden usar en `sort`. Úsalo antes de filtrar u ordenar una lista por un campo poco conocido.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"resource\":{\"type\":\"string\",\"description\":\"Nombre del recurso tal como aparece en billing_schemas_list, por ejemplo invoices.\"}},\"required\":[\"resource\"]},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_schemas_list\",\"title\":\"Listar los esquemas de los recursos de la API\",\"description\":\"El catálogo de recursos de Billing (customers, subscriptions, invoices, nfes, payments, refunds, organization) con una descripción de una línea de cada uno. Usa billing_schemas_get para ver los campos de uno de ellos.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_subscriptions_cancel\",\"title\":\"Cancelar una suscripción\",\"description\":\"Termina una suscripción de forma definitiva: no se generan más facturas. Las facturas ya emitidas no se cancelan. No se puede deshacer (haría falta una nueva suscripción).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id de la suscripción.\"},\"reason\":{\"type\":\"string\",\"description\":\"Motivo de la cancelación (queda en el historial).\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_subscriptions_create\",\"title\":\"Crear una suscripción\",\"description\":\"Suscribe a un cliente a un plan; en cada ciclo, a partir de started_at, se genera una factura.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"customer_id\":{\"type\":\"string\",\"description\":\"El cliente que se suscribe.\"},\"plan\":{\"type\":\"string\",\"enum\":[\"basic\",\"professional\",\"enterprise\"]},\"amount\":{\"type\":\"number\",\"exclusiveMinimum\":0,\"description\":\"Importe por ciclo, en BRL.\"},\"interval\":{\"type\":\"string\",\"enum\":[\"monthly\",\"quarterly\",\"yearly\"]},\"started_at\":{\"type\":\"string\",\"format\":\"date\",\"description\":\"Primer día (YYYY-MM-DD); por defecto, hoy.\"}},\"required\":[\"customer_id\",\"plan\",\"amount\",\"interval\"]},\"annotations\":{\"destructiveHint\":false,\"openWorldHint\":false}},{\"name\":\"billing_subscriptions_get\",\"title\":\"Consultar una suscripción\",\"description\":\"Una suscripción por su id (cliente, plan, importe, ciclo, estado, fecha del próximo cobro). También es el recurso kobana://billing/subscriptions/{id}.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id de la suscripción.\"}},\"required\":[\"id\"]},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_subscriptions_list\",\"title\":\"Listar suscripciones\",\"description\":\"Suscripciones, de la más reciente a la más antigua. Filtra por cliente, estado, plan o periodicidad; pagina con page/per_page.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"customer_id\":{\"type\":\"string\",\"description\":\"Solo las suscripciones de este cliente.\"},\"status\":{\"type\":\"string\",\"enum\":[\"active\",\"paused\",\"past_due\",\"canceled\"]},\"plan\":{\"type\":\"string\",\"enum\":[\"basic\",\"professional\",\"enterprise\"]},\"interval\":{\"type\":\"string\",\"enum\":[\"monthly\",\"quarterly\",\"yearly\"]},\"sort\":{\"type\":\"string\",\"enum\":[\"amount\",\"-amount\",\"started_at\",\"-started_at\",\"next_billing_date\",\"-next_billing_date\",\"created_at\",\"-created_at\"],\"description\":\"Campo de ordenación; antepón - para orden descendente. Por defecto: -created_at.\"},\"page\":{\"type\":\"integer\",\"minimum\":1,\"default\":1},\"per_page\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":25}}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_subscriptions_pause\",\"title\":\"Pausar una suscripción\",\"description\":\"Deja de generar facturas de una suscripción activa hasta que se reanude. Las facturas ya emitidas siguen como están.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id de la suscripción.\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_subscriptions_resume\",\"title\":\"Reanudar una suscripción\",\"description\":\"Reanuda una suscripción pausada; la próxima factura se genera en next_billing_date.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id de la suscripción.\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_subscriptions_update\",\"title\":\"Actualizar una suscripción\",\"description\":\"Cambia el plan, el importe, el ciclo o la fecha del próximo cobro de una suscripción; rige desde la próxima factura.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id de la suscripción.\"},\"plan\":{\"type\":\"string\",\"enum\":[\"basic\",\"professional\",\"enterprise\"]},\"amount\":{\"type\":\"number\",\"exclusiveMinimum\":0},\"interval\":{\"type\":\"string\",\"enum\":[\"monthly\",\"quarterly\",\"yearly\"]},\"next_billing_date\":{\"type\":\"string\",\"format\":\"date\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}}";
 static TOOL_TEXTS_ES: &[ToolTexts] = &[
     ToolTexts {
         title: "Registrar un cliente",
         description: "Registra un nuevo cliente, al que después se le puede cobrar. El CPF/CNPJ y el correo se usan en las facturas, las NF-e y los recordatorios.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_ES, 0usize, 739usize),
+        descriptor_json: tool_billing_customers_create_ES,
         labels: &[
             ("name", "Nombre completo o razón social"),
             ("document", "CPF"),
@@ -2932,21 +3557,21 @@ static TOOL_TEXTS_ES: &[ToolTexts] = &[
         destructive_clause: Some(
             "eliminan — \"Las herramientas que eliminan, cancelan, anulan o reembolsan se marcan con destructiveHint\"",
         ),
-        descriptor_json: json_slice(TOOLS_JSON_ES, 740usize, 1183usize),
+        descriptor_json: tool_billing_customers_delete_ES,
         labels: &[("id", "Id del cliente")],
     },
     ToolTexts {
         title: "Consultar un cliente",
         description: "Un cliente por su id (nombre, CPF/CNPJ, correo, teléfono, estado). También es el recurso kobana://billing/customers/{id}.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_ES, 1184usize, 1565usize),
+        descriptor_json: tool_billing_customers_get_ES,
         labels: &[("id", "Id del cliente")],
     },
     ToolTexts {
         title: "Listar clientes",
         description: "Clientes de la organización, del más reciente al más antiguo. Filtra por estado, documento (CPF/CNPJ) o correo; pagina con page/per_page.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_ES, 1566usize, 2436usize),
+        descriptor_json: tool_billing_customers_list_ES,
         labels: &[
             ("status", "Solo los clientes en este estado"),
             ("document", "CPF o CNPJ exacto"),
@@ -2960,7 +3585,7 @@ static TOOL_TEXTS_ES: &[ToolTexts] = &[
         title: "Actualizar un cliente",
         description: "Cambia el nombre, el CPF/CNPJ, el correo, el teléfono o el estado (active/inactive) de un cliente. Solo cambian los campos indicados.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_ES, 2437usize, 3127usize),
+        descriptor_json: tool_billing_customers_update_ES,
         labels: &[
             ("id", "Id del cliente"),
             ("name", "name"),
@@ -2976,14 +3601,14 @@ static TOOL_TEXTS_ES: &[ToolTexts] = &[
         destructive_clause: Some(
             "cancelan — \"Las herramientas que eliminan, cancelan, anulan o reembolsan se marcan con destructiveHint\"",
         ),
-        descriptor_json: json_slice(TOOLS_JSON_ES, 3128usize, 3633usize),
+        descriptor_json: tool_billing_invoices_cancel_ES,
         labels: &[("id", "Id de la factura"), ("reason", "Motivo de la cancelación")],
     },
     ToolTexts {
         title: "Crear una factura",
         description: "Crea una factura puntual para un cliente, como borrador (finalízala para enviarla) o ya abierta (enviada al cliente).",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_ES, 3634usize, 4524usize),
+        descriptor_json: tool_billing_invoices_create_ES,
         labels: &[
             ("customer_id", "El cliente al que se cobra"),
             ("amount", "Importe en BRL"),
@@ -2999,35 +3624,39 @@ static TOOL_TEXTS_ES: &[ToolTexts] = &[
         destructive_clause: Some(
             "eliminan — \"Las herramientas que eliminan, cancelan, anulan o reembolsan se marcan con destructiveHint\"",
         ),
-        descriptor_json: json_slice(TOOLS_JSON_ES, 4525usize, 4955usize),
+        descriptor_json: tool_billing_invoices_delete_ES,
         labels: &[("id", "Id de la factura")],
     },
     ToolTexts {
         title: "Finalizar una factura en borrador",
         description: "Convierte una factura en borrador en una factura abierta, que el cliente ya puede pagar.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_ES, 4956usize, 5347usize),
+        descriptor_json: tool_billing_invoices_finalize_ES,
         labels: &[("id", "Id de la factura")],
     },
     ToolTexts {
         title: "Consultar una factura",
         description: "Una factura por su id (cliente, importe, vencimiento, estado, estado de la NF-e, estado del recordatorio). También es el recurso kobana://billing/invoices/{id}.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_ES, 5348usize, 5769usize),
+        descriptor_json: tool_billing_invoices_get_ES,
         labels: &[("id", "Id de la factura")],
     },
     ToolTexts {
         title: "Obtener el PDF de la factura",
         description: "El PDF de la factura (boleto/Pix para el pago, application/pdf). Para adjuntar el documento a la conversación, el cliente lee el recurso kobana://billing/invoices/{id}/pdf.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_ES, 5770usize, 6214usize),
+        descriptor_json: tool_billing_invoices_get_pdf_ES,
         labels: &[("id", "Id de la factura")],
     },
     ToolTexts {
         title: "Listar facturas",
-        description: "Facturas (faturas), de la más reciente a la más antigua. Filtra por cliente, suscripción, estado (overdue = abierta y vencida), estado de la NF-e (not_issued = todavía sin NF-e), medio de pago, estado del recordatorio o un rango de vencimiento; pagina con page/per_page.",
+        description: concat!(
+            "Facturas (faturas), de la más reciente a la más antigua. ",
+            "Filtra por cliente, suscripción, estado (overdue = abierta y vencida), estado de la NF-e (not_issued = todavía sin NF-e), medio de pago, estado del recordatorio o un rango de vencimiento; pagina ",
+            "con page/per_page.",
+        ),
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_ES, 6215usize, 7874usize),
+        descriptor_json: tool_billing_invoices_list_ES,
         labels: &[
             ("customer_id", "Solo las facturas de este cliente"),
             ("subscription_id", "Solo las facturas de esta suscripción"),
@@ -3046,7 +3675,7 @@ static TOOL_TEXTS_ES: &[ToolTexts] = &[
         title: "Enviar un recordatorio de pago",
         description: "Envía al cliente un correo que le recuerda pagar una factura abierta o vencida, con el enlace de pago. Envíalo solo a las facturas que el usuario eligió.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_ES, 7875usize, 8422usize),
+        descriptor_json: tool_billing_invoices_send_reminder_ES,
         labels: &[
             ("id", "Id de la factura"),
             ("message", "Nota opcional que se agrega al correo estándar de…"),
@@ -3056,7 +3685,7 @@ static TOOL_TEXTS_ES: &[ToolTexts] = &[
         title: "Actualizar una factura",
         description: "Cambia el importe, el vencimiento, la descripción o el medio de pago de una factura en borrador o abierta.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_ES, 8423usize, 9018usize),
+        descriptor_json: tool_billing_invoices_update_ES,
         labels: &[
             ("id", "Id de la factura"),
             ("amount", "amount"),
@@ -3071,7 +3700,7 @@ static TOOL_TEXTS_ES: &[ToolTexts] = &[
         destructive_clause: Some(
             "cancelan — \"Las herramientas que eliminan, cancelan, anulan o reembolsan se marcan con destructiveHint\"",
         ),
-        descriptor_json: json_slice(TOOLS_JSON_ES, 9019usize, 9566usize),
+        descriptor_json: tool_billing_nfes_cancel_ES,
         labels: &[
             ("id", "Id de la NF-e"),
             ("reason", "Justificación enviada a la SEFAZ"),
@@ -3081,35 +3710,35 @@ static TOOL_TEXTS_ES: &[ToolTexts] = &[
         title: "Emitir la NF-e de una factura",
         description: "Emite la NF-e de una factura: se envía a la SEFAZ y queda autorizada o rechazada. Úsala para facturas con nfe_status not_issued, o de nuevo después de corregir la causa de un rechazo.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_ES, 9567usize, 10055usize),
+        descriptor_json: tool_billing_nfes_create_ES,
         labels: &[("invoice_id", "La factura que documenta la NF-e")],
     },
     ToolTexts {
         title: "Consultar una NF-e",
         description: "Una NF-e por su id (número, factura, estado, clave de acceso, motivo del rechazo). También es el recurso kobana://billing/nfes/{id}.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_ES, 10056usize, 10440usize),
+        descriptor_json: tool_billing_nfes_get_ES,
         labels: &[("id", "Id de la NF-e")],
     },
     ToolTexts {
         title: "Obtener el DANFE (PDF de la NF-e)",
         description: "El DANFE, el PDF imprimible de una NF-e autorizada (application/pdf). Para adjuntar el documento a la conversación, el cliente lee el recurso kobana://billing/nfes/{id}/pdf.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_ES, 10441usize, 10886usize),
+        descriptor_json: tool_billing_nfes_get_danfe_ES,
         labels: &[("id", "Id de la NF-e")],
     },
     ToolTexts {
         title: "Obtener el XML autorizado de la NF-e",
         description: "El XML autorizado de una NF-e (el documento con validez legal, como texto). También es el recurso kobana://billing/nfes/{id}/xml.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_ES, 10887usize, 11289usize),
+        descriptor_json: tool_billing_nfes_get_xml_ES,
         labels: &[("id", "Id de la NF-e")],
     },
     ToolTexts {
         title: "Listar NF-e",
         description: "NF-e emitidas para las facturas, de la más reciente a la más antigua. Filtra por estado (rejected = rechazada por la SEFAZ), factura o cliente; pagina con page/per_page.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_ES, 11290usize, 12224usize),
+        descriptor_json: tool_billing_nfes_list_ES,
         labels: &[
             ("status", "status"),
             ("invoice_id", "Solo las NF-e de esta factura"),
@@ -3123,14 +3752,14 @@ static TOOL_TEXTS_ES: &[ToolTexts] = &[
         title: "Consultar la organización",
         description: "La organización a la que pertenece este token (nombre, CNPJ, contacto, plan). También es el recurso kobana://billing/organization.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_ES, 12225usize, 12552usize),
+        descriptor_json: tool_billing_organization_get_ES,
         labels: &[],
     },
     ToolTexts {
         title: "Registrar un pago",
         description: "Registra en una factura un pago recibido fuera de Kobana (efectivo, transferencia).",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_ES, 12553usize, 13205usize),
+        descriptor_json: tool_billing_payments_create_ES,
         labels: &[
             ("invoice_id", "La factura pagada"),
             ("amount", "Importe recibido"),
@@ -3142,14 +3771,14 @@ static TOOL_TEXTS_ES: &[ToolTexts] = &[
         title: "Consultar un pago",
         description: "Un pago por su id (factura, importe, medio, estado, cuándo se recibió).",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_ES, 13206usize, 13530usize),
+        descriptor_json: tool_billing_payments_get_ES,
         labels: &[("id", "Id del pago")],
     },
     ToolTexts {
         title: "Listar pagos",
         description: "Pagos recibidos, del más reciente al más antiguo. Filtra por factura, cliente, medio, estado o un rango de fecha de cobro; pagina con page/per_page.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_ES, 13531usize, 14604usize),
+        descriptor_json: tool_billing_payments_list_ES,
         labels: &[
             ("invoice_id", "invoice_id"),
             ("customer_id", "customer_id"),
@@ -3168,7 +3797,7 @@ static TOOL_TEXTS_ES: &[ToolTexts] = &[
         destructive_clause: Some(
             "reembolsan — \"Las herramientas que eliminan, cancelan, anulan o reembolsan se marcan con destructiveHint\"",
         ),
-        descriptor_json: json_slice(TOOLS_JSON_ES, 14605usize, 15055usize),
+        descriptor_json: tool_billing_payments_refund_ES,
         labels: &[("id", "Id del pago"), ("reason", "Motivo del reembolso")],
     },
     ToolTexts {
@@ -3177,21 +3806,21 @@ static TOOL_TEXTS_ES: &[ToolTexts] = &[
         destructive_clause: Some(
             "anulan — \"Las herramientas que eliminan, cancelan, anulan o reembolsan se marcan con destructiveHint\"",
         ),
-        descriptor_json: json_slice(TOOLS_JSON_ES, 15056usize, 15449usize),
+        descriptor_json: tool_billing_payments_void_ES,
         labels: &[("id", "Id del pago")],
     },
     ToolTexts {
         title: "Consultar un reembolso",
         description: "Un reembolso por su id (pago, importe, motivo, estado).",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_ES, 15450usize, 15765usize),
+        descriptor_json: tool_billing_refunds_get_ES,
         labels: &[("id", "Id del reembolso")],
     },
     ToolTexts {
         title: "Listar reembolsos",
         description: "Reembolsos (estornos), del más reciente al más antiguo. Filtra por pago o estado; pagina con page/per_page.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_ES, 15766usize, 16455usize),
+        descriptor_json: tool_billing_refunds_list_ES,
         labels: &[
             ("payment_id", "payment_id"),
             ("status", "status"),
@@ -3202,18 +3831,24 @@ static TOOL_TEXTS_ES: &[ToolTexts] = &[
     },
     ToolTexts {
         title: "Consultar los campos de un recurso",
-        description: "Los campos de un recurso de Billing (por ejemplo invoices): tipo, valores permitidos (enum), significado y qué campos se pueden usar en `sort`. Úsalo antes de filtrar u ordenar una lista por un campo poco conocido.",
+        description: concat!(
+            "Los campos de un recurso de Billing (por ejemplo invoices): tipo, valores permitidos (enum), significado y qué campos se pueden usar en `sort`. ",
+            "Úsalo antes de filtrar u ordenar una lista por un campo poco conocido.",
+        ),
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_ES, 16456usize, 17021usize),
+        descriptor_json: tool_billing_schemas_get_ES,
         labels: &[
             ("resource", "Nombre del recurso tal como aparece en billing_schemas_list"),
         ],
     },
     ToolTexts {
         title: "Listar los esquemas de los recursos de la API",
-        description: "El catálogo de recursos de Billing (customers, subscriptions, invoices, nfes, payments, refunds, organization) con una descripción de una línea de cada uno. Usa billing_schemas_get para ver los campos de uno de ellos.",
+        description: concat!(
+            "El catálogo de recursos de Billing (customers, subscriptions, invoices, nfes, payments, refunds, organization) con una descripción de una línea de cada uno. ",
+            "Usa billing_schemas_get para ver los campos de uno de ellos.",
+        ),
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_ES, 17022usize, 17452usize),
+        descriptor_json: tool_billing_schemas_list_ES,
         labels: &[],
     },
     ToolTexts {
@@ -3222,7 +3857,7 @@ static TOOL_TEXTS_ES: &[ToolTexts] = &[
         destructive_clause: Some(
             "cancelan — \"Las herramientas que eliminan, cancelan, anulan o reembolsan se marcan con destructiveHint\"",
         ),
-        descriptor_json: json_slice(TOOLS_JSON_ES, 17453usize, 18024usize),
+        descriptor_json: tool_billing_subscriptions_cancel_ES,
         labels: &[
             ("id", "Id de la suscripción"),
             ("reason", "Motivo de la cancelación"),
@@ -3232,7 +3867,7 @@ static TOOL_TEXTS_ES: &[ToolTexts] = &[
         title: "Crear una suscripción",
         description: "Suscribe a un cliente a un plan; en cada ciclo, a partir de started_at, se genera una factura.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_ES, 18025usize, 18784usize),
+        descriptor_json: tool_billing_subscriptions_create_ES,
         labels: &[
             ("customer_id", "El cliente que se suscribe"),
             ("plan", "plan"),
@@ -3245,14 +3880,14 @@ static TOOL_TEXTS_ES: &[ToolTexts] = &[
         title: "Consultar una suscripción",
         description: "Una suscripción por su id (cliente, plan, importe, ciclo, estado, fecha del próximo cobro). También es el recurso kobana://billing/subscriptions/{id}.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_ES, 18785usize, 19213usize),
+        descriptor_json: tool_billing_subscriptions_get_ES,
         labels: &[("id", "Id de la suscripción")],
     },
     ToolTexts {
         title: "Listar suscripciones",
         description: "Suscripciones, de la más reciente a la más antigua. Filtra por cliente, estado, plan o periodicidad; pagina con page/per_page.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_ES, 19214usize, 20201usize),
+        descriptor_json: tool_billing_subscriptions_list_ES,
         labels: &[
             ("customer_id", "Solo las suscripciones de este cliente"),
             ("status", "status"),
@@ -3267,21 +3902,21 @@ static TOOL_TEXTS_ES: &[ToolTexts] = &[
         title: "Pausar una suscripción",
         description: "Deja de generar facturas de una suscripción activa hasta que se reanude. Las facturas ya emitidas siguen como están.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_ES, 20202usize, 20620usize),
+        descriptor_json: tool_billing_subscriptions_pause_ES,
         labels: &[("id", "Id de la suscripción")],
     },
     ToolTexts {
         title: "Reanudar una suscripción",
         description: "Reanuda una suscripción pausada; la próxima factura se genera en next_billing_date.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_ES, 20621usize, 21009usize),
+        descriptor_json: tool_billing_subscriptions_resume_ES,
         labels: &[("id", "Id de la suscripción")],
     },
     ToolTexts {
         title: "Actualizar una suscripción",
         description: "Cambia el plan, el importe, el ciclo o la fecha del próximo cobro de una suscripción; rige desde la próxima factura.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_ES, 21010usize, 21675usize),
+        descriptor_json: tool_billing_subscriptions_update_ES,
         labels: &[
             ("id", "Id de la suscripción"),
             ("plan", "plan"),
@@ -3291,13 +3926,12 @@ static TOOL_TEXTS_ES: &[ToolTexts] = &[
         ],
     },
 ];
-const TOOLS_JSON_EN: &str = "{\"name\":\"billing_customers_create\",\"title\":\"Create a customer\",\"description\":\"Registers a new customer who can then be billed. The CPF/CNPJ and e-mail are used on invoices, NF-e and reminders.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\",\"minLength\":1,\"description\":\"Full name or legal name.\"},\"document\":{\"type\":\"string\",\"pattern\":\"^([0-9]{11}|[0-9]{14})$\",\"description\":\"CPF (11 digits) or CNPJ (14 digits).\"},\"email\":{\"type\":\"string\",\"description\":\"E-mail that receives invoices and reminders.\"},\"phone\":{\"type\":\"string\",\"description\":\"Phone number.\"}},\"required\":[\"name\",\"document\",\"email\"]},\"annotations\":{\"destructiveHint\":false,\"openWorldHint\":false}},{\"name\":\"billing_customers_delete\",\"title\":\"Delete a customer\",\"description\":\"Permanently deletes a customer. Prefer billing_customers_update with status inactive to keep the history; deleting cannot be undone.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Customer id.\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_customers_get\",\"title\":\"Get a customer\",\"description\":\"One customer by id (name, CPF/CNPJ, e-mail, phone, status). Also the resource kobana://billing/customers/{id}.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Customer id.\"}},\"required\":[\"id\"]},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_customers_list\",\"title\":\"List customers\",\"description\":\"Customers of the organization, newest first. Filter by status, document (CPF/CNPJ) or e-mail; paginate with page/per_page.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"status\":{\"type\":\"string\",\"enum\":[\"active\",\"inactive\"],\"description\":\"Only customers in this status.\"},\"document\":{\"type\":\"string\",\"description\":\"Exact CPF or CNPJ, digits only.\"},\"email\":{\"type\":\"string\",\"description\":\"Exact e-mail.\"},\"sort\":{\"type\":\"string\",\"enum\":[\"name\",\"-name\",\"created_at\",\"-created_at\"],\"description\":\"Sort field; prefix - for descending. Default: -created_at.\"},\"page\":{\"type\":\"integer\",\"minimum\":1,\"default\":1},\"per_page\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":25}}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_customers_update\",\"title\":\"Update a customer\",\"description\":\"Changes a customer's name, CPF/CNPJ, e-mail, phone or status (active/inactive). Only the fields given change.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Customer id.\"},\"name\":{\"type\":\"string\",\"minLength\":1},\"document\":{\"type\":\"string\",\"pattern\":\"^([0-9]{11}|[0-9]{14})$\",\"description\":\"CPF (11 digits) or CNPJ (14 digits).\"},\"email\":{\"type\":\"string\"},\"phone\":{\"type\":\"string\"},\"status\":{\"type\":\"string\",\"enum\":[\"active\",\"inactive\"]}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_invoices_cancel\",\"title\":\"Cancel an invoice\",\"description\":\"Cancels an open or overdue invoice - the customer no longer owes it and its boleto/Pix stops being payable. Cannot be undone.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Invoice id.\"},\"reason\":{\"type\":\"string\",\"description\":\"Why it is canceled (kept in the history).\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_invoices_create\",\"title\":\"Create an invoice\",\"description\":\"Creates a one-off invoice for a customer, as a draft (finalize it to send) or already open (sent to the customer).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"customer_id\":{\"type\":\"string\",\"description\":\"The customer charged.\"},\"amount\":{\"type\":\"number\",\"exclusiveMinimum\":0,\"description\":\"Amount in BRL.\"},\"due_date\":{\"type\":\"string\",\"format\":\"date\",\"description\":\"Due date (YYYY-MM-DD).\"},\"description\":{\"type\":\"string\",\"description\":\"What is being charged.\"},\"payment_method\":{\"type\":\"string\",\"enum\":[\"boleto\",\"pix\",\"credit_card\"]},\"status\":{\"type\":\"string\",\"enum\":[\"draft\",\"open\"],\"default\":\"draft\",\"description\":\"draft (default) or open (sent to the customer now).\"}},\"required\":[\"customer_id\",\"amount\",\"due_date\"]},\"annotations\":{\"destructiveHint\":false,\"openWorldHint\":false}},{\"name\":\"billing_invoices_delete\",\"title\":\"Delete a draft invoice\",\"description\":\"Permanently deletes a draft invoice (never sent). Open invoices are canceled with billing_invoices_cancel instead.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Invoice id.\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_invoices_finalize\",\"title\":\"Finalize a draft invoice\",\"description\":\"Turns a draft invoice into an open one and makes it payable by the customer.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Invoice id.\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_invoices_get\",\"title\":\"Get an invoice\",\"description\":\"One invoice by id (customer, amount, due date, status, NF-e status, reminder status). Also the resource kobana://billing/invoices/{id}.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Invoice id.\"}},\"required\":[\"id\"]},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_invoices_get_pdf\",\"title\":\"Get the invoice PDF\",\"description\":\"The invoice PDF (boleto/Pix payment slip, application/pdf). To attach the document to the conversation, the client reads the resource kobana://billing/invoices/{id}/pdf.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Invoice id.\"}},\"required\":[\"id\"]},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_invoices_list\",\"title\":\"List invoices\",\"description\":\"Invoices (faturas), newest first. Filter by customer, subscription, status (overdue = open and past due), NF-e status (not_issued = still without NF-e), payment method, reminder status, or a due-date range; paginate with page/per_page.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"customer_id\":{\"type\":\"string\",\"description\":\"Only this customer's invoices.\"},\"subscription_id\":{\"type\":\"string\",\"description\":\"Only invoices of this subscription.\"},\"status\":{\"type\":\"string\",\"enum\":[\"draft\",\"open\",\"overdue\",\"paid\",\"canceled\"],\"description\":\"overdue: open and past its due date.\"},\"nfe_status\":{\"type\":\"string\",\"enum\":[\"not_issued\",\"processing\",\"authorized\",\"rejected\",\"canceled\"],\"description\":\"not_issued: the invoice has no NF-e yet.\"},\"payment_method\":{\"type\":\"string\",\"enum\":[\"boleto\",\"pix\",\"credit_card\"]},\"reminder_status\":{\"type\":\"string\",\"enum\":[\"none\",\"sent\"]},\"due_date_from\":{\"type\":\"string\",\"format\":\"date\",\"description\":\"Due on or after this date (YYYY-MM-DD).\"},\"due_date_to\":{\"type\":\"string\",\"format\":\"date\",\"description\":\"Due on or before this date (YYYY-MM-DD).\"},\"sort\":{\"type\":\"string\",\"enum\":[\"number\",\"-number\",\"amount\",\"-amount\",\"due_date\",\"-due_date\",\"paid_at\",\"-paid_at\",\"created_at\",\"-created_at\"],\"description\":\"Sort field; prefix - for descending. Default: -created_at.\"},\"page\":{\"type\":\"integer\",\"minimum\":1,\"default\":1},\"per_page\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":25}}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_invoices_send_reminder\",\"title\":\"Send a payment reminder\",\"description\":\"E-mails the customer a reminder to pay an open or overdue invoice, with the payment link. Send only to invoices the user chose.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Invoice id.\"},\"message\":{\"type\":\"string\",\"description\":\"Optional note added to the standard reminder e-mail.\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":false,\"openWorldHint\":true}},{\"name\":\"billing_invoices_update\",\"title\":\"Update an invoice\",\"description\":\"Changes the amount, due date, description or payment method of a draft or open invoice.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Invoice id.\"},\"amount\":{\"type\":\"number\",\"exclusiveMinimum\":0},\"due_date\":{\"type\":\"string\",\"format\":\"date\"},\"description\":{\"type\":\"string\"},\"payment_method\":{\"type\":\"string\",\"enum\":[\"boleto\",\"pix\",\"credit_card\"]}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_nfes_cancel\",\"title\":\"Cancel an NF-e\",\"description\":\"Cancels an authorized NF-e at SEFAZ (allowed only within the legal deadline, with a justification of at least 15 characters). Cannot be undone.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"NF-e id.\"},\"reason\":{\"type\":\"string\",\"minLength\":15,\"description\":\"Justification sent to SEFAZ (15-255 characters).\"}},\"required\":[\"id\",\"reason\"]},\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":true}},{\"name\":\"billing_nfes_create\",\"title\":\"Issue an NF-e for an invoice\",\"description\":\"Issues (emite) the NF-e of an invoice: sends it to SEFAZ, and it becomes authorized or rejected. Use it for invoices with nfe_status not_issued, or again after fixing the cause of a rejection.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"invoice_id\":{\"type\":\"string\",\"description\":\"The invoice the NF-e documents.\"}},\"required\":[\"invoice_id\"]},\"annotations\":{\"destructiveHint\":false,\"openWorldHint\":true}},{\"name\":\"billing_nfes_get\",\"title\":\"Get an NF-e\",\"description\":\"One NF-e by id (number, invoice, status, access key, rejection reason). Also the resource kobana://billing/nfes/{id}.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"NF-e id.\"}},\"required\":[\"id\"]},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_nfes_get_danfe\",\"title\":\"Get the DANFE (NF-e PDF)\",\"description\":\"The DANFE, the printable PDF of an authorized NF-e (application/pdf). To attach the document to the conversation, the client reads the resource kobana://billing/nfes/{id}/pdf.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"NF-e id.\"}},\"required\":[\"id\"]},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_nfes_get_xml\",\"title\":\"Get the authorized NF-e XML\",\"description\":\"The authorized XML of an NF-e (the legally valid document, as text). Also the resource kobana://billing/nfes/{id}/xml.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"NF-e id.\"}},\"required\":[\"id\"]},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_nfes_list\",\"title\":\"List NF-e\",\"description\":\"NF-e issued for invoices, newest first. Filter by status (rejected = refused by SEFAZ), invoice or customer; paginate with page/per_page.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"status\":{\"type\":\"string\",\"enum\":[\"processing\",\"authorized\",\"rejected\",\"canceled\"]},\"invoice_id\":{\"type\":\"string\",\"description\":\"Only the NF-e of this invoice.\"},\"customer_id\":{\"type\":\"string\",\"description\":\"Only NF-e issued to this customer.\"},\"sort\":{\"type\":\"string\",\"enum\":[\"number\",\"-number\",\"amount\",\"-amount\",\"issued_at\",\"-issued_at\",\"created_at\",\"-created_at\"],\"description\":\"Sort field; prefix - for descending. Default: -created_at.\"},\"page\":{\"type\":\"integer\",\"minimum\":1,\"default\":1},\"per_page\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":25}}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_organization_get\",\"title\":\"Get the organization\",\"description\":\"The organization this token belongs to (name, CNPJ, contact, plan). Also the resource kobana://billing/organization.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_payments_create\",\"title\":\"Record a payment\",\"description\":\"Records a payment received outside Kobana (cash, transfer) against an invoice.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"invoice_id\":{\"type\":\"string\",\"description\":\"The invoice paid.\"},\"amount\":{\"type\":\"number\",\"exclusiveMinimum\":0,\"description\":\"Amount received, in BRL.\"},\"method\":{\"type\":\"string\",\"enum\":[\"boleto\",\"pix\",\"credit_card\"]},\"paid_at\":{\"type\":\"string\",\"format\":\"date\",\"description\":\"Day it was received (YYYY-MM-DD); default today.\"}},\"required\":[\"invoice_id\",\"amount\",\"method\"]},\"annotations\":{\"destructiveHint\":false,\"openWorldHint\":false}},{\"name\":\"billing_payments_get\",\"title\":\"Get a payment\",\"description\":\"One payment by id (invoice, amount, method, status, when it was received).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Payment id.\"}},\"required\":[\"id\"]},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_payments_list\",\"title\":\"List payments\",\"description\":\"Payments received, newest first. Filter by invoice, customer, method, status or a paid-at range; paginate with page/per_page.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"invoice_id\":{\"type\":\"string\"},\"customer_id\":{\"type\":\"string\"},\"method\":{\"type\":\"string\",\"enum\":[\"boleto\",\"pix\",\"credit_card\"]},\"status\":{\"type\":\"string\",\"enum\":[\"confirmed\",\"pending\",\"voided\",\"refunded\"]},\"paid_at_from\":{\"type\":\"string\",\"format\":\"date\",\"description\":\"Received on or after this date (YYYY-MM-DD).\"},\"paid_at_to\":{\"type\":\"string\",\"format\":\"date\",\"description\":\"Received on or before this date (YYYY-MM-DD).\"},\"sort\":{\"type\":\"string\",\"enum\":[\"amount\",\"-amount\",\"paid_at\",\"-paid_at\",\"created_at\",\"-created_at\"],\"description\":\"Sort field; prefix - for descending. Default: -created_at.\"},\"page\":{\"type\":\"integer\",\"minimum\":1,\"default\":1},\"per_page\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":25}}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_payments_refund\",\"title\":\"Refund a payment\",\"description\":\"Refunds (estorna) a confirmed payment - the money goes back to the payer and a refund record is created. Cannot be undone.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Payment id.\"},\"reason\":{\"type\":\"string\",\"description\":\"Why it is refunded.\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":true,\"openWorldHint\":true}},{\"name\":\"billing_payments_void\",\"title\":\"Void a payment\",\"description\":\"Voids (anula) a pending card payment before it settles; the customer is not charged. Cannot be undone.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Payment id.\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":true}},{\"name\":\"billing_refunds_get\",\"title\":\"Get a refund\",\"description\":\"One refund by id (payment, amount, reason, status).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Refund id.\"}},\"required\":[\"id\"]},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_refunds_list\",\"title\":\"List refunds\",\"description\":\"Refunds (estornos), newest first. Filter by payment or status; paginate with page/per_page.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"payment_id\":{\"type\":\"string\"},\"status\":{\"type\":\"string\",\"enum\":[\"processing\",\"completed\",\"failed\"]},\"sort\":{\"type\":\"string\",\"enum\":[\"amount\",\"-amount\",\"created_at\",\"-created_at\"],\"description\":\"Sort field; prefix - for descending. Default: -created_at.\"},\"page\":{\"type\":\"integer\",\"minimum\":1,\"default\":1},\"per_page\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":25}}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_schemas_get\",\"title\":\"Get the fields of a resource\",\"description\":\"The fields of one Billing resource (e.g. invoices) - type, allowed values (enum), meaning, and which fields can be used in `sort`. Use it before filtering or sorting a list on an unfamiliar field.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"resource\":{\"type\":\"string\",\"description\":\"Resource name as in billing_schemas_list, e.g. invoices.\"}},\"required\":[\"resource\"]},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_schemas_list\",\"title\":\"List the API resource schemas\",\"description\":\"The catalog of Billing resources (customers, subscriptions, invoices, nfes, payments, refunds, organization) with a one-line description of each. Use billing_schemas_get for the fields of one.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_subscriptions_cancel\",\"title\":\"Cancel a subscription\",\"description\":\"Ends a subscription for good - no more invoices are generated. Invoices already issued are not canceled. Cannot be undone (a new subscription would be needed).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Subscription id.\"},\"reason\":{\"type\":\"string\",\"description\":\"Why it is canceled (kept in the history).\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_subscriptions_create\",\"title\":\"Create a subscription\",\"description\":\"Subscribes a customer to a plan; an invoice is generated each cycle from started_at.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"customer_id\":{\"type\":\"string\",\"description\":\"The customer who subscribes.\"},\"plan\":{\"type\":\"string\",\"enum\":[\"basic\",\"professional\",\"enterprise\"]},\"amount\":{\"type\":\"number\",\"exclusiveMinimum\":0,\"description\":\"Amount per cycle, in BRL.\"},\"interval\":{\"type\":\"string\",\"enum\":[\"monthly\",\"quarterly\",\"yearly\"]},\"started_at\":{\"type\":\"string\",\"format\":\"date\",\"description\":\"First day (YYYY-MM-DD); default today.\"}},\"required\":[\"customer_id\",\"plan\",\"amount\",\"interval\"]},\"annotations\":{\"destructiveHint\":false,\"openWorldHint\":false}},{\"name\":\"billing_subscriptions_get\",\"title\":\"Get a subscription\",\"description\":\"One subscription by id (customer, plan, amount, cycle, status, next billing date). Also the resource kobana://billing/subscriptions/{id}.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Subscription id.\"}},\"required\":[\"id\"]},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_subscriptions_list\",\"title\":\"List subscriptions\",\"description\":\"Subscriptions, newest first. Filter by customer, status, plan or interval; paginate with page/per_page.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"customer_id\":{\"type\":\"string\",\"description\":\"Only this customer's subscriptions.\"},\"status\":{\"type\":\"string\",\"enum\":[\"active\",\"paused\",\"past_due\",\"canceled\"]},\"plan\":{\"type\":\"string\",\"enum\":[\"basic\",\"professional\",\"enterprise\"]},\"interval\":{\"type\":\"string\",\"enum\":[\"monthly\",\"quarterly\",\"yearly\"]},\"sort\":{\"type\":\"string\",\"enum\":[\"amount\",\"-amount\",\"started_at\",\"-started_at\",\"next_billing_date\",\"-next_billing_date\",\"created_at\",\"-created_at\"],\"description\":\"Sort field; prefix - for descending. Default: -created_at.\"},\"page\":{\"type\":\"integer\",\"minimum\":1,\"default\":1},\"per_page\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":25}}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_subscriptions_pause\",\"title\":\"Pause a subscription\",\"description\":\"Stops generating invoices for an active subscription until it is resumed. Invoices already issued stay as they are.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Subscription id.\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_subscriptions_resume\",\"title\":\"Resume a subscription\",\"description\":\"Resumes a paused subscription; the next invoice is generated on next_billing_date.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Subscription id.\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"billing_subscriptions_update\",\"title\":\"Update a subscription\",\"description\":\"Changes the plan, amount, cycle or next billing date of a subscription; takes effect from the next invoice.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Subscription id.\"},\"plan\":{\"type\":\"string\",\"enum\":[\"basic\",\"professional\",\"enterprise\"]},\"amount\":{\"type\":\"number\",\"exclusiveMinimum\":0},\"interval\":{\"type\":\"string\",\"enum\":[\"monthly\",\"quarterly\",\"yearly\"]},\"next_billing_date\":{\"type\":\"string\",\"format\":\"date\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}}";
 static TOOL_TEXTS_EN: &[ToolTexts] = &[
     ToolTexts {
         title: "Create a customer",
         description: "Registers a new customer who can then be billed. The CPF/CNPJ and e-mail are used on invoices, NF-e and reminders.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_EN, 0usize, 683usize),
+        descriptor_json: tool_billing_customers_create,
         labels: &[
             ("name", "Full name or legal name"),
             ("document", "CPF"),
@@ -3311,21 +3945,21 @@ static TOOL_TEXTS_EN: &[ToolTexts] = &[
         destructive_clause: Some(
             "delete — \"Tools that delete, cancel, void or refund are marked with destructiveHint\"",
         ),
-        descriptor_json: json_slice(TOOLS_JSON_EN, 684usize, 1096usize),
+        descriptor_json: tool_billing_customers_delete,
         labels: &[("id", "Customer id")],
     },
     ToolTexts {
         title: "Get a customer",
         description: "One customer by id (name, CPF/CNPJ, e-mail, phone, status). Also the resource kobana://billing/customers/{id}.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_EN, 1097usize, 1456usize),
+        descriptor_json: tool_billing_customers_get,
         labels: &[("id", "Customer id")],
     },
     ToolTexts {
         title: "List customers",
         description: "Customers of the organization, newest first. Filter by status, document (CPF/CNPJ) or e-mail; paginate with page/per_page.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_EN, 1457usize, 2265usize),
+        descriptor_json: tool_billing_customers_list,
         labels: &[
             ("status", "Only customers in this status"),
             ("document", "Exact CPF or CNPJ"),
@@ -3339,7 +3973,7 @@ static TOOL_TEXTS_EN: &[ToolTexts] = &[
         title: "Update a customer",
         description: "Changes a customer's name, CPF/CNPJ, e-mail, phone or status (active/inactive). Only the fields given change.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_EN, 2266usize, 2921usize),
+        descriptor_json: tool_billing_customers_update,
         labels: &[
             ("id", "Customer id"),
             ("name", "name"),
@@ -3355,14 +3989,14 @@ static TOOL_TEXTS_EN: &[ToolTexts] = &[
         destructive_clause: Some(
             "cancel — \"Tools that delete, cancel, void or refund are marked with destructiveHint\"",
         ),
-        descriptor_json: json_slice(TOOLS_JSON_EN, 2922usize, 3410usize),
+        descriptor_json: tool_billing_invoices_cancel,
         labels: &[("id", "Invoice id"), ("reason", "Why it is canceled")],
     },
     ToolTexts {
         title: "Create an invoice",
         description: "Creates a one-off invoice for a customer, as a draft (finalize it to send) or already open (sent to the customer).",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_EN, 3411usize, 4274usize),
+        descriptor_json: tool_billing_invoices_create,
         labels: &[
             ("customer_id", "The customer charged"),
             ("amount", "Amount in BRL"),
@@ -3378,35 +4012,39 @@ static TOOL_TEXTS_EN: &[ToolTexts] = &[
         destructive_clause: Some(
             "delete — \"Tools that delete, cancel, void or refund are marked with destructiveHint\"",
         ),
-        descriptor_json: json_slice(TOOLS_JSON_EN, 4275usize, 4672usize),
+        descriptor_json: tool_billing_invoices_delete,
         labels: &[("id", "Invoice id")],
     },
     ToolTexts {
         title: "Finalize a draft invoice",
         description: "Turns a draft invoice into an open one and makes it payable by the customer.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_EN, 4673usize, 5037usize),
+        descriptor_json: tool_billing_invoices_finalize,
         labels: &[("id", "Invoice id")],
     },
     ToolTexts {
         title: "Get an invoice",
         description: "One invoice by id (customer, amount, due date, status, NF-e status, reminder status). Also the resource kobana://billing/invoices/{id}.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_EN, 5038usize, 5420usize),
+        descriptor_json: tool_billing_invoices_get,
         labels: &[("id", "Invoice id")],
     },
     ToolTexts {
         title: "Get the invoice PDF",
         description: "The invoice PDF (boleto/Pix payment slip, application/pdf). To attach the document to the conversation, the client reads the resource kobana://billing/invoices/{id}/pdf.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_EN, 5421usize, 5846usize),
+        descriptor_json: tool_billing_invoices_get_pdf,
         labels: &[("id", "Invoice id")],
     },
     ToolTexts {
         title: "List invoices",
-        description: "Invoices (faturas), newest first. Filter by customer, subscription, status (overdue = open and past due), NF-e status (not_issued = still without NF-e), payment method, reminder status, or a due-date range; paginate with page/per_page.",
+        description: concat!(
+            "Invoices (faturas), newest first. ",
+            "Filter by customer, subscription, status (overdue = open and past due), NF-e status (not_issued = still without NF-e), payment method, reminder status, or a due-date range; paginate with ",
+            "page/per_page.",
+        ),
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_EN, 5847usize, 7397usize),
+        descriptor_json: tool_billing_invoices_list,
         labels: &[
             ("customer_id", "Only this customer's invoices"),
             ("subscription_id", "Only invoices of this subscription"),
@@ -3425,7 +4063,7 @@ static TOOL_TEXTS_EN: &[ToolTexts] = &[
         title: "Send a payment reminder",
         description: "E-mails the customer a reminder to pay an open or overdue invoice, with the payment link. Send only to invoices the user chose.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_EN, 7398usize, 7891usize),
+        descriptor_json: tool_billing_invoices_send_reminder,
         labels: &[
             ("id", "Invoice id"),
             ("message", "Optional note added to the standard reminder e-mail"),
@@ -3435,7 +4073,7 @@ static TOOL_TEXTS_EN: &[ToolTexts] = &[
         title: "Update an invoice",
         description: "Changes the amount, due date, description or payment method of a draft or open invoice.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_EN, 7892usize, 8456usize),
+        descriptor_json: tool_billing_invoices_update,
         labels: &[
             ("id", "Invoice id"),
             ("amount", "amount"),
@@ -3450,42 +4088,42 @@ static TOOL_TEXTS_EN: &[ToolTexts] = &[
         destructive_clause: Some(
             "cancel — \"Tools that delete, cancel, void or refund are marked with destructiveHint\"",
         ),
-        descriptor_json: json_slice(TOOLS_JSON_EN, 8457usize, 8983usize),
+        descriptor_json: tool_billing_nfes_cancel,
         labels: &[("id", "NF-e id"), ("reason", "Justification sent to SEFAZ")],
     },
     ToolTexts {
         title: "Issue an NF-e for an invoice",
         description: "Issues (emite) the NF-e of an invoice: sends it to SEFAZ, and it becomes authorized or rejected. Use it for invoices with nfe_status not_issued, or again after fixing the cause of a rejection.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_EN, 8984usize, 9475usize),
+        descriptor_json: tool_billing_nfes_create,
         labels: &[("invoice_id", "The invoice the NF-e documents")],
     },
     ToolTexts {
         title: "Get an NF-e",
         description: "One NF-e by id (number, invoice, status, access key, rejection reason). Also the resource kobana://billing/nfes/{id}.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_EN, 9476usize, 9830usize),
+        descriptor_json: tool_billing_nfes_get,
         labels: &[("id", "NF-e id")],
     },
     ToolTexts {
         title: "Get the DANFE (NF-e PDF)",
         description: "The DANFE, the printable PDF of an authorized NF-e (application/pdf). To attach the document to the conversation, the client reads the resource kobana://billing/nfes/{id}/pdf.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_EN, 9831usize, 10262usize),
+        descriptor_json: tool_billing_nfes_get_danfe,
         labels: &[("id", "NF-e id")],
     },
     ToolTexts {
         title: "Get the authorized NF-e XML",
         description: "The authorized XML of an NF-e (the legally valid document, as text). Also the resource kobana://billing/nfes/{id}/xml.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_EN, 10263usize, 10638usize),
+        descriptor_json: tool_billing_nfes_get_xml,
         labels: &[("id", "NF-e id")],
     },
     ToolTexts {
         title: "List NF-e",
         description: "NF-e issued for invoices, newest first. Filter by status (rejected = refused by SEFAZ), invoice or customer; paginate with page/per_page.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_EN, 10639usize, 11509usize),
+        descriptor_json: tool_billing_nfes_list,
         labels: &[
             ("status", "status"),
             ("invoice_id", "Only the NF-e of this invoice"),
@@ -3499,14 +4137,14 @@ static TOOL_TEXTS_EN: &[ToolTexts] = &[
         title: "Get the organization",
         description: "The organization this token belongs to (name, CNPJ, contact, plan). Also the resource kobana://billing/organization.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_EN, 11510usize, 11815usize),
+        descriptor_json: tool_billing_organization_get,
         labels: &[],
     },
     ToolTexts {
         title: "Record a payment",
         description: "Records a payment received outside Kobana (cash, transfer) against an invoice.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_EN, 11816usize, 12453usize),
+        descriptor_json: tool_billing_payments_create,
         labels: &[
             ("invoice_id", "The invoice paid"),
             ("amount", "Amount received"),
@@ -3518,14 +4156,14 @@ static TOOL_TEXTS_EN: &[ToolTexts] = &[
         title: "Get a payment",
         description: "One payment by id (invoice, amount, method, status, when it was received).",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_EN, 12454usize, 12774usize),
+        descriptor_json: tool_billing_payments_get,
         labels: &[("id", "Payment id")],
     },
     ToolTexts {
         title: "List payments",
         description: "Payments received, newest first. Filter by invoice, customer, method, status or a paid-at range; paginate with page/per_page.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_EN, 12775usize, 13798usize),
+        descriptor_json: tool_billing_payments_list,
         labels: &[
             ("invoice_id", "invoice_id"),
             ("customer_id", "customer_id"),
@@ -3544,7 +4182,7 @@ static TOOL_TEXTS_EN: &[ToolTexts] = &[
         destructive_clause: Some(
             "refund — \"Tools that delete, cancel, void or refund are marked with destructiveHint\"",
         ),
-        descriptor_json: json_slice(TOOLS_JSON_EN, 13799usize, 14238usize),
+        descriptor_json: tool_billing_payments_refund,
         labels: &[("id", "Payment id"), ("reason", "Why it is refunded")],
     },
     ToolTexts {
@@ -3553,21 +4191,21 @@ static TOOL_TEXTS_EN: &[ToolTexts] = &[
         destructive_clause: Some(
             "void — \"Tools that delete, cancel, void or refund are marked with destructiveHint\"",
         ),
-        descriptor_json: json_slice(TOOLS_JSON_EN, 14239usize, 14613usize),
+        descriptor_json: tool_billing_payments_void,
         labels: &[("id", "Payment id")],
     },
     ToolTexts {
         title: "Get a refund",
         description: "One refund by id (payment, amount, reason, status).",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_EN, 14614usize, 14908usize),
+        descriptor_json: tool_billing_refunds_get,
         labels: &[("id", "Refund id")],
     },
     ToolTexts {
         title: "List refunds",
         description: "Refunds (estornos), newest first. Filter by payment or status; paginate with page/per_page.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_EN, 14909usize, 15551usize),
+        descriptor_json: tool_billing_refunds_list,
         labels: &[
             ("payment_id", "payment_id"),
             ("status", "status"),
@@ -3580,14 +4218,14 @@ static TOOL_TEXTS_EN: &[ToolTexts] = &[
         title: "Get the fields of a resource",
         description: "The fields of one Billing resource (e.g. invoices) - type, allowed values (enum), meaning, and which fields can be used in `sort`. Use it before filtering or sorting a list on an unfamiliar field.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_EN, 15552usize, 16065usize),
+        descriptor_json: tool_billing_schemas_get,
         labels: &[("resource", "Resource name as in billing_schemas_list")],
     },
     ToolTexts {
         title: "List the API resource schemas",
         description: "The catalog of Billing resources (customers, subscriptions, invoices, nfes, payments, refunds, organization) with a one-line description of each. Use billing_schemas_get for the fields of one.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_EN, 16066usize, 16452usize),
+        descriptor_json: tool_billing_schemas_list,
         labels: &[],
     },
     ToolTexts {
@@ -3596,14 +4234,14 @@ static TOOL_TEXTS_EN: &[ToolTexts] = &[
         destructive_clause: Some(
             "cancel — \"Tools that delete, cancel, void or refund are marked with destructiveHint\"",
         ),
-        descriptor_json: json_slice(TOOLS_JSON_EN, 16453usize, 16989usize),
+        descriptor_json: tool_billing_subscriptions_cancel,
         labels: &[("id", "Subscription id"), ("reason", "Why it is canceled")],
     },
     ToolTexts {
         title: "Create a subscription",
         description: "Subscribes a customer to a plan; an invoice is generated each cycle from started_at.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_EN, 16990usize, 17733usize),
+        descriptor_json: tool_billing_subscriptions_create,
         labels: &[
             ("customer_id", "The customer who subscribes"),
             ("plan", "plan"),
@@ -3616,14 +4254,14 @@ static TOOL_TEXTS_EN: &[ToolTexts] = &[
         title: "Get a subscription",
         description: "One subscription by id (customer, plan, amount, cycle, status, next billing date). Also the resource kobana://billing/subscriptions/{id}.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_EN, 17734usize, 18132usize),
+        descriptor_json: tool_billing_subscriptions_get,
         labels: &[("id", "Subscription id")],
     },
     ToolTexts {
         title: "List subscriptions",
         description: "Subscriptions, newest first. Filter by customer, status, plan or interval; paginate with page/per_page.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_EN, 18133usize, 19065usize),
+        descriptor_json: tool_billing_subscriptions_list,
         labels: &[
             ("customer_id", "Only this customer's subscriptions"),
             ("status", "status"),
@@ -3638,21 +4276,21 @@ static TOOL_TEXTS_EN: &[ToolTexts] = &[
         title: "Pause a subscription",
         description: "Stops generating invoices for an active subscription until it is resumed. Invoices already issued stay as they are.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_EN, 19066usize, 19472usize),
+        descriptor_json: tool_billing_subscriptions_pause,
         labels: &[("id", "Subscription id")],
     },
     ToolTexts {
         title: "Resume a subscription",
         description: "Resumes a paused subscription; the next invoice is generated on next_billing_date.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_EN, 19473usize, 19848usize),
+        descriptor_json: tool_billing_subscriptions_resume,
         labels: &[("id", "Subscription id")],
     },
     ToolTexts {
         title: "Update a subscription",
         description: "Changes the plan, amount, cycle or next billing date of a subscription; takes effect from the next invoice.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_EN, 19849usize, 20490usize),
+        descriptor_json: tool_billing_subscriptions_update,
         labels: &[
             ("id", "Subscription id"),
             ("plan", "plan"),
@@ -3662,3 +4300,1038 @@ static TOOL_TEXTS_EN: &[ToolTexts] = &[
         ],
     },
 ];
+const tool_billing_customers_create: &str = concat!(
+    r#"{"name":"billing_customers_create","title":"Create a customer","#,
+    r#""description":"Registers a new customer who can then be billed. The CPF/CNPJ and e-mail are used on invoices, NF-e and reminders.","#,
+    r#""inputSchema":{"type":"object","properties":{"name":{"type":"string","minLength":1,"description":"Full name or legal name."},"#,
+    r#""document":{"type":"string","pattern":"^([0-9]{11}|[0-9]{14})$","description":"CPF (11 digits) or CNPJ (14 digits)."},"#,
+    r#""email":{"type":"string","description":"E-mail that receives invoices and reminders."},"#,
+    r#""phone":{"type":"string","description":"Phone number."}},"#,
+    r#""required":["name","document","email"]},"annotations":{"destructiveHint":false,"openWorldHint":false}}"#,
+);
+const tool_billing_customers_create_PT_BR: &str = concat!(
+    r#"{"name":"billing_customers_create","title":"Cadastrar um cliente","#,
+    r#""description":"Cadastra um novo cliente, que depois pode ser cobrado. O CPF/CNPJ e o e-mail são usados nas faturas, nas NF-e e nos lembretes.","#,
+    r#""inputSchema":{"type":"object","properties":{"name":{"type":"string","minLength":1,"description":"Nome completo ou razão social."},"#,
+    r#""document":{"type":"string","pattern":"^([0-9]{11}|[0-9]{14})$","description":"CPF (11 dígitos) ou CNPJ (14 dígitos)."},"#,
+    r#""email":{"type":"string","description":"E-mail que recebe as faturas e os lembretes."},"#,
+    r#""phone":{"type":"string","description":"Número de telefone."}},"#,
+    r#""required":["name","document","email"]},"annotations":{"destructiveHint":false,"openWorldHint":false}}"#,
+);
+const tool_billing_customers_create_ES: &str = concat!(
+    r#"{"name":"billing_customers_create","title":"Registrar un cliente","#,
+    r#""description":"Registra un nuevo cliente, al que después se le puede cobrar. El CPF/CNPJ y el correo se usan en las facturas, las NF-e y los recordatorios.","#,
+    r#""inputSchema":{"type":"object","properties":{"name":{"type":"string","minLength":1,"description":"Nombre completo o razón social."},"#,
+    r#""document":{"type":"string","pattern":"^([0-9]{11}|[0-9]{14})$","description":"CPF (11 dígitos) o CNPJ (14 dígitos)."},"#,
+    r#""email":{"type":"string","description":"Correo que recibe las facturas y los recordatorios."},"#,
+    r#""phone":{"type":"string","description":"Número de teléfono."}},"#,
+    r#""required":["name","document","email"]},"annotations":{"destructiveHint":false,"openWorldHint":false}}"#,
+);
+const tool_billing_customers_create_INPUT: &str = concat!(
+    r#"{"type":"object","properties":{"name":{"type":"string","minLength":1,"description":"Full name or legal name."},"#,
+    r#""document":{"type":"string","pattern":"^([0-9]{11}|[0-9]{14})$","description":"CPF (11 digits) or CNPJ (14 digits)."},"#,
+    r#""email":{"type":"string","format":"email","description":"E-mail that receives invoices and reminders."},"#,
+    r#""phone":{"type":"string","description":"Phone number."}},"#,
+    r#""required":["name","document","email"],"additionalProperties":false}"#,
+);
+const tool_billing_customers_delete: &str = concat!(
+    r#"{"name":"billing_customers_delete","title":"Delete a customer","#,
+    r#""description":"Permanently deletes a customer. Prefer billing_customers_update with status inactive to keep the history; deleting cannot be undone.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Customer id."}},"required":["id"]},"#,
+    r#""annotations":{"destructiveHint":true,"idempotentHint":true,"openWorldHint":false}}"#,
+);
+const tool_billing_customers_delete_PT_BR: &str = concat!(
+    r#"{"name":"billing_customers_delete","title":"Apagar um cliente","#,
+    r#""description":"Apaga um cliente de forma permanente. Prefira billing_customers_update com status inactive para manter o histórico; apagar não pode ser desfeito.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Id do cliente."}},"required":["id"]},"#,
+    r#""annotations":{"destructiveHint":true,"idempotentHint":true,"openWorldHint":false}}"#,
+);
+const tool_billing_customers_delete_ES: &str = concat!(
+    r#"{"name":"billing_customers_delete","title":"Eliminar un cliente","#,
+    r#""description":"Elimina un cliente de forma permanente. Es preferible billing_customers_update con estado inactive para conservar el historial; eliminar no se puede deshacer.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Id del cliente."}},"required":["id"]},"#,
+    r#""annotations":{"destructiveHint":true,"idempotentHint":true,"openWorldHint":false}}"#,
+);
+const tool_billing_customers_delete_INPUT: &str = r#"{"type":"object","properties":{"id":{"type":"string","description":"Customer id."}},"required":["id"],"additionalProperties":false}"#;
+const tool_billing_customers_get: &str = concat!(
+    r#"{"name":"billing_customers_get","title":"Get a customer","#,
+    r#""description":"One customer by id (name, CPF/CNPJ, e-mail, phone, status). Also the resource kobana://billing/customers/{id}.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Customer id."}},"required":["id"]},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_billing_customers_get_PT_BR: &str = concat!(
+    r#"{"name":"billing_customers_get","title":"Consultar um cliente","#,
+    r#""description":"Um cliente pelo id (nome, CPF/CNPJ, e-mail, telefone, status). Também é o recurso kobana://billing/customers/{id}.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Id do cliente."}},"required":["id"]},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_billing_customers_get_ES: &str = concat!(
+    r#"{"name":"billing_customers_get","title":"Consultar un cliente","#,
+    r#""description":"Un cliente por su id (nombre, CPF/CNPJ, correo, teléfono, estado). También es el recurso kobana://billing/customers/{id}.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Id del cliente."}},"required":["id"]},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_billing_customers_get_INPUT: &str = r#"{"type":"object","properties":{"id":{"type":"string","description":"Customer id."}},"required":["id"],"additionalProperties":false}"#;
+const tool_billing_customers_list: &str = concat!(
+    r#"{"name":"billing_customers_list","title":"List customers","#,
+    r#""description":"Customers of the organization, newest first. Filter by status, document (CPF/CNPJ) or e-mail; paginate with page/per_page.","#,
+    r#""inputSchema":{"type":"object","properties":{"status":{"type":"string","enum":["active","inactive"],"description":"Only customers in this status."},"#,
+    r#""document":{"type":"string","description":"Exact CPF or CNPJ, digits only."},"#,
+    r#""email":{"type":"string","description":"Exact e-mail."},"#,
+    r#""sort":{"type":"string","enum":["name","-name","created_at","-created_at"],"description":"Sort field; prefix - for descending. Default: -created_at."},"#,
+    r#""page":{"type":"integer","minimum":1,"default":1},"#,
+    r#""per_page":{"type":"integer","minimum":1,"maximum":100,"default":25}}},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_billing_customers_list_PT_BR: &str = concat!(
+    r#"{"name":"billing_customers_list","title":"Listar clientes","#,
+    r#""description":"Clientes da organização, dos mais recentes para os mais antigos. Filtre por status, documento (CPF/CNPJ) ou e-mail; pagine com page/per_page.","#,
+    r#""inputSchema":{"type":"object","properties":{"status":{"type":"string","enum":["active","inactive"],"description":"Só os clientes neste status."},"#,
+    r#""document":{"type":"string","description":"CPF ou CNPJ exato, só dígitos."},"#,
+    r#""email":{"type":"string","description":"E-mail exato."},"#,
+    r#""sort":{"type":"string","enum":["name","-name","created_at","-created_at"],"description":"Campo de ordenação; prefixe com - para ordem decrescente. Padrão: -created_at."},"#,
+    r#""page":{"type":"integer","minimum":1,"default":1},"#,
+    r#""per_page":{"type":"integer","minimum":1,"maximum":100,"default":25}}},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_billing_customers_list_ES: &str = concat!(
+    r#"{"name":"billing_customers_list","title":"Listar clientes","#,
+    r#""description":"Clientes de la organización, del más reciente al más antiguo. Filtra por estado, documento (CPF/CNPJ) o correo; pagina con page/per_page.","#,
+    r#""inputSchema":{"type":"object","properties":{"status":{"type":"string","enum":["active","inactive"],"description":"Solo los clientes en este estado."},"#,
+    r#""document":{"type":"string","description":"CPF o CNPJ exacto, solo dígitos."},"#,
+    r#""email":{"type":"string","description":"Correo electrónico exacto."},"#,
+    r#""sort":{"type":"string","enum":["name","-name","created_at","-created_at"],"description":"Campo de ordenación; antepón - para orden descendente. Por defecto: -created_at."},"#,
+    r#""page":{"type":"integer","minimum":1,"default":1},"#,
+    r#""per_page":{"type":"integer","minimum":1,"maximum":100,"default":25}}},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_billing_customers_list_INPUT: &str = concat!(
+    r#"{"type":"object","properties":{"status":{"type":"string","enum":["active","inactive"],"description":"Only customers in this status."},"#,
+    r#""document":{"type":"string","description":"Exact CPF or CNPJ, digits only."},"#,
+    r#""email":{"type":"string","description":"Exact e-mail."},"#,
+    r#""sort":{"type":"string","enum":["name","-name","created_at","-created_at"],"description":"Sort field; prefix - for descending. Default: -created_at."},"#,
+    r#""page":{"type":"integer","minimum":1,"default":1,"description":"Page number (1-based)."},"#,
+    r#""per_page":{"type":"integer","minimum":1,"maximum":100,"default":25,"description":"Records per page (1-100)."}},"#,
+    r#""additionalProperties":false}"#,
+);
+const tool_billing_customers_update: &str = concat!(
+    r#"{"name":"billing_customers_update","title":"Update a customer","#,
+    r#""description":"Changes a customer's name, CPF/CNPJ, e-mail, phone or status (active/inactive). Only the fields given change.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Customer id."},"#,
+    r#""name":{"type":"string","minLength":1},"document":{"type":"string","pattern":"^([0-9]{11}|[0-9]{14})$","description":"CPF (11 digits) or CNPJ (14 digits)."},"#,
+    r#""email":{"type":"string"},"phone":{"type":"string"},"#,
+    r#""status":{"type":"string","enum":["active","inactive"]}},"#,
+    r#""required":["id"]},"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}"#,
+);
+const tool_billing_customers_update_PT_BR: &str = concat!(
+    r#"{"name":"billing_customers_update","title":"Atualizar um cliente","#,
+    r#""description":"Altera o nome, o CPF/CNPJ, o e-mail, o telefone ou o status (active/inactive) de um cliente. Só mudam os campos informados.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Id do cliente."},"#,
+    r#""name":{"type":"string","minLength":1},"document":{"type":"string","pattern":"^([0-9]{11}|[0-9]{14})$","description":"CPF (11 dígitos) ou CNPJ (14 dígitos)."},"#,
+    r#""email":{"type":"string"},"phone":{"type":"string"},"#,
+    r#""status":{"type":"string","enum":["active","inactive"]}},"#,
+    r#""required":["id"]},"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}"#,
+);
+const tool_billing_customers_update_ES: &str = concat!(
+    r#"{"name":"billing_customers_update","title":"Actualizar un cliente","#,
+    r#""description":"Cambia el nombre, el CPF/CNPJ, el correo, el teléfono o el estado (active/inactive) de un cliente. Solo cambian los campos indicados.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Id del cliente."},"#,
+    r#""name":{"type":"string","minLength":1},"document":{"type":"string","pattern":"^([0-9]{11}|[0-9]{14})$","description":"CPF (11 dígitos) o CNPJ (14 dígitos)."},"#,
+    r#""email":{"type":"string"},"phone":{"type":"string"},"#,
+    r#""status":{"type":"string","enum":["active","inactive"]}},"#,
+    r#""required":["id"]},"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}"#,
+);
+const tool_billing_customers_update_INPUT: &str = concat!(
+    r#"{"type":"object","properties":{"id":{"type":"string","description":"Customer id."},"#,
+    r#""name":{"type":"string","minLength":1},"document":{"type":"string","pattern":"^([0-9]{11}|[0-9]{14})$","description":"CPF (11 digits) or CNPJ (14 digits)."},"#,
+    r#""email":{"type":"string","format":"email"},"#,
+    r#""phone":{"type":"string"},"status":{"type":"string","enum":["active","inactive"]}},"#,
+    r#""required":["id"],"additionalProperties":false}"#,
+);
+const tool_billing_invoices_cancel: &str = concat!(
+    r#"{"name":"billing_invoices_cancel","title":"Cancel an invoice","#,
+    r#""description":"Cancels an open or overdue invoice - the customer no longer owes it and its boleto/Pix stops being payable. Cannot be undone.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Invoice id."},"reason":{"type":"string","description":"Why it is canceled (kept in the history)."}},"required":["id"]},"#,
+    r#""annotations":{"destructiveHint":true,"idempotentHint":true,"openWorldHint":false}}"#,
+);
+const tool_billing_invoices_cancel_PT_BR: &str = concat!(
+    r#"{"name":"billing_invoices_cancel","title":"Cancelar uma fatura","#,
+    r#""description":"Cancela uma fatura em aberto ou vencida: o cliente deixa de devê-la e o boleto/Pix dela deixa de poder ser pago. Não pode ser desfeito.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Id da fatura."},"reason":{"type":"string","description":"Motivo do cancelamento (fica no histórico)."}},"required":["id"]},"#,
+    r#""annotations":{"destructiveHint":true,"idempotentHint":true,"openWorldHint":false}}"#,
+);
+const tool_billing_invoices_cancel_ES: &str = concat!(
+    r#"{"name":"billing_invoices_cancel","title":"Cancelar una factura","#,
+    r#""description":"Cancela una factura abierta o vencida: el cliente ya no la debe y su boleto/Pix deja de poder pagarse. No se puede deshacer.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Id de la factura."},"reason":{"type":"string","description":"Motivo de la cancelación (queda en el historial)."}},"#,
+    r#""required":["id"]},"annotations":{"destructiveHint":true,"idempotentHint":true,"openWorldHint":false}}"#,
+);
+const tool_billing_invoices_cancel_INPUT: &str = concat!(
+    r#"{"type":"object","properties":{"id":{"type":"string","description":"Invoice id."},"reason":{"type":"string","description":"Why it is canceled (kept in the history)."}},"#,
+    r#""required":["id"],"additionalProperties":false}"#,
+);
+const tool_billing_invoices_create: &str = concat!(
+    r#"{"name":"billing_invoices_create","title":"Create an invoice","#,
+    r#""description":"Creates a one-off invoice for a customer, as a draft (finalize it to send) or already open (sent to the customer).","#,
+    r#""inputSchema":{"type":"object","properties":{"customer_id":{"type":"string","description":"The customer charged."},"#,
+    r#""amount":{"type":"number","exclusiveMinimum":0,"description":"Amount in BRL."},"#,
+    r#""due_date":{"type":"string","format":"date","description":"Due date (YYYY-MM-DD)."},"#,
+    r#""description":{"type":"string","description":"What is being charged."},"#,
+    r#""payment_method":{"type":"string","enum":["boleto","pix","credit_card"]},"#,
+    r#""status":{"type":"string","enum":["draft","open"],"default":"draft","description":"draft (default) or open (sent to the customer now)."}},"#,
+    r#""required":["customer_id","amount","due_date"]},"#,
+    r#""annotations":{"destructiveHint":false,"openWorldHint":false}}"#,
+);
+const tool_billing_invoices_create_PT_BR: &str = concat!(
+    r#"{"name":"billing_invoices_create","title":"Criar uma fatura","#,
+    r#""description":"Cria uma fatura avulsa para um cliente, como rascunho (finalize-a para enviar) ou já em aberto (enviada ao cliente).","#,
+    r#""inputSchema":{"type":"object","properties":{"customer_id":{"type":"string","description":"O cliente cobrado."},"#,
+    r#""amount":{"type":"number","exclusiveMinimum":0,"description":"Valor em BRL."},"#,
+    r#""due_date":{"type":"string","format":"date","description":"Data de vencimento (YYYY-MM-DD)."},"#,
+    r#""description":{"type":"string","description":"O que está sendo cobrado."},"#,
+    r#""payment_method":{"type":"string","enum":["boleto","pix","credit_card"]},"#,
+    r#""status":{"type":"string","enum":["draft","open"],"default":"draft","description":"draft (padrão) ou open (enviada ao cliente agora)."}},"#,
+    r#""required":["customer_id","amount","due_date"]},"#,
+    r#""annotations":{"destructiveHint":false,"openWorldHint":false}}"#,
+);
+const tool_billing_invoices_create_ES: &str = concat!(
+    r#"{"name":"billing_invoices_create","title":"Crear una factura","#,
+    r#""description":"Crea una factura puntual para un cliente, como borrador (finalízala para enviarla) o ya abierta (enviada al cliente).","#,
+    r#""inputSchema":{"type":"object","properties":{"customer_id":{"type":"string","description":"El cliente al que se cobra."},"#,
+    r#""amount":{"type":"number","exclusiveMinimum":0,"description":"Importe en BRL."},"#,
+    r#""due_date":{"type":"string","format":"date","description":"Fecha de vencimiento (YYYY-MM-DD)."},"#,
+    r#""description":{"type":"string","description":"Qué se está cobrando."},"#,
+    r#""payment_method":{"type":"string","enum":["boleto","pix","credit_card"]},"#,
+    r#""status":{"type":"string","enum":["draft","open"],"default":"draft","description":"draft (por defecto) u open (enviada al cliente ahora)."}},"#,
+    r#""required":["customer_id","amount","due_date"]},"#,
+    r#""annotations":{"destructiveHint":false,"openWorldHint":false}}"#,
+);
+const tool_billing_invoices_create_INPUT: &str = concat!(
+    r#"{"type":"object","properties":{"customer_id":{"type":"string","description":"The customer charged."},"#,
+    r#""amount":{"type":"number","exclusiveMinimum":0,"description":"Amount in BRL."},"#,
+    r#""due_date":{"type":"string","format":"date","description":"Due date (YYYY-MM-DD)."},"#,
+    r#""description":{"type":"string","description":"What is being charged."},"#,
+    r#""payment_method":{"type":"string","enum":["boleto","pix","credit_card"]},"#,
+    r#""status":{"type":"string","enum":["draft","open"],"default":"draft","description":"draft (default) or open (sent to the customer now)."}},"#,
+    r#""required":["customer_id","amount","due_date"],"#,
+    r#""additionalProperties":false}"#,
+);
+const tool_billing_invoices_delete: &str = concat!(
+    r#"{"name":"billing_invoices_delete","title":"Delete a draft invoice","#,
+    r#""description":"Permanently deletes a draft invoice (never sent). Open invoices are canceled with billing_invoices_cancel instead.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Invoice id."}},"required":["id"]},"#,
+    r#""annotations":{"destructiveHint":true,"idempotentHint":true,"openWorldHint":false}}"#,
+);
+const tool_billing_invoices_delete_PT_BR: &str = concat!(
+    r#"{"name":"billing_invoices_delete","title":"Apagar uma fatura em rascunho","#,
+    r#""description":"Apaga de forma permanente uma fatura em rascunho (nunca enviada). As faturas em aberto são canceladas com billing_invoices_cancel.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Id da fatura."}},"required":["id"]},"#,
+    r#""annotations":{"destructiveHint":true,"idempotentHint":true,"openWorldHint":false}}"#,
+);
+const tool_billing_invoices_delete_ES: &str = concat!(
+    r#"{"name":"billing_invoices_delete","title":"Eliminar una factura en borrador","#,
+    r#""description":"Elimina de forma permanente una factura en borrador (nunca enviada). Las facturas abiertas se cancelan con billing_invoices_cancel.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Id de la factura."}},"required":["id"]},"#,
+    r#""annotations":{"destructiveHint":true,"idempotentHint":true,"openWorldHint":false}}"#,
+);
+const tool_billing_invoices_delete_INPUT: &str = r#"{"type":"object","properties":{"id":{"type":"string","description":"Invoice id."}},"required":["id"],"additionalProperties":false}"#;
+const tool_billing_invoices_finalize: &str = concat!(
+    r#"{"name":"billing_invoices_finalize","title":"Finalize a draft invoice","#,
+    r#""description":"Turns a draft invoice into an open one and makes it payable by the customer.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Invoice id."}},"required":["id"]},"#,
+    r#""annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}"#,
+);
+const tool_billing_invoices_finalize_PT_BR: &str = concat!(
+    r#"{"name":"billing_invoices_finalize","title":"Finalizar uma fatura em rascunho","#,
+    r#""description":"Transforma uma fatura em rascunho em uma fatura em aberto, que o cliente já pode pagar.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Id da fatura."}},"required":["id"]},"#,
+    r#""annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}"#,
+);
+const tool_billing_invoices_finalize_ES: &str = concat!(
+    r#"{"name":"billing_invoices_finalize","title":"Finalizar una factura en borrador","#,
+    r#""description":"Convierte una factura en borrador en una factura abierta, que el cliente ya puede pagar.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Id de la factura."}},"required":["id"]},"#,
+    r#""annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}"#,
+);
+const tool_billing_invoices_finalize_INPUT: &str = r#"{"type":"object","properties":{"id":{"type":"string","description":"Invoice id."}},"required":["id"],"additionalProperties":false}"#;
+const tool_billing_invoices_get: &str = concat!(
+    r#"{"name":"billing_invoices_get","title":"Get an invoice","#,
+    r#""description":"One invoice by id (customer, amount, due date, status, NF-e status, reminder status). Also the resource kobana://billing/invoices/{id}.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Invoice id."}},"required":["id"]},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_billing_invoices_get_PT_BR: &str = concat!(
+    r#"{"name":"billing_invoices_get","title":"Consultar uma fatura","#,
+    r#""description":"Uma fatura pelo id (cliente, valor, vencimento, status, status da NF-e, status do lembrete). Também é o recurso kobana://billing/invoices/{id}.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Id da fatura."}},"required":["id"]},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_billing_invoices_get_ES: &str = concat!(
+    r#"{"name":"billing_invoices_get","title":"Consultar una factura","#,
+    r#""description":"Una factura por su id (cliente, importe, vencimiento, estado, estado de la NF-e, estado del recordatorio). También es el recurso kobana://billing/invoices/{id}.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Id de la factura."}},"required":["id"]},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_billing_invoices_get_INPUT: &str = r#"{"type":"object","properties":{"id":{"type":"string","description":"Invoice id."}},"required":["id"],"additionalProperties":false}"#;
+const tool_billing_invoices_get_pdf: &str = concat!(
+    r#"{"name":"billing_invoices_get_pdf","title":"Get the invoice PDF","#,
+    r#""description":"The invoice PDF (boleto/Pix payment slip, application/pdf). To attach the document to the conversation, the client reads the resource kobana://billing/invoices/{id}/pdf.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Invoice id."}},"required":["id"]},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_billing_invoices_get_pdf_PT_BR: &str = concat!(
+    r#"{"name":"billing_invoices_get_pdf","title":"Obter o PDF da fatura","#,
+    r#""description":"O PDF da fatura (boleto/Pix para pagamento, application/pdf). Para anexar o documento à conversa, o cliente lê o recurso kobana://billing/invoices/{id}/pdf.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Id da fatura."}},"required":["id"]},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_billing_invoices_get_pdf_ES: &str = concat!(
+    r#"{"name":"billing_invoices_get_pdf","title":"Obtener el PDF de la factura","#,
+    r#""description":"El PDF de la factura (boleto/Pix para el pago, application/pdf). Para adjuntar el documento a la conversación, el cliente lee el recurso kobana://billing/invoices/{id}/pdf.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Id de la factura."}},"required":["id"]},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_billing_invoices_get_pdf_INPUT: &str = r#"{"type":"object","properties":{"id":{"type":"string","description":"Invoice id."}},"required":["id"],"additionalProperties":false}"#;
+const tool_billing_invoices_list: &str = concat!(
+    r#"{"name":"billing_invoices_list","title":"List invoices","#,
+    r#""description":"Invoices (faturas), newest first. "#,
+    "Filter by customer, subscription, status (overdue = open and past due), NF-e status (not_issued = still without NF-e), payment method, reminder status, or a due-date range; paginate with ",
+    r#"page/per_page.","inputSchema":{"type":"object","#,
+    r#""properties":{"customer_id":{"type":"string","description":"Only this customer's invoices."},"#,
+    r#""subscription_id":{"type":"string","description":"Only invoices of this subscription."},"#,
+    r#""status":{"type":"string","enum":["draft","open","overdue","paid","canceled"],"description":"overdue: open and past its due date."},"#,
+    r#""nfe_status":{"type":"string","enum":["not_issued","processing","authorized","rejected","canceled"],"description":"not_issued: the invoice has no NF-e yet."},"#,
+    r#""payment_method":{"type":"string","enum":["boleto","pix","credit_card"]},"#,
+    r#""reminder_status":{"type":"string","enum":["none","sent"]},"#,
+    r#""due_date_from":{"type":"string","format":"date","description":"Due on or after this date (YYYY-MM-DD)."},"#,
+    r#""due_date_to":{"type":"string","format":"date","description":"Due on or before this date (YYYY-MM-DD)."},"#,
+    r#""sort":{"type":"string","enum":["number","-number","amount","-amount","due_date","-due_date","paid_at","-paid_at","created_at","-created_at"],"#,
+    r#""description":"Sort field; prefix - for descending. Default: -created_at."},"#,
+    r#""page":{"type":"integer","minimum":1,"default":1},"#,
+    r#""per_page":{"type":"integer","minimum":1,"maximum":100,"default":25}}},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_billing_invoices_list_PT_BR: &str = concat!(
+    r#"{"name":"billing_invoices_list","title":"Listar faturas","#,
+    r#""description":"Faturas, das mais recentes para as mais antigas. "#,
+    "Filtre por cliente, assinatura, status (overdue = em aberto e vencida), status da NF-e (not_issued = ainda sem NF-e), forma de pagamento, status do lembrete ou um intervalo de vencimento; pagine ",
+    r#"com page/per_page.","inputSchema":{"type":"object","#,
+    r#""properties":{"customer_id":{"type":"string","description":"Só as faturas deste cliente."},"#,
+    r#""subscription_id":{"type":"string","description":"Só as faturas desta assinatura."},"#,
+    r#""status":{"type":"string","enum":["draft","open","overdue","paid","canceled"],"description":"overdue: em aberto e com o vencimento já passado."},"#,
+    r#""nfe_status":{"type":"string","enum":["not_issued","processing","authorized","rejected","canceled"],"description":"not_issued: a fatura ainda não tem NF-e."},"#,
+    r#""payment_method":{"type":"string","enum":["boleto","pix","credit_card"]},"#,
+    r#""reminder_status":{"type":"string","enum":["none","sent"]},"#,
+    r#""due_date_from":{"type":"string","format":"date","description":"Vencimento nesta data ou depois (YYYY-MM-DD)."},"#,
+    r#""due_date_to":{"type":"string","format":"date","description":"Vencimento nesta data ou antes (YYYY-MM-DD)."},"#,
+    r#""sort":{"type":"string","enum":["number","-number","amount","-amount","due_date","-due_date","paid_at","-paid_at","created_at","-created_at"],"#,
+    r#""description":"Campo de ordenação; prefixe com - para ordem decrescente. Padrão: -created_at."},"#,
+    r#""page":{"type":"integer","minimum":1,"default":1},"#,
+    r#""per_page":{"type":"integer","minimum":1,"maximum":100,"default":25}}},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_billing_invoices_list_ES: &str = concat!(
+    r#"{"name":"billing_invoices_list","title":"Listar facturas","#,
+    r#""description":"Facturas (faturas), de la más reciente a la más antigua. "#,
+    "Filtra por cliente, suscripción, estado (overdue = abierta y vencida), estado de la NF-e (not_issued = todavía sin NF-e), medio de pago, estado del recordatorio o un rango de vencimiento; pagina ",
+    r#"con page/per_page.","inputSchema":{"type":"object","#,
+    r#""properties":{"customer_id":{"type":"string","description":"Solo las facturas de este cliente."},"#,
+    r#""subscription_id":{"type":"string","description":"Solo las facturas de esta suscripción."},"#,
+    r#""status":{"type":"string","enum":["draft","open","overdue","paid","canceled"],"description":"overdue: abierta y con el vencimiento ya pasado."},"#,
+    r#""nfe_status":{"type":"string","enum":["not_issued","processing","authorized","rejected","canceled"],"description":"not_issued: la factura todavía no tiene NF-e."},"#,
+    r#""payment_method":{"type":"string","enum":["boleto","pix","credit_card"]},"#,
+    r#""reminder_status":{"type":"string","enum":["none","sent"]},"#,
+    r#""due_date_from":{"type":"string","format":"date","description":"Vencimiento en esta fecha o después (YYYY-MM-DD)."},"#,
+    r#""due_date_to":{"type":"string","format":"date","description":"Vencimiento en esta fecha o antes (YYYY-MM-DD)."},"#,
+    r#""sort":{"type":"string","enum":["number","-number","amount","-amount","due_date","-due_date","paid_at","-paid_at","created_at","-created_at"],"#,
+    r#""description":"Campo de ordenación; antepón - para orden descendente. Por defecto: -created_at."},"#,
+    r#""page":{"type":"integer","minimum":1,"default":1},"#,
+    r#""per_page":{"type":"integer","minimum":1,"maximum":100,"default":25}}},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_billing_invoices_list_INPUT: &str = concat!(
+    r#"{"type":"object","properties":{"customer_id":{"type":"string","description":"Only this customer's invoices."},"#,
+    r#""subscription_id":{"type":"string","description":"Only invoices of this subscription."},"#,
+    r#""status":{"type":"string","enum":["draft","open","overdue","paid","canceled"],"description":"overdue: open and past its due date."},"#,
+    r#""nfe_status":{"type":"string","enum":["not_issued","processing","authorized","rejected","canceled"],"description":"not_issued: the invoice has no NF-e yet."},"#,
+    r#""payment_method":{"type":"string","enum":["boleto","pix","credit_card"]},"#,
+    r#""reminder_status":{"type":"string","enum":["none","sent"]},"#,
+    r#""due_date_from":{"type":"string","format":"date","description":"Due on or after this date (YYYY-MM-DD)."},"#,
+    r#""due_date_to":{"type":"string","format":"date","description":"Due on or before this date (YYYY-MM-DD)."},"#,
+    r#""sort":{"type":"string","enum":["number","-number","amount","-amount","due_date","-due_date","paid_at","-paid_at","created_at","-created_at"],"#,
+    r#""description":"Sort field; prefix - for descending. Default: -created_at."},"#,
+    r#""page":{"type":"integer","minimum":1,"default":1,"description":"Page number (1-based)."},"#,
+    r#""per_page":{"type":"integer","minimum":1,"maximum":100,"default":25,"description":"Records per page (1-100)."}},"#,
+    r#""additionalProperties":false}"#,
+);
+const tool_billing_invoices_send_reminder: &str = concat!(
+    r#"{"name":"billing_invoices_send_reminder","title":"Send a payment reminder","#,
+    r#""description":"E-mails the customer a reminder to pay an open or overdue invoice, with the payment link. Send only to invoices the user chose.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Invoice id."},"message":{"type":"string","description":"Optional note added to the standard reminder e-mail."}},"#,
+    r#""required":["id"]},"annotations":{"destructiveHint":false,"openWorldHint":true}}"#,
+);
+const tool_billing_invoices_send_reminder_PT_BR: &str = concat!(
+    r#"{"name":"billing_invoices_send_reminder","title":"Enviar um lembrete de pagamento","#,
+    r#""description":"Envia ao cliente um e-mail lembrando de pagar uma fatura em aberto ou vencida, com o link de pagamento. Envie apenas para as faturas que o usuário escolheu.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Id da fatura."},"message":{"type":"string","description":"Observação opcional acrescentada ao e-mail padrão de lembrete."}},"#,
+    r#""required":["id"]},"annotations":{"destructiveHint":false,"openWorldHint":true}}"#,
+);
+const tool_billing_invoices_send_reminder_ES: &str = concat!(
+    r#"{"name":"billing_invoices_send_reminder","title":"Enviar un recordatorio de pago","#,
+    r#""description":"Envía al cliente un correo que le recuerda pagar una factura abierta o vencida, con el enlace de pago. Envíalo solo a las facturas que el usuario eligió.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Id de la factura."},"message":{"type":"string","description":"Nota opcional que se agrega al correo estándar de recordatorio."}},"#,
+    r#""required":["id"]},"annotations":{"destructiveHint":false,"openWorldHint":true}}"#,
+);
+const tool_billing_invoices_send_reminder_INPUT: &str = concat!(
+    r#"{"type":"object","properties":{"id":{"type":"string","description":"Invoice id."},"message":{"type":"string","maxLength":1000,"description":"Optional note added to the standard reminder e-mail."}},"#,
+    r#""required":["id"],"additionalProperties":false}"#,
+);
+const tool_billing_invoices_update: &str = concat!(
+    r#"{"name":"billing_invoices_update","title":"Update an invoice","#,
+    r#""description":"Changes the amount, due date, description or payment method of a draft or open invoice.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Invoice id."},"#,
+    r#""amount":{"type":"number","exclusiveMinimum":0},"#,
+    r#""due_date":{"type":"string","format":"date"},"#,
+    r#""description":{"type":"string"},"payment_method":{"type":"string","enum":["boleto","pix","credit_card"]}},"#,
+    r#""required":["id"]},"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}"#,
+);
+const tool_billing_invoices_update_PT_BR: &str = concat!(
+    r#"{"name":"billing_invoices_update","title":"Atualizar uma fatura","#,
+    r#""description":"Altera o valor, o vencimento, a descrição ou a forma de pagamento de uma fatura em rascunho ou em aberto.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Id da fatura."},"#,
+    r#""amount":{"type":"number","exclusiveMinimum":0},"#,
+    r#""due_date":{"type":"string","format":"date"},"#,
+    r#""description":{"type":"string"},"payment_method":{"type":"string","enum":["boleto","pix","credit_card"]}},"#,
+    r#""required":["id"]},"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}"#,
+);
+const tool_billing_invoices_update_ES: &str = concat!(
+    r#"{"name":"billing_invoices_update","title":"Actualizar una factura","#,
+    r#""description":"Cambia el importe, el vencimiento, la descripción o el medio de pago de una factura en borrador o abierta.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Id de la factura."},"#,
+    r#""amount":{"type":"number","exclusiveMinimum":0},"#,
+    r#""due_date":{"type":"string","format":"date"},"#,
+    r#""description":{"type":"string"},"payment_method":{"type":"string","enum":["boleto","pix","credit_card"]}},"#,
+    r#""required":["id"]},"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}"#,
+);
+const tool_billing_invoices_update_INPUT: &str = concat!(
+    r#"{"type":"object","properties":{"id":{"type":"string","description":"Invoice id."},"#,
+    r#""amount":{"type":"number","exclusiveMinimum":0},"#,
+    r#""due_date":{"type":"string","format":"date"},"#,
+    r#""description":{"type":"string"},"payment_method":{"type":"string","enum":["boleto","pix","credit_card"]}},"#,
+    r#""required":["id"],"additionalProperties":false}"#,
+);
+const tool_billing_nfes_cancel: &str = concat!(
+    r#"{"name":"billing_nfes_cancel","title":"Cancel an NF-e","#,
+    r#""description":"Cancels an authorized NF-e at SEFAZ (allowed only within the legal deadline, with a justification of at least 15 characters). Cannot be undone.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"NF-e id."},"reason":{"type":"string","minLength":15,"description":"Justification sent to SEFAZ (15-255 characters)."}},"#,
+    r#""required":["id","reason"]},"annotations":{"destructiveHint":true,"idempotentHint":true,"openWorldHint":true}}"#,
+);
+const tool_billing_nfes_cancel_PT_BR: &str = concat!(
+    r#"{"name":"billing_nfes_cancel","title":"Cancelar uma NF-e","#,
+    r#""description":"Cancela na SEFAZ uma NF-e autorizada (só dentro do prazo legal, com uma justificativa de pelo menos 15 caracteres). Não pode ser desfeito.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Id da NF-e."},"reason":{"type":"string","minLength":15,"description":"Justificativa enviada à SEFAZ (15 a 255 caracteres)."}},"#,
+    r#""required":["id","reason"]},"annotations":{"destructiveHint":true,"idempotentHint":true,"openWorldHint":true}}"#,
+);
+const tool_billing_nfes_cancel_ES: &str = concat!(
+    r#"{"name":"billing_nfes_cancel","title":"Cancelar una NF-e","#,
+    r#""description":"Cancela ante la SEFAZ una NF-e autorizada (solo dentro del plazo legal, con una justificación de al menos 15 caracteres). No se puede deshacer.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Id de la NF-e."},"reason":{"type":"string","minLength":15,"description":"Justificación enviada a la SEFAZ (de 15 a 255 caracteres)."}},"#,
+    r#""required":["id","reason"]},"annotations":{"destructiveHint":true,"idempotentHint":true,"openWorldHint":true}}"#,
+);
+const tool_billing_nfes_cancel_INPUT: &str = concat!(
+    r#"{"type":"object","properties":{"id":{"type":"string","description":"NF-e id."},"reason":{"type":"string","minLength":15,"maxLength":255,"description":"Justification sent to SEFAZ (15-255 characters)."}},"#,
+    r#""required":["id","reason"],"additionalProperties":false}"#,
+);
+const tool_billing_nfes_create: &str = concat!(
+    r#"{"name":"billing_nfes_create","title":"Issue an NF-e for an invoice","#,
+    r#""description":"Issues (emite) the NF-e of an invoice: sends it to SEFAZ, and it becomes authorized or rejected. Use it for invoices with nfe_status not_issued, or again after fixing the cause of a rejection.","#,
+    r#""inputSchema":{"type":"object","properties":{"invoice_id":{"type":"string","description":"The invoice the NF-e documents."}},"required":["invoice_id"]},"#,
+    r#""annotations":{"destructiveHint":false,"openWorldHint":true}}"#,
+);
+const tool_billing_nfes_create_PT_BR: &str = concat!(
+    r#"{"name":"billing_nfes_create","title":"Emitir a NF-e de uma fatura","#,
+    r#""description":"Emite a NF-e de uma fatura: ela é enviada à SEFAZ e fica autorizada ou rejeitada. Use para faturas com nfe_status not_issued, ou de novo depois de corrigir a causa de uma rejeição.","#,
+    r#""inputSchema":{"type":"object","properties":{"invoice_id":{"type":"string","description":"A fatura que a NF-e documenta."}},"required":["invoice_id"]},"#,
+    r#""annotations":{"destructiveHint":false,"openWorldHint":true}}"#,
+);
+const tool_billing_nfes_create_ES: &str = concat!(
+    r#"{"name":"billing_nfes_create","title":"Emitir la NF-e de una factura","#,
+    r#""description":"Emite la NF-e de una factura: se envía a la SEFAZ y queda autorizada o rechazada. Úsala para facturas con nfe_status not_issued, o de nuevo después de corregir la causa de un rechazo.","#,
+    r#""inputSchema":{"type":"object","properties":{"invoice_id":{"type":"string","description":"La factura que documenta la NF-e."}},"required":["invoice_id"]},"#,
+    r#""annotations":{"destructiveHint":false,"openWorldHint":true}}"#,
+);
+const tool_billing_nfes_create_INPUT: &str = r#"{"type":"object","properties":{"invoice_id":{"type":"string","description":"The invoice the NF-e documents."}},"required":["invoice_id"],"additionalProperties":false}"#;
+const tool_billing_nfes_get: &str = concat!(
+    r#"{"name":"billing_nfes_get","title":"Get an NF-e","#,
+    r#""description":"One NF-e by id (number, invoice, status, access key, rejection reason). Also the resource kobana://billing/nfes/{id}.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"NF-e id."}},"required":["id"]},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_billing_nfes_get_PT_BR: &str = concat!(
+    r#"{"name":"billing_nfes_get","title":"Consultar uma NF-e","#,
+    r#""description":"Uma NF-e pelo id (número, fatura, status, chave de acesso, motivo da rejeição). Também é o recurso kobana://billing/nfes/{id}.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Id da NF-e."}},"required":["id"]},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_billing_nfes_get_ES: &str = concat!(
+    r#"{"name":"billing_nfes_get","title":"Consultar una NF-e","#,
+    r#""description":"Una NF-e por su id (número, factura, estado, clave de acceso, motivo del rechazo). También es el recurso kobana://billing/nfes/{id}.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Id de la NF-e."}},"required":["id"]},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_billing_nfes_get_INPUT: &str = "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"NF-e id.\"}},\"required\":[\"id\"],\"additionalProperties\":false}";
+const tool_billing_nfes_get_danfe: &str = concat!(
+    r#"{"name":"billing_nfes_get_danfe","title":"Get the DANFE (NF-e PDF)","#,
+    r#""description":"The DANFE, the printable PDF of an authorized NF-e (application/pdf). To attach the document to the conversation, the client reads the resource kobana://billing/nfes/{id}/pdf.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"NF-e id."}},"required":["id"]},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_billing_nfes_get_danfe_PT_BR: &str = concat!(
+    r#"{"name":"billing_nfes_get_danfe","title":"Obter o DANFE (PDF da NF-e)","#,
+    r#""description":"O DANFE, o PDF para impressão de uma NF-e autorizada (application/pdf). Para anexar o documento à conversa, o cliente lê o recurso kobana://billing/nfes/{id}/pdf.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Id da NF-e."}},"required":["id"]},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_billing_nfes_get_danfe_ES: &str = concat!(
+    r#"{"name":"billing_nfes_get_danfe","title":"Obtener el DANFE (PDF de la NF-e)","#,
+    r#""description":"El DANFE, el PDF imprimible de una NF-e autorizada (application/pdf). Para adjuntar el documento a la conversación, el cliente lee el recurso kobana://billing/nfes/{id}/pdf.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Id de la NF-e."}},"required":["id"]},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_billing_nfes_get_danfe_INPUT: &str = "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"NF-e id.\"}},\"required\":[\"id\"],\"additionalProperties\":false}";
+const tool_billing_nfes_get_xml: &str = concat!(
+    r#"{"name":"billing_nfes_get_xml","title":"Get the authorized NF-e XML","#,
+    r#""description":"The authorized XML of an NF-e (the legally valid document, as text). Also the resource kobana://billing/nfes/{id}/xml.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"NF-e id."}},"required":["id"]},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_billing_nfes_get_xml_PT_BR: &str = concat!(
+    r#"{"name":"billing_nfes_get_xml","title":"Obter o XML autorizado da NF-e","#,
+    r#""description":"O XML autorizado de uma NF-e (o documento com validade jurídica, como texto). Também é o recurso kobana://billing/nfes/{id}/xml.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Id da NF-e."}},"required":["id"]},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_billing_nfes_get_xml_ES: &str = concat!(
+    r#"{"name":"billing_nfes_get_xml","title":"Obtener el XML autorizado de la NF-e","#,
+    r#""description":"El XML autorizado de una NF-e (el documento con validez legal, como texto). También es el recurso kobana://billing/nfes/{id}/xml.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Id de la NF-e."}},"required":["id"]},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_billing_nfes_get_xml_INPUT: &str = "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"NF-e id.\"}},\"required\":[\"id\"],\"additionalProperties\":false}";
+const tool_billing_nfes_list: &str = concat!(
+    r#"{"name":"billing_nfes_list","title":"List NF-e","#,
+    r#""description":"NF-e issued for invoices, newest first. Filter by status (rejected = refused by SEFAZ), invoice or customer; paginate with page/per_page.","#,
+    r#""inputSchema":{"type":"object","properties":{"status":{"type":"string","enum":["processing","authorized","rejected","canceled"]},"#,
+    r#""invoice_id":{"type":"string","description":"Only the NF-e of this invoice."},"#,
+    r#""customer_id":{"type":"string","description":"Only NF-e issued to this customer."},"#,
+    r#""sort":{"type":"string","enum":["number","-number","amount","-amount","issued_at","-issued_at","created_at","-created_at"],"description":"Sort field; prefix - for descending. Default: -created_at."},"#,
+    r#""page":{"type":"integer","minimum":1,"default":1},"#,
+    r#""per_page":{"type":"integer","minimum":1,"maximum":100,"default":25}}},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_billing_nfes_list_PT_BR: &str = concat!(
+    r#"{"name":"billing_nfes_list","title":"Listar NF-e","#,
+    r#""description":"NF-e emitidas para as faturas, das mais recentes para as mais antigas. Filtre por status (rejected = recusada pela SEFAZ), fatura ou cliente; pagine com page/per_page.","#,
+    r#""inputSchema":{"type":"object","properties":{"status":{"type":"string","enum":["processing","authorized","rejected","canceled"]},"#,
+    r#""invoice_id":{"type":"string","description":"Só as NF-e desta fatura."},"#,
+    r#""customer_id":{"type":"string","description":"Só as NF-e emitidas para este cliente."},"#,
+    r#""sort":{"type":"string","enum":["number","-number","amount","-amount","issued_at","-issued_at","created_at","-created_at"],"#,
+    r#""description":"Campo de ordenação; prefixe com - para ordem decrescente. Padrão: -created_at."},"#,
+    r#""page":{"type":"integer","minimum":1,"default":1},"#,
+    r#""per_page":{"type":"integer","minimum":1,"maximum":100,"default":25}}},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_billing_nfes_list_ES: &str = concat!(
+    r#"{"name":"billing_nfes_list","title":"Listar NF-e","#,
+    r#""description":"NF-e emitidas para las facturas, de la más reciente a la más antigua. Filtra por estado (rejected = rechazada por la SEFAZ), factura o cliente; pagina con page/per_page.","#,
+    r#""inputSchema":{"type":"object","properties":{"status":{"type":"string","enum":["processing","authorized","rejected","canceled"]},"#,
+    r#""invoice_id":{"type":"string","description":"Solo las NF-e de esta factura."},"#,
+    r#""customer_id":{"type":"string","description":"Solo las NF-e emitidas a este cliente."},"#,
+    r#""sort":{"type":"string","enum":["number","-number","amount","-amount","issued_at","-issued_at","created_at","-created_at"],"#,
+    r#""description":"Campo de ordenación; antepón - para orden descendente. Por defecto: -created_at."},"#,
+    r#""page":{"type":"integer","minimum":1,"default":1},"#,
+    r#""per_page":{"type":"integer","minimum":1,"maximum":100,"default":25}}},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_billing_nfes_list_INPUT: &str = concat!(
+    r#"{"type":"object","properties":{"status":{"type":"string","enum":["processing","authorized","rejected","canceled"]},"#,
+    r#""invoice_id":{"type":"string","description":"Only the NF-e of this invoice."},"#,
+    r#""customer_id":{"type":"string","description":"Only NF-e issued to this customer."},"#,
+    r#""sort":{"type":"string","enum":["number","-number","amount","-amount","issued_at","-issued_at","created_at","-created_at"],"description":"Sort field; prefix - for descending. Default: -created_at."},"#,
+    r#""page":{"type":"integer","minimum":1,"default":1,"description":"Page number (1-based)."},"#,
+    r#""per_page":{"type":"integer","minimum":1,"maximum":100,"default":25,"description":"Records per page (1-100)."}},"#,
+    r#""additionalProperties":false}"#,
+);
+const tool_billing_organization_get: &str = concat!(
+    r#"{"name":"billing_organization_get","title":"Get the organization","#,
+    r#""description":"The organization this token belongs to (name, CNPJ, contact, plan). Also the resource kobana://billing/organization.","#,
+    r#""inputSchema":{"type":"object","properties":{}},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_billing_organization_get_PT_BR: &str = concat!(
+    r#"{"name":"billing_organization_get","title":"Consultar a organização","#,
+    r#""description":"A organização a que este token pertence (nome, CNPJ, contato, plano). Também é o recurso kobana://billing/organization.","#,
+    r#""inputSchema":{"type":"object","properties":{}},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_billing_organization_get_ES: &str = concat!(
+    r#"{"name":"billing_organization_get","title":"Consultar la organización","#,
+    r#""description":"La organización a la que pertenece este token (nombre, CNPJ, contacto, plan). También es el recurso kobana://billing/organization.","#,
+    r#""inputSchema":{"type":"object","properties":{}},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_billing_organization_get_INPUT: &str = "{\"type\":\"object\",\"properties\":{},\"additionalProperties\":false}";
+const tool_billing_payments_create: &str = concat!(
+    r#"{"name":"billing_payments_create","title":"Record a payment","#,
+    r#""description":"Records a payment received outside Kobana (cash, transfer) against an invoice.","#,
+    r#""inputSchema":{"type":"object","properties":{"invoice_id":{"type":"string","description":"The invoice paid."},"#,
+    r#""amount":{"type":"number","exclusiveMinimum":0,"description":"Amount received, in BRL."},"#,
+    r#""method":{"type":"string","enum":["boleto","pix","credit_card"]},"#,
+    r#""paid_at":{"type":"string","format":"date","description":"Day it was received (YYYY-MM-DD); default today."}},"#,
+    r#""required":["invoice_id","amount","method"]},"#,
+    r#""annotations":{"destructiveHint":false,"openWorldHint":false}}"#,
+);
+const tool_billing_payments_create_PT_BR: &str = concat!(
+    r#"{"name":"billing_payments_create","title":"Registrar um pagamento","#,
+    r#""description":"Registra em uma fatura um pagamento recebido fora da Kobana (dinheiro, transferência).","#,
+    r#""inputSchema":{"type":"object","properties":{"invoice_id":{"type":"string","description":"A fatura paga."},"#,
+    r#""amount":{"type":"number","exclusiveMinimum":0,"description":"Valor recebido, em BRL."},"#,
+    r#""method":{"type":"string","enum":["boleto","pix","credit_card"]},"#,
+    r#""paid_at":{"type":"string","format":"date","description":"Dia em que foi recebido (YYYY-MM-DD); padrão: hoje."}},"#,
+    r#""required":["invoice_id","amount","method"]},"#,
+    r#""annotations":{"destructiveHint":false,"openWorldHint":false}}"#,
+);
+const tool_billing_payments_create_ES: &str = concat!(
+    r#"{"name":"billing_payments_create","title":"Registrar un pago","#,
+    r#""description":"Registra en una factura un pago recibido fuera de Kobana (efectivo, transferencia).","#,
+    r#""inputSchema":{"type":"object","properties":{"invoice_id":{"type":"string","description":"La factura pagada."},"#,
+    r#""amount":{"type":"number","exclusiveMinimum":0,"description":"Importe recibido, en BRL."},"#,
+    r#""method":{"type":"string","enum":["boleto","pix","credit_card"]},"#,
+    r#""paid_at":{"type":"string","format":"date","description":"Día en que se recibió (YYYY-MM-DD); por defecto, hoy."}},"#,
+    r#""required":["invoice_id","amount","method"]},"#,
+    r#""annotations":{"destructiveHint":false,"openWorldHint":false}}"#,
+);
+const tool_billing_payments_create_INPUT: &str = concat!(
+    r#"{"type":"object","properties":{"invoice_id":{"type":"string","description":"The invoice paid."},"#,
+    r#""amount":{"type":"number","exclusiveMinimum":0,"description":"Amount received, in BRL."},"#,
+    r#""method":{"type":"string","enum":["boleto","pix","credit_card"]},"#,
+    r#""paid_at":{"type":"string","format":"date","description":"Day it was received (YYYY-MM-DD); default today."}},"#,
+    r#""required":["invoice_id","amount","method"],"#,
+    r#""additionalProperties":false}"#,
+);
+const tool_billing_payments_get: &str = concat!(
+    r#"{"name":"billing_payments_get","title":"Get a payment","#,
+    r#""description":"One payment by id (invoice, amount, method, status, when it was received).","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Payment id."}},"required":["id"]},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_billing_payments_get_PT_BR: &str = concat!(
+    r#"{"name":"billing_payments_get","title":"Consultar um pagamento","#,
+    r#""description":"Um pagamento pelo id (fatura, valor, forma, status, quando foi recebido).","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Id do pagamento."}},"required":["id"]},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_billing_payments_get_ES: &str = concat!(
+    r#"{"name":"billing_payments_get","title":"Consultar un pago","#,
+    r#""description":"Un pago por su id (factura, importe, medio, estado, cuándo se recibió).","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Id del pago."}},"required":["id"]},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_billing_payments_get_INPUT: &str = r#"{"type":"object","properties":{"id":{"type":"string","description":"Payment id."}},"required":["id"],"additionalProperties":false}"#;
+const tool_billing_payments_list: &str = concat!(
+    r#"{"name":"billing_payments_list","title":"List payments","#,
+    r#""description":"Payments received, newest first. Filter by invoice, customer, method, status or a paid-at range; paginate with page/per_page.","#,
+    r#""inputSchema":{"type":"object","properties":{"invoice_id":{"type":"string"},"#,
+    r#""customer_id":{"type":"string"},"method":{"type":"string","enum":["boleto","pix","credit_card"]},"#,
+    r#""status":{"type":"string","enum":["confirmed","pending","voided","refunded"]},"#,
+    r#""paid_at_from":{"type":"string","format":"date","description":"Received on or after this date (YYYY-MM-DD)."},"#,
+    r#""paid_at_to":{"type":"string","format":"date","description":"Received on or before this date (YYYY-MM-DD)."},"#,
+    r#""sort":{"type":"string","enum":["amount","-amount","paid_at","-paid_at","created_at","-created_at"],"description":"Sort field; prefix - for descending. Default: -created_at."},"#,
+    r#""page":{"type":"integer","minimum":1,"default":1},"#,
+    r#""per_page":{"type":"integer","minimum":1,"maximum":100,"default":25}}},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_billing_payments_list_PT_BR: &str = concat!(
+    r#"{"name":"billing_payments_list","title":"Listar pagamentos","#,
+    r#""description":"Pagamentos recebidos, dos mais recentes para os mais antigos. Filtre por fatura, cliente, forma, status ou um intervalo de data de recebimento; pagine com page/per_page.","#,
+    r#""inputSchema":{"type":"object","properties":{"invoice_id":{"type":"string"},"#,
+    r#""customer_id":{"type":"string"},"method":{"type":"string","enum":["boleto","pix","credit_card"]},"#,
+    r#""status":{"type":"string","enum":["confirmed","pending","voided","refunded"]},"#,
+    r#""paid_at_from":{"type":"string","format":"date","description":"Recebido nesta data ou depois (YYYY-MM-DD)."},"#,
+    r#""paid_at_to":{"type":"string","format":"date","description":"Recebido nesta data ou antes (YYYY-MM-DD)."},"#,
+    r#""sort":{"type":"string","enum":["amount","-amount","paid_at","-paid_at","created_at","-created_at"],"description":"Campo de ordenação; prefixe com - para ordem decrescente. Padrão: -created_at."},"#,
+    r#""page":{"type":"integer","minimum":1,"default":1},"#,
+    r#""per_page":{"type":"integer","minimum":1,"maximum":100,"default":25}}},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_billing_payments_list_ES: &str = concat!(
+    r#"{"name":"billing_payments_list","title":"Listar pagos","#,
+    r#""description":"Pagos recibidos, del más reciente al más antiguo. Filtra por factura, cliente, medio, estado o un rango de fecha de cobro; pagina con page/per_page.","#,
+    r#""inputSchema":{"type":"object","properties":{"invoice_id":{"type":"string"},"#,
+    r#""customer_id":{"type":"string"},"method":{"type":"string","enum":["boleto","pix","credit_card"]},"#,
+    r#""status":{"type":"string","enum":["confirmed","pending","voided","refunded"]},"#,
+    r#""paid_at_from":{"type":"string","format":"date","description":"Recibido en esta fecha o después (YYYY-MM-DD)."},"#,
+    r#""paid_at_to":{"type":"string","format":"date","description":"Recibido en esta fecha o antes (YYYY-MM-DD)."},"#,
+    r#""sort":{"type":"string","enum":["amount","-amount","paid_at","-paid_at","created_at","-created_at"],"description":"Campo de ordenación; antepón - para orden descendente. Por defecto: -created_at."},"#,
+    r#""page":{"type":"integer","minimum":1,"default":1},"#,
+    r#""per_page":{"type":"integer","minimum":1,"maximum":100,"default":25}}},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_billing_payments_list_INPUT: &str = concat!(
+    r#"{"type":"object","properties":{"invoice_id":{"type":"string"},"#,
+    r#""customer_id":{"type":"string"},"method":{"type":"string","enum":["boleto","pix","credit_card"]},"#,
+    r#""status":{"type":"string","enum":["confirmed","pending","voided","refunded"]},"#,
+    r#""paid_at_from":{"type":"string","format":"date","description":"Received on or after this date (YYYY-MM-DD)."},"#,
+    r#""paid_at_to":{"type":"string","format":"date","description":"Received on or before this date (YYYY-MM-DD)."},"#,
+    r#""sort":{"type":"string","enum":["amount","-amount","paid_at","-paid_at","created_at","-created_at"],"description":"Sort field; prefix - for descending. Default: -created_at."},"#,
+    r#""page":{"type":"integer","minimum":1,"default":1,"description":"Page number (1-based)."},"#,
+    r#""per_page":{"type":"integer","minimum":1,"maximum":100,"default":25,"description":"Records per page (1-100)."}},"#,
+    r#""additionalProperties":false}"#,
+);
+const tool_billing_payments_refund: &str = concat!(
+    r#"{"name":"billing_payments_refund","title":"Refund a payment","#,
+    r#""description":"Refunds (estorna) a confirmed payment - the money goes back to the payer and a refund record is created. Cannot be undone.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Payment id."},"reason":{"type":"string","description":"Why it is refunded."}},"required":["id"]},"#,
+    r#""annotations":{"destructiveHint":true,"openWorldHint":true}}"#,
+);
+const tool_billing_payments_refund_PT_BR: &str = concat!(
+    r#"{"name":"billing_payments_refund","title":"Estornar um pagamento","#,
+    r#""description":"Estorna um pagamento confirmado: o dinheiro volta para quem pagou e é criado um registro de estorno. Não pode ser desfeito.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Id do pagamento."},"reason":{"type":"string","description":"Motivo do estorno."}},"required":["id"]},"#,
+    r#""annotations":{"destructiveHint":true,"openWorldHint":true}}"#,
+);
+const tool_billing_payments_refund_ES: &str = concat!(
+    r#"{"name":"billing_payments_refund","title":"Reembolsar un pago","#,
+    r#""description":"Reembolsa (estorna) un pago confirmado: el dinero vuelve a quien pagó y se crea un registro de reembolso. No se puede deshacer.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Id del pago."},"reason":{"type":"string","description":"Motivo del reembolso."}},"required":["id"]},"#,
+    r#""annotations":{"destructiveHint":true,"openWorldHint":true}}"#,
+);
+const tool_billing_payments_refund_INPUT: &str = r#"{"type":"object","properties":{"id":{"type":"string","description":"Payment id."},"reason":{"type":"string","description":"Why it is refunded."}},"required":["id"],"additionalProperties":false}"#;
+const tool_billing_payments_void: &str = concat!(
+    r#"{"name":"billing_payments_void","title":"Void a payment","#,
+    r#""description":"Voids (anula) a pending card payment before it settles; the customer is not charged. Cannot be undone.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Payment id."}},"required":["id"]},"#,
+    r#""annotations":{"destructiveHint":true,"idempotentHint":true,"openWorldHint":true}}"#,
+);
+const tool_billing_payments_void_PT_BR: &str = concat!(
+    r#"{"name":"billing_payments_void","title":"Anular um pagamento","#,
+    r#""description":"Anula um pagamento com cartão ainda pendente, antes da liquidação; o cliente não é cobrado. Não pode ser desfeito.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Id do pagamento."}},"required":["id"]},"#,
+    r#""annotations":{"destructiveHint":true,"idempotentHint":true,"openWorldHint":true}}"#,
+);
+const tool_billing_payments_void_ES: &str = concat!(
+    r#"{"name":"billing_payments_void","title":"Anular un pago","#,
+    r#""description":"Anula un pago con tarjeta todavía pendiente, antes de su liquidación; al cliente no se le cobra. No se puede deshacer.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Id del pago."}},"required":["id"]},"#,
+    r#""annotations":{"destructiveHint":true,"idempotentHint":true,"openWorldHint":true}}"#,
+);
+const tool_billing_payments_void_INPUT: &str = r#"{"type":"object","properties":{"id":{"type":"string","description":"Payment id."}},"required":["id"],"additionalProperties":false}"#;
+const tool_billing_refunds_get: &str = concat!(
+    r#"{"name":"billing_refunds_get","title":"Get a refund","#,
+    r#""description":"One refund by id (payment, amount, reason, status).","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Refund id."}},"required":["id"]},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_billing_refunds_get_PT_BR: &str = concat!(
+    r#"{"name":"billing_refunds_get","title":"Consultar um estorno","#,
+    r#""description":"Um estorno pelo id (pagamento, valor, motivo, status).","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Id do estorno."}},"required":["id"]},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_billing_refunds_get_ES: &str = concat!(
+    r#"{"name":"billing_refunds_get","title":"Consultar un reembolso","#,
+    r#""description":"Un reembolso por su id (pago, importe, motivo, estado).","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Id del reembolso."}},"required":["id"]},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_billing_refunds_get_INPUT: &str = r#"{"type":"object","properties":{"id":{"type":"string","description":"Refund id."}},"required":["id"],"additionalProperties":false}"#;
+const tool_billing_refunds_list: &str = concat!(
+    r#"{"name":"billing_refunds_list","title":"List refunds","#,
+    r#""description":"Refunds (estornos), newest first. Filter by payment or status; paginate with page/per_page.","#,
+    r#""inputSchema":{"type":"object","properties":{"payment_id":{"type":"string"},"#,
+    r#""status":{"type":"string","enum":["processing","completed","failed"]},"#,
+    r#""sort":{"type":"string","enum":["amount","-amount","created_at","-created_at"],"description":"Sort field; prefix - for descending. Default: -created_at."},"#,
+    r#""page":{"type":"integer","minimum":1,"default":1},"#,
+    r#""per_page":{"type":"integer","minimum":1,"maximum":100,"default":25}}},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_billing_refunds_list_PT_BR: &str = concat!(
+    r#"{"name":"billing_refunds_list","title":"Listar estornos","#,
+    r#""description":"Estornos, dos mais recentes para os mais antigos. Filtre por pagamento ou status; pagine com page/per_page.","#,
+    r#""inputSchema":{"type":"object","properties":{"payment_id":{"type":"string"},"#,
+    r#""status":{"type":"string","enum":["processing","completed","failed"]},"#,
+    r#""sort":{"type":"string","enum":["amount","-amount","created_at","-created_at"],"description":"Campo de ordenação; prefixe com - para ordem decrescente. Padrão: -created_at."},"#,
+    r#""page":{"type":"integer","minimum":1,"default":1},"#,
+    r#""per_page":{"type":"integer","minimum":1,"maximum":100,"default":25}}},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_billing_refunds_list_ES: &str = concat!(
+    r#"{"name":"billing_refunds_list","title":"Listar reembolsos","#,
+    r#""description":"Reembolsos (estornos), del más reciente al más antiguo. Filtra por pago o estado; pagina con page/per_page.","#,
+    r#""inputSchema":{"type":"object","properties":{"payment_id":{"type":"string"},"#,
+    r#""status":{"type":"string","enum":["processing","completed","failed"]},"#,
+    r#""sort":{"type":"string","enum":["amount","-amount","created_at","-created_at"],"description":"Campo de ordenación; antepón - para orden descendente. Por defecto: -created_at."},"#,
+    r#""page":{"type":"integer","minimum":1,"default":1},"#,
+    r#""per_page":{"type":"integer","minimum":1,"maximum":100,"default":25}}},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_billing_refunds_list_INPUT: &str = concat!(
+    r#"{"type":"object","properties":{"payment_id":{"type":"string"},"#,
+    r#""status":{"type":"string","enum":["processing","completed","failed"]},"#,
+    r#""sort":{"type":"string","enum":["amount","-amount","created_at","-created_at"],"description":"Sort field; prefix - for descending. Default: -created_at."},"#,
+    r#""page":{"type":"integer","minimum":1,"default":1,"description":"Page number (1-based)."},"#,
+    r#""per_page":{"type":"integer","minimum":1,"maximum":100,"default":25,"description":"Records per page (1-100)."}},"#,
+    r#""additionalProperties":false}"#,
+);
+const tool_billing_schemas_get: &str = concat!(
+    r#"{"name":"billing_schemas_get","title":"Get the fields of a resource","#,
+    r#""description":"The fields of one Billing resource (e.g. invoices) - type, allowed values (enum), meaning, and which fields can be used in `sort`. "#,
+    r#"Use it before filtering or sorting a list on an unfamiliar field.","#,
+    r#""inputSchema":{"type":"object","properties":{"resource":{"type":"string","description":"Resource name as in billing_schemas_list, e.g. invoices."}},"required":["resource"]},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_billing_schemas_get_PT_BR: &str = concat!(
+    r#"{"name":"billing_schemas_get","title":"Consultar os campos de um recurso","#,
+    r#""description":"Os campos de um recurso do Billing (por exemplo invoices): tipo, valores permitidos (enum), significado e quais campos podem ser usados em `sort`. "#,
+    r#"Use antes de filtrar ou ordenar uma lista por um campo pouco conhecido.","#,
+    r#""inputSchema":{"type":"object","properties":{"resource":{"type":"string","description":"Nome do recurso como aparece em billing_schemas_list, por exemplo invoices."}},"required":["resource"]},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_billing_schemas_get_ES: &str = concat!(
+    r#"{"name":"billing_schemas_get","title":"Consultar los campos de un recurso","#,
+    r#""description":"Los campos de un recurso de Billing (por ejemplo invoices): tipo, valores permitidos (enum), significado y qué campos se pueden usar en `sort`. "#,
+    r#"Úsalo antes de filtrar u ordenar una lista por un campo poco conocido.","#,
+    r#""inputSchema":{"type":"object","properties":{"resource":{"type":"string","description":"Nombre del recurso tal como aparece en billing_schemas_list, por ejemplo invoices."}},"required":["resource"]},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_billing_schemas_get_INPUT: &str = r#"{"type":"object","properties":{"resource":{"type":"string","description":"Resource name as in billing_schemas_list, e.g. invoices."}},"required":["resource"],"additionalProperties":false}"#;
+const tool_billing_schemas_list: &str = concat!(
+    r#"{"name":"billing_schemas_list","title":"List the API resource schemas","#,
+    r#""description":"The catalog of Billing resources (customers, subscriptions, invoices, nfes, payments, refunds, organization) with a one-line description of each. Use billing_schemas_get for the fields of one.","#,
+    r#""inputSchema":{"type":"object","properties":{}},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_billing_schemas_list_PT_BR: &str = concat!(
+    r#"{"name":"billing_schemas_list","title":"Listar os esquemas dos recursos da API","#,
+    r#""description":"O catálogo de recursos do Billing (customers, subscriptions, invoices, nfes, payments, refunds, organization) com uma descrição de uma linha de cada um. "#,
+    r#"Use billing_schemas_get para ver os campos de um deles.","#,
+    r#""inputSchema":{"type":"object","properties":{}},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_billing_schemas_list_ES: &str = concat!(
+    r#"{"name":"billing_schemas_list","title":"Listar los esquemas de los recursos de la API","#,
+    r#""description":"El catálogo de recursos de Billing (customers, subscriptions, invoices, nfes, payments, refunds, organization) con una descripción de una línea de cada uno. "#,
+    r#"Usa billing_schemas_get para ver los campos de uno de ellos.","#,
+    r#""inputSchema":{"type":"object","properties":{}},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_billing_schemas_list_INPUT: &str = "{\"type\":\"object\",\"properties\":{},\"additionalProperties\":false}";
+const tool_billing_subscriptions_cancel: &str = concat!(
+    r#"{"name":"billing_subscriptions_cancel","title":"Cancel a subscription","#,
+    r#""description":"Ends a subscription for good - no more invoices are generated. Invoices already issued are not canceled. Cannot be undone (a new subscription would be needed).","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Subscription id."},"reason":{"type":"string","description":"Why it is canceled (kept in the history)."}},"required":["id"]},"#,
+    r#""annotations":{"destructiveHint":true,"idempotentHint":true,"openWorldHint":false}}"#,
+);
+const tool_billing_subscriptions_cancel_PT_BR: &str = concat!(
+    r#"{"name":"billing_subscriptions_cancel","title":"Cancelar uma assinatura","#,
+    r#""description":"Encerra uma assinatura de vez: nenhuma fatura nova é gerada. As faturas já emitidas não são canceladas. Não pode ser desfeito (seria preciso uma nova assinatura).","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Id da assinatura."},"reason":{"type":"string","description":"Motivo do cancelamento (fica no histórico)."}},"required":["id"]},"#,
+    r#""annotations":{"destructiveHint":true,"idempotentHint":true,"openWorldHint":false}}"#,
+);
+const tool_billing_subscriptions_cancel_ES: &str = concat!(
+    r#"{"name":"billing_subscriptions_cancel","title":"Cancelar una suscripción","#,
+    r#""description":"Termina una suscripción de forma definitiva: no se generan más facturas. Las facturas ya emitidas no se cancelan. No se puede deshacer (haría falta una nueva suscripción).","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Id de la suscripción."},"reason":{"type":"string","description":"Motivo de la cancelación (queda en el historial)."}},"#,
+    r#""required":["id"]},"annotations":{"destructiveHint":true,"idempotentHint":true,"openWorldHint":false}}"#,
+);
+const tool_billing_subscriptions_cancel_INPUT: &str = concat!(
+    r#"{"type":"object","properties":{"id":{"type":"string","description":"Subscription id."},"reason":{"type":"string","description":"Why it is canceled (kept in the history)."}},"#,
+    r#""required":["id"],"additionalProperties":false}"#,
+);
+const tool_billing_subscriptions_create: &str = concat!(
+    r#"{"name":"billing_subscriptions_create","title":"Create a subscription","#,
+    r#""description":"Subscribes a customer to a plan; an invoice is generated each cycle from started_at.","#,
+    r#""inputSchema":{"type":"object","properties":{"customer_id":{"type":"string","description":"The customer who subscribes."},"#,
+    r#""plan":{"type":"string","enum":["basic","professional","enterprise"]},"#,
+    r#""amount":{"type":"number","exclusiveMinimum":0,"description":"Amount per cycle, in BRL."},"#,
+    r#""interval":{"type":"string","enum":["monthly","quarterly","yearly"]},"#,
+    r#""started_at":{"type":"string","format":"date","description":"First day (YYYY-MM-DD); default today."}},"#,
+    r#""required":["customer_id","plan","amount","interval"]},"#,
+    r#""annotations":{"destructiveHint":false,"openWorldHint":false}}"#,
+);
+const tool_billing_subscriptions_create_PT_BR: &str = concat!(
+    r#"{"name":"billing_subscriptions_create","title":"Criar uma assinatura","#,
+    r#""description":"Inscreve um cliente em um plano; a cada ciclo, a partir de started_at, é gerada uma fatura.","#,
+    r#""inputSchema":{"type":"object","properties":{"customer_id":{"type":"string","description":"O cliente que assina."},"#,
+    r#""plan":{"type":"string","enum":["basic","professional","enterprise"]},"#,
+    r#""amount":{"type":"number","exclusiveMinimum":0,"description":"Valor por ciclo, em BRL."},"#,
+    r#""interval":{"type":"string","enum":["monthly","quarterly","yearly"]},"#,
+    r#""started_at":{"type":"string","format":"date","description":"Primeiro dia (YYYY-MM-DD); padrão: hoje."}},"#,
+    r#""required":["customer_id","plan","amount","interval"]},"#,
+    r#""annotations":{"destructiveHint":false,"openWorldHint":false}}"#,
+);
+const tool_billing_subscriptions_create_ES: &str = concat!(
+    r#"{"name":"billing_subscriptions_create","title":"Crear una suscripción","#,
+    r#""description":"Suscribe a un cliente a un plan; en cada ciclo, a partir de started_at, se genera una factura.","#,
+    r#""inputSchema":{"type":"object","properties":{"customer_id":{"type":"string","description":"El cliente que se suscribe."},"#,
+    r#""plan":{"type":"string","enum":["basic","professional","enterprise"]},"#,
+    r#""amount":{"type":"number","exclusiveMinimum":0,"description":"Importe por ciclo, en BRL."},"#,
+    r#""interval":{"type":"string","enum":["monthly","quarterly","yearly"]},"#,
+    r#""started_at":{"type":"string","format":"date","description":"Primer día (YYYY-MM-DD); por defecto, hoy."}},"#,
+    r#""required":["customer_id","plan","amount","interval"]},"#,
+    r#""annotations":{"destructiveHint":false,"openWorldHint":false}}"#,
+);
+const tool_billing_subscriptions_create_INPUT: &str = concat!(
+    r#"{"type":"object","properties":{"customer_id":{"type":"string","description":"The customer who subscribes."},"#,
+    r#""plan":{"type":"string","enum":["basic","professional","enterprise"]},"#,
+    r#""amount":{"type":"number","exclusiveMinimum":0,"description":"Amount per cycle, in BRL."},"#,
+    r#""interval":{"type":"string","enum":["monthly","quarterly","yearly"]},"#,
+    r#""started_at":{"type":"string","format":"date","description":"First day (YYYY-MM-DD); default today."}},"#,
+    r#""required":["customer_id","plan","amount","interval"],"#,
+    r#""additionalProperties":false}"#,
+);
+const tool_billing_subscriptions_get: &str = concat!(
+    r#"{"name":"billing_subscriptions_get","title":"Get a subscription","#,
+    r#""description":"One subscription by id (customer, plan, amount, cycle, status, next billing date). Also the resource kobana://billing/subscriptions/{id}.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Subscription id."}},"required":["id"]},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_billing_subscriptions_get_PT_BR: &str = concat!(
+    r#"{"name":"billing_subscriptions_get","title":"Consultar uma assinatura","#,
+    r#""description":"Uma assinatura pelo id (cliente, plano, valor, ciclo, status, data da próxima cobrança). Também é o recurso kobana://billing/subscriptions/{id}.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Id da assinatura."}},"required":["id"]},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_billing_subscriptions_get_ES: &str = concat!(
+    r#"{"name":"billing_subscriptions_get","title":"Consultar una suscripción","#,
+    r#""description":"Una suscripción por su id (cliente, plan, importe, ciclo, estado, fecha del próximo cobro). También es el recurso kobana://billing/subscriptions/{id}.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Id de la suscripción."}},"required":["id"]},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_billing_subscriptions_get_INPUT: &str = r#"{"type":"object","properties":{"id":{"type":"string","description":"Subscription id."}},"required":["id"],"additionalProperties":false}"#;
+const tool_billing_subscriptions_list: &str = concat!(
+    r#"{"name":"billing_subscriptions_list","title":"List subscriptions","#,
+    r#""description":"Subscriptions, newest first. Filter by customer, status, plan or interval; paginate with page/per_page.","#,
+    r#""inputSchema":{"type":"object","properties":{"customer_id":{"type":"string","description":"Only this customer's subscriptions."},"#,
+    r#""status":{"type":"string","enum":["active","paused","past_due","canceled"]},"#,
+    r#""plan":{"type":"string","enum":["basic","professional","enterprise"]},"#,
+    r#""interval":{"type":"string","enum":["monthly","quarterly","yearly"]},"#,
+    r#""sort":{"type":"string","enum":["amount","-amount","started_at","-started_at","next_billing_date","-next_billing_date","created_at","-created_at"],"#,
+    r#""description":"Sort field; prefix - for descending. Default: -created_at."},"#,
+    r#""page":{"type":"integer","minimum":1,"default":1},"#,
+    r#""per_page":{"type":"integer","minimum":1,"maximum":100,"default":25}}},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_billing_subscriptions_list_PT_BR: &str = concat!(
+    r#"{"name":"billing_subscriptions_list","title":"Listar assinaturas","#,
+    r#""description":"Assinaturas, das mais recentes para as mais antigas. Filtre por cliente, status, plano ou periodicidade; pagine com page/per_page.","#,
+    r#""inputSchema":{"type":"object","properties":{"customer_id":{"type":"string","description":"Só as assinaturas deste cliente."},"#,
+    r#""status":{"type":"string","enum":["active","paused","past_due","canceled"]},"#,
+    r#""plan":{"type":"string","enum":["basic","professional","enterprise"]},"#,
+    r#""interval":{"type":"string","enum":["monthly","quarterly","yearly"]},"#,
+    r#""sort":{"type":"string","enum":["amount","-amount","started_at","-started_at","next_billing_date","-next_billing_date","created_at","-created_at"],"#,
+    r#""description":"Campo de ordenação; prefixe com - para ordem decrescente. Padrão: -created_at."},"#,
+    r#""page":{"type":"integer","minimum":1,"default":1},"#,
+    r#""per_page":{"type":"integer","minimum":1,"maximum":100,"default":25}}},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_billing_subscriptions_list_ES: &str = concat!(
+    r#"{"name":"billing_subscriptions_list","title":"Listar suscripciones","#,
+    r#""description":"Suscripciones, de la más reciente a la más antigua. Filtra por cliente, estado, plan o periodicidad; pagina con page/per_page.","#,
+    r#""inputSchema":{"type":"object","properties":{"customer_id":{"type":"string","description":"Solo las suscripciones de este cliente."},"#,
+    r#""status":{"type":"string","enum":["active","paused","past_due","canceled"]},"#,
+    r#""plan":{"type":"string","enum":["basic","professional","enterprise"]},"#,
+    r#""interval":{"type":"string","enum":["monthly","quarterly","yearly"]},"#,
+    r#""sort":{"type":"string","enum":["amount","-amount","started_at","-started_at","next_billing_date","-next_billing_date","created_at","-created_at"],"#,
+    r#""description":"Campo de ordenación; antepón - para orden descendente. Por defecto: -created_at."},"#,
+    r#""page":{"type":"integer","minimum":1,"default":1},"#,
+    r#""per_page":{"type":"integer","minimum":1,"maximum":100,"default":25}}},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_billing_subscriptions_list_INPUT: &str = concat!(
+    r#"{"type":"object","properties":{"customer_id":{"type":"string","description":"Only this customer's subscriptions."},"#,
+    r#""status":{"type":"string","enum":["active","paused","past_due","canceled"]},"#,
+    r#""plan":{"type":"string","enum":["basic","professional","enterprise"]},"#,
+    r#""interval":{"type":"string","enum":["monthly","quarterly","yearly"]},"#,
+    r#""sort":{"type":"string","enum":["amount","-amount","started_at","-started_at","next_billing_date","-next_billing_date","created_at","-created_at"],"#,
+    r#""description":"Sort field; prefix - for descending. Default: -created_at."},"#,
+    r#""page":{"type":"integer","minimum":1,"default":1,"description":"Page number (1-based)."},"#,
+    r#""per_page":{"type":"integer","minimum":1,"maximum":100,"default":25,"description":"Records per page (1-100)."}},"#,
+    r#""additionalProperties":false}"#,
+);
+const tool_billing_subscriptions_pause: &str = concat!(
+    r#"{"name":"billing_subscriptions_pause","title":"Pause a subscription","#,
+    r#""description":"Stops generating invoices for an active subscription until it is resumed. Invoices already issued stay as they are.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Subscription id."}},"required":["id"]},"#,
+    r#""annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}"#,
+);
+const tool_billing_subscriptions_pause_PT_BR: &str = concat!(
+    r#"{"name":"billing_subscriptions_pause","title":"Pausar uma assinatura","#,
+    r#""description":"Para de gerar faturas de uma assinatura ativa até que ela seja retomada. As faturas já emitidas continuam como estão.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Id da assinatura."}},"required":["id"]},"#,
+    r#""annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}"#,
+);
+const tool_billing_subscriptions_pause_ES: &str = concat!(
+    r#"{"name":"billing_subscriptions_pause","title":"Pausar una suscripción","#,
+    r#""description":"Deja de generar facturas de una suscripción activa hasta que se reanude. Las facturas ya emitidas siguen como están.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Id de la suscripción."}},"required":["id"]},"#,
+    r#""annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}"#,
+);
+const tool_billing_subscriptions_pause_INPUT: &str = r#"{"type":"object","properties":{"id":{"type":"string","description":"Subscription id."}},"required":["id"],"additionalProperties":false}"#;
+const tool_billing_subscriptions_resume: &str = concat!(
+    r#"{"name":"billing_subscriptions_resume","title":"Resume a subscription","#,
+    r#""description":"Resumes a paused subscription; the next invoice is generated on next_billing_date.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Subscription id."}},"required":["id"]},"#,
+    r#""annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}"#,
+);
+const tool_billing_subscriptions_resume_PT_BR: &str = concat!(
+    r#"{"name":"billing_subscriptions_resume","title":"Retomar uma assinatura","#,
+    r#""description":"Retoma uma assinatura pausada; a próxima fatura é gerada em next_billing_date.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Id da assinatura."}},"required":["id"]},"#,
+    r#""annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}"#,
+);
+const tool_billing_subscriptions_resume_ES: &str = concat!(
+    r#"{"name":"billing_subscriptions_resume","title":"Reanudar una suscripción","#,
+    r#""description":"Reanuda una suscripción pausada; la próxima factura se genera en next_billing_date.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Id de la suscripción."}},"required":["id"]},"#,
+    r#""annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}"#,
+);
+const tool_billing_subscriptions_resume_INPUT: &str = r#"{"type":"object","properties":{"id":{"type":"string","description":"Subscription id."}},"required":["id"],"additionalProperties":false}"#;
+const tool_billing_subscriptions_update: &str = concat!(
+    r#"{"name":"billing_subscriptions_update","title":"Update a subscription","#,
+    r#""description":"Changes the plan, amount, cycle or next billing date of a subscription; takes effect from the next invoice.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Subscription id."},"#,
+    r#""plan":{"type":"string","enum":["basic","professional","enterprise"]},"#,
+    r#""amount":{"type":"number","exclusiveMinimum":0},"#,
+    r#""interval":{"type":"string","enum":["monthly","quarterly","yearly"]},"#,
+    r#""next_billing_date":{"type":"string","format":"date"}},"#,
+    r#""required":["id"]},"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}"#,
+);
+const tool_billing_subscriptions_update_PT_BR: &str = concat!(
+    r#"{"name":"billing_subscriptions_update","title":"Atualizar uma assinatura","#,
+    r#""description":"Altera o plano, o valor, o ciclo ou a data da próxima cobrança de uma assinatura; vale a partir da próxima fatura.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Id da assinatura."},"#,
+    r#""plan":{"type":"string","enum":["basic","professional","enterprise"]},"#,
+    r#""amount":{"type":"number","exclusiveMinimum":0},"#,
+    r#""interval":{"type":"string","enum":["monthly","quarterly","yearly"]},"#,
+    r#""next_billing_date":{"type":"string","format":"date"}},"#,
+    r#""required":["id"]},"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}"#,
+);
+const tool_billing_subscriptions_update_ES: &str = concat!(
+    r#"{"name":"billing_subscriptions_update","title":"Actualizar una suscripción","#,
+    r#""description":"Cambia el plan, el importe, el ciclo o la fecha del próximo cobro de una suscripción; rige desde la próxima factura.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Id de la suscripción."},"#,
+    r#""plan":{"type":"string","enum":["basic","professional","enterprise"]},"#,
+    r#""amount":{"type":"number","exclusiveMinimum":0},"#,
+    r#""interval":{"type":"string","enum":["monthly","quarterly","yearly"]},"#,
+    r#""next_billing_date":{"type":"string","format":"date"}},"#,
+    r#""required":["id"]},"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}"#,
+);
+const tool_billing_subscriptions_update_INPUT: &str = concat!(
+    r#"{"type":"object","properties":{"id":{"type":"string","description":"Subscription id."},"#,
+    r#""plan":{"type":"string","enum":["basic","professional","enterprise"]},"#,
+    r#""amount":{"type":"number","exclusiveMinimum":0},"#,
+    r#""interval":{"type":"string","enum":["monthly","quarterly","yearly"]},"#,
+    r#""next_billing_date":{"type":"string","format":"date"}},"#,
+    r#""required":["id"],"additionalProperties":false}"#,
+);

@@ -1,7 +1,7 @@
 // generated from catalog/fixtures/conformance.yaml; do not edit by hand — run `cargo build` (or `cargo run -p codegen`)
 #![cfg_attr(rustfmt, rustfmt::skip)]
 //! The `conformance` product (Conformance fixture), compiled from `catalog/fixtures/conformance.yaml`.
-#![allow(clippy::all)]
+#![allow(clippy::all, non_upper_case_globals)]
 use runtime_model::catalog::*;
 pub static PRODUCT: Product = Product {
     name: "conformance",
@@ -26,7 +26,6 @@ pub static PRODUCT: Product = Product {
         workspaced: false,
     },
     tools: TOOLS,
-    tools_json: TOOLS_JSON,
     tool_aliases: &[],
     resources: RESOURCES,
     templates: TEMPLATES,
@@ -44,8 +43,8 @@ static TOOLS: &[Tool] = &[
         name: "confirm_delete",
         title: "Confirm a deletion",
         description: "Asks the user to confirm deleting a file (inside its task), then reports what it did.",
-        descriptor_json: json_slice(TOOLS_JSON, 0usize, 329usize),
-        input_schema_json: "{\"type\":\"object\",\"properties\":{\"filename\":{\"type\":\"string\",\"description\":\"The file to delete\"}}}",
+        descriptor_json: tool_confirm_delete,
+        input_schema_json: tool_confirm_delete_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: false,
@@ -64,8 +63,8 @@ static TOOLS: &[Tool] = &[
         name: "failing_job",
         title: "Failing job",
         description: "A job that runs for about a second and then reports a tool error; only as a task.",
-        descriptor_json: json_slice(TOOLS_JSON, 330usize, 582usize),
-        input_schema_json: "{\"type\":\"object\",\"properties\":{}}",
+        descriptor_json: tool_failing_job,
+        input_schema_json: tool_failing_job_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: false,
@@ -84,8 +83,8 @@ static TOOLS: &[Tool] = &[
         name: "greet",
         title: "Greet",
         description: "Says hello to a name, in the request (never a task).",
-        descriptor_json: json_slice(TOOLS_JSON, 583usize, 843usize),
-        input_schema_json: "{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\",\"description\":\"Who to greet\"}}}",
+        descriptor_json: tool_greet,
+        input_schema_json: tool_greet_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: true,
@@ -104,8 +103,8 @@ static TOOLS: &[Tool] = &[
         name: "json_schema_2020_12_tool",
         title: "JSON Schema 2020-12",
         description: "Echoes its arguments; its input schema uses $defs, $ref, $anchor, allOf/anyOf and if/then/else.",
-        descriptor_json: json_slice(TOOLS_JSON, 844usize, 1778usize),
-        input_schema_json: "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"$defs\":{\"address\":{\"$anchor\":\"addressDef\",\"type\":\"object\",\"properties\":{\"street\":{\"type\":\"string\"},\"city\":{\"type\":\"string\"}},\"required\":[\"street\",\"city\"]}},\"properties\":{\"name\":{\"type\":\"string\",\"description\":\"A name\"},\"address\":{\"$ref\":\"#/$defs/address\"},\"contactMethod\":{\"type\":\"string\",\"enum\":[\"phone\",\"email\"]},\"phone\":{\"type\":\"string\"},\"email\":{\"type\":\"string\"}},\"allOf\":[{\"anyOf\":[{\"required\":[\"phone\"]},{\"required\":[\"email\"]}]}],\"if\":{\"properties\":{\"contactMethod\":{\"const\":\"phone\"}},\"required\":[\"contactMethod\"]},\"then\":{\"required\":[\"phone\"]},\"else\":{\"required\":[\"email\"]},\"additionalProperties\":false}",
+        descriptor_json: tool_json_schema_2020_12_tool,
+        input_schema_json: tool_json_schema_2020_12_tool_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: true,
@@ -124,8 +123,8 @@ static TOOLS: &[Tool] = &[
         name: "multi_input",
         title: "Two questions at once",
         description: "Asks two questions in parallel (inside its task) and answers once both are answered.",
-        descriptor_json: json_slice(TOOLS_JSON, 1779usize, 2044usize),
-        input_schema_json: "{\"type\":\"object\",\"properties\":{}}",
+        descriptor_json: tool_multi_input,
+        input_schema_json: tool_multi_input_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: false,
@@ -144,8 +143,8 @@ static TOOLS: &[Tool] = &[
         name: "protocol_error_job",
         title: "Protocol error job",
         description: "A job that fails with a protocol (JSON-RPC) error instead of a tool result.",
-        descriptor_json: json_slice(TOOLS_JSON, 2045usize, 2305usize),
-        input_schema_json: "{\"type\":\"object\",\"properties\":{}}",
+        descriptor_json: tool_protocol_error_job,
+        input_schema_json: tool_protocol_error_job_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: false,
@@ -164,8 +163,8 @@ static TOOLS: &[Tool] = &[
         name: "slow_compute",
         title: "Slow computation",
         description: "Waits `seconds` seconds, then answers; a task for clients with the Tasks extension.",
-        descriptor_json: json_slice(TOOLS_JSON, 2306usize, 2719usize),
-        input_schema_json: "{\"type\":\"object\",\"properties\":{\"seconds\":{\"type\":\"number\",\"minimum\":0,\"maximum\":600,\"description\":\"How long to work\"},\"label\":{\"type\":\"string\",\"description\":\"A label echoed in the result\"}}}",
+        descriptor_json: tool_slow_compute,
+        input_schema_json: tool_slow_compute_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: true,
@@ -184,8 +183,8 @@ static TOOLS: &[Tool] = &[
         name: "test_audio_content",
         title: "Audio content",
         description: "Returns an audio content block (WAV).",
-        descriptor_json: json_slice(TOOLS_JSON, 2720usize, 2933usize),
-        input_schema_json: "{\"type\":\"object\",\"properties\":{}}",
+        descriptor_json: tool_test_audio_content,
+        input_schema_json: tool_test_audio_content_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: true,
@@ -204,8 +203,8 @@ static TOOLS: &[Tool] = &[
         name: "test_custom_header",
         title: "Custom header",
         description: "Echoes its arguments; `region` is mirrored into the Mcp-Param-Region header (SEP-2243).",
-        descriptor_json: json_slice(TOOLS_JSON, 2934usize, 3326usize),
-        input_schema_json: "{\"type\":\"object\",\"properties\":{\"region\":{\"type\":\"string\",\"description\":\"A region, mirrored into Mcp-Param-Region\",\"x-mcp-header\":\"Region\"}},\"required\":[\"region\"]}",
+        descriptor_json: tool_test_custom_header,
+        input_schema_json: tool_test_custom_header_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: true,
@@ -224,8 +223,8 @@ static TOOLS: &[Tool] = &[
         name: "test_elicitation",
         title: "Elicitation",
         description: "Asks the user for a username and an e-mail address.",
-        descriptor_json: json_slice(TOOLS_JSON, 3327usize, 3646usize),
-        input_schema_json: "{\"type\":\"object\",\"properties\":{\"message\":{\"type\":\"string\",\"description\":\"The message shown to the user\"}},\"required\":[\"message\"]}",
+        descriptor_json: tool_test_elicitation,
+        input_schema_json: tool_test_elicitation_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: true,
@@ -244,8 +243,8 @@ static TOOLS: &[Tool] = &[
         name: "test_elicitation_sep1034_defaults",
         title: "Elicitation with defaults",
         description: "Asks for a form whose fields all carry defaults (SEP-1034).",
-        descriptor_json: json_slice(TOOLS_JSON, 3647usize, 3909usize),
-        input_schema_json: "{\"type\":\"object\",\"properties\":{}}",
+        descriptor_json: tool_test_elicitation_sep1034_defaults,
+        input_schema_json: tool_test_elicitation_sep1034_defaults_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: true,
@@ -264,8 +263,8 @@ static TOOLS: &[Tool] = &[
         name: "test_elicitation_sep1330_enums",
         title: "Elicitation with enums",
         description: "Asks for a form with every enum variant (SEP-1330).",
-        descriptor_json: json_slice(TOOLS_JSON, 3910usize, 4158usize),
-        input_schema_json: "{\"type\":\"object\",\"properties\":{}}",
+        descriptor_json: tool_test_elicitation_sep1330_enums,
+        input_schema_json: tool_test_elicitation_sep1330_enums_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: true,
@@ -284,8 +283,8 @@ static TOOLS: &[Tool] = &[
         name: "test_embedded_resource",
         title: "Embedded resource",
         description: "Returns an embedded text resource.",
-        descriptor_json: json_slice(TOOLS_JSON, 4159usize, 4377usize),
-        input_schema_json: "{\"type\":\"object\",\"properties\":{}}",
+        descriptor_json: tool_test_embedded_resource,
+        input_schema_json: tool_test_embedded_resource_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: true,
@@ -304,8 +303,8 @@ static TOOLS: &[Tool] = &[
         name: "test_error_handling",
         title: "Error handling",
         description: "Always answers with a tool error (isError).",
-        descriptor_json: json_slice(TOOLS_JSON, 4378usize, 4599usize),
-        input_schema_json: "{\"type\":\"object\",\"properties\":{}}",
+        descriptor_json: tool_test_error_handling,
+        input_schema_json: tool_test_error_handling_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: true,
@@ -324,8 +323,8 @@ static TOOLS: &[Tool] = &[
         name: "test_image_content",
         title: "Image content",
         description: "Returns an image content block (PNG).",
-        descriptor_json: json_slice(TOOLS_JSON, 4600usize, 4813usize),
-        input_schema_json: "{\"type\":\"object\",\"properties\":{}}",
+        descriptor_json: tool_test_image_content,
+        input_schema_json: tool_test_image_content_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: true,
@@ -344,8 +343,8 @@ static TOOLS: &[Tool] = &[
         name: "test_input_required_result_capabilities",
         title: "MRTR capabilities",
         description: "Asks only with the input types the request declares.",
-        descriptor_json: json_slice(TOOLS_JSON, 4814usize, 5067usize),
-        input_schema_json: "{\"type\":\"object\",\"properties\":{}}",
+        descriptor_json: tool_test_input_required_result_capabilities,
+        input_schema_json: tool_test_input_required_result_capabilities_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: true,
@@ -364,8 +363,8 @@ static TOOLS: &[Tool] = &[
         name: "test_input_required_result_elicitation",
         title: "MRTR elicitation",
         description: "Asks for the user's name (input_required), then greets them.",
-        descriptor_json: json_slice(TOOLS_JSON, 5068usize, 5327usize),
-        input_schema_json: "{\"type\":\"object\",\"properties\":{}}",
+        descriptor_json: tool_test_input_required_result_elicitation,
+        input_schema_json: tool_test_input_required_result_elicitation_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: true,
@@ -384,8 +383,8 @@ static TOOLS: &[Tool] = &[
         name: "test_input_required_result_list_roots",
         title: "MRTR roots",
         description: "Asks the client for its roots (input_required).",
-        descriptor_json: json_slice(TOOLS_JSON, 5328usize, 5567usize),
-        input_schema_json: "{\"type\":\"object\",\"properties\":{}}",
+        descriptor_json: tool_test_input_required_result_list_roots,
+        input_schema_json: tool_test_input_required_result_list_roots_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: true,
@@ -404,8 +403,8 @@ static TOOLS: &[Tool] = &[
         name: "test_input_required_result_multi_round",
         title: "MRTR multi round",
         description: "Asks two questions in two rounds, each with a new requestState.",
-        descriptor_json: json_slice(TOOLS_JSON, 5568usize, 5830usize),
-        input_schema_json: "{\"type\":\"object\",\"properties\":{}}",
+        descriptor_json: tool_test_input_required_result_multi_round,
+        input_schema_json: tool_test_input_required_result_multi_round_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: true,
@@ -424,8 +423,8 @@ static TOOLS: &[Tool] = &[
         name: "test_input_required_result_multiple_inputs",
         title: "MRTR multiple inputs",
         description: "Asks for elicitation, sampling and roots in one round.",
-        descriptor_json: json_slice(TOOLS_JSON, 5831usize, 6092usize),
-        input_schema_json: "{\"type\":\"object\",\"properties\":{}}",
+        descriptor_json: tool_test_input_required_result_multiple_inputs,
+        input_schema_json: tool_test_input_required_result_multiple_inputs_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: true,
@@ -444,8 +443,8 @@ static TOOLS: &[Tool] = &[
         name: "test_input_required_result_request_state",
         title: "MRTR request state",
         description: "Asks for a confirmation with a sealed requestState.",
-        descriptor_json: json_slice(TOOLS_JSON, 6093usize, 6347usize),
-        input_schema_json: "{\"type\":\"object\",\"properties\":{}}",
+        descriptor_json: tool_test_input_required_result_request_state,
+        input_schema_json: tool_test_input_required_result_request_state_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: true,
@@ -464,8 +463,8 @@ static TOOLS: &[Tool] = &[
         name: "test_input_required_result_sampling",
         title: "MRTR sampling",
         description: "Asks the client's model a question (input_required).",
-        descriptor_json: json_slice(TOOLS_JSON, 6348usize, 6593usize),
-        input_schema_json: "{\"type\":\"object\",\"properties\":{}}",
+        descriptor_json: tool_test_input_required_result_sampling,
+        input_schema_json: tool_test_input_required_result_sampling_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: true,
@@ -484,8 +483,8 @@ static TOOLS: &[Tool] = &[
         name: "test_input_required_result_tampered_state",
         title: "MRTR tampered state",
         description: "Asks for a confirmation; a retry with a tampered requestState is refused.",
-        descriptor_json: json_slice(TOOLS_JSON, 6594usize, 6872usize),
-        input_schema_json: "{\"type\":\"object\",\"properties\":{}}",
+        descriptor_json: tool_test_input_required_result_tampered_state,
+        input_schema_json: tool_test_input_required_result_tampered_state_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: true,
@@ -504,8 +503,8 @@ static TOOLS: &[Tool] = &[
         name: "test_logging_tool",
         title: "Logging (per request)",
         description: "Sends log notifications only when the request asked for a log level.",
-        descriptor_json: json_slice(TOOLS_JSON, 6873usize, 7124usize),
-        input_schema_json: "{\"type\":\"object\",\"properties\":{}}",
+        descriptor_json: tool_test_logging_tool,
+        input_schema_json: tool_test_logging_tool_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: true,
@@ -524,8 +523,8 @@ static TOOLS: &[Tool] = &[
         name: "test_missing_capability",
         title: "Missing capability",
         description: "Needs the client's sampling capability; without it the answer is -32021.",
-        descriptor_json: json_slice(TOOLS_JSON, 7125usize, 7383usize),
-        input_schema_json: "{\"type\":\"object\",\"properties\":{}}",
+        descriptor_json: tool_test_missing_capability,
+        input_schema_json: tool_test_missing_capability_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: true,
@@ -544,8 +543,8 @@ static TOOLS: &[Tool] = &[
         name: "test_multiple_content_types",
         title: "Multiple content types",
         description: "Returns text, image and embedded resource blocks.",
-        descriptor_json: json_slice(TOOLS_JSON, 7384usize, 7627usize),
-        input_schema_json: "{\"type\":\"object\",\"properties\":{}}",
+        descriptor_json: tool_test_multiple_content_types,
+        input_schema_json: tool_test_multiple_content_types_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: true,
@@ -564,8 +563,8 @@ static TOOLS: &[Tool] = &[
         name: "test_read_fixture_resource",
         title: "Read a fixture resource",
         description: "Reads one of the fixture's test:// resources.",
-        descriptor_json: json_slice(TOOLS_JSON, 7628usize, 8004usize),
-        input_schema_json: "{\"type\":\"object\",\"properties\":{\"uri\":{\"type\":\"string\",\"description\":\"A test:// resource URI\"},\"id\":{\"type\":\"string\",\"description\":\"The id of test://template/{id}/data\"}}}",
+        descriptor_json: tool_test_read_fixture_resource,
+        input_schema_json: tool_test_read_fixture_resource_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: true,
@@ -584,8 +583,8 @@ static TOOLS: &[Tool] = &[
         name: "test_sampling",
         title: "Sampling",
         description: "Asks the client's model to answer the prompt, then returns its answer.",
-        descriptor_json: json_slice(TOOLS_JSON, 8005usize, 8337usize),
-        input_schema_json: "{\"type\":\"object\",\"properties\":{\"prompt\":{\"type\":\"string\",\"description\":\"The prompt to send to the model\"}},\"required\":[\"prompt\"]}",
+        descriptor_json: tool_test_sampling,
+        input_schema_json: tool_test_sampling_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: true,
@@ -604,8 +603,8 @@ static TOOLS: &[Tool] = &[
         name: "test_simple_text",
         title: "Simple text",
         description: "Returns a simple text response.",
-        descriptor_json: json_slice(TOOLS_JSON, 8338usize, 8541usize),
-        input_schema_json: "{\"type\":\"object\",\"properties\":{}}",
+        descriptor_json: tool_test_simple_text,
+        input_schema_json: tool_test_simple_text_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: true,
@@ -624,8 +623,8 @@ static TOOLS: &[Tool] = &[
         name: "test_streaming_elicitation",
         title: "Streaming elicitation",
         description: "Asks for a confirmation when the client declares elicitation.",
-        descriptor_json: json_slice(TOOLS_JSON, 8542usize, 8795usize),
-        input_schema_json: "{\"type\":\"object\",\"properties\":{}}",
+        descriptor_json: tool_test_streaming_elicitation,
+        input_schema_json: tool_test_streaming_elicitation_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: true,
@@ -644,8 +643,8 @@ static TOOLS: &[Tool] = &[
         name: "test_tool_with_logging",
         title: "Logging (session)",
         description: "Sends three log notifications while running (2025 sessions that set a level).",
-        descriptor_json: json_slice(TOOLS_JSON, 8796usize, 9057usize),
-        input_schema_json: "{\"type\":\"object\",\"properties\":{}}",
+        descriptor_json: tool_test_tool_with_logging,
+        input_schema_json: tool_test_tool_with_logging_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: true,
@@ -664,8 +663,8 @@ static TOOLS: &[Tool] = &[
         name: "test_tool_with_progress",
         title: "Progress",
         description: "Sends three progress notifications (0, 50, 100 of 100) before answering.",
-        descriptor_json: json_slice(TOOLS_JSON, 9058usize, 9306usize),
-        input_schema_json: "{\"type\":\"object\",\"properties\":{}}",
+        descriptor_json: tool_test_tool_with_progress,
+        input_schema_json: tool_test_tool_with_progress_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: true,
@@ -684,8 +683,8 @@ static TOOLS: &[Tool] = &[
         name: "test_tool_with_task",
         title: "Input, then a task",
         description: "Asks for a user name in the request (multi round-trip), then finishes as a task.",
-        descriptor_json: json_slice(TOOLS_JSON, 9307usize, 9573usize),
-        input_schema_json: "{\"type\":\"object\",\"properties\":{}}",
+        descriptor_json: tool_test_tool_with_task,
+        input_schema_json: tool_test_tool_with_task_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: false,
@@ -701,8 +700,6 @@ static TOOLS: &[Tool] = &[
         task: TaskSupport::Required,
     },
 ];
-/// Every tool descriptor, in that order, joined by commas.
-const TOOLS_JSON: &str = "{\"name\":\"confirm_delete\",\"title\":\"Confirm a deletion\",\"description\":\"Asks the user to confirm deleting a file (inside its task), then reports what it did.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"filename\":{\"type\":\"string\",\"description\":\"The file to delete\"}}},\"annotations\":{\"destructiveHint\":false,\"openWorldHint\":false}},{\"name\":\"failing_job\",\"title\":\"Failing job\",\"description\":\"A job that runs for about a second and then reports a tool error; only as a task.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"destructiveHint\":false,\"openWorldHint\":false}},{\"name\":\"greet\",\"title\":\"Greet\",\"description\":\"Says hello to a name, in the request (never a task).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\",\"description\":\"Who to greet\"}}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"json_schema_2020_12_tool\",\"title\":\"JSON Schema 2020-12\",\"description\":\"Echoes its arguments; its input schema uses $defs, $ref, $anchor, allOf/anyOf and if/then/else.\",\"inputSchema\":{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"$defs\":{\"address\":{\"$anchor\":\"addressDef\",\"type\":\"object\",\"properties\":{\"street\":{\"type\":\"string\"},\"city\":{\"type\":\"string\"}},\"required\":[\"street\",\"city\"]}},\"properties\":{\"name\":{\"type\":\"string\",\"description\":\"A name\"},\"address\":{\"$ref\":\"#/$defs/address\"},\"contactMethod\":{\"type\":\"string\",\"enum\":[\"phone\",\"email\"]},\"phone\":{\"type\":\"string\"},\"email\":{\"type\":\"string\"}},\"allOf\":[{\"anyOf\":[{\"required\":[\"phone\"]},{\"required\":[\"email\"]}]}],\"if\":{\"properties\":{\"contactMethod\":{\"const\":\"phone\"}},\"required\":[\"contactMethod\"]},\"then\":{\"required\":[\"phone\"]},\"else\":{\"required\":[\"email\"]},\"additionalProperties\":false},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"multi_input\",\"title\":\"Two questions at once\",\"description\":\"Asks two questions in parallel (inside its task) and answers once both are answered.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"destructiveHint\":false,\"openWorldHint\":false}},{\"name\":\"protocol_error_job\",\"title\":\"Protocol error job\",\"description\":\"A job that fails with a protocol (JSON-RPC) error instead of a tool result.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"destructiveHint\":false,\"openWorldHint\":false}},{\"name\":\"slow_compute\",\"title\":\"Slow computation\",\"description\":\"Waits `seconds` seconds, then answers; a task for clients with the Tasks extension.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"seconds\":{\"type\":\"number\",\"minimum\":0,\"maximum\":600,\"description\":\"How long to work\"},\"label\":{\"type\":\"string\",\"description\":\"A label echoed in the result\"}}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_audio_content\",\"title\":\"Audio content\",\"description\":\"Returns an audio content block (WAV).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_custom_header\",\"title\":\"Custom header\",\"description\":\"Echoes its arguments; `region` is mirrored into the Mcp-Param-Region header (SEP-2243).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"region\":{\"type\":\"string\",\"description\":\"A region, mirrored into Mcp-Param-Region\",\"x-mcp-header\":\"Region\"}},\"required\":[\"region\"]},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_elicitation\",\"title\":\"Elicitation\",\"description\":\"Asks the user for a username and an e-mail address.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"message\":{\"type\":\"string\",\"description\":\"The message shown to the user\"}},\"required\":[\"message\"]},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_elicitation_sep1034_defaults\",\"title\":\"Elicitation with defaults\",\"description\":\"Asks for a form whose fields all carry defaults (SEP-1034).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_elicitation_sep1330_enums\",\"title\":\"Elicitation with enums\",\"description\":\"Asks for a form with every enum variant (SEP-1330).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_embedded_resource\",\"title\":\"Embedded resource\",\"description\":\"Returns an embedded text resource.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_error_handling\",\"title\":\"Error handling\",\"description\":\"Always answers with a tool error (isError).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_image_content\",\"title\":\"Image content\",\"description\":\"Returns an image content block (PNG).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_input_required_result_capabilities\",\"title\":\"MRTR capabilities\",\"description\":\"Asks only with the input types the request declares.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_input_required_result_elicitation\",\"title\":\"MRTR elicitation\",\"description\":\"Asks for the user's name (input_required), then greets them.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_input_required_result_list_roots\",\"title\":\"MRTR roots\",\"description\":\"Asks the client for its roots (input_required).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_input_required_result_multi_round\",\"title\":\"MRTR multi round\",\"description\":\"Asks two questions in two rounds, each with a new requestState.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_input_required_result_multiple_inputs\",\"title\":\"MRTR multiple inputs\",\"description\":\"Asks for elicitation, sampling and roots in one round.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_input_required_result_request_state\",\"title\":\"MRTR request state\",\"description\":\"Asks for a confirmation with a sealed requestState.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_input_required_result_sampling\",\"title\":\"MRTR sampling\",\"description\":\"Asks the client's model a question (input_required).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_input_required_result_tampered_state\",\"title\":\"MRTR tampered state\",\"description\":\"Asks for a confirmation; a retry with a tampered requestState is refused.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_logging_tool\",\"title\":\"Logging (per request)\",\"description\":\"Sends log notifications only when the request asked for a log level.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_missing_capability\",\"title\":\"Missing capability\",\"description\":\"Needs the client's sampling capability; without it the answer is -32021.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_multiple_content_types\",\"title\":\"Multiple content types\",\"description\":\"Returns text, image and embedded resource blocks.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_read_fixture_resource\",\"title\":\"Read a fixture resource\",\"description\":\"Reads one of the fixture's test:// resources.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"uri\":{\"type\":\"string\",\"description\":\"A test:// resource URI\"},\"id\":{\"type\":\"string\",\"description\":\"The id of test://template/{id}/data\"}}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_sampling\",\"title\":\"Sampling\",\"description\":\"Asks the client's model to answer the prompt, then returns its answer.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"prompt\":{\"type\":\"string\",\"description\":\"The prompt to send to the model\"}},\"required\":[\"prompt\"]},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_simple_text\",\"title\":\"Simple text\",\"description\":\"Returns a simple text response.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_streaming_elicitation\",\"title\":\"Streaming elicitation\",\"description\":\"Asks for a confirmation when the client declares elicitation.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_tool_with_logging\",\"title\":\"Logging (session)\",\"description\":\"Sends three log notifications while running (2025 sessions that set a level).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_tool_with_progress\",\"title\":\"Progress\",\"description\":\"Sends three progress notifications (0, 50, 100 of 100) before answering.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_tool_with_task\",\"title\":\"Input, then a task\",\"description\":\"Asks for a user name in the request (multi round-trip), then finishes as a task.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"destructiveHint\":false,\"openWorldHint\":false}}";
 static RESOURCES: &[Resource] = &[
     Resource {
         uri: "test://static-text",
@@ -712,7 +709,7 @@ static RESOURCES: &[Resource] = &[
         mime_type: "text/plain",
         read_by: "test_read_fixture_resource",
         content: ContentKind::Text,
-        descriptor_json: "{\"uri\":\"test://static-text\",\"name\":\"static-text\",\"title\":\"Static text\",\"description\":\"A fixed text resource.\",\"mimeType\":\"text/plain\"}",
+        descriptor_json: r#"{"uri":"test://static-text","name":"static-text","title":"Static text","description":"A fixed text resource.","mimeType":"text/plain"}"#,
     },
     Resource {
         uri: "test://static-binary",
@@ -724,7 +721,7 @@ static RESOURCES: &[Resource] = &[
         content: ContentKind::Blob {
             max_bytes: 1048576,
         },
-        descriptor_json: "{\"uri\":\"test://static-binary\",\"name\":\"static-binary\",\"title\":\"Static binary\",\"description\":\"A fixed binary resource (PNG).\",\"mimeType\":\"image/png\"}",
+        descriptor_json: r#"{"uri":"test://static-binary","name":"static-binary","title":"Static binary","description":"A fixed binary resource (PNG).","mimeType":"image/png"}"#,
     },
     Resource {
         uri: "test://watched-resource",
@@ -734,7 +731,7 @@ static RESOURCES: &[Resource] = &[
         mime_type: "text/plain",
         read_by: "test_read_fixture_resource",
         content: ContentKind::Text,
-        descriptor_json: "{\"uri\":\"test://watched-resource\",\"name\":\"watched-resource\",\"title\":\"Watched resource\",\"description\":\"A resource clients may subscribe to (2025 sessions).\",\"mimeType\":\"text/plain\"}",
+        descriptor_json: r#"{"uri":"test://watched-resource","name":"watched-resource","title":"Watched resource","description":"A resource clients may subscribe to (2025 sessions).","mimeType":"text/plain"}"#,
     },
 ];
 static TEMPLATES: &[Template] = &[
@@ -751,7 +748,7 @@ static TEMPLATES: &[Template] = &[
         list_tool: None,
         completions: &[("id", "fixture_ids")],
         limitation: None,
-        descriptor_json: "{\"uriTemplate\":\"test://template/{id}/data\",\"name\":\"template-data\",\"title\":\"Template data\",\"description\":\"A JSON document for any id.\",\"mimeType\":\"application/json\"}",
+        descriptor_json: r#"{"uriTemplate":"test://template/{id}/data","name":"template-data","title":"Template data","description":"A JSON document for any id.","mimeType":"application/json"}"#,
     },
 ];
 static PROMPTS: &[Prompt] = &[
@@ -790,7 +787,11 @@ static PROMPTS: &[Prompt] = &[
         uses: &[],
         writes: false,
         template: "Prompt with arguments: arg1='{{ arg1 }}', arg2='{{ arg2 }}'",
-        descriptor_json: "{\"name\":\"test_prompt_with_arguments\",\"title\":\"Prompt with arguments\",\"description\":\"A prompt with two required arguments.\",\"arguments\":[{\"name\":\"arg1\",\"description\":\"First test argument\",\"required\":true},{\"name\":\"arg2\",\"description\":\"Second test argument\",\"required\":true}]}",
+        descriptor_json: concat!(
+            r#"{"name":"test_prompt_with_arguments","title":"Prompt with arguments","#,
+            r#""description":"A prompt with two required arguments.","#,
+            r#""arguments":[{"name":"arg1","description":"First test argument","required":true},{"name":"arg2","description":"Second test argument","required":true}]}"#,
+        ),
     },
     Prompt {
         name: "test_prompt_with_embedded_resource",
@@ -809,7 +810,12 @@ static PROMPTS: &[Prompt] = &[
         uses: &[],
         writes: false,
         template: "Embedded resource: {{ resourceUri }}",
-        descriptor_json: "{\"name\":\"test_prompt_with_embedded_resource\",\"title\":\"Prompt with an embedded resource\",\"description\":\"A prompt whose first message embeds a resource (rendered by its extension handler).\",\"arguments\":[{\"name\":\"resourceUri\",\"description\":\"URI of the resource to embed\",\"required\":true}]}",
+        descriptor_json: concat!(
+            r#"{"name":"test_prompt_with_embedded_resource","#,
+            r#""title":"Prompt with an embedded resource","#,
+            r#""description":"A prompt whose first message embeds a resource (rendered by its extension handler).","#,
+            r#""arguments":[{"name":"resourceUri","description":"URI of the resource to embed","required":true}]}"#,
+        ),
     },
     Prompt {
         name: "test_prompt_with_image",
@@ -819,7 +825,7 @@ static PROMPTS: &[Prompt] = &[
         uses: &[],
         writes: false,
         template: "An image prompt.",
-        descriptor_json: "{\"name\":\"test_prompt_with_image\",\"title\":\"Prompt with an image\",\"description\":\"A prompt whose first message is an image (rendered by its extension handler).\",\"arguments\":[]}",
+        descriptor_json: r#"{"name":"test_prompt_with_image","title":"Prompt with an image","description":"A prompt whose first message is an image (rendered by its extension handler).","arguments":[]}"#,
     },
     Prompt {
         name: "test_input_required_result_prompt",
@@ -829,7 +835,7 @@ static PROMPTS: &[Prompt] = &[
         uses: &[],
         writes: false,
         template: "Context-dependent prompt.",
-        descriptor_json: "{\"name\":\"test_input_required_result_prompt\",\"title\":\"MRTR prompt\",\"description\":\"A prompt that first asks the user for context (input_required).\",\"arguments\":[]}",
+        descriptor_json: r#"{"name":"test_input_required_result_prompt","title":"MRTR prompt","description":"A prompt that first asks the user for context (input_required).","arguments":[]}"#,
     },
 ];
 static COMPLETIONS: &[CompletionSource] = &[
@@ -852,30 +858,29 @@ static LOCALES: &[LocaleTexts] = &[
         locale: Locale::PtBr,
         title: "Conformance fixture",
         instructions: "A test server for the MCP conformance suite.",
-        tools_json: TOOLS_JSON_PT_BR,
         tools: TOOL_TEXTS_PT_BR,
         resources: &[
             ItemTexts {
                 title: "Static text",
                 description: "A fixed text resource.",
-                descriptor_json: "{\"uri\":\"test://static-text\",\"name\":\"static-text\",\"title\":\"Static text\",\"description\":\"A fixed text resource.\",\"mimeType\":\"text/plain\"}",
+                descriptor_json: r#"{"uri":"test://static-text","name":"static-text","title":"Static text","description":"A fixed text resource.","mimeType":"text/plain"}"#,
             },
             ItemTexts {
                 title: "Static binary",
                 description: "A fixed binary resource (PNG).",
-                descriptor_json: "{\"uri\":\"test://static-binary\",\"name\":\"static-binary\",\"title\":\"Static binary\",\"description\":\"A fixed binary resource (PNG).\",\"mimeType\":\"image/png\"}",
+                descriptor_json: r#"{"uri":"test://static-binary","name":"static-binary","title":"Static binary","description":"A fixed binary resource (PNG).","mimeType":"image/png"}"#,
             },
             ItemTexts {
                 title: "Watched resource",
                 description: "A resource clients may subscribe to (2025 sessions).",
-                descriptor_json: "{\"uri\":\"test://watched-resource\",\"name\":\"watched-resource\",\"title\":\"Watched resource\",\"description\":\"A resource clients may subscribe to (2025 sessions).\",\"mimeType\":\"text/plain\"}",
+                descriptor_json: r#"{"uri":"test://watched-resource","name":"watched-resource","title":"Watched resource","description":"A resource clients may subscribe to (2025 sessions).","mimeType":"text/plain"}"#,
             },
         ],
         templates: &[
             ItemTexts {
                 title: "Template data",
                 description: "A JSON document for any id.",
-                descriptor_json: "{\"uriTemplate\":\"test://template/{id}/data\",\"name\":\"template-data\",\"title\":\"Template data\",\"description\":\"A JSON document for any id.\",\"mimeType\":\"application/json\"}",
+                descriptor_json: r#"{"uriTemplate":"test://template/{id}/data","name":"template-data","title":"Template data","description":"A JSON document for any id.","mimeType":"application/json"}"#,
             },
         ],
         prompts: &[
@@ -889,25 +894,34 @@ static LOCALES: &[LocaleTexts] = &[
                 title: "Prompt with arguments",
                 description: "A prompt with two required arguments.",
                 template: "Prompt with arguments: arg1='{{ arg1 }}', arg2='{{ arg2 }}'",
-                descriptor_json: "{\"name\":\"test_prompt_with_arguments\",\"title\":\"Prompt with arguments\",\"description\":\"A prompt with two required arguments.\",\"arguments\":[{\"name\":\"arg1\",\"description\":\"First test argument\",\"required\":true},{\"name\":\"arg2\",\"description\":\"Second test argument\",\"required\":true}]}",
+                descriptor_json: concat!(
+                    r#"{"name":"test_prompt_with_arguments","title":"Prompt with arguments","#,
+                    r#""description":"A prompt with two required arguments.","#,
+                    r#""arguments":[{"name":"arg1","description":"First test argument","required":true},{"name":"arg2","description":"Second test argument","required":true}]}"#,
+                ),
             },
             PromptTexts {
                 title: "Prompt with an embedded resource",
                 description: "A prompt whose first message embeds a resource (rendered by its extension handler).",
                 template: "Embedded resource: {{ resourceUri }}",
-                descriptor_json: "{\"name\":\"test_prompt_with_embedded_resource\",\"title\":\"Prompt with an embedded resource\",\"description\":\"A prompt whose first message embeds a resource (rendered by its extension handler).\",\"arguments\":[{\"name\":\"resourceUri\",\"description\":\"URI of the resource to embed\",\"required\":true}]}",
+                descriptor_json: concat!(
+                    r#"{"name":"test_prompt_with_embedded_resource","#,
+                    r#""title":"Prompt with an embedded resource","#,
+                    r#""description":"A prompt whose first message embeds a resource (rendered by its extension handler).","#,
+                    r#""arguments":[{"name":"resourceUri","description":"URI of the resource to embed","required":true}]}"#,
+                ),
             },
             PromptTexts {
                 title: "Prompt with an image",
                 description: "A prompt whose first message is an image (rendered by its extension handler).",
                 template: "An image prompt.",
-                descriptor_json: "{\"name\":\"test_prompt_with_image\",\"title\":\"Prompt with an image\",\"description\":\"A prompt whose first message is an image (rendered by its extension handler).\",\"arguments\":[]}",
+                descriptor_json: r#"{"name":"test_prompt_with_image","title":"Prompt with an image","description":"A prompt whose first message is an image (rendered by its extension handler).","arguments":[]}"#,
             },
             PromptTexts {
                 title: "MRTR prompt",
                 description: "A prompt that first asks the user for context (input_required).",
                 template: "Context-dependent prompt.",
-                descriptor_json: "{\"name\":\"test_input_required_result_prompt\",\"title\":\"MRTR prompt\",\"description\":\"A prompt that first asks the user for context (input_required).\",\"arguments\":[]}",
+                descriptor_json: r#"{"name":"test_input_required_result_prompt","title":"MRTR prompt","description":"A prompt that first asks the user for context (input_required).","arguments":[]}"#,
             },
         ],
         records: &[],
@@ -916,30 +930,29 @@ static LOCALES: &[LocaleTexts] = &[
         locale: Locale::Es,
         title: "Conformance fixture",
         instructions: "A test server for the MCP conformance suite.",
-        tools_json: TOOLS_JSON_ES,
         tools: TOOL_TEXTS_ES,
         resources: &[
             ItemTexts {
                 title: "Static text",
                 description: "A fixed text resource.",
-                descriptor_json: "{\"uri\":\"test://static-text\",\"name\":\"static-text\",\"title\":\"Static text\",\"description\":\"A fixed text resource.\",\"mimeType\":\"text/plain\"}",
+                descriptor_json: r#"{"uri":"test://static-text","name":"static-text","title":"Static text","description":"A fixed text resource.","mimeType":"text/plain"}"#,
             },
             ItemTexts {
                 title: "Static binary",
                 description: "A fixed binary resource (PNG).",
-                descriptor_json: "{\"uri\":\"test://static-binary\",\"name\":\"static-binary\",\"title\":\"Static binary\",\"description\":\"A fixed binary resource (PNG).\",\"mimeType\":\"image/png\"}",
+                descriptor_json: r#"{"uri":"test://static-binary","name":"static-binary","title":"Static binary","description":"A fixed binary resource (PNG).","mimeType":"image/png"}"#,
             },
             ItemTexts {
                 title: "Watched resource",
                 description: "A resource clients may subscribe to (2025 sessions).",
-                descriptor_json: "{\"uri\":\"test://watched-resource\",\"name\":\"watched-resource\",\"title\":\"Watched resource\",\"description\":\"A resource clients may subscribe to (2025 sessions).\",\"mimeType\":\"text/plain\"}",
+                descriptor_json: r#"{"uri":"test://watched-resource","name":"watched-resource","title":"Watched resource","description":"A resource clients may subscribe to (2025 sessions).","mimeType":"text/plain"}"#,
             },
         ],
         templates: &[
             ItemTexts {
                 title: "Template data",
                 description: "A JSON document for any id.",
-                descriptor_json: "{\"uriTemplate\":\"test://template/{id}/data\",\"name\":\"template-data\",\"title\":\"Template data\",\"description\":\"A JSON document for any id.\",\"mimeType\":\"application/json\"}",
+                descriptor_json: r#"{"uriTemplate":"test://template/{id}/data","name":"template-data","title":"Template data","description":"A JSON document for any id.","mimeType":"application/json"}"#,
             },
         ],
         prompts: &[
@@ -953,25 +966,34 @@ static LOCALES: &[LocaleTexts] = &[
                 title: "Prompt with arguments",
                 description: "A prompt with two required arguments.",
                 template: "Prompt with arguments: arg1='{{ arg1 }}', arg2='{{ arg2 }}'",
-                descriptor_json: "{\"name\":\"test_prompt_with_arguments\",\"title\":\"Prompt with arguments\",\"description\":\"A prompt with two required arguments.\",\"arguments\":[{\"name\":\"arg1\",\"description\":\"First test argument\",\"required\":true},{\"name\":\"arg2\",\"description\":\"Second test argument\",\"required\":true}]}",
+                descriptor_json: concat!(
+                    r#"{"name":"test_prompt_with_arguments","title":"Prompt with arguments","#,
+                    r#""description":"A prompt with two required arguments.","#,
+                    r#""arguments":[{"name":"arg1","description":"First test argument","required":true},{"name":"arg2","description":"Second test argument","required":true}]}"#,
+                ),
             },
             PromptTexts {
                 title: "Prompt with an embedded resource",
                 description: "A prompt whose first message embeds a resource (rendered by its extension handler).",
                 template: "Embedded resource: {{ resourceUri }}",
-                descriptor_json: "{\"name\":\"test_prompt_with_embedded_resource\",\"title\":\"Prompt with an embedded resource\",\"description\":\"A prompt whose first message embeds a resource (rendered by its extension handler).\",\"arguments\":[{\"name\":\"resourceUri\",\"description\":\"URI of the resource to embed\",\"required\":true}]}",
+                descriptor_json: concat!(
+                    r#"{"name":"test_prompt_with_embedded_resource","#,
+                    r#""title":"Prompt with an embedded resource","#,
+                    r#""description":"A prompt whose first message embeds a resource (rendered by its extension handler).","#,
+                    r#""arguments":[{"name":"resourceUri","description":"URI of the resource to embed","required":true}]}"#,
+                ),
             },
             PromptTexts {
                 title: "Prompt with an image",
                 description: "A prompt whose first message is an image (rendered by its extension handler).",
                 template: "An image prompt.",
-                descriptor_json: "{\"name\":\"test_prompt_with_image\",\"title\":\"Prompt with an image\",\"description\":\"A prompt whose first message is an image (rendered by its extension handler).\",\"arguments\":[]}",
+                descriptor_json: r#"{"name":"test_prompt_with_image","title":"Prompt with an image","description":"A prompt whose first message is an image (rendered by its extension handler).","arguments":[]}"#,
             },
             PromptTexts {
                 title: "MRTR prompt",
                 description: "A prompt that first asks the user for context (input_required).",
                 template: "Context-dependent prompt.",
-                descriptor_json: "{\"name\":\"test_input_required_result_prompt\",\"title\":\"MRTR prompt\",\"description\":\"A prompt that first asks the user for context (input_required).\",\"arguments\":[]}",
+                descriptor_json: r#"{"name":"test_input_required_result_prompt","title":"MRTR prompt","description":"A prompt that first asks the user for context (input_required).","arguments":[]}"#,
             },
         ],
         records: &[],
@@ -980,30 +1002,29 @@ static LOCALES: &[LocaleTexts] = &[
         locale: Locale::En,
         title: "Conformance fixture",
         instructions: "A test server for the MCP conformance suite.",
-        tools_json: TOOLS_JSON_EN,
         tools: TOOL_TEXTS_EN,
         resources: &[
             ItemTexts {
                 title: "Static text",
                 description: "A fixed text resource.",
-                descriptor_json: "{\"uri\":\"test://static-text\",\"name\":\"static-text\",\"title\":\"Static text\",\"description\":\"A fixed text resource.\",\"mimeType\":\"text/plain\"}",
+                descriptor_json: r#"{"uri":"test://static-text","name":"static-text","title":"Static text","description":"A fixed text resource.","mimeType":"text/plain"}"#,
             },
             ItemTexts {
                 title: "Static binary",
                 description: "A fixed binary resource (PNG).",
-                descriptor_json: "{\"uri\":\"test://static-binary\",\"name\":\"static-binary\",\"title\":\"Static binary\",\"description\":\"A fixed binary resource (PNG).\",\"mimeType\":\"image/png\"}",
+                descriptor_json: r#"{"uri":"test://static-binary","name":"static-binary","title":"Static binary","description":"A fixed binary resource (PNG).","mimeType":"image/png"}"#,
             },
             ItemTexts {
                 title: "Watched resource",
                 description: "A resource clients may subscribe to (2025 sessions).",
-                descriptor_json: "{\"uri\":\"test://watched-resource\",\"name\":\"watched-resource\",\"title\":\"Watched resource\",\"description\":\"A resource clients may subscribe to (2025 sessions).\",\"mimeType\":\"text/plain\"}",
+                descriptor_json: r#"{"uri":"test://watched-resource","name":"watched-resource","title":"Watched resource","description":"A resource clients may subscribe to (2025 sessions).","mimeType":"text/plain"}"#,
             },
         ],
         templates: &[
             ItemTexts {
                 title: "Template data",
                 description: "A JSON document for any id.",
-                descriptor_json: "{\"uriTemplate\":\"test://template/{id}/data\",\"name\":\"template-data\",\"title\":\"Template data\",\"description\":\"A JSON document for any id.\",\"mimeType\":\"application/json\"}",
+                descriptor_json: r#"{"uriTemplate":"test://template/{id}/data","name":"template-data","title":"Template data","description":"A JSON document for any id.","mimeType":"application/json"}"#,
             },
         ],
         prompts: &[
@@ -1017,58 +1038,66 @@ static LOCALES: &[LocaleTexts] = &[
                 title: "Prompt with arguments",
                 description: "A prompt with two required arguments.",
                 template: "Prompt with arguments: arg1='{{ arg1 }}', arg2='{{ arg2 }}'",
-                descriptor_json: "{\"name\":\"test_prompt_with_arguments\",\"title\":\"Prompt with arguments\",\"description\":\"A prompt with two required arguments.\",\"arguments\":[{\"name\":\"arg1\",\"description\":\"First test argument\",\"required\":true},{\"name\":\"arg2\",\"description\":\"Second test argument\",\"required\":true}]}",
+                descriptor_json: concat!(
+                    r#"{"name":"test_prompt_with_arguments","title":"Prompt with arguments","#,
+                    r#""description":"A prompt with two required arguments.","#,
+                    r#""arguments":[{"name":"arg1","description":"First test argument","required":true},{"name":"arg2","description":"Second test argument","required":true}]}"#,
+                ),
             },
             PromptTexts {
                 title: "Prompt with an embedded resource",
                 description: "A prompt whose first message embeds a resource (rendered by its extension handler).",
                 template: "Embedded resource: {{ resourceUri }}",
-                descriptor_json: "{\"name\":\"test_prompt_with_embedded_resource\",\"title\":\"Prompt with an embedded resource\",\"description\":\"A prompt whose first message embeds a resource (rendered by its extension handler).\",\"arguments\":[{\"name\":\"resourceUri\",\"description\":\"URI of the resource to embed\",\"required\":true}]}",
+                descriptor_json: concat!(
+                    r#"{"name":"test_prompt_with_embedded_resource","#,
+                    r#""title":"Prompt with an embedded resource","#,
+                    r#""description":"A prompt whose first message embeds a resource (rendered by its extension handler).","#,
+                    r#""arguments":[{"name":"resourceUri","description":"URI of the resource to embed","required":true}]}"#,
+                ),
             },
             PromptTexts {
                 title: "Prompt with an image",
                 description: "A prompt whose first message is an image (rendered by its extension handler).",
                 template: "An image prompt.",
-                descriptor_json: "{\"name\":\"test_prompt_with_image\",\"title\":\"Prompt with an image\",\"description\":\"A prompt whose first message is an image (rendered by its extension handler).\",\"arguments\":[]}",
+                descriptor_json: r#"{"name":"test_prompt_with_image","title":"Prompt with an image","description":"A prompt whose first message is an image (rendered by its extension handler).","arguments":[]}"#,
             },
             PromptTexts {
                 title: "MRTR prompt",
                 description: "A prompt that first asks the user for context (input_required).",
                 template: "Context-dependent prompt.",
-                descriptor_json: "{\"name\":\"test_input_required_result_prompt\",\"title\":\"MRTR prompt\",\"description\":\"A prompt that first asks the user for context (input_required).\",\"arguments\":[]}",
+                descriptor_json: r#"{"name":"test_input_required_result_prompt","title":"MRTR prompt","description":"A prompt that first asks the user for context (input_required).","arguments":[]}"#,
             },
         ],
         records: &[],
     },
 ];
-const TOOLS_JSON_PT_BR: &str = "{\"name\":\"confirm_delete\",\"title\":\"Confirm a deletion\",\"description\":\"Asks the user to confirm deleting a file (inside its task), then reports what it did.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"filename\":{\"type\":\"string\",\"description\":\"The file to delete\"}}},\"annotations\":{\"destructiveHint\":false,\"openWorldHint\":false}},{\"name\":\"failing_job\",\"title\":\"Failing job\",\"description\":\"A job that runs for about a second and then reports a tool error; only as a task.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"destructiveHint\":false,\"openWorldHint\":false}},{\"name\":\"greet\",\"title\":\"Greet\",\"description\":\"Says hello to a name, in the request (never a task).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\",\"description\":\"Who to greet\"}}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"json_schema_2020_12_tool\",\"title\":\"JSON Schema 2020-12\",\"description\":\"Echoes its arguments; its input schema uses $defs, $ref, $anchor, allOf/anyOf and if/then/else.\",\"inputSchema\":{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"$defs\":{\"address\":{\"$anchor\":\"addressDef\",\"type\":\"object\",\"properties\":{\"street\":{\"type\":\"string\"},\"city\":{\"type\":\"string\"}},\"required\":[\"street\",\"city\"]}},\"properties\":{\"name\":{\"type\":\"string\",\"description\":\"A name\"},\"address\":{\"$ref\":\"#/$defs/address\"},\"contactMethod\":{\"type\":\"string\",\"enum\":[\"phone\",\"email\"]},\"phone\":{\"type\":\"string\"},\"email\":{\"type\":\"string\"}},\"allOf\":[{\"anyOf\":[{\"required\":[\"phone\"]},{\"required\":[\"email\"]}]}],\"if\":{\"properties\":{\"contactMethod\":{\"const\":\"phone\"}},\"required\":[\"contactMethod\"]},\"then\":{\"required\":[\"phone\"]},\"else\":{\"required\":[\"email\"]},\"additionalProperties\":false},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"multi_input\",\"title\":\"Two questions at once\",\"description\":\"Asks two questions in parallel (inside its task) and answers once both are answered.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"destructiveHint\":false,\"openWorldHint\":false}},{\"name\":\"protocol_error_job\",\"title\":\"Protocol error job\",\"description\":\"A job that fails with a protocol (JSON-RPC) error instead of a tool result.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"destructiveHint\":false,\"openWorldHint\":false}},{\"name\":\"slow_compute\",\"title\":\"Slow computation\",\"description\":\"Waits `seconds` seconds, then answers; a task for clients with the Tasks extension.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"seconds\":{\"type\":\"number\",\"minimum\":0,\"maximum\":600,\"description\":\"How long to work\"},\"label\":{\"type\":\"string\",\"description\":\"A label echoed in the result\"}}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_audio_content\",\"title\":\"Audio content\",\"description\":\"Returns an audio content block (WAV).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_custom_header\",\"title\":\"Custom header\",\"description\":\"Echoes its arguments; `region` is mirrored into the Mcp-Param-Region header (SEP-2243).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"region\":{\"type\":\"string\",\"description\":\"A region, mirrored into Mcp-Param-Region\",\"x-mcp-header\":\"Region\"}},\"required\":[\"region\"]},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_elicitation\",\"title\":\"Elicitation\",\"description\":\"Asks the user for a username and an e-mail address.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"message\":{\"type\":\"string\",\"description\":\"The message shown to the user\"}},\"required\":[\"message\"]},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_elicitation_sep1034_defaults\",\"title\":\"Elicitation with defaults\",\"description\":\"Asks for a form whose fields all carry defaults (SEP-1034).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_elicitation_sep1330_enums\",\"title\":\"Elicitation with enums\",\"description\":\"Asks for a form with every enum variant (SEP-1330).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_embedded_resource\",\"title\":\"Embedded resource\",\"description\":\"Returns an embedded text resource.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_error_handling\",\"title\":\"Error handling\",\"description\":\"Always answers with a tool error (isError).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_image_content\",\"title\":\"Image content\",\"description\":\"Returns an image content block (PNG).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_input_required_result_capabilities\",\"title\":\"MRTR capabilities\",\"description\":\"Asks only with the input types the request declares.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_input_required_result_elicitation\",\"title\":\"MRTR elicitation\",\"description\":\"Asks for the user's name (input_required), then greets them.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_input_required_result_list_roots\",\"title\":\"MRTR roots\",\"description\":\"Asks the client for its roots (input_required).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_input_required_result_multi_round\",\"title\":\"MRTR multi round\",\"description\":\"Asks two questions in two rounds, each with a new requestState.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_input_required_result_multiple_inputs\",\"title\":\"MRTR multiple inputs\",\"description\":\"Asks for elicitation, sampling and roots in one round.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_input_required_result_request_state\",\"title\":\"MRTR request state\",\"description\":\"Asks for a confirmation with a sealed requestState.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_input_required_result_sampling\",\"title\":\"MRTR sampling\",\"description\":\"Asks the client's model a question (input_required).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_input_required_result_tampered_state\",\"title\":\"MRTR tampered state\",\"description\":\"Asks for a confirmation; a retry with a tampered requestState is refused.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_logging_tool\",\"title\":\"Logging (per request)\",\"description\":\"Sends log notifications only when the request asked for a log level.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_missing_capability\",\"title\":\"Missing capability\",\"description\":\"Needs the client's sampling capability; without it the answer is -32021.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_multiple_content_types\",\"title\":\"Multiple content types\",\"description\":\"Returns text, image and embedded resource blocks.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_read_fixture_resource\",\"title\":\"Read a fixture resource\",\"description\":\"Reads one of the fixture's test:// resources.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"uri\":{\"type\":\"string\",\"description\":\"A test:// resource URI\"},\"id\":{\"type\":\"string\",\"description\":\"The id of test://template/{id}/data\"}}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_sampling\",\"title\":\"Sampling\",\"description\":\"Asks the client's model to answer the prompt, then returns its answer.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"prompt\":{\"type\":\"string\",\"description\":\"The prompt to send to the model\"}},\"required\":[\"prompt\"]},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_simple_text\",\"title\":\"Simple text\",\"description\":\"Returns a simple text response.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_streaming_elicitation\",\"title\":\"Streaming elicitation\",\"description\":\"Asks for a confirmation when the client declares elicitation.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_tool_with_logging\",\"title\":\"Logging (session)\",\"description\":\"Sends three log notifications while running (2025 sessions that set a level).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_tool_with_progress\",\"title\":\"Progress\",\"description\":\"Sends three progress notifications (0, 50, 100 of 100) before answering.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_tool_with_task\",\"title\":\"Input, then a task\",\"description\":\"Asks for a user name in the request (multi round-trip), then finishes as a task.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"destructiveHint\":false,\"openWorldHint\":false}}";
 static TOOL_TEXTS_PT_BR: &[ToolTexts] = &[
     ToolTexts {
         title: "Confirm a deletion",
         description: "Asks the user to confirm deleting a file (inside its task), then reports what it did.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 0usize, 329usize),
+        descriptor_json: tool_confirm_delete,
         labels: &[("filename", "The file to delete")],
     },
     ToolTexts {
         title: "Failing job",
         description: "A job that runs for about a second and then reports a tool error; only as a task.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 330usize, 582usize),
+        descriptor_json: tool_failing_job,
         labels: &[],
     },
     ToolTexts {
         title: "Greet",
         description: "Says hello to a name, in the request (never a task).",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 583usize, 843usize),
+        descriptor_json: tool_greet,
         labels: &[("name", "Who to greet")],
     },
     ToolTexts {
         title: "JSON Schema 2020-12",
         description: "Echoes its arguments; its input schema uses $defs, $ref, $anchor, allOf/anyOf and if/then/else.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 844usize, 1778usize),
+        descriptor_json: tool_json_schema_2020_12_tool,
         labels: &[
             ("name", "A name"),
             ("address", "address"),
@@ -1081,21 +1110,21 @@ static TOOL_TEXTS_PT_BR: &[ToolTexts] = &[
         title: "Two questions at once",
         description: "Asks two questions in parallel (inside its task) and answers once both are answered.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 1779usize, 2044usize),
+        descriptor_json: tool_multi_input,
         labels: &[],
     },
     ToolTexts {
         title: "Protocol error job",
         description: "A job that fails with a protocol (JSON-RPC) error instead of a tool result.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 2045usize, 2305usize),
+        descriptor_json: tool_protocol_error_job,
         labels: &[],
     },
     ToolTexts {
         title: "Slow computation",
         description: "Waits `seconds` seconds, then answers; a task for clients with the Tasks extension.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 2306usize, 2719usize),
+        descriptor_json: tool_slow_compute,
         labels: &[
             ("seconds", "How long to work"),
             ("label", "A label echoed in the result"),
@@ -1105,140 +1134,140 @@ static TOOL_TEXTS_PT_BR: &[ToolTexts] = &[
         title: "Audio content",
         description: "Returns an audio content block (WAV).",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 2720usize, 2933usize),
+        descriptor_json: tool_test_audio_content,
         labels: &[],
     },
     ToolTexts {
         title: "Custom header",
         description: "Echoes its arguments; `region` is mirrored into the Mcp-Param-Region header (SEP-2243).",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 2934usize, 3326usize),
+        descriptor_json: tool_test_custom_header,
         labels: &[("region", "A region")],
     },
     ToolTexts {
         title: "Elicitation",
         description: "Asks the user for a username and an e-mail address.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 3327usize, 3646usize),
+        descriptor_json: tool_test_elicitation,
         labels: &[("message", "The message shown to the user")],
     },
     ToolTexts {
         title: "Elicitation with defaults",
         description: "Asks for a form whose fields all carry defaults (SEP-1034).",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 3647usize, 3909usize),
+        descriptor_json: tool_test_elicitation_sep1034_defaults,
         labels: &[],
     },
     ToolTexts {
         title: "Elicitation with enums",
         description: "Asks for a form with every enum variant (SEP-1330).",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 3910usize, 4158usize),
+        descriptor_json: tool_test_elicitation_sep1330_enums,
         labels: &[],
     },
     ToolTexts {
         title: "Embedded resource",
         description: "Returns an embedded text resource.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 4159usize, 4377usize),
+        descriptor_json: tool_test_embedded_resource,
         labels: &[],
     },
     ToolTexts {
         title: "Error handling",
         description: "Always answers with a tool error (isError).",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 4378usize, 4599usize),
+        descriptor_json: tool_test_error_handling,
         labels: &[],
     },
     ToolTexts {
         title: "Image content",
         description: "Returns an image content block (PNG).",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 4600usize, 4813usize),
+        descriptor_json: tool_test_image_content,
         labels: &[],
     },
     ToolTexts {
         title: "MRTR capabilities",
         description: "Asks only with the input types the request declares.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 4814usize, 5067usize),
+        descriptor_json: tool_test_input_required_result_capabilities,
         labels: &[],
     },
     ToolTexts {
         title: "MRTR elicitation",
         description: "Asks for the user's name (input_required), then greets them.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 5068usize, 5327usize),
+        descriptor_json: tool_test_input_required_result_elicitation,
         labels: &[],
     },
     ToolTexts {
         title: "MRTR roots",
         description: "Asks the client for its roots (input_required).",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 5328usize, 5567usize),
+        descriptor_json: tool_test_input_required_result_list_roots,
         labels: &[],
     },
     ToolTexts {
         title: "MRTR multi round",
         description: "Asks two questions in two rounds, each with a new requestState.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 5568usize, 5830usize),
+        descriptor_json: tool_test_input_required_result_multi_round,
         labels: &[],
     },
     ToolTexts {
         title: "MRTR multiple inputs",
         description: "Asks for elicitation, sampling and roots in one round.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 5831usize, 6092usize),
+        descriptor_json: tool_test_input_required_result_multiple_inputs,
         labels: &[],
     },
     ToolTexts {
         title: "MRTR request state",
         description: "Asks for a confirmation with a sealed requestState.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 6093usize, 6347usize),
+        descriptor_json: tool_test_input_required_result_request_state,
         labels: &[],
     },
     ToolTexts {
         title: "MRTR sampling",
         description: "Asks the client's model a question (input_required).",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 6348usize, 6593usize),
+        descriptor_json: tool_test_input_required_result_sampling,
         labels: &[],
     },
     ToolTexts {
         title: "MRTR tampered state",
         description: "Asks for a confirmation; a retry with a tampered requestState is refused.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 6594usize, 6872usize),
+        descriptor_json: tool_test_input_required_result_tampered_state,
         labels: &[],
     },
     ToolTexts {
         title: "Logging (per request)",
         description: "Sends log notifications only when the request asked for a log level.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 6873usize, 7124usize),
+        descriptor_json: tool_test_logging_tool,
         labels: &[],
     },
     ToolTexts {
         title: "Missing capability",
         description: "Needs the client's sampling capability; without it the answer is -32021.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 7125usize, 7383usize),
+        descriptor_json: tool_test_missing_capability,
         labels: &[],
     },
     ToolTexts {
         title: "Multiple content types",
         description: "Returns text, image and embedded resource blocks.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 7384usize, 7627usize),
+        descriptor_json: tool_test_multiple_content_types,
         labels: &[],
     },
     ToolTexts {
         title: "Read a fixture resource",
         description: "Reads one of the fixture's test:// resources.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 7628usize, 8004usize),
+        descriptor_json: tool_test_read_fixture_resource,
         labels: &[
             ("uri", "A test:// resource URI"),
             ("id", "The id of test://template/{id}/data"),
@@ -1248,73 +1277,72 @@ static TOOL_TEXTS_PT_BR: &[ToolTexts] = &[
         title: "Sampling",
         description: "Asks the client's model to answer the prompt, then returns its answer.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 8005usize, 8337usize),
+        descriptor_json: tool_test_sampling,
         labels: &[("prompt", "The prompt to send to the model")],
     },
     ToolTexts {
         title: "Simple text",
         description: "Returns a simple text response.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 8338usize, 8541usize),
+        descriptor_json: tool_test_simple_text,
         labels: &[],
     },
     ToolTexts {
         title: "Streaming elicitation",
         description: "Asks for a confirmation when the client declares elicitation.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 8542usize, 8795usize),
+        descriptor_json: tool_test_streaming_elicitation,
         labels: &[],
     },
     ToolTexts {
         title: "Logging (session)",
         description: "Sends three log notifications while running (2025 sessions that set a level).",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 8796usize, 9057usize),
+        descriptor_json: tool_test_tool_with_logging,
         labels: &[],
     },
     ToolTexts {
         title: "Progress",
         description: "Sends three progress notifications (0, 50, 100 of 100) before answering.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 9058usize, 9306usize),
+        descriptor_json: tool_test_tool_with_progress,
         labels: &[],
     },
     ToolTexts {
         title: "Input, then a task",
         description: "Asks for a user name in the request (multi round-trip), then finishes as a task.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 9307usize, 9573usize),
+        descriptor_json: tool_test_tool_with_task,
         labels: &[],
     },
 ];
-const TOOLS_JSON_ES: &str = "{\"name\":\"confirm_delete\",\"title\":\"Confirm a deletion\",\"description\":\"Asks the user to confirm deleting a file (inside its task), then reports what it did.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"filename\":{\"type\":\"string\",\"description\":\"The file to delete\"}}},\"annotations\":{\"destructiveHint\":false,\"openWorldHint\":false}},{\"name\":\"failing_job\",\"title\":\"Failing job\",\"description\":\"A job that runs for about a second and then reports a tool error; only as a task.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"destructiveHint\":false,\"openWorldHint\":false}},{\"name\":\"greet\",\"title\":\"Greet\",\"description\":\"Says hello to a name, in the request (never a task).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\",\"description\":\"Who to greet\"}}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"json_schema_2020_12_tool\",\"title\":\"JSON Schema 2020-12\",\"description\":\"Echoes its arguments; its input schema uses $defs, $ref, $anchor, allOf/anyOf and if/then/else.\",\"inputSchema\":{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"$defs\":{\"address\":{\"$anchor\":\"addressDef\",\"type\":\"object\",\"properties\":{\"street\":{\"type\":\"string\"},\"city\":{\"type\":\"string\"}},\"required\":[\"street\",\"city\"]}},\"properties\":{\"name\":{\"type\":\"string\",\"description\":\"A name\"},\"address\":{\"$ref\":\"#/$defs/address\"},\"contactMethod\":{\"type\":\"string\",\"enum\":[\"phone\",\"email\"]},\"phone\":{\"type\":\"string\"},\"email\":{\"type\":\"string\"}},\"allOf\":[{\"anyOf\":[{\"required\":[\"phone\"]},{\"required\":[\"email\"]}]}],\"if\":{\"properties\":{\"contactMethod\":{\"const\":\"phone\"}},\"required\":[\"contactMethod\"]},\"then\":{\"required\":[\"phone\"]},\"else\":{\"required\":[\"email\"]},\"additionalProperties\":false},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"multi_input\",\"title\":\"Two questions at once\",\"description\":\"Asks two questions in parallel (inside its task) and answers once both are answered.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"destructiveHint\":false,\"openWorldHint\":false}},{\"name\":\"protocol_error_job\",\"title\":\"Protocol error job\",\"description\":\"A job that fails with a protocol (JSON-RPC) error instead of a tool result.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"destructiveHint\":false,\"openWorldHint\":false}},{\"name\":\"slow_compute\",\"title\":\"Slow computation\",\"description\":\"Waits `seconds` seconds, then answers; a task for clients with the Tasks extension.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"seconds\":{\"type\":\"number\",\"minimum\":0,\"maximum\":600,\"description\":\"How long to work\"},\"label\":{\"type\":\"string\",\"description\":\"A label echoed in the result\"}}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_audio_content\",\"title\":\"Audio content\",\"description\":\"Returns an audio content block (WAV).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_custom_header\",\"title\":\"Custom header\",\"description\":\"Echoes its arguments; `region` is mirrored into the Mcp-Param-Region header (SEP-2243).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"region\":{\"type\":\"string\",\"description\":\"A region, mirrored into Mcp-Param-Region\",\"x-mcp-header\":\"Region\"}},\"required\":[\"region\"]},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_elicitation\",\"title\":\"Elicitation\",\"description\":\"Asks the user for a username and an e-mail address.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"message\":{\"type\":\"string\",\"description\":\"The message shown to the user\"}},\"required\":[\"message\"]},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_elicitation_sep1034_defaults\",\"title\":\"Elicitation with defaults\",\"description\":\"Asks for a form whose fields all carry defaults (SEP-1034).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_elicitation_sep1330_enums\",\"title\":\"Elicitation with enums\",\"description\":\"Asks for a form with every enum variant (SEP-1330).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_embedded_resource\",\"title\":\"Embedded resource\",\"description\":\"Returns an embedded text resource.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_error_handling\",\"title\":\"Error handling\",\"description\":\"Always answers with a tool error (isError).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_image_content\",\"title\":\"Image content\",\"description\":\"Returns an image content block (PNG).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_input_required_result_capabilities\",\"title\":\"MRTR capabilities\",\"description\":\"Asks only with the input types the request declares.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_input_required_result_elicitation\",\"title\":\"MRTR elicitation\",\"description\":\"Asks for the user's name (input_required), then greets them.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_input_required_result_list_roots\",\"title\":\"MRTR roots\",\"description\":\"Asks the client for its roots (input_required).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_input_required_result_multi_round\",\"title\":\"MRTR multi round\",\"description\":\"Asks two questions in two rounds, each with a new requestState.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_input_required_result_multiple_inputs\",\"title\":\"MRTR multiple inputs\",\"description\":\"Asks for elicitation, sampling and roots in one round.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_input_required_result_request_state\",\"title\":\"MRTR request state\",\"description\":\"Asks for a confirmation with a sealed requestState.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_input_required_result_sampling\",\"title\":\"MRTR sampling\",\"description\":\"Asks the client's model a question (input_required).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_input_required_result_tampered_state\",\"title\":\"MRTR tampered state\",\"description\":\"Asks for a confirmation; a retry with a tampered requestState is refused.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_logging_tool\",\"title\":\"Logging (per request)\",\"description\":\"Sends log notifications only when the request asked for a log level.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_missing_capability\",\"title\":\"Missing capability\",\"description\":\"Needs the client's sampling capability; without it the answer is -32021.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_multiple_content_types\",\"title\":\"Multiple content types\",\"description\":\"Returns text, image and embedded resource blocks.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_read_fixture_resource\",\"title\":\"Read a fixture resource\",\"description\":\"Reads one of the fixture's test:// resources.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"uri\":{\"type\":\"string\",\"description\":\"A test:// resource URI\"},\"id\":{\"type\":\"string\",\"description\":\"The id of test://template/{id}/data\"}}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_sampling\",\"title\":\"Sampling\",\"description\":\"Asks the client's model to answer the prompt, then returns its answer.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"prompt\":{\"type\":\"string\",\"description\":\"The prompt to send to the model\"}},\"required\":[\"prompt\"]},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_simple_text\",\"title\":\"Simple text\",\"description\":\"Returns a simple text response.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_streaming_elicitation\",\"title\":\"Streaming elicitation\",\"description\":\"Asks for a confirmation when the client declares elicitation.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_tool_with_logging\",\"title\":\"Logging (session)\",\"description\":\"Sends three log notifications while running (2025 sessions that set a level).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_tool_with_progress\",\"title\":\"Progress\",\"description\":\"Sends three progress notifications (0, 50, 100 of 100) before answering.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_tool_with_task\",\"title\":\"Input, then a task\",\"description\":\"Asks for a user name in the request (multi round-trip), then finishes as a task.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"destructiveHint\":false,\"openWorldHint\":false}}";
 static TOOL_TEXTS_ES: &[ToolTexts] = &[
     ToolTexts {
         title: "Confirm a deletion",
         description: "Asks the user to confirm deleting a file (inside its task), then reports what it did.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_ES, 0usize, 329usize),
+        descriptor_json: tool_confirm_delete,
         labels: &[("filename", "The file to delete")],
     },
     ToolTexts {
         title: "Failing job",
         description: "A job that runs for about a second and then reports a tool error; only as a task.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_ES, 330usize, 582usize),
+        descriptor_json: tool_failing_job,
         labels: &[],
     },
     ToolTexts {
         title: "Greet",
         description: "Says hello to a name, in the request (never a task).",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_ES, 583usize, 843usize),
+        descriptor_json: tool_greet,
         labels: &[("name", "Who to greet")],
     },
     ToolTexts {
         title: "JSON Schema 2020-12",
         description: "Echoes its arguments; its input schema uses $defs, $ref, $anchor, allOf/anyOf and if/then/else.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_ES, 844usize, 1778usize),
+        descriptor_json: tool_json_schema_2020_12_tool,
         labels: &[
             ("name", "A name"),
             ("address", "address"),
@@ -1327,21 +1355,21 @@ static TOOL_TEXTS_ES: &[ToolTexts] = &[
         title: "Two questions at once",
         description: "Asks two questions in parallel (inside its task) and answers once both are answered.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_ES, 1779usize, 2044usize),
+        descriptor_json: tool_multi_input,
         labels: &[],
     },
     ToolTexts {
         title: "Protocol error job",
         description: "A job that fails with a protocol (JSON-RPC) error instead of a tool result.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_ES, 2045usize, 2305usize),
+        descriptor_json: tool_protocol_error_job,
         labels: &[],
     },
     ToolTexts {
         title: "Slow computation",
         description: "Waits `seconds` seconds, then answers; a task for clients with the Tasks extension.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_ES, 2306usize, 2719usize),
+        descriptor_json: tool_slow_compute,
         labels: &[
             ("seconds", "How long to work"),
             ("label", "A label echoed in the result"),
@@ -1351,140 +1379,140 @@ static TOOL_TEXTS_ES: &[ToolTexts] = &[
         title: "Audio content",
         description: "Returns an audio content block (WAV).",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_ES, 2720usize, 2933usize),
+        descriptor_json: tool_test_audio_content,
         labels: &[],
     },
     ToolTexts {
         title: "Custom header",
         description: "Echoes its arguments; `region` is mirrored into the Mcp-Param-Region header (SEP-2243).",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_ES, 2934usize, 3326usize),
+        descriptor_json: tool_test_custom_header,
         labels: &[("region", "A region")],
     },
     ToolTexts {
         title: "Elicitation",
         description: "Asks the user for a username and an e-mail address.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_ES, 3327usize, 3646usize),
+        descriptor_json: tool_test_elicitation,
         labels: &[("message", "The message shown to the user")],
     },
     ToolTexts {
         title: "Elicitation with defaults",
         description: "Asks for a form whose fields all carry defaults (SEP-1034).",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_ES, 3647usize, 3909usize),
+        descriptor_json: tool_test_elicitation_sep1034_defaults,
         labels: &[],
     },
     ToolTexts {
         title: "Elicitation with enums",
         description: "Asks for a form with every enum variant (SEP-1330).",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_ES, 3910usize, 4158usize),
+        descriptor_json: tool_test_elicitation_sep1330_enums,
         labels: &[],
     },
     ToolTexts {
         title: "Embedded resource",
         description: "Returns an embedded text resource.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_ES, 4159usize, 4377usize),
+        descriptor_json: tool_test_embedded_resource,
         labels: &[],
     },
     ToolTexts {
         title: "Error handling",
         description: "Always answers with a tool error (isError).",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_ES, 4378usize, 4599usize),
+        descriptor_json: tool_test_error_handling,
         labels: &[],
     },
     ToolTexts {
         title: "Image content",
         description: "Returns an image content block (PNG).",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_ES, 4600usize, 4813usize),
+        descriptor_json: tool_test_image_content,
         labels: &[],
     },
     ToolTexts {
         title: "MRTR capabilities",
         description: "Asks only with the input types the request declares.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_ES, 4814usize, 5067usize),
+        descriptor_json: tool_test_input_required_result_capabilities,
         labels: &[],
     },
     ToolTexts {
         title: "MRTR elicitation",
         description: "Asks for the user's name (input_required), then greets them.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_ES, 5068usize, 5327usize),
+        descriptor_json: tool_test_input_required_result_elicitation,
         labels: &[],
     },
     ToolTexts {
         title: "MRTR roots",
         description: "Asks the client for its roots (input_required).",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_ES, 5328usize, 5567usize),
+        descriptor_json: tool_test_input_required_result_list_roots,
         labels: &[],
     },
     ToolTexts {
         title: "MRTR multi round",
         description: "Asks two questions in two rounds, each with a new requestState.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_ES, 5568usize, 5830usize),
+        descriptor_json: tool_test_input_required_result_multi_round,
         labels: &[],
     },
     ToolTexts {
         title: "MRTR multiple inputs",
         description: "Asks for elicitation, sampling and roots in one round.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_ES, 5831usize, 6092usize),
+        descriptor_json: tool_test_input_required_result_multiple_inputs,
         labels: &[],
     },
     ToolTexts {
         title: "MRTR request state",
         description: "Asks for a confirmation with a sealed requestState.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_ES, 6093usize, 6347usize),
+        descriptor_json: tool_test_input_required_result_request_state,
         labels: &[],
     },
     ToolTexts {
         title: "MRTR sampling",
         description: "Asks the client's model a question (input_required).",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_ES, 6348usize, 6593usize),
+        descriptor_json: tool_test_input_required_result_sampling,
         labels: &[],
     },
     ToolTexts {
         title: "MRTR tampered state",
         description: "Asks for a confirmation; a retry with a tampered requestState is refused.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_ES, 6594usize, 6872usize),
+        descriptor_json: tool_test_input_required_result_tampered_state,
         labels: &[],
     },
     ToolTexts {
         title: "Logging (per request)",
         description: "Sends log notifications only when the request asked for a log level.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_ES, 6873usize, 7124usize),
+        descriptor_json: tool_test_logging_tool,
         labels: &[],
     },
     ToolTexts {
         title: "Missing capability",
         description: "Needs the client's sampling capability; without it the answer is -32021.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_ES, 7125usize, 7383usize),
+        descriptor_json: tool_test_missing_capability,
         labels: &[],
     },
     ToolTexts {
         title: "Multiple content types",
         description: "Returns text, image and embedded resource blocks.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_ES, 7384usize, 7627usize),
+        descriptor_json: tool_test_multiple_content_types,
         labels: &[],
     },
     ToolTexts {
         title: "Read a fixture resource",
         description: "Reads one of the fixture's test:// resources.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_ES, 7628usize, 8004usize),
+        descriptor_json: tool_test_read_fixture_resource,
         labels: &[
             ("uri", "A test:// resource URI"),
             ("id", "The id of test://template/{id}/data"),
@@ -1494,73 +1522,72 @@ static TOOL_TEXTS_ES: &[ToolTexts] = &[
         title: "Sampling",
         description: "Asks the client's model to answer the prompt, then returns its answer.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_ES, 8005usize, 8337usize),
+        descriptor_json: tool_test_sampling,
         labels: &[("prompt", "The prompt to send to the model")],
     },
     ToolTexts {
         title: "Simple text",
         description: "Returns a simple text response.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_ES, 8338usize, 8541usize),
+        descriptor_json: tool_test_simple_text,
         labels: &[],
     },
     ToolTexts {
         title: "Streaming elicitation",
         description: "Asks for a confirmation when the client declares elicitation.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_ES, 8542usize, 8795usize),
+        descriptor_json: tool_test_streaming_elicitation,
         labels: &[],
     },
     ToolTexts {
         title: "Logging (session)",
         description: "Sends three log notifications while running (2025 sessions that set a level).",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_ES, 8796usize, 9057usize),
+        descriptor_json: tool_test_tool_with_logging,
         labels: &[],
     },
     ToolTexts {
         title: "Progress",
         description: "Sends three progress notifications (0, 50, 100 of 100) before answering.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_ES, 9058usize, 9306usize),
+        descriptor_json: tool_test_tool_with_progress,
         labels: &[],
     },
     ToolTexts {
         title: "Input, then a task",
         description: "Asks for a user name in the request (multi round-trip), then finishes as a task.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_ES, 9307usize, 9573usize),
+        descriptor_json: tool_test_tool_with_task,
         labels: &[],
     },
 ];
-const TOOLS_JSON_EN: &str = "{\"name\":\"confirm_delete\",\"title\":\"Confirm a deletion\",\"description\":\"Asks the user to confirm deleting a file (inside its task), then reports what it did.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"filename\":{\"type\":\"string\",\"description\":\"The file to delete\"}}},\"annotations\":{\"destructiveHint\":false,\"openWorldHint\":false}},{\"name\":\"failing_job\",\"title\":\"Failing job\",\"description\":\"A job that runs for about a second and then reports a tool error; only as a task.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"destructiveHint\":false,\"openWorldHint\":false}},{\"name\":\"greet\",\"title\":\"Greet\",\"description\":\"Says hello to a name, in the request (never a task).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\",\"description\":\"Who to greet\"}}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"json_schema_2020_12_tool\",\"title\":\"JSON Schema 2020-12\",\"description\":\"Echoes its arguments; its input schema uses $defs, $ref, $anchor, allOf/anyOf and if/then/else.\",\"inputSchema\":{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"$defs\":{\"address\":{\"$anchor\":\"addressDef\",\"type\":\"object\",\"properties\":{\"street\":{\"type\":\"string\"},\"city\":{\"type\":\"string\"}},\"required\":[\"street\",\"city\"]}},\"properties\":{\"name\":{\"type\":\"string\",\"description\":\"A name\"},\"address\":{\"$ref\":\"#/$defs/address\"},\"contactMethod\":{\"type\":\"string\",\"enum\":[\"phone\",\"email\"]},\"phone\":{\"type\":\"string\"},\"email\":{\"type\":\"string\"}},\"allOf\":[{\"anyOf\":[{\"required\":[\"phone\"]},{\"required\":[\"email\"]}]}],\"if\":{\"properties\":{\"contactMethod\":{\"const\":\"phone\"}},\"required\":[\"contactMethod\"]},\"then\":{\"required\":[\"phone\"]},\"else\":{\"required\":[\"email\"]},\"additionalProperties\":false},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"multi_input\",\"title\":\"Two questions at once\",\"description\":\"Asks two questions in parallel (inside its task) and answers once both are answered.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"destructiveHint\":false,\"openWorldHint\":false}},{\"name\":\"protocol_error_job\",\"title\":\"Protocol error job\",\"description\":\"A job that fails with a protocol (JSON-RPC) error instead of a tool result.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"destructiveHint\":false,\"openWorldHint\":false}},{\"name\":\"slow_compute\",\"title\":\"Slow computation\",\"description\":\"Waits `seconds` seconds, then answers; a task for clients with the Tasks extension.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"seconds\":{\"type\":\"number\",\"minimum\":0,\"maximum\":600,\"description\":\"How long to work\"},\"label\":{\"type\":\"string\",\"description\":\"A label echoed in the result\"}}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_audio_content\",\"title\":\"Audio content\",\"description\":\"Returns an audio content block (WAV).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_custom_header\",\"title\":\"Custom header\",\"description\":\"Echoes its arguments; `region` is mirrored into the Mcp-Param-Region header (SEP-2243).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"region\":{\"type\":\"string\",\"description\":\"A region, mirrored into Mcp-Param-Region\",\"x-mcp-header\":\"Region\"}},\"required\":[\"region\"]},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_elicitation\",\"title\":\"Elicitation\",\"description\":\"Asks the user for a username and an e-mail address.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"message\":{\"type\":\"string\",\"description\":\"The message shown to the user\"}},\"required\":[\"message\"]},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_elicitation_sep1034_defaults\",\"title\":\"Elicitation with defaults\",\"description\":\"Asks for a form whose fields all carry defaults (SEP-1034).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_elicitation_sep1330_enums\",\"title\":\"Elicitation with enums\",\"description\":\"Asks for a form with every enum variant (SEP-1330).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_embedded_resource\",\"title\":\"Embedded resource\",\"description\":\"Returns an embedded text resource.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_error_handling\",\"title\":\"Error handling\",\"description\":\"Always answers with a tool error (isError).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_image_content\",\"title\":\"Image content\",\"description\":\"Returns an image content block (PNG).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_input_required_result_capabilities\",\"title\":\"MRTR capabilities\",\"description\":\"Asks only with the input types the request declares.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_input_required_result_elicitation\",\"title\":\"MRTR elicitation\",\"description\":\"Asks for the user's name (input_required), then greets them.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_input_required_result_list_roots\",\"title\":\"MRTR roots\",\"description\":\"Asks the client for its roots (input_required).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_input_required_result_multi_round\",\"title\":\"MRTR multi round\",\"description\":\"Asks two questions in two rounds, each with a new requestState.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_input_required_result_multiple_inputs\",\"title\":\"MRTR multiple inputs\",\"description\":\"Asks for elicitation, sampling and roots in one round.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_input_required_result_request_state\",\"title\":\"MRTR request state\",\"description\":\"Asks for a confirmation with a sealed requestState.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_input_required_result_sampling\",\"title\":\"MRTR sampling\",\"description\":\"Asks the client's model a question (input_required).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_input_required_result_tampered_state\",\"title\":\"MRTR tampered state\",\"description\":\"Asks for a confirmation; a retry with a tampered requestState is refused.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_logging_tool\",\"title\":\"Logging (per request)\",\"description\":\"Sends log notifications only when the request asked for a log level.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_missing_capability\",\"title\":\"Missing capability\",\"description\":\"Needs the client's sampling capability; without it the answer is -32021.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_multiple_content_types\",\"title\":\"Multiple content types\",\"description\":\"Returns text, image and embedded resource blocks.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_read_fixture_resource\",\"title\":\"Read a fixture resource\",\"description\":\"Reads one of the fixture's test:// resources.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"uri\":{\"type\":\"string\",\"description\":\"A test:// resource URI\"},\"id\":{\"type\":\"string\",\"description\":\"The id of test://template/{id}/data\"}}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_sampling\",\"title\":\"Sampling\",\"description\":\"Asks the client's model to answer the prompt, then returns its answer.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"prompt\":{\"type\":\"string\",\"description\":\"The prompt to send to the model\"}},\"required\":[\"prompt\"]},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_simple_text\",\"title\":\"Simple text\",\"description\":\"Returns a simple text response.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_streaming_elicitation\",\"title\":\"Streaming elicitation\",\"description\":\"Asks for a confirmation when the client declares elicitation.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_tool_with_logging\",\"title\":\"Logging (session)\",\"description\":\"Sends three log notifications while running (2025 sessions that set a level).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_tool_with_progress\",\"title\":\"Progress\",\"description\":\"Sends three progress notifications (0, 50, 100 of 100) before answering.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"test_tool_with_task\",\"title\":\"Input, then a task\",\"description\":\"Asks for a user name in the request (multi round-trip), then finishes as a task.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"destructiveHint\":false,\"openWorldHint\":false}}";
 static TOOL_TEXTS_EN: &[ToolTexts] = &[
     ToolTexts {
         title: "Confirm a deletion",
         description: "Asks the user to confirm deleting a file (inside its task), then reports what it did.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_EN, 0usize, 329usize),
+        descriptor_json: tool_confirm_delete,
         labels: &[("filename", "The file to delete")],
     },
     ToolTexts {
         title: "Failing job",
         description: "A job that runs for about a second and then reports a tool error; only as a task.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_EN, 330usize, 582usize),
+        descriptor_json: tool_failing_job,
         labels: &[],
     },
     ToolTexts {
         title: "Greet",
         description: "Says hello to a name, in the request (never a task).",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_EN, 583usize, 843usize),
+        descriptor_json: tool_greet,
         labels: &[("name", "Who to greet")],
     },
     ToolTexts {
         title: "JSON Schema 2020-12",
         description: "Echoes its arguments; its input schema uses $defs, $ref, $anchor, allOf/anyOf and if/then/else.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_EN, 844usize, 1778usize),
+        descriptor_json: tool_json_schema_2020_12_tool,
         labels: &[
             ("name", "A name"),
             ("address", "address"),
@@ -1573,21 +1600,21 @@ static TOOL_TEXTS_EN: &[ToolTexts] = &[
         title: "Two questions at once",
         description: "Asks two questions in parallel (inside its task) and answers once both are answered.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_EN, 1779usize, 2044usize),
+        descriptor_json: tool_multi_input,
         labels: &[],
     },
     ToolTexts {
         title: "Protocol error job",
         description: "A job that fails with a protocol (JSON-RPC) error instead of a tool result.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_EN, 2045usize, 2305usize),
+        descriptor_json: tool_protocol_error_job,
         labels: &[],
     },
     ToolTexts {
         title: "Slow computation",
         description: "Waits `seconds` seconds, then answers; a task for clients with the Tasks extension.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_EN, 2306usize, 2719usize),
+        descriptor_json: tool_slow_compute,
         labels: &[
             ("seconds", "How long to work"),
             ("label", "A label echoed in the result"),
@@ -1597,140 +1624,140 @@ static TOOL_TEXTS_EN: &[ToolTexts] = &[
         title: "Audio content",
         description: "Returns an audio content block (WAV).",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_EN, 2720usize, 2933usize),
+        descriptor_json: tool_test_audio_content,
         labels: &[],
     },
     ToolTexts {
         title: "Custom header",
         description: "Echoes its arguments; `region` is mirrored into the Mcp-Param-Region header (SEP-2243).",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_EN, 2934usize, 3326usize),
+        descriptor_json: tool_test_custom_header,
         labels: &[("region", "A region")],
     },
     ToolTexts {
         title: "Elicitation",
         description: "Asks the user for a username and an e-mail address.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_EN, 3327usize, 3646usize),
+        descriptor_json: tool_test_elicitation,
         labels: &[("message", "The message shown to the user")],
     },
     ToolTexts {
         title: "Elicitation with defaults",
         description: "Asks for a form whose fields all carry defaults (SEP-1034).",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_EN, 3647usize, 3909usize),
+        descriptor_json: tool_test_elicitation_sep1034_defaults,
         labels: &[],
     },
     ToolTexts {
         title: "Elicitation with enums",
         description: "Asks for a form with every enum variant (SEP-1330).",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_EN, 3910usize, 4158usize),
+        descriptor_json: tool_test_elicitation_sep1330_enums,
         labels: &[],
     },
     ToolTexts {
         title: "Embedded resource",
         description: "Returns an embedded text resource.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_EN, 4159usize, 4377usize),
+        descriptor_json: tool_test_embedded_resource,
         labels: &[],
     },
     ToolTexts {
         title: "Error handling",
         description: "Always answers with a tool error (isError).",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_EN, 4378usize, 4599usize),
+        descriptor_json: tool_test_error_handling,
         labels: &[],
     },
     ToolTexts {
         title: "Image content",
         description: "Returns an image content block (PNG).",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_EN, 4600usize, 4813usize),
+        descriptor_json: tool_test_image_content,
         labels: &[],
     },
     ToolTexts {
         title: "MRTR capabilities",
         description: "Asks only with the input types the request declares.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_EN, 4814usize, 5067usize),
+        descriptor_json: tool_test_input_required_result_capabilities,
         labels: &[],
     },
     ToolTexts {
         title: "MRTR elicitation",
         description: "Asks for the user's name (input_required), then greets them.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_EN, 5068usize, 5327usize),
+        descriptor_json: tool_test_input_required_result_elicitation,
         labels: &[],
     },
     ToolTexts {
         title: "MRTR roots",
         description: "Asks the client for its roots (input_required).",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_EN, 5328usize, 5567usize),
+        descriptor_json: tool_test_input_required_result_list_roots,
         labels: &[],
     },
     ToolTexts {
         title: "MRTR multi round",
         description: "Asks two questions in two rounds, each with a new requestState.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_EN, 5568usize, 5830usize),
+        descriptor_json: tool_test_input_required_result_multi_round,
         labels: &[],
     },
     ToolTexts {
         title: "MRTR multiple inputs",
         description: "Asks for elicitation, sampling and roots in one round.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_EN, 5831usize, 6092usize),
+        descriptor_json: tool_test_input_required_result_multiple_inputs,
         labels: &[],
     },
     ToolTexts {
         title: "MRTR request state",
         description: "Asks for a confirmation with a sealed requestState.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_EN, 6093usize, 6347usize),
+        descriptor_json: tool_test_input_required_result_request_state,
         labels: &[],
     },
     ToolTexts {
         title: "MRTR sampling",
         description: "Asks the client's model a question (input_required).",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_EN, 6348usize, 6593usize),
+        descriptor_json: tool_test_input_required_result_sampling,
         labels: &[],
     },
     ToolTexts {
         title: "MRTR tampered state",
         description: "Asks for a confirmation; a retry with a tampered requestState is refused.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_EN, 6594usize, 6872usize),
+        descriptor_json: tool_test_input_required_result_tampered_state,
         labels: &[],
     },
     ToolTexts {
         title: "Logging (per request)",
         description: "Sends log notifications only when the request asked for a log level.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_EN, 6873usize, 7124usize),
+        descriptor_json: tool_test_logging_tool,
         labels: &[],
     },
     ToolTexts {
         title: "Missing capability",
         description: "Needs the client's sampling capability; without it the answer is -32021.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_EN, 7125usize, 7383usize),
+        descriptor_json: tool_test_missing_capability,
         labels: &[],
     },
     ToolTexts {
         title: "Multiple content types",
         description: "Returns text, image and embedded resource blocks.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_EN, 7384usize, 7627usize),
+        descriptor_json: tool_test_multiple_content_types,
         labels: &[],
     },
     ToolTexts {
         title: "Read a fixture resource",
         description: "Reads one of the fixture's test:// resources.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_EN, 7628usize, 8004usize),
+        descriptor_json: tool_test_read_fixture_resource,
         labels: &[
             ("uri", "A test:// resource URI"),
             ("id", "The id of test://template/{id}/data"),
@@ -1740,42 +1767,289 @@ static TOOL_TEXTS_EN: &[ToolTexts] = &[
         title: "Sampling",
         description: "Asks the client's model to answer the prompt, then returns its answer.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_EN, 8005usize, 8337usize),
+        descriptor_json: tool_test_sampling,
         labels: &[("prompt", "The prompt to send to the model")],
     },
     ToolTexts {
         title: "Simple text",
         description: "Returns a simple text response.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_EN, 8338usize, 8541usize),
+        descriptor_json: tool_test_simple_text,
         labels: &[],
     },
     ToolTexts {
         title: "Streaming elicitation",
         description: "Asks for a confirmation when the client declares elicitation.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_EN, 8542usize, 8795usize),
+        descriptor_json: tool_test_streaming_elicitation,
         labels: &[],
     },
     ToolTexts {
         title: "Logging (session)",
         description: "Sends three log notifications while running (2025 sessions that set a level).",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_EN, 8796usize, 9057usize),
+        descriptor_json: tool_test_tool_with_logging,
         labels: &[],
     },
     ToolTexts {
         title: "Progress",
         description: "Sends three progress notifications (0, 50, 100 of 100) before answering.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_EN, 9058usize, 9306usize),
+        descriptor_json: tool_test_tool_with_progress,
         labels: &[],
     },
     ToolTexts {
         title: "Input, then a task",
         description: "Asks for a user name in the request (multi round-trip), then finishes as a task.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_EN, 9307usize, 9573usize),
+        descriptor_json: tool_test_tool_with_task,
         labels: &[],
     },
 ];
+const tool_confirm_delete: &str = concat!(
+    r#"{"name":"confirm_delete","title":"Confirm a deletion","#,
+    r#""description":"Asks the user to confirm deleting a file (inside its task), then reports what it did.","#,
+    r#""inputSchema":{"type":"object","properties":{"filename":{"type":"string","description":"The file to delete"}}},"#,
+    r#""annotations":{"destructiveHint":false,"openWorldHint":false}}"#,
+);
+const tool_confirm_delete_INPUT: &str = "{\"type\":\"object\",\"properties\":{\"filename\":{\"type\":\"string\",\"description\":\"The file to delete\"}}}";
+const tool_failing_job: &str = concat!(
+    r#"{"name":"failing_job","title":"Failing job","#,
+    r#""description":"A job that runs for about a second and then reports a tool error; only as a task.","#,
+    r#""inputSchema":{"type":"object","properties":{}},"#,
+    r#""annotations":{"destructiveHint":false,"openWorldHint":false}}"#,
+);
+const tool_failing_job_INPUT: &str = "{\"type\":\"object\",\"properties\":{}}";
+const tool_greet: &str = concat!(
+    r#"{"name":"greet","title":"Greet","description":"Says hello to a name, in the request (never a task).","#,
+    r#""inputSchema":{"type":"object","properties":{"name":{"type":"string","description":"Who to greet"}}},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_greet_INPUT: &str = "{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\",\"description\":\"Who to greet\"}}}";
+const tool_json_schema_2020_12_tool: &str = concat!(
+    r#"{"name":"json_schema_2020_12_tool","title":"JSON Schema 2020-12","#,
+    r#""description":"Echoes its arguments; its input schema uses $defs, $ref, $anchor, allOf/anyOf and if/then/else.","#,
+    r#""inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","#,
+    r#""type":"object","$defs":{"address":{"$anchor":"addressDef","type":"object","properties":{"street":{"type":"string"},"city":{"type":"string"}},"required":["street","city"]}},"#,
+    r#""properties":{"name":{"type":"string","description":"A name"},"#,
+    r##""address":{"$ref":"#/$defs/address"},"contactMethod":{"type":"string","enum":["phone","email"]},"##,
+    r#""phone":{"type":"string"},"email":{"type":"string"}},"#,
+    r#""allOf":[{"anyOf":[{"required":["phone"]},{"required":["email"]}]}],"#,
+    r#""if":{"properties":{"contactMethod":{"const":"phone"}},"required":["contactMethod"]},"#,
+    r#""then":{"required":["phone"]},"else":{"required":["email"]},"#,
+    r#""additionalProperties":false},"annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_json_schema_2020_12_tool_INPUT: &str = concat!(
+    r#"{"$schema":"https://json-schema.org/draft/2020-12/schema","#,
+    r#""type":"object","$defs":{"address":{"$anchor":"addressDef","type":"object","properties":{"street":{"type":"string"},"city":{"type":"string"}},"required":["street","city"]}},"#,
+    r#""properties":{"name":{"type":"string","description":"A name"},"#,
+    r##""address":{"$ref":"#/$defs/address"},"contactMethod":{"type":"string","enum":["phone","email"]},"##,
+    r#""phone":{"type":"string"},"email":{"type":"string"}},"#,
+    r#""allOf":[{"anyOf":[{"required":["phone"]},{"required":["email"]}]}],"#,
+    r#""if":{"properties":{"contactMethod":{"const":"phone"}},"required":["contactMethod"]},"#,
+    r#""then":{"required":["phone"]},"else":{"required":["email"]},"#,
+    r#""additionalProperties":false}"#,
+);
+const tool_multi_input: &str = concat!(
+    r#"{"name":"multi_input","title":"Two questions at once","#,
+    r#""description":"Asks two questions in parallel (inside its task) and answers once both are answered.","#,
+    r#""inputSchema":{"type":"object","properties":{}},"#,
+    r#""annotations":{"destructiveHint":false,"openWorldHint":false}}"#,
+);
+const tool_multi_input_INPUT: &str = "{\"type\":\"object\",\"properties\":{}}";
+const tool_protocol_error_job: &str = concat!(
+    r#"{"name":"protocol_error_job","title":"Protocol error job","#,
+    r#""description":"A job that fails with a protocol (JSON-RPC) error instead of a tool result.","#,
+    r#""inputSchema":{"type":"object","properties":{}},"#,
+    r#""annotations":{"destructiveHint":false,"openWorldHint":false}}"#,
+);
+const tool_protocol_error_job_INPUT: &str = "{\"type\":\"object\",\"properties\":{}}";
+const tool_slow_compute: &str = concat!(
+    r#"{"name":"slow_compute","title":"Slow computation","#,
+    r#""description":"Waits `seconds` seconds, then answers; a task for clients with the Tasks extension.","#,
+    r#""inputSchema":{"type":"object","properties":{"seconds":{"type":"number","minimum":0,"maximum":600,"description":"How long to work"},"label":{"type":"string","description":"A label echoed in the result"}}},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_slow_compute_INPUT: &str = r#"{"type":"object","properties":{"seconds":{"type":"number","minimum":0,"maximum":600,"description":"How long to work"},"label":{"type":"string","description":"A label echoed in the result"}}}"#;
+const tool_test_audio_content: &str = concat!(
+    r#"{"name":"test_audio_content","title":"Audio content","#,
+    r#""description":"Returns an audio content block (WAV).","#,
+    r#""inputSchema":{"type":"object","properties":{}},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_test_audio_content_INPUT: &str = "{\"type\":\"object\",\"properties\":{}}";
+const tool_test_custom_header: &str = concat!(
+    r#"{"name":"test_custom_header","title":"Custom header","#,
+    r#""description":"Echoes its arguments; `region` is mirrored into the Mcp-Param-Region header (SEP-2243).","#,
+    r#""inputSchema":{"type":"object","properties":{"region":{"type":"string","description":"A region, mirrored into Mcp-Param-Region","x-mcp-header":"Region"}},"required":["region"]},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_test_custom_header_INPUT: &str = r#"{"type":"object","properties":{"region":{"type":"string","description":"A region, mirrored into Mcp-Param-Region","x-mcp-header":"Region"}},"required":["region"]}"#;
+const tool_test_elicitation: &str = concat!(
+    r#"{"name":"test_elicitation","title":"Elicitation","#,
+    r#""description":"Asks the user for a username and an e-mail address.","#,
+    r#""inputSchema":{"type":"object","properties":{"message":{"type":"string","description":"The message shown to the user"}},"required":["message"]},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_test_elicitation_INPUT: &str = r#"{"type":"object","properties":{"message":{"type":"string","description":"The message shown to the user"}},"required":["message"]}"#;
+const tool_test_elicitation_sep1034_defaults: &str = concat!(
+    r#"{"name":"test_elicitation_sep1034_defaults","#,
+    r#""title":"Elicitation with defaults","description":"Asks for a form whose fields all carry defaults (SEP-1034).","#,
+    r#""inputSchema":{"type":"object","properties":{}},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_test_elicitation_sep1034_defaults_INPUT: &str = "{\"type\":\"object\",\"properties\":{}}";
+const tool_test_elicitation_sep1330_enums: &str = concat!(
+    r#"{"name":"test_elicitation_sep1330_enums","title":"Elicitation with enums","#,
+    r#""description":"Asks for a form with every enum variant (SEP-1330).","#,
+    r#""inputSchema":{"type":"object","properties":{}},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_test_elicitation_sep1330_enums_INPUT: &str = "{\"type\":\"object\",\"properties\":{}}";
+const tool_test_embedded_resource: &str = concat!(
+    r#"{"name":"test_embedded_resource","title":"Embedded resource","#,
+    r#""description":"Returns an embedded text resource.","#,
+    r#""inputSchema":{"type":"object","properties":{}},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_test_embedded_resource_INPUT: &str = "{\"type\":\"object\",\"properties\":{}}";
+const tool_test_error_handling: &str = concat!(
+    r#"{"name":"test_error_handling","title":"Error handling","#,
+    r#""description":"Always answers with a tool error (isError).","#,
+    r#""inputSchema":{"type":"object","properties":{}},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_test_error_handling_INPUT: &str = "{\"type\":\"object\",\"properties\":{}}";
+const tool_test_image_content: &str = concat!(
+    r#"{"name":"test_image_content","title":"Image content","#,
+    r#""description":"Returns an image content block (PNG).","#,
+    r#""inputSchema":{"type":"object","properties":{}},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_test_image_content_INPUT: &str = "{\"type\":\"object\",\"properties\":{}}";
+const tool_test_input_required_result_capabilities: &str = concat!(
+    r#"{"name":"test_input_required_result_capabilities","#,
+    r#""title":"MRTR capabilities","description":"Asks only with the input types the request declares.","#,
+    r#""inputSchema":{"type":"object","properties":{}},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_test_input_required_result_capabilities_INPUT: &str = "{\"type\":\"object\",\"properties\":{}}";
+const tool_test_input_required_result_elicitation: &str = concat!(
+    r#"{"name":"test_input_required_result_elicitation","#,
+    r#""title":"MRTR elicitation","description":"Asks for the user's name (input_required), then greets them.","#,
+    r#""inputSchema":{"type":"object","properties":{}},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_test_input_required_result_elicitation_INPUT: &str = "{\"type\":\"object\",\"properties\":{}}";
+const tool_test_input_required_result_list_roots: &str = concat!(
+    r#"{"name":"test_input_required_result_list_roots","#,
+    r#""title":"MRTR roots","description":"Asks the client for its roots (input_required).","#,
+    r#""inputSchema":{"type":"object","properties":{}},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_test_input_required_result_list_roots_INPUT: &str = "{\"type\":\"object\",\"properties\":{}}";
+const tool_test_input_required_result_multi_round: &str = concat!(
+    r#"{"name":"test_input_required_result_multi_round","#,
+    r#""title":"MRTR multi round","description":"Asks two questions in two rounds, each with a new requestState.","#,
+    r#""inputSchema":{"type":"object","properties":{}},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_test_input_required_result_multi_round_INPUT: &str = "{\"type\":\"object\",\"properties\":{}}";
+const tool_test_input_required_result_multiple_inputs: &str = concat!(
+    r#"{"name":"test_input_required_result_multiple_inputs","#,
+    r#""title":"MRTR multiple inputs","description":"Asks for elicitation, sampling and roots in one round.","#,
+    r#""inputSchema":{"type":"object","properties":{}},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_test_input_required_result_multiple_inputs_INPUT: &str = "{\"type\":\"object\",\"properties\":{}}";
+const tool_test_input_required_result_request_state: &str = concat!(
+    r#"{"name":"test_input_required_result_request_state","#,
+    r#""title":"MRTR request state","description":"Asks for a confirmation with a sealed requestState.","#,
+    r#""inputSchema":{"type":"object","properties":{}},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_test_input_required_result_request_state_INPUT: &str = "{\"type\":\"object\",\"properties\":{}}";
+const tool_test_input_required_result_sampling: &str = concat!(
+    r#"{"name":"test_input_required_result_sampling","#,
+    r#""title":"MRTR sampling","description":"Asks the client's model a question (input_required).","#,
+    r#""inputSchema":{"type":"object","properties":{}},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_test_input_required_result_sampling_INPUT: &str = "{\"type\":\"object\",\"properties\":{}}";
+const tool_test_input_required_result_tampered_state: &str = concat!(
+    r#"{"name":"test_input_required_result_tampered_state","#,
+    r#""title":"MRTR tampered state","description":"Asks for a confirmation; a retry with a tampered requestState is refused.","#,
+    r#""inputSchema":{"type":"object","properties":{}},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_test_input_required_result_tampered_state_INPUT: &str = "{\"type\":\"object\",\"properties\":{}}";
+const tool_test_logging_tool: &str = concat!(
+    r#"{"name":"test_logging_tool","title":"Logging (per request)","#,
+    r#""description":"Sends log notifications only when the request asked for a log level.","#,
+    r#""inputSchema":{"type":"object","properties":{}},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_test_logging_tool_INPUT: &str = "{\"type\":\"object\",\"properties\":{}}";
+const tool_test_missing_capability: &str = concat!(
+    r#"{"name":"test_missing_capability","title":"Missing capability","#,
+    r#""description":"Needs the client's sampling capability; without it the answer is -32021.","#,
+    r#""inputSchema":{"type":"object","properties":{}},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_test_missing_capability_INPUT: &str = "{\"type\":\"object\",\"properties\":{}}";
+const tool_test_multiple_content_types: &str = concat!(
+    r#"{"name":"test_multiple_content_types","title":"Multiple content types","#,
+    r#""description":"Returns text, image and embedded resource blocks.","#,
+    r#""inputSchema":{"type":"object","properties":{}},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_test_multiple_content_types_INPUT: &str = "{\"type\":\"object\",\"properties\":{}}";
+const tool_test_read_fixture_resource: &str = concat!(
+    r#"{"name":"test_read_fixture_resource","title":"Read a fixture resource","#,
+    r#""description":"Reads one of the fixture's test:// resources.","#,
+    r#""inputSchema":{"type":"object","properties":{"uri":{"type":"string","description":"A test:// resource URI"},"id":{"type":"string","description":"The id of test://template/{id}/data"}}},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_test_read_fixture_resource_INPUT: &str = r#"{"type":"object","properties":{"uri":{"type":"string","description":"A test:// resource URI"},"id":{"type":"string","description":"The id of test://template/{id}/data"}}}"#;
+const tool_test_sampling: &str = concat!(
+    r#"{"name":"test_sampling","title":"Sampling","#,
+    r#""description":"Asks the client's model to answer the prompt, then returns its answer.","#,
+    r#""inputSchema":{"type":"object","properties":{"prompt":{"type":"string","description":"The prompt to send to the model"}},"required":["prompt"]},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_test_sampling_INPUT: &str = r#"{"type":"object","properties":{"prompt":{"type":"string","description":"The prompt to send to the model"}},"required":["prompt"]}"#;
+const tool_test_simple_text: &str = concat!(
+    r#"{"name":"test_simple_text","title":"Simple text","#,
+    r#""description":"Returns a simple text response.","#,
+    r#""inputSchema":{"type":"object","properties":{}},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_test_simple_text_INPUT: &str = "{\"type\":\"object\",\"properties\":{}}";
+const tool_test_streaming_elicitation: &str = concat!(
+    r#"{"name":"test_streaming_elicitation","title":"Streaming elicitation","#,
+    r#""description":"Asks for a confirmation when the client declares elicitation.","#,
+    r#""inputSchema":{"type":"object","properties":{}},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_test_streaming_elicitation_INPUT: &str = "{\"type\":\"object\",\"properties\":{}}";
+const tool_test_tool_with_logging: &str = concat!(
+    r#"{"name":"test_tool_with_logging","title":"Logging (session)","#,
+    r#""description":"Sends three log notifications while running (2025 sessions that set a level).","#,
+    r#""inputSchema":{"type":"object","properties":{}},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_test_tool_with_logging_INPUT: &str = "{\"type\":\"object\",\"properties\":{}}";
+const tool_test_tool_with_progress: &str = concat!(
+    r#"{"name":"test_tool_with_progress","title":"Progress","#,
+    r#""description":"Sends three progress notifications (0, 50, 100 of 100) before answering.","#,
+    r#""inputSchema":{"type":"object","properties":{}},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_test_tool_with_progress_INPUT: &str = "{\"type\":\"object\",\"properties\":{}}";
+const tool_test_tool_with_task: &str = concat!(
+    r#"{"name":"test_tool_with_task","title":"Input, then a task","#,
+    r#""description":"Asks for a user name in the request (multi round-trip), then finishes as a task.","#,
+    r#""inputSchema":{"type":"object","properties":{}},"#,
+    r#""annotations":{"destructiveHint":false,"openWorldHint":false}}"#,
+);
+const tool_test_tool_with_task_INPUT: &str = "{\"type\":\"object\",\"properties\":{}}";

@@ -1,7 +1,7 @@
 // generated from catalog/dashboards.yaml; do not edit by hand — run `cargo build` (or `cargo run -p codegen`)
 #![cfg_attr(rustfmt, rustfmt::skip)]
 //! The `dashboards` product (Kobana Dashboards), compiled from `catalog/dashboards.yaml`.
-#![allow(clippy::all)]
+#![allow(clippy::all, non_upper_case_globals)]
 use runtime_model::catalog::*;
 pub static PRODUCT: Product = Product {
     name: "dashboards",
@@ -11,7 +11,22 @@ pub static PRODUCT: Product = Product {
     tool_prefix: "dashboards_",
     naming: "dashboards_<resource>_<action>, e.g. dashboards_portal_users_get, dashboards_portal_users_resend_invite, dashboards_team_members_list",
     api_base_url: "https://api.kobana.com.br",
-    instructions: "Kobana Dashboards: who reaches this organization's data through the customer portal and the dashboard.\n- Portal users (portal_users) log in to the customer portal and see the records of one tenant\n  (`tenant_id`, e.g. a customer account); several portal users can share a tenant. Status: `invited`\n  (invite sent, not accepted yet), `invite_expired` (invite expired before acceptance), `active`,\n  `suspended` (temporarily blocked), `deactivated` (access ended).\n- Team members (team_members) use the dashboard itself, each with a role and a list of permissions;\n  new members join through invites.\n- Ids are strings (`id`). Lists are paginated (`page`, `per_page`; a page shorter than `per_page`\n  is the last) and newest first unless `sort` says otherwise (`-field` sorts descending).\n- Destructive tools delete, end, suspend or deactivate a record, or send an e-mail or invite (creating\n  a portal user or a team invite sends one). The server asks the user to confirm each call, one at a\n  time; a confirmation is used once. Before calling one, tell the user exactly what it will do.\n- The resources kobana://dashboards/… (organization, portal users, schemas) are read by the same tools,\n  under the same permissions.\n",
+    instructions: concat!(
+        "Kobana Dashboards: who reaches this organization's data through the customer portal and the dashboard.\n",
+        "- Portal users (portal_users) log in to the customer portal and see the records of one tenant\n",
+        "  (`tenant_id`, e.g. a customer account); several portal users can share a tenant. Status: `invited`\n",
+        "  (invite sent, not accepted yet), `invite_expired` (invite expired before acceptance), `active`,\n",
+        "  `suspended` (temporarily blocked), `deactivated` (access ended).\n",
+        "- Team members (team_members) use the dashboard itself, each with a role and a list of permissions;\n",
+        "  new members join through invites.\n",
+        "- Ids are strings (`id`). Lists are paginated (`page`, `per_page`; a page shorter than `per_page`\n",
+        "  is the last) and newest first unless `sort` says otherwise (`-field` sorts descending).\n",
+        "- Destructive tools delete, end, suspend or deactivate a record, or send an e-mail or invite (creating\n",
+        "  a portal user or a team invite sends one). The server asks the user to confirm each call, one at a\n",
+        "  time; a confirmation is used once. Before calling one, tell the user exactly what it will do.\n",
+        "- The resources kobana://dashboards/… (organization, portal users, schemas) are read by the same tools,\n",
+        "  under the same permissions.\n",
+    ),
     policy: Policy {
         unconfirmable_destructive: UnconfirmableDestructive::Refuse,
         decline_code: "USER_DECLINED",
@@ -26,7 +41,6 @@ pub static PRODUCT: Product = Product {
         workspaced: false,
     },
     tools: TOOLS,
-    tools_json: TOOLS_JSON,
     tool_aliases: &[],
     resources: RESOURCES,
     templates: TEMPLATES,
@@ -44,8 +58,8 @@ static TOOLS: &[Tool] = &[
         name: "dashboards_invites_create",
         title: "Invite someone to the team",
         description: "E-mails an invitation to join the dashboard team with a role (status pending until accepted).",
-        descriptor_json: json_slice(TOOLS_JSON, 0usize, 447usize),
-        input_schema_json: "{\"type\":\"object\",\"properties\":{\"email\":{\"type\":\"string\",\"format\":\"email\",\"description\":\"Who is invited.\"},\"role\":{\"type\":\"string\",\"enum\":[\"admin\",\"finance\",\"support\",\"viewer\"]}},\"required\":[\"email\",\"role\"],\"additionalProperties\":false}",
+        descriptor_json: tool_dashboards_invites_create,
+        input_schema_json: tool_dashboards_invites_create_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: false,
@@ -54,7 +68,7 @@ static TOOLS: &[Tool] = &[
             open_world: true,
         },
         destructive_clause: Some(
-            "enviam um e-mail ou convite — \"Tools destrutivas — as que apagam, encerram, suspendem ou desativam um registro, ou enviam um e-mail ou convite — são marcadas com destructiveHint\"",
+            r#"enviam um e-mail ou convite — "Tools destrutivas — as que apagam, encerram, suspendem ou desativam um registro, ou enviam um e-mail ou convite — são marcadas com destructiveHint""#,
         ),
         scope: "dashboards.invites",
         permission: "invites.write",
@@ -75,8 +89,8 @@ static TOOLS: &[Tool] = &[
         name: "dashboards_invites_get",
         title: "Get a team invite",
         description: "One team invite by id (e-mail, role, status, who sent it, expiry).",
-        descriptor_json: json_slice(TOOLS_JSON, 448usize, 765usize),
-        input_schema_json: "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Invite id.\"}},\"required\":[\"id\"],\"additionalProperties\":false}",
+        descriptor_json: tool_dashboards_invites_get,
+        input_schema_json: tool_dashboards_invites_get_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: true,
@@ -105,8 +119,8 @@ static TOOLS: &[Tool] = &[
         name: "dashboards_invites_list",
         title: "List team invites",
         description: "Invitations to join the dashboard team, newest first. Filter by status (pending = not accepted yet), role or e-mail; paginate with page/per_page.",
-        descriptor_json: json_slice(TOOLS_JSON, 766usize, 1572usize),
-        input_schema_json: "{\"type\":\"object\",\"properties\":{\"status\":{\"type\":\"string\",\"enum\":[\"pending\",\"accepted\",\"expired\",\"revoked\"]},\"role\":{\"type\":\"string\",\"enum\":[\"admin\",\"finance\",\"support\",\"viewer\"]},\"email\":{\"type\":\"string\",\"description\":\"Exact e-mail.\"},\"sort\":{\"type\":\"string\",\"enum\":[\"sent_at\",\"-sent_at\",\"expires_at\",\"-expires_at\"],\"description\":\"Sort field; prefix - for descending. Default: -sent_at.\"},\"page\":{\"type\":\"integer\",\"minimum\":1,\"default\":1,\"description\":\"Page number (1-based).\"},\"per_page\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":25,\"description\":\"Records per page (1-100).\"}},\"additionalProperties\":false}",
+        descriptor_json: tool_dashboards_invites_list,
+        input_schema_json: tool_dashboards_invites_list_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: true,
@@ -134,8 +148,8 @@ static TOOLS: &[Tool] = &[
         name: "dashboards_invites_resend",
         title: "Resend a team invite",
         description: "E-mails a pending or expired team invite again, with a new expiry.",
-        descriptor_json: json_slice(TOOLS_JSON, 1573usize, 1898usize),
-        input_schema_json: "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Invite id.\"}},\"required\":[\"id\"],\"additionalProperties\":false}",
+        descriptor_json: tool_dashboards_invites_resend,
+        input_schema_json: tool_dashboards_invites_resend_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: false,
@@ -144,7 +158,7 @@ static TOOLS: &[Tool] = &[
             open_world: true,
         },
         destructive_clause: Some(
-            "enviam um e-mail ou convite — \"Tools destrutivas — as que apagam, encerram, suspendem ou desativam um registro, ou enviam um e-mail ou convite — são marcadas com destructiveHint\"",
+            r#"enviam um e-mail ou convite — "Tools destrutivas — as que apagam, encerram, suspendem ou desativam um registro, ou enviam um e-mail ou convite — são marcadas com destructiveHint""#,
         ),
         scope: "dashboards.invites",
         permission: "invites.write",
@@ -175,8 +189,8 @@ static TOOLS: &[Tool] = &[
         name: "dashboards_invites_revoke",
         title: "Revoke a team invite",
         description: "Withdraws a pending invite so its link no longer works.",
-        descriptor_json: json_slice(TOOLS_JSON, 1899usize, 2236usize),
-        input_schema_json: "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Invite id.\"}},\"required\":[\"id\"],\"additionalProperties\":false}",
+        descriptor_json: tool_dashboards_invites_revoke,
+        input_schema_json: tool_dashboards_invites_revoke_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: false,
@@ -185,7 +199,7 @@ static TOOLS: &[Tool] = &[
             open_world: false,
         },
         destructive_clause: Some(
-            "desativam — \"Tools destrutivas — as que apagam, encerram, suspendem ou desativam um registro, ou enviam um e-mail ou convite — são marcadas com destructiveHint\"",
+            r#"desativam — "Tools destrutivas — as que apagam, encerram, suspendem ou desativam um registro, ou enviam um e-mail ou convite — são marcadas com destructiveHint""#,
         ),
         scope: "dashboards.invites",
         permission: "invites.write",
@@ -216,8 +230,8 @@ static TOOLS: &[Tool] = &[
         name: "dashboards_organization_get",
         title: "Get the organization",
         description: "The organization this token belongs to (name, CNPJ, contact, portal address). Also the resource kobana://dashboards/organization.",
-        descriptor_json: json_slice(TOOLS_JSON, 2237usize, 2558usize),
-        input_schema_json: "{\"type\":\"object\",\"properties\":{},\"additionalProperties\":false}",
+        descriptor_json: tool_dashboards_organization_get,
+        input_schema_json: tool_dashboards_organization_get_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: true,
@@ -245,8 +259,8 @@ static TOOLS: &[Tool] = &[
         name: "dashboards_portal_sessions_end",
         title: "End a portal session",
         description: "Logs a portal user out of one active session (e.g. a lost device). The user can log in again.",
-        descriptor_json: json_slice(TOOLS_JSON, 2559usize, 2940usize),
-        input_schema_json: "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Session id.\"}},\"required\":[\"id\"],\"additionalProperties\":false}",
+        descriptor_json: tool_dashboards_portal_sessions_end,
+        input_schema_json: tool_dashboards_portal_sessions_end_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: false,
@@ -255,7 +269,7 @@ static TOOLS: &[Tool] = &[
             open_world: false,
         },
         destructive_clause: Some(
-            "encerram — \"Tools destrutivas — as que apagam, encerram, suspendem ou desativam um registro, ou enviam um e-mail ou convite — são marcadas com destructiveHint\"",
+            r#"encerram — "Tools destrutivas — as que apagam, encerram, suspendem ou desativam um registro, ou enviam um e-mail ou convite — são marcadas com destructiveHint""#,
         ),
         scope: "dashboards.portal_sessions",
         permission: "portal_sessions.write",
@@ -286,8 +300,8 @@ static TOOLS: &[Tool] = &[
         name: "dashboards_portal_sessions_get",
         title: "Get a portal session",
         description: "One portal session by id (portal user, IP, browser, status, times).",
-        descriptor_json: json_slice(TOOLS_JSON, 2941usize, 3271usize),
-        input_schema_json: "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Session id.\"}},\"required\":[\"id\"],\"additionalProperties\":false}",
+        descriptor_json: tool_dashboards_portal_sessions_get,
+        input_schema_json: tool_dashboards_portal_sessions_get_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: true,
@@ -316,8 +330,8 @@ static TOOLS: &[Tool] = &[
         name: "dashboards_portal_sessions_list",
         title: "List portal sessions",
         description: "Login sessions of portal users, newest first. Filter by portal user or status (active = still logged in); paginate with page/per_page.",
-        descriptor_json: json_slice(TOOLS_JSON, 3272usize, 4035usize),
-        input_schema_json: "{\"type\":\"object\",\"properties\":{\"portal_user_id\":{\"type\":\"string\",\"description\":\"Only this portal user's sessions.\"},\"status\":{\"type\":\"string\",\"enum\":[\"active\",\"ended\",\"expired\"]},\"sort\":{\"type\":\"string\",\"enum\":[\"started_at\",\"-started_at\",\"last_seen_at\",\"-last_seen_at\"],\"description\":\"Sort field; prefix - for descending. Default: -started_at.\"},\"page\":{\"type\":\"integer\",\"minimum\":1,\"default\":1,\"description\":\"Page number (1-based).\"},\"per_page\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":25,\"description\":\"Records per page (1-100).\"}},\"additionalProperties\":false}",
+        descriptor_json: tool_dashboards_portal_sessions_list,
+        input_schema_json: tool_dashboards_portal_sessions_list_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: true,
@@ -345,8 +359,8 @@ static TOOLS: &[Tool] = &[
         name: "dashboards_portal_users_create",
         title: "Invite a new portal user",
         description: "Creates a portal user for a tenant and e-mails them the invite to the customer portal (status invited). Sends an e-mail: confirm the e-mail address and tenant with the user first.",
-        descriptor_json: json_slice(TOOLS_JSON, 4036usize, 4681usize),
-        input_schema_json: "{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\",\"minLength\":1},\"email\":{\"type\":\"string\",\"format\":\"email\",\"description\":\"The invite goes to this address.\"},\"tenant_id\":{\"type\":\"string\",\"description\":\"Tenant whose records the user will see.\"},\"phone\":{\"type\":\"string\"}},\"required\":[\"name\",\"email\",\"tenant_id\"],\"additionalProperties\":false}",
+        descriptor_json: tool_dashboards_portal_users_create,
+        input_schema_json: tool_dashboards_portal_users_create_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: false,
@@ -355,7 +369,7 @@ static TOOLS: &[Tool] = &[
             open_world: true,
         },
         destructive_clause: Some(
-            "enviam um e-mail ou convite — \"Tools destrutivas — as que apagam, encerram, suspendem ou desativam um registro, ou enviam um e-mail ou convite — são marcadas com destructiveHint\"",
+            r#"enviam um e-mail ou convite — "Tools destrutivas — as que apagam, encerram, suspendem ou desativam um registro, ou enviam um e-mail ou convite — são marcadas com destructiveHint""#,
         ),
         scope: "dashboards.portal_users",
         permission: "portal_users.write",
@@ -376,8 +390,8 @@ static TOOLS: &[Tool] = &[
         name: "dashboards_portal_users_deactivate",
         title: "Deactivate a portal user",
         description: "Ends a portal user's access for good (the record is kept for history; sessions end). To let them in again, invite them anew.",
-        descriptor_json: json_slice(TOOLS_JSON, 4682usize, 5176usize),
-        input_schema_json: "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Portal user id.\"},\"reason\":{\"type\":\"string\",\"description\":\"Why (kept in the history).\"}},\"required\":[\"id\"],\"additionalProperties\":false}",
+        descriptor_json: tool_dashboards_portal_users_deactivate,
+        input_schema_json: tool_dashboards_portal_users_deactivate_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: false,
@@ -386,7 +400,7 @@ static TOOLS: &[Tool] = &[
             open_world: false,
         },
         destructive_clause: Some(
-            "desativam — \"Tools destrutivas — as que apagam, encerram, suspendem ou desativam um registro, ou enviam um e-mail ou convite — são marcadas com destructiveHint\"",
+            r#"desativam — "Tools destrutivas — as que apagam, encerram, suspendem ou desativam um registro, ou enviam um e-mail ou convite — são marcadas com destructiveHint""#,
         ),
         scope: "dashboards.portal_users",
         permission: "portal_users.write",
@@ -417,8 +431,8 @@ static TOOLS: &[Tool] = &[
         name: "dashboards_portal_users_delete",
         title: "Delete a portal user",
         description: "Permanently deletes a portal user and their sessions. Prefer dashboards_portal_users_deactivate to keep the history; cannot be undone.",
-        descriptor_json: json_slice(TOOLS_JSON, 5177usize, 5603usize),
-        input_schema_json: "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Portal user id.\"}},\"required\":[\"id\"],\"additionalProperties\":false}",
+        descriptor_json: tool_dashboards_portal_users_delete,
+        input_schema_json: tool_dashboards_portal_users_delete_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: false,
@@ -427,7 +441,7 @@ static TOOLS: &[Tool] = &[
             open_world: false,
         },
         destructive_clause: Some(
-            "apagam — \"Tools destrutivas — as que apagam, encerram, suspendem ou desativam um registro, ou enviam um e-mail ou convite — são marcadas com destructiveHint\"",
+            r#"apagam — "Tools destrutivas — as que apagam, encerram, suspendem ou desativam um registro, ou enviam um e-mail ou convite — são marcadas com destructiveHint""#,
         ),
         scope: "dashboards.portal_users",
         permission: "portal_users.write",
@@ -449,8 +463,8 @@ static TOOLS: &[Tool] = &[
         name: "dashboards_portal_users_get",
         title: "Get a portal user",
         description: "One portal user by id, with the status and the tenant ID whose records they see. Also the resource kobana://dashboards/portal_users/{id}.",
-        descriptor_json: json_slice(TOOLS_JSON, 5604usize, 6002usize),
-        input_schema_json: "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Portal user id.\"}},\"required\":[\"id\"],\"additionalProperties\":false}",
+        descriptor_json: tool_dashboards_portal_users_get,
+        input_schema_json: tool_dashboards_portal_users_get_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: true,
@@ -478,9 +492,12 @@ static TOOLS: &[Tool] = &[
     Tool {
         name: "dashboards_portal_users_list",
         title: "List portal users",
-        description: "Users of the customer portal, newest first. Filter by tenant_id (everyone who sees that tenant's records), status (invited / invite_expired = still waiting to accept the invite) or e-mail; paginate with page/per_page.",
-        descriptor_json: json_slice(TOOLS_JSON, 6003usize, 6999usize),
-        input_schema_json: "{\"type\":\"object\",\"properties\":{\"tenant_id\":{\"type\":\"string\",\"description\":\"Only users of this tenant.\"},\"status\":{\"type\":\"string\",\"enum\":[\"invited\",\"invite_expired\",\"active\",\"suspended\",\"deactivated\"]},\"email\":{\"type\":\"string\",\"description\":\"Exact e-mail.\"},\"sort\":{\"type\":\"string\",\"enum\":[\"name\",\"-name\",\"tenant_id\",\"-tenant_id\",\"invite_sent_at\",\"-invite_sent_at\",\"last_login_at\",\"-last_login_at\",\"created_at\",\"-created_at\"],\"description\":\"Sort field; prefix - for descending. Default: -created_at.\"},\"page\":{\"type\":\"integer\",\"minimum\":1,\"default\":1,\"description\":\"Page number (1-based).\"},\"per_page\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":25,\"description\":\"Records per page (1-100).\"}},\"additionalProperties\":false}",
+        description: concat!(
+            "Users of the customer portal, newest first. ",
+            "Filter by tenant_id (everyone who sees that tenant's records), status (invited / invite_expired = still waiting to accept the invite) or e-mail; paginate with page/per_page.",
+        ),
+        descriptor_json: tool_dashboards_portal_users_list,
+        input_schema_json: tool_dashboards_portal_users_list_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: true,
@@ -508,8 +525,8 @@ static TOOLS: &[Tool] = &[
         name: "dashboards_portal_users_reactivate",
         title: "Reactivate a portal user",
         description: "Lets a suspended portal user log in again.",
-        descriptor_json: json_slice(TOOLS_JSON, 7000usize, 7343usize),
-        input_schema_json: "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Portal user id.\"}},\"required\":[\"id\"],\"additionalProperties\":false}",
+        descriptor_json: tool_dashboards_portal_users_reactivate,
+        input_schema_json: tool_dashboards_portal_users_reactivate_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: false,
@@ -547,8 +564,8 @@ static TOOLS: &[Tool] = &[
         name: "dashboards_portal_users_resend_invite",
         title: "Resend the portal invite",
         description: "E-mails the portal invite again to a user who has not accepted it yet (status invited or invite_expired); a new invite link replaces the old one.",
-        descriptor_json: json_slice(TOOLS_JSON, 7344usize, 7769usize),
-        input_schema_json: "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Portal user id.\"}},\"required\":[\"id\"],\"additionalProperties\":false}",
+        descriptor_json: tool_dashboards_portal_users_resend_invite,
+        input_schema_json: tool_dashboards_portal_users_resend_invite_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: false,
@@ -557,7 +574,7 @@ static TOOLS: &[Tool] = &[
             open_world: true,
         },
         destructive_clause: Some(
-            "enviam um e-mail ou convite — \"Tools destrutivas — as que apagam, encerram, suspendem ou desativam um registro, ou enviam um e-mail ou convite — são marcadas com destructiveHint\"",
+            r#"enviam um e-mail ou convite — "Tools destrutivas — as que apagam, encerram, suspendem ou desativam um registro, ou enviam um e-mail ou convite — são marcadas com destructiveHint""#,
         ),
         scope: "dashboards.portal_users",
         permission: "portal_users.write",
@@ -588,8 +605,8 @@ static TOOLS: &[Tool] = &[
         name: "dashboards_portal_users_suspend",
         title: "Suspend a portal user",
         description: "Temporarily blocks an active portal user from logging in (their active sessions end). Reversible with dashboards_portal_users_reactivate.",
-        descriptor_json: json_slice(TOOLS_JSON, 7770usize, 8271usize),
-        input_schema_json: "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Portal user id.\"},\"reason\":{\"type\":\"string\",\"description\":\"Why (kept in the history).\"}},\"required\":[\"id\"],\"additionalProperties\":false}",
+        descriptor_json: tool_dashboards_portal_users_suspend,
+        input_schema_json: tool_dashboards_portal_users_suspend_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: false,
@@ -598,7 +615,7 @@ static TOOLS: &[Tool] = &[
             open_world: false,
         },
         destructive_clause: Some(
-            "suspendem — \"Tools destrutivas — as que apagam, encerram, suspendem ou desativam um registro, ou enviam um e-mail ou convite — são marcadas com destructiveHint\"",
+            r#"suspendem — "Tools destrutivas — as que apagam, encerram, suspendem ou desativam um registro, ou enviam um e-mail ou convite — são marcadas com destructiveHint""#,
         ),
         scope: "dashboards.portal_users",
         permission: "portal_users.write",
@@ -629,8 +646,8 @@ static TOOLS: &[Tool] = &[
         name: "dashboards_portal_users_update",
         title: "Update a portal user",
         description: "Changes a portal user's name, phone or tenant (which records they see). Does not send anything.",
-        descriptor_json: json_slice(TOOLS_JSON, 8272usize, 8833usize),
-        input_schema_json: "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Portal user id.\"},\"name\":{\"type\":\"string\",\"minLength\":1},\"phone\":{\"type\":\"string\"},\"tenant_id\":{\"type\":\"string\",\"description\":\"New tenant; the user then sees that tenant's records instead.\"}},\"required\":[\"id\"],\"additionalProperties\":false}",
+        descriptor_json: tool_dashboards_portal_users_update,
+        input_schema_json: tool_dashboards_portal_users_update_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: false,
@@ -659,8 +676,8 @@ static TOOLS: &[Tool] = &[
         name: "dashboards_schemas_get",
         title: "Get the fields of a resource",
         description: "The fields of one Dashboards resource (e.g. portal_users) - type, allowed values (enum), meaning, and which fields can be used in `sort`.",
-        descriptor_json: json_slice(TOOLS_JSON, 8834usize, 9298usize),
-        input_schema_json: "{\"type\":\"object\",\"properties\":{\"resource\":{\"type\":\"string\",\"description\":\"Resource name as in dashboards_schemas_list, e.g. portal_users.\"}},\"required\":[\"resource\"],\"additionalProperties\":false}",
+        descriptor_json: tool_dashboards_schemas_get,
+        input_schema_json: tool_dashboards_schemas_get_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: true,
@@ -679,8 +696,8 @@ static TOOLS: &[Tool] = &[
         name: "dashboards_schemas_list",
         title: "List the API resource schemas",
         description: "The catalog of Dashboards resources (portal_users, portal_sessions, team_members, invites, organization) with a one-line description of each. Use dashboards_schemas_get for the fields of one.",
-        descriptor_json: json_slice(TOOLS_JSON, 9299usize, 9687usize),
-        input_schema_json: "{\"type\":\"object\",\"properties\":{},\"additionalProperties\":false}",
+        descriptor_json: tool_dashboards_schemas_list,
+        input_schema_json: tool_dashboards_schemas_list_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: true,
@@ -699,8 +716,8 @@ static TOOLS: &[Tool] = &[
         name: "dashboards_team_members_get",
         title: "Get a team member",
         description: "One team member by id (role, permissions, status, last sign-in).",
-        descriptor_json: json_slice(TOOLS_JSON, 9688usize, 10013usize),
-        input_schema_json: "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Team member id.\"}},\"required\":[\"id\"],\"additionalProperties\":false}",
+        descriptor_json: tool_dashboards_team_members_get,
+        input_schema_json: tool_dashboards_team_members_get_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: true,
@@ -729,8 +746,8 @@ static TOOLS: &[Tool] = &[
         name: "dashboards_team_members_list",
         title: "List team members",
         description: "The people on the dashboard team, with their role, permissions and status. Filter by role or status; paginate with page/per_page.",
-        descriptor_json: json_slice(TOOLS_JSON, 10014usize, 10846usize),
-        input_schema_json: "{\"type\":\"object\",\"properties\":{\"role\":{\"type\":\"string\",\"enum\":[\"owner\",\"admin\",\"finance\",\"support\",\"viewer\"]},\"status\":{\"type\":\"string\",\"enum\":[\"active\",\"suspended\"]},\"email\":{\"type\":\"string\",\"description\":\"Exact e-mail.\"},\"sort\":{\"type\":\"string\",\"enum\":[\"name\",\"-name\",\"role\",\"-role\",\"last_sign_in_at\",\"-last_sign_in_at\",\"created_at\",\"-created_at\"],\"description\":\"Sort field; prefix - for descending. Default: -created_at.\"},\"page\":{\"type\":\"integer\",\"minimum\":1,\"default\":1,\"description\":\"Page number (1-based).\"},\"per_page\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":25,\"description\":\"Records per page (1-100).\"}},\"additionalProperties\":false}",
+        descriptor_json: tool_dashboards_team_members_list,
+        input_schema_json: tool_dashboards_team_members_list_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: true,
@@ -758,8 +775,8 @@ static TOOLS: &[Tool] = &[
         name: "dashboards_team_members_reactivate",
         title: "Reactivate a team member",
         description: "Lets a suspended team member use the dashboard again, with the same role and permissions.",
-        descriptor_json: json_slice(TOOLS_JSON, 10847usize, 11237usize),
-        input_schema_json: "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Team member id.\"}},\"required\":[\"id\"],\"additionalProperties\":false}",
+        descriptor_json: tool_dashboards_team_members_reactivate,
+        input_schema_json: tool_dashboards_team_members_reactivate_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: false,
@@ -797,8 +814,8 @@ static TOOLS: &[Tool] = &[
         name: "dashboards_team_members_remove",
         title: "Remove a team member",
         description: "Removes a person from the dashboard team (deletes the membership). They lose access at once; to add them back, send a new invite.",
-        descriptor_json: json_slice(TOOLS_JSON, 11238usize, 11659usize),
-        input_schema_json: "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Team member id.\"}},\"required\":[\"id\"],\"additionalProperties\":false}",
+        descriptor_json: tool_dashboards_team_members_remove,
+        input_schema_json: tool_dashboards_team_members_remove_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: false,
@@ -807,7 +824,7 @@ static TOOLS: &[Tool] = &[
             open_world: false,
         },
         destructive_clause: Some(
-            "apagam — \"Tools destrutivas — as que apagam, encerram, suspendem ou desativam um registro, ou enviam um e-mail ou convite — são marcadas com destructiveHint\"",
+            r#"apagam — "Tools destrutivas — as que apagam, encerram, suspendem ou desativam um registro, ou enviam um e-mail ou convite — são marcadas com destructiveHint""#,
         ),
         scope: "dashboards.team_members",
         permission: "team_members.write",
@@ -829,8 +846,8 @@ static TOOLS: &[Tool] = &[
         name: "dashboards_team_members_suspend",
         title: "Suspend a team member",
         description: "Temporarily blocks a team member from the dashboard. Reversible with dashboards_team_members_reactivate.",
-        descriptor_json: json_slice(TOOLS_JSON, 11660usize, 12128usize),
-        input_schema_json: "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Team member id.\"},\"reason\":{\"type\":\"string\",\"description\":\"Why (kept in the history).\"}},\"required\":[\"id\"],\"additionalProperties\":false}",
+        descriptor_json: tool_dashboards_team_members_suspend,
+        input_schema_json: tool_dashboards_team_members_suspend_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: false,
@@ -839,7 +856,7 @@ static TOOLS: &[Tool] = &[
             open_world: false,
         },
         destructive_clause: Some(
-            "suspendem — \"Tools destrutivas — as que apagam, encerram, suspendem ou desativam um registro, ou enviam um e-mail ou convite — são marcadas com destructiveHint\"",
+            r#"suspendem — "Tools destrutivas — as que apagam, encerram, suspendem ou desativam um registro, ou enviam um e-mail ou convite — são marcadas com destructiveHint""#,
         ),
         scope: "dashboards.team_members",
         permission: "team_members.write",
@@ -870,8 +887,8 @@ static TOOLS: &[Tool] = &[
         name: "dashboards_team_members_update",
         title: "Change a team member's role or permissions",
         description: "Sets a team member's role and/or extra permissions (comma-separated). Takes effect at their next request.",
-        descriptor_json: json_slice(TOOLS_JSON, 12129usize, 12794usize),
-        input_schema_json: "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Team member id.\"},\"role\":{\"type\":\"string\",\"enum\":[\"admin\",\"finance\",\"support\",\"viewer\"],\"description\":\"New role (ownership is not transferred here).\"},\"permissions\":{\"type\":\"string\",\"description\":\"Extra permissions, comma-separated (replaces the current list).\"}},\"required\":[\"id\"],\"additionalProperties\":false}",
+        descriptor_json: tool_dashboards_team_members_update,
+        input_schema_json: tool_dashboards_team_members_update_INPUT,
         output_schema_json: None,
         annotations: Annotations {
             read_only: false,
@@ -897,8 +914,6 @@ static TOOLS: &[Tool] = &[
         task: TaskSupport::Never,
     },
 ];
-/// Every tool descriptor, in that order, joined by commas.
-const TOOLS_JSON: &str = "{\"name\":\"dashboards_invites_create\",\"title\":\"Invite someone to the team\",\"description\":\"E-mails an invitation to join the dashboard team with a role (status pending until accepted).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"email\":{\"type\":\"string\",\"description\":\"Who is invited.\"},\"role\":{\"type\":\"string\",\"enum\":[\"admin\",\"finance\",\"support\",\"viewer\"]}},\"required\":[\"email\",\"role\"]},\"annotations\":{\"destructiveHint\":true,\"openWorldHint\":true}},{\"name\":\"dashboards_invites_get\",\"title\":\"Get a team invite\",\"description\":\"One team invite by id (e-mail, role, status, who sent it, expiry).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Invite id.\"}},\"required\":[\"id\"]},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_invites_list\",\"title\":\"List team invites\",\"description\":\"Invitations to join the dashboard team, newest first. Filter by status (pending = not accepted yet), role or e-mail; paginate with page/per_page.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"status\":{\"type\":\"string\",\"enum\":[\"pending\",\"accepted\",\"expired\",\"revoked\"]},\"role\":{\"type\":\"string\",\"enum\":[\"admin\",\"finance\",\"support\",\"viewer\"]},\"email\":{\"type\":\"string\",\"description\":\"Exact e-mail.\"},\"sort\":{\"type\":\"string\",\"enum\":[\"sent_at\",\"-sent_at\",\"expires_at\",\"-expires_at\"],\"description\":\"Sort field; prefix - for descending. Default: -sent_at.\"},\"page\":{\"type\":\"integer\",\"minimum\":1,\"default\":1},\"per_page\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":25}}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_invites_resend\",\"title\":\"Resend a team invite\",\"description\":\"E-mails a pending or expired team invite again, with a new expiry.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Invite id.\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":true,\"openWorldHint\":true}},{\"name\":\"dashboards_invites_revoke\",\"title\":\"Revoke a team invite\",\"description\":\"Withdraws a pending invite so its link no longer works.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Invite id.\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_organization_get\",\"title\":\"Get the organization\",\"description\":\"The organization this token belongs to (name, CNPJ, contact, portal address). Also the resource kobana://dashboards/organization.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_sessions_end\",\"title\":\"End a portal session\",\"description\":\"Logs a portal user out of one active session (e.g. a lost device). The user can log in again.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Session id.\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_sessions_get\",\"title\":\"Get a portal session\",\"description\":\"One portal session by id (portal user, IP, browser, status, times).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Session id.\"}},\"required\":[\"id\"]},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_sessions_list\",\"title\":\"List portal sessions\",\"description\":\"Login sessions of portal users, newest first. Filter by portal user or status (active = still logged in); paginate with page/per_page.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"portal_user_id\":{\"type\":\"string\",\"description\":\"Only this portal user's sessions.\"},\"status\":{\"type\":\"string\",\"enum\":[\"active\",\"ended\",\"expired\"]},\"sort\":{\"type\":\"string\",\"enum\":[\"started_at\",\"-started_at\",\"last_seen_at\",\"-last_seen_at\"],\"description\":\"Sort field; prefix - for descending. Default: -started_at.\"},\"page\":{\"type\":\"integer\",\"minimum\":1,\"default\":1},\"per_page\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":25}}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_users_create\",\"title\":\"Invite a new portal user\",\"description\":\"Creates a portal user for a tenant and e-mails them the invite to the customer portal (status invited). Sends an e-mail: confirm the e-mail address and tenant with the user first.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\",\"minLength\":1},\"email\":{\"type\":\"string\",\"description\":\"The invite goes to this address.\"},\"tenant_id\":{\"type\":\"string\",\"description\":\"Tenant whose records the user will see.\"},\"phone\":{\"type\":\"string\"}},\"required\":[\"name\",\"email\",\"tenant_id\"]},\"annotations\":{\"destructiveHint\":true,\"openWorldHint\":true}},{\"name\":\"dashboards_portal_users_deactivate\",\"title\":\"Deactivate a portal user\",\"description\":\"Ends a portal user's access for good (the record is kept for history; sessions end). To let them in again, invite them anew.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Portal user id.\"},\"reason\":{\"type\":\"string\",\"description\":\"Why (kept in the history).\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_users_delete\",\"title\":\"Delete a portal user\",\"description\":\"Permanently deletes a portal user and their sessions. Prefer dashboards_portal_users_deactivate to keep the history; cannot be undone.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Portal user id.\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_users_get\",\"title\":\"Get a portal user\",\"description\":\"One portal user by id, with the status and the tenant ID whose records they see. Also the resource kobana://dashboards/portal_users/{id}.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Portal user id.\"}},\"required\":[\"id\"]},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_users_list\",\"title\":\"List portal users\",\"description\":\"Users of the customer portal, newest first. Filter by tenant_id (everyone who sees that tenant's records), status (invited / invite_expired = still waiting to accept the invite) or e-mail; paginate with page/per_page.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"tenant_id\":{\"type\":\"string\",\"description\":\"Only users of this tenant.\"},\"status\":{\"type\":\"string\",\"enum\":[\"invited\",\"invite_expired\",\"active\",\"suspended\",\"deactivated\"]},\"email\":{\"type\":\"string\",\"description\":\"Exact e-mail.\"},\"sort\":{\"type\":\"string\",\"enum\":[\"name\",\"-name\",\"tenant_id\",\"-tenant_id\",\"invite_sent_at\",\"-invite_sent_at\",\"last_login_at\",\"-last_login_at\",\"created_at\",\"-created_at\"],\"description\":\"Sort field; prefix - for descending. Default: -created_at.\"},\"page\":{\"type\":\"integer\",\"minimum\":1,\"default\":1},\"per_page\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":25}}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_users_reactivate\",\"title\":\"Reactivate a portal user\",\"description\":\"Lets a suspended portal user log in again.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Portal user id.\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_users_resend_invite\",\"title\":\"Resend the portal invite\",\"description\":\"E-mails the portal invite again to a user who has not accepted it yet (status invited or invite_expired); a new invite link replaces the old one.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Portal user id.\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":true,\"openWorldHint\":true}},{\"name\":\"dashboards_portal_users_suspend\",\"title\":\"Suspend a portal user\",\"description\":\"Temporarily blocks an active portal user from logging in (their active sessions end). Reversible with dashboards_portal_users_reactivate.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Portal user id.\"},\"reason\":{\"type\":\"string\",\"description\":\"Why (kept in the history).\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_users_update\",\"title\":\"Update a portal user\",\"description\":\"Changes a portal user's name, phone or tenant (which records they see). Does not send anything.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Portal user id.\"},\"name\":{\"type\":\"string\",\"minLength\":1},\"phone\":{\"type\":\"string\"},\"tenant_id\":{\"type\":\"string\",\"description\":\"New tenant; the user then sees that tenant's records instead.\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_schemas_get\",\"title\":\"Get the fields of a resource\",\"description\":\"The fields of one Dashboards resource (e.g. portal_users) - type, allowed values (enum), meaning, and which fields can be used in `sort`.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"resource\":{\"type\":\"string\",\"description\":\"Resource name as in dashboards_schemas_list, e.g. portal_users.\"}},\"required\":[\"resource\"]},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_schemas_list\",\"title\":\"List the API resource schemas\",\"description\":\"The catalog of Dashboards resources (portal_users, portal_sessions, team_members, invites, organization) with a one-line description of each. Use dashboards_schemas_get for the fields of one.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_team_members_get\",\"title\":\"Get a team member\",\"description\":\"One team member by id (role, permissions, status, last sign-in).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Team member id.\"}},\"required\":[\"id\"]},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_team_members_list\",\"title\":\"List team members\",\"description\":\"The people on the dashboard team, with their role, permissions and status. Filter by role or status; paginate with page/per_page.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"role\":{\"type\":\"string\",\"enum\":[\"owner\",\"admin\",\"finance\",\"support\",\"viewer\"]},\"status\":{\"type\":\"string\",\"enum\":[\"active\",\"suspended\"]},\"email\":{\"type\":\"string\",\"description\":\"Exact e-mail.\"},\"sort\":{\"type\":\"string\",\"enum\":[\"name\",\"-name\",\"role\",\"-role\",\"last_sign_in_at\",\"-last_sign_in_at\",\"created_at\",\"-created_at\"],\"description\":\"Sort field; prefix - for descending. Default: -created_at.\"},\"page\":{\"type\":\"integer\",\"minimum\":1,\"default\":1},\"per_page\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":25}}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_team_members_reactivate\",\"title\":\"Reactivate a team member\",\"description\":\"Lets a suspended team member use the dashboard again, with the same role and permissions.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Team member id.\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_team_members_remove\",\"title\":\"Remove a team member\",\"description\":\"Removes a person from the dashboard team (deletes the membership). They lose access at once; to add them back, send a new invite.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Team member id.\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_team_members_suspend\",\"title\":\"Suspend a team member\",\"description\":\"Temporarily blocks a team member from the dashboard. Reversible with dashboards_team_members_reactivate.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Team member id.\"},\"reason\":{\"type\":\"string\",\"description\":\"Why (kept in the history).\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_team_members_update\",\"title\":\"Change a team member's role or permissions\",\"description\":\"Sets a team member's role and/or extra permissions (comma-separated). Takes effect at their next request.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Team member id.\"},\"role\":{\"type\":\"string\",\"enum\":[\"admin\",\"finance\",\"support\",\"viewer\"],\"description\":\"New role (ownership is not transferred here).\"},\"permissions\":{\"type\":\"string\",\"description\":\"Extra permissions, comma-separated (replaces the current list).\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}}";
 static RESOURCES: &[Resource] = &[
     Resource {
         uri: "kobana://dashboards/organization",
@@ -908,7 +923,7 @@ static RESOURCES: &[Resource] = &[
         mime_type: "application/json",
         read_by: "dashboards_organization_get",
         content: ContentKind::JsonRecord,
-        descriptor_json: "{\"uri\":\"kobana://dashboards/organization\",\"name\":\"organization\",\"title\":\"Organization\",\"description\":\"A organização do token (JSON).\",\"mimeType\":\"application/json\"}",
+        descriptor_json: r#"{"uri":"kobana://dashboards/organization","name":"organization","title":"Organization","description":"A organização do token (JSON).","mimeType":"application/json"}"#,
     },
     Resource {
         uri: "kobana://dashboards/schemas",
@@ -918,7 +933,7 @@ static RESOURCES: &[Resource] = &[
         mime_type: "application/json",
         read_by: "dashboards_schemas_list",
         content: ContentKind::SchemaCatalog,
-        descriptor_json: "{\"uri\":\"kobana://dashboards/schemas\",\"name\":\"schemas\",\"title\":\"Resource catalog\",\"description\":\"O catálogo de recursos da API (JSON).\",\"mimeType\":\"application/json\"}",
+        descriptor_json: r#"{"uri":"kobana://dashboards/schemas","name":"schemas","title":"Resource catalog","description":"O catálogo de recursos da API (JSON).","mimeType":"application/json"}"#,
     },
 ];
 static TEMPLATES: &[Template] = &[
@@ -935,7 +950,11 @@ static TEMPLATES: &[Template] = &[
         list_tool: None,
         completions: &[("resource", "schema_names")],
         limitation: None,
-        descriptor_json: "{\"uriTemplate\":\"kobana://dashboards/schemas/{resource}\",\"name\":\"schema\",\"title\":\"Resource schema\",\"description\":\"Os campos de um recurso: tipo, enum, significado, quais ordenam (JSON).\",\"mimeType\":\"application/json\"}",
+        descriptor_json: concat!(
+            r#"{"uriTemplate":"kobana://dashboards/schemas/{resource}","#,
+            r#""name":"schema","title":"Resource schema","description":"Os campos de um recurso: tipo, enum, significado, quais ordenam (JSON).","#,
+            r#""mimeType":"application/json"}"#,
+        ),
     },
     Template {
         uri_template: "kobana://dashboards/portal_users/{id}",
@@ -950,7 +969,12 @@ static TEMPLATES: &[Template] = &[
         list_tool: Some("dashboards_portal_users_list"),
         completions: &[("id", "portal_user_ids")],
         limitation: None,
-        descriptor_json: "{\"uriTemplate\":\"kobana://dashboards/portal_users/{id}\",\"name\":\"portal_user\",\"title\":\"Portal user\",\"description\":\"Um usuário do portal, com o status e o tenant ID cujos registros ele vê (JSON).\",\"mimeType\":\"application/json\"}",
+        descriptor_json: concat!(
+            r#"{"uriTemplate":"kobana://dashboards/portal_users/{id}","#,
+            r#""name":"portal_user","title":"Portal user","#,
+            r#""description":"Um usuário do portal, com o status e o tenant ID cujos registros ele vê (JSON).","#,
+            r#""mimeType":"application/json"}"#,
+        ),
     },
 ];
 static PROMPTS: &[Prompt] = &[
@@ -970,8 +994,18 @@ static PROMPTS: &[Prompt] = &[
         ],
         uses: &["dashboards_portal_users_list"],
         writes: false,
-        template: "Mostre quem entra no portal pelo tenant ID {{ tenant_id }}, sem alterar nada.\n\n1. Liste com dashboards_portal_users_list e tenant_id \"{{ tenant_id }}\", passando por todas as páginas.\n2. Mostre uma tabela com nome, e-mail, status (invited, invite_expired, active, suspended, deactivated), data do convite e último acesso.\n3. Resuma quantos usuários há em cada status e aponte quem ainda não aceitou o convite ou está suspenso.\n",
-        descriptor_json: "{\"name\":\"tenant_overview\",\"title\":\"Tenant overview\",\"description\":\"Quem entra no portal por um tenant ID: os usuários do portal que o compartilham e o status de cada um.\",\"arguments\":[{\"name\":\"tenant_id\",\"description\":\"O tenant ID a examinar.\",\"required\":true}]}",
+        template: concat!(
+            "Mostre quem entra no portal pelo tenant ID {{ tenant_id }}, sem alterar nada.\n",
+            "\n",
+            "1. Liste com dashboards_portal_users_list e tenant_id \"{{ tenant_id }}\", passando por todas as páginas.\n",
+            "2. Mostre uma tabela com nome, e-mail, status (invited, invite_expired, active, suspended, deactivated), data do convite e último acesso.\n",
+            "3. Resuma quantos usuários há em cada status e aponte quem ainda não aceitou o convite ou está suspenso.\n",
+        ),
+        descriptor_json: concat!(
+            r#"{"name":"tenant_overview","title":"Tenant overview","#,
+            r#""description":"Quem entra no portal por um tenant ID: os usuários do portal que o compartilham e o status de cada um.","#,
+            r#""arguments":[{"name":"tenant_id","description":"O tenant ID a examinar.","required":true}]}"#,
+        ),
     },
     Prompt {
         name: "review_portal_access",
@@ -989,8 +1023,22 @@ static PROMPTS: &[Prompt] = &[
         ],
         uses: &["dashboards_portal_users_list", "dashboards_portal_users_resend_invite"],
         writes: true,
-        template: "Revise o acesso ao portal{% if tenant_id %} do tenant ID {{ tenant_id }}{% endif %}: quem ainda aguarda o convite?\n\n1. Liste com dashboards_portal_users_list{% if tenant_id %} e tenant_id \"{{ tenant_id }}\"{% endif %} os usuários com status \"invited\" e depois os com status \"invite_expired\", passando por todas as páginas.\n2. Mostre uma tabela com nome, e-mail, tenant ID, status e data do último convite.\n3. Ofereça reenviar o convite. Para cada usuário que eu aceitar, chame dashboards_portal_users_resend_invite uma vez, um usuário por vez: cada envio pede a sua própria confirmação, e nenhum convite é reenviado sem ela.\n4. No fim, diga para quem o convite foi reenviado e para quem não foi.\n",
-        descriptor_json: "{\"name\":\"review_portal_access\",\"title\":\"Review portal access\",\"description\":\"Encontra usuários do portal que ainda aguardam o convite e oferece reenviá-lo, uma confirmação por vez.\",\"arguments\":[{\"name\":\"tenant_id\",\"description\":\"Só os usuários deste tenant ID (opcional).\",\"required\":false}]}",
+        template: concat!(
+            "Revise o acesso ao portal{% if tenant_id %} do tenant ID {{ tenant_id }}{% endif %}: quem ainda aguarda o convite?\n",
+            "\n",
+            "1. ",
+            r#"Liste com dashboards_portal_users_list{% if tenant_id %} e tenant_id "{{ tenant_id }}"{% endif %} os usuários com status "invited" e depois os com status "invite_expired", passando por todas as "#,
+            "páginas.\n",
+            "2. Mostre uma tabela com nome, e-mail, tenant ID, status e data do último convite.\n",
+            "3. Ofereça reenviar o convite. ",
+            "Para cada usuário que eu aceitar, chame dashboards_portal_users_resend_invite uma vez, um usuário por vez: cada envio pede a sua própria confirmação, e nenhum convite é reenviado sem ela.\n",
+            "4. No fim, diga para quem o convite foi reenviado e para quem não foi.\n",
+        ),
+        descriptor_json: concat!(
+            r#"{"name":"review_portal_access","title":"Review portal access","#,
+            r#""description":"Encontra usuários do portal que ainda aguardam o convite e oferece reenviá-lo, uma confirmação por vez.","#,
+            r#""arguments":[{"name":"tenant_id","description":"Só os usuários deste tenant ID (opcional).","required":false}]}"#,
+        ),
     },
     Prompt {
         name: "team_access_review",
@@ -999,8 +1047,14 @@ static PROMPTS: &[Prompt] = &[
         arguments: &[],
         uses: &["dashboards_team_members_list"],
         writes: false,
-        template: "Revise quem tem acesso ao dashboard, sem alterar nada.\n\n1. Liste a equipe com dashboards_team_members_list, passando por todas as páginas.\n2. Mostre uma tabela com nome, e-mail, função (role), permissões extras, status e último acesso.\n3. Agrupe por função e aponte o que merece atenção: mais de um owner, membros suspensos, quem não entra há mais de 30 dias (hoje é {{ today }}).\n",
-        descriptor_json: "{\"name\":\"team_access_review\",\"title\":\"Team access review\",\"description\":\"Quem está na equipe do dashboard, com qual função e quais permissões.\",\"arguments\":[]}",
+        template: concat!(
+            "Revise quem tem acesso ao dashboard, sem alterar nada.\n",
+            "\n",
+            "1. Liste a equipe com dashboards_team_members_list, passando por todas as páginas.\n",
+            "2. Mostre uma tabela com nome, e-mail, função (role), permissões extras, status e último acesso.\n",
+            "3. Agrupe por função e aponte o que merece atenção: mais de um owner, membros suspensos, quem não entra há mais de 30 dias (hoje é {{ today }}).\n",
+        ),
+        descriptor_json: r#"{"name":"team_access_review","title":"Team access review","description":"Quem está na equipe do dashboard, com qual função e quais permissões.","arguments":[]}"#,
     },
 ];
 static COMPLETIONS: &[CompletionSource] = &[
@@ -1104,7 +1158,19 @@ static RECORDS: &[RecordType] = &[
                 seed: "enum",
             },
         ],
-        schema_json: "{\"name\":\"invites\",\"title\":\"Team invite\",\"description\":\"An invitation for someone to join the dashboard team with a role.\",\"id_field\":\"id\",\"fields\":{\"accepted_at\":{\"type\":\"string\",\"description\":\"When it was accepted (ISO 8601); empty unless accepted.\"},\"email\":{\"type\":\"string\",\"description\":\"Who is invited.\"},\"expires_at\":{\"type\":\"string\",\"description\":\"Last day it can be accepted (YYYY-MM-DD).\",\"sortable\":true},\"id\":{\"type\":\"string\",\"description\":\"Invite id.\"},\"invited_by\":{\"type\":\"string\",\"description\":\"Name of the team member who sent it.\"},\"revoked_at\":{\"type\":\"string\",\"description\":\"When it was revoked (ISO 8601); empty unless revoked.\"},\"role\":{\"type\":\"string\",\"description\":\"Role the person gets on accepting.\",\"enum\":[\"admin\",\"finance\",\"support\",\"viewer\"]},\"sent_at\":{\"type\":\"string\",\"description\":\"When it was last sent (ISO 8601).\",\"sortable\":true},\"status\":{\"type\":\"string\",\"description\":\"pending: sent, not accepted yet; accepted: the person joined the team; expired: not accepted in time; revoked: withdrawn by an administrator.\",\"enum\":[\"pending\",\"accepted\",\"expired\",\"revoked\"]}}}",
+        schema_json: concat!(
+            r#"{"name":"invites","title":"Team invite","description":"An invitation for someone to join the dashboard team with a role.","#,
+            r#""id_field":"id","fields":{"accepted_at":{"type":"string","description":"When it was accepted (ISO 8601); empty unless accepted."},"#,
+            r#""email":{"type":"string","description":"Who is invited."},"#,
+            r#""expires_at":{"type":"string","description":"Last day it can be accepted (YYYY-MM-DD).","sortable":true},"#,
+            r#""id":{"type":"string","description":"Invite id."},"#,
+            r#""invited_by":{"type":"string","description":"Name of the team member who sent it."},"#,
+            r#""revoked_at":{"type":"string","description":"When it was revoked (ISO 8601); empty unless revoked."},"#,
+            r#""role":{"type":"string","description":"Role the person gets on accepting.","enum":["admin","finance","support","viewer"]},"#,
+            r#""sent_at":{"type":"string","description":"When it was last sent (ISO 8601).","sortable":true},"#,
+            r#""status":{"type":"string","description":"pending: sent, not accepted yet; accepted: the person joined the team; expired: not accepted in time; revoked: withdrawn by an administrator.","#,
+            r#""enum":["pending","accepted","expired","revoked"]}}}"#,
+        ),
     },
     RecordType {
         name: "organization",
@@ -1163,7 +1229,16 @@ static RECORDS: &[RecordType] = &[
                 seed: "const:https://portal.kobana.com.br",
             },
         ],
-        schema_json: "{\"name\":\"organization\",\"title\":\"Organization\",\"description\":\"The organization the token belongs to (one record).\",\"id_field\":\"id\",\"fields\":{\"cnpj\":{\"type\":\"string\",\"description\":\"CNPJ of the organization, digits only.\"},\"created_at\":{\"type\":\"string\",\"description\":\"When the organization was created (ISO 8601).\"},\"email\":{\"type\":\"string\",\"description\":\"Administrative contact e-mail.\"},\"id\":{\"type\":\"string\",\"description\":\"Organization id.\"},\"name\":{\"type\":\"string\",\"description\":\"Legal name (razão social).\"},\"portal_url\":{\"type\":\"string\",\"description\":\"Address of the organization's customer portal.\"}}}",
+        schema_json: concat!(
+            r#"{"name":"organization","title":"Organization","#,
+            r#""description":"The organization the token belongs to (one record).","#,
+            r#""id_field":"id","fields":{"cnpj":{"type":"string","description":"CNPJ of the organization, digits only."},"#,
+            r#""created_at":{"type":"string","description":"When the organization was created (ISO 8601)."},"#,
+            r#""email":{"type":"string","description":"Administrative contact e-mail."},"#,
+            r#""id":{"type":"string","description":"Organization id."},"#,
+            r#""name":{"type":"string","description":"Legal name (razão social)."},"#,
+            r#""portal_url":{"type":"string","description":"Address of the organization's customer portal."}}}"#,
+        ),
     },
     RecordType {
         name: "portal_sessions",
@@ -1238,7 +1313,18 @@ static RECORDS: &[RecordType] = &[
                 seed: "text:Chrome 131 (Windows)|Safari 18 (iOS)|Firefox 133 (Linux)|Edge 131 (Windows)",
             },
         ],
-        schema_json: "{\"name\":\"portal_sessions\",\"title\":\"Portal session\",\"description\":\"A logged-in session of a portal user in the customer portal.\",\"id_field\":\"id\",\"fields\":{\"ended_at\":{\"type\":\"string\",\"description\":\"When it was ended (ISO 8601); empty unless ended.\"},\"id\":{\"type\":\"string\",\"description\":\"Session id.\"},\"ip_address\":{\"type\":\"string\",\"description\":\"IP address the session came from.\"},\"last_seen_at\":{\"type\":\"string\",\"description\":\"Last activity (ISO 8601).\",\"sortable\":true},\"portal_user_id\":{\"type\":\"string\",\"description\":\"The portal user (portal_users.id).\"},\"started_at\":{\"type\":\"string\",\"description\":\"Login time (ISO 8601).\",\"sortable\":true},\"status\":{\"type\":\"string\",\"description\":\"active: still logged in; ended: ended by an administrator or a logout; expired: timed out.\",\"enum\":[\"active\",\"ended\",\"expired\"]},\"user_agent\":{\"type\":\"string\",\"description\":\"Browser or app of the session.\"}}}",
+        schema_json: concat!(
+            r#"{"name":"portal_sessions","title":"Portal session","#,
+            r#""description":"A logged-in session of a portal user in the customer portal.","#,
+            r#""id_field":"id","fields":{"ended_at":{"type":"string","description":"When it was ended (ISO 8601); empty unless ended."},"#,
+            r#""id":{"type":"string","description":"Session id."},"#,
+            r#""ip_address":{"type":"string","description":"IP address the session came from."},"#,
+            r#""last_seen_at":{"type":"string","description":"Last activity (ISO 8601).","sortable":true},"#,
+            r#""portal_user_id":{"type":"string","description":"The portal user (portal_users.id)."},"#,
+            r#""started_at":{"type":"string","description":"Login time (ISO 8601).","sortable":true},"#,
+            r#""status":{"type":"string","description":"active: still logged in; ended: ended by an administrator or a logout; expired: timed out.","enum":["active","ended","expired"]},"#,
+            r#""user_agent":{"type":"string","description":"Browser or app of the session."}}}"#,
+        ),
     },
     RecordType {
         name: "portal_users",
@@ -1343,7 +1429,22 @@ static RECORDS: &[RecordType] = &[
                 seed: "text:tnt_acme|tnt_borba|tnt_cunha|tnt_duarte|tnt_esteves|tnt_fontes",
             },
         ],
-        schema_json: "{\"name\":\"portal_users\",\"title\":\"Portal user\",\"description\":\"A person who logs in to the customer portal and sees the records of one tenant.\",\"id_field\":\"id\",\"fields\":{\"created_at\":{\"type\":\"string\",\"description\":\"When the portal user was created (ISO 8601).\",\"sortable\":true},\"deactivated_at\":{\"type\":\"string\",\"description\":\"When access ended (ISO 8601); empty unless deactivated.\"},\"email\":{\"type\":\"string\",\"description\":\"Login e-mail; invites are sent here.\"},\"id\":{\"type\":\"string\",\"description\":\"Portal user id.\"},\"invite_sent_at\":{\"type\":\"string\",\"description\":\"When the last invite was sent (ISO 8601).\",\"sortable\":true},\"last_login_at\":{\"type\":\"string\",\"description\":\"Last login (ISO 8601); empty if never logged in.\",\"sortable\":true},\"name\":{\"type\":\"string\",\"description\":\"Full name.\",\"sortable\":true},\"phone\":{\"type\":\"string\",\"description\":\"Phone number.\"},\"status\":{\"type\":\"string\",\"description\":\"invited: invite sent, not accepted yet; invite_expired: the invite expired before acceptance; active: can log in; suspended: temporarily blocked; deactivated: access ended.\",\"enum\":[\"invited\",\"invite_expired\",\"active\",\"suspended\",\"deactivated\"]},\"suspended_at\":{\"type\":\"string\",\"description\":\"When access was suspended (ISO 8601); empty unless suspended.\"},\"tenant_id\":{\"type\":\"string\",\"description\":\"Tenant whose records the user sees (e.g. the customer account); shared by every portal user of that tenant.\",\"sortable\":true}}}",
+        schema_json: concat!(
+            r#"{"name":"portal_users","title":"Portal user","#,
+            r#""description":"A person who logs in to the customer portal and sees the records of one tenant.","#,
+            r#""id_field":"id","fields":{"created_at":{"type":"string","description":"When the portal user was created (ISO 8601).","sortable":true},"#,
+            r#""deactivated_at":{"type":"string","description":"When access ended (ISO 8601); empty unless deactivated."},"#,
+            r#""email":{"type":"string","description":"Login e-mail; invites are sent here."},"#,
+            r#""id":{"type":"string","description":"Portal user id."},"#,
+            r#""invite_sent_at":{"type":"string","description":"When the last invite was sent (ISO 8601).","sortable":true},"#,
+            r#""last_login_at":{"type":"string","description":"Last login (ISO 8601); empty if never logged in.","sortable":true},"#,
+            r#""name":{"type":"string","description":"Full name.","sortable":true},"#,
+            r#""phone":{"type":"string","description":"Phone number."},"#,
+            r#""status":{"type":"string","description":"invited: invite sent, not accepted yet; invite_expired: the invite expired before acceptance; active: can log in; suspended: temporarily blocked; deactivated: access ended.","#,
+            r#""enum":["invited","invite_expired","active","suspended","deactivated"]},"#,
+            r#""suspended_at":{"type":"string","description":"When access was suspended (ISO 8601); empty unless suspended."},"#,
+            r#""tenant_id":{"type":"string","description":"Tenant whose records the user sees (e.g. the customer account); shared by every portal user of that tenant.","sortable":true}}}"#,
+        ),
     },
     RecordType {
         name: "team_members",
@@ -1426,7 +1527,20 @@ static RECORDS: &[RecordType] = &[
                 seed: "datetime:-30..0",
             },
         ],
-        schema_json: "{\"name\":\"team_members\",\"title\":\"Team member\",\"description\":\"A person of the organization's team who uses the dashboard, with a role and permissions.\",\"id_field\":\"id\",\"fields\":{\"created_at\":{\"type\":\"string\",\"description\":\"When the member joined (ISO 8601).\",\"sortable\":true},\"email\":{\"type\":\"string\",\"description\":\"Login e-mail.\"},\"id\":{\"type\":\"string\",\"description\":\"Team member id.\"},\"last_sign_in_at\":{\"type\":\"string\",\"description\":\"Last sign-in (ISO 8601).\",\"sortable\":true},\"name\":{\"type\":\"string\",\"description\":\"Full name.\",\"sortable\":true},\"permissions\":{\"type\":\"string\",\"description\":\"Permissions granted beyond the role, comma-separated (e.g. portal_users.write, team_members.read).\"},\"role\":{\"type\":\"string\",\"description\":\"owner: everything, including billing of the account; admin: everything but ownership; finance: money and reports; support: customers and portal users; viewer: read only.\",\"enum\":[\"owner\",\"admin\",\"finance\",\"support\",\"viewer\"],\"sortable\":true},\"status\":{\"type\":\"string\",\"description\":\"active: can use the dashboard; suspended: temporarily blocked.\",\"enum\":[\"active\",\"suspended\"]},\"suspended_at\":{\"type\":\"string\",\"description\":\"When the member was suspended (ISO 8601); empty unless suspended.\"}}}",
+        schema_json: concat!(
+            r#"{"name":"team_members","title":"Team member","#,
+            r#""description":"A person of the organization's team who uses the dashboard, with a role and permissions.","#,
+            r#""id_field":"id","fields":{"created_at":{"type":"string","description":"When the member joined (ISO 8601).","sortable":true},"#,
+            r#""email":{"type":"string","description":"Login e-mail."},"#,
+            r#""id":{"type":"string","description":"Team member id."},"#,
+            r#""last_sign_in_at":{"type":"string","description":"Last sign-in (ISO 8601).","sortable":true},"#,
+            r#""name":{"type":"string","description":"Full name.","sortable":true},"#,
+            r#""permissions":{"type":"string","description":"Permissions granted beyond the role, comma-separated (e.g. portal_users.write, team_members.read)."},"#,
+            r#""role":{"type":"string","description":"owner: everything, including billing of the account; admin: everything but ownership; finance: money and reports; support: customers and portal users; viewer: read only.","#,
+            r#""enum":["owner","admin","finance","support","viewer"],"#,
+            r#""sortable":true},"status":{"type":"string","description":"active: can use the dashboard; suspended: temporarily blocked.","enum":["active","suspended"]},"#,
+            r#""suspended_at":{"type":"string","description":"When the member was suspended (ISO 8601); empty unless suspended."}}}"#,
+        ),
     },
 ];
 static EXCLUSIONS: &[Exclusion] = &[];
@@ -1462,246 +1576,590 @@ static LOCALES: &[LocaleTexts] = &[
     LocaleTexts {
         locale: Locale::PtBr,
         title: "Kobana Dashboards",
-        instructions: "Kobana Dashboards: quem acessa os dados desta organização pelo portal do cliente e pelo dashboard.\n- Usuários do portal (portal_users) entram no portal do cliente e veem os registros de um tenant\n  (`tenant_id`, por exemplo a conta de um cliente); vários usuários do portal podem compartilhar um tenant. Status: `invited`\n  (convite enviado, ainda não aceito), `invite_expired` (o convite expirou antes de ser aceito), `active`,\n  `suspended` (bloqueado temporariamente), `deactivated` (acesso encerrado).\n- Membros da equipe (team_members) usam o próprio dashboard, cada um com uma função e uma lista de permissões;\n  novos membros entram por convite.\n- Os ids são strings (`id`). As listas são paginadas (`page`, `per_page`; uma página menor que `per_page`\n  é a última) e vêm das mais recentes para as mais antigas, a menos que `sort` diga outra coisa (`-campo` ordena de forma decrescente).\n- As ferramentas destrutivas apagam, encerram, suspendem ou desativam um registro, ou enviam um e-mail ou convite (criar\n  um usuário do portal ou um convite para a equipe envia um). O servidor pede ao usuário que confirme cada chamada, uma de\n  cada vez; cada confirmação vale uma única vez. Antes de chamar uma delas, diga ao usuário exatamente o que ela vai fazer.\n- Os recursos kobana://dashboards/… (organização, usuários do portal, esquemas) são lidos pelas mesmas ferramentas,\n  com as mesmas permissões.\n",
-        tools_json: TOOLS_JSON_PT_BR,
+        instructions: concat!(
+            "Kobana Dashboards: quem acessa os dados desta organização pelo portal do cliente e pelo dashboard.\n",
+            "- Usuários do portal (portal_users) entram no portal do cliente e veem os registros de um tenant\n",
+            "  (`tenant_id`, por exemplo a conta de um cliente); vários usuários do portal podem compartilhar um tenant. Status: `invited`\n",
+            "  (convite enviado, ainda não aceito), `invite_expired` (o convite expirou antes de ser aceito), `active`,\n",
+            "  `suspended` (bloqueado temporariamente), `deactivated` (acesso encerrado).\n",
+            "- Membros da equipe (team_members) usam o próprio dashboard, cada um com uma função e uma lista de permissões;\n",
+            "  novos membros entram por convite.\n",
+            "- Os ids são strings (`id`). As listas são paginadas (`page`, `per_page`; uma página menor que `per_page`\n",
+            "  é a última) e vêm das mais recentes para as mais antigas, a menos que `sort` diga outra coisa (`-campo` ordena de forma decrescente).\n",
+            "- As ferramentas destrutivas apagam, encerram, suspendem ou desativam um registro, ou enviam um e-mail ou convite (criar\n",
+            "  um usuário do portal ou um convite para a equipe envia um). O servidor pede ao usuário que confirme cada chamada, uma de\n",
+            "  cada vez; cada confirmação vale uma única vez. Antes de chamar uma delas, diga ao usuário exatamente o que ela vai fazer.\n",
+            "- Os recursos kobana://dashboards/… (organização, usuários do portal, esquemas) são lidos pelas mesmas ferramentas,\n",
+            "  com as mesmas permissões.\n",
+        ),
         tools: TOOL_TEXTS_PT_BR,
         resources: &[
             ItemTexts {
                 title: "Organização",
                 description: "A organização do token (JSON).",
-                descriptor_json: "{\"uri\":\"kobana://dashboards/organization\",\"name\":\"organization\",\"title\":\"Organização\",\"description\":\"A organização do token (JSON).\",\"mimeType\":\"application/json\"}",
+                descriptor_json: r#"{"uri":"kobana://dashboards/organization","name":"organization","title":"Organização","description":"A organização do token (JSON).","mimeType":"application/json"}"#,
             },
             ItemTexts {
                 title: "Catálogo de recursos",
                 description: "O catálogo de recursos da API (JSON).",
-                descriptor_json: "{\"uri\":\"kobana://dashboards/schemas\",\"name\":\"schemas\",\"title\":\"Catálogo de recursos\",\"description\":\"O catálogo de recursos da API (JSON).\",\"mimeType\":\"application/json\"}",
+                descriptor_json: r#"{"uri":"kobana://dashboards/schemas","name":"schemas","title":"Catálogo de recursos","description":"O catálogo de recursos da API (JSON).","mimeType":"application/json"}"#,
             },
         ],
         templates: &[
             ItemTexts {
                 title: "Esquema de recurso",
                 description: "Os campos de um recurso: tipo, enum, significado, quais ordenam (JSON).",
-                descriptor_json: "{\"uriTemplate\":\"kobana://dashboards/schemas/{resource}\",\"name\":\"schema\",\"title\":\"Esquema de recurso\",\"description\":\"Os campos de um recurso: tipo, enum, significado, quais ordenam (JSON).\",\"mimeType\":\"application/json\"}",
+                descriptor_json: concat!(
+                    r#"{"uriTemplate":"kobana://dashboards/schemas/{resource}","#,
+                    r#""name":"schema","title":"Esquema de recurso","#,
+                    r#""description":"Os campos de um recurso: tipo, enum, significado, quais ordenam (JSON).","#,
+                    r#""mimeType":"application/json"}"#,
+                ),
             },
             ItemTexts {
                 title: "Usuário do portal",
                 description: "Um usuário do portal, com o status e o tenant ID cujos registros ele vê (JSON).",
-                descriptor_json: "{\"uriTemplate\":\"kobana://dashboards/portal_users/{id}\",\"name\":\"portal_user\",\"title\":\"Usuário do portal\",\"description\":\"Um usuário do portal, com o status e o tenant ID cujos registros ele vê (JSON).\",\"mimeType\":\"application/json\"}",
+                descriptor_json: concat!(
+                    r#"{"uriTemplate":"kobana://dashboards/portal_users/{id}","#,
+                    r#""name":"portal_user","title":"Usuário do portal","#,
+                    r#""description":"Um usuário do portal, com o status e o tenant ID cujos registros ele vê (JSON).","#,
+                    r#""mimeType":"application/json"}"#,
+                ),
             },
         ],
         prompts: &[
             PromptTexts {
                 title: "Visão geral do tenant",
                 description: "Quem entra no portal por um tenant ID: os usuários do portal que o compartilham e o status de cada um.",
-                template: "Mostre quem entra no portal pelo tenant ID {{ tenant_id }}, sem alterar nada.\n\n1. Liste com dashboards_portal_users_list e tenant_id \"{{ tenant_id }}\", passando por todas as páginas.\n2. Mostre uma tabela com nome, e-mail, status (invited, invite_expired, active, suspended, deactivated), data do convite e último acesso.\n3. Resuma quantos usuários há em cada status e aponte quem ainda não aceitou o convite ou está suspenso.\n",
-                descriptor_json: "{\"name\":\"tenant_overview\",\"title\":\"Visão geral do tenant\",\"description\":\"Quem entra no portal por um tenant ID: os usuários do portal que o compartilham e o status de cada um.\",\"arguments\":[{\"name\":\"tenant_id\",\"description\":\"O tenant ID a examinar.\",\"required\":true}]}",
+                template: concat!(
+                    "Mostre quem entra no portal pelo tenant ID {{ tenant_id }}, sem alterar nada.\n",
+                    "\n",
+                    "1. Liste com dashboards_portal_users_list e tenant_id \"{{ tenant_id }}\", passando por todas as páginas.\n",
+                    "2. Mostre uma tabela com nome, e-mail, status (invited, invite_expired, active, suspended, deactivated), data do convite e último acesso.\n",
+                    "3. Resuma quantos usuários há em cada status e aponte quem ainda não aceitou o convite ou está suspenso.\n",
+                ),
+                descriptor_json: concat!(
+                    r#"{"name":"tenant_overview","title":"Visão geral do tenant","#,
+                    r#""description":"Quem entra no portal por um tenant ID: os usuários do portal que o compartilham e o status de cada um.","#,
+                    r#""arguments":[{"name":"tenant_id","description":"O tenant ID a examinar.","required":true}]}"#,
+                ),
             },
             PromptTexts {
                 title: "Revisar o acesso ao portal",
                 description: "Encontra usuários do portal que ainda aguardam o convite e oferece reenviá-lo, uma confirmação por vez.",
-                template: "Revise o acesso ao portal{% if tenant_id %} do tenant ID {{ tenant_id }}{% endif %}: quem ainda aguarda o convite?\n\n1. Liste com dashboards_portal_users_list{% if tenant_id %} e tenant_id \"{{ tenant_id }}\"{% endif %} os usuários com status \"invited\" e depois os com status \"invite_expired\", passando por todas as páginas.\n2. Mostre uma tabela com nome, e-mail, tenant ID, status e data do último convite.\n3. Ofereça reenviar o convite. Para cada usuário que eu aceitar, chame dashboards_portal_users_resend_invite uma vez, um usuário por vez: cada envio pede a sua própria confirmação, e nenhum convite é reenviado sem ela.\n4. No fim, diga para quem o convite foi reenviado e para quem não foi.\n",
-                descriptor_json: "{\"name\":\"review_portal_access\",\"title\":\"Revisar o acesso ao portal\",\"description\":\"Encontra usuários do portal que ainda aguardam o convite e oferece reenviá-lo, uma confirmação por vez.\",\"arguments\":[{\"name\":\"tenant_id\",\"description\":\"Só os usuários deste tenant ID (opcional).\",\"required\":false}]}",
+                template: concat!(
+                    "Revise o acesso ao portal{% if tenant_id %} do tenant ID {{ tenant_id }}{% endif %}: quem ainda aguarda o convite?\n",
+                    "\n",
+                    "1. ",
+                    r#"Liste com dashboards_portal_users_list{% if tenant_id %} e tenant_id "{{ tenant_id }}"{% endif %} os usuários com status "invited" e depois os com status "invite_expired", passando por todas as "#,
+                    "páginas.\n",
+                    "2. Mostre uma tabela com nome, e-mail, tenant ID, status e data do último convite.\n",
+                    "3. Ofereça reenviar o convite. ",
+                    "Para cada usuário que eu aceitar, chame dashboards_portal_users_resend_invite uma vez, um usuário por vez: cada envio pede a sua própria confirmação, e nenhum convite é reenviado sem ela.\n",
+                    "4. No fim, diga para quem o convite foi reenviado e para quem não foi.\n",
+                ),
+                descriptor_json: concat!(
+                    r#"{"name":"review_portal_access","title":"Revisar o acesso ao portal","#,
+                    r#""description":"Encontra usuários do portal que ainda aguardam o convite e oferece reenviá-lo, uma confirmação por vez.","#,
+                    r#""arguments":[{"name":"tenant_id","description":"Só os usuários deste tenant ID (opcional).","required":false}]}"#,
+                ),
             },
             PromptTexts {
                 title: "Revisão do acesso da equipe",
                 description: "Quem está na equipe do dashboard, com qual função e quais permissões.",
-                template: "Revise quem tem acesso ao dashboard, sem alterar nada.\n\n1. Liste a equipe com dashboards_team_members_list, passando por todas as páginas.\n2. Mostre uma tabela com nome, e-mail, função (role), permissões extras, status e último acesso.\n3. Agrupe por função e aponte o que merece atenção: mais de um owner, membros suspensos, quem não entra há mais de 30 dias (hoje é {{ today | date }}; nos registros, {{ today }}).\n",
-                descriptor_json: "{\"name\":\"team_access_review\",\"title\":\"Revisão do acesso da equipe\",\"description\":\"Quem está na equipe do dashboard, com qual função e quais permissões.\",\"arguments\":[]}",
+                template: concat!(
+                    "Revise quem tem acesso ao dashboard, sem alterar nada.\n",
+                    "\n",
+                    "1. Liste a equipe com dashboards_team_members_list, passando por todas as páginas.\n",
+                    "2. Mostre uma tabela com nome, e-mail, função (role), permissões extras, status e último acesso.\n",
+                    "3. Agrupe por função e aponte o que merece atenção: mais de um owner, membros suspensos, quem não entra há mais de 30 dias (hoje é {{ today | date }}; nos registros, {{ today }}).\n",
+                ),
+                descriptor_json: r#"{"name":"team_access_review","title":"Revisão do acesso da equipe","description":"Quem está na equipe do dashboard, com qual função e quais permissões.","arguments":[]}"#,
             },
         ],
         records: &[
             RecordTexts {
                 title: "Convite para a equipe",
-                schema_json: "{\"name\":\"invites\",\"title\":\"Convite para a equipe\",\"description\":\"Um convite para alguém entrar na equipe do dashboard com uma função.\",\"id_field\":\"id\",\"fields\":{\"accepted_at\":{\"type\":\"string\",\"description\":\"Quando foi aceito (ISO 8601); vazio se não foi aceito.\"},\"email\":{\"type\":\"string\",\"description\":\"Quem é convidado.\"},\"expires_at\":{\"type\":\"string\",\"description\":\"Último dia em que pode ser aceito (YYYY-MM-DD).\",\"sortable\":true},\"id\":{\"type\":\"string\",\"description\":\"Id do convite.\"},\"invited_by\":{\"type\":\"string\",\"description\":\"Nome do membro da equipe que o enviou.\"},\"revoked_at\":{\"type\":\"string\",\"description\":\"Quando foi revogado (ISO 8601); vazio se não foi revogado.\"},\"role\":{\"type\":\"string\",\"description\":\"Função que a pessoa recebe ao aceitar.\",\"enum\":[\"admin\",\"finance\",\"support\",\"viewer\"]},\"sent_at\":{\"type\":\"string\",\"description\":\"Quando foi enviado pela última vez (ISO 8601).\",\"sortable\":true},\"status\":{\"type\":\"string\",\"description\":\"pending: enviado, ainda não aceito; accepted: a pessoa entrou na equipe; expired: não foi aceito a tempo; revoked: retirado por um administrador.\",\"enum\":[\"pending\",\"accepted\",\"expired\",\"revoked\"]}}}",
+                schema_json: concat!(
+                    r#"{"name":"invites","title":"Convite para a equipe","#,
+                    r#""description":"Um convite para alguém entrar na equipe do dashboard com uma função.","#,
+                    r#""id_field":"id","fields":{"accepted_at":{"type":"string","description":"Quando foi aceito (ISO 8601); vazio se não foi aceito."},"#,
+                    r#""email":{"type":"string","description":"Quem é convidado."},"#,
+                    r#""expires_at":{"type":"string","description":"Último dia em que pode ser aceito (YYYY-MM-DD).","sortable":true},"#,
+                    r#""id":{"type":"string","description":"Id do convite."},"#,
+                    r#""invited_by":{"type":"string","description":"Nome do membro da equipe que o enviou."},"#,
+                    r#""revoked_at":{"type":"string","description":"Quando foi revogado (ISO 8601); vazio se não foi revogado."},"#,
+                    r#""role":{"type":"string","description":"Função que a pessoa recebe ao aceitar.","enum":["admin","finance","support","viewer"]},"#,
+                    r#""sent_at":{"type":"string","description":"Quando foi enviado pela última vez (ISO 8601).","sortable":true},"#,
+                    r#""status":{"type":"string","description":"pending: enviado, ainda não aceito; accepted: a pessoa entrou na equipe; expired: não foi aceito a tempo; revoked: retirado por um administrador.","#,
+                    r#""enum":["pending","accepted","expired","revoked"]}}}"#,
+                ),
             },
             RecordTexts {
                 title: "Organização",
-                schema_json: "{\"name\":\"organization\",\"title\":\"Organização\",\"description\":\"A organização a que o token pertence (um único registro).\",\"id_field\":\"id\",\"fields\":{\"cnpj\":{\"type\":\"string\",\"description\":\"CNPJ da organização, só dígitos.\"},\"created_at\":{\"type\":\"string\",\"description\":\"Quando a organização foi criada (ISO 8601).\"},\"email\":{\"type\":\"string\",\"description\":\"E-mail do contato administrativo.\"},\"id\":{\"type\":\"string\",\"description\":\"Id da organização.\"},\"name\":{\"type\":\"string\",\"description\":\"Razão social.\"},\"portal_url\":{\"type\":\"string\",\"description\":\"Endereço do portal do cliente da organização.\"}}}",
+                schema_json: concat!(
+                    r#"{"name":"organization","title":"Organização","#,
+                    r#""description":"A organização a que o token pertence (um único registro).","#,
+                    r#""id_field":"id","fields":{"cnpj":{"type":"string","description":"CNPJ da organização, só dígitos."},"#,
+                    r#""created_at":{"type":"string","description":"Quando a organização foi criada (ISO 8601)."},"#,
+                    r#""email":{"type":"string","description":"E-mail do contato administrativo."},"#,
+                    r#""id":{"type":"string","description":"Id da organização."},"#,
+                    r#""name":{"type":"string","description":"Razão social."},"#,
+                    r#""portal_url":{"type":"string","description":"Endereço do portal do cliente da organização."}}}"#,
+                ),
             },
             RecordTexts {
                 title: "Sessão do portal",
-                schema_json: "{\"name\":\"portal_sessions\",\"title\":\"Sessão do portal\",\"description\":\"Uma sessão conectada de um usuário do portal no portal do cliente.\",\"id_field\":\"id\",\"fields\":{\"ended_at\":{\"type\":\"string\",\"description\":\"Quando foi encerrada (ISO 8601); vazio se não foi encerrada.\"},\"id\":{\"type\":\"string\",\"description\":\"Id da sessão.\"},\"ip_address\":{\"type\":\"string\",\"description\":\"Endereço IP de onde veio a sessão.\"},\"last_seen_at\":{\"type\":\"string\",\"description\":\"Última atividade (ISO 8601).\",\"sortable\":true},\"portal_user_id\":{\"type\":\"string\",\"description\":\"O usuário do portal (portal_users.id).\"},\"started_at\":{\"type\":\"string\",\"description\":\"Horário do login (ISO 8601).\",\"sortable\":true},\"status\":{\"type\":\"string\",\"description\":\"active: ainda conectado; ended: encerrada por um administrador ou por logout; expired: expirou por inatividade.\",\"enum\":[\"active\",\"ended\",\"expired\"]},\"user_agent\":{\"type\":\"string\",\"description\":\"Navegador ou aplicativo da sessão.\"}}}",
+                schema_json: concat!(
+                    r#"{"name":"portal_sessions","title":"Sessão do portal","#,
+                    r#""description":"Uma sessão conectada de um usuário do portal no portal do cliente.","#,
+                    r#""id_field":"id","fields":{"ended_at":{"type":"string","description":"Quando foi encerrada (ISO 8601); vazio se não foi encerrada."},"#,
+                    r#""id":{"type":"string","description":"Id da sessão."},"#,
+                    r#""ip_address":{"type":"string","description":"Endereço IP de onde veio a sessão."},"#,
+                    r#""last_seen_at":{"type":"string","description":"Última atividade (ISO 8601).","sortable":true},"#,
+                    r#""portal_user_id":{"type":"string","description":"O usuário do portal (portal_users.id)."},"#,
+                    r#""started_at":{"type":"string","description":"Horário do login (ISO 8601).","sortable":true},"#,
+                    r#""status":{"type":"string","description":"active: ainda conectado; ended: encerrada por um administrador ou por logout; expired: expirou por inatividade.","enum":["active","ended","expired"]},"#,
+                    r#""user_agent":{"type":"string","description":"Navegador ou aplicativo da sessão."}}}"#,
+                ),
             },
             RecordTexts {
                 title: "Usuário do portal",
-                schema_json: "{\"name\":\"portal_users\",\"title\":\"Usuário do portal\",\"description\":\"Uma pessoa que entra no portal do cliente e vê os registros de um tenant.\",\"id_field\":\"id\",\"fields\":{\"created_at\":{\"type\":\"string\",\"description\":\"Quando o usuário do portal foi criado (ISO 8601).\",\"sortable\":true},\"deactivated_at\":{\"type\":\"string\",\"description\":\"Quando o acesso foi encerrado (ISO 8601); vazio se não está desativado.\"},\"email\":{\"type\":\"string\",\"description\":\"E-mail de login; os convites são enviados para ele.\"},\"id\":{\"type\":\"string\",\"description\":\"Id do usuário do portal.\"},\"invite_sent_at\":{\"type\":\"string\",\"description\":\"Quando o último convite foi enviado (ISO 8601).\",\"sortable\":true},\"last_login_at\":{\"type\":\"string\",\"description\":\"Último login (ISO 8601); vazio se nunca entrou.\",\"sortable\":true},\"name\":{\"type\":\"string\",\"description\":\"Nome completo.\",\"sortable\":true},\"phone\":{\"type\":\"string\",\"description\":\"Número de telefone.\"},\"status\":{\"type\":\"string\",\"description\":\"invited: convite enviado, ainda não aceito; invite_expired: o convite expirou antes de ser aceito; active: pode entrar; suspended: bloqueado temporariamente; deactivated: acesso encerrado.\",\"enum\":[\"invited\",\"invite_expired\",\"active\",\"suspended\",\"deactivated\"]},\"suspended_at\":{\"type\":\"string\",\"description\":\"Quando o acesso foi suspenso (ISO 8601); vazio se não está suspenso.\"},\"tenant_id\":{\"type\":\"string\",\"description\":\"Tenant cujos registros o usuário vê (por exemplo, a conta do cliente); compartilhado por todos os usuários do portal desse tenant.\",\"sortable\":true}}}",
+                schema_json: concat!(
+                    r#"{"name":"portal_users","title":"Usuário do portal","#,
+                    r#""description":"Uma pessoa que entra no portal do cliente e vê os registros de um tenant.","#,
+                    r#""id_field":"id","fields":{"created_at":{"type":"string","description":"Quando o usuário do portal foi criado (ISO 8601).","sortable":true},"#,
+                    r#""deactivated_at":{"type":"string","description":"Quando o acesso foi encerrado (ISO 8601); vazio se não está desativado."},"#,
+                    r#""email":{"type":"string","description":"E-mail de login; os convites são enviados para ele."},"#,
+                    r#""id":{"type":"string","description":"Id do usuário do portal."},"#,
+                    r#""invite_sent_at":{"type":"string","description":"Quando o último convite foi enviado (ISO 8601).","sortable":true},"#,
+                    r#""last_login_at":{"type":"string","description":"Último login (ISO 8601); vazio se nunca entrou.","sortable":true},"#,
+                    r#""name":{"type":"string","description":"Nome completo.","sortable":true},"#,
+                    r#""phone":{"type":"string","description":"Número de telefone."},"#,
+                    r#""status":{"type":"string","description":"invited: convite enviado, ainda não aceito; invite_expired: o convite expirou antes de ser aceito; active: pode entrar; suspended: bloqueado temporariamente; deactivated: acesso encerrado.","#,
+                    r#""enum":["invited","invite_expired","active","suspended","deactivated"]},"#,
+                    r#""suspended_at":{"type":"string","description":"Quando o acesso foi suspenso (ISO 8601); vazio se não está suspenso."},"#,
+                    r#""tenant_id":{"type":"string","description":"Tenant cujos registros o usuário vê (por exemplo, a conta do cliente); compartilhado por todos os usuários do portal desse tenant.","sortable":true}}}"#,
+                ),
             },
             RecordTexts {
                 title: "Membro da equipe",
-                schema_json: "{\"name\":\"team_members\",\"title\":\"Membro da equipe\",\"description\":\"Uma pessoa da equipe da organização que usa o dashboard, com uma função e permissões.\",\"id_field\":\"id\",\"fields\":{\"created_at\":{\"type\":\"string\",\"description\":\"Quando o membro entrou (ISO 8601).\",\"sortable\":true},\"email\":{\"type\":\"string\",\"description\":\"E-mail de login.\"},\"id\":{\"type\":\"string\",\"description\":\"Id do membro da equipe.\"},\"last_sign_in_at\":{\"type\":\"string\",\"description\":\"Último acesso (ISO 8601).\",\"sortable\":true},\"name\":{\"type\":\"string\",\"description\":\"Nome completo.\",\"sortable\":true},\"permissions\":{\"type\":\"string\",\"description\":\"Permissões concedidas além da função, separadas por vírgula (por exemplo portal_users.write, team_members.read).\"},\"role\":{\"type\":\"string\",\"description\":\"owner: tudo, inclusive o faturamento da conta; admin: tudo, menos a titularidade; finance: dinheiro e relatórios; support: clientes e usuários do portal; viewer: só leitura.\",\"enum\":[\"owner\",\"admin\",\"finance\",\"support\",\"viewer\"],\"sortable\":true},\"status\":{\"type\":\"string\",\"description\":\"active: pode usar o dashboard; suspended: bloqueado temporariamente.\",\"enum\":[\"active\",\"suspended\"]},\"suspended_at\":{\"type\":\"string\",\"description\":\"Quando o membro foi suspenso (ISO 8601); vazio se não está suspenso.\"}}}",
+                schema_json: concat!(
+                    r#"{"name":"team_members","title":"Membro da equipe","#,
+                    r#""description":"Uma pessoa da equipe da organização que usa o dashboard, com uma função e permissões.","#,
+                    r#""id_field":"id","fields":{"created_at":{"type":"string","description":"Quando o membro entrou (ISO 8601).","sortable":true},"#,
+                    r#""email":{"type":"string","description":"E-mail de login."},"#,
+                    r#""id":{"type":"string","description":"Id do membro da equipe."},"#,
+                    r#""last_sign_in_at":{"type":"string","description":"Último acesso (ISO 8601).","sortable":true},"#,
+                    r#""name":{"type":"string","description":"Nome completo.","sortable":true},"#,
+                    r#""permissions":{"type":"string","description":"Permissões concedidas além da função, separadas por vírgula (por exemplo portal_users.write, team_members.read)."},"#,
+                    r#""role":{"type":"string","description":"owner: tudo, inclusive o faturamento da conta; admin: tudo, menos a titularidade; finance: dinheiro e relatórios; support: clientes e usuários do portal; viewer: só leitura.","#,
+                    r#""enum":["owner","admin","finance","support","viewer"],"#,
+                    r#""sortable":true},"status":{"type":"string","description":"active: pode usar o dashboard; suspended: bloqueado temporariamente.","enum":["active","suspended"]},"#,
+                    r#""suspended_at":{"type":"string","description":"Quando o membro foi suspenso (ISO 8601); vazio se não está suspenso."}}}"#,
+                ),
             },
         ],
     },
     LocaleTexts {
         locale: Locale::Es,
         title: "Kobana Dashboards",
-        instructions: "Kobana Dashboards: quién accede a los datos de esta organización a través del portal del cliente y del dashboard.\n- Los usuarios del portal (portal_users) inician sesión en el portal del cliente y ven los registros de un tenant\n  (`tenant_id`, por ejemplo la cuenta de un cliente); varios usuarios del portal pueden compartir un tenant. Estados: `invited`\n  (invitación enviada, aún no aceptada), `invite_expired` (la invitación venció antes de ser aceptada), `active`,\n  `suspended` (bloqueado temporalmente), `deactivated` (acceso terminado).\n- Los miembros del equipo (team_members) usan el propio dashboard, cada uno con un rol y una lista de permisos;\n  los nuevos miembros entran por invitación.\n- Los ids son cadenas (`id`). Las listas están paginadas (`page`, `per_page`; una página más corta que `per_page`\n  es la última) y van de la más reciente a la más antigua, salvo que `sort` indique otra cosa (`-campo` ordena de forma descendente).\n- Las herramientas destructivas eliminan, terminan, suspenden o desactivan un registro, o envían un correo o una invitación (crear\n  un usuario del portal o una invitación al equipo envía una). El servidor pide al usuario que confirme cada llamada, una\n  por vez; cada confirmación se usa una sola vez. Antes de llamar a una, dile al usuario exactamente qué va a hacer.\n- Los recursos kobana://dashboards/… (organización, usuarios del portal, esquemas) se leen con las mismas herramientas,\n  con los mismos permisos.\n",
-        tools_json: TOOLS_JSON_ES,
+        instructions: concat!(
+            "Kobana Dashboards: quién accede a los datos de esta organización a través del portal del cliente y del dashboard.\n",
+            "- Los usuarios del portal (portal_users) inician sesión en el portal del cliente y ven los registros de un tenant\n",
+            "  (`tenant_id`, por ejemplo la cuenta de un cliente); varios usuarios del portal pueden compartir un tenant. Estados: `invited`\n",
+            "  (invitación enviada, aún no aceptada), `invite_expired` (la invitación venció antes de ser aceptada), `active`,\n",
+            "  `suspended` (bloqueado temporalmente), `deactivated` (acceso terminado).\n",
+            "- Los miembros del equipo (team_members) usan el propio dashboard, cada uno con un rol y una lista de permisos;\n",
+            "  los nuevos miembros entran por invitación.\n",
+            "- Los ids son cadenas (`id`). Las listas están paginadas (`page`, `per_page`; una página más corta que `per_page`\n",
+            "  es la última) y van de la más reciente a la más antigua, salvo que `sort` indique otra cosa (`-campo` ordena de forma descendente).\n",
+            "- Las herramientas destructivas eliminan, terminan, suspenden o desactivan un registro, o envían un correo o una invitación (crear\n",
+            "  un usuario del portal o una invitación al equipo envía una). El servidor pide al usuario que confirme cada llamada, una\n",
+            "  por vez; cada confirmación se usa una sola vez. Antes de llamar a una, dile al usuario exactamente qué va a hacer.\n",
+            "- Los recursos kobana://dashboards/… (organización, usuarios del portal, esquemas) se leen con las mismas herramientas,\n",
+            "  con los mismos permisos.\n",
+        ),
         tools: TOOL_TEXTS_ES,
         resources: &[
             ItemTexts {
                 title: "Organización",
                 description: "La organización del token (JSON).",
-                descriptor_json: "{\"uri\":\"kobana://dashboards/organization\",\"name\":\"organization\",\"title\":\"Organización\",\"description\":\"La organización del token (JSON).\",\"mimeType\":\"application/json\"}",
+                descriptor_json: r#"{"uri":"kobana://dashboards/organization","name":"organization","title":"Organización","description":"La organización del token (JSON).","mimeType":"application/json"}"#,
             },
             ItemTexts {
                 title: "Catálogo de recursos",
                 description: "El catálogo de recursos de la API (JSON).",
-                descriptor_json: "{\"uri\":\"kobana://dashboards/schemas\",\"name\":\"schemas\",\"title\":\"Catálogo de recursos\",\"description\":\"El catálogo de recursos de la API (JSON).\",\"mimeType\":\"application/json\"}",
+                descriptor_json: r#"{"uri":"kobana://dashboards/schemas","name":"schemas","title":"Catálogo de recursos","description":"El catálogo de recursos de la API (JSON).","mimeType":"application/json"}"#,
             },
         ],
         templates: &[
             ItemTexts {
                 title: "Esquema de recurso",
                 description: "Los campos de un recurso: tipo, enum, significado, cuáles ordenan (JSON).",
-                descriptor_json: "{\"uriTemplate\":\"kobana://dashboards/schemas/{resource}\",\"name\":\"schema\",\"title\":\"Esquema de recurso\",\"description\":\"Los campos de un recurso: tipo, enum, significado, cuáles ordenan (JSON).\",\"mimeType\":\"application/json\"}",
+                descriptor_json: concat!(
+                    r#"{"uriTemplate":"kobana://dashboards/schemas/{resource}","#,
+                    r#""name":"schema","title":"Esquema de recurso","#,
+                    r#""description":"Los campos de un recurso: tipo, enum, significado, cuáles ordenan (JSON).","#,
+                    r#""mimeType":"application/json"}"#,
+                ),
             },
             ItemTexts {
                 title: "Usuario del portal",
                 description: "Un usuario del portal, con el estado y el tenant ID cuyos registros ve (JSON).",
-                descriptor_json: "{\"uriTemplate\":\"kobana://dashboards/portal_users/{id}\",\"name\":\"portal_user\",\"title\":\"Usuario del portal\",\"description\":\"Un usuario del portal, con el estado y el tenant ID cuyos registros ve (JSON).\",\"mimeType\":\"application/json\"}",
+                descriptor_json: concat!(
+                    r#"{"uriTemplate":"kobana://dashboards/portal_users/{id}","#,
+                    r#""name":"portal_user","title":"Usuario del portal","#,
+                    r#""description":"Un usuario del portal, con el estado y el tenant ID cuyos registros ve (JSON).","#,
+                    r#""mimeType":"application/json"}"#,
+                ),
             },
         ],
         prompts: &[
             PromptTexts {
                 title: "Panorama del tenant",
                 description: "Quién entra al portal por un tenant ID: los usuarios del portal que lo comparten y el estado de cada uno.",
-                template: "Muestra quién entra al portal por el tenant ID {{ tenant_id }}, sin cambiar nada.\n\n1. Lista con dashboards_portal_users_list y tenant_id \"{{ tenant_id }}\", recorriendo todas las páginas.\n2. Muestra una tabla con nombre, correo, estado (invited, invite_expired, active, suspended, deactivated), fecha de la invitación y último acceso.\n3. Resume cuántos usuarios hay en cada estado y señala quién todavía no aceptó la invitación o está suspendido.\n",
-                descriptor_json: "{\"name\":\"tenant_overview\",\"title\":\"Panorama del tenant\",\"description\":\"Quién entra al portal por un tenant ID: los usuarios del portal que lo comparten y el estado de cada uno.\",\"arguments\":[{\"name\":\"tenant_id\",\"description\":\"El tenant ID que se va a revisar.\",\"required\":true}]}",
+                template: concat!(
+                    "Muestra quién entra al portal por el tenant ID {{ tenant_id }}, sin cambiar nada.\n",
+                    "\n",
+                    "1. Lista con dashboards_portal_users_list y tenant_id \"{{ tenant_id }}\", recorriendo todas las páginas.\n",
+                    "2. Muestra una tabla con nombre, correo, estado (invited, invite_expired, active, suspended, deactivated), fecha de la invitación y último acceso.\n",
+                    "3. Resume cuántos usuarios hay en cada estado y señala quién todavía no aceptó la invitación o está suspendido.\n",
+                ),
+                descriptor_json: concat!(
+                    r#"{"name":"tenant_overview","title":"Panorama del tenant","#,
+                    r#""description":"Quién entra al portal por un tenant ID: los usuarios del portal que lo comparten y el estado de cada uno.","#,
+                    r#""arguments":[{"name":"tenant_id","description":"El tenant ID que se va a revisar.","required":true}]}"#,
+                ),
             },
             PromptTexts {
                 title: "Revisar el acceso al portal",
                 description: "Encuentra a los usuarios del portal que todavía esperan su invitación y ofrece reenviarla, una confirmación por vez.",
-                template: "Revisa el acceso al portal{% if tenant_id %} del tenant ID {{ tenant_id }}{% endif %}: ¿quién sigue esperando su invitación?\n\n1. Lista con dashboards_portal_users_list{% if tenant_id %} y tenant_id \"{{ tenant_id }}\"{% endif %} los usuarios con estado \"invited\" y después los que tienen estado \"invite_expired\", recorriendo todas las páginas.\n2. Muestra una tabla con nombre, correo, tenant ID, estado y fecha de la última invitación.\n3. Ofrece reenviar la invitación. Por cada usuario que yo acepte, llama a dashboards_portal_users_resend_invite una vez, un usuario por vez: cada envío pide su propia confirmación, y ninguna invitación se reenvía sin ella.\n4. Al final, di a quién se le reenvió la invitación y a quién no.\n",
-                descriptor_json: "{\"name\":\"review_portal_access\",\"title\":\"Revisar el acceso al portal\",\"description\":\"Encuentra a los usuarios del portal que todavía esperan su invitación y ofrece reenviarla, una confirmación por vez.\",\"arguments\":[{\"name\":\"tenant_id\",\"description\":\"Solo los usuarios de este tenant ID (opcional).\",\"required\":false}]}",
+                template: concat!(
+                    "Revisa el acceso al portal{% if tenant_id %} del tenant ID {{ tenant_id }}{% endif %}: ¿quién sigue esperando su invitación?\n",
+                    "\n",
+                    "1. ",
+                    r#"Lista con dashboards_portal_users_list{% if tenant_id %} y tenant_id "{{ tenant_id }}"{% endif %} los usuarios con estado "invited" y después los que tienen estado "invite_expired", recorriendo "#,
+                    "todas las páginas.\n",
+                    "2. Muestra una tabla con nombre, correo, tenant ID, estado y fecha de la última invitación.\n",
+                    "3. Ofrece reenviar la invitación. ",
+                    "Por cada usuario que yo acepte, llama a dashboards_portal_users_resend_invite una vez, un usuario por vez: cada envío pide su propia confirmación, y ninguna invitación se reenvía sin ella.\n",
+                    "4. Al final, di a quién se le reenvió la invitación y a quién no.\n",
+                ),
+                descriptor_json: concat!(
+                    r#"{"name":"review_portal_access","title":"Revisar el acceso al portal","#,
+                    r#""description":"Encuentra a los usuarios del portal que todavía esperan su invitación y ofrece reenviarla, una confirmación por vez.","#,
+                    r#""arguments":[{"name":"tenant_id","description":"Solo los usuarios de este tenant ID (opcional).","required":false}]}"#,
+                ),
             },
             PromptTexts {
                 title: "Revisión del acceso del equipo",
                 description: "Quién está en el equipo del dashboard, con qué rol y qué permisos.",
-                template: "Revisa quién tiene acceso al dashboard, sin cambiar nada.\n\n1. Lista el equipo con dashboards_team_members_list, recorriendo todas las páginas.\n2. Muestra una tabla con nombre, correo, rol (role), permisos adicionales, estado y último acceso.\n3. Agrupa por rol y señala lo que merece atención: más de un owner, miembros suspendidos, quien no entra hace más de 30 días (hoy es {{ today | date }}; en los registros, {{ today }}).\n",
-                descriptor_json: "{\"name\":\"team_access_review\",\"title\":\"Revisión del acceso del equipo\",\"description\":\"Quién está en el equipo del dashboard, con qué rol y qué permisos.\",\"arguments\":[]}",
+                template: concat!(
+                    "Revisa quién tiene acceso al dashboard, sin cambiar nada.\n",
+                    "\n",
+                    "1. Lista el equipo con dashboards_team_members_list, recorriendo todas las páginas.\n",
+                    "2. Muestra una tabla con nombre, correo, rol (role), permisos adicionales, estado y último acceso.\n",
+                    "3. Agrupa por rol y señala lo que merece atención: más de un owner, miembros suspendidos, quien no entra hace más de 30 días (hoy es {{ today | date }}; en los registros, {{ today }}).\n",
+                ),
+                descriptor_json: r#"{"name":"team_access_review","title":"Revisión del acceso del equipo","description":"Quién está en el equipo del dashboard, con qué rol y qué permisos.","arguments":[]}"#,
             },
         ],
         records: &[
             RecordTexts {
                 title: "Invitación al equipo",
-                schema_json: "{\"name\":\"invites\",\"title\":\"Invitación al equipo\",\"description\":\"Una invitación para que alguien se una al equipo del dashboard con un rol.\",\"id_field\":\"id\",\"fields\":{\"accepted_at\":{\"type\":\"string\",\"description\":\"Cuándo se aceptó (ISO 8601); vacío si no se aceptó.\"},\"email\":{\"type\":\"string\",\"description\":\"A quién se invita.\"},\"expires_at\":{\"type\":\"string\",\"description\":\"Último día en que se puede aceptar (YYYY-MM-DD).\",\"sortable\":true},\"id\":{\"type\":\"string\",\"description\":\"Id de la invitación.\"},\"invited_by\":{\"type\":\"string\",\"description\":\"Nombre del miembro del equipo que la envió.\"},\"revoked_at\":{\"type\":\"string\",\"description\":\"Cuándo se revocó (ISO 8601); vacío si no se revocó.\"},\"role\":{\"type\":\"string\",\"description\":\"Rol que recibe la persona al aceptar.\",\"enum\":[\"admin\",\"finance\",\"support\",\"viewer\"]},\"sent_at\":{\"type\":\"string\",\"description\":\"Cuándo se envió por última vez (ISO 8601).\",\"sortable\":true},\"status\":{\"type\":\"string\",\"description\":\"pending: enviada, aún no aceptada; accepted: la persona se unió al equipo; expired: no se aceptó a tiempo; revoked: retirada por un administrador.\",\"enum\":[\"pending\",\"accepted\",\"expired\",\"revoked\"]}}}",
+                schema_json: concat!(
+                    r#"{"name":"invites","title":"Invitación al equipo","#,
+                    r#""description":"Una invitación para que alguien se una al equipo del dashboard con un rol.","#,
+                    r#""id_field":"id","fields":{"accepted_at":{"type":"string","description":"Cuándo se aceptó (ISO 8601); vacío si no se aceptó."},"#,
+                    r#""email":{"type":"string","description":"A quién se invita."},"#,
+                    r#""expires_at":{"type":"string","description":"Último día en que se puede aceptar (YYYY-MM-DD).","sortable":true},"#,
+                    r#""id":{"type":"string","description":"Id de la invitación."},"#,
+                    r#""invited_by":{"type":"string","description":"Nombre del miembro del equipo que la envió."},"#,
+                    r#""revoked_at":{"type":"string","description":"Cuándo se revocó (ISO 8601); vacío si no se revocó."},"#,
+                    r#""role":{"type":"string","description":"Rol que recibe la persona al aceptar.","enum":["admin","finance","support","viewer"]},"#,
+                    r#""sent_at":{"type":"string","description":"Cuándo se envió por última vez (ISO 8601).","sortable":true},"#,
+                    r#""status":{"type":"string","description":"pending: enviada, aún no aceptada; accepted: la persona se unió al equipo; expired: no se aceptó a tiempo; revoked: retirada por un administrador.","#,
+                    r#""enum":["pending","accepted","expired","revoked"]}}}"#,
+                ),
             },
             RecordTexts {
                 title: "Organización",
-                schema_json: "{\"name\":\"organization\",\"title\":\"Organización\",\"description\":\"La organización a la que pertenece el token (un único registro).\",\"id_field\":\"id\",\"fields\":{\"cnpj\":{\"type\":\"string\",\"description\":\"CNPJ de la organización, solo dígitos.\"},\"created_at\":{\"type\":\"string\",\"description\":\"Cuándo se creó la organización (ISO 8601).\"},\"email\":{\"type\":\"string\",\"description\":\"Correo del contacto administrativo.\"},\"id\":{\"type\":\"string\",\"description\":\"Id de la organización.\"},\"name\":{\"type\":\"string\",\"description\":\"Razón social (razão social).\"},\"portal_url\":{\"type\":\"string\",\"description\":\"Dirección del portal del cliente de la organización.\"}}}",
+                schema_json: concat!(
+                    r#"{"name":"organization","title":"Organización","#,
+                    r#""description":"La organización a la que pertenece el token (un único registro).","#,
+                    r#""id_field":"id","fields":{"cnpj":{"type":"string","description":"CNPJ de la organización, solo dígitos."},"#,
+                    r#""created_at":{"type":"string","description":"Cuándo se creó la organización (ISO 8601)."},"#,
+                    r#""email":{"type":"string","description":"Correo del contacto administrativo."},"#,
+                    r#""id":{"type":"string","description":"Id de la organización."},"#,
+                    r#""name":{"type":"string","description":"Razón social (razão social)."},"#,
+                    r#""portal_url":{"type":"string","description":"Dirección del portal del cliente de la organización."}}}"#,
+                ),
             },
             RecordTexts {
                 title: "Sesión del portal",
-                schema_json: "{\"name\":\"portal_sessions\",\"title\":\"Sesión del portal\",\"description\":\"Una sesión iniciada de un usuario del portal en el portal del cliente.\",\"id_field\":\"id\",\"fields\":{\"ended_at\":{\"type\":\"string\",\"description\":\"Cuándo se terminó (ISO 8601); vacío si no se terminó.\"},\"id\":{\"type\":\"string\",\"description\":\"Id de la sesión.\"},\"ip_address\":{\"type\":\"string\",\"description\":\"Dirección IP de la que vino la sesión.\"},\"last_seen_at\":{\"type\":\"string\",\"description\":\"Última actividad (ISO 8601).\",\"sortable\":true},\"portal_user_id\":{\"type\":\"string\",\"description\":\"El usuario del portal (portal_users.id).\"},\"started_at\":{\"type\":\"string\",\"description\":\"Hora de inicio de sesión (ISO 8601).\",\"sortable\":true},\"status\":{\"type\":\"string\",\"description\":\"active: todavía conectado; ended: terminada por un administrador o por cierre de sesión; expired: venció por inactividad.\",\"enum\":[\"active\",\"ended\",\"expired\"]},\"user_agent\":{\"type\":\"string\",\"description\":\"Navegador o aplicación de la sesión.\"}}}",
+                schema_json: concat!(
+                    r#"{"name":"portal_sessions","title":"Sesión del portal","#,
+                    r#""description":"Una sesión iniciada de un usuario del portal en el portal del cliente.","#,
+                    r#""id_field":"id","fields":{"ended_at":{"type":"string","description":"Cuándo se terminó (ISO 8601); vacío si no se terminó."},"#,
+                    r#""id":{"type":"string","description":"Id de la sesión."},"#,
+                    r#""ip_address":{"type":"string","description":"Dirección IP de la que vino la sesión."},"#,
+                    r#""last_seen_at":{"type":"string","description":"Última actividad (ISO 8601).","sortable":true},"#,
+                    r#""portal_user_id":{"type":"string","description":"El usuario del portal (portal_users.id)."},"#,
+                    r#""started_at":{"type":"string","description":"Hora de inicio de sesión (ISO 8601).","sortable":true},"#,
+                    r#""status":{"type":"string","description":"active: todavía conectado; ended: terminada por un administrador o por cierre de sesión; expired: venció por inactividad.","enum":["active","ended","expired"]},"#,
+                    r#""user_agent":{"type":"string","description":"Navegador o aplicación de la sesión."}}}"#,
+                ),
             },
             RecordTexts {
                 title: "Usuario del portal",
-                schema_json: "{\"name\":\"portal_users\",\"title\":\"Usuario del portal\",\"description\":\"Una persona que inicia sesión en el portal del cliente y ve los registros de un tenant.\",\"id_field\":\"id\",\"fields\":{\"created_at\":{\"type\":\"string\",\"description\":\"Cuándo se creó el usuario del portal (ISO 8601).\",\"sortable\":true},\"deactivated_at\":{\"type\":\"string\",\"description\":\"Cuándo terminó el acceso (ISO 8601); vacío si no está desactivado.\"},\"email\":{\"type\":\"string\",\"description\":\"Correo de inicio de sesión; las invitaciones se envían a él.\"},\"id\":{\"type\":\"string\",\"description\":\"Id del usuario del portal.\"},\"invite_sent_at\":{\"type\":\"string\",\"description\":\"Cuándo se envió la última invitación (ISO 8601).\",\"sortable\":true},\"last_login_at\":{\"type\":\"string\",\"description\":\"Último inicio de sesión (ISO 8601); vacío si nunca inició sesión.\",\"sortable\":true},\"name\":{\"type\":\"string\",\"description\":\"Nombre completo.\",\"sortable\":true},\"phone\":{\"type\":\"string\",\"description\":\"Número de teléfono.\"},\"status\":{\"type\":\"string\",\"description\":\"invited: invitación enviada, aún no aceptada; invite_expired: la invitación venció antes de ser aceptada; active: puede iniciar sesión; suspended: bloqueado temporalmente; deactivated: acceso terminado.\",\"enum\":[\"invited\",\"invite_expired\",\"active\",\"suspended\",\"deactivated\"]},\"suspended_at\":{\"type\":\"string\",\"description\":\"Cuándo se suspendió el acceso (ISO 8601); vacío si no está suspendido.\"},\"tenant_id\":{\"type\":\"string\",\"description\":\"Tenant cuyos registros ve el usuario (por ejemplo, la cuenta del cliente); lo comparten todos los usuarios del portal de ese tenant.\",\"sortable\":true}}}",
+                schema_json: concat!(
+                    r#"{"name":"portal_users","title":"Usuario del portal","#,
+                    r#""description":"Una persona que inicia sesión en el portal del cliente y ve los registros de un tenant.","#,
+                    r#""id_field":"id","fields":{"created_at":{"type":"string","description":"Cuándo se creó el usuario del portal (ISO 8601).","sortable":true},"#,
+                    r#""deactivated_at":{"type":"string","description":"Cuándo terminó el acceso (ISO 8601); vacío si no está desactivado."},"#,
+                    r#""email":{"type":"string","description":"Correo de inicio de sesión; las invitaciones se envían a él."},"#,
+                    r#""id":{"type":"string","description":"Id del usuario del portal."},"#,
+                    r#""invite_sent_at":{"type":"string","description":"Cuándo se envió la última invitación (ISO 8601).","sortable":true},"#,
+                    r#""last_login_at":{"type":"string","description":"Último inicio de sesión (ISO 8601); vacío si nunca inició sesión.","sortable":true},"#,
+                    r#""name":{"type":"string","description":"Nombre completo.","sortable":true},"#,
+                    r#""phone":{"type":"string","description":"Número de teléfono."},"#,
+                    r#""status":{"type":"string","description":"invited: invitación enviada, aún no aceptada; invite_expired: la invitación venció antes de ser aceptada; active: puede iniciar sesión; suspended: bloqueado temporalmente; deactivated: acceso "#,
+                    r#"terminado.","enum":["invited","invite_expired","active","suspended","deactivated"]},"#,
+                    r#""suspended_at":{"type":"string","description":"Cuándo se suspendió el acceso (ISO 8601); vacío si no está suspendido."},"#,
+                    r#""tenant_id":{"type":"string","description":"Tenant cuyos registros ve el usuario (por ejemplo, la cuenta del cliente); lo comparten todos los usuarios del portal de ese tenant.","sortable":true}}}"#,
+                ),
             },
             RecordTexts {
                 title: "Miembro del equipo",
-                schema_json: "{\"name\":\"team_members\",\"title\":\"Miembro del equipo\",\"description\":\"Una persona del equipo de la organización que usa el dashboard, con un rol y permisos.\",\"id_field\":\"id\",\"fields\":{\"created_at\":{\"type\":\"string\",\"description\":\"Cuándo se unió el miembro (ISO 8601).\",\"sortable\":true},\"email\":{\"type\":\"string\",\"description\":\"Correo de inicio de sesión.\"},\"id\":{\"type\":\"string\",\"description\":\"Id del miembro del equipo.\"},\"last_sign_in_at\":{\"type\":\"string\",\"description\":\"Último acceso (ISO 8601).\",\"sortable\":true},\"name\":{\"type\":\"string\",\"description\":\"Nombre completo.\",\"sortable\":true},\"permissions\":{\"type\":\"string\",\"description\":\"Permisos otorgados además del rol, separados por comas (por ejemplo portal_users.write, team_members.read).\"},\"role\":{\"type\":\"string\",\"description\":\"owner: todo, incluida la facturación de la cuenta; admin: todo menos la titularidad; finance: dinero e informes; support: clientes y usuarios del portal; viewer: solo lectura.\",\"enum\":[\"owner\",\"admin\",\"finance\",\"support\",\"viewer\"],\"sortable\":true},\"status\":{\"type\":\"string\",\"description\":\"active: puede usar el dashboard; suspended: bloqueado temporalmente.\",\"enum\":[\"active\",\"suspended\"]},\"suspended_at\":{\"type\":\"string\",\"description\":\"Cuándo se suspendió al miembro (ISO 8601); vacío si no está suspendido.\"}}}",
+                schema_json: concat!(
+                    r#"{"name":"team_members","title":"Miembro del equipo","#,
+                    r#""description":"Una persona del equipo de la organización que usa el dashboard, con un rol y permisos.","#,
+                    r#""id_field":"id","fields":{"created_at":{"type":"string","description":"Cuándo se unió el miembro (ISO 8601).","sortable":true},"#,
+                    r#""email":{"type":"string","description":"Correo de inicio de sesión."},"#,
+                    r#""id":{"type":"string","description":"Id del miembro del equipo."},"#,
+                    r#""last_sign_in_at":{"type":"string","description":"Último acceso (ISO 8601).","sortable":true},"#,
+                    r#""name":{"type":"string","description":"Nombre completo.","sortable":true},"#,
+                    r#""permissions":{"type":"string","description":"Permisos otorgados además del rol, separados por comas (por ejemplo portal_users.write, team_members.read)."},"#,
+                    r#""role":{"type":"string","description":"owner: todo, incluida la facturación de la cuenta; admin: todo menos la titularidad; finance: dinero e informes; support: clientes y usuarios del portal; viewer: solo lectura.","#,
+                    r#""enum":["owner","admin","finance","support","viewer"],"#,
+                    r#""sortable":true},"status":{"type":"string","description":"active: puede usar el dashboard; suspended: bloqueado temporalmente.","enum":["active","suspended"]},"#,
+                    r#""suspended_at":{"type":"string","description":"Cuándo se suspendió al miembro (ISO 8601); vacío si no está suspendido."}}}"#,
+                ),
             },
         ],
     },
     LocaleTexts {
         locale: Locale::En,
         title: "Kobana Dashboards",
-        instructions: "Kobana Dashboards: who reaches this organization's data through the customer portal and the dashboard.\n- Portal users (portal_users) log in to the customer portal and see the records of one tenant\n  (`tenant_id`, e.g. a customer account); several portal users can share a tenant. Status: `invited`\n  (invite sent, not accepted yet), `invite_expired` (invite expired before acceptance), `active`,\n  `suspended` (temporarily blocked), `deactivated` (access ended).\n- Team members (team_members) use the dashboard itself, each with a role and a list of permissions;\n  new members join through invites.\n- Ids are strings (`id`). Lists are paginated (`page`, `per_page`; a page shorter than `per_page`\n  is the last) and newest first unless `sort` says otherwise (`-field` sorts descending).\n- Destructive tools delete, end, suspend or deactivate a record, or send an e-mail or invite (creating\n  a portal user or a team invite sends one). The server asks the user to confirm each call, one at a\n  time; a confirmation is used once. Before calling one, tell the user exactly what it will do.\n- The resources kobana://dashboards/… (organization, portal users, schemas) are read by the same tools,\n  under the same permissions.\n",
-        tools_json: TOOLS_JSON_EN,
+        instructions: concat!(
+            "Kobana Dashboards: who reaches this organization's data through the customer portal and the dashboard.\n",
+            "- Portal users (portal_users) log in to the customer portal and see the records of one tenant\n",
+            "  (`tenant_id`, e.g. a customer account); several portal users can share a tenant. Status: `invited`\n",
+            "  (invite sent, not accepted yet), `invite_expired` (invite expired before acceptance), `active`,\n",
+            "  `suspended` (temporarily blocked), `deactivated` (access ended).\n",
+            "- Team members (team_members) use the dashboard itself, each with a role and a list of permissions;\n",
+            "  new members join through invites.\n",
+            "- Ids are strings (`id`). Lists are paginated (`page`, `per_page`; a page shorter than `per_page`\n",
+            "  is the last) and newest first unless `sort` says otherwise (`-field` sorts descending).\n",
+            "- Destructive tools delete, end, suspend or deactivate a record, or send an e-mail or invite (creating\n",
+            "  a portal user or a team invite sends one). The server asks the user to confirm each call, one at a\n",
+            "  time; a confirmation is used once. Before calling one, tell the user exactly what it will do.\n",
+            "- The resources kobana://dashboards/… (organization, portal users, schemas) are read by the same tools,\n",
+            "  under the same permissions.\n",
+        ),
         tools: TOOL_TEXTS_EN,
         resources: &[
             ItemTexts {
                 title: "Organization",
                 description: "The token's organization (JSON).",
-                descriptor_json: "{\"uri\":\"kobana://dashboards/organization\",\"name\":\"organization\",\"title\":\"Organization\",\"description\":\"The token's organization (JSON).\",\"mimeType\":\"application/json\"}",
+                descriptor_json: r#"{"uri":"kobana://dashboards/organization","name":"organization","title":"Organization","description":"The token's organization (JSON).","mimeType":"application/json"}"#,
             },
             ItemTexts {
                 title: "Resource catalog",
                 description: "The catalog of the API's resources (JSON).",
-                descriptor_json: "{\"uri\":\"kobana://dashboards/schemas\",\"name\":\"schemas\",\"title\":\"Resource catalog\",\"description\":\"The catalog of the API's resources (JSON).\",\"mimeType\":\"application/json\"}",
+                descriptor_json: r#"{"uri":"kobana://dashboards/schemas","name":"schemas","title":"Resource catalog","description":"The catalog of the API's resources (JSON).","mimeType":"application/json"}"#,
             },
         ],
         templates: &[
             ItemTexts {
                 title: "Resource schema",
                 description: "The fields of one resource: type, enum, meaning, which ones sort (JSON).",
-                descriptor_json: "{\"uriTemplate\":\"kobana://dashboards/schemas/{resource}\",\"name\":\"schema\",\"title\":\"Resource schema\",\"description\":\"The fields of one resource: type, enum, meaning, which ones sort (JSON).\",\"mimeType\":\"application/json\"}",
+                descriptor_json: concat!(
+                    r#"{"uriTemplate":"kobana://dashboards/schemas/{resource}","#,
+                    r#""name":"schema","title":"Resource schema","description":"The fields of one resource: type, enum, meaning, which ones sort (JSON).","#,
+                    r#""mimeType":"application/json"}"#,
+                ),
             },
             ItemTexts {
                 title: "Portal user",
                 description: "A portal user, with the status and the tenant ID whose records they see (JSON).",
-                descriptor_json: "{\"uriTemplate\":\"kobana://dashboards/portal_users/{id}\",\"name\":\"portal_user\",\"title\":\"Portal user\",\"description\":\"A portal user, with the status and the tenant ID whose records they see (JSON).\",\"mimeType\":\"application/json\"}",
+                descriptor_json: concat!(
+                    r#"{"uriTemplate":"kobana://dashboards/portal_users/{id}","#,
+                    r#""name":"portal_user","title":"Portal user","#,
+                    r#""description":"A portal user, with the status and the tenant ID whose records they see (JSON).","#,
+                    r#""mimeType":"application/json"}"#,
+                ),
             },
         ],
         prompts: &[
             PromptTexts {
                 title: "Tenant overview",
                 description: "Who logs in to the portal through a tenant ID: the portal users who share it and the status of each.",
-                template: "Show who logs in to the portal through the tenant ID {{ tenant_id }}, without changing anything.\n\n1. List with dashboards_portal_users_list and tenant_id \"{{ tenant_id }}\", going through every page.\n2. Show a table with name, e-mail, status (invited, invite_expired, active, suspended, deactivated), invite date and last login.\n3. Sum up how many users there are in each status and point out who has not accepted the invite yet or is suspended.\n",
-                descriptor_json: "{\"name\":\"tenant_overview\",\"title\":\"Tenant overview\",\"description\":\"Who logs in to the portal through a tenant ID: the portal users who share it and the status of each.\",\"arguments\":[{\"name\":\"tenant_id\",\"description\":\"The tenant ID to look into.\",\"required\":true}]}",
+                template: concat!(
+                    "Show who logs in to the portal through the tenant ID {{ tenant_id }}, without changing anything.\n",
+                    "\n",
+                    "1. List with dashboards_portal_users_list and tenant_id \"{{ tenant_id }}\", going through every page.\n",
+                    "2. Show a table with name, e-mail, status (invited, invite_expired, active, suspended, deactivated), invite date and last login.\n",
+                    "3. Sum up how many users there are in each status and point out who has not accepted the invite yet or is suspended.\n",
+                ),
+                descriptor_json: concat!(
+                    r#"{"name":"tenant_overview","title":"Tenant overview","#,
+                    r#""description":"Who logs in to the portal through a tenant ID: the portal users who share it and the status of each.","#,
+                    r#""arguments":[{"name":"tenant_id","description":"The tenant ID to look into.","required":true}]}"#,
+                ),
             },
             PromptTexts {
                 title: "Review portal access",
                 description: "Finds portal users still waiting on their invite and offers to resend it, one confirmation at a time.",
-                template: "Review portal access{% if tenant_id %} for the tenant ID {{ tenant_id }}{% endif %}: who is still waiting on their invite?\n\n1. List with dashboards_portal_users_list{% if tenant_id %} and tenant_id \"{{ tenant_id }}\"{% endif %} the users with status \"invited\" and then those with status \"invite_expired\", going through every page.\n2. Show a table with name, e-mail, tenant ID, status and date of the last invite.\n3. Offer to resend the invite. For each user I accept, call dashboards_portal_users_resend_invite once, one user at a time: each sending asks for its own confirmation, and no invite is resent without it.\n4. At the end, say to whom the invite was resent and to whom it was not.\n",
-                descriptor_json: "{\"name\":\"review_portal_access\",\"title\":\"Review portal access\",\"description\":\"Finds portal users still waiting on their invite and offers to resend it, one confirmation at a time.\",\"arguments\":[{\"name\":\"tenant_id\",\"description\":\"Only the users of this tenant ID (optional).\",\"required\":false}]}",
+                template: concat!(
+                    "Review portal access{% if tenant_id %} for the tenant ID {{ tenant_id }}{% endif %}: who is still waiting on their invite?\n",
+                    "\n",
+                    "1. ",
+                    r#"List with dashboards_portal_users_list{% if tenant_id %} and tenant_id "{{ tenant_id }}"{% endif %} the users with status "invited" and then those with status "invite_expired", going through "#,
+                    "every page.\n",
+                    "2. Show a table with name, e-mail, tenant ID, status and date of the last invite.\n",
+                    "3. Offer to resend the invite. ",
+                    "For each user I accept, call dashboards_portal_users_resend_invite once, one user at a time: each sending asks for its own confirmation, and no invite is resent without it.\n",
+                    "4. At the end, say to whom the invite was resent and to whom it was not.\n",
+                ),
+                descriptor_json: concat!(
+                    r#"{"name":"review_portal_access","title":"Review portal access","#,
+                    r#""description":"Finds portal users still waiting on their invite and offers to resend it, one confirmation at a time.","#,
+                    r#""arguments":[{"name":"tenant_id","description":"Only the users of this tenant ID (optional).","required":false}]}"#,
+                ),
             },
             PromptTexts {
                 title: "Team access review",
                 description: "Who is on the dashboard team, with which role and which permissions.",
-                template: "Review who has access to the dashboard, without changing anything.\n\n1. List the team with dashboards_team_members_list, going through every page.\n2. Show a table with name, e-mail, role, extra permissions, status and last sign-in.\n3. Group by role and point out what deserves attention: more than one owner, suspended members, anyone who has not signed in for more than 30 days (today is {{ today | date }}; the records write it {{ today }}).\n",
-                descriptor_json: "{\"name\":\"team_access_review\",\"title\":\"Team access review\",\"description\":\"Who is on the dashboard team, with which role and which permissions.\",\"arguments\":[]}",
+                template: concat!(
+                    "Review who has access to the dashboard, without changing anything.\n",
+                    "\n",
+                    "1. List the team with dashboards_team_members_list, going through every page.\n",
+                    "2. Show a table with name, e-mail, role, extra permissions, status and last sign-in.\n",
+                    "3. ",
+                    "Group by role and point out what deserves attention: more than one owner, suspended members, anyone who has not signed in for more than 30 days (today is {{ today | date }}; the records write it {{ ",
+                    "today }}).\n",
+                ),
+                descriptor_json: r#"{"name":"team_access_review","title":"Team access review","description":"Who is on the dashboard team, with which role and which permissions.","arguments":[]}"#,
             },
         ],
         records: &[
             RecordTexts {
                 title: "Team invite",
-                schema_json: "{\"name\":\"invites\",\"title\":\"Team invite\",\"description\":\"An invitation for someone to join the dashboard team with a role.\",\"id_field\":\"id\",\"fields\":{\"accepted_at\":{\"type\":\"string\",\"description\":\"When it was accepted (ISO 8601); empty unless accepted.\"},\"email\":{\"type\":\"string\",\"description\":\"Who is invited.\"},\"expires_at\":{\"type\":\"string\",\"description\":\"Last day it can be accepted (YYYY-MM-DD).\",\"sortable\":true},\"id\":{\"type\":\"string\",\"description\":\"Invite id.\"},\"invited_by\":{\"type\":\"string\",\"description\":\"Name of the team member who sent it.\"},\"revoked_at\":{\"type\":\"string\",\"description\":\"When it was revoked (ISO 8601); empty unless revoked.\"},\"role\":{\"type\":\"string\",\"description\":\"Role the person gets on accepting.\",\"enum\":[\"admin\",\"finance\",\"support\",\"viewer\"]},\"sent_at\":{\"type\":\"string\",\"description\":\"When it was last sent (ISO 8601).\",\"sortable\":true},\"status\":{\"type\":\"string\",\"description\":\"pending: sent, not accepted yet; accepted: the person joined the team; expired: not accepted in time; revoked: withdrawn by an administrator.\",\"enum\":[\"pending\",\"accepted\",\"expired\",\"revoked\"]}}}",
+                schema_json: concat!(
+                    r#"{"name":"invites","title":"Team invite","description":"An invitation for someone to join the dashboard team with a role.","#,
+                    r#""id_field":"id","fields":{"accepted_at":{"type":"string","description":"When it was accepted (ISO 8601); empty unless accepted."},"#,
+                    r#""email":{"type":"string","description":"Who is invited."},"#,
+                    r#""expires_at":{"type":"string","description":"Last day it can be accepted (YYYY-MM-DD).","sortable":true},"#,
+                    r#""id":{"type":"string","description":"Invite id."},"#,
+                    r#""invited_by":{"type":"string","description":"Name of the team member who sent it."},"#,
+                    r#""revoked_at":{"type":"string","description":"When it was revoked (ISO 8601); empty unless revoked."},"#,
+                    r#""role":{"type":"string","description":"Role the person gets on accepting.","enum":["admin","finance","support","viewer"]},"#,
+                    r#""sent_at":{"type":"string","description":"When it was last sent (ISO 8601).","sortable":true},"#,
+                    r#""status":{"type":"string","description":"pending: sent, not accepted yet; accepted: the person joined the team; expired: not accepted in time; revoked: withdrawn by an administrator.","#,
+                    r#""enum":["pending","accepted","expired","revoked"]}}}"#,
+                ),
             },
             RecordTexts {
                 title: "Organization",
-                schema_json: "{\"name\":\"organization\",\"title\":\"Organization\",\"description\":\"The organization the token belongs to (one record).\",\"id_field\":\"id\",\"fields\":{\"cnpj\":{\"type\":\"string\",\"description\":\"CNPJ of the organization, digits only.\"},\"created_at\":{\"type\":\"string\",\"description\":\"When the organization was created (ISO 8601).\"},\"email\":{\"type\":\"string\",\"description\":\"Administrative contact e-mail.\"},\"id\":{\"type\":\"string\",\"description\":\"Organization id.\"},\"name\":{\"type\":\"string\",\"description\":\"Legal name (razão social).\"},\"portal_url\":{\"type\":\"string\",\"description\":\"Address of the organization's customer portal.\"}}}",
+                schema_json: concat!(
+                    r#"{"name":"organization","title":"Organization","#,
+                    r#""description":"The organization the token belongs to (one record).","#,
+                    r#""id_field":"id","fields":{"cnpj":{"type":"string","description":"CNPJ of the organization, digits only."},"#,
+                    r#""created_at":{"type":"string","description":"When the organization was created (ISO 8601)."},"#,
+                    r#""email":{"type":"string","description":"Administrative contact e-mail."},"#,
+                    r#""id":{"type":"string","description":"Organization id."},"#,
+                    r#""name":{"type":"string","description":"Legal name (razão social)."},"#,
+                    r#""portal_url":{"type":"string","description":"Address of the organization's customer portal."}}}"#,
+                ),
             },
             RecordTexts {
                 title: "Portal session",
-                schema_json: "{\"name\":\"portal_sessions\",\"title\":\"Portal session\",\"description\":\"A logged-in session of a portal user in the customer portal.\",\"id_field\":\"id\",\"fields\":{\"ended_at\":{\"type\":\"string\",\"description\":\"When it was ended (ISO 8601); empty unless ended.\"},\"id\":{\"type\":\"string\",\"description\":\"Session id.\"},\"ip_address\":{\"type\":\"string\",\"description\":\"IP address the session came from.\"},\"last_seen_at\":{\"type\":\"string\",\"description\":\"Last activity (ISO 8601).\",\"sortable\":true},\"portal_user_id\":{\"type\":\"string\",\"description\":\"The portal user (portal_users.id).\"},\"started_at\":{\"type\":\"string\",\"description\":\"Login time (ISO 8601).\",\"sortable\":true},\"status\":{\"type\":\"string\",\"description\":\"active: still logged in; ended: ended by an administrator or a logout; expired: timed out.\",\"enum\":[\"active\",\"ended\",\"expired\"]},\"user_agent\":{\"type\":\"string\",\"description\":\"Browser or app of the session.\"}}}",
+                schema_json: concat!(
+                    r#"{"name":"portal_sessions","title":"Portal session","#,
+                    r#""description":"A logged-in session of a portal user in the customer portal.","#,
+                    r#""id_field":"id","fields":{"ended_at":{"type":"string","description":"When it was ended (ISO 8601); empty unless ended."},"#,
+                    r#""id":{"type":"string","description":"Session id."},"#,
+                    r#""ip_address":{"type":"string","description":"IP address the session came from."},"#,
+                    r#""last_seen_at":{"type":"string","description":"Last activity (ISO 8601).","sortable":true},"#,
+                    r#""portal_user_id":{"type":"string","description":"The portal user (portal_users.id)."},"#,
+                    r#""started_at":{"type":"string","description":"Login time (ISO 8601).","sortable":true},"#,
+                    r#""status":{"type":"string","description":"active: still logged in; ended: ended by an administrator or a logout; expired: timed out.","enum":["active","ended","expired"]},"#,
+                    r#""user_agent":{"type":"string","description":"Browser or app of the session."}}}"#,
+                ),
             },
             RecordTexts {
                 title: "Portal user",
-                schema_json: "{\"name\":\"portal_users\",\"title\":\"Portal user\",\"description\":\"A person who logs in to the customer portal and sees the records of one tenant.\",\"id_field\":\"id\",\"fields\":{\"created_at\":{\"type\":\"string\",\"description\":\"When the portal user was created (ISO 8601).\",\"sortable\":true},\"deactivated_at\":{\"type\":\"string\",\"description\":\"When access ended (ISO 8601); empty unless deactivated.\"},\"email\":{\"type\":\"string\",\"description\":\"Login e-mail; invites are sent here.\"},\"id\":{\"type\":\"string\",\"description\":\"Portal user id.\"},\"invite_sent_at\":{\"type\":\"string\",\"description\":\"When the last invite was sent (ISO 8601).\",\"sortable\":true},\"last_login_at\":{\"type\":\"string\",\"description\":\"Last login (ISO 8601); empty if never logged in.\",\"sortable\":true},\"name\":{\"type\":\"string\",\"description\":\"Full name.\",\"sortable\":true},\"phone\":{\"type\":\"string\",\"description\":\"Phone number.\"},\"status\":{\"type\":\"string\",\"description\":\"invited: invite sent, not accepted yet; invite_expired: the invite expired before acceptance; active: can log in; suspended: temporarily blocked; deactivated: access ended.\",\"enum\":[\"invited\",\"invite_expired\",\"active\",\"suspended\",\"deactivated\"]},\"suspended_at\":{\"type\":\"string\",\"description\":\"When access was suspended (ISO 8601); empty unless suspended.\"},\"tenant_id\":{\"type\":\"string\",\"description\":\"Tenant whose records the user sees (e.g. the customer account); shared by every portal user of that tenant.\",\"sortable\":true}}}",
+                schema_json: concat!(
+                    r#"{"name":"portal_users","title":"Portal user","#,
+                    r#""description":"A person who logs in to the customer portal and sees the records of one tenant.","#,
+                    r#""id_field":"id","fields":{"created_at":{"type":"string","description":"When the portal user was created (ISO 8601).","sortable":true},"#,
+                    r#""deactivated_at":{"type":"string","description":"When access ended (ISO 8601); empty unless deactivated."},"#,
+                    r#""email":{"type":"string","description":"Login e-mail; invites are sent here."},"#,
+                    r#""id":{"type":"string","description":"Portal user id."},"#,
+                    r#""invite_sent_at":{"type":"string","description":"When the last invite was sent (ISO 8601).","sortable":true},"#,
+                    r#""last_login_at":{"type":"string","description":"Last login (ISO 8601); empty if never logged in.","sortable":true},"#,
+                    r#""name":{"type":"string","description":"Full name.","sortable":true},"#,
+                    r#""phone":{"type":"string","description":"Phone number."},"#,
+                    r#""status":{"type":"string","description":"invited: invite sent, not accepted yet; invite_expired: the invite expired before acceptance; active: can log in; suspended: temporarily blocked; deactivated: access ended.","#,
+                    r#""enum":["invited","invite_expired","active","suspended","deactivated"]},"#,
+                    r#""suspended_at":{"type":"string","description":"When access was suspended (ISO 8601); empty unless suspended."},"#,
+                    r#""tenant_id":{"type":"string","description":"Tenant whose records the user sees (e.g. the customer account); shared by every portal user of that tenant.","sortable":true}}}"#,
+                ),
             },
             RecordTexts {
                 title: "Team member",
-                schema_json: "{\"name\":\"team_members\",\"title\":\"Team member\",\"description\":\"A person of the organization's team who uses the dashboard, with a role and permissions.\",\"id_field\":\"id\",\"fields\":{\"created_at\":{\"type\":\"string\",\"description\":\"When the member joined (ISO 8601).\",\"sortable\":true},\"email\":{\"type\":\"string\",\"description\":\"Login e-mail.\"},\"id\":{\"type\":\"string\",\"description\":\"Team member id.\"},\"last_sign_in_at\":{\"type\":\"string\",\"description\":\"Last sign-in (ISO 8601).\",\"sortable\":true},\"name\":{\"type\":\"string\",\"description\":\"Full name.\",\"sortable\":true},\"permissions\":{\"type\":\"string\",\"description\":\"Permissions granted beyond the role, comma-separated (e.g. portal_users.write, team_members.read).\"},\"role\":{\"type\":\"string\",\"description\":\"owner: everything, including billing of the account; admin: everything but ownership; finance: money and reports; support: customers and portal users; viewer: read only.\",\"enum\":[\"owner\",\"admin\",\"finance\",\"support\",\"viewer\"],\"sortable\":true},\"status\":{\"type\":\"string\",\"description\":\"active: can use the dashboard; suspended: temporarily blocked.\",\"enum\":[\"active\",\"suspended\"]},\"suspended_at\":{\"type\":\"string\",\"description\":\"When the member was suspended (ISO 8601); empty unless suspended.\"}}}",
+                schema_json: concat!(
+                    r#"{"name":"team_members","title":"Team member","#,
+                    r#""description":"A person of the organization's team who uses the dashboard, with a role and permissions.","#,
+                    r#""id_field":"id","fields":{"created_at":{"type":"string","description":"When the member joined (ISO 8601).","sortable":true},"#,
+                    r#""email":{"type":"string","description":"Login e-mail."},"#,
+                    r#""id":{"type":"string","description":"Team member id."},"#,
+                    r#""last_sign_in_at":{"type":"string","description":"Last sign-in (ISO 8601).","sortable":true},"#,
+                    r#""name":{"type":"string","description":"Full name.","sortable":true},"#,
+                    r#""permissions":{"type":"string","description":"Permissions granted beyond the role, comma-separated (e.g. portal_users.write, team_members.read)."},"#,
+                    r#""role":{"type":"string","description":"owner: everything, including billing of the account; admin: everything but ownership; finance: money and reports; support: customers and portal users; viewer: read only.","#,
+                    r#""enum":["owner","admin","finance","support","viewer"],"#,
+                    r#""sortable":true},"status":{"type":"string","description":"active: can use the dashboard; suspended: temporarily blocked.","enum":["active","suspended"]},"#,
+                    r#""suspended_at":{"type":"string","description":"When the member was suspended (ISO 8601); empty unless suspended."}}}"#,
+                ),
             },
         ],
     },
 ];
-const TOOLS_JSON_PT_BR: &str = "{\"name\":\"dashboards_invites_create\",\"title\":\"Convidar alguém para a equipe\",\"description\":\"Envia por e-mail um convite para entrar na equipe do dashboard com uma função (status pending até ser aceito).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"email\":{\"type\":\"string\",\"description\":\"Quem é convidado.\"},\"role\":{\"type\":\"string\",\"enum\":[\"admin\",\"finance\",\"support\",\"viewer\"]}},\"required\":[\"email\",\"role\"]},\"annotations\":{\"destructiveHint\":true,\"openWorldHint\":true}},{\"name\":\"dashboards_invites_get\",\"title\":\"Consultar um convite para a equipe\",\"description\":\"Um convite para a equipe pelo id (e-mail, função, status, quem enviou, validade).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id do convite.\"}},\"required\":[\"id\"]},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_invites_list\",\"title\":\"Listar convites para a equipe\",\"description\":\"Convites para entrar na equipe do dashboard, dos mais recentes para os mais antigos. Filtre por status (pending = ainda não aceito), função ou e-mail; pagine com page/per_page.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"status\":{\"type\":\"string\",\"enum\":[\"pending\",\"accepted\",\"expired\",\"revoked\"]},\"role\":{\"type\":\"string\",\"enum\":[\"admin\",\"finance\",\"support\",\"viewer\"]},\"email\":{\"type\":\"string\",\"description\":\"E-mail exato.\"},\"sort\":{\"type\":\"string\",\"enum\":[\"sent_at\",\"-sent_at\",\"expires_at\",\"-expires_at\"],\"description\":\"Campo de ordenação; prefixe com - para ordem decrescente. Padrão: -sent_at.\"},\"page\":{\"type\":\"integer\",\"minimum\":1,\"default\":1},\"per_page\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":25}}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_invites_resend\",\"title\":\"Reenviar um convite para a equipe\",\"description\":\"Envia de novo por e-mail um convite pendente ou expirado, com uma nova validade.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id do convite.\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":true,\"openWorldHint\":true}},{\"name\":\"dashboards_invites_revoke\",\"title\":\"Revogar um convite para a equipe\",\"description\":\"Retira um convite pendente, e o link dele deixa de funcionar.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id do convite.\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_organization_get\",\"title\":\"Consultar a organização\",\"description\":\"A organização a que este token pertence (nome, CNPJ, contato, endereço do portal). Também é o recurso kobana://dashboards/organization.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_sessions_end\",\"title\":\"Encerrar uma sessão do portal\",\"description\":\"Desconecta um usuário do portal de uma sessão ativa (por exemplo, um aparelho perdido). O usuário pode entrar de novo.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id da sessão.\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_sessions_get\",\"title\":\"Consultar uma sessão do portal\",\"description\":\"Uma sessão do portal pelo id (usuário do portal, IP, navegador, status, horários).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id da sessão.\"}},\"required\":[\"id\"]},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_sessions_list\",\"title\":\"Listar sessões do portal\",\"description\":\"Sessões de login dos usuários do portal, das mais recentes para as mais antigas. Filtre por usuário do portal ou status (active = ainda conectado); pagine com page/per_page.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"portal_user_id\":{\"type\":\"string\",\"description\":\"Só as sessões deste usuário do portal.\"},\"status\":{\"type\":\"string\",\"enum\":[\"active\",\"ended\",\"expired\"]},\"sort\":{\"type\":\"string\",\"enum\":[\"started_at\",\"-started_at\",\"last_seen_at\",\"-last_seen_at\"],\"description\":\"Campo de ordenação; prefixe com - para ordem decrescente. Padrão: -started_at.\"},\"page\":{\"type\":\"integer\",\"minimum\":1,\"default\":1},\"per_page\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":25}}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_users_create\",\"title\":\"Convidar um novo usuário do portal\",\"description\":\"Cria um usuário do portal para um tenant e envia por e-mail o convite para o portal do cliente (status invited). Envia um e-mail: confirme antes com o usuário o endereço de e-mail e o tenant.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\",\"minLength\":1},\"email\":{\"type\":\"string\",\"description\":\"O convite vai para este endereço.\"},\"tenant_id\":{\"type\":\"string\",\"description\":\"Tenant cujos registros o usuário vai ver.\"},\"phone\":{\"type\":\"string\"}},\"required\":[\"name\",\"email\",\"tenant_id\"]},\"annotations\":{\"destructiveHint\":true,\"openWorldHint\":true}},{\"name\":\"dashboards_portal_users_deactivate\",\"title\":\"Desativar um usuário do portal\",\"description\":\"Encerra de vez o acesso de um usuário do portal (o registro é mantido no histórico; as sessões são encerradas). Para deixá-lo entrar de novo, convide-o outra vez.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id do usuário do portal.\"},\"reason\":{\"type\":\"string\",\"description\":\"Motivo (fica no histórico).\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_users_delete\",\"title\":\"Apagar um usuário do portal\",\"description\":\"Apaga de forma permanente um usuário do portal e as sessões dele. Prefira dashboards_portal_users_deactivate para manter o histórico; não pode ser desfeito.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id do usuário do portal.\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_users_get\",\"title\":\"Consultar um usuário do portal\",\"description\":\"Um usuário do portal pelo id, com o status e o tenant ID cujos registros ele vê. Também é o recurso kobana://dashboards/portal_users/{id}.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id do usuário do portal.\"}},\"required\":[\"id\"]},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_users_list\",\"title\":\"Listar usuários do portal\",\"description\":\"Usuários do portal do cliente, dos mais recentes para os mais antigos. Filtre por tenant_id (todos que veem os registros desse tenant), status (invited / invite_expired = ainda aguardando aceitar o convite) ou e-mail; pagine com page/per_page.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"tenant_id\":{\"type\":\"string\",\"description\":\"Só os usuários deste tenant.\"},\"status\":{\"type\":\"string\",\"enum\":[\"invited\",\"invite_expired\",\"active\",\"suspended\",\"deactivated\"]},\"email\":{\"type\":\"string\",\"description\":\"E-mail exato.\"},\"sort\":{\"type\":\"string\",\"enum\":[\"name\",\"-name\",\"tenant_id\",\"-tenant_id\",\"invite_sent_at\",\"-invite_sent_at\",\"last_login_at\",\"-last_login_at\",\"created_at\",\"-created_at\"],\"description\":\"Campo de ordenação; prefixe com - para ordem decrescente. Padrão: -created_at.\"},\"page\":{\"type\":\"integer\",\"minimum\":1,\"default\":1},\"per_page\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":25}}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_users_reactivate\",\"title\":\"Reativar um usuário do portal\",\"description\":\"Permite que um usuário suspenso do portal volte a entrar.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id do usuário do portal.\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_users_resend_invite\",\"title\":\"Reenviar o convite do portal\",\"description\":\"Envia de novo por e-mail o convite do portal para um usuário que ainda não o aceitou (status invited ou invite_expired); um novo link de convite substitui o anterior.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id do usuário do portal.\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":true,\"openWorldHint\":true}},{\"name\":\"dashboards_portal_users_suspend\",\"title\":\"Suspender um usuário do portal\",\"description\":\"Impede temporariamente que um usuário ativo do portal entre (as sessões ativas dele são encerradas). Reversível com dashboards_portal_users_reactivate.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id do usuário do portal.\"},\"reason\":{\"type\":\"string\",\"description\":\"Motivo (fica no histórico).\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_users_update\",\"title\":\"Atualizar um usuário do portal\",\"description\":\"Altera o nome, o telefone ou o tenant de um usuário do portal (quais registros ele vê). Não envia nada.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id do usuário do portal.\"},\"name\":{\"type\":\"string\",\"minLength\":1},\"phone\":{\"type\":\"string\"},\"tenant_id\":{\"type\":\"string\",\"description\":\"Novo tenant; a partir daí o usuário passa a ver os registros desse tenant.\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_schemas_get\",\"title\":\"Consultar os campos de um recurso\",\"description\":\"Os campos de um recurso do Dashboards (por exemplo portal_users): tipo, valores permitidos (enum), significado e quais campos podem ser usados em `sort`.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"resource\":{\"type\":\"string\",\"description\":\"Nome do recurso como aparece em dashboards_schemas_list, por exemplo portal_users.\"}},\"required\":[\"resource\"]},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_schemas_list\",\"title\":\"Listar os esquemas dos recursos da API\",\"description\":\"O catálogo de recursos do Dashboards (portal_users, portal_sessions, team_members, invites, organization) com uma descrição de uma linha de cada um. Use dashboards_schemas_get para ver os campos de um deles.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_team_members_get\",\"title\":\"Consultar um membro da equipe\",\"description\":\"Um membro da equipe pelo id (função, permissões, status, último acesso).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id do membro da equipe.\"}},\"required\":[\"id\"]},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_team_members_list\",\"title\":\"Listar membros da equipe\",\"description\":\"As pessoas da equipe do dashboard, com função, permissões e status. Filtre por função ou status; pagine com page/per_page.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"role\":{\"type\":\"string\",\"enum\":[\"owner\",\"admin\",\"finance\",\"support\",\"viewer\"]},\"status\":{\"type\":\"string\",\"enum\":[\"active\",\"suspended\"]},\"email\":{\"type\":\"string\",\"description\":\"E-mail exato.\"},\"sort\":{\"type\":\"string\",\"enum\":[\"name\",\"-name\",\"role\",\"-role\",\"last_sign_in_at\",\"-last_sign_in_at\",\"created_at\",\"-created_at\"],\"description\":\"Campo de ordenação; prefixe com - para ordem decrescente. Padrão: -created_at.\"},\"page\":{\"type\":\"integer\",\"minimum\":1,\"default\":1},\"per_page\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":25}}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_team_members_reactivate\",\"title\":\"Reativar um membro da equipe\",\"description\":\"Permite que um membro suspenso da equipe volte a usar o dashboard, com a mesma função e as mesmas permissões.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id do membro da equipe.\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_team_members_remove\",\"title\":\"Remover um membro da equipe\",\"description\":\"Remove uma pessoa da equipe do dashboard (apaga a participação). Ela perde o acesso na hora; para incluí-la de novo, envie um novo convite.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id do membro da equipe.\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_team_members_suspend\",\"title\":\"Suspender um membro da equipe\",\"description\":\"Impede temporariamente que um membro da equipe use o dashboard. Reversível com dashboards_team_members_reactivate.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id do membro da equipe.\"},\"reason\":{\"type\":\"string\",\"description\":\"Motivo (fica no histórico).\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_team_members_update\",\"title\":\"Alterar a função ou as permissões de um membro da equipe\",\"description\":\"Define a função e/ou as permissões extras de um membro da equipe (separadas por vírgula). Vale a partir da próxima requisição dele.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id do membro da equipe.\"},\"role\":{\"type\":\"string\",\"enum\":[\"admin\",\"finance\",\"support\",\"viewer\"],\"description\":\"Nova função (a titularidade não é transferida aqui).\"},\"permissions\":{\"type\":\"string\",\"description\":\"Permissões extras, separadas por vírgula (substituem a lista atual).\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}}";
 static TOOL_TEXTS_PT_BR: &[ToolTexts] = &[
     ToolTexts {
         title: "Convidar alguém para a equipe",
         description: "Envia por e-mail um convite para entrar na equipe do dashboard com uma função (status pending até ser aceito).",
         destructive_clause: Some(
-            "enviam um e-mail ou convite — \"Tools destrutivas — as que apagam, encerram, suspendem ou desativam um registro, ou enviam um e-mail ou convite — são marcadas com destructiveHint\"",
+            r#"enviam um e-mail ou convite — "Tools destrutivas — as que apagam, encerram, suspendem ou desativam um registro, ou enviam um e-mail ou convite — são marcadas com destructiveHint""#,
         ),
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 0usize, 474usize),
+        descriptor_json: tool_dashboards_invites_create_PT_BR,
         labels: &[("email", "Quem é convidado"), ("role", "role")],
     },
     ToolTexts {
         title: "Consultar um convite para a equipe",
         description: "Um convite para a equipe pelo id (e-mail, função, status, quem enviou, validade).",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 475usize, 830usize),
+        descriptor_json: tool_dashboards_invites_get_PT_BR,
         labels: &[("id", "Id do convite")],
     },
     ToolTexts {
         title: "Listar convites para a equipe",
         description: "Convites para entrar na equipe do dashboard, dos mais recentes para os mais antigos. Filtre por status (pending = ainda não aceito), função ou e-mail; pagine com page/per_page.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 831usize, 1706usize),
+        descriptor_json: tool_dashboards_invites_list_PT_BR,
         labels: &[
             ("status", "status"),
             ("role", "role"),
@@ -1715,48 +2173,48 @@ static TOOL_TEXTS_PT_BR: &[ToolTexts] = &[
         title: "Reenviar um convite para a equipe",
         description: "Envia de novo por e-mail um convite pendente ou expirado, com uma nova validade.",
         destructive_clause: Some(
-            "enviam um e-mail ou convite — \"Tools destrutivas — as que apagam, encerram, suspendem ou desativam um registro, ou enviam um e-mail ou convite — são marcadas com destructiveHint\"",
+            r#"enviam um e-mail ou convite — "Tools destrutivas — as que apagam, encerram, suspendem ou desativam um registro, ou enviam um e-mail ou convite — são marcadas com destructiveHint""#,
         ),
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 1707usize, 2063usize),
+        descriptor_json: tool_dashboards_invites_resend_PT_BR,
         labels: &[("id", "Id do convite")],
     },
     ToolTexts {
         title: "Revogar um convite para a equipe",
         description: "Retira um convite pendente, e o link dele deixa de funcionar.",
         destructive_clause: Some(
-            "desativam — \"Tools destrutivas — as que apagam, encerram, suspendem ou desativam um registro, ou enviam um e-mail ou convite — são marcadas com destructiveHint\"",
+            r#"desativam — "Tools destrutivas — as que apagam, encerram, suspendem ou desativam um registro, ou enviam um e-mail ou convite — são marcadas com destructiveHint""#,
         ),
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 2064usize, 2423usize),
+        descriptor_json: tool_dashboards_invites_revoke_PT_BR,
         labels: &[("id", "Id do convite")],
     },
     ToolTexts {
         title: "Consultar a organização",
         description: "A organização a que este token pertence (nome, CNPJ, contato, endereço do portal). Também é o recurso kobana://dashboards/organization.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 2424usize, 2761usize),
+        descriptor_json: tool_dashboards_organization_get_PT_BR,
         labels: &[],
     },
     ToolTexts {
         title: "Encerrar uma sessão do portal",
         description: "Desconecta um usuário do portal de uma sessão ativa (por exemplo, um aparelho perdido). O usuário pode entrar de novo.",
         destructive_clause: Some(
-            "encerram — \"Tools destrutivas — as que apagam, encerram, suspendem ou desativam um registro, ou enviam um e-mail ou convite — são marcadas com destructiveHint\"",
+            r#"encerram — "Tools destrutivas — as que apagam, encerram, suspendem ou desativam um registro, ou enviam um e-mail ou convite — são marcadas com destructiveHint""#,
         ),
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 2762usize, 3184usize),
+        descriptor_json: tool_dashboards_portal_sessions_end_PT_BR,
         labels: &[("id", "Id da sessão")],
     },
     ToolTexts {
         title: "Consultar uma sessão do portal",
         description: "Uma sessão do portal pelo id (usuário do portal, IP, navegador, status, horários).",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 3185usize, 3547usize),
+        descriptor_json: tool_dashboards_portal_sessions_get_PT_BR,
         labels: &[("id", "Id da sessão")],
     },
     ToolTexts {
         title: "Listar sessões do portal",
         description: "Sessões de login dos usuários do portal, das mais recentes para as mais antigas. Filtre por usuário do portal ou status (active = ainda conectado); pagine com page/per_page.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 3548usize, 4389usize),
+        descriptor_json: tool_dashboards_portal_sessions_list_PT_BR,
         labels: &[
             ("portal_user_id", "Só as sessões deste usuário do portal"),
             ("status", "status"),
@@ -1769,9 +2227,9 @@ static TOOL_TEXTS_PT_BR: &[ToolTexts] = &[
         title: "Convidar um novo usuário do portal",
         description: "Cria um usuário do portal para um tenant e envia por e-mail o convite para o portal do cliente (status invited). Envia um e-mail: confirme antes com o usuário o endereço de e-mail e o tenant.",
         destructive_clause: Some(
-            "enviam um e-mail ou convite — \"Tools destrutivas — as que apagam, encerram, suspendem ou desativam um registro, ou enviam um e-mail ou convite — são marcadas com destructiveHint\"",
+            r#"enviam um e-mail ou convite — "Tools destrutivas — as que apagam, encerram, suspendem ou desativam um registro, ou enviam um e-mail ou convite — são marcadas com destructiveHint""#,
         ),
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 4390usize, 5066usize),
+        descriptor_json: tool_dashboards_portal_users_create_PT_BR,
         labels: &[
             ("name", "name"),
             ("email", "O convite vai para este endereço"),
@@ -1783,32 +2241,35 @@ static TOOL_TEXTS_PT_BR: &[ToolTexts] = &[
         title: "Desativar um usuário do portal",
         description: "Encerra de vez o acesso de um usuário do portal (o registro é mantido no histórico; as sessões são encerradas). Para deixá-lo entrar de novo, convide-o outra vez.",
         destructive_clause: Some(
-            "desativam — \"Tools destrutivas — as que apagam, encerram, suspendem ou desativam um registro, ou enviam um e-mail ou convite — são marcadas com destructiveHint\"",
+            r#"desativam — "Tools destrutivas — as que apagam, encerram, suspendem ou desativam um registro, ou enviam um e-mail ou convite — são marcadas com destructiveHint""#,
         ),
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 5067usize, 5624usize),
+        descriptor_json: tool_dashboards_portal_users_deactivate_PT_BR,
         labels: &[("id", "Id do usuário do portal"), ("reason", "Motivo")],
     },
     ToolTexts {
         title: "Apagar um usuário do portal",
         description: "Apaga de forma permanente um usuário do portal e as sessões dele. Prefira dashboards_portal_users_deactivate para manter o histórico; não pode ser desfeito.",
         destructive_clause: Some(
-            "apagam — \"Tools destrutivas — as que apagam, encerram, suspendem ou desativam um registro, ou enviam um e-mail ou convite — são marcadas com destructiveHint\"",
+            r#"apagam — "Tools destrutivas — as que apagam, encerram, suspendem ou desativam um registro, ou enviam um e-mail ou convite — são marcadas com destructiveHint""#,
         ),
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 5625usize, 6095usize),
+        descriptor_json: tool_dashboards_portal_users_delete_PT_BR,
         labels: &[("id", "Id do usuário do portal")],
     },
     ToolTexts {
         title: "Consultar um usuário do portal",
         description: "Um usuário do portal pelo id, com o status e o tenant ID cujos registros ele vê. Também é o recurso kobana://dashboards/portal_users/{id}.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 6096usize, 6523usize),
+        descriptor_json: tool_dashboards_portal_users_get_PT_BR,
         labels: &[("id", "Id do usuário do portal")],
     },
     ToolTexts {
         title: "Listar usuários do portal",
-        description: "Usuários do portal do cliente, dos mais recentes para os mais antigos. Filtre por tenant_id (todos que veem os registros desse tenant), status (invited / invite_expired = ainda aguardando aceitar o convite) ou e-mail; pagine com page/per_page.",
+        description: concat!(
+            "Usuários do portal do cliente, dos mais recentes para os mais antigos. ",
+            "Filtre por tenant_id (todos que veem os registros desse tenant), status (invited / invite_expired = ainda aguardando aceitar o convite) ou e-mail; pagine com page/per_page.",
+        ),
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 6524usize, 7583usize),
+        descriptor_json: tool_dashboards_portal_users_list_PT_BR,
         labels: &[
             ("tenant_id", "Só os usuários deste tenant"),
             ("status", "status"),
@@ -1822,32 +2283,32 @@ static TOOL_TEXTS_PT_BR: &[ToolTexts] = &[
         title: "Reativar um usuário do portal",
         description: "Permite que um usuário suspenso do portal volte a entrar.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 7584usize, 7959usize),
+        descriptor_json: tool_dashboards_portal_users_reactivate_PT_BR,
         labels: &[("id", "Id do usuário do portal")],
     },
     ToolTexts {
         title: "Reenviar o convite do portal",
         description: "Envia de novo por e-mail o convite do portal para um usuário que ainda não o aceitou (status invited ou invite_expired); um novo link de convite substitui o anterior.",
         destructive_clause: Some(
-            "enviam um e-mail ou convite — \"Tools destrutivas — as que apagam, encerram, suspendem ou desativam um registro, ou enviam um e-mail ou convite — são marcadas com destructiveHint\"",
+            r#"enviam um e-mail ou convite — "Tools destrutivas — as que apagam, encerram, suspendem ou desativam um registro, ou enviam um e-mail ou convite — são marcadas com destructiveHint""#,
         ),
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 7960usize, 8422usize),
+        descriptor_json: tool_dashboards_portal_users_resend_invite_PT_BR,
         labels: &[("id", "Id do usuário do portal")],
     },
     ToolTexts {
         title: "Suspender um usuário do portal",
         description: "Impede temporariamente que um usuário ativo do portal entre (as sessões ativas dele são encerradas). Reversível com dashboards_portal_users_reactivate.",
         destructive_clause: Some(
-            "suspendem — \"Tools destrutivas — as que apagam, encerram, suspendem ou desativam um registro, ou enviam um e-mail ou convite — são marcadas com destructiveHint\"",
+            r#"suspendem — "Tools destrutivas — as que apagam, encerram, suspendem ou desativam um registro, ou enviam um e-mail ou convite — são marcadas com destructiveHint""#,
         ),
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 8423usize, 8964usize),
+        descriptor_json: tool_dashboards_portal_users_suspend_PT_BR,
         labels: &[("id", "Id do usuário do portal"), ("reason", "Motivo")],
     },
     ToolTexts {
         title: "Atualizar um usuário do portal",
         description: "Altera o nome, o telefone ou o tenant de um usuário do portal (quais registros ele vê). Não envia nada.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 8965usize, 9573usize),
+        descriptor_json: tool_dashboards_portal_users_update_PT_BR,
         labels: &[
             ("id", "Id do usuário do portal"),
             ("name", "name"),
@@ -1859,30 +2320,33 @@ static TOOL_TEXTS_PT_BR: &[ToolTexts] = &[
         title: "Consultar os campos de um recurso",
         description: "Os campos de um recurso do Dashboards (por exemplo portal_users): tipo, valores permitidos (enum), significado e quais campos podem ser usados em `sort`.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 9574usize, 10078usize),
+        descriptor_json: tool_dashboards_schemas_get_PT_BR,
         labels: &[
             ("resource", "Nome do recurso como aparece em dashboards_schemas_list"),
         ],
     },
     ToolTexts {
         title: "Listar os esquemas dos recursos da API",
-        description: "O catálogo de recursos do Dashboards (portal_users, portal_sessions, team_members, invites, organization) com uma descrição de uma linha de cada um. Use dashboards_schemas_get para ver os campos de um deles.",
+        description: concat!(
+            "O catálogo de recursos do Dashboards (portal_users, portal_sessions, team_members, invites, organization) com uma descrição de uma linha de cada um. ",
+            "Use dashboards_schemas_get para ver os campos de um deles.",
+        ),
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 10079usize, 10495usize),
+        descriptor_json: tool_dashboards_schemas_list_PT_BR,
         labels: &[],
     },
     ToolTexts {
         title: "Consultar um membro da equipe",
         description: "Um membro da equipe pelo id (função, permissões, status, último acesso).",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 10496usize, 10853usize),
+        descriptor_json: tool_dashboards_team_members_get_PT_BR,
         labels: &[("id", "Id do membro da equipe")],
     },
     ToolTexts {
         title: "Listar membros da equipe",
         description: "As pessoas da equipe do dashboard, com função, permissões e status. Filtre por função ou status; pagine com page/per_page.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 10854usize, 11714usize),
+        descriptor_json: tool_dashboards_team_members_list_PT_BR,
         labels: &[
             ("role", "role"),
             ("status", "status"),
@@ -1896,32 +2360,32 @@ static TOOL_TEXTS_PT_BR: &[ToolTexts] = &[
         title: "Reativar um membro da equipe",
         description: "Permite que um membro suspenso da equipe volte a usar o dashboard, com a mesma função e as mesmas permissões.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 11715usize, 12140usize),
+        descriptor_json: tool_dashboards_team_members_reactivate_PT_BR,
         labels: &[("id", "Id do membro da equipe")],
     },
     ToolTexts {
         title: "Remover um membro da equipe",
         description: "Remove uma pessoa da equipe do dashboard (apaga a participação). Ela perde o acesso na hora; para incluí-la de novo, envie um novo convite.",
         destructive_clause: Some(
-            "apagam — \"Tools destrutivas — as que apagam, encerram, suspendem ou desativam um registro, ou enviam um e-mail ou convite — são marcadas com destructiveHint\"",
+            r#"apagam — "Tools destrutivas — as que apagam, encerram, suspendem ou desativam um registro, ou enviam um e-mail ou convite — são marcadas com destructiveHint""#,
         ),
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 12141usize, 12590usize),
+        descriptor_json: tool_dashboards_team_members_remove_PT_BR,
         labels: &[("id", "Id do membro da equipe")],
     },
     ToolTexts {
         title: "Suspender um membro da equipe",
         description: "Impede temporariamente que um membro da equipe use o dashboard. Reversível com dashboards_team_members_reactivate.",
         destructive_clause: Some(
-            "suspendem — \"Tools destrutivas — as que apagam, encerram, suspendem ou desativam um registro, ou enviam um e-mail ou convite — são marcadas com destructiveHint\"",
+            r#"suspendem — "Tools destrutivas — as que apagam, encerram, suspendem ou desativam um registro, ou enviam um e-mail ou convite — são marcadas com destructiveHint""#,
         ),
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 12591usize, 13088usize),
+        descriptor_json: tool_dashboards_team_members_suspend_PT_BR,
         labels: &[("id", "Id do membro da equipe"), ("reason", "Motivo")],
     },
     ToolTexts {
         title: "Alterar a função ou as permissões de um membro da equipe",
         description: "Define a função e/ou as permissões extras de um membro da equipe (separadas por vírgula). Vale a partir da próxima requisição dele.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_PT_BR, 13089usize, 13830usize),
+        descriptor_json: tool_dashboards_team_members_update_PT_BR,
         labels: &[
             ("id", "Id do membro da equipe"),
             ("role", "Nova função"),
@@ -1929,29 +2393,31 @@ static TOOL_TEXTS_PT_BR: &[ToolTexts] = &[
         ],
     },
 ];
-const TOOLS_JSON_ES: &str = "{\"name\":\"dashboards_invites_create\",\"title\":\"Invitar a alguien al equipo\",\"description\":\"Envía por correo una invitación para unirse al equipo del dashboard con un rol (estado pending hasta que se acepte).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"email\":{\"type\":\"string\",\"description\":\"A quién se invita.\"},\"role\":{\"type\":\"string\",\"enum\":[\"admin\",\"finance\",\"support\",\"viewer\"]}},\"required\":[\"email\",\"role\"]},\"annotations\":{\"destructiveHint\":true,\"openWorldHint\":true}},{\"name\":\"dashboards_invites_get\",\"title\":\"Consultar una invitación al equipo\",\"description\":\"Una invitación al equipo por su id (correo, rol, estado, quién la envió, vencimiento).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id de la invitación.\"}},\"required\":[\"id\"]},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_invites_list\",\"title\":\"Listar invitaciones al equipo\",\"description\":\"Invitaciones para unirse al equipo del dashboard, de la más reciente a la más antigua. Filtra por estado (pending = aún no aceptada), rol o correo; pagina con page/per_page.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"status\":{\"type\":\"string\",\"enum\":[\"pending\",\"accepted\",\"expired\",\"revoked\"]},\"role\":{\"type\":\"string\",\"enum\":[\"admin\",\"finance\",\"support\",\"viewer\"]},\"email\":{\"type\":\"string\",\"description\":\"Correo electrónico exacto.\"},\"sort\":{\"type\":\"string\",\"enum\":[\"sent_at\",\"-sent_at\",\"expires_at\",\"-expires_at\"],\"description\":\"Campo de ordenación; antepón - para orden descendente. Por defecto: -sent_at.\"},\"page\":{\"type\":\"integer\",\"minimum\":1,\"default\":1},\"per_page\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":25}}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_invites_resend\",\"title\":\"Reenviar una invitación al equipo\",\"description\":\"Vuelve a enviar por correo una invitación pendiente o vencida, con un nuevo vencimiento.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id de la invitación.\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":true,\"openWorldHint\":true}},{\"name\":\"dashboards_invites_revoke\",\"title\":\"Revocar una invitación al equipo\",\"description\":\"Retira una invitación pendiente, y su enlace deja de funcionar.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id de la invitación.\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_organization_get\",\"title\":\"Consultar la organización\",\"description\":\"La organización a la que pertenece este token (nombre, CNPJ, contacto, dirección del portal). También es el recurso kobana://dashboards/organization.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_sessions_end\",\"title\":\"Terminar una sesión del portal\",\"description\":\"Cierra la sesión activa de un usuario del portal (por ejemplo, un dispositivo perdido). El usuario puede volver a iniciar sesión.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id de la sesión.\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_sessions_get\",\"title\":\"Consultar una sesión del portal\",\"description\":\"Una sesión del portal por su id (usuario del portal, IP, navegador, estado, horarios).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id de la sesión.\"}},\"required\":[\"id\"]},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_sessions_list\",\"title\":\"Listar sesiones del portal\",\"description\":\"Sesiones de inicio de los usuarios del portal, de la más reciente a la más antigua. Filtra por usuario del portal o por estado (active = todavía conectado); pagina con page/per_page.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"portal_user_id\":{\"type\":\"string\",\"description\":\"Solo las sesiones de este usuario del portal.\"},\"status\":{\"type\":\"string\",\"enum\":[\"active\",\"ended\",\"expired\"]},\"sort\":{\"type\":\"string\",\"enum\":[\"started_at\",\"-started_at\",\"last_seen_at\",\"-last_seen_at\"],\"description\":\"Campo de ordenación; antepón - para orden descendente. Por defecto: -started_at.\"},\"page\":{\"type\":\"integer\",\"minimum\":1,\"default\":1},\"per_page\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":25}}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_users_create\",\"title\":\"Invitar a un nuevo usuario del portal\",\"description\":\"Crea un usuario del portal para un tenant y le envía por correo la invitación al portal del cliente (estado invited). Envía un correo: confirma antes con el usuario la dirección de correo y el tenant.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\",\"minLength\":1},\"email\":{\"type\":\"string\",\"description\":\"La invitación se envía a esta dirección.\"},\"tenant_id\":{\"type\":\"string\",\"description\":\"Tenant cuyos registros verá el usuario.\"},\"phone\":{\"type\":\"string\"}},\"required\":[\"name\",\"email\",\"tenant_id\"]},\"annotations\":{\"destructiveHint\":true,\"openWorldHint\":true}},{\"name\":\"dashboards_portal_users_deactivate\",\"title\":\"Desactivar un usuario del portal\",\"description\":\"Termina definitivamente el acceso de un usuario del portal (el registro se conserva en el historial; las sesiones terminan). Para dejarlo entrar de nuevo, invítalo otra vez.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id del usuario del portal.\"},\"reason\":{\"type\":\"string\",\"description\":\"Motivo (queda en el historial).\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_users_delete\",\"title\":\"Eliminar un usuario del portal\",\"description\":\"Elimina de forma permanente un usuario del portal y sus sesiones. Es preferible dashboards_portal_users_deactivate para conservar el historial; no se puede deshacer.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id del usuario del portal.\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_users_get\",\"title\":\"Consultar un usuario del portal\",\"description\":\"Un usuario del portal por su id, con el estado y el tenant ID cuyos registros ve. También es el recurso kobana://dashboards/portal_users/{id}.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id del usuario del portal.\"}},\"required\":[\"id\"]},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_users_list\",\"title\":\"Listar usuarios del portal\",\"description\":\"Usuarios del portal del cliente, del más reciente al más antiguo. Filtra por tenant_id (todos los que ven los registros de ese tenant), status (invited / invite_expired = todavía esperando aceptar la invitación) o correo; pagina con page/per_page.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"tenant_id\":{\"type\":\"string\",\"description\":\"Solo los usuarios de este tenant.\"},\"status\":{\"type\":\"string\",\"enum\":[\"invited\",\"invite_expired\",\"active\",\"suspended\",\"deactivated\"]},\"email\":{\"type\":\"string\",\"description\":\"Correo electrónico exacto.\"},\"sort\":{\"type\":\"string\",\"enum\":[\"name\",\"-name\",\"tenant_id\",\"-tenant_id\",\"invite_sent_at\",\"-invite_sent_at\",\"last_login_at\",\"-last_login_at\",\"created_at\",\"-created_at\"],\"description\":\"Campo de ordenación; antepón - para orden descendente. Por defecto: -created_at.\"},\"page\":{\"type\":\"integer\",\"minimum\":1,\"default\":1},\"per_page\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":25}}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_users_reactivate\",\"title\":\"Reactivar un usuario del portal\",\"description\":\"Permite que un usuario suspendido del portal vuelva a iniciar sesión.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id del usuario del portal.\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_users_resend_invite\",\"title\":\"Reenviar la invitación al portal\",\"description\":\"Vuelve a enviar por correo la invitación al portal a un usuario que todavía no la aceptó (estado invited o invite_expired); un nuevo enlace de invitación reemplaza al anterior.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id del usuario del portal.\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":true,\"openWorldHint\":true}},{\"name\":\"dashboards_portal_users_suspend\",\"title\":\"Suspender un usuario del portal\",\"description\":\"Impide temporalmente que un usuario activo del portal inicie sesión (sus sesiones activas terminan). Reversible con dashboards_portal_users_reactivate.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id del usuario del portal.\"},\"reason\":{\"type\":\"string\",\"description\":\"Motivo (queda en el historial).\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_users_update\",\"title\":\"Actualizar un usuario del portal\",\"description\":\"Cambia el nombre, el teléfono o el tenant de un usuario del portal (qué registros ve). No envía nada.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id del usuario del portal.\"},\"name\":{\"type\":\"string\",\"minLength\":1},\"phone\":{\"type\":\"string\"},\"tenant_id\":{\"type\":\"string\",\"description\":\"Nuevo tenant; desde entonces el usuario ve los registros de ese tenant.\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_schemas_get\",\"title\":\"Consultar los campos de un recurso\",\"description\":\"Los campos de un recurso de Dashboards (por ejemplo portal_users): tipo, valores permitidos (enum), significado y qué campos se pueden usar en `sort`.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"resource\":{\"type\":\"string\",\"description\":\"Nombre del recurso tal como aparece en dashboards_schemas_list, por ejemplo portal_users.\"}},\"required\":[\"resource\"]},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_schemas_list\",\"title\":\"Listar los esquemas de los recursos de la API\",\"description\":\"El catálogo de recursos de Dashboards (portal_users, portal_sessions, team_members, invites, organization) con una descripción de una línea de cada uno. Usa dashboards_schemas_get para ver los campos de uno de ellos.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_team_members_get\",\"title\":\"Consultar un miembro del equipo\",\"description\":\"Un miembro del equipo por su id (rol, permisos, estado, último acceso).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id del miembro del equipo.\"}},\"required\":[\"id\"]},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_team_members_list\",\"title\":\"Listar miembros del equipo\",\"description\":\"Las personas del equipo del dashboard, con su rol, permisos y estado. Filtra por rol o estado; pagina con page/per_page.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"role\":{\"type\":\"string\",\"enum\":[\"owner\",\"admin\",\"finance\",\"support\",\"viewer\"]},\"status\":{\"type\":\"string\",\"enum\":[\"active\",\"suspended\"]},\"email\":{\"type\":\"string\",\"description\":\"Correo electrónico exacto.\"},\"sort\":{\"type\":\"string\",\"enum\":[\"name\",\"-name\",\"role\",\"-role\",\"last_sign_in_at\",\"-last_sign_in_at\",\"created_at\",\"-created_at\"],\"description\":\"Campo de ordenación; antepón - para orden descendente. Por defecto: -created_at.\"},\"page\":{\"type\":\"integer\",\"minimum\":1,\"default\":1},\"per_page\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":25}}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_team_members_reactivate\",\"title\":\"Reactivar un miembro del equipo\",\"description\":\"Permite que un miembro suspendido del equipo vuelva a usar el dashboard, con el mismo rol y los mismos permisos.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id del miembro del equipo.\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_team_members_remove\",\"title\":\"Quitar un miembro del equipo\",\"description\":\"Quita a una persona del equipo del dashboard (elimina su membresía). Pierde el acceso de inmediato; para volver a sumarla, envía una nueva invitación.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id del miembro del equipo.\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_team_members_suspend\",\"title\":\"Suspender un miembro del equipo\",\"description\":\"Impide temporalmente que un miembro del equipo use el dashboard. Reversible con dashboards_team_members_reactivate.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id del miembro del equipo.\"},\"reason\":{\"type\":\"string\",\"description\":\"Motivo (queda en el historial).\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_team_members_update\",\"title\":\"Cambiar el rol o los permisos de un miembro del equipo\",\"description\":\"Define el rol y/o los permisos adicionales de un miembro del equipo (separados por comas). Rige desde su siguiente solicitud.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Id del miembro del equipo.\"},\"role\":{\"type\":\"string\",\"enum\":[\"admin\",\"finance\",\"support\",\"viewer\"],\"description\":\"Nuevo rol (la titularidad no se transfiere aquí).\"},\"permissions\":{\"type\":\"string\",\"description\":\"Permisos adicionales, separados por comas (reemplazan la lista actual).\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}}";
 static TOOL_TEXTS_ES: &[ToolTexts] = &[
     ToolTexts {
         title: "Invitar a alguien al equipo",
         description: "Envía por correo una invitación para unirse al equipo del dashboard con un rol (estado pending hasta que se acepte).",
         destructive_clause: Some(
-            "envían un correo o una invitación — \"Las herramientas destructivas — las que eliminan, terminan, suspenden o desactivan un registro, o envían un correo o una invitación — se marcan con destructiveHint\"",
+            concat!(
+                r#"envían un correo o una invitación — "Las herramientas destructivas — las que eliminan, terminan, suspenden o desactivan un registro, o envían un correo o una invitación — se marcan con "#,
+                r#"destructiveHint""#,
+            ),
         ),
-        descriptor_json: json_slice(TOOLS_JSON_ES, 0usize, 477usize),
+        descriptor_json: tool_dashboards_invites_create_ES,
         labels: &[("email", "A quién se invita"), ("role", "role")],
     },
     ToolTexts {
         title: "Consultar una invitación al equipo",
         description: "Una invitación al equipo por su id (correo, rol, estado, quién la envió, vencimiento).",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_ES, 478usize, 847usize),
+        descriptor_json: tool_dashboards_invites_get_ES,
         labels: &[("id", "Id de la invitación")],
     },
     ToolTexts {
         title: "Listar invitaciones al equipo",
         description: "Invitaciones para unirse al equipo del dashboard, de la más reciente a la más antigua. Filtra por estado (pending = aún no aceptada), rol o correo; pagina con page/per_page.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_ES, 848usize, 1735usize),
+        descriptor_json: tool_dashboards_invites_list_ES,
         labels: &[
             ("status", "status"),
             ("role", "role"),
@@ -1965,48 +2431,51 @@ static TOOL_TEXTS_ES: &[ToolTexts] = &[
         title: "Reenviar una invitación al equipo",
         description: "Vuelve a enviar por correo una invitación pendiente o vencida, con un nuevo vencimiento.",
         destructive_clause: Some(
-            "envían un correo o una invitación — \"Las herramientas destructivas — las que eliminan, terminan, suspenden o desactivan un registro, o envían un correo o una invitación — se marcan con destructiveHint\"",
+            concat!(
+                r#"envían un correo o una invitación — "Las herramientas destructivas — las que eliminan, terminan, suspenden o desactivan un registro, o envían un correo o una invitación — se marcan con "#,
+                r#"destructiveHint""#,
+            ),
         ),
-        descriptor_json: json_slice(TOOLS_JSON_ES, 1736usize, 2109usize),
+        descriptor_json: tool_dashboards_invites_resend_ES,
         labels: &[("id", "Id de la invitación")],
     },
     ToolTexts {
         title: "Revocar una invitación al equipo",
         description: "Retira una invitación pendiente, y su enlace deja de funcionar.",
         destructive_clause: Some(
-            "desactivan — \"Las herramientas destructivas — las que eliminan, terminan, suspenden o desactivan un registro, o envían un correo o una invitación — se marcan con destructiveHint\"",
+            r#"desactivan — "Las herramientas destructivas — las que eliminan, terminan, suspenden o desactivan un registro, o envían un correo o una invitación — se marcan con destructiveHint""#,
         ),
-        descriptor_json: json_slice(TOOLS_JSON_ES, 2110usize, 2480usize),
+        descriptor_json: tool_dashboards_invites_revoke_ES,
         labels: &[("id", "Id de la invitación")],
     },
     ToolTexts {
         title: "Consultar la organización",
         description: "La organización a la que pertenece este token (nombre, CNPJ, contacto, dirección del portal). También es el recurso kobana://dashboards/organization.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_ES, 2481usize, 2831usize),
+        descriptor_json: tool_dashboards_organization_get_ES,
         labels: &[],
     },
     ToolTexts {
         title: "Terminar una sesión del portal",
         description: "Cierra la sesión activa de un usuario del portal (por ejemplo, un dispositivo perdido). El usuario puede volver a iniciar sesión.",
         destructive_clause: Some(
-            "terminan — \"Las herramientas destructivas — las que eliminan, terminan, suspenden o desactivan un registro, o envían un correo o una invitación — se marcan con destructiveHint\"",
+            r#"terminan — "Las herramientas destructivas — las que eliminan, terminan, suspenden o desactivan un registro, o envían un correo o una invitación — se marcan con destructiveHint""#,
         ),
-        descriptor_json: json_slice(TOOLS_JSON_ES, 2832usize, 3268usize),
+        descriptor_json: tool_dashboards_portal_sessions_end_ES,
         labels: &[("id", "Id de la sesión")],
     },
     ToolTexts {
         title: "Consultar una sesión del portal",
         description: "Una sesión del portal por su id (usuario del portal, IP, navegador, estado, horarios).",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_ES, 3269usize, 3637usize),
+        descriptor_json: tool_dashboards_portal_sessions_get_ES,
         labels: &[("id", "Id de la sesión")],
     },
     ToolTexts {
         title: "Listar sesiones del portal",
         description: "Sesiones de inicio de los usuarios del portal, de la más reciente a la más antigua. Filtra por usuario del portal o por estado (active = todavía conectado); pagina con page/per_page.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_ES, 3638usize, 4494usize),
+        descriptor_json: tool_dashboards_portal_sessions_list_ES,
         labels: &[
             ("portal_user_id", "Solo las sesiones de este usuario del portal"),
             ("status", "status"),
@@ -2017,11 +2486,17 @@ static TOOL_TEXTS_ES: &[ToolTexts] = &[
     },
     ToolTexts {
         title: "Invitar a un nuevo usuario del portal",
-        description: "Crea un usuario del portal para un tenant y le envía por correo la invitación al portal del cliente (estado invited). Envía un correo: confirma antes con el usuario la dirección de correo y el tenant.",
-        destructive_clause: Some(
-            "envían un correo o una invitación — \"Las herramientas destructivas — las que eliminan, terminan, suspenden o desactivan un registro, o envían un correo o una invitación — se marcan con destructiveHint\"",
+        description: concat!(
+            "Crea un usuario del portal para un tenant y le envía por correo la invitación al portal del cliente (estado invited). ",
+            "Envía un correo: confirma antes con el usuario la dirección de correo y el tenant.",
         ),
-        descriptor_json: json_slice(TOOLS_JSON_ES, 4495usize, 5190usize),
+        destructive_clause: Some(
+            concat!(
+                r#"envían un correo o una invitación — "Las herramientas destructivas — las que eliminan, terminan, suspenden o desactivan un registro, o envían un correo o una invitación — se marcan con "#,
+                r#"destructiveHint""#,
+            ),
+        ),
+        descriptor_json: tool_dashboards_portal_users_create_ES,
         labels: &[
             ("name", "name"),
             ("email", "La invitación se envía a esta dirección"),
@@ -2033,32 +2508,35 @@ static TOOL_TEXTS_ES: &[ToolTexts] = &[
         title: "Desactivar un usuario del portal",
         description: "Termina definitivamente el acceso de un usuario del portal (el registro se conserva en el historial; las sesiones terminan). Para dejarlo entrar de nuevo, invítalo otra vez.",
         destructive_clause: Some(
-            "desactivan — \"Las herramientas destructivas — las que eliminan, terminan, suspenden o desactivan un registro, o envían un correo o una invitación — se marcan con destructiveHint\"",
+            r#"desactivan — "Las herramientas destructivas — las que eliminan, terminan, suspenden o desactivan un registro, o envían un correo o una invitación — se marcan con destructiveHint""#,
         ),
-        descriptor_json: json_slice(TOOLS_JSON_ES, 5191usize, 5759usize),
+        descriptor_json: tool_dashboards_portal_users_deactivate_ES,
         labels: &[("id", "Id del usuario del portal"), ("reason", "Motivo")],
     },
     ToolTexts {
         title: "Eliminar un usuario del portal",
         description: "Elimina de forma permanente un usuario del portal y sus sesiones. Es preferible dashboards_portal_users_deactivate para conservar el historial; no se puede deshacer.",
         destructive_clause: Some(
-            "eliminan — \"Las herramientas destructivas — las que eliminan, terminan, suspenden o desactivan un registro, o envían un correo o una invitación — se marcan con destructiveHint\"",
+            r#"eliminan — "Las herramientas destructivas — las que eliminan, terminan, suspenden o desactivan un registro, o envían un correo o una invitación — se marcan con destructiveHint""#,
         ),
-        descriptor_json: json_slice(TOOLS_JSON_ES, 5760usize, 6238usize),
+        descriptor_json: tool_dashboards_portal_users_delete_ES,
         labels: &[("id", "Id del usuario del portal")],
     },
     ToolTexts {
         title: "Consultar un usuario del portal",
         description: "Un usuario del portal por su id, con el estado y el tenant ID cuyos registros ve. También es el recurso kobana://dashboards/portal_users/{id}.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_ES, 6239usize, 6668usize),
+        descriptor_json: tool_dashboards_portal_users_get_ES,
         labels: &[("id", "Id del usuario del portal")],
     },
     ToolTexts {
         title: "Listar usuarios del portal",
-        description: "Usuarios del portal del cliente, del más reciente al más antiguo. Filtra por tenant_id (todos los que ven los registros de ese tenant), status (invited / invite_expired = todavía esperando aceptar la invitación) o correo; pagina con page/per_page.",
+        description: concat!(
+            "Usuarios del portal del cliente, del más reciente al más antiguo. ",
+            "Filtra por tenant_id (todos los que ven los registros de ese tenant), status (invited / invite_expired = todavía esperando aceptar la invitación) o correo; pagina con page/per_page.",
+        ),
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_ES, 6669usize, 7753usize),
+        descriptor_json: tool_dashboards_portal_users_list_ES,
         labels: &[
             ("tenant_id", "Solo los usuarios de este tenant"),
             ("status", "status"),
@@ -2072,32 +2550,35 @@ static TOOL_TEXTS_ES: &[ToolTexts] = &[
         title: "Reactivar un usuario del portal",
         description: "Permite que un usuario suspendido del portal vuelva a iniciar sesión.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_ES, 7754usize, 8143usize),
+        descriptor_json: tool_dashboards_portal_users_reactivate_ES,
         labels: &[("id", "Id del usuario del portal")],
     },
     ToolTexts {
         title: "Reenviar la invitación al portal",
         description: "Vuelve a enviar por correo la invitación al portal a un usuario que todavía no la aceptó (estado invited o invite_expired); un nuevo enlace de invitación reemplaza al anterior.",
         destructive_clause: Some(
-            "envían un correo o una invitación — \"Las herramientas destructivas — las que eliminan, terminan, suspenden o desactivan un registro, o envían un correo o una invitación — se marcan con destructiveHint\"",
+            concat!(
+                r#"envían un correo o una invitación — "Las herramientas destructivas — las que eliminan, terminan, suspenden o desactivan un registro, o envían un correo o una invitación — se marcan con "#,
+                r#"destructiveHint""#,
+            ),
         ),
-        descriptor_json: json_slice(TOOLS_JSON_ES, 8144usize, 8624usize),
+        descriptor_json: tool_dashboards_portal_users_resend_invite_ES,
         labels: &[("id", "Id del usuario del portal")],
     },
     ToolTexts {
         title: "Suspender un usuario del portal",
         description: "Impide temporalmente que un usuario activo del portal inicie sesión (sus sesiones activas terminan). Reversible con dashboards_portal_users_reactivate.",
         destructive_clause: Some(
-            "suspenden — \"Las herramientas destructivas — las que eliminan, terminan, suspenden o desactivan un registro, o envían un correo o una invitación — se marcan con destructiveHint\"",
+            r#"suspenden — "Las herramientas destructivas — las que eliminan, terminan, suspenden o desactivan un registro, o envían un correo o una invitación — se marcan con destructiveHint""#,
         ),
-        descriptor_json: json_slice(TOOLS_JSON_ES, 8625usize, 9167usize),
+        descriptor_json: tool_dashboards_portal_users_suspend_ES,
         labels: &[("id", "Id del usuario del portal"), ("reason", "Motivo")],
     },
     ToolTexts {
         title: "Actualizar un usuario del portal",
         description: "Cambia el nombre, el teléfono o el tenant de un usuario del portal (qué registros ve). No envía nada.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_ES, 9168usize, 9771usize),
+        descriptor_json: tool_dashboards_portal_users_update_ES,
         labels: &[
             ("id", "Id del usuario del portal"),
             ("name", "name"),
@@ -2109,28 +2590,31 @@ static TOOL_TEXTS_ES: &[ToolTexts] = &[
         title: "Consultar los campos de un recurso",
         description: "Los campos de un recurso de Dashboards (por ejemplo portal_users): tipo, valores permitidos (enum), significado y qué campos se pueden usar en `sort`.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_ES, 9772usize, 10282usize),
+        descriptor_json: tool_dashboards_schemas_get_ES,
         labels: &[("resource", "Nombre del recurso tal como aparece en…")],
     },
     ToolTexts {
         title: "Listar los esquemas de los recursos de la API",
-        description: "El catálogo de recursos de Dashboards (portal_users, portal_sessions, team_members, invites, organization) con una descripción de una línea de cada uno. Usa dashboards_schemas_get para ver los campos de uno de ellos.",
+        description: concat!(
+            "El catálogo de recursos de Dashboards (portal_users, portal_sessions, team_members, invites, organization) con una descripción de una línea de cada uno. ",
+            "Usa dashboards_schemas_get para ver los campos de uno de ellos.",
+        ),
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_ES, 10283usize, 10715usize),
+        descriptor_json: tool_dashboards_schemas_list_ES,
         labels: &[],
     },
     ToolTexts {
         title: "Consultar un miembro del equipo",
         description: "Un miembro del equipo por su id (rol, permisos, estado, último acceso).",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_ES, 10716usize, 11074usize),
+        descriptor_json: tool_dashboards_team_members_get_ES,
         labels: &[("id", "Id del miembro del equipo")],
     },
     ToolTexts {
         title: "Listar miembros del equipo",
         description: "Las personas del equipo del dashboard, con su rol, permisos y estado. Filtra por rol o estado; pagina con page/per_page.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_ES, 11075usize, 11945usize),
+        descriptor_json: tool_dashboards_team_members_list_ES,
         labels: &[
             ("role", "role"),
             ("status", "status"),
@@ -2144,32 +2628,32 @@ static TOOL_TEXTS_ES: &[ToolTexts] = &[
         title: "Reactivar un miembro del equipo",
         description: "Permite que un miembro suspendido del equipo vuelva a usar el dashboard, con el mismo rol y los mismos permisos.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_ES, 11946usize, 12377usize),
+        descriptor_json: tool_dashboards_team_members_reactivate_ES,
         labels: &[("id", "Id del miembro del equipo")],
     },
     ToolTexts {
         title: "Quitar un miembro del equipo",
         description: "Quita a una persona del equipo del dashboard (elimina su membresía). Pierde el acceso de inmediato; para volver a sumarla, envía una nueva invitación.",
         destructive_clause: Some(
-            "eliminan — \"Las herramientas destructivas — las que eliminan, terminan, suspenden o desactivan un registro, o envían un correo o una invitación — se marcan con destructiveHint\"",
+            r#"eliminan — "Las herramientas destructivas — las que eliminan, terminan, suspenden o desactivan un registro, o envían un correo o una invitación — se marcan con destructiveHint""#,
         ),
-        descriptor_json: json_slice(TOOLS_JSON_ES, 12378usize, 12842usize),
+        descriptor_json: tool_dashboards_team_members_remove_ES,
         labels: &[("id", "Id del miembro del equipo")],
     },
     ToolTexts {
         title: "Suspender un miembro del equipo",
         description: "Impide temporalmente que un miembro del equipo use el dashboard. Reversible con dashboards_team_members_reactivate.",
         destructive_clause: Some(
-            "suspenden — \"Las herramientas destructivas — las que eliminan, terminan, suspenden o desactivan un registro, o envían un correo o una invitación — se marcan con destructiveHint\"",
+            r#"suspenden — "Las herramientas destructivas — las que eliminan, terminan, suspenden o desactivan un registro, o envían un correo o una invitación — se marcan con destructiveHint""#,
         ),
-        descriptor_json: json_slice(TOOLS_JSON_ES, 12843usize, 13348usize),
+        descriptor_json: tool_dashboards_team_members_suspend_ES,
         labels: &[("id", "Id del miembro del equipo"), ("reason", "Motivo")],
     },
     ToolTexts {
         title: "Cambiar el rol o los permisos de un miembro del equipo",
         description: "Define el rol y/o los permisos adicionales de un miembro del equipo (separados por comas). Rige desde su siguiente solicitud.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_ES, 13349usize, 14070usize),
+        descriptor_json: tool_dashboards_team_members_update_ES,
         labels: &[
             ("id", "Id del miembro del equipo"),
             ("role", "Nuevo rol"),
@@ -2177,29 +2661,28 @@ static TOOL_TEXTS_ES: &[ToolTexts] = &[
         ],
     },
 ];
-const TOOLS_JSON_EN: &str = "{\"name\":\"dashboards_invites_create\",\"title\":\"Invite someone to the team\",\"description\":\"E-mails an invitation to join the dashboard team with a role (status pending until accepted).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"email\":{\"type\":\"string\",\"description\":\"Who is invited.\"},\"role\":{\"type\":\"string\",\"enum\":[\"admin\",\"finance\",\"support\",\"viewer\"]}},\"required\":[\"email\",\"role\"]},\"annotations\":{\"destructiveHint\":true,\"openWorldHint\":true}},{\"name\":\"dashboards_invites_get\",\"title\":\"Get a team invite\",\"description\":\"One team invite by id (e-mail, role, status, who sent it, expiry).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Invite id.\"}},\"required\":[\"id\"]},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_invites_list\",\"title\":\"List team invites\",\"description\":\"Invitations to join the dashboard team, newest first. Filter by status (pending = not accepted yet), role or e-mail; paginate with page/per_page.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"status\":{\"type\":\"string\",\"enum\":[\"pending\",\"accepted\",\"expired\",\"revoked\"]},\"role\":{\"type\":\"string\",\"enum\":[\"admin\",\"finance\",\"support\",\"viewer\"]},\"email\":{\"type\":\"string\",\"description\":\"Exact e-mail.\"},\"sort\":{\"type\":\"string\",\"enum\":[\"sent_at\",\"-sent_at\",\"expires_at\",\"-expires_at\"],\"description\":\"Sort field; prefix - for descending. Default: -sent_at.\"},\"page\":{\"type\":\"integer\",\"minimum\":1,\"default\":1},\"per_page\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":25}}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_invites_resend\",\"title\":\"Resend a team invite\",\"description\":\"E-mails a pending or expired team invite again, with a new expiry.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Invite id.\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":true,\"openWorldHint\":true}},{\"name\":\"dashboards_invites_revoke\",\"title\":\"Revoke a team invite\",\"description\":\"Withdraws a pending invite so its link no longer works.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Invite id.\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_organization_get\",\"title\":\"Get the organization\",\"description\":\"The organization this token belongs to (name, CNPJ, contact, portal address). Also the resource kobana://dashboards/organization.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_sessions_end\",\"title\":\"End a portal session\",\"description\":\"Logs a portal user out of one active session (e.g. a lost device). The user can log in again.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Session id.\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_sessions_get\",\"title\":\"Get a portal session\",\"description\":\"One portal session by id (portal user, IP, browser, status, times).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Session id.\"}},\"required\":[\"id\"]},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_sessions_list\",\"title\":\"List portal sessions\",\"description\":\"Login sessions of portal users, newest first. Filter by portal user or status (active = still logged in); paginate with page/per_page.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"portal_user_id\":{\"type\":\"string\",\"description\":\"Only this portal user's sessions.\"},\"status\":{\"type\":\"string\",\"enum\":[\"active\",\"ended\",\"expired\"]},\"sort\":{\"type\":\"string\",\"enum\":[\"started_at\",\"-started_at\",\"last_seen_at\",\"-last_seen_at\"],\"description\":\"Sort field; prefix - for descending. Default: -started_at.\"},\"page\":{\"type\":\"integer\",\"minimum\":1,\"default\":1},\"per_page\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":25}}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_users_create\",\"title\":\"Invite a new portal user\",\"description\":\"Creates a portal user for a tenant and e-mails them the invite to the customer portal (status invited). Sends an e-mail: confirm the e-mail address and tenant with the user first.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\",\"minLength\":1},\"email\":{\"type\":\"string\",\"description\":\"The invite goes to this address.\"},\"tenant_id\":{\"type\":\"string\",\"description\":\"Tenant whose records the user will see.\"},\"phone\":{\"type\":\"string\"}},\"required\":[\"name\",\"email\",\"tenant_id\"]},\"annotations\":{\"destructiveHint\":true,\"openWorldHint\":true}},{\"name\":\"dashboards_portal_users_deactivate\",\"title\":\"Deactivate a portal user\",\"description\":\"Ends a portal user's access for good (the record is kept for history; sessions end). To let them in again, invite them anew.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Portal user id.\"},\"reason\":{\"type\":\"string\",\"description\":\"Why (kept in the history).\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_users_delete\",\"title\":\"Delete a portal user\",\"description\":\"Permanently deletes a portal user and their sessions. Prefer dashboards_portal_users_deactivate to keep the history; cannot be undone.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Portal user id.\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_users_get\",\"title\":\"Get a portal user\",\"description\":\"One portal user by id, with the status and the tenant ID whose records they see. Also the resource kobana://dashboards/portal_users/{id}.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Portal user id.\"}},\"required\":[\"id\"]},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_users_list\",\"title\":\"List portal users\",\"description\":\"Users of the customer portal, newest first. Filter by tenant_id (everyone who sees that tenant's records), status (invited / invite_expired = still waiting to accept the invite) or e-mail; paginate with page/per_page.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"tenant_id\":{\"type\":\"string\",\"description\":\"Only users of this tenant.\"},\"status\":{\"type\":\"string\",\"enum\":[\"invited\",\"invite_expired\",\"active\",\"suspended\",\"deactivated\"]},\"email\":{\"type\":\"string\",\"description\":\"Exact e-mail.\"},\"sort\":{\"type\":\"string\",\"enum\":[\"name\",\"-name\",\"tenant_id\",\"-tenant_id\",\"invite_sent_at\",\"-invite_sent_at\",\"last_login_at\",\"-last_login_at\",\"created_at\",\"-created_at\"],\"description\":\"Sort field; prefix - for descending. Default: -created_at.\"},\"page\":{\"type\":\"integer\",\"minimum\":1,\"default\":1},\"per_page\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":25}}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_users_reactivate\",\"title\":\"Reactivate a portal user\",\"description\":\"Lets a suspended portal user log in again.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Portal user id.\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_users_resend_invite\",\"title\":\"Resend the portal invite\",\"description\":\"E-mails the portal invite again to a user who has not accepted it yet (status invited or invite_expired); a new invite link replaces the old one.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Portal user id.\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":true,\"openWorldHint\":true}},{\"name\":\"dashboards_portal_users_suspend\",\"title\":\"Suspend a portal user\",\"description\":\"Temporarily blocks an active portal user from logging in (their active sessions end). Reversible with dashboards_portal_users_reactivate.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Portal user id.\"},\"reason\":{\"type\":\"string\",\"description\":\"Why (kept in the history).\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_portal_users_update\",\"title\":\"Update a portal user\",\"description\":\"Changes a portal user's name, phone or tenant (which records they see). Does not send anything.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Portal user id.\"},\"name\":{\"type\":\"string\",\"minLength\":1},\"phone\":{\"type\":\"string\"},\"tenant_id\":{\"type\":\"string\",\"description\":\"New tenant; the user then sees that tenant's records instead.\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_schemas_get\",\"title\":\"Get the fields of a resource\",\"description\":\"The fields of one Dashboards resource (e.g. portal_users) - type, allowed values (enum), meaning, and which fields can be used in `sort`.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"resource\":{\"type\":\"string\",\"description\":\"Resource name as in dashboards_schemas_list, e.g. portal_users.\"}},\"required\":[\"resource\"]},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_schemas_list\",\"title\":\"List the API resource schemas\",\"description\":\"The catalog of Dashboards resources (portal_users, portal_sessions, team_members, invites, organization) with a one-line description of each. Use dashboards_schemas_get for the fields of one.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_team_members_get\",\"title\":\"Get a team member\",\"description\":\"One team member by id (role, permissions, status, last sign-in).\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Team member id.\"}},\"required\":[\"id\"]},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_team_members_list\",\"title\":\"List team members\",\"description\":\"The people on the dashboard team, with their role, permissions and status. Filter by role or status; paginate with page/per_page.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"role\":{\"type\":\"string\",\"enum\":[\"owner\",\"admin\",\"finance\",\"support\",\"viewer\"]},\"status\":{\"type\":\"string\",\"enum\":[\"active\",\"suspended\"]},\"email\":{\"type\":\"string\",\"description\":\"Exact e-mail.\"},\"sort\":{\"type\":\"string\",\"enum\":[\"name\",\"-name\",\"role\",\"-role\",\"last_sign_in_at\",\"-last_sign_in_at\",\"created_at\",\"-created_at\"],\"description\":\"Sort field; prefix - for descending. Default: -created_at.\"},\"page\":{\"type\":\"integer\",\"minimum\":1,\"default\":1},\"per_page\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":25}}},\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_team_members_reactivate\",\"title\":\"Reactivate a team member\",\"description\":\"Lets a suspended team member use the dashboard again, with the same role and permissions.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Team member id.\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_team_members_remove\",\"title\":\"Remove a team member\",\"description\":\"Removes a person from the dashboard team (deletes the membership). They lose access at once; to add them back, send a new invite.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Team member id.\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_team_members_suspend\",\"title\":\"Suspend a team member\",\"description\":\"Temporarily blocks a team member from the dashboard. Reversible with dashboards_team_members_reactivate.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Team member id.\"},\"reason\":{\"type\":\"string\",\"description\":\"Why (kept in the history).\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"dashboards_team_members_update\",\"title\":\"Change a team member's role or permissions\",\"description\":\"Sets a team member's role and/or extra permissions (comma-separated). Takes effect at their next request.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Team member id.\"},\"role\":{\"type\":\"string\",\"enum\":[\"admin\",\"finance\",\"support\",\"viewer\"],\"description\":\"New role (ownership is not transferred here).\"},\"permissions\":{\"type\":\"string\",\"description\":\"Extra permissions, comma-separated (replaces the current list).\"}},\"required\":[\"id\"]},\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}}";
 static TOOL_TEXTS_EN: &[ToolTexts] = &[
     ToolTexts {
         title: "Invite someone to the team",
         description: "E-mails an invitation to join the dashboard team with a role (status pending until accepted).",
         destructive_clause: Some(
-            "send an e-mail or invite — \"Destructive tools — those that delete, end, suspend or deactivate a record, or send an e-mail or invite — are marked with destructiveHint\"",
+            r#"send an e-mail or invite — "Destructive tools — those that delete, end, suspend or deactivate a record, or send an e-mail or invite — are marked with destructiveHint""#,
         ),
-        descriptor_json: json_slice(TOOLS_JSON_EN, 0usize, 447usize),
+        descriptor_json: tool_dashboards_invites_create,
         labels: &[("email", "Who is invited"), ("role", "role")],
     },
     ToolTexts {
         title: "Get a team invite",
         description: "One team invite by id (e-mail, role, status, who sent it, expiry).",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_EN, 448usize, 765usize),
+        descriptor_json: tool_dashboards_invites_get,
         labels: &[("id", "Invite id")],
     },
     ToolTexts {
         title: "List team invites",
         description: "Invitations to join the dashboard team, newest first. Filter by status (pending = not accepted yet), role or e-mail; paginate with page/per_page.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_EN, 766usize, 1572usize),
+        descriptor_json: tool_dashboards_invites_list,
         labels: &[
             ("status", "status"),
             ("role", "role"),
@@ -2213,48 +2696,48 @@ static TOOL_TEXTS_EN: &[ToolTexts] = &[
         title: "Resend a team invite",
         description: "E-mails a pending or expired team invite again, with a new expiry.",
         destructive_clause: Some(
-            "send an e-mail or invite — \"Destructive tools — those that delete, end, suspend or deactivate a record, or send an e-mail or invite — are marked with destructiveHint\"",
+            r#"send an e-mail or invite — "Destructive tools — those that delete, end, suspend or deactivate a record, or send an e-mail or invite — are marked with destructiveHint""#,
         ),
-        descriptor_json: json_slice(TOOLS_JSON_EN, 1573usize, 1898usize),
+        descriptor_json: tool_dashboards_invites_resend,
         labels: &[("id", "Invite id")],
     },
     ToolTexts {
         title: "Revoke a team invite",
         description: "Withdraws a pending invite so its link no longer works.",
         destructive_clause: Some(
-            "deactivate — \"Destructive tools — those that delete, end, suspend or deactivate a record, or send an e-mail or invite — are marked with destructiveHint\"",
+            r#"deactivate — "Destructive tools — those that delete, end, suspend or deactivate a record, or send an e-mail or invite — are marked with destructiveHint""#,
         ),
-        descriptor_json: json_slice(TOOLS_JSON_EN, 1899usize, 2236usize),
+        descriptor_json: tool_dashboards_invites_revoke,
         labels: &[("id", "Invite id")],
     },
     ToolTexts {
         title: "Get the organization",
         description: "The organization this token belongs to (name, CNPJ, contact, portal address). Also the resource kobana://dashboards/organization.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_EN, 2237usize, 2558usize),
+        descriptor_json: tool_dashboards_organization_get,
         labels: &[],
     },
     ToolTexts {
         title: "End a portal session",
         description: "Logs a portal user out of one active session (e.g. a lost device). The user can log in again.",
         destructive_clause: Some(
-            "end — \"Destructive tools — those that delete, end, suspend or deactivate a record, or send an e-mail or invite — are marked with destructiveHint\"",
+            r#"end — "Destructive tools — those that delete, end, suspend or deactivate a record, or send an e-mail or invite — are marked with destructiveHint""#,
         ),
-        descriptor_json: json_slice(TOOLS_JSON_EN, 2559usize, 2940usize),
+        descriptor_json: tool_dashboards_portal_sessions_end,
         labels: &[("id", "Session id")],
     },
     ToolTexts {
         title: "Get a portal session",
         description: "One portal session by id (portal user, IP, browser, status, times).",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_EN, 2941usize, 3271usize),
+        descriptor_json: tool_dashboards_portal_sessions_get,
         labels: &[("id", "Session id")],
     },
     ToolTexts {
         title: "List portal sessions",
         description: "Login sessions of portal users, newest first. Filter by portal user or status (active = still logged in); paginate with page/per_page.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_EN, 3272usize, 4035usize),
+        descriptor_json: tool_dashboards_portal_sessions_list,
         labels: &[
             ("portal_user_id", "Only this portal user's sessions"),
             ("status", "status"),
@@ -2267,9 +2750,9 @@ static TOOL_TEXTS_EN: &[ToolTexts] = &[
         title: "Invite a new portal user",
         description: "Creates a portal user for a tenant and e-mails them the invite to the customer portal (status invited). Sends an e-mail: confirm the e-mail address and tenant with the user first.",
         destructive_clause: Some(
-            "send an e-mail or invite — \"Destructive tools — those that delete, end, suspend or deactivate a record, or send an e-mail or invite — are marked with destructiveHint\"",
+            r#"send an e-mail or invite — "Destructive tools — those that delete, end, suspend or deactivate a record, or send an e-mail or invite — are marked with destructiveHint""#,
         ),
-        descriptor_json: json_slice(TOOLS_JSON_EN, 4036usize, 4681usize),
+        descriptor_json: tool_dashboards_portal_users_create,
         labels: &[
             ("name", "name"),
             ("email", "The invite goes to this address"),
@@ -2281,32 +2764,35 @@ static TOOL_TEXTS_EN: &[ToolTexts] = &[
         title: "Deactivate a portal user",
         description: "Ends a portal user's access for good (the record is kept for history; sessions end). To let them in again, invite them anew.",
         destructive_clause: Some(
-            "deactivate — \"Destructive tools — those that delete, end, suspend or deactivate a record, or send an e-mail or invite — are marked with destructiveHint\"",
+            r#"deactivate — "Destructive tools — those that delete, end, suspend or deactivate a record, or send an e-mail or invite — are marked with destructiveHint""#,
         ),
-        descriptor_json: json_slice(TOOLS_JSON_EN, 4682usize, 5176usize),
+        descriptor_json: tool_dashboards_portal_users_deactivate,
         labels: &[("id", "Portal user id"), ("reason", "Why")],
     },
     ToolTexts {
         title: "Delete a portal user",
         description: "Permanently deletes a portal user and their sessions. Prefer dashboards_portal_users_deactivate to keep the history; cannot be undone.",
         destructive_clause: Some(
-            "delete — \"Destructive tools — those that delete, end, suspend or deactivate a record, or send an e-mail or invite — are marked with destructiveHint\"",
+            r#"delete — "Destructive tools — those that delete, end, suspend or deactivate a record, or send an e-mail or invite — are marked with destructiveHint""#,
         ),
-        descriptor_json: json_slice(TOOLS_JSON_EN, 5177usize, 5603usize),
+        descriptor_json: tool_dashboards_portal_users_delete,
         labels: &[("id", "Portal user id")],
     },
     ToolTexts {
         title: "Get a portal user",
         description: "One portal user by id, with the status and the tenant ID whose records they see. Also the resource kobana://dashboards/portal_users/{id}.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_EN, 5604usize, 6002usize),
+        descriptor_json: tool_dashboards_portal_users_get,
         labels: &[("id", "Portal user id")],
     },
     ToolTexts {
         title: "List portal users",
-        description: "Users of the customer portal, newest first. Filter by tenant_id (everyone who sees that tenant's records), status (invited / invite_expired = still waiting to accept the invite) or e-mail; paginate with page/per_page.",
+        description: concat!(
+            "Users of the customer portal, newest first. ",
+            "Filter by tenant_id (everyone who sees that tenant's records), status (invited / invite_expired = still waiting to accept the invite) or e-mail; paginate with page/per_page.",
+        ),
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_EN, 6003usize, 6999usize),
+        descriptor_json: tool_dashboards_portal_users_list,
         labels: &[
             ("tenant_id", "Only users of this tenant"),
             ("status", "status"),
@@ -2320,32 +2806,32 @@ static TOOL_TEXTS_EN: &[ToolTexts] = &[
         title: "Reactivate a portal user",
         description: "Lets a suspended portal user log in again.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_EN, 7000usize, 7343usize),
+        descriptor_json: tool_dashboards_portal_users_reactivate,
         labels: &[("id", "Portal user id")],
     },
     ToolTexts {
         title: "Resend the portal invite",
         description: "E-mails the portal invite again to a user who has not accepted it yet (status invited or invite_expired); a new invite link replaces the old one.",
         destructive_clause: Some(
-            "send an e-mail or invite — \"Destructive tools — those that delete, end, suspend or deactivate a record, or send an e-mail or invite — are marked with destructiveHint\"",
+            r#"send an e-mail or invite — "Destructive tools — those that delete, end, suspend or deactivate a record, or send an e-mail or invite — are marked with destructiveHint""#,
         ),
-        descriptor_json: json_slice(TOOLS_JSON_EN, 7344usize, 7769usize),
+        descriptor_json: tool_dashboards_portal_users_resend_invite,
         labels: &[("id", "Portal user id")],
     },
     ToolTexts {
         title: "Suspend a portal user",
         description: "Temporarily blocks an active portal user from logging in (their active sessions end). Reversible with dashboards_portal_users_reactivate.",
         destructive_clause: Some(
-            "suspend — \"Destructive tools — those that delete, end, suspend or deactivate a record, or send an e-mail or invite — are marked with destructiveHint\"",
+            r#"suspend — "Destructive tools — those that delete, end, suspend or deactivate a record, or send an e-mail or invite — are marked with destructiveHint""#,
         ),
-        descriptor_json: json_slice(TOOLS_JSON_EN, 7770usize, 8271usize),
+        descriptor_json: tool_dashboards_portal_users_suspend,
         labels: &[("id", "Portal user id"), ("reason", "Why")],
     },
     ToolTexts {
         title: "Update a portal user",
         description: "Changes a portal user's name, phone or tenant (which records they see). Does not send anything.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_EN, 8272usize, 8833usize),
+        descriptor_json: tool_dashboards_portal_users_update,
         labels: &[
             ("id", "Portal user id"),
             ("name", "name"),
@@ -2357,28 +2843,28 @@ static TOOL_TEXTS_EN: &[ToolTexts] = &[
         title: "Get the fields of a resource",
         description: "The fields of one Dashboards resource (e.g. portal_users) - type, allowed values (enum), meaning, and which fields can be used in `sort`.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_EN, 8834usize, 9298usize),
+        descriptor_json: tool_dashboards_schemas_get,
         labels: &[("resource", "Resource name as in dashboards_schemas_list")],
     },
     ToolTexts {
         title: "List the API resource schemas",
         description: "The catalog of Dashboards resources (portal_users, portal_sessions, team_members, invites, organization) with a one-line description of each. Use dashboards_schemas_get for the fields of one.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_EN, 9299usize, 9687usize),
+        descriptor_json: tool_dashboards_schemas_list,
         labels: &[],
     },
     ToolTexts {
         title: "Get a team member",
         description: "One team member by id (role, permissions, status, last sign-in).",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_EN, 9688usize, 10013usize),
+        descriptor_json: tool_dashboards_team_members_get,
         labels: &[("id", "Team member id")],
     },
     ToolTexts {
         title: "List team members",
         description: "The people on the dashboard team, with their role, permissions and status. Filter by role or status; paginate with page/per_page.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_EN, 10014usize, 10846usize),
+        descriptor_json: tool_dashboards_team_members_list,
         labels: &[
             ("role", "role"),
             ("status", "status"),
@@ -2392,32 +2878,32 @@ static TOOL_TEXTS_EN: &[ToolTexts] = &[
         title: "Reactivate a team member",
         description: "Lets a suspended team member use the dashboard again, with the same role and permissions.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_EN, 10847usize, 11237usize),
+        descriptor_json: tool_dashboards_team_members_reactivate,
         labels: &[("id", "Team member id")],
     },
     ToolTexts {
         title: "Remove a team member",
         description: "Removes a person from the dashboard team (deletes the membership). They lose access at once; to add them back, send a new invite.",
         destructive_clause: Some(
-            "delete — \"Destructive tools — those that delete, end, suspend or deactivate a record, or send an e-mail or invite — are marked with destructiveHint\"",
+            r#"delete — "Destructive tools — those that delete, end, suspend or deactivate a record, or send an e-mail or invite — are marked with destructiveHint""#,
         ),
-        descriptor_json: json_slice(TOOLS_JSON_EN, 11238usize, 11659usize),
+        descriptor_json: tool_dashboards_team_members_remove,
         labels: &[("id", "Team member id")],
     },
     ToolTexts {
         title: "Suspend a team member",
         description: "Temporarily blocks a team member from the dashboard. Reversible with dashboards_team_members_reactivate.",
         destructive_clause: Some(
-            "suspend — \"Destructive tools — those that delete, end, suspend or deactivate a record, or send an e-mail or invite — are marked with destructiveHint\"",
+            r#"suspend — "Destructive tools — those that delete, end, suspend or deactivate a record, or send an e-mail or invite — are marked with destructiveHint""#,
         ),
-        descriptor_json: json_slice(TOOLS_JSON_EN, 11660usize, 12128usize),
+        descriptor_json: tool_dashboards_team_members_suspend,
         labels: &[("id", "Team member id"), ("reason", "Why")],
     },
     ToolTexts {
         title: "Change a team member's role or permissions",
         description: "Sets a team member's role and/or extra permissions (comma-separated). Takes effect at their next request.",
         destructive_clause: None,
-        descriptor_json: json_slice(TOOLS_JSON_EN, 12129usize, 12794usize),
+        descriptor_json: tool_dashboards_team_members_update,
         labels: &[
             ("id", "Team member id"),
             ("role", "New role"),
@@ -2425,3 +2911,648 @@ static TOOL_TEXTS_EN: &[ToolTexts] = &[
         ],
     },
 ];
+const tool_dashboards_invites_create: &str = concat!(
+    r#"{"name":"dashboards_invites_create","title":"Invite someone to the team","#,
+    r#""description":"E-mails an invitation to join the dashboard team with a role (status pending until accepted).","#,
+    r#""inputSchema":{"type":"object","properties":{"email":{"type":"string","description":"Who is invited."},"role":{"type":"string","enum":["admin","finance","support","viewer"]}},"required":["email","role"]},"#,
+    r#""annotations":{"destructiveHint":true,"openWorldHint":true}}"#,
+);
+const tool_dashboards_invites_create_PT_BR: &str = concat!(
+    r#"{"name":"dashboards_invites_create","title":"Convidar alguém para a equipe","#,
+    r#""description":"Envia por e-mail um convite para entrar na equipe do dashboard com uma função (status pending até ser aceito).","#,
+    r#""inputSchema":{"type":"object","properties":{"email":{"type":"string","description":"Quem é convidado."},"role":{"type":"string","enum":["admin","finance","support","viewer"]}},"required":["email","role"]},"#,
+    r#""annotations":{"destructiveHint":true,"openWorldHint":true}}"#,
+);
+const tool_dashboards_invites_create_ES: &str = concat!(
+    r#"{"name":"dashboards_invites_create","title":"Invitar a alguien al equipo","#,
+    r#""description":"Envía por correo una invitación para unirse al equipo del dashboard con un rol (estado pending hasta que se acepte).","#,
+    r#""inputSchema":{"type":"object","properties":{"email":{"type":"string","description":"A quién se invita."},"role":{"type":"string","enum":["admin","finance","support","viewer"]}},"required":["email","role"]},"#,
+    r#""annotations":{"destructiveHint":true,"openWorldHint":true}}"#,
+);
+const tool_dashboards_invites_create_INPUT: &str = concat!(
+    r#"{"type":"object","properties":{"email":{"type":"string","format":"email","description":"Who is invited."},"role":{"type":"string","enum":["admin","finance","support","viewer"]}},"#,
+    r#""required":["email","role"],"additionalProperties":false}"#,
+);
+const tool_dashboards_invites_get: &str = concat!(
+    r#"{"name":"dashboards_invites_get","title":"Get a team invite","#,
+    r#""description":"One team invite by id (e-mail, role, status, who sent it, expiry).","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Invite id."}},"required":["id"]},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_dashboards_invites_get_PT_BR: &str = concat!(
+    r#"{"name":"dashboards_invites_get","title":"Consultar um convite para a equipe","#,
+    r#""description":"Um convite para a equipe pelo id (e-mail, função, status, quem enviou, validade).","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Id do convite."}},"required":["id"]},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_dashboards_invites_get_ES: &str = concat!(
+    r#"{"name":"dashboards_invites_get","title":"Consultar una invitación al equipo","#,
+    r#""description":"Una invitación al equipo por su id (correo, rol, estado, quién la envió, vencimiento).","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Id de la invitación."}},"required":["id"]},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_dashboards_invites_get_INPUT: &str = r#"{"type":"object","properties":{"id":{"type":"string","description":"Invite id."}},"required":["id"],"additionalProperties":false}"#;
+const tool_dashboards_invites_list: &str = concat!(
+    r#"{"name":"dashboards_invites_list","title":"List team invites","#,
+    r#""description":"Invitations to join the dashboard team, newest first. Filter by status (pending = not accepted yet), role or e-mail; paginate with page/per_page.","#,
+    r#""inputSchema":{"type":"object","properties":{"status":{"type":"string","enum":["pending","accepted","expired","revoked"]},"#,
+    r#""role":{"type":"string","enum":["admin","finance","support","viewer"]},"#,
+    r#""email":{"type":"string","description":"Exact e-mail."},"#,
+    r#""sort":{"type":"string","enum":["sent_at","-sent_at","expires_at","-expires_at"],"description":"Sort field; prefix - for descending. Default: -sent_at."},"#,
+    r#""page":{"type":"integer","minimum":1,"default":1},"#,
+    r#""per_page":{"type":"integer","minimum":1,"maximum":100,"default":25}}},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_dashboards_invites_list_PT_BR: &str = concat!(
+    r#"{"name":"dashboards_invites_list","title":"Listar convites para a equipe","#,
+    r#""description":"Convites para entrar na equipe do dashboard, dos mais recentes para os mais antigos. Filtre por status (pending = ainda não aceito), função ou e-mail; pagine com page/per_page.","#,
+    r#""inputSchema":{"type":"object","properties":{"status":{"type":"string","enum":["pending","accepted","expired","revoked"]},"#,
+    r#""role":{"type":"string","enum":["admin","finance","support","viewer"]},"#,
+    r#""email":{"type":"string","description":"E-mail exato."},"#,
+    r#""sort":{"type":"string","enum":["sent_at","-sent_at","expires_at","-expires_at"],"description":"Campo de ordenação; prefixe com - para ordem decrescente. Padrão: -sent_at."},"#,
+    r#""page":{"type":"integer","minimum":1,"default":1},"#,
+    r#""per_page":{"type":"integer","minimum":1,"maximum":100,"default":25}}},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_dashboards_invites_list_ES: &str = concat!(
+    r#"{"name":"dashboards_invites_list","title":"Listar invitaciones al equipo","#,
+    r#""description":"Invitaciones para unirse al equipo del dashboard, de la más reciente a la más antigua. Filtra por estado (pending = aún no aceptada), rol o correo; pagina con page/per_page.","#,
+    r#""inputSchema":{"type":"object","properties":{"status":{"type":"string","enum":["pending","accepted","expired","revoked"]},"#,
+    r#""role":{"type":"string","enum":["admin","finance","support","viewer"]},"#,
+    r#""email":{"type":"string","description":"Correo electrónico exacto."},"#,
+    r#""sort":{"type":"string","enum":["sent_at","-sent_at","expires_at","-expires_at"],"description":"Campo de ordenación; antepón - para orden descendente. Por defecto: -sent_at."},"#,
+    r#""page":{"type":"integer","minimum":1,"default":1},"#,
+    r#""per_page":{"type":"integer","minimum":1,"maximum":100,"default":25}}},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_dashboards_invites_list_INPUT: &str = concat!(
+    r#"{"type":"object","properties":{"status":{"type":"string","enum":["pending","accepted","expired","revoked"]},"#,
+    r#""role":{"type":"string","enum":["admin","finance","support","viewer"]},"#,
+    r#""email":{"type":"string","description":"Exact e-mail."},"#,
+    r#""sort":{"type":"string","enum":["sent_at","-sent_at","expires_at","-expires_at"],"description":"Sort field; prefix - for descending. Default: -sent_at."},"#,
+    r#""page":{"type":"integer","minimum":1,"default":1,"description":"Page number (1-based)."},"#,
+    r#""per_page":{"type":"integer","minimum":1,"maximum":100,"default":25,"description":"Records per page (1-100)."}},"#,
+    r#""additionalProperties":false}"#,
+);
+const tool_dashboards_invites_resend: &str = concat!(
+    r#"{"name":"dashboards_invites_resend","title":"Resend a team invite","#,
+    r#""description":"E-mails a pending or expired team invite again, with a new expiry.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Invite id."}},"required":["id"]},"#,
+    r#""annotations":{"destructiveHint":true,"openWorldHint":true}}"#,
+);
+const tool_dashboards_invites_resend_PT_BR: &str = concat!(
+    r#"{"name":"dashboards_invites_resend","title":"Reenviar um convite para a equipe","#,
+    r#""description":"Envia de novo por e-mail um convite pendente ou expirado, com uma nova validade.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Id do convite."}},"required":["id"]},"#,
+    r#""annotations":{"destructiveHint":true,"openWorldHint":true}}"#,
+);
+const tool_dashboards_invites_resend_ES: &str = concat!(
+    r#"{"name":"dashboards_invites_resend","title":"Reenviar una invitación al equipo","#,
+    r#""description":"Vuelve a enviar por correo una invitación pendiente o vencida, con un nuevo vencimiento.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Id de la invitación."}},"required":["id"]},"#,
+    r#""annotations":{"destructiveHint":true,"openWorldHint":true}}"#,
+);
+const tool_dashboards_invites_resend_INPUT: &str = r#"{"type":"object","properties":{"id":{"type":"string","description":"Invite id."}},"required":["id"],"additionalProperties":false}"#;
+const tool_dashboards_invites_revoke: &str = concat!(
+    r#"{"name":"dashboards_invites_revoke","title":"Revoke a team invite","#,
+    r#""description":"Withdraws a pending invite so its link no longer works.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Invite id."}},"required":["id"]},"#,
+    r#""annotations":{"destructiveHint":true,"idempotentHint":true,"openWorldHint":false}}"#,
+);
+const tool_dashboards_invites_revoke_PT_BR: &str = concat!(
+    r#"{"name":"dashboards_invites_revoke","title":"Revogar um convite para a equipe","#,
+    r#""description":"Retira um convite pendente, e o link dele deixa de funcionar.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Id do convite."}},"required":["id"]},"#,
+    r#""annotations":{"destructiveHint":true,"idempotentHint":true,"openWorldHint":false}}"#,
+);
+const tool_dashboards_invites_revoke_ES: &str = concat!(
+    r#"{"name":"dashboards_invites_revoke","title":"Revocar una invitación al equipo","#,
+    r#""description":"Retira una invitación pendiente, y su enlace deja de funcionar.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Id de la invitación."}},"required":["id"]},"#,
+    r#""annotations":{"destructiveHint":true,"idempotentHint":true,"openWorldHint":false}}"#,
+);
+const tool_dashboards_invites_revoke_INPUT: &str = r#"{"type":"object","properties":{"id":{"type":"string","description":"Invite id."}},"required":["id"],"additionalProperties":false}"#;
+const tool_dashboards_organization_get: &str = concat!(
+    r#"{"name":"dashboards_organization_get","title":"Get the organization","#,
+    r#""description":"The organization this token belongs to (name, CNPJ, contact, portal address). Also the resource kobana://dashboards/organization.","#,
+    r#""inputSchema":{"type":"object","properties":{}},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_dashboards_organization_get_PT_BR: &str = concat!(
+    r#"{"name":"dashboards_organization_get","title":"Consultar a organização","#,
+    r#""description":"A organização a que este token pertence (nome, CNPJ, contato, endereço do portal). Também é o recurso kobana://dashboards/organization.","#,
+    r#""inputSchema":{"type":"object","properties":{}},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_dashboards_organization_get_ES: &str = concat!(
+    r#"{"name":"dashboards_organization_get","title":"Consultar la organización","#,
+    r#""description":"La organización a la que pertenece este token (nombre, CNPJ, contacto, dirección del portal). También es el recurso kobana://dashboards/organization.","#,
+    r#""inputSchema":{"type":"object","properties":{}},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_dashboards_organization_get_INPUT: &str = "{\"type\":\"object\",\"properties\":{},\"additionalProperties\":false}";
+const tool_dashboards_portal_sessions_end: &str = concat!(
+    r#"{"name":"dashboards_portal_sessions_end","title":"End a portal session","#,
+    r#""description":"Logs a portal user out of one active session (e.g. a lost device). The user can log in again.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Session id."}},"required":["id"]},"#,
+    r#""annotations":{"destructiveHint":true,"idempotentHint":true,"openWorldHint":false}}"#,
+);
+const tool_dashboards_portal_sessions_end_PT_BR: &str = concat!(
+    r#"{"name":"dashboards_portal_sessions_end","title":"Encerrar uma sessão do portal","#,
+    r#""description":"Desconecta um usuário do portal de uma sessão ativa (por exemplo, um aparelho perdido). O usuário pode entrar de novo.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Id da sessão."}},"required":["id"]},"#,
+    r#""annotations":{"destructiveHint":true,"idempotentHint":true,"openWorldHint":false}}"#,
+);
+const tool_dashboards_portal_sessions_end_ES: &str = concat!(
+    r#"{"name":"dashboards_portal_sessions_end","title":"Terminar una sesión del portal","#,
+    r#""description":"Cierra la sesión activa de un usuario del portal (por ejemplo, un dispositivo perdido). El usuario puede volver a iniciar sesión.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Id de la sesión."}},"required":["id"]},"#,
+    r#""annotations":{"destructiveHint":true,"idempotentHint":true,"openWorldHint":false}}"#,
+);
+const tool_dashboards_portal_sessions_end_INPUT: &str = r#"{"type":"object","properties":{"id":{"type":"string","description":"Session id."}},"required":["id"],"additionalProperties":false}"#;
+const tool_dashboards_portal_sessions_get: &str = concat!(
+    r#"{"name":"dashboards_portal_sessions_get","title":"Get a portal session","#,
+    r#""description":"One portal session by id (portal user, IP, browser, status, times).","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Session id."}},"required":["id"]},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_dashboards_portal_sessions_get_PT_BR: &str = concat!(
+    r#"{"name":"dashboards_portal_sessions_get","title":"Consultar uma sessão do portal","#,
+    r#""description":"Uma sessão do portal pelo id (usuário do portal, IP, navegador, status, horários).","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Id da sessão."}},"required":["id"]},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_dashboards_portal_sessions_get_ES: &str = concat!(
+    r#"{"name":"dashboards_portal_sessions_get","title":"Consultar una sesión del portal","#,
+    r#""description":"Una sesión del portal por su id (usuario del portal, IP, navegador, estado, horarios).","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Id de la sesión."}},"required":["id"]},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_dashboards_portal_sessions_get_INPUT: &str = r#"{"type":"object","properties":{"id":{"type":"string","description":"Session id."}},"required":["id"],"additionalProperties":false}"#;
+const tool_dashboards_portal_sessions_list: &str = concat!(
+    r#"{"name":"dashboards_portal_sessions_list","title":"List portal sessions","#,
+    r#""description":"Login sessions of portal users, newest first. Filter by portal user or status (active = still logged in); paginate with page/per_page.","#,
+    r#""inputSchema":{"type":"object","properties":{"portal_user_id":{"type":"string","description":"Only this portal user's sessions."},"#,
+    r#""status":{"type":"string","enum":["active","ended","expired"]},"#,
+    r#""sort":{"type":"string","enum":["started_at","-started_at","last_seen_at","-last_seen_at"],"description":"Sort field; prefix - for descending. Default: -started_at."},"#,
+    r#""page":{"type":"integer","minimum":1,"default":1},"#,
+    r#""per_page":{"type":"integer","minimum":1,"maximum":100,"default":25}}},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_dashboards_portal_sessions_list_PT_BR: &str = concat!(
+    r#"{"name":"dashboards_portal_sessions_list","title":"Listar sessões do portal","#,
+    r#""description":"Sessões de login dos usuários do portal, das mais recentes para as mais antigas. Filtre por usuário do portal ou status (active = ainda conectado); pagine com page/per_page.","#,
+    r#""inputSchema":{"type":"object","properties":{"portal_user_id":{"type":"string","description":"Só as sessões deste usuário do portal."},"#,
+    r#""status":{"type":"string","enum":["active","ended","expired"]},"#,
+    r#""sort":{"type":"string","enum":["started_at","-started_at","last_seen_at","-last_seen_at"],"description":"Campo de ordenação; prefixe com - para ordem decrescente. Padrão: -started_at."},"#,
+    r#""page":{"type":"integer","minimum":1,"default":1},"#,
+    r#""per_page":{"type":"integer","minimum":1,"maximum":100,"default":25}}},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_dashboards_portal_sessions_list_ES: &str = concat!(
+    r#"{"name":"dashboards_portal_sessions_list","title":"Listar sesiones del portal","#,
+    r#""description":"Sesiones de inicio de los usuarios del portal, de la más reciente a la más antigua. Filtra por usuario del portal o por estado (active = todavía conectado); pagina con page/per_page.","#,
+    r#""inputSchema":{"type":"object","properties":{"portal_user_id":{"type":"string","description":"Solo las sesiones de este usuario del portal."},"#,
+    r#""status":{"type":"string","enum":["active","ended","expired"]},"#,
+    r#""sort":{"type":"string","enum":["started_at","-started_at","last_seen_at","-last_seen_at"],"description":"Campo de ordenación; antepón - para orden descendente. Por defecto: -started_at."},"#,
+    r#""page":{"type":"integer","minimum":1,"default":1},"#,
+    r#""per_page":{"type":"integer","minimum":1,"maximum":100,"default":25}}},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_dashboards_portal_sessions_list_INPUT: &str = concat!(
+    r#"{"type":"object","properties":{"portal_user_id":{"type":"string","description":"Only this portal user's sessions."},"#,
+    r#""status":{"type":"string","enum":["active","ended","expired"]},"#,
+    r#""sort":{"type":"string","enum":["started_at","-started_at","last_seen_at","-last_seen_at"],"description":"Sort field; prefix - for descending. Default: -started_at."},"#,
+    r#""page":{"type":"integer","minimum":1,"default":1,"description":"Page number (1-based)."},"#,
+    r#""per_page":{"type":"integer","minimum":1,"maximum":100,"default":25,"description":"Records per page (1-100)."}},"#,
+    r#""additionalProperties":false}"#,
+);
+const tool_dashboards_portal_users_create: &str = concat!(
+    r#"{"name":"dashboards_portal_users_create","title":"Invite a new portal user","#,
+    r#""description":"Creates a portal user for a tenant and e-mails them the invite to the customer portal (status invited). Sends an e-mail: confirm the e-mail address and tenant with the user first.","#,
+    r#""inputSchema":{"type":"object","properties":{"name":{"type":"string","minLength":1},"#,
+    r#""email":{"type":"string","description":"The invite goes to this address."},"#,
+    r#""tenant_id":{"type":"string","description":"Tenant whose records the user will see."},"#,
+    r#""phone":{"type":"string"}},"required":["name","email","tenant_id"]},"#,
+    r#""annotations":{"destructiveHint":true,"openWorldHint":true}}"#,
+);
+const tool_dashboards_portal_users_create_PT_BR: &str = concat!(
+    r#"{"name":"dashboards_portal_users_create","title":"Convidar um novo usuário do portal","#,
+    r#""description":"Cria um usuário do portal para um tenant e envia por e-mail o convite para o portal do cliente (status invited). Envia um e-mail: confirme antes com o usuário o endereço de e-mail e o tenant.","#,
+    r#""inputSchema":{"type":"object","properties":{"name":{"type":"string","minLength":1},"#,
+    r#""email":{"type":"string","description":"O convite vai para este endereço."},"#,
+    r#""tenant_id":{"type":"string","description":"Tenant cujos registros o usuário vai ver."},"#,
+    r#""phone":{"type":"string"}},"required":["name","email","tenant_id"]},"#,
+    r#""annotations":{"destructiveHint":true,"openWorldHint":true}}"#,
+);
+const tool_dashboards_portal_users_create_ES: &str = concat!(
+    r#"{"name":"dashboards_portal_users_create","title":"Invitar a un nuevo usuario del portal","#,
+    r#""description":"Crea un usuario del portal para un tenant y le envía por correo la invitación al portal del cliente (estado invited). "#,
+    r#"Envía un correo: confirma antes con el usuario la dirección de correo y el tenant.","#,
+    r#""inputSchema":{"type":"object","properties":{"name":{"type":"string","minLength":1},"#,
+    r#""email":{"type":"string","description":"La invitación se envía a esta dirección."},"#,
+    r#""tenant_id":{"type":"string","description":"Tenant cuyos registros verá el usuario."},"#,
+    r#""phone":{"type":"string"}},"required":["name","email","tenant_id"]},"#,
+    r#""annotations":{"destructiveHint":true,"openWorldHint":true}}"#,
+);
+const tool_dashboards_portal_users_create_INPUT: &str = concat!(
+    r#"{"type":"object","properties":{"name":{"type":"string","minLength":1},"#,
+    r#""email":{"type":"string","format":"email","description":"The invite goes to this address."},"#,
+    r#""tenant_id":{"type":"string","description":"Tenant whose records the user will see."},"#,
+    r#""phone":{"type":"string"}},"required":["name","email","tenant_id"],"#,
+    r#""additionalProperties":false}"#,
+);
+const tool_dashboards_portal_users_deactivate: &str = concat!(
+    r#"{"name":"dashboards_portal_users_deactivate","#,
+    r#""title":"Deactivate a portal user","description":"Ends a portal user's access for good (the record is kept for history; sessions end). To let them in again, invite them anew.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Portal user id."},"reason":{"type":"string","description":"Why (kept in the history)."}},"required":["id"]},"#,
+    r#""annotations":{"destructiveHint":true,"idempotentHint":true,"openWorldHint":false}}"#,
+);
+const tool_dashboards_portal_users_deactivate_PT_BR: &str = concat!(
+    r#"{"name":"dashboards_portal_users_deactivate","#,
+    r#""title":"Desativar um usuário do portal","description":"Encerra de vez o acesso de um usuário do portal (o registro é mantido no histórico; as sessões são encerradas). Para deixá-lo entrar de novo, convide-o outra vez.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Id do usuário do portal."},"reason":{"type":"string","description":"Motivo (fica no histórico)."}},"required":["id"]},"#,
+    r#""annotations":{"destructiveHint":true,"idempotentHint":true,"openWorldHint":false}}"#,
+);
+const tool_dashboards_portal_users_deactivate_ES: &str = concat!(
+    r#"{"name":"dashboards_portal_users_deactivate","#,
+    r#""title":"Desactivar un usuario del portal","#,
+    r#""description":"Termina definitivamente el acceso de un usuario del portal (el registro se conserva en el historial; las sesiones terminan). Para dejarlo entrar de nuevo, invítalo otra vez.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Id del usuario del portal."},"reason":{"type":"string","description":"Motivo (queda en el historial)."}},"required":["id"]},"#,
+    r#""annotations":{"destructiveHint":true,"idempotentHint":true,"openWorldHint":false}}"#,
+);
+const tool_dashboards_portal_users_deactivate_INPUT: &str = concat!(
+    r#"{"type":"object","properties":{"id":{"type":"string","description":"Portal user id."},"reason":{"type":"string","description":"Why (kept in the history)."}},"#,
+    r#""required":["id"],"additionalProperties":false}"#,
+);
+const tool_dashboards_portal_users_delete: &str = concat!(
+    r#"{"name":"dashboards_portal_users_delete","title":"Delete a portal user","#,
+    r#""description":"Permanently deletes a portal user and their sessions. Prefer dashboards_portal_users_deactivate to keep the history; cannot be undone.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Portal user id."}},"required":["id"]},"#,
+    r#""annotations":{"destructiveHint":true,"idempotentHint":true,"openWorldHint":false}}"#,
+);
+const tool_dashboards_portal_users_delete_PT_BR: &str = concat!(
+    r#"{"name":"dashboards_portal_users_delete","title":"Apagar um usuário do portal","#,
+    r#""description":"Apaga de forma permanente um usuário do portal e as sessões dele. Prefira dashboards_portal_users_deactivate para manter o histórico; não pode ser desfeito.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Id do usuário do portal."}},"required":["id"]},"#,
+    r#""annotations":{"destructiveHint":true,"idempotentHint":true,"openWorldHint":false}}"#,
+);
+const tool_dashboards_portal_users_delete_ES: &str = concat!(
+    r#"{"name":"dashboards_portal_users_delete","title":"Eliminar un usuario del portal","#,
+    r#""description":"Elimina de forma permanente un usuario del portal y sus sesiones. Es preferible dashboards_portal_users_deactivate para conservar el historial; no se puede deshacer.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Id del usuario del portal."}},"required":["id"]},"#,
+    r#""annotations":{"destructiveHint":true,"idempotentHint":true,"openWorldHint":false}}"#,
+);
+const tool_dashboards_portal_users_delete_INPUT: &str = r#"{"type":"object","properties":{"id":{"type":"string","description":"Portal user id."}},"required":["id"],"additionalProperties":false}"#;
+const tool_dashboards_portal_users_get: &str = concat!(
+    r#"{"name":"dashboards_portal_users_get","title":"Get a portal user","#,
+    r#""description":"One portal user by id, with the status and the tenant ID whose records they see. Also the resource kobana://dashboards/portal_users/{id}.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Portal user id."}},"required":["id"]},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_dashboards_portal_users_get_PT_BR: &str = concat!(
+    r#"{"name":"dashboards_portal_users_get","title":"Consultar um usuário do portal","#,
+    r#""description":"Um usuário do portal pelo id, com o status e o tenant ID cujos registros ele vê. Também é o recurso kobana://dashboards/portal_users/{id}.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Id do usuário do portal."}},"required":["id"]},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_dashboards_portal_users_get_ES: &str = concat!(
+    r#"{"name":"dashboards_portal_users_get","title":"Consultar un usuario del portal","#,
+    r#""description":"Un usuario del portal por su id, con el estado y el tenant ID cuyos registros ve. También es el recurso kobana://dashboards/portal_users/{id}.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Id del usuario del portal."}},"required":["id"]},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_dashboards_portal_users_get_INPUT: &str = r#"{"type":"object","properties":{"id":{"type":"string","description":"Portal user id."}},"required":["id"],"additionalProperties":false}"#;
+const tool_dashboards_portal_users_list: &str = concat!(
+    r#"{"name":"dashboards_portal_users_list","title":"List portal users","#,
+    r#""description":"Users of the customer portal, newest first. "#,
+    r#"Filter by tenant_id (everyone who sees that tenant's records), status (invited / invite_expired = still waiting to accept the invite) or e-mail; paginate with page/per_page.","#,
+    r#""inputSchema":{"type":"object","properties":{"tenant_id":{"type":"string","description":"Only users of this tenant."},"#,
+    r#""status":{"type":"string","enum":["invited","invite_expired","active","suspended","deactivated"]},"#,
+    r#""email":{"type":"string","description":"Exact e-mail."},"#,
+    r#""sort":{"type":"string","enum":["name","-name","tenant_id","-tenant_id","invite_sent_at","-invite_sent_at","last_login_at","-last_login_at","created_at","-created_at"],"#,
+    r#""description":"Sort field; prefix - for descending. Default: -created_at."},"#,
+    r#""page":{"type":"integer","minimum":1,"default":1},"#,
+    r#""per_page":{"type":"integer","minimum":1,"maximum":100,"default":25}}},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_dashboards_portal_users_list_PT_BR: &str = concat!(
+    r#"{"name":"dashboards_portal_users_list","title":"Listar usuários do portal","#,
+    r#""description":"Usuários do portal do cliente, dos mais recentes para os mais antigos. "#,
+    r#"Filtre por tenant_id (todos que veem os registros desse tenant), status (invited / invite_expired = ainda aguardando aceitar o convite) ou e-mail; pagine com page/per_page.","#,
+    r#""inputSchema":{"type":"object","properties":{"tenant_id":{"type":"string","description":"Só os usuários deste tenant."},"#,
+    r#""status":{"type":"string","enum":["invited","invite_expired","active","suspended","deactivated"]},"#,
+    r#""email":{"type":"string","description":"E-mail exato."},"#,
+    r#""sort":{"type":"string","enum":["name","-name","tenant_id","-tenant_id","invite_sent_at","-invite_sent_at","last_login_at","-last_login_at","created_at","-created_at"],"#,
+    r#""description":"Campo de ordenação; prefixe com - para ordem decrescente. Padrão: -created_at."},"#,
+    r#""page":{"type":"integer","minimum":1,"default":1},"#,
+    r#""per_page":{"type":"integer","minimum":1,"maximum":100,"default":25}}},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_dashboards_portal_users_list_ES: &str = concat!(
+    r#"{"name":"dashboards_portal_users_list","title":"Listar usuarios del portal","#,
+    r#""description":"Usuarios del portal del cliente, del más reciente al más antiguo. "#,
+    r#"Filtra por tenant_id (todos los que ven los registros de ese tenant), status (invited / invite_expired = todavía esperando aceptar la invitación) o correo; pagina con page/per_page.","#,
+    r#""inputSchema":{"type":"object","properties":{"tenant_id":{"type":"string","description":"Solo los usuarios de este tenant."},"#,
+    r#""status":{"type":"string","enum":["invited","invite_expired","active","suspended","deactivated"]},"#,
+    r#""email":{"type":"string","description":"Correo electrónico exacto."},"#,
+    r#""sort":{"type":"string","enum":["name","-name","tenant_id","-tenant_id","invite_sent_at","-invite_sent_at","last_login_at","-last_login_at","created_at","-created_at"],"#,
+    r#""description":"Campo de ordenación; antepón - para orden descendente. Por defecto: -created_at."},"#,
+    r#""page":{"type":"integer","minimum":1,"default":1},"#,
+    r#""per_page":{"type":"integer","minimum":1,"maximum":100,"default":25}}},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_dashboards_portal_users_list_INPUT: &str = concat!(
+    r#"{"type":"object","properties":{"tenant_id":{"type":"string","description":"Only users of this tenant."},"#,
+    r#""status":{"type":"string","enum":["invited","invite_expired","active","suspended","deactivated"]},"#,
+    r#""email":{"type":"string","description":"Exact e-mail."},"#,
+    r#""sort":{"type":"string","enum":["name","-name","tenant_id","-tenant_id","invite_sent_at","-invite_sent_at","last_login_at","-last_login_at","created_at","-created_at"],"#,
+    r#""description":"Sort field; prefix - for descending. Default: -created_at."},"#,
+    r#""page":{"type":"integer","minimum":1,"default":1,"description":"Page number (1-based)."},"#,
+    r#""per_page":{"type":"integer","minimum":1,"maximum":100,"default":25,"description":"Records per page (1-100)."}},"#,
+    r#""additionalProperties":false}"#,
+);
+const tool_dashboards_portal_users_reactivate: &str = concat!(
+    r#"{"name":"dashboards_portal_users_reactivate","#,
+    r#""title":"Reactivate a portal user","description":"Lets a suspended portal user log in again.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Portal user id."}},"required":["id"]},"#,
+    r#""annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}"#,
+);
+const tool_dashboards_portal_users_reactivate_PT_BR: &str = concat!(
+    r#"{"name":"dashboards_portal_users_reactivate","#,
+    r#""title":"Reativar um usuário do portal","description":"Permite que um usuário suspenso do portal volte a entrar.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Id do usuário do portal."}},"required":["id"]},"#,
+    r#""annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}"#,
+);
+const tool_dashboards_portal_users_reactivate_ES: &str = concat!(
+    r#"{"name":"dashboards_portal_users_reactivate","#,
+    r#""title":"Reactivar un usuario del portal","description":"Permite que un usuario suspendido del portal vuelva a iniciar sesión.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Id del usuario del portal."}},"required":["id"]},"#,
+    r#""annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}"#,
+);
+const tool_dashboards_portal_users_reactivate_INPUT: &str = r#"{"type":"object","properties":{"id":{"type":"string","description":"Portal user id."}},"required":["id"],"additionalProperties":false}"#;
+const tool_dashboards_portal_users_resend_invite: &str = concat!(
+    r#"{"name":"dashboards_portal_users_resend_invite","#,
+    r#""title":"Resend the portal invite","description":"E-mails the portal invite again to a user who has not accepted it yet (status invited or invite_expired); a new invite link replaces the old one.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Portal user id."}},"required":["id"]},"#,
+    r#""annotations":{"destructiveHint":true,"openWorldHint":true}}"#,
+);
+const tool_dashboards_portal_users_resend_invite_PT_BR: &str = concat!(
+    r#"{"name":"dashboards_portal_users_resend_invite","#,
+    r#""title":"Reenviar o convite do portal","description":"Envia de novo por e-mail o convite do portal para um usuário que ainda não o aceitou (status invited ou invite_expired); um novo link de convite substitui o anterior.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Id do usuário do portal."}},"required":["id"]},"#,
+    r#""annotations":{"destructiveHint":true,"openWorldHint":true}}"#,
+);
+const tool_dashboards_portal_users_resend_invite_ES: &str = concat!(
+    r#"{"name":"dashboards_portal_users_resend_invite","#,
+    r#""title":"Reenviar la invitación al portal","#,
+    r#""description":"Vuelve a enviar por correo la invitación al portal a un usuario que todavía no la aceptó (estado invited o invite_expired); un nuevo enlace de invitación reemplaza al anterior.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Id del usuario del portal."}},"required":["id"]},"#,
+    r#""annotations":{"destructiveHint":true,"openWorldHint":true}}"#,
+);
+const tool_dashboards_portal_users_resend_invite_INPUT: &str = r#"{"type":"object","properties":{"id":{"type":"string","description":"Portal user id."}},"required":["id"],"additionalProperties":false}"#;
+const tool_dashboards_portal_users_suspend: &str = concat!(
+    r#"{"name":"dashboards_portal_users_suspend","title":"Suspend a portal user","#,
+    r#""description":"Temporarily blocks an active portal user from logging in (their active sessions end). Reversible with dashboards_portal_users_reactivate.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Portal user id."},"reason":{"type":"string","description":"Why (kept in the history)."}},"required":["id"]},"#,
+    r#""annotations":{"destructiveHint":true,"idempotentHint":true,"openWorldHint":false}}"#,
+);
+const tool_dashboards_portal_users_suspend_PT_BR: &str = concat!(
+    r#"{"name":"dashboards_portal_users_suspend","title":"Suspender um usuário do portal","#,
+    r#""description":"Impede temporariamente que um usuário ativo do portal entre (as sessões ativas dele são encerradas). Reversível com dashboards_portal_users_reactivate.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Id do usuário do portal."},"reason":{"type":"string","description":"Motivo (fica no histórico)."}},"required":["id"]},"#,
+    r#""annotations":{"destructiveHint":true,"idempotentHint":true,"openWorldHint":false}}"#,
+);
+const tool_dashboards_portal_users_suspend_ES: &str = concat!(
+    r#"{"name":"dashboards_portal_users_suspend","title":"Suspender un usuario del portal","#,
+    r#""description":"Impide temporalmente que un usuario activo del portal inicie sesión (sus sesiones activas terminan). Reversible con dashboards_portal_users_reactivate.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Id del usuario del portal."},"reason":{"type":"string","description":"Motivo (queda en el historial)."}},"required":["id"]},"#,
+    r#""annotations":{"destructiveHint":true,"idempotentHint":true,"openWorldHint":false}}"#,
+);
+const tool_dashboards_portal_users_suspend_INPUT: &str = concat!(
+    r#"{"type":"object","properties":{"id":{"type":"string","description":"Portal user id."},"reason":{"type":"string","description":"Why (kept in the history)."}},"#,
+    r#""required":["id"],"additionalProperties":false}"#,
+);
+const tool_dashboards_portal_users_update: &str = concat!(
+    r#"{"name":"dashboards_portal_users_update","title":"Update a portal user","#,
+    r#""description":"Changes a portal user's name, phone or tenant (which records they see). Does not send anything.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Portal user id."},"#,
+    r#""name":{"type":"string","minLength":1},"phone":{"type":"string"},"#,
+    r#""tenant_id":{"type":"string","description":"New tenant; the user then sees that tenant's records instead."}},"#,
+    r#""required":["id"]},"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}"#,
+);
+const tool_dashboards_portal_users_update_PT_BR: &str = concat!(
+    r#"{"name":"dashboards_portal_users_update","title":"Atualizar um usuário do portal","#,
+    r#""description":"Altera o nome, o telefone ou o tenant de um usuário do portal (quais registros ele vê). Não envia nada.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Id do usuário do portal."},"#,
+    r#""name":{"type":"string","minLength":1},"phone":{"type":"string"},"#,
+    r#""tenant_id":{"type":"string","description":"Novo tenant; a partir daí o usuário passa a ver os registros desse tenant."}},"#,
+    r#""required":["id"]},"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}"#,
+);
+const tool_dashboards_portal_users_update_ES: &str = concat!(
+    r#"{"name":"dashboards_portal_users_update","title":"Actualizar un usuario del portal","#,
+    r#""description":"Cambia el nombre, el teléfono o el tenant de un usuario del portal (qué registros ve). No envía nada.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Id del usuario del portal."},"#,
+    r#""name":{"type":"string","minLength":1},"phone":{"type":"string"},"#,
+    r#""tenant_id":{"type":"string","description":"Nuevo tenant; desde entonces el usuario ve los registros de ese tenant."}},"#,
+    r#""required":["id"]},"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}"#,
+);
+const tool_dashboards_portal_users_update_INPUT: &str = concat!(
+    r#"{"type":"object","properties":{"id":{"type":"string","description":"Portal user id."},"#,
+    r#""name":{"type":"string","minLength":1},"phone":{"type":"string"},"#,
+    r#""tenant_id":{"type":"string","description":"New tenant; the user then sees that tenant's records instead."}},"#,
+    r#""required":["id"],"additionalProperties":false}"#,
+);
+const tool_dashboards_schemas_get: &str = concat!(
+    r#"{"name":"dashboards_schemas_get","title":"Get the fields of a resource","#,
+    r#""description":"The fields of one Dashboards resource (e.g. portal_users) - type, allowed values (enum), meaning, and which fields can be used in `sort`.","#,
+    r#""inputSchema":{"type":"object","properties":{"resource":{"type":"string","description":"Resource name as in dashboards_schemas_list, e.g. portal_users."}},"required":["resource"]},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_dashboards_schemas_get_PT_BR: &str = concat!(
+    r#"{"name":"dashboards_schemas_get","title":"Consultar os campos de um recurso","#,
+    r#""description":"Os campos de um recurso do Dashboards (por exemplo portal_users): tipo, valores permitidos (enum), significado e quais campos podem ser usados em `sort`.","#,
+    r#""inputSchema":{"type":"object","properties":{"resource":{"type":"string","description":"Nome do recurso como aparece em dashboards_schemas_list, por exemplo portal_users."}},"required":["resource"]},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_dashboards_schemas_get_ES: &str = concat!(
+    r#"{"name":"dashboards_schemas_get","title":"Consultar los campos de un recurso","#,
+    r#""description":"Los campos de un recurso de Dashboards (por ejemplo portal_users): tipo, valores permitidos (enum), significado y qué campos se pueden usar en `sort`.","#,
+    r#""inputSchema":{"type":"object","properties":{"resource":{"type":"string","description":"Nombre del recurso tal como aparece en dashboards_schemas_list, por ejemplo portal_users."}},"required":["resource"]},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_dashboards_schemas_get_INPUT: &str = r#"{"type":"object","properties":{"resource":{"type":"string","description":"Resource name as in dashboards_schemas_list, e.g. portal_users."}},"required":["resource"],"additionalProperties":false}"#;
+const tool_dashboards_schemas_list: &str = concat!(
+    r#"{"name":"dashboards_schemas_list","title":"List the API resource schemas","#,
+    r#""description":"The catalog of Dashboards resources (portal_users, portal_sessions, team_members, invites, organization) with a one-line description of each. Use dashboards_schemas_get for the fields of one.","#,
+    r#""inputSchema":{"type":"object","properties":{}},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_dashboards_schemas_list_PT_BR: &str = concat!(
+    r#"{"name":"dashboards_schemas_list","title":"Listar os esquemas dos recursos da API","#,
+    r#""description":"O catálogo de recursos do Dashboards (portal_users, portal_sessions, team_members, invites, organization) com uma descrição de uma linha de cada um. "#,
+    r#"Use dashboards_schemas_get para ver os campos de um deles.","#,
+    r#""inputSchema":{"type":"object","properties":{}},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_dashboards_schemas_list_ES: &str = concat!(
+    r#"{"name":"dashboards_schemas_list","title":"Listar los esquemas de los recursos de la API","#,
+    r#""description":"El catálogo de recursos de Dashboards (portal_users, portal_sessions, team_members, invites, organization) con una descripción de una línea de cada uno. "#,
+    r#"Usa dashboards_schemas_get para ver los campos de uno de ellos.","#,
+    r#""inputSchema":{"type":"object","properties":{}},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_dashboards_schemas_list_INPUT: &str = "{\"type\":\"object\",\"properties\":{},\"additionalProperties\":false}";
+const tool_dashboards_team_members_get: &str = concat!(
+    r#"{"name":"dashboards_team_members_get","title":"Get a team member","#,
+    r#""description":"One team member by id (role, permissions, status, last sign-in).","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Team member id."}},"required":["id"]},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_dashboards_team_members_get_PT_BR: &str = concat!(
+    r#"{"name":"dashboards_team_members_get","title":"Consultar um membro da equipe","#,
+    r#""description":"Um membro da equipe pelo id (função, permissões, status, último acesso).","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Id do membro da equipe."}},"required":["id"]},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_dashboards_team_members_get_ES: &str = concat!(
+    r#"{"name":"dashboards_team_members_get","title":"Consultar un miembro del equipo","#,
+    r#""description":"Un miembro del equipo por su id (rol, permisos, estado, último acceso).","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Id del miembro del equipo."}},"required":["id"]},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_dashboards_team_members_get_INPUT: &str = r#"{"type":"object","properties":{"id":{"type":"string","description":"Team member id."}},"required":["id"],"additionalProperties":false}"#;
+const tool_dashboards_team_members_list: &str = concat!(
+    r#"{"name":"dashboards_team_members_list","title":"List team members","#,
+    r#""description":"The people on the dashboard team, with their role, permissions and status. Filter by role or status; paginate with page/per_page.","#,
+    r#""inputSchema":{"type":"object","properties":{"role":{"type":"string","enum":["owner","admin","finance","support","viewer"]},"#,
+    r#""status":{"type":"string","enum":["active","suspended"]},"#,
+    r#""email":{"type":"string","description":"Exact e-mail."},"#,
+    r#""sort":{"type":"string","enum":["name","-name","role","-role","last_sign_in_at","-last_sign_in_at","created_at","-created_at"],"description":"Sort field; prefix - for descending. Default: -created_at."},"#,
+    r#""page":{"type":"integer","minimum":1,"default":1},"#,
+    r#""per_page":{"type":"integer","minimum":1,"maximum":100,"default":25}}},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_dashboards_team_members_list_PT_BR: &str = concat!(
+    r#"{"name":"dashboards_team_members_list","title":"Listar membros da equipe","#,
+    r#""description":"As pessoas da equipe do dashboard, com função, permissões e status. Filtre por função ou status; pagine com page/per_page.","#,
+    r#""inputSchema":{"type":"object","properties":{"role":{"type":"string","enum":["owner","admin","finance","support","viewer"]},"#,
+    r#""status":{"type":"string","enum":["active","suspended"]},"#,
+    r#""email":{"type":"string","description":"E-mail exato."},"#,
+    r#""sort":{"type":"string","enum":["name","-name","role","-role","last_sign_in_at","-last_sign_in_at","created_at","-created_at"],"#,
+    r#""description":"Campo de ordenação; prefixe com - para ordem decrescente. Padrão: -created_at."},"#,
+    r#""page":{"type":"integer","minimum":1,"default":1},"#,
+    r#""per_page":{"type":"integer","minimum":1,"maximum":100,"default":25}}},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_dashboards_team_members_list_ES: &str = concat!(
+    r#"{"name":"dashboards_team_members_list","title":"Listar miembros del equipo","#,
+    r#""description":"Las personas del equipo del dashboard, con su rol, permisos y estado. Filtra por rol o estado; pagina con page/per_page.","#,
+    r#""inputSchema":{"type":"object","properties":{"role":{"type":"string","enum":["owner","admin","finance","support","viewer"]},"#,
+    r#""status":{"type":"string","enum":["active","suspended"]},"#,
+    r#""email":{"type":"string","description":"Correo electrónico exacto."},"#,
+    r#""sort":{"type":"string","enum":["name","-name","role","-role","last_sign_in_at","-last_sign_in_at","created_at","-created_at"],"#,
+    r#""description":"Campo de ordenación; antepón - para orden descendente. Por defecto: -created_at."},"#,
+    r#""page":{"type":"integer","minimum":1,"default":1},"#,
+    r#""per_page":{"type":"integer","minimum":1,"maximum":100,"default":25}}},"#,
+    r#""annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+);
+const tool_dashboards_team_members_list_INPUT: &str = concat!(
+    r#"{"type":"object","properties":{"role":{"type":"string","enum":["owner","admin","finance","support","viewer"]},"#,
+    r#""status":{"type":"string","enum":["active","suspended"]},"#,
+    r#""email":{"type":"string","description":"Exact e-mail."},"#,
+    r#""sort":{"type":"string","enum":["name","-name","role","-role","last_sign_in_at","-last_sign_in_at","created_at","-created_at"],"description":"Sort field; prefix - for descending. Default: -created_at."},"#,
+    r#""page":{"type":"integer","minimum":1,"default":1,"description":"Page number (1-based)."},"#,
+    r#""per_page":{"type":"integer","minimum":1,"maximum":100,"default":25,"description":"Records per page (1-100)."}},"#,
+    r#""additionalProperties":false}"#,
+);
+const tool_dashboards_team_members_reactivate: &str = concat!(
+    r#"{"name":"dashboards_team_members_reactivate","#,
+    r#""title":"Reactivate a team member","description":"Lets a suspended team member use the dashboard again, with the same role and permissions.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Team member id."}},"required":["id"]},"#,
+    r#""annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}"#,
+);
+const tool_dashboards_team_members_reactivate_PT_BR: &str = concat!(
+    r#"{"name":"dashboards_team_members_reactivate","#,
+    r#""title":"Reativar um membro da equipe","description":"Permite que um membro suspenso da equipe volte a usar o dashboard, com a mesma função e as mesmas permissões.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Id do membro da equipe."}},"required":["id"]},"#,
+    r#""annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}"#,
+);
+const tool_dashboards_team_members_reactivate_ES: &str = concat!(
+    r#"{"name":"dashboards_team_members_reactivate","#,
+    r#""title":"Reactivar un miembro del equipo","description":"Permite que un miembro suspendido del equipo vuelva a usar el dashboard, con el mismo rol y los mismos permisos.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Id del miembro del equipo."}},"required":["id"]},"#,
+    r#""annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}"#,
+);
+const tool_dashboards_team_members_reactivate_INPUT: &str = r#"{"type":"object","properties":{"id":{"type":"string","description":"Team member id."}},"required":["id"],"additionalProperties":false}"#;
+const tool_dashboards_team_members_remove: &str = concat!(
+    r#"{"name":"dashboards_team_members_remove","title":"Remove a team member","#,
+    r#""description":"Removes a person from the dashboard team (deletes the membership). They lose access at once; to add them back, send a new invite.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Team member id."}},"required":["id"]},"#,
+    r#""annotations":{"destructiveHint":true,"idempotentHint":true,"openWorldHint":false}}"#,
+);
+const tool_dashboards_team_members_remove_PT_BR: &str = concat!(
+    r#"{"name":"dashboards_team_members_remove","title":"Remover um membro da equipe","#,
+    r#""description":"Remove uma pessoa da equipe do dashboard (apaga a participação). Ela perde o acesso na hora; para incluí-la de novo, envie um novo convite.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Id do membro da equipe."}},"required":["id"]},"#,
+    r#""annotations":{"destructiveHint":true,"idempotentHint":true,"openWorldHint":false}}"#,
+);
+const tool_dashboards_team_members_remove_ES: &str = concat!(
+    r#"{"name":"dashboards_team_members_remove","title":"Quitar un miembro del equipo","#,
+    r#""description":"Quita a una persona del equipo del dashboard (elimina su membresía). Pierde el acceso de inmediato; para volver a sumarla, envía una nueva invitación.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Id del miembro del equipo."}},"required":["id"]},"#,
+    r#""annotations":{"destructiveHint":true,"idempotentHint":true,"openWorldHint":false}}"#,
+);
+const tool_dashboards_team_members_remove_INPUT: &str = r#"{"type":"object","properties":{"id":{"type":"string","description":"Team member id."}},"required":["id"],"additionalProperties":false}"#;
+const tool_dashboards_team_members_suspend: &str = concat!(
+    r#"{"name":"dashboards_team_members_suspend","title":"Suspend a team member","#,
+    r#""description":"Temporarily blocks a team member from the dashboard. Reversible with dashboards_team_members_reactivate.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Team member id."},"reason":{"type":"string","description":"Why (kept in the history)."}},"required":["id"]},"#,
+    r#""annotations":{"destructiveHint":true,"idempotentHint":true,"openWorldHint":false}}"#,
+);
+const tool_dashboards_team_members_suspend_PT_BR: &str = concat!(
+    r#"{"name":"dashboards_team_members_suspend","title":"Suspender um membro da equipe","#,
+    r#""description":"Impede temporariamente que um membro da equipe use o dashboard. Reversível com dashboards_team_members_reactivate.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Id do membro da equipe."},"reason":{"type":"string","description":"Motivo (fica no histórico)."}},"required":["id"]},"#,
+    r#""annotations":{"destructiveHint":true,"idempotentHint":true,"openWorldHint":false}}"#,
+);
+const tool_dashboards_team_members_suspend_ES: &str = concat!(
+    r#"{"name":"dashboards_team_members_suspend","title":"Suspender un miembro del equipo","#,
+    r#""description":"Impide temporalmente que un miembro del equipo use el dashboard. Reversible con dashboards_team_members_reactivate.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Id del miembro del equipo."},"reason":{"type":"string","description":"Motivo (queda en el historial)."}},"required":["id"]},"#,
+    r#""annotations":{"destructiveHint":true,"idempotentHint":true,"openWorldHint":false}}"#,
+);
+const tool_dashboards_team_members_suspend_INPUT: &str = concat!(
+    r#"{"type":"object","properties":{"id":{"type":"string","description":"Team member id."},"reason":{"type":"string","description":"Why (kept in the history)."}},"#,
+    r#""required":["id"],"additionalProperties":false}"#,
+);
+const tool_dashboards_team_members_update: &str = concat!(
+    r#"{"name":"dashboards_team_members_update","title":"Change a team member's role or permissions","#,
+    r#""description":"Sets a team member's role and/or extra permissions (comma-separated). Takes effect at their next request.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Team member id."},"#,
+    r#""role":{"type":"string","enum":["admin","finance","support","viewer"],"description":"New role (ownership is not transferred here)."},"#,
+    r#""permissions":{"type":"string","description":"Extra permissions, comma-separated (replaces the current list)."}},"#,
+    r#""required":["id"]},"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}"#,
+);
+const tool_dashboards_team_members_update_PT_BR: &str = concat!(
+    r#"{"name":"dashboards_team_members_update","title":"Alterar a função ou as permissões de um membro da equipe","#,
+    r#""description":"Define a função e/ou as permissões extras de um membro da equipe (separadas por vírgula). Vale a partir da próxima requisição dele.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Id do membro da equipe."},"#,
+    r#""role":{"type":"string","enum":["admin","finance","support","viewer"],"description":"Nova função (a titularidade não é transferida aqui)."},"#,
+    r#""permissions":{"type":"string","description":"Permissões extras, separadas por vírgula (substituem a lista atual)."}},"#,
+    r#""required":["id"]},"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}"#,
+);
+const tool_dashboards_team_members_update_ES: &str = concat!(
+    r#"{"name":"dashboards_team_members_update","title":"Cambiar el rol o los permisos de un miembro del equipo","#,
+    r#""description":"Define el rol y/o los permisos adicionales de un miembro del equipo (separados por comas). Rige desde su siguiente solicitud.","#,
+    r#""inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Id del miembro del equipo."},"#,
+    r#""role":{"type":"string","enum":["admin","finance","support","viewer"],"description":"Nuevo rol (la titularidad no se transfiere aquí)."},"#,
+    r#""permissions":{"type":"string","description":"Permisos adicionales, separados por comas (reemplazan la lista actual)."}},"#,
+    r#""required":["id"]},"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}"#,
+);
+const tool_dashboards_team_members_update_INPUT: &str = concat!(
+    r#"{"type":"object","properties":{"id":{"type":"string","description":"Team member id."},"#,
+    r#""role":{"type":"string","enum":["admin","finance","support","viewer"],"description":"New role (ownership is not transferred here)."},"#,
+    r#""permissions":{"type":"string","description":"Extra permissions, comma-separated (replaces the current list)."}},"#,
+    r#""required":["id"],"additionalProperties":false}"#,
+);

@@ -45,7 +45,7 @@ fn leak(s: String) -> &'static str {
 
 fn product(path: &str) -> Result<&'static Product, Box<dyn std::error::Error>> {
     let tools: Vec<Value> = serde_json::from_slice(&std::fs::read(path)?)?;
-    // As the generator does: the descriptors joined into one text, each tool's a slice of it.
+    // The descriptors in one text, each tool's a slice of it.
     let mut joined = String::new();
     let mut ranges = Vec::with_capacity(tools.len());
     for (i, t) in tools.iter().enumerate() {
@@ -97,7 +97,6 @@ fn product(path: &str) -> Result<&'static Product, Box<dyn std::error::Error>> {
     Ok(Box::leak(Box::new(Product {
         title: "Benchmark catalog",
         uri_prefix: "bench://",
-        tools_json: joined,
         ..Product::bare("bench", Box::leak(out.into_boxed_slice()))
     })))
 }

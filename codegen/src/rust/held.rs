@@ -5,18 +5,22 @@
 //! time: `quote` escapes each one a character at a time, `syn` copies and re-reads a literal every
 //! time it peeks at it, and `prettyplease` only ever copies it to the output. So a literal of at
 //! least [`HELD_MIN`] bytes goes in as a short placeholder literal of [`PLACEHOLDER_LEN`] bytes,
-//! and the printed text gets the real literal back, escaped exactly as `proc_macro2` escapes it.
+//! and the printed text gets the real literal back, laid out by [`super::pieces`] (one literal, or
+//! a `concat!` of pieces a line when it is long).
 //!
 //! Why the layout cannot change: `prettyplease` (an Oppen pretty printer) reads a literal only
 //! through its printed length, and only to compare it with the room left on a line, which is at
 //! most its margin (89 columns). Every literal held here, and every placeholder, is longer than
 //! that: each breaks every group around it and leaves no room after it on its line, whatever its
-//! exact length. `rust::tests::held_literals_print_exactly_as_the_plain_pipeline` checks the
-//! result byte for byte against the plain pipeline.
+//! exact length; and a literal laid out over several lines starts where the placeholder stood
+//! and ends where it ended. `rust::tests::held_literals_print_what_the_plain_pipeline_prints`
+//! checks the result, token for token and with every literal's value, against the plain pipeline.
 
 use std::cell::RefCell;
 
 use proc_macro2::Literal;
+
+use super::pieces;
 
 /// Texts at least this long (in bytes, before escaping) are held out. Longer than any line
 /// `prettyplease` fills (its margin is 89 columns).
@@ -50,7 +54,8 @@ impl Held {
     }
 
     /// `printed` (what `prettyplease` printed from tokens made with [`Held::lit`]) with every
-    /// placeholder replaced by its literal (a literal interpolated twice is printed twice). `None`
+    /// placeholder replaced by its literal, laid out by [`pieces::write`] (a literal interpolated
+    /// twice is printed twice). `None`
     /// if a placeholder did not come out whole, which would be a bug here, never a property of the
     /// catalog.
     pub fn restore(&self, printed: &str) -> Option<String> {
@@ -67,9 +72,7 @@ impl Held {
                 return None;
             }
             out.push_str(&rest[..at]);
-            out.push('"');
-            escape(texts.get(i)?, &mut out);
-            out.push('"');
+            pieces::write(texts.get(i)?, &mut out);
             rest = &rest[at + repr.len()..];
         }
         out.push_str(rest);
@@ -155,8 +158,9 @@ mod tests {
     #[test]
     fn restore_puts_every_literal_back_in_order() {
         let held = Held::default();
-        let long_a = "a\"".repeat(100);
-        let long_b = "b é\n".repeat(60);
+        // Short enough to stay one literal each (see `pieces`).
+        let long_a = "a'".repeat(70);
+        let long_b = "b é ".repeat(33);
         // Made in one order, printed in another.
         let (b, short, a) = (held.lit(&long_b), held.lit("short"), held.lit(&long_a));
         let printed = format!("x = {a};\ny = ({short}, {b});\n");

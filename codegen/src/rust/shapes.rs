@@ -1,7 +1,7 @@
 //! The syntax tree of a generated table module, read straight from its tokens.
 //!
 //! A product module is a few attributes and items whose values are data: paths, string and number
-//! literals, struct literals, calls (`Some(…)`, `json_slice(…)`), tuples, arrays and references.
+//! literals, struct literals, calls (`Some(…)`), tuples, arrays and references.
 //! `syn`'s general parser read those tokens at about a quarter of codegen's instructions at 10×
 //! (issue 17): it buffers every token, then tries and forks its way through the whole expression
 //! grammar. [`file()`] builds the same `syn` nodes for those few shapes directly and leaves every

@@ -30,10 +30,6 @@ pub struct Product {
     pub instructions: &'static str,
     pub policy: Policy,
     pub tools: &'static [Tool],
-    /// Every tool's `descriptor_json`, in order, joined by commas: each descriptor is a slice of
-    /// this text, so a listing that shows every tool is this one static string, sent without a
-    /// copy. Empty for tables not built by the generator (their listings are assembled).
-    pub tools_json: &'static str,
     /// Former tool names `tools/call` still accepts, as `(alias, tool name)`; never listed.
     pub tool_aliases: &'static [(&'static str, &'static str)],
     /// Fixed-URI resources (`resources/list`).
@@ -78,8 +74,6 @@ pub struct LocaleTexts {
     pub locale: Locale,
     pub title: &'static str,
     pub instructions: &'static str,
-    /// Every tool descriptor in this locale, joined by commas (see [`Product::tools_json`]).
-    pub tools_json: &'static str,
     pub tools: &'static [ToolTexts],
     pub resources: &'static [ItemTexts],
     pub templates: &'static [ItemTexts],
@@ -92,7 +86,8 @@ pub struct ToolTexts {
     pub title: &'static str,
     pub description: &'static str,
     pub destructive_clause: Option<&'static str>,
-    /// The tool's `tools/list` object in this locale (a slice of [`LocaleTexts::tools_json`]).
+    /// The tool's `tools/list` object in this locale (the product's own, [`Tool::descriptor_json`],
+    /// when this locale says the same).
     pub descriptor_json: &'static str,
     /// `(argument, label)`: a short label for each top-level argument, from the first phrase of
     /// its description, for confirmation forms.
@@ -656,7 +651,6 @@ impl Product {
             instructions: "",
             policy: Policy::RUN_UNCONFIRMED,
             tools,
-            tools_json: "",
             tool_aliases: &[],
             resources: &[],
             templates: &[],
@@ -686,16 +680,5 @@ impl Product {
     }
     pub fn record(&self, name: &str) -> Option<&'static RecordType> {
         self.records.iter().find(|r| r.name == name)
-    }
-}
-
-/// The part `start..end` of a generated catalog's joined descriptor text, checked at compile time
-/// (the generator computes the offsets; a wrong one fails the build, never a request).
-pub const fn json_slice(joined: &'static str, start: usize, end: usize) -> &'static str {
-    let (_, tail) = joined.as_bytes().split_at(start);
-    let (part, _) = tail.split_at(end - start);
-    match core::str::from_utf8(part) {
-        Ok(s) => s,
-        Err(_) => panic!("descriptor offsets do not fall on character boundaries"),
     }
 }

@@ -6,8 +6,9 @@
 //! we concatenate, once, the descriptors that pair may see into complete `result` objects, page by page and per era (the 2026 pages carry
 //! `resultType`, `ttlMs`, `cacheScope` and `serverInfo`). A `tools/list` request then costs a
 //! permission-set lookup and one copy of the page into the response: no serde work. A tool
-//! listing that shows every tool of a generated catalog is not even assembled: its descriptors are
-//! the catalog's joined static text ([`Product::tools_json`]), sent as it is.
+//! listing that shows every tool is joined once per locale ([`Listings`]' `every_tool`) and
+//! shared by every view that shows it, rather than copied into each: the generated tables keep
+//! each tool's descriptor as its own text (so a change to one tool changes only its lines there).
 //!
 //! Views are per locale too (the key carries it): each locale's descriptors are their own static
 //! text (`LocaleTexts`), so choosing a language costs one more key field, not a translation.
@@ -123,6 +124,9 @@ pub struct Listings {
     /// The descriptors of the discovery tools (search, describe, call) by [`Locale::index`],
     /// listed when a selection turns discovery on.
     discovery: [[&'static str; 3]; 3],
+    /// By [`Locale::index`]: every tool's descriptor joined by commas, built on first use. Views
+    /// listing every tool share it (see [`Listings::every_tool_pages`]).
+    every_tool: [OnceLock<Bytes>; 3],
 }
 
 /// Upper bound of cached permission sets; beyond it the cache starts over.
@@ -140,6 +144,7 @@ impl Listings {
             key_hasher: foldhash::fast::RandomState::default(),
             unlisted: vec![false; product.tools.len()],
             discovery: super::discovery_tools::descriptors(product),
+            every_tool: Default::default(),
         }
     }
 
@@ -221,7 +226,6 @@ impl Listings {
                 t.prompts[i].descriptor_json
             })
         };
-        let joined = texts.map_or(p.tools_json, |t| t.tools_json);
         let callable: Vec<bool> = p
             .tools
             .iter()
@@ -262,7 +266,7 @@ impl Listings {
         let every_tool = (0..callable.len()).all(listed) && !selection.discovery();
         let era = |suffix: &str| EraPages {
             tools: match every_tool {
-                true => self.every_tool_pages(joined, suffix),
+                true => self.every_tool_pages(locale, &tools, suffix),
                 false => None,
             }
             .unwrap_or_else(|| self.pages(ListKind::Tools, &tools, suffix)),
@@ -293,17 +297,26 @@ impl Listings {
         })
     }
 
-    /// The single page listing every tool, straight from the catalog's joined descriptor text;
-    /// `None` when the catalog has none or the tools need more than one page.
-    fn every_tool_pages(&self, joined: &'static str, suffix: &str) -> Option<Vec<Page>> {
-        if joined.is_empty() || self.product.tools.len() > self.page_size {
+    /// The single page listing every tool (`descriptors`, in `locale`), its descriptors the
+    /// locale's joined text shared by every such view; `None` when the tools need more than one
+    /// page.
+    fn every_tool_pages(
+        &self,
+        locale: Locale,
+        descriptors: &[&str],
+        suffix: &str,
+    ) -> Option<Vec<Page>> {
+        if descriptors.is_empty() || descriptors.len() > self.page_size {
             return None;
         }
+        let joined = self.every_tool[locale.index()]
+            .get_or_init(|| Bytes::from(descriptors.join(",").into_bytes()))
+            .clone();
         let tail = format!("]{suffix}}}");
         Some(vec![Page::of(
             Box::new([
                 Bytes::from_static(b"{\"tools\":["),
-                Bytes::from_static(joined.as_bytes()),
+                joined,
                 Bytes::from(tail.into_bytes()),
             ]),
             true,

@@ -1002,28 +1002,40 @@ async fn the_schemas_resource_and_tools_answer_the_same_json() {
 }
 
 #[tokio::test]
-async fn a_full_tool_listing_is_the_catalogs_joined_text_and_2025_03_26_gets_no_output_schemas() {
+async fn a_full_tool_listing_is_the_locales_descriptors_joined_once_and_2025_03_26_gets_no_output_schemas(
+) {
+    use runtime_model::locale::Locale;
     let p = product("banking");
     let (e, _) = engine_with(p, 500);
     let everyone = identity(&["all"], &["*"]);
-    // The page of someone who may call every tool is the joined descriptor text, byte for byte.
+    // The page of someone who may call every tool is the locale's descriptors joined, byte for
+    // byte, and each descriptor is what serde_json writes for the object it spells.
     let all = std::sync::Arc::new(runtime_model::selection::Selection::everything(p));
-    let view = e
-        .listings
-        .view(&everyone, &all, runtime_model::locale::Locale::En);
-    let page = &view.legacy.tools[0];
-    assert!(
-        page.parts().count() > 1,
-        "the joined text is sent as its own segment"
-    );
-    // Each locale's descriptors are their own joined text (the view asked for English).
-    let en = p.texts(runtime_model::locale::Locale::En).unwrap();
-    let joined: Vec<&str> = en.tools.iter().map(|t| t.descriptor_json).collect();
-    let expected = format!("{{\"tools\":[{}]}}", joined.join(","));
-    assert_eq!(page.to_vec(), expected.into_bytes());
-    assert_eq!(en.tools_json, joined.join(","));
-    let base: Vec<&str> = p.tools.iter().map(|t| t.descriptor_json).collect();
-    assert_eq!(p.tools_json, base.join(","));
+    let joined_segment = |id: &Identity, locale: Locale| {
+        let view = e.listings.view(id, &all, locale);
+        let page = &view.legacy.tools[0];
+        let parts: Vec<&[u8]> = page.parts().collect();
+        assert_eq!(parts.len(), 3, "the joined text is sent as its own segment");
+        let joined_at = parts[1].as_ptr() as usize;
+        let texts = p.texts(locale).unwrap();
+        let items: Vec<Value> = texts
+            .tools
+            .iter()
+            .map(|t| serde_json::from_str(t.descriptor_json).unwrap())
+            .collect();
+        let expected = serde_json::to_vec(&json!({ "tools": items })).unwrap();
+        assert_eq!(page.to_vec(), expected, "{locale:?}");
+        joined_at
+    };
+    let en = joined_segment(&everyone, Locale::En);
+    for locale in Locale::ALL {
+        let first = joined_segment(&everyone, locale);
+        // Another permission set that sees every tool shares the locale's joined text.
+        let also_everyone = identity(&["all", "read"], &["*"]);
+        let second = joined_segment(&also_everyone, locale);
+        assert_eq!(first, second, "{locale:?}: joined once");
+        assert_eq!(first == en, locale == Locale::En);
+    }
 
     let with_schema = p
         .tools
