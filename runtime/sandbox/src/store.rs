@@ -256,6 +256,30 @@ fn create_private_dir(dir: &Path) -> Result<(), StoreError> {
     })
 }
 
+/// The lock of `<dir>/sandbox.lock`, held while a process opens the directory's database, so
+/// that instances started together take turns to bring its schema up to date (issue 37, item 8).
+/// `rusqlite_migration` reads the schema's version before its migration transaction: two
+/// processes upgrading one older database could both read the old version and apply the same
+/// migration twice ("trigger … already exists"). Serving does not take it (SQLite's own locks
+/// order the writes). Released when the returned file is dropped, or by the system when the
+/// process dies.
+fn lock_for_opening(dir: &Path) -> Result<std::fs::File, StoreError> {
+    let path = dir.join(LOCK_FILE);
+    let io = |source| StoreError::Dir {
+        path: path.clone(),
+        source,
+    };
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true).write(true).create(true).truncate(false);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let file = options.open(&path).map_err(io)?;
+    file.lock().map_err(io)?;
+    Ok(file)
+}
+
+const LOCK_FILE: &str = "sandbox.lock";
+
 /// Creates a new file at `path` (an existing one is an error) readable and writable by its owner
 /// only (0600 on unix): the data directory's key and database.
 pub(crate) fn create_private_file(path: &Path) -> std::io::Result<std::fs::File> {
@@ -345,6 +369,8 @@ impl Store {
     /// ([`StoreError::NotASandbox`]), never replaced.
     pub fn open(dir: &Path) -> Result<Store, StoreError> {
         create_private_dir(dir)?;
+        // Held until the store is open: see [`lock_for_opening`].
+        let _opening = lock_for_opening(dir)?;
         let path = dir.join(DB_FILE);
         match std::fs::metadata(&path) {
             Ok(m) if m.len() == 0 => {
@@ -1570,6 +1596,52 @@ mod reader_tests {
             .collect();
         for t in threads {
             assert_eq!(t.join().unwrap(), 20);
+        }
+    }
+}
+
+#[cfg(test)]
+mod opening_tests {
+    use super::*;
+
+    /// Instances started together on one directory all open it, whether the directory is new
+    /// (each builds a database aside and the first link wins, [`create_database`]) or holds a
+    /// database at an older schema (they take turns, [`lock_for_opening`]). Issue 37, item 8: when every instance created and migrated the same file, one
+    /// exited with "cannot bring its schema up to date … already exists".
+    #[test]
+    fn instances_opening_one_directory_together_all_open_it() {
+        for older in [false, true] {
+            for _ in 0..5 {
+                let dir = tempfile::tempdir().expect("temp dir");
+                if older {
+                    // A database two schema versions behind, as an older release left it.
+                    let path = dir.path().join(DB_FILE);
+                    let mut conn = Connection::open(&path).expect("db");
+                    conn.pragma_update(None, "journal_mode", "WAL")
+                        .expect("wal");
+                    Migrations::new(vec![M::up(SCHEMA_V1), M::up(SCHEMA_V2)])
+                        .to_latest(&mut conn)
+                        .expect("v2");
+                }
+                let barrier = std::sync::Barrier::new(4);
+                let opened: Vec<Result<(), String>> = std::thread::scope(|scope| {
+                    let handles: Vec<_> = (0..4)
+                        .map(|_| {
+                            scope.spawn(|| {
+                                barrier.wait();
+                                Store::open(dir.path()).map(drop).map_err(|e| e.to_string())
+                            })
+                        })
+                        .collect();
+                    handles
+                        .into_iter()
+                        .map(|h| h.join().expect("thread"))
+                        .collect()
+                });
+                for o in &opened {
+                    assert!(o.is_ok(), "older schema {older}: {o:?}");
+                }
+            }
         }
     }
 }
