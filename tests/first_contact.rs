@@ -423,6 +423,113 @@ async fn a_full_disk_is_a_sandbox_error_and_readyz_says_so() {
     assert_eq!(status, 200, "{body}");
 }
 
+/// An audit file on a full disk (issue 37, item 3): a write is refused before it runs with
+/// `audit_unavailable` (no record is changed, no partial line is written), reads still answer,
+/// `/readyz` turns 503 naming the audit file, and once space is freed the write runs and its
+/// record is one whole line. Needs a small tmpfs (root, `mount`).
+#[tokio::test]
+async fn an_audit_file_on_a_full_disk_refuses_writes_before_they_run() {
+    let test = "an_audit_file_on_a_full_disk_refuses_writes_before_they_run";
+    let mnt = tempfile::tempdir().unwrap();
+    let mounted = Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=16m", "tmpfs"])
+        .arg(mnt.path())
+        .output();
+    match mounted {
+        Ok(o) if o.status.success() => {}
+        other => {
+            if skip::opted_out("mount", test, "cannot mount a tmpfs to fill") {
+                return;
+            }
+            panic!("mount -t tmpfs (root) is needed to fill a disk (KOBANA_TEST_SKIP=mount opts out): {other:?}");
+        }
+    }
+    struct Unmount(std::path::PathBuf);
+    impl Drop for Unmount {
+        fn drop(&mut self) {
+            let _ = Command::new("umount").arg("-l").arg(&self.0).status();
+        }
+    }
+    let _unmount = Unmount(mnt.path().to_path_buf());
+    let data = tempfile::tempdir().unwrap();
+    let audit = mnt.path().join("audit.jsonl");
+    let port = free_port();
+    let mut cmd = kobana(data.path());
+    cmd.args(["serve", "billing", "--http", &format!("127.0.0.1:{port}")]);
+    cmd.arg("--audit-file").arg(&audit);
+    let _server = start(cmd, port);
+    let url = format!("http://127.0.0.1:{port}/billing/mcp");
+    let readyz = || async move {
+        let resp = reqwest::get(format!("http://127.0.0.1:{port}/readyz"))
+            .await
+            .unwrap();
+        (
+            resp.status().as_u16(),
+            resp.text().await.unwrap_or_default(),
+        )
+    };
+    let create = |name: &'static str| {
+        let url = url.clone();
+        async move {
+            let resp = reqwest::Client::new()
+                .post(&url)
+                .bearer_auth("demo-full")
+                .header("Content-Type", "application/json")
+                .header("Accept", "application/json, text/event-stream")
+                .header("MCP-Protocol-Version", "2025-11-25")
+                .json(&json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+                    "params": {"name": "billing_customers_create", "arguments": {
+                        "name": name, "email": "audit@example.com", "document": "52998224725"}}}))
+                .send()
+                .await
+                .expect("the server answers");
+            resp.json::<Value>().await.unwrap_or(Value::Null)
+        }
+    };
+    let customers = || async {
+        let (_, v) = list_call(&url, "billing_customers_list").await;
+        v.to_string()
+    };
+    let (status, body) = readyz().await;
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("audit"), "{body}");
+    // Fill the disk: one file takes every free block.
+    let filler = mnt.path().join("filler");
+    {
+        let mut f = std::fs::File::create(&filler).unwrap();
+        let block = vec![0u8; 16 * 1024];
+        while f.write_all(&block).is_ok() {}
+        let _ = f.sync_all();
+    }
+    let (status, body) = readyz().await;
+    assert_eq!(status, 503, "{body}");
+    let line = body
+        .lines()
+        .find(|l| l.starts_with("audit: not ready"))
+        .unwrap_or_else(|| panic!("{body}"));
+    assert!(line.contains("audit.jsonl"), "{line}");
+    let v = create("Refused While Full").await;
+    let (code, _) = tool_error(&v);
+    assert_eq!(code, "audit_unavailable", "{v}");
+    assert!(
+        !customers().await.contains("Refused While Full"),
+        "the refused write ran"
+    );
+    std::fs::remove_file(&filler).unwrap();
+    let (status, body) = readyz().await;
+    assert_eq!(status, 200, "{body}");
+    let v = create("Kept On Record").await;
+    assert!(v["result"]["isError"] != json!(true), "{v}");
+    assert!(customers().await.contains("Kept On Record"));
+    let trail = std::fs::read_to_string(&audit).unwrap();
+    assert!(trail.ends_with('\n'), "{trail}");
+    for line in trail.lines() {
+        let record: Value = serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}"));
+        assert_eq!(record["tool"], "billing_customers_create", "{line}");
+    }
+    assert_eq!(trail.lines().count(), 1, "{trail}");
+}
+
 /// A `tools/call` of `tool` (no arguments) over HTTP as `demo-full`.
 async fn list_call(url: &str, tool: &str) -> (u16, Value) {
     let resp = reqwest::Client::new()

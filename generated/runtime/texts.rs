@@ -16,6 +16,8 @@ pub enum Text {
     ErrorUpstreamError,
     /// `error_sandbox_error`: "The sandbox's local storage failed (an unusable data directory or a full disk)"
     ErrorSandboxError,
+    /// `error_audit_unavailable`: "The audit record cannot be written (a full disk or an unwritable file); nothing ran"
+    ErrorAuditUnavailable,
     /// `error_invalid_arguments`: "The arguments do not match the tool's input schema"
     ErrorInvalidArguments,
     /// `error_invalid_state`: "The action is not allowed in the record's current state"
@@ -200,13 +202,14 @@ pub enum Text {
 
 impl Text {
     /// Every text, in the table's order.
-    pub const ALL: [Text; 96] = [
+    pub const ALL: [Text; 97] = [
         Text::ErrorInsufficientScope,
         Text::ErrorInsufficientPermission,
         Text::ErrorWorkspaceRequired,
         Text::ErrorContentTooLarge,
         Text::ErrorUpstreamError,
         Text::ErrorSandboxError,
+        Text::ErrorAuditUnavailable,
         Text::ErrorInvalidArguments,
         Text::ErrorInvalidState,
         Text::ErrorNotFound,
@@ -315,13 +318,14 @@ impl Text {
     }
 }
 
-const KEYS: [&str; 96] = [
+const KEYS: [&str; 97] = [
     "error_insufficient_scope",
     "error_insufficient_permission",
     "error_workspace_required",
     "error_content_too_large",
     "error_upstream_error",
     "error_sandbox_error",
+    "error_audit_unavailable",
     "error_invalid_arguments",
     "error_invalid_state",
     "error_not_found",
@@ -415,7 +419,7 @@ const KEYS: [&str; 96] = [
 ];
 
 /// Per text, its versions in `Locale::ALL` order (pt-BR, es, en).
-const TEXTS: [[&str; 3]; 96] = [
+const TEXTS: [[&str; 3]; 97] = [
     [
         "O token de acesso não tem o escopo de que esta operação precisa",
         "El token de acceso no tiene el alcance (scope) que esta operación necesita",
@@ -445,6 +449,11 @@ const TEXTS: [[&str; 3]; 96] = [
         "O armazenamento local do sandbox falhou (diretório de dados inutilizável ou disco cheio)",
         "El almacenamiento local del sandbox falló (directorio de datos inutilizable o disco lleno)",
         "The sandbox's local storage failed (an unusable data directory or a full disk)",
+    ],
+    [
+        "O registro de auditoria não pode ser gravado (disco cheio ou arquivo inacessível); nada foi executado",
+        "El registro de auditoría no se puede escribir (disco lleno o archivo inaccesible); no se ejecutó nada",
+        "The audit record cannot be written (a full disk or an unwritable file); nothing ran",
     ],
     [
         "Os argumentos não correspondem ao esquema de entrada da ferramenta",
@@ -898,7 +907,8 @@ const TEXTS: [[&str; 3]; 96] = [
     ],
 ];
 
-const PLACEHOLDERS: [&[&str]; 96] = [
+const PLACEHOLDERS: [&[&str]; 97] = [
+    &[],
     &[],
     &[],
     &[],

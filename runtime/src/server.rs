@@ -236,6 +236,13 @@ impl Server {
             ledger.clone(),
             "the confirmation ledger",
         ));
+        if telemetry.audit().is_some() {
+            let t = telemetry.clone();
+            readiness.push(crate::telemetry::health::Probe::new("audit", move || {
+                let ready = t.audit().map(|sink| sink.ready());
+                async move { ready.unwrap_or_else(|| Ok("off".into())) }
+            }));
+        }
         let ledger = crate::confirm::timed::TimedLedger::wrap(ledger, telemetry.clone());
         let confirmer = crate::confirm::Confirmer::with_window(
             sealer.clone(),

@@ -116,6 +116,15 @@ pub const SANDBOX_ERROR: AppError = AppError {
     scope: ErrorScope::All,
 };
 
+pub const AUDIT_UNAVAILABLE: AppError = AppError {
+    code: "audit_unavailable",
+    rpc_code: -31017,
+    message: Text::ErrorAuditUnavailable.get(Locale::En),
+    text: Text::ErrorAuditUnavailable,
+    when: "The audit file cannot take the call's record (its disk is full or it cannot be written). A write is refused before it runs, since its record could not be kept; try again once the operator has freed space.",
+    scope: ErrorScope::All,
+};
+
 pub const INVALID_ARGUMENTS: AppError = AppError {
     code: "invalid_arguments",
     rpc_code: -32602,
@@ -225,6 +234,7 @@ pub const ALL: &[AppError] = &[
     CONTENT_TOO_LARGE,
     UPSTREAM_ERROR,
     SANDBOX_ERROR,
+    AUDIT_UNAVAILABLE,
     USER_DECLINED,
     CONFIRMATION_REQUIRED,
     CONFIRMATION_REPLAYED,

@@ -192,6 +192,15 @@ impl Engine {
         self.telemetry.as_ref().is_some_and(|t| t.audit().is_some())
     }
 
+    /// Why `tool` may not run now: it is a write, writes are audited, and the audit sink could
+    /// not take its record ([`crate::telemetry::AuditSink::ready`]).
+    pub(crate) fn audit_refusal(&self, tool: &Tool) -> Option<String> {
+        if tool.annotations.read_only && !tool.annotations.destructive {
+            return None;
+        }
+        self.telemetry.as_ref()?.audit()?.ready().err()
+    }
+
     /// This engine with a protocol extension (declared and served where it
     /// [`serves`](ProtocolExtension::serves) this product).
     pub fn with_protocol_extension(mut self, extension: Arc<dyn ProtocolExtension>) -> Self {

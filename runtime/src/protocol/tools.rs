@@ -200,6 +200,16 @@ impl Engine {
             let detail = format!("missing `{}`", denial.missing());
             return self.tool_reply(call, app_error_output(err, Some(&detail), extra));
         }
+        // A write whose audit record could not be kept does not run (nor is it asked about).
+        if let Some(why) = self.audit_refusal(tool) {
+            let mut extra = Map::new();
+            extra.insert("retryable".into(), json!(true));
+            tracing::error!(tool = tool.name, "{why}: the write is refused");
+            return self.tool_reply(
+                call,
+                app_error_output(&errors::AUDIT_UNAVAILABLE, None, extra),
+            );
+        }
         if let Some(problems) = self.validate_args(idx, args_value) {
             let mut extra = Map::new();
             extra.insert("details".into(), json!(problems));

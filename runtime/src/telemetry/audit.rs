@@ -13,7 +13,10 @@
 //! Sinks: stderr, or a JSON Lines file opened for append, rotated by size
 //! (`file` → `file.1` → … → `file.<keep>`, the oldest dropped).
 //!
-//! A record is written in place, before the answer leaves, and never dropped. So unlike the
+//! A record is written in place, before the answer leaves, and never dropped: a write is refused
+//! before it runs when the file could not take its record ([`AuditSink::ready`]: less than
+//! [`HEADROOM`] free on its filesystem), and a record the disk cut short is taken back out whole
+//! ([`AuditSink::write`]), so the file never holds a partial line for the next record to join. So unlike the
 //! log (`log_queue` in the binary, which drops lines with a notice rather than wait), the stderr
 //! sink waits for whoever reads stderr: a pipe nobody reads holds up the writes it audits.
 //! That is the price of a trail with no gaps; the file sink is the production setting.
@@ -44,6 +47,10 @@ pub enum AuditTarget {
 pub const DEFAULT_MAX_BYTES: u64 = 100 * 1024 * 1024;
 /// Default number of rotated audit files kept.
 pub const DEFAULT_KEEP: usize = 10;
+
+/// The free space the audit file's filesystem must have for a write to run: room for its record
+/// many times over (a record is a few KiB; arguments are bounded by the request size).
+pub const HEADROOM: u64 = 4 * 1024 * 1024;
 
 /// An open audit sink. Records are whole lines, written under one lock.
 pub struct AuditSink {
@@ -95,6 +102,33 @@ impl AuditSink {
         })
     }
 
+    /// Whether a write may run: the sink can take its record. `Err` says why not (the file's
+    /// filesystem is nearly full, or the file is gone from reach). Stderr is always ready.
+    pub fn ready(&self) -> Result<String, String> {
+        let Ok(out) = self.out.lock() else {
+            return Err("the audit sink is unusable (a writer panicked)".into());
+        };
+        match &*out {
+            Out::Stderr => Ok("stderr".into()),
+            Out::File { path, .. } => {
+                let dir = path
+                    .parent()
+                    .filter(|d| !d.as_os_str().is_empty())
+                    .unwrap_or(Path::new("."));
+                let stat = rustix::fs::statvfs(dir)
+                    .map_err(|e| format!("audit file {}: {e}", path.display()))?;
+                let free = stat.f_bavail.saturating_mul(stat.f_frsize);
+                if free < HEADROOM {
+                    return Err(format!(
+                        "audit file {}: {free} bytes free on its filesystem, under the {HEADROOM} a write needs",
+                        path.display()
+                    ));
+                }
+                Ok(format!("{} ({free} bytes free)", path.display()))
+            }
+        }
+    }
+
     /// Writes one record as one line. A failure is logged (the call's answer stands).
     pub fn write(&self, record: &Value) {
         let mut line = record.to_string();
@@ -123,8 +157,15 @@ impl AuditSink {
                     }
                 }
                 let r = file.write_all(line.as_bytes());
-                if r.is_ok() {
-                    *size += line.len() as u64;
+                match &r {
+                    Ok(()) => *size += line.len() as u64,
+                    // Part of the line may be in the file: cut it back to the last whole
+                    // record, so that the next one does not join a broken line.
+                    Err(_) => {
+                        if let Err(e) = file.set_len(*size) {
+                            tracing::error!(path = %path.display(), error = %e, "cannot cut a partial audit record");
+                        }
+                    }
                 }
                 r
             }
