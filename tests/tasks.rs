@@ -246,6 +246,37 @@ async fn an_expired_task_is_unknown() {
     );
 }
 
+/// Tasks count against their caller's quota of live work while they run, and no longer once
+/// they finish (issue 37, item 6: 1,000 finished tasks locked a person's writes for an hour); a
+/// caller at its quota gets the quota error, not "the task store is unavailable".
+#[tokio::test]
+async fn finished_tasks_leave_the_quota_and_a_full_quota_is_a_quota_error() {
+    use runtime::confirm::MemoryLedger;
+    let quota = 3;
+    let mut o = options(0);
+    o.ledger = Some(Arc::new(MemoryLedger::with_limits(10_000, quota)));
+    let s = start(o).await;
+    let ana = tasker(&s, "demo-full");
+    for _ in 0..quota * 2 {
+        let id = create_task(&ana, REPORT, json!({})).await;
+        assert_eq!(settle(&ana, &id).await["status"], "completed");
+    }
+    let mut o = options(60_000);
+    o.ledger = Some(Arc::new(MemoryLedger::with_limits(10_000, quota)));
+    let s = start(o).await;
+    let ana = tasker(&s, "demo-full");
+    for _ in 0..quota {
+        create_task(&ana, REPORT, json!({})).await;
+    }
+    let over = ana.call_tool(REPORT, json!({}), None, None).await;
+    assert_eq!(
+        over.tool_error_code().as_deref(),
+        Some("confirmation_quota_exceeded"),
+        "{}",
+        over.body
+    );
+}
+
 #[tokio::test]
 async fn a_destructive_task_tool_asks_before_its_task_starts() {
     let s = start(options(200)).await;

@@ -70,6 +70,13 @@ impl Ledger for Flaky {
     ) -> BoxFuture<'a, Result<bool, LedgerError>> {
         Box::pin(async move { self.now()?.remove_if(key, value).await })
     }
+    fn release<'a>(
+        &'a self,
+        key: &'a str,
+        owner: &'a str,
+    ) -> BoxFuture<'a, Result<(), LedgerError>> {
+        Box::pin(async move { self.now()?.release(key, owner).await })
+    }
 }
 
 /// xorshift64*: deterministic, no dependency.

@@ -70,6 +70,16 @@ pub trait Ledger: Send + Sync + 'static {
     /// The value of a live record of `key`, if any. Reads only.
     fn get<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<Option<String>, LedgerError>>;
 
+    /// Stops charging the record `key` to `owner`'s quota (it lives on until it expires): for a
+    /// record that is kept to be read but no longer holds work, a finished task. Nothing
+    /// happens when the record is gone or charged to someone else. Required (no default): a
+    /// wrapper that forgot to pass it on would keep every finished task charged.
+    fn release<'a>(
+        &'a self,
+        key: &'a str,
+        owner: &'a str,
+    ) -> BoxFuture<'a, Result<(), LedgerError>>;
+
     /// Records `key` for `ttl`. `Ok(true)` the first time, `Ok(false)` while a previous record of
     /// the same key lives.
     fn record_once<'a>(
@@ -256,6 +266,26 @@ impl MemoryLedger {
         }
     }
 
+    fn release_now(&self, key: &str, owner: &str) {
+        let mut entries = self.lock();
+        let charged = entries
+            .map
+            .get(key)
+            .is_some_and(|e| !owner.is_empty() && e.owner == owner);
+        if !charged {
+            return;
+        }
+        if let Some(e) = entries.map.get_mut(key) {
+            e.owner.clear();
+        }
+        if let Some(keys) = entries.owners.get_mut(owner) {
+            keys.remove(key);
+            if keys.is_empty() {
+                entries.owners.remove(owner);
+            }
+        }
+    }
+
     fn remove_when(&self, key: &str, value: &str) -> bool {
         let now = Instant::now();
         let mut entries = self.lock();
@@ -268,6 +298,14 @@ impl MemoryLedger {
 }
 
 impl Ledger for MemoryLedger {
+    fn release<'a>(
+        &'a self,
+        key: &'a str,
+        owner: &'a str,
+    ) -> BoxFuture<'a, Result<(), LedgerError>> {
+        self.release_now(key, owner);
+        Box::pin(async { Ok(()) })
+    }
     fn get<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<Option<String>, LedgerError>> {
         let v = self
             .lock()
@@ -334,6 +372,13 @@ impl<L: Ledger + ?Sized> Ledger for std::sync::Arc<L> {
     ) -> BoxFuture<'a, Result<bool, LedgerError>> {
         (**self).remove_if(key, value)
     }
+    fn release<'a>(
+        &'a self,
+        key: &'a str,
+        owner: &'a str,
+    ) -> BoxFuture<'a, Result<(), LedgerError>> {
+        (**self).release(key, owner)
+    }
 }
 
 /// A ledger that always fails: for tests of `confirmation_unavailable`, and as what a server uses
@@ -348,6 +393,13 @@ impl FailingLedger {
 }
 
 impl Ledger for FailingLedger {
+    fn release<'a>(
+        &'a self,
+        _key: &'a str,
+        _owner: &'a str,
+    ) -> BoxFuture<'a, Result<(), LedgerError>> {
+        self.fail()
+    }
     fn get<'a>(&'a self, _key: &'a str) -> BoxFuture<'a, Result<Option<String>, LedgerError>> {
         self.fail()
     }
@@ -423,9 +475,11 @@ pub(crate) mod suite {
         let flooder = unique("flooder");
         let other = unique("other-owner");
         let ttl = Duration::from_secs(30);
+        let mut flooded = Vec::new();
         for i in 0..quota {
             let k = unique(&format!("flood{i}"));
             assert_eq!(l.put_new(&k, "x", ttl, &flooder).await, Ok(None));
+            flooded.push(k);
         }
         let k = unique("flood-over");
         assert_eq!(
@@ -436,6 +490,17 @@ pub(crate) mod suite {
         assert_eq!(l.put_new(&k, "x", ttl, &other).await, Ok(None));
         // Removing one of the flooder's records gives its room back.
         assert_eq!(l.remove_if(&k, "x").await, Ok(true));
+        // Releasing one of the flooder's records gives its room back too, and the record stays
+        // readable; releasing it for another owner does nothing.
+        let k = unique("flood-again");
+        assert_eq!(l.release(&flooded[0], &other).await, Ok(()));
+        assert_eq!(
+            l.put_new(&k, "x", ttl, &flooder).await,
+            Err(LedgerError::QuotaExceeded(quota))
+        );
+        assert_eq!(l.release(&flooded[0], &flooder).await, Ok(()));
+        assert_eq!(l.get(&flooded[0]).await, Ok(Some("x".into())));
+        assert_eq!(l.put_new(&k, "x", ttl, &flooder).await, Ok(None));
     }
 
     pub async fn entries_expire(l: &dyn Ledger) {

@@ -215,13 +215,20 @@ end
 return 0
 "#;
 
+/// `release`: KEYS[1] the owner's set, ARGV[1] the record's key.
+const RELEASE: &str = r#"
+return redis.call('ZREM', KEYS[1], ARGV[1])
+"#;
+
 fn script(src: &'static str) -> &'static redis::Script {
     use std::sync::OnceLock;
     static PUT: OnceLock<redis::Script> = OnceLock::new();
     static CAS: OnceLock<redis::Script> = OnceLock::new();
     static DEL: OnceLock<redis::Script> = OnceLock::new();
     static READ: OnceLock<redis::Script> = OnceLock::new();
+    static FREE: OnceLock<redis::Script> = OnceLock::new();
     let cell = match src {
+        RELEASE => &FREE,
         PUT_NEW => &PUT,
         COMPARE_AND_SET => &CAS,
         GET => &READ,
@@ -238,6 +245,25 @@ fn now_unix() -> u64 {
 }
 
 impl Ledger for RedisLedger {
+    fn release<'a>(
+        &'a self,
+        key: &'a str,
+        owner: &'a str,
+    ) -> BoxFuture<'a, Result<(), LedgerError>> {
+        Box::pin(async move {
+            if owner.is_empty() {
+                return Ok(());
+            }
+            let _: i64 = self
+                .run(
+                    script(RELEASE),
+                    &[&format!("{OWNER_PREFIX}{owner}")],
+                    &[format!("{KEY_PREFIX}{key}")],
+                )
+                .await?;
+            Ok(())
+        })
+    }
     fn get<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<Option<String>, LedgerError>> {
         Box::pin(async move {
             self.run(script(GET), &[&format!("{KEY_PREFIX}{key}")], &[])

@@ -70,6 +70,14 @@ impl Ledger for TimedLedger {
         Box::pin(self.timed("get", self.inner.get(key)))
     }
 
+    fn release<'a>(
+        &'a self,
+        key: &'a str,
+        owner: &'a str,
+    ) -> BoxFuture<'a, Result<(), LedgerError>> {
+        Box::pin(self.timed("release", self.inner.release(key, owner)))
+    }
+
     fn record_once<'a>(
         &'a self,
         key: &'a str,

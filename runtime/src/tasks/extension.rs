@@ -38,13 +38,15 @@ use super::record::{unix_now, Status, TaskRecord};
 use super::store::{TaskStore, TaskStoreError};
 use crate::confirm::idempotency;
 use crate::confirm::Confirmed;
+use crate::confirm::LedgerError;
 use crate::contract::call::Peer;
 use crate::contract::error::MISSING_CLIENT_CAPABILITY;
 use crate::contract::{Call, InputNeeded, RpcError, TaskInputs, TaskPhase};
 use crate::protocol::engine::Engine;
 use crate::protocol::engine::ProtocolExtension;
-use crate::protocol::tools::Executed;
+use crate::protocol::tools::{app_error_output, Executed};
 use crate::rpc::reply::Reply;
+use runtime_model::errors;
 
 /// -32021 naming the tasks extension.
 pub fn extension_required(what: &str) -> RpcError {
@@ -341,6 +343,13 @@ impl TasksExtension {
             Err(e) => {
                 if let Some(c) = &confirmed {
                     engine.confirmer.abandon(c).await;
+                }
+                // A caller holding its quota of live work is told so, as a direct call is.
+                if let TaskStoreError::Ledger(LedgerError::QuotaExceeded(_)) = e {
+                    return engine.tool_reply(
+                        call,
+                        app_error_output(&errors::CONFIRMATION_QUOTA_EXCEEDED, None, Map::new()),
+                    );
                 }
                 return store_error(e).into();
             }

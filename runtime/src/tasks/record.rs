@@ -65,6 +65,10 @@ pub struct TaskRecord {
     /// terminal whose heartbeat is stale lost its instance (see [`super::extension`]).
     #[serde(default)]
     pub heartbeat_at: u64,
+    /// Whose ledger quota the task counts against while it is not finished (a finished task is
+    /// released: it is kept for reading, not work the caller holds).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub quota_owner: String,
 }
 
 /// Now, in unix seconds.

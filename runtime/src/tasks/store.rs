@@ -83,6 +83,7 @@ impl TaskStore {
                 answers: Map::new(),
                 version: 0,
                 heartbeat_at: super::record::unix_now(),
+                quota_owner: quota_owner.to_string(),
             };
             let text = serde_json::to_string(&record)
                 .map_err(|_| TaskStoreError::Damaged(record.id.clone()))?;
@@ -139,6 +140,7 @@ impl TaskStore {
             if owner.is_some_and(|o| o != record.owner) {
                 return Ok(None);
             }
+            let was_terminal = record.status.is_terminal();
             if !change(&mut record) {
                 return Ok(Some(record));
             }
@@ -151,6 +153,14 @@ impl TaskStore {
                 .compare_and_set(&key(id), &old_text, &new_text)
                 .await?
             {
+                // A finished task no longer counts against its caller's quota (issue 37: 1,000
+                // finished tasks locked a person's writes until they expired). A release that
+                // fails leaves it charged until it expires, as before.
+                if record.status.is_terminal() && !was_terminal {
+                    if let Err(e) = self.ledger.release(&key(id), &record.quota_owner).await {
+                        tracing::warn!(task = id, error = %e, "a finished task is still charged to its caller's quota");
+                    }
+                }
                 return Ok(Some(record));
             }
         }
@@ -239,5 +249,37 @@ mod tests {
         assert_eq!(t.ttl_ms, 50);
         tokio::time::sleep(Duration::from_millis(80)).await;
         assert!(s.get(&t.id, "a").await.unwrap().is_none());
+    }
+
+    /// Finished tasks stop counting against their caller's quota: with a quota of 3, three
+    /// working tasks fill it, and finishing one makes room for the next (issue 37, item 6).
+    #[tokio::test]
+    async fn a_finished_task_frees_its_place_in_the_quota() {
+        let s = TaskStore::new(
+            Arc::new(MemoryLedger::with_limits(100, 3)),
+            TaskOptions {
+                ttl: Duration::from_secs(600),
+                ..TaskOptions::default()
+            },
+        );
+        let mut ids = Vec::new();
+        for _ in 0..3 {
+            ids.push(s.create("alice", "q", "tool").await.unwrap().id);
+        }
+        assert!(matches!(
+            s.create("alice", "q", "tool").await,
+            Err(TaskStoreError::Ledger(LedgerError::QuotaExceeded(3)))
+        ));
+        // Another caller is not affected.
+        s.create("bob", "other", "tool").await.unwrap();
+        let done = s
+            .finish(&ids[0], |r| r.status = Status::Completed)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(done.status, Status::Completed);
+        s.create("alice", "q", "tool").await.unwrap();
+        // The finished task is still there to be read.
+        assert!(s.get(&ids[0], "alice").await.unwrap().is_some());
     }
 }
