@@ -404,3 +404,60 @@ async fn a_failed_upstream_listing_is_an_error_and_errors_hide_the_upstream_url(
     );
     assert!(text.contains("the Kobana API (banking)"), "{text}");
 }
+
+/// The embedded sandbox honours the idempotency key as the API does (issue 37, item 4): a write
+/// with a key runs once, and the same key answers its first answer again, marked replayed, also
+/// from a new process over the same data directory (the server's ledger that knew the key is
+/// gone: a flushed Redis, a restart with a memory ledger). The key used by another tool is
+/// refused; a write without a key runs each time.
+#[tokio::test]
+async fn the_embedded_sandbox_runs_a_write_with_a_key_once_across_restarts() {
+    use runtime_model::backend::{Backend, BackendError, Output};
+    let dir = tempfile::tempdir().unwrap();
+    let billing = generated::product("billing").expect("billing");
+    let create = billing.tool("billing_customers_create").expect("create");
+    let mut ctx = test_support::calls::admin(billing, runtime_sandbox::DEMO_ORGANIZATION);
+    ctx.idempotency_key = Some("key-of-one-write".into());
+    let args = json!({"name": "Once Only", "email": "once@example.com", "document": "52998224725"});
+    let args = args.as_object().unwrap();
+    let count = |sb: &Sandbox| {
+        let sb = sb.clone();
+        async move {
+            let list = billing.tool("billing_customers_list").unwrap();
+            let none = serde_json::Map::new();
+            let mut plain = test_support::calls::admin(billing, runtime_sandbox::DEMO_ORGANIZATION);
+            plain.idempotency_key = None;
+            match sb.call(&plain, list, &none).await {
+                Ok(Output::Json(v)) => v.to_string().matches("Once Only").count(),
+                other => panic!("{other:?}"),
+            }
+        }
+    };
+    let first = {
+        let sb = Sandbox::open(&SandboxConfig::new(dir.path())).unwrap();
+        let Ok(Output::Json(first)) = sb.call(&ctx, create, args).await else {
+            panic!("the first write runs")
+        };
+        first
+    };
+    let sb = Sandbox::open(&SandboxConfig::new(dir.path())).unwrap();
+    match sb.call(&ctx, create, args).await {
+        Ok(Output::Replayed(again)) => {
+            assert!(
+                matches!(*again, Output::Json(ref v) if *v == first),
+                "{again:?}"
+            )
+        }
+        other => panic!("the same key answers the first answer, replayed: {other:?}"),
+    }
+    assert_eq!(count(&sb).await, 1, "the replay ran nothing");
+    let other = billing.tool("billing_customers_delete").expect("delete");
+    let id = json!({"id": first["id"]});
+    assert!(matches!(
+        sb.call(&ctx, other, id.as_object().unwrap()).await,
+        Err(BackendError::Invalid(m)) if m.contains("billing_customers_create")
+    ));
+    ctx.idempotency_key = None;
+    sb.call(&ctx, create, args).await.expect("runs");
+    assert_eq!(count(&sb).await, 2, "without a key, a write runs each time");
+}

@@ -340,10 +340,30 @@ impl Sandbox {
             run(tool, args)
         };
         if ops::is_read(tool) {
-            self.inner.store.call_read(body)
-        } else {
-            self.inner.store.call_transaction(body)
+            return self.inner.store.call_read(body);
         }
+        let Some(key) = ctx.idempotency_key.as_deref() else {
+            return self.inner.store.call_transaction(body);
+        };
+        // A write with an idempotency key runs once: its answer is kept in its own transaction,
+        // and the same key answers it again (marked replayed) without running anything.
+        let at = now.unix_timestamp();
+        self.inner.store.call_transaction(|tx| {
+            if let Some(first) = store::kept_answer(tx, &scope, key, tool.name, at)? {
+                return Ok(Output::Replayed(Box::new(Output::Json(first))));
+            }
+            let out = body(tx)?;
+            let text = match &out {
+                Output::Json(v) => Some(v.to_string()),
+                Output::JsonText(t) => Some(t.as_str().to_string()),
+                // A file answer is not kept (no write answers one).
+                _ => None,
+            };
+            if let Some(text) = text {
+                store::keep_answer(tx, &scope, key, tool.name, &text, at)?;
+            }
+            Ok(out)
+        })
     }
 
     /// (Re)seeds `product`: every scope seeded so far plus `extra` scopes, from scratch.

@@ -126,6 +126,7 @@ fn migrations() -> Migrations<'static> {
         M::up(SCHEMA_V2),
         M::up(SCHEMA_V3),
         M::up(SCHEMA_V4),
+        M::up(SCHEMA_V5),
     ])
 }
 
@@ -213,6 +214,21 @@ CREATE TRIGGER records_json_is_an_object_on_update BEFORE UPDATE OF json ON reco
 /// reads, replacements and deletions by id as they were: `INSERT OR REPLACE` replaces the record
 /// with the same id. The table is rebuilt (rows, generated column and the version 2 triggers,
 /// unchanged); `records_recent` is gone, the table's key being that order.
+/// The answers of writes that carried an idempotency key (see [`kept_answer`]).
+const SCHEMA_V5: &str = "
+CREATE TABLE answers (
+    product      TEXT NOT NULL,
+    organization TEXT NOT NULL,
+    workspace    TEXT NOT NULL,
+    key          TEXT NOT NULL,
+    tool         TEXT NOT NULL,
+    answered_at  INTEGER NOT NULL,
+    json         TEXT NOT NULL,
+    PRIMARY KEY (product, organization, workspace, key)
+) WITHOUT ROWID;
+CREATE INDEX answers_by_age ON answers (answered_at);
+";
+
 const SCHEMA_V4: &str = "
 CREATE TABLE records_v4 (
     product        TEXT NOT NULL,
@@ -361,6 +377,86 @@ fn refuse_foreign(conn: &Connection, path: &Path) -> Result<(), StoreError> {
         "it is another program's database (tables {})",
         tables.join(", ")
     )))
+}
+
+/// How long the answer of a write with an idempotency key is kept: the server's default
+/// idempotency window (24 h), within which it sends a retried or re-confirmed write the same key.
+pub const ANSWER_WINDOW_SECS: i64 = 24 * 60 * 60;
+
+/// The first answer of the write `key` in `scope`, kept within [`ANSWER_WINDOW_SECS`] of `now`
+/// (unix seconds); `Err` when the key was used by another tool (a new request needs a new key).
+/// With [`keep_answer`], in the write's own transaction, this is what makes a write with a key
+/// run once in the sandbox as in the API: a replay after the server's ledger lost its records
+/// (a flushed Redis, a restart with a memory ledger) gets the first answer, and nothing runs.
+pub fn kept_answer(
+    tx: &Connection,
+    scope: &Scope,
+    key: &str,
+    tool: &str,
+    now: i64,
+) -> Result<Option<Value>, runtime_model::backend::BackendError> {
+    use runtime_model::backend::BackendError;
+    let row: Option<(String, String)> = tx
+        .query_row(
+            "SELECT tool, json FROM answers WHERE product = ?1 AND organization = ?2 \
+             AND workspace = ?3 AND key = ?4 AND answered_at > ?5",
+            params![
+                scope.product,
+                scope.organization,
+                scope.workspace,
+                key,
+                now - ANSWER_WINDOW_SECS
+            ],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .optional()
+        .map_err(|e| BackendError::Storage(format!("sandbox database: {e}")))?;
+    let Some((first_tool, json)) = row else {
+        return Ok(None);
+    };
+    if first_tool != tool {
+        return Err(BackendError::Invalid(format!(
+            "this idempotency key was first used for {first_tool}; a new request needs a new key"
+        )));
+    }
+    serde_json::from_str(&json)
+        .map(Some)
+        .map_err(|e| BackendError::Storage(format!("sandbox database: a kept answer: {e}")))
+}
+
+/// Keeps `answer` as the answer of the write `key` in `scope` (see [`kept_answer`]), and drops
+/// the answers older than the window.
+pub fn keep_answer(
+    tx: &Connection,
+    scope: &Scope,
+    key: &str,
+    tool: &str,
+    answer: &str,
+    now: i64,
+) -> Result<(), runtime_model::backend::BackendError> {
+    let db = |e: rusqlite::Error| {
+        runtime_model::backend::BackendError::Storage(format!("sandbox database: {e}"))
+    };
+    tx.execute(
+        "DELETE FROM answers WHERE answered_at <= ?1",
+        params![now - ANSWER_WINDOW_SECS],
+    )
+    .map_err(db)?;
+    tx.execute(
+        "INSERT OR REPLACE INTO answers (product, organization, workspace, key, tool, answered_at, json) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        params![
+            scope.product,
+            scope.organization,
+            scope.workspace,
+            key,
+            tool,
+            now,
+            answer
+        ],
+    )
+    .map_err(db)?;
+    Ok(())
 }
 
 impl Store {
@@ -960,7 +1056,7 @@ mod migration_tests {
             .expect("open")
             .query_row("PRAGMA user_version", [], |r| r.get(0))
             .expect("user_version");
-        assert_eq!(version, 4, "the latest version");
+        assert_eq!(version, 5, "the latest version");
         Connection::open(&path)
             .expect("open")
             .pragma_update(None, "user_version", 99)
