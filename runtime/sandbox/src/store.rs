@@ -120,14 +120,17 @@ fn reader_count() -> usize {
 /// version in SQLite's `user_version`). Append a new `M::up` to change the schema; never edit
 /// a released one. Version 1 is written with `IF NOT EXISTS` so that data directories created
 /// before versioning (whose `user_version` is 0) adopt it unchanged.
+/// The schema's versions, in order: version `n` is `SCHEMAS[n - 1]`.
+const SCHEMAS: [&str; 5] = [SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4, SCHEMA_V5];
+
+/// How many schema versions there are (the latest `user_version`).
+#[cfg(test)]
+fn migrations_count() -> i64 {
+    SCHEMAS.len() as i64
+}
+
 fn migrations() -> Migrations<'static> {
-    Migrations::new(vec![
-        M::up(SCHEMA_V1),
-        M::up(SCHEMA_V2),
-        M::up(SCHEMA_V3),
-        M::up(SCHEMA_V4),
-        M::up(SCHEMA_V5),
-    ])
+    Migrations::new(SCHEMAS.iter().map(|sql| M::up(sql)).collect())
 }
 
 const SCHEMA_V1: &str = "
@@ -1056,7 +1059,7 @@ mod migration_tests {
             .expect("open")
             .query_row("PRAGMA user_version", [], |r| r.get(0))
             .expect("user_version");
-        assert_eq!(version, 5, "the latest version");
+        assert_eq!(version, migrations_count(), "the latest version");
         Connection::open(&path)
             .expect("open")
             .pragma_update(None, "user_version", 99)
@@ -1306,10 +1309,10 @@ mod migration_v4_tests {
         let version: i64 = conn
             .query_row("PRAGMA user_version", [], |r| r.get(0))
             .expect("user_version");
-        assert_eq!(version, 4);
+        assert_eq!(version, migrations_count());
         assert!(
             older().to_latest(&mut conn).is_err(),
-            "a binary that knows only version 3 refuses version 4"
+            "a binary that knows only version 3 refuses a newer version"
         );
         drop(conn);
         // A new database has those pages from the start.
