@@ -37,11 +37,11 @@ say() { echo "scripts/mutants.sh: $*" >&2; }
 # drive writes through them (the proxy's and the exactly-once walk).
 money_path() {
   cat <<'EOF'
-runtime/src/confirm/idempotency.rs;runtime;runtime;--lib;confirm::;
-runtime/src/confirm/gate.rs;runtime;runtime;--lib;confirm::;
-runtime/src/confirm/ledger.rs;runtime;runtime;--lib;confirm::;
-runtime/src/confirm/redis_ledger.rs;runtime;runtime;--lib;confirm::;
-runtime/src/confirm/form.rs;runtime;runtime;--lib;confirm::;
+runtime/src/confirm/idempotency.rs;runtime;runtime;--lib;;
+runtime/src/confirm/gate.rs;runtime;runtime;--lib;;
+runtime/src/confirm/ledger.rs;runtime;runtime;--lib;;
+runtime/src/confirm/redis_ledger.rs;runtime;runtime;--lib;;
+runtime/src/confirm/form.rs;runtime;runtime;--lib;;
 runtime/src/backend/upstream.rs;runtime;kobana-mcp;--test proxy --test exactly_once;;attempt|forward|e_is_retryable|retry_after|is_write|for Upstream>::call
 runtime/sandbox/src/api.rs;runtime-sandbox;kobana-mcp;--test proxy --test exactly_once;;in run$|RequestPrint|Slot::
 EOF
