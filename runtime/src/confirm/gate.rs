@@ -983,6 +983,7 @@ mod tests {
         retry.state = Some(&other);
         retry.responses = Some(&responses);
         let asked = c.gate(retry.req()).await;
+        assert!(!asked.runs());
         assert_ne!(state_of(&asked), other, "a fresh question");
         // The same answer with the question's own state runs.
         retry.state = Some(&state);
