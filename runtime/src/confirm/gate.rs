@@ -967,6 +967,65 @@ mod tests {
         );
     }
 
+    /// A state this server sealed for the same call but for another purpose (another round of
+    /// input, not this question) confirms nothing: the question is asked again.
+    #[tokio::test]
+    async fn a_state_sealed_for_another_purpose_is_asked_again() {
+        let c = confirmer();
+        let a = args("x");
+        let id = person("p", "o");
+        let state = state_of(&c.gate(Call::new(&STRICT, &a, &id).req()).await);
+        let mut claims = c.sealer.open(&state, NOW).unwrap();
+        claims.data["purpose"] = json!("another-round");
+        let other = c.sealer.seal(&claims);
+        let responses = yes();
+        let mut retry = Call::new(&STRICT, &a, &id);
+        retry.state = Some(&other);
+        retry.responses = Some(&responses);
+        let asked = c.gate(retry.req()).await;
+        assert!(!asked.runs());
+        assert_ne!(state_of(&asked), other, "a fresh question");
+        // The same answer with the question's own state runs.
+        retry.state = Some(&state);
+        assert!(c.gate(retry.req()).await.runs());
+    }
+
+    /// A confirmed write whose idempotency key cannot be recorded runs nothing and gives its
+    /// confirmation back: the same answer, sent again, runs it once.
+    #[tokio::test]
+    async fn a_confirmation_whose_key_cannot_be_recorded_is_given_back() {
+        // Room for the confirmation's record only: the call's key is over the caller's quota.
+        let c = Confirmer::new(
+            Arc::new(StateSealer::new(vec![("k1".into(), vec![9; 32])]).unwrap()),
+            Arc::new(MemoryLedger::with_limits(1000, 1)),
+        );
+        let a = args("x");
+        let id = person("p", "o");
+        let state = state_of(&c.gate(Call::new(&STRICT, &a, &id).req()).await);
+        let responses = yes();
+        let mut retry = Call::new(&STRICT, &a, &id);
+        retry.state = Some(&state);
+        retry.responses = Some(&responses);
+        let Gate::Run {
+            confirmed: Some(confirmed),
+        } = c.gate(retry.req()).await
+        else {
+            panic!("the confirmed call runs");
+        };
+        let owner = idempotency::owner(&id);
+        let ran = c
+            .run_once(Some("fp"), Some(&confirmed), &owner, |_| async {
+                panic!("nothing runs without its key")
+            })
+            .await;
+        assert_eq!(ran, Err::<(), _>(LedgerError::QuotaExceeded(1)));
+        assert!(c.gate(retry.req()).await.runs(), "given back, it runs");
+        assert_eq!(
+            refusal_code(&c.gate(retry.req()).await),
+            errors::CONFIRMATION_REPLAYED.code
+        );
+    }
+
     /// Finding 6: one caller over its quota is refused; another organization still confirms.
     #[tokio::test]
     async fn a_flooding_caller_cannot_deny_confirmations_to_others() {

@@ -259,7 +259,71 @@ impl CallKeys {
 mod tests {
     use super::*;
     use crate::confirm::MemoryLedger;
+    use runtime_model::backend::BoxFuture;
+    use std::sync::Mutex;
     use test_support::policies::{tool, LENIENT};
+
+    /// A memory ledger that notes the lifetime of each record it is asked to write, and runs
+    /// other callers' steps at the one point [`CallKeys::settle`] is not atomic: after it removed
+    /// the record it saw, before it records the next generation. Deterministic, unlike a race.
+    #[derive(Default)]
+    struct Interleaved {
+        inner: Arc<MemoryLedger>,
+        between: Mutex<Option<BoxFuture<'static, ()>>>,
+        ttls: Mutex<Vec<Duration>>,
+    }
+
+    impl Interleaved {
+        /// Runs `steps` (on the inner ledger) right after the next successful `remove_if`.
+        fn then_between(&self, steps: impl std::future::Future<Output = ()> + Send + 'static) {
+            *self.between.lock().unwrap() = Some(Box::pin(steps));
+        }
+    }
+
+    impl Ledger for Interleaved {
+        fn put_new<'a>(
+            &'a self,
+            key: &'a str,
+            value: &'a str,
+            ttl: Duration,
+            owner: &'a str,
+        ) -> BoxFuture<'a, Result<Option<String>, LedgerError>> {
+            self.ttls.lock().unwrap().push(ttl);
+            self.inner.put_new(key, value, ttl, owner)
+        }
+        fn compare_and_set<'a>(
+            &'a self,
+            key: &'a str,
+            expected: &'a str,
+            new: &'a str,
+        ) -> BoxFuture<'a, Result<bool, LedgerError>> {
+            self.inner.compare_and_set(key, expected, new)
+        }
+        fn remove_if<'a>(
+            &'a self,
+            key: &'a str,
+            value: &'a str,
+        ) -> BoxFuture<'a, Result<bool, LedgerError>> {
+            Box::pin(async move {
+                let removed = self.inner.remove_if(key, value).await?;
+                let between = self.between.lock().unwrap().take();
+                if let (true, Some(steps)) = (removed, between) {
+                    steps.await;
+                }
+                Ok(removed)
+            })
+        }
+        fn get<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<Option<String>, LedgerError>> {
+            self.inner.get(key)
+        }
+        fn release<'a>(
+            &'a self,
+            key: &'a str,
+            owner: &'a str,
+        ) -> BoxFuture<'a, Result<(), LedgerError>> {
+            self.inner.release(key, owner)
+        }
+    }
 
     fn person(p: &str, o: &str) -> Identity {
         Identity {
@@ -368,5 +432,82 @@ mod tests {
             keys.claim("fp", "o", None).await.unwrap().key,
             call_key("fp", 1)
         );
+    }
+
+    /// The help and the README promise a 24 h window (86,400 s): every record of a call key
+    /// lives that long, and a window below a second is raised to one.
+    #[tokio::test]
+    async fn call_records_live_for_the_window() {
+        let ledger = Arc::new(Interleaved::default());
+        let keys = CallKeys::new(ledger.clone(), DEFAULT_WINDOW);
+        assert_eq!(keys.window(), Duration::from_secs(86_400));
+        let k = keys.claim("fp", "o", None).await.unwrap();
+        keys.settle("fp", &k, Outcome::Ran).await;
+        let short = CallKeys::new(ledger.clone(), Duration::ZERO);
+        assert_eq!(short.window(), Duration::from_secs(1));
+        short.claim("fq", "o", None).await.unwrap();
+        assert_eq!(
+            *ledger.ttls.lock().unwrap(),
+            [
+                Duration::from_secs(86_400),
+                Duration::from_secs(86_400),
+                Duration::from_secs(1)
+            ]
+        );
+    }
+
+    /// A confirmation sealed two generations back (the ledger moved on twice since it was asked)
+    /// leaves the current generation alone: it may hold a run whose outcome is unknown.
+    #[tokio::test]
+    async fn a_confirmation_sealed_generations_ago_leaves_the_current_one() {
+        let keys = CallKeys::new(Arc::new(MemoryLedger::new()), DEFAULT_WINDOW);
+        for _ in 0..2 {
+            let k = keys.claim("fp", "o", None).await.unwrap();
+            keys.settle("fp", &k, Outcome::Ran).await;
+        }
+        assert_eq!(keys.generation("fp").await, Ok(Some(2)));
+        let old = keys.claim("fp", "o", Some(0)).await.unwrap();
+        assert_eq!(old.key, call_key("fp", 0));
+        keys.settle("fp", &old, Outcome::Ran).await;
+        assert_eq!(keys.generation("fp").await, Ok(Some(2)));
+    }
+
+    /// The race settling exists for: another claim of the same call lands between the removal
+    /// of the settled record and the recording of the next generation. It recorded generation 0
+    /// (it saw no record), the run that settles had that generation: the next one is recorded
+    /// all the same, so a deliberate repeat gets a new key.
+    #[tokio::test]
+    async fn a_claim_between_the_steps_of_settling_is_moved_on() {
+        let ledger = Arc::new(Interleaved::default());
+        let keys = CallKeys::new(ledger.clone(), DEFAULT_WINDOW);
+        let first = keys.claim("fp", "o", None).await.unwrap();
+        let other = CallKeys::new(ledger.inner.clone(), DEFAULT_WINDOW);
+        let (tx, mut rx) = tokio::sync::oneshot::channel();
+        ledger.then_between(async move {
+            let _ = tx.send(other.claim("fp", "o", None).await);
+        });
+        keys.settle("fp", &first, Outcome::Ran).await;
+        // Settling ran the other claim in its midst, or never reached that point.
+        let between = rx.try_recv().expect("settling removed the record").unwrap();
+        assert_eq!(between.key, call_key("fp", 0), "the claim came in between");
+        assert_eq!(keys.generation("fp").await, Ok(Some(1)));
+    }
+
+    /// The same race where the other claims ran and settled twice in between: the ledger is
+    /// past the settling run's next generation, and moving it back would send an old key.
+    #[tokio::test]
+    async fn runs_settled_between_the_steps_of_settling_are_left_alone() {
+        let ledger = Arc::new(Interleaved::default());
+        let keys = CallKeys::new(ledger.clone(), DEFAULT_WINDOW);
+        let first = keys.claim("fp", "o", None).await.unwrap();
+        let other = CallKeys::new(ledger.inner.clone(), DEFAULT_WINDOW);
+        ledger.then_between(async move {
+            for _ in 0..2 {
+                let k = other.claim("fp", "o", None).await.unwrap();
+                other.settle("fp", &k, Outcome::Ran).await;
+            }
+        });
+        keys.settle("fp", &first, Outcome::Ran).await;
+        assert_eq!(keys.generation("fp").await, Ok(Some(2)));
     }
 }
