@@ -60,12 +60,18 @@ pub enum Text {
     FormNewRecord,
     /// `form_every_record`: "every record the details below select"
     FormEveryRecord,
-    /// `form_why`: "Why we ask: according to the documentation of"
+    /// `form_why`: "Why we ask: “{action}” cannot be undone."
     FormWhy,
-    /// `form_why_tail`: "this action is destructive"
-    FormWhyTail,
-    /// `form_fields`: "Details"
+    /// `form_fields`: "What the call sends"
     FormFields,
+    /// `form_hidden`: "(hidden)"
+    FormHidden,
+    /// `form_facts_unread`: "The record's details could not be fetched right now: check them before you confirm."
+    FormFactsUnread,
+    /// `confirm_not_found`: "{record} {id} does not exist or is not within your reach; nothing was asked or run"
+    ConfirmNotFound,
+    /// `confirm_terminal`: "{record} {id} is “{state}”, a state in which “{action}” is not possible; nothing was asked or run"
+    ConfirmTerminal,
     /// `form_no_fields`: "Details: none"
     FormNoFields,
     /// `form_yes`: "yes"
@@ -198,7 +204,7 @@ pub enum Text {
 
 impl Text {
     /// Every text, in the table's order.
-    pub const ALL: [Text; 95] = [
+    pub const ALL: [Text; 98] = [
         Text::ErrorInsufficientScope,
         Text::ErrorInsufficientPermission,
         Text::ErrorWorkspaceRequired,
@@ -228,8 +234,11 @@ impl Text {
         Text::FormNewRecord,
         Text::FormEveryRecord,
         Text::FormWhy,
-        Text::FormWhyTail,
         Text::FormFields,
+        Text::FormHidden,
+        Text::FormFactsUnread,
+        Text::ConfirmNotFound,
+        Text::ConfirmTerminal,
         Text::FormNoFields,
         Text::FormYes,
         Text::FormNo,
@@ -312,7 +321,7 @@ impl Text {
     }
 }
 
-const KEYS: [&str; 95] = [
+const KEYS: [&str; 98] = [
     "error_insufficient_scope",
     "error_insufficient_permission",
     "error_workspace_required",
@@ -342,8 +351,11 @@ const KEYS: [&str; 95] = [
     "form_new_record",
     "form_every_record",
     "form_why",
-    "form_why_tail",
     "form_fields",
+    "form_hidden",
+    "form_facts_unread",
+    "confirm_not_found",
+    "confirm_terminal",
     "form_no_fields",
     "form_yes",
     "form_no",
@@ -411,7 +423,7 @@ const KEYS: [&str; 95] = [
 ];
 
 /// Per text, its versions in `Locale::ALL` order (pt-BR, es, en).
-const TEXTS: [[&str; 3]; 95] = [
+const TEXTS: [[&str; 3]; 98] = [
     [
         "O token de acesso não tem o escopo de que esta operação precisa",
         "El token de acceso no tiene el alcance (scope) que esta operación necesita",
@@ -553,19 +565,34 @@ const TEXTS: [[&str; 3]; 95] = [
         "every record the details below select",
     ],
     [
-        "Por que pedimos confirmação: segundo a documentação do",
-        "Por qué pedimos confirmación: según la documentación de",
-        "Why we ask: according to the documentation of",
+        "Por que pedimos confirmação: {action} não pode ser desfeito.",
+        "Por qué pedimos confirmación: {action} no se puede deshacer.",
+        "Why we ask: “{action}” cannot be undone.",
     ],
     [
-        "esta ação é destrutiva",
-        "esta acción es destructiva",
-        "this action is destructive",
+        "Dados que a chamada envia",
+        "Datos que envía la llamada",
+        "What the call sends",
     ],
     [
-        "Dados",
-        "Datos",
-        "Details",
+        "(oculto)",
+        "(oculto)",
+        "(hidden)",
+    ],
+    [
+        "Não foi possível consultar os dados deste registro agora: confira-os antes de confirmar.",
+        "No se pudieron consultar los datos de este registro ahora: compruébalos antes de confirmar.",
+        "The record's details could not be fetched right now: check them before you confirm.",
+    ],
+    [
+        "{record} {id} não existe ou não está ao seu alcance; nada foi perguntado nem executado",
+        "{record} {id} no existe o no está a tu alcance; no se preguntó ni se ejecutó nada",
+        "{record} {id} does not exist or is not within your reach; nothing was asked or run",
+    ],
+    [
+        "{record} {id} está na situação “{state}”, em que “{action}” não é possível; nada foi perguntado nem executado",
+        "{record} {id} está en el estado «{state}», en el que «{action}» no es posible; no se preguntó ni se ejecutó nada",
+        "{record} {id} is “{state}”, a state in which “{action}” is not possible; nothing was asked or run",
     ],
     [
         "Dados: nenhum",
@@ -889,7 +916,7 @@ const TEXTS: [[&str; 3]; 95] = [
     ],
 ];
 
-const PLACEHOLDERS: [&[&str]; 95] = [
+const PLACEHOLDERS: [&[&str]; 98] = [
     &[],
     &[],
     &[],
@@ -918,9 +945,12 @@ const PLACEHOLDERS: [&[&str]; 95] = [
     &[],
     &[],
     &[],
+    &["action"],
     &[],
     &[],
     &[],
+    &["record", "id"],
+    &["record", "id", "state", "action"],
     &[],
     &[],
     &[],

@@ -188,6 +188,7 @@ async fn walk(seed: u64, product: &'static Product, shared: bool, steps: usize) 
                         request_state: None,
                         now,
                         locale: runtime_model::locale::Locale::En,
+                        reader: None,
                     })
                     .await;
                 let Gate::InputRequired(v) = &g else {
@@ -229,6 +230,7 @@ async fn walk(seed: u64, product: &'static Product, shared: bool, steps: usize) 
                         request_state: Some(&pick.state),
                         now,
                         locale: runtime_model::locale::Locale::En,
+                        reader: None,
                     })
                     .await;
                 let Gate::Run { confirmed } = g else {
@@ -332,6 +334,7 @@ async fn walk(seed: u64, product: &'static Product, shared: bool, steps: usize) 
                         request_state: Some(&pick.state),
                         now,
                         locale: runtime_model::locale::Locale::En,
+                        reader: None,
                     })
                     .await;
                 assert!(

@@ -15,7 +15,7 @@ use sha2::{Digest, Sha256};
 use super::engine::Engine;
 use super::mrtr;
 use crate::confirm::idempotency::{self, Outcome};
-use crate::confirm::{Confirmed, Gate, GateRequest};
+use crate::confirm::{Confirmed, Gate, GateRequest, RecordReader};
 use crate::contract::Call;
 use crate::contract::Era;
 use crate::contract::RpcError;
@@ -65,6 +65,37 @@ pub fn app_error_output(
         content: vec![json!({"type": "text", "text": structured.to_string()})],
         structured: Some(structured),
         is_error: true,
+    }
+}
+
+/// Reads the record a call to confirm touches, for the gate: with the caller's identity, token
+/// and permissions, through the same backend the call would go to. Only bound (HTTP) read tools:
+/// a handler's read is not run on the way to a question.
+struct GateReader<'a> {
+    engine: &'a Engine,
+    call: &'a Call,
+}
+
+impl RecordReader for GateReader<'_> {
+    fn read<'a>(
+        &'a self,
+        tool: &'static Tool,
+        args: Map<String, Value>,
+    ) -> runtime_model::backend::BoxFuture<'a, Result<Output, Option<BackendError>>> {
+        Box::pin(async move {
+            if self.call.identity.can_call(tool).is_err() {
+                return Err(None);
+            }
+            if !matches!(tool.binding, Binding::Http(_)) {
+                return Err(Some(BackendError::Unsupported(tool.name.to_string())));
+            }
+            let ctx = self.engine.call_context(self.call, &args);
+            self.engine
+                .backend
+                .call(&ctx, tool, &args)
+                .await
+                .map_err(Some)
+        })
     }
 }
 
@@ -224,6 +255,7 @@ impl Engine {
         let offer = taker.is_some();
         // confirmation gate
         let workspace = self.call_context_workspace(call, args);
+        let reader = GateReader { engine: self, call };
         let gate = self
             .confirmer
             .gate(GateRequest {
@@ -238,6 +270,7 @@ impl Engine {
                 request_state: params.get("requestState").and_then(Value::as_str),
                 now: mrtr::now_unix(),
                 locale: self.locale(call),
+                reader: Some(&reader),
             })
             .await;
         let confirmed = match gate {
