@@ -331,8 +331,8 @@ async fn the_closing_notes_questions() {
     let banking = s.client("banking", "demo-full");
     let billet = first(&banking, "banking_charge_bank_billet_list").await;
     let webhook = first(&banking, "banking_data_webhook_list").await;
-    // Ids are strings in these tools' schemas (integers from the listing: issue 35, item 4).
-    let billet_id = billet["id"].to_string().trim_matches('"').to_string();
+    // Ids as the listing gives them (integers here): the tools take them as they are.
+    let billet_id = billet["id"].clone();
     let billing = s.client("billing", "demo-full");
     let customer = first(&billing, "billing_customers_list").await;
     let calls = [
@@ -359,7 +359,7 @@ async fn the_closing_notes_questions() {
         (
             "banking",
             "banking_data_webhook_update",
-            json!({"id": webhook["id"].to_string().trim_matches('"'), "url": "https://hooks.example.com/kobana/new", "events": ["ping"]}),
+            json!({"id": webhook["id"], "url": "https://hooks.example.com/kobana/new", "events": ["ping"]}),
         ),
     ];
     for (product, tool, args) in calls {
@@ -391,4 +391,82 @@ async fn the_closing_notes_questions() {
         assert!(a.is_input_required(), "{}", a.body);
         println!("----- finance_transfers_create ({tag})\n{}\n", a.question());
     }
+}
+
+/// Ids as the API gives them (issue 35): every id a list tool returns, sent as it is (a JSON
+/// integer stays an integer), is taken by the get tools of that record type and by the
+/// questions of its destructive tools: none answers `invalid_arguments`.
+#[tokio::test]
+async fn every_id_a_listing_gives_is_taken_as_it_is() {
+    let s = start(Options::all_products()).await;
+    let mut problems = Vec::new();
+    let (mut fed, mut numbers) = (0, 0);
+    for p in generated::PRODUCTS.iter().copied() {
+        let c = s.client(p.name, "demo-full");
+        let (destructive, _) = cases(p);
+        for list in p.tools.iter().filter(|l| {
+            matches!(l.operation, Operation::List { .. })
+                && required_args(l).0.iter().all(|a| a == "workspace_id")
+        }) {
+            let Operation::List { record } = list.operation else {
+                continue;
+            };
+            let rec = p.record(record).expect("record type");
+            let listed = c.call_tool(list.name, json!({}), None, None).await;
+            let Some(first) = records_of(&listed).into_iter().next() else {
+                problems.push(format!("{}: lists nothing", list.name));
+                continue;
+            };
+            // The record's id field, and the API's numeric `id` beside a `uid` (for the
+            // arguments named as ids: `id`, `…_id`; a `uid` argument takes the `uid`).
+            let mut ids: Vec<(Value, bool)> = vec![(first[rec.id_field].clone(), false)];
+            if first["id"] != first[rec.id_field] {
+                ids.push((first["id"].clone(), true));
+            }
+            ids.retain(|(v, _)| !v.is_null());
+            if ids.is_empty() {
+                problems.push(format!("{}: a record without an id: {first}", list.name));
+                continue;
+            }
+            let takes =
+                |arg: &str, numeric_id: bool| !numeric_id || arg == "id" || arg.ends_with("_id");
+            for (id, numeric_id) in ids {
+                numbers += usize::from(id.is_number());
+                let gets = p.tools.iter().filter_map(|t| match t.operation {
+                    Operation::Get { record: r, id_arg }
+                    | Operation::GetWhere {
+                        record: r, id_arg, ..
+                    } if r == record && takes(id_arg, numeric_id) => {
+                        Some((t, json!({ id_arg: id })))
+                    }
+                    _ => None,
+                });
+                let writes = destructive
+                    .iter()
+                    .filter(|d| d.list.name == list.name && takes(d.id_arg, numeric_id))
+                    .map(|d| (d.tool, args_for(d, &id)));
+                for (tool, args) in gets.chain(writes) {
+                    let a = c.call_tool(tool.name, args.clone(), None, None).await;
+                    fed += 1;
+                    if a.tool_error_code().as_deref() == Some("invalid_arguments") {
+                        problems.push(format!(
+                            "{} refuses the id {id} {} gives ({args}): {}",
+                            tool.name, list.name, a.body
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "{} problems:\n{}",
+        problems.len(),
+        problems.join("\n")
+    );
+    assert!(
+        numbers > 0,
+        "no listing gave a numeric id: the walk proves nothing"
+    );
+    eprintln!("fed {fed} ids ({numbers} listings give numbers)");
 }

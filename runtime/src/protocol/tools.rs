@@ -212,6 +212,8 @@ impl Engine {
             None | Some(Value::Null) => &*NO_ARGUMENTS,
             Some(v) => v,
         };
+        let normalized = self.schemas.with_string_ids(idx, args_value);
+        let args_value = &*normalized;
         let Some(args) = args_value.as_object() else {
             return RpcError::invalid_params("Invalid params: `arguments` must be an object")
                 .into();
