@@ -200,11 +200,79 @@ pub enum Text {
     ProtocolTasksExtensionMissing,
     /// `protocol_session_not_found`: "Session not found"
     ProtocolSessionNotFound,
+    /// `protocol_prompt_no_argument`: "Prompt {name} has no argument `{argument}`"
+    ProtocolPromptNoArgument,
+    /// `protocol_unknown_template`: "Unknown resource template: {uri}"
+    ProtocolUnknownTemplate,
+    /// `detail_nothing_to_update`: "nothing to update: give at least one field of {record} ({fields})"
+    DetailNothingToUpdate,
+    /// `detail_workspace_needed`: "{product} records live in a workspace: pass `workspace_id`, or set a default workspace for the connection"
+    DetailWorkspaceNeeded,
+    /// `detail_workspace_unreachable`: "workspace `{workspace}` (not one you can reach)"
+    DetailWorkspaceUnreachable,
+    /// `detail_argument_required_path`: "`{argument}` is required (path of {path})"
+    DetailArgumentRequiredPath,
+    /// `detail_argument_required`: "`{argument}` is required"
+    DetailArgumentRequired,
+    /// `auth_foreign_workspace`: "workspace {workspace} is not reachable by this person"
+    AuthForeignWorkspace,
+    /// `validation_at_argument`: "argument `{argument}`: {problem}"
+    ValidationAtArgument,
+    /// `validation_at_root`: "arguments: {problem}"
+    ValidationAtRoot,
+    /// `validation_required`: "argument `{argument}` is required"
+    ValidationRequired,
+    /// `validation_unknown`: "unknown argument(s): {names}"
+    ValidationUnknown,
+    /// `validation_type`: "{value} is not of type {expected}"
+    ValidationType,
+    /// `validation_min_length`: "{value} is shorter than {limit} characters"
+    ValidationMinLength,
+    /// `validation_max_length`: "{value} is longer than {limit} characters"
+    ValidationMaxLength,
+    /// `validation_minimum`: "{value} is less than the minimum of {limit}"
+    ValidationMinimum,
+    /// `validation_maximum`: "{value} is greater than the maximum of {limit}"
+    ValidationMaximum,
+    /// `validation_exclusive_minimum`: "{value} must be greater than {limit}"
+    ValidationExclusiveMinimum,
+    /// `validation_exclusive_maximum`: "{value} must be less than {limit}"
+    ValidationExclusiveMaximum,
+    /// `validation_enum`: "{value} is not one of {options}"
+    ValidationEnum,
+    /// `validation_const`: "{value} must be {expected}"
+    ValidationConst,
+    /// `validation_format`: "{value} is not in the {format} format"
+    ValidationFormat,
+    /// `validation_pattern`: "{value} does not match the pattern {pattern}"
+    ValidationPattern,
+    /// `validation_min_items`: "the list has fewer than {limit} items"
+    ValidationMinItems,
+    /// `validation_max_items`: "the list has more than {limit} items"
+    ValidationMaxItems,
+    /// `validation_unique_items`: "the list has repeated items"
+    ValidationUniqueItems,
+    /// `validation_other`: "the value {value} does not fit the tool's schema"
+    ValidationOther,
+    /// `type_string`: "string"
+    TypeString,
+    /// `type_integer`: "integer"
+    TypeInteger,
+    /// `type_number`: "number"
+    TypeNumber,
+    /// `type_boolean`: "boolean"
+    TypeBoolean,
+    /// `type_object`: "object"
+    TypeObject,
+    /// `type_array`: "array"
+    TypeArray,
+    /// `type_null`: "null"
+    TypeNull,
 }
 
 impl Text {
     /// Every text, in the table's order.
-    pub const ALL: [Text; 98] = [
+    pub const ALL: [Text; 132] = [
         Text::ErrorInsufficientScope,
         Text::ErrorInsufficientPermission,
         Text::ErrorWorkspaceRequired,
@@ -303,6 +371,40 @@ impl Text {
         Text::ProtocolCapabilityMissing,
         Text::ProtocolTasksExtensionMissing,
         Text::ProtocolSessionNotFound,
+        Text::ProtocolPromptNoArgument,
+        Text::ProtocolUnknownTemplate,
+        Text::DetailNothingToUpdate,
+        Text::DetailWorkspaceNeeded,
+        Text::DetailWorkspaceUnreachable,
+        Text::DetailArgumentRequiredPath,
+        Text::DetailArgumentRequired,
+        Text::AuthForeignWorkspace,
+        Text::ValidationAtArgument,
+        Text::ValidationAtRoot,
+        Text::ValidationRequired,
+        Text::ValidationUnknown,
+        Text::ValidationType,
+        Text::ValidationMinLength,
+        Text::ValidationMaxLength,
+        Text::ValidationMinimum,
+        Text::ValidationMaximum,
+        Text::ValidationExclusiveMinimum,
+        Text::ValidationExclusiveMaximum,
+        Text::ValidationEnum,
+        Text::ValidationConst,
+        Text::ValidationFormat,
+        Text::ValidationPattern,
+        Text::ValidationMinItems,
+        Text::ValidationMaxItems,
+        Text::ValidationUniqueItems,
+        Text::ValidationOther,
+        Text::TypeString,
+        Text::TypeInteger,
+        Text::TypeNumber,
+        Text::TypeBoolean,
+        Text::TypeObject,
+        Text::TypeArray,
+        Text::TypeNull,
     ];
 
     /// The key in the table.
@@ -321,7 +423,7 @@ impl Text {
     }
 }
 
-const KEYS: [&str; 98] = [
+const KEYS: [&str; 132] = [
     "error_insufficient_scope",
     "error_insufficient_permission",
     "error_workspace_required",
@@ -420,10 +522,44 @@ const KEYS: [&str; 98] = [
     "protocol_capability_missing",
     "protocol_tasks_extension_missing",
     "protocol_session_not_found",
+    "protocol_prompt_no_argument",
+    "protocol_unknown_template",
+    "detail_nothing_to_update",
+    "detail_workspace_needed",
+    "detail_workspace_unreachable",
+    "detail_argument_required_path",
+    "detail_argument_required",
+    "auth_foreign_workspace",
+    "validation_at_argument",
+    "validation_at_root",
+    "validation_required",
+    "validation_unknown",
+    "validation_type",
+    "validation_min_length",
+    "validation_max_length",
+    "validation_minimum",
+    "validation_maximum",
+    "validation_exclusive_minimum",
+    "validation_exclusive_maximum",
+    "validation_enum",
+    "validation_const",
+    "validation_format",
+    "validation_pattern",
+    "validation_min_items",
+    "validation_max_items",
+    "validation_unique_items",
+    "validation_other",
+    "type_string",
+    "type_integer",
+    "type_number",
+    "type_boolean",
+    "type_object",
+    "type_array",
+    "type_null",
 ];
 
 /// Per text, its versions in `Locale::ALL` order (pt-BR, es, en).
-const TEXTS: [[&str; 3]; 98] = [
+const TEXTS: [[&str; 3]; 132] = [
     [
         "O token de acesso não tem o escopo de que esta operação precisa",
         "El token de acceso no tiene el alcance (scope) que esta operación necesita",
@@ -914,9 +1050,179 @@ const TEXTS: [[&str; 3]; 98] = [
         "Sesión no encontrada",
         "Session not found",
     ],
+    [
+        "O prompt {name} não tem o argumento `{argument}`",
+        "El prompt {name} no tiene el argumento `{argument}`",
+        "Prompt {name} has no argument `{argument}`",
+    ],
+    [
+        "Modelo de recurso desconhecido: {uri}",
+        "Plantilla de recurso desconocida: {uri}",
+        "Unknown resource template: {uri}",
+    ],
+    [
+        "nada para alterar: informe pelo menos um campo de {record} ({fields})",
+        "nada que cambiar: indica al menos un campo de {record} ({fields})",
+        "nothing to update: give at least one field of {record} ({fields})",
+    ],
+    [
+        "os registros de {product} ficam em um workspace: informe `workspace_id`, ou defina um workspace padrão para a conexão",
+        "los registros de {product} están en un workspace: indica `workspace_id`, o define un workspace predeterminado para la conexión",
+        "{product} records live in a workspace: pass `workspace_id`, or set a default workspace for the connection",
+    ],
+    [
+        "workspace `{workspace}` (fora do alcance desta pessoa)",
+        "workspace `{workspace}` (fuera del alcance de esta persona)",
+        "workspace `{workspace}` (not one you can reach)",
+    ],
+    [
+        "falta `{argument}` (caminho de {path})",
+        "falta `{argument}` (ruta de {path})",
+        "`{argument}` is required (path of {path})",
+    ],
+    [
+        "falta `{argument}`",
+        "falta `{argument}`",
+        "`{argument}` is required",
+    ],
+    [
+        "o workspace {workspace} está fora do alcance desta pessoa",
+        "el workspace {workspace} está fuera del alcance de esta persona",
+        "workspace {workspace} is not reachable by this person",
+    ],
+    [
+        "argumento `{argument}`: {problem}",
+        "argumento `{argument}`: {problem}",
+        "argument `{argument}`: {problem}",
+    ],
+    [
+        "argumentos: {problem}",
+        "argumentos: {problem}",
+        "arguments: {problem}",
+    ],
+    [
+        "falta o argumento obrigatório `{argument}`",
+        "falta el argumento obligatorio `{argument}`",
+        "argument `{argument}` is required",
+    ],
+    [
+        "argumento(s) desconhecido(s): {names}",
+        "argumento(s) desconocido(s): {names}",
+        "unknown argument(s): {names}",
+    ],
+    [
+        "{value} não é do tipo {expected}",
+        "{value} no es del tipo {expected}",
+        "{value} is not of type {expected}",
+    ],
+    [
+        "{value} tem menos de {limit} caracteres",
+        "{value} tiene menos de {limit} caracteres",
+        "{value} is shorter than {limit} characters",
+    ],
+    [
+        "{value} tem mais de {limit} caracteres",
+        "{value} tiene más de {limit} caracteres",
+        "{value} is longer than {limit} characters",
+    ],
+    [
+        "{value} é menor que o mínimo, {limit}",
+        "{value} es menor que el mínimo, {limit}",
+        "{value} is less than the minimum of {limit}",
+    ],
+    [
+        "{value} é maior que o máximo, {limit}",
+        "{value} es mayor que el máximo, {limit}",
+        "{value} is greater than the maximum of {limit}",
+    ],
+    [
+        "{value} precisa ser maior que {limit}",
+        "{value} debe ser mayor que {limit}",
+        "{value} must be greater than {limit}",
+    ],
+    [
+        "{value} precisa ser menor que {limit}",
+        "{value} debe ser menor que {limit}",
+        "{value} must be less than {limit}",
+    ],
+    [
+        "{value} não é um dos valores aceitos: {options}",
+        "{value} no es uno de los valores aceptados: {options}",
+        "{value} is not one of {options}",
+    ],
+    [
+        "{value} precisa ser {expected}",
+        "{value} debe ser {expected}",
+        "{value} must be {expected}",
+    ],
+    [
+        "{value} não está no formato {format}",
+        "{value} no tiene el formato {format}",
+        "{value} is not in the {format} format",
+    ],
+    [
+        "{value} não corresponde ao padrão {pattern}",
+        "{value} no coincide con el patrón {pattern}",
+        "{value} does not match the pattern {pattern}",
+    ],
+    [
+        "a lista tem menos de {limit} itens",
+        "la lista tiene menos de {limit} elementos",
+        "the list has fewer than {limit} items",
+    ],
+    [
+        "a lista tem mais de {limit} itens",
+        "la lista tiene más de {limit} elementos",
+        "the list has more than {limit} items",
+    ],
+    [
+        "a lista tem itens repetidos",
+        "la lista tiene elementos repetidos",
+        "the list has repeated items",
+    ],
+    [
+        "o valor {value} não é aceito pelo esquema da ferramenta",
+        "el valor {value} no es aceptado por el esquema de la herramienta",
+        "the value {value} does not fit the tool's schema",
+    ],
+    [
+        "texto",
+        "texto",
+        "string",
+    ],
+    [
+        "inteiro",
+        "entero",
+        "integer",
+    ],
+    [
+        "número",
+        "número",
+        "number",
+    ],
+    [
+        "booleano",
+        "booleano",
+        "boolean",
+    ],
+    [
+        "objeto",
+        "objeto",
+        "object",
+    ],
+    [
+        "lista",
+        "lista",
+        "array",
+    ],
+    [
+        "nulo",
+        "nulo",
+        "null",
+    ],
 ];
 
-const PLACEHOLDERS: [&[&str]; 98] = [
+const PLACEHOLDERS: [&[&str]; 132] = [
     &[],
     &[],
     &[],
@@ -1014,5 +1320,39 @@ const PLACEHOLDERS: [&[&str]; 98] = [
     &["detail"],
     &["capability"],
     &["method", "capability"],
+    &[],
+    &["name", "argument"],
+    &["uri"],
+    &["record", "fields"],
+    &["product"],
+    &["workspace"],
+    &["argument", "path"],
+    &["argument"],
+    &["workspace"],
+    &["argument", "problem"],
+    &["problem"],
+    &["argument"],
+    &["names"],
+    &["value", "expected"],
+    &["value", "limit"],
+    &["value", "limit"],
+    &["value", "limit"],
+    &["value", "limit"],
+    &["value", "limit"],
+    &["value", "limit"],
+    &["value", "options"],
+    &["value", "expected"],
+    &["value", "format"],
+    &["value", "pattern"],
+    &["limit"],
+    &["limit"],
+    &[],
+    &["value"],
+    &[],
+    &[],
+    &[],
+    &[],
+    &[],
+    &[],
     &[],
 ];

@@ -5,6 +5,7 @@ use std::sync::{Arc, Mutex};
 use runtime_model::backend::{Backend, BackendError, BoxFuture, CallContext, Output};
 use runtime_model::catalog::{Product, Tool};
 use runtime_model::identity::Identity;
+use runtime_model::texts::Text;
 use serde_json::{json, Map, Value};
 
 use super::engine::{Engine, EngineOptions};
@@ -237,7 +238,7 @@ async fn arguments_are_validated_against_the_schema_naming_each_argument() {
         &e,
         &c,
         "tools/call",
-        json!({"name": "billing_customers_get", "arguments": {"id": 5, "bogus": true}}),
+        json!({"name": "billing_customers_get", "arguments": {"id": [5], "bogus": true}}),
     )
     .await
     .unwrap();
@@ -255,9 +256,11 @@ async fn arguments_are_validated_against_the_schema_naming_each_argument() {
     )
     .await
     .unwrap();
+    // In the engine's locale, as the runtime's texts write it.
+    let required = Text::ValidationRequired.fill(e.locale(&c), &[("argument", &"id")]);
     assert!(r["structuredContent"]["error"]["details"]
         .to_string()
-        .contains("`id` is required"));
+        .contains(&required));
 
     let r = ask(
         &e,
