@@ -509,7 +509,38 @@ async fn confirmation_form(u: &str, p: &'static Product, locale: Locale) -> Vec<
         !required.iter().any(|r| r == "amount")
     });
     for tool in candidates.into_iter().take(40) {
-        let args = args_for(tool.input_schema_json);
+        let mut args = args_for(tool.input_schema_json);
+        // A tool that acts on an existing record is asked about a real one (a missing record
+        // is refused without a question, issue 35).
+        if let Some((record, id_arg, _)) = runtime_model::record_facts::target(tool) {
+            let Some(list) = p
+                .tools
+                .iter()
+                .find(|l| matches!(l.operation, Operation::List { record: r } if r == record))
+            else {
+                continue;
+            };
+            let (_, v) = rpc(
+                u,
+                "tools/call",
+                json!({"name": list.name, "arguments": {}}),
+                tag,
+                None,
+                None,
+            )
+            .await;
+            let body = &v["result"]["structuredContent"];
+            let first = if body.is_array() {
+                &body[0]
+            } else {
+                &body["data"][0]
+            };
+            let id_field = p.record(record).map_or("id", |r| r.id_field);
+            match (&first[id_field], &first["id"]) {
+                (Value::Null, Value::Null) => continue,
+                (Value::Null, id) | (id, _) => args[id_arg] = id.clone(),
+            }
+        }
         let call = json!({"name": tool.name, "arguments": args});
         let (_, v) = rpc(u, "tools/call", call.clone(), tag, None, None).await;
         if v["result"]["resultType"] != "input_required" {

@@ -16,6 +16,7 @@
 //! derives the model's JSON Schema for that crate.
 
 pub mod compact;
+pub mod confirmation;
 pub mod derived;
 pub mod descriptors;
 pub mod diag;

@@ -72,6 +72,10 @@ pub struct Catalog {
     /// has tools (fixtures may leave it out: then every tool is in the default selection).
     #[serde(default)]
     pub toolsets: Vec<Toolset>,
+    /// What a person recognises each record type by in a confirmation question, and the states
+    /// each action cannot leave (`crate::confirmation`).
+    #[serde(default)]
+    pub confirmation: crate::confirmation::Confirmation,
 }
 
 /// A toolset: a named group of tools, selected as one.

@@ -662,6 +662,7 @@ fn product_tokens<'a>(
                 }
             }
         });
+    let record_facts = crate::confirmation::tokens(c);
     let doc = format!(" The `{name}` product ({title}), compiled from `{source}`.");
     let file: TokenStream = quote! {
         #![cfg_attr(rustfmt, rustfmt::skip)]
@@ -691,6 +692,7 @@ fn product_tokens<'a>(
             toolsets: TOOLSETS,
             default_locale: #default_locale,
             locales: LOCALES,
+            record_facts: #record_facts,
         };
 
         /// Sorted by name: the order of `tools/list`.

@@ -892,7 +892,9 @@ fn list_edit_without_set_is_a_valid_action() {
     let text = with_tags(
         TINY_CANCEL,
         "action: {name: untag, from: [open], remove: {field: tags, from_arg: uid}}",
-    );
+    )
+    // No tool cancels orders any more: the terminal states of `cancel` go with it.
+    .replacen("      terminal:\n        cancel: [paid, canceled]\n", "", 1);
     let diags = diagnostics_for("tiny.yaml", &text);
     assert!(diags.is_empty(), "{diags:#?}");
 }
@@ -1335,4 +1337,89 @@ fn input_schemas_are_json_schema_2020_12() {
         "top-level `if`",
         "if:",
     );
+}
+
+#[test]
+fn a_fact_names_an_unknown_field() {
+    let text = mutate(
+        "        - {field: amount, kind: money,",
+        "        - {field: amount_due, kind: money,",
+    );
+    let d = expect(
+        &text,
+        "confirmation.records.orders.facts[0].field",
+        "`amount_due` is not a field of `orders`",
+        "field: amount_due",
+    );
+    assert!(hint(&d).contains("amount"), "{d}");
+}
+
+#[test]
+fn a_fact_label_misses_a_translation() {
+    let text = mutate(
+        "label: {en: Amount, pt-BR: Valor, es: Importe}",
+        "label: {en: Amount, pt-BR: Valor}",
+    );
+    expect(
+        &text,
+        "confirmation.records.orders.facts[0].label",
+        "missing translation: es",
+        "label: {en: Amount, pt-BR: Valor}",
+    );
+}
+
+#[test]
+fn a_status_value_without_a_label_is_refused() {
+    let text = mutate("    paid: {en: Paid, pt-BR: Pago, es: Pagado}\n", "");
+    expect(
+        &text,
+        "confirmation.records.orders.facts[1].field",
+        "the value `paid` of `orders.status` has no label",
+        "field: status, kind: status",
+    );
+}
+
+#[test]
+fn a_terminal_state_must_be_a_state_of_an_action_of_the_record() {
+    let text = mutate(
+        "        cancel: [paid, canceled]\n",
+        "        refund: [lost]\n",
+    );
+    let diags = diagnostics_for("tiny.yaml", &text);
+    assert!(
+        diags
+            .iter()
+            .any(|d| d.path == "confirmation.records.orders.terminal.refund"
+                && d.message.contains("no tool of this catalog does `refund`")),
+        "{diags:?}"
+    );
+    assert!(
+        diags.iter().any(
+            |d| d.path == "confirmation.records.orders.terminal.refund[0]"
+                && d.message
+                    .contains("`lost` is not a value of `orders.status`")
+        ),
+        "{diags:?}"
+    );
+}
+
+#[test]
+fn a_destructive_tool_whose_record_declares_no_facts_is_refused() {
+    let at = TINY
+        .find("\nconfirmation:")
+        .expect("the confirmation section");
+    let text = &TINY[..at];
+    let diags = diagnostics_for("tiny.yaml", text);
+    let d = diags
+        .iter()
+        .find(|d| {
+            d.message.contains(
+                "`tiny_orders_cancel` works on `orders`, whose record type declares no facts",
+            )
+        })
+        .unwrap_or_else(|| panic!("{diags:?}"));
+    assert!(d.path.ends_with("annotations.destructiveHint"), "{d}");
+    assert_eq!(d.file, "catalog/tiny.yaml");
+    assert!(d.line > 0, "{d}");
+    assert!(hint(d).contains("confirmation.records.orders.facts"), "{d}");
 }

@@ -64,12 +64,18 @@ pub enum Text {
     FormNewRecord,
     /// `form_every_record`: "every record the details below select"
     FormEveryRecord,
-    /// `form_why`: "Why we ask: according to the documentation of"
+    /// `form_why`: "Why we ask: “{action}” cannot be undone."
     FormWhy,
-    /// `form_why_tail`: "this action is destructive"
-    FormWhyTail,
-    /// `form_fields`: "Details"
+    /// `form_fields`: "What the call sends"
     FormFields,
+    /// `form_hidden`: "(hidden)"
+    FormHidden,
+    /// `form_facts_unread`: "The record's details could not be fetched right now: check them before you confirm."
+    FormFactsUnread,
+    /// `confirm_not_found`: "{record} {id} does not exist or is not within your reach; nothing was asked or run"
+    ConfirmNotFound,
+    /// `confirm_terminal`: "{record} {id} is “{state}”, a state in which “{action}” is not possible; nothing was asked or run"
+    ConfirmTerminal,
     /// `form_no_fields`: "Details: none"
     FormNoFields,
     /// `form_yes`: "yes"
@@ -198,11 +204,79 @@ pub enum Text {
     ProtocolTasksExtensionMissing,
     /// `protocol_session_not_found`: "Session not found"
     ProtocolSessionNotFound,
+    /// `protocol_prompt_no_argument`: "Prompt {name} has no argument `{argument}`"
+    ProtocolPromptNoArgument,
+    /// `protocol_unknown_template`: "Unknown resource template: {uri}"
+    ProtocolUnknownTemplate,
+    /// `detail_nothing_to_update`: "nothing to update: give at least one field of {record} ({fields})"
+    DetailNothingToUpdate,
+    /// `detail_workspace_needed`: "{product} records live in a workspace: pass `workspace_id`, or set a default workspace for the connection"
+    DetailWorkspaceNeeded,
+    /// `detail_workspace_unreachable`: "workspace `{workspace}` (not one you can reach)"
+    DetailWorkspaceUnreachable,
+    /// `detail_argument_required_path`: "`{argument}` is required (path of {path})"
+    DetailArgumentRequiredPath,
+    /// `detail_argument_required`: "`{argument}` is required"
+    DetailArgumentRequired,
+    /// `auth_foreign_workspace`: "workspace {workspace} is not reachable by this person"
+    AuthForeignWorkspace,
+    /// `validation_at_argument`: "argument `{argument}`: {problem}"
+    ValidationAtArgument,
+    /// `validation_at_root`: "arguments: {problem}"
+    ValidationAtRoot,
+    /// `validation_required`: "argument `{argument}` is required"
+    ValidationRequired,
+    /// `validation_unknown`: "unknown argument(s): {names}"
+    ValidationUnknown,
+    /// `validation_type`: "{value} is not of type {expected}"
+    ValidationType,
+    /// `validation_min_length`: "{value} is shorter than {limit} characters"
+    ValidationMinLength,
+    /// `validation_max_length`: "{value} is longer than {limit} characters"
+    ValidationMaxLength,
+    /// `validation_minimum`: "{value} is less than the minimum of {limit}"
+    ValidationMinimum,
+    /// `validation_maximum`: "{value} is greater than the maximum of {limit}"
+    ValidationMaximum,
+    /// `validation_exclusive_minimum`: "{value} must be greater than {limit}"
+    ValidationExclusiveMinimum,
+    /// `validation_exclusive_maximum`: "{value} must be less than {limit}"
+    ValidationExclusiveMaximum,
+    /// `validation_enum`: "{value} is not one of {options}"
+    ValidationEnum,
+    /// `validation_const`: "{value} must be {expected}"
+    ValidationConst,
+    /// `validation_format`: "{value} is not in the {format} format"
+    ValidationFormat,
+    /// `validation_pattern`: "{value} does not match the pattern {pattern}"
+    ValidationPattern,
+    /// `validation_min_items`: "the list has fewer than {limit} items"
+    ValidationMinItems,
+    /// `validation_max_items`: "the list has more than {limit} items"
+    ValidationMaxItems,
+    /// `validation_unique_items`: "the list has repeated items"
+    ValidationUniqueItems,
+    /// `validation_other`: "the value {value} does not fit the tool's schema"
+    ValidationOther,
+    /// `type_string`: "string"
+    TypeString,
+    /// `type_integer`: "integer"
+    TypeInteger,
+    /// `type_number`: "number"
+    TypeNumber,
+    /// `type_boolean`: "boolean"
+    TypeBoolean,
+    /// `type_object`: "object"
+    TypeObject,
+    /// `type_array`: "array"
+    TypeArray,
+    /// `type_null`: "null"
+    TypeNull,
 }
 
 impl Text {
     /// Every text, in the table's order.
-    pub const ALL: [Text; 97] = [
+    pub const ALL: [Text; 134] = [
         Text::ErrorInsufficientScope,
         Text::ErrorInsufficientPermission,
         Text::ErrorWorkspaceRequired,
@@ -234,8 +308,11 @@ impl Text {
         Text::FormNewRecord,
         Text::FormEveryRecord,
         Text::FormWhy,
-        Text::FormWhyTail,
         Text::FormFields,
+        Text::FormHidden,
+        Text::FormFactsUnread,
+        Text::ConfirmNotFound,
+        Text::ConfirmTerminal,
         Text::FormNoFields,
         Text::FormYes,
         Text::FormNo,
@@ -300,6 +377,40 @@ impl Text {
         Text::ProtocolCapabilityMissing,
         Text::ProtocolTasksExtensionMissing,
         Text::ProtocolSessionNotFound,
+        Text::ProtocolPromptNoArgument,
+        Text::ProtocolUnknownTemplate,
+        Text::DetailNothingToUpdate,
+        Text::DetailWorkspaceNeeded,
+        Text::DetailWorkspaceUnreachable,
+        Text::DetailArgumentRequiredPath,
+        Text::DetailArgumentRequired,
+        Text::AuthForeignWorkspace,
+        Text::ValidationAtArgument,
+        Text::ValidationAtRoot,
+        Text::ValidationRequired,
+        Text::ValidationUnknown,
+        Text::ValidationType,
+        Text::ValidationMinLength,
+        Text::ValidationMaxLength,
+        Text::ValidationMinimum,
+        Text::ValidationMaximum,
+        Text::ValidationExclusiveMinimum,
+        Text::ValidationExclusiveMaximum,
+        Text::ValidationEnum,
+        Text::ValidationConst,
+        Text::ValidationFormat,
+        Text::ValidationPattern,
+        Text::ValidationMinItems,
+        Text::ValidationMaxItems,
+        Text::ValidationUniqueItems,
+        Text::ValidationOther,
+        Text::TypeString,
+        Text::TypeInteger,
+        Text::TypeNumber,
+        Text::TypeBoolean,
+        Text::TypeObject,
+        Text::TypeArray,
+        Text::TypeNull,
     ];
 
     /// The key in the table.
@@ -318,7 +429,7 @@ impl Text {
     }
 }
 
-const KEYS: [&str; 97] = [
+const KEYS: [&str; 134] = [
     "error_insufficient_scope",
     "error_insufficient_permission",
     "error_workspace_required",
@@ -350,8 +461,11 @@ const KEYS: [&str; 97] = [
     "form_new_record",
     "form_every_record",
     "form_why",
-    "form_why_tail",
     "form_fields",
+    "form_hidden",
+    "form_facts_unread",
+    "confirm_not_found",
+    "confirm_terminal",
     "form_no_fields",
     "form_yes",
     "form_no",
@@ -416,10 +530,44 @@ const KEYS: [&str; 97] = [
     "protocol_capability_missing",
     "protocol_tasks_extension_missing",
     "protocol_session_not_found",
+    "protocol_prompt_no_argument",
+    "protocol_unknown_template",
+    "detail_nothing_to_update",
+    "detail_workspace_needed",
+    "detail_workspace_unreachable",
+    "detail_argument_required_path",
+    "detail_argument_required",
+    "auth_foreign_workspace",
+    "validation_at_argument",
+    "validation_at_root",
+    "validation_required",
+    "validation_unknown",
+    "validation_type",
+    "validation_min_length",
+    "validation_max_length",
+    "validation_minimum",
+    "validation_maximum",
+    "validation_exclusive_minimum",
+    "validation_exclusive_maximum",
+    "validation_enum",
+    "validation_const",
+    "validation_format",
+    "validation_pattern",
+    "validation_min_items",
+    "validation_max_items",
+    "validation_unique_items",
+    "validation_other",
+    "type_string",
+    "type_integer",
+    "type_number",
+    "type_boolean",
+    "type_object",
+    "type_array",
+    "type_null",
 ];
 
 /// Per text, its versions in `Locale::ALL` order (pt-BR, es, en).
-const TEXTS: [[&str; 3]; 97] = [
+const TEXTS: [[&str; 3]; 134] = [
     [
         "O token de acesso não tem o escopo de que esta operação precisa",
         "El token de acceso no tiene el alcance (scope) que esta operación necesita",
@@ -571,19 +719,34 @@ const TEXTS: [[&str; 3]; 97] = [
         "every record the details below select",
     ],
     [
-        "Por que pedimos confirmação: segundo a documentação do",
-        "Por qué pedimos confirmación: según la documentación de",
-        "Why we ask: according to the documentation of",
+        "Por que pedimos confirmação: {action} não pode ser desfeito.",
+        "Por qué pedimos confirmación: {action} no se puede deshacer.",
+        "Why we ask: “{action}” cannot be undone.",
     ],
     [
-        "esta ação é destrutiva",
-        "esta acción es destructiva",
-        "this action is destructive",
+        "Dados que a chamada envia",
+        "Datos que envía la llamada",
+        "What the call sends",
     ],
     [
-        "Dados",
-        "Datos",
-        "Details",
+        "(oculto)",
+        "(oculto)",
+        "(hidden)",
+    ],
+    [
+        "Não foi possível consultar os dados deste registro agora: confira-os antes de confirmar.",
+        "No se pudieron consultar los datos de este registro ahora: compruébalos antes de confirmar.",
+        "The record's details could not be fetched right now: check them before you confirm.",
+    ],
+    [
+        "{record} {id} não existe ou não está ao seu alcance; nada foi perguntado nem executado",
+        "{record} {id} no existe o no está a tu alcance; no se preguntó ni se ejecutó nada",
+        "{record} {id} does not exist or is not within your reach; nothing was asked or run",
+    ],
+    [
+        "{record} {id} está na situação “{state}”, em que “{action}” não é possível; nada foi perguntado nem executado",
+        "{record} {id} está en el estado «{state}», en el que «{action}» no es posible; no se preguntó ni se ejecutó nada",
+        "{record} {id} is “{state}”, a state in which “{action}” is not possible; nothing was asked or run",
     ],
     [
         "Dados: nenhum",
@@ -905,9 +1068,179 @@ const TEXTS: [[&str; 3]; 97] = [
         "Sesión no encontrada",
         "Session not found",
     ],
+    [
+        "O prompt {name} não tem o argumento `{argument}`",
+        "El prompt {name} no tiene el argumento `{argument}`",
+        "Prompt {name} has no argument `{argument}`",
+    ],
+    [
+        "Modelo de recurso desconhecido: {uri}",
+        "Plantilla de recurso desconocida: {uri}",
+        "Unknown resource template: {uri}",
+    ],
+    [
+        "nada para alterar: informe pelo menos um campo de {record} ({fields})",
+        "nada que cambiar: indica al menos un campo de {record} ({fields})",
+        "nothing to update: give at least one field of {record} ({fields})",
+    ],
+    [
+        "os registros de {product} ficam em um workspace: informe `workspace_id`, ou defina um workspace padrão para a conexão",
+        "los registros de {product} están en un workspace: indica `workspace_id`, o define un workspace predeterminado para la conexión",
+        "{product} records live in a workspace: pass `workspace_id`, or set a default workspace for the connection",
+    ],
+    [
+        "workspace `{workspace}` (fora do alcance desta pessoa)",
+        "workspace `{workspace}` (fuera del alcance de esta persona)",
+        "workspace `{workspace}` (not one you can reach)",
+    ],
+    [
+        "falta `{argument}` (caminho de {path})",
+        "falta `{argument}` (ruta de {path})",
+        "`{argument}` is required (path of {path})",
+    ],
+    [
+        "falta `{argument}`",
+        "falta `{argument}`",
+        "`{argument}` is required",
+    ],
+    [
+        "o workspace {workspace} está fora do alcance desta pessoa",
+        "el workspace {workspace} está fuera del alcance de esta persona",
+        "workspace {workspace} is not reachable by this person",
+    ],
+    [
+        "argumento `{argument}`: {problem}",
+        "argumento `{argument}`: {problem}",
+        "argument `{argument}`: {problem}",
+    ],
+    [
+        "argumentos: {problem}",
+        "argumentos: {problem}",
+        "arguments: {problem}",
+    ],
+    [
+        "falta o argumento obrigatório `{argument}`",
+        "falta el argumento obligatorio `{argument}`",
+        "argument `{argument}` is required",
+    ],
+    [
+        "argumento(s) desconhecido(s): {names}",
+        "argumento(s) desconocido(s): {names}",
+        "unknown argument(s): {names}",
+    ],
+    [
+        "{value} não é do tipo {expected}",
+        "{value} no es del tipo {expected}",
+        "{value} is not of type {expected}",
+    ],
+    [
+        "{value} tem menos de {limit} caracteres",
+        "{value} tiene menos de {limit} caracteres",
+        "{value} is shorter than {limit} characters",
+    ],
+    [
+        "{value} tem mais de {limit} caracteres",
+        "{value} tiene más de {limit} caracteres",
+        "{value} is longer than {limit} characters",
+    ],
+    [
+        "{value} é menor que o mínimo, {limit}",
+        "{value} es menor que el mínimo, {limit}",
+        "{value} is less than the minimum of {limit}",
+    ],
+    [
+        "{value} é maior que o máximo, {limit}",
+        "{value} es mayor que el máximo, {limit}",
+        "{value} is greater than the maximum of {limit}",
+    ],
+    [
+        "{value} precisa ser maior que {limit}",
+        "{value} debe ser mayor que {limit}",
+        "{value} must be greater than {limit}",
+    ],
+    [
+        "{value} precisa ser menor que {limit}",
+        "{value} debe ser menor que {limit}",
+        "{value} must be less than {limit}",
+    ],
+    [
+        "{value} não é um dos valores aceitos: {options}",
+        "{value} no es uno de los valores aceptados: {options}",
+        "{value} is not one of {options}",
+    ],
+    [
+        "{value} precisa ser {expected}",
+        "{value} debe ser {expected}",
+        "{value} must be {expected}",
+    ],
+    [
+        "{value} não está no formato {format}",
+        "{value} no tiene el formato {format}",
+        "{value} is not in the {format} format",
+    ],
+    [
+        "{value} não corresponde ao padrão {pattern}",
+        "{value} no coincide con el patrón {pattern}",
+        "{value} does not match the pattern {pattern}",
+    ],
+    [
+        "a lista tem menos de {limit} itens",
+        "la lista tiene menos de {limit} elementos",
+        "the list has fewer than {limit} items",
+    ],
+    [
+        "a lista tem mais de {limit} itens",
+        "la lista tiene más de {limit} elementos",
+        "the list has more than {limit} items",
+    ],
+    [
+        "a lista tem itens repetidos",
+        "la lista tiene elementos repetidos",
+        "the list has repeated items",
+    ],
+    [
+        "o valor {value} não é aceito pelo esquema da ferramenta",
+        "el valor {value} no es aceptado por el esquema de la herramienta",
+        "the value {value} does not fit the tool's schema",
+    ],
+    [
+        "texto",
+        "texto",
+        "string",
+    ],
+    [
+        "inteiro",
+        "entero",
+        "integer",
+    ],
+    [
+        "número",
+        "número",
+        "number",
+    ],
+    [
+        "booleano",
+        "booleano",
+        "boolean",
+    ],
+    [
+        "objeto",
+        "objeto",
+        "object",
+    ],
+    [
+        "lista",
+        "lista",
+        "array",
+    ],
+    [
+        "nulo",
+        "nulo",
+        "null",
+    ],
 ];
 
-const PLACEHOLDERS: [&[&str]; 97] = [
+const PLACEHOLDERS: [&[&str]; 134] = [
     &[],
     &[],
     &[],
@@ -938,9 +1271,12 @@ const PLACEHOLDERS: [&[&str]; 97] = [
     &[],
     &[],
     &[],
+    &["action"],
     &[],
     &[],
     &[],
+    &["record", "id"],
+    &["record", "id", "state", "action"],
     &[],
     &[],
     &[],
@@ -1004,5 +1340,39 @@ const PLACEHOLDERS: [&[&str]; 97] = [
     &["detail"],
     &["capability"],
     &["method", "capability"],
+    &[],
+    &["name", "argument"],
+    &["uri"],
+    &["record", "fields"],
+    &["product"],
+    &["workspace"],
+    &["argument", "path"],
+    &["argument"],
+    &["workspace"],
+    &["argument", "problem"],
+    &["problem"],
+    &["argument"],
+    &["names"],
+    &["value", "expected"],
+    &["value", "limit"],
+    &["value", "limit"],
+    &["value", "limit"],
+    &["value", "limit"],
+    &["value", "limit"],
+    &["value", "limit"],
+    &["value", "options"],
+    &["value", "expected"],
+    &["value", "format"],
+    &["value", "pattern"],
+    &["limit"],
+    &["limit"],
+    &[],
+    &["value"],
+    &[],
+    &[],
+    &[],
+    &[],
+    &[],
+    &[],
     &[],
 ];

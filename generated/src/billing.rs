@@ -51,6 +51,275 @@ pub static PRODUCT: Product = Product {
     toolsets: TOOLSETS,
     default_locale: Locale::PtBr,
     locales: LOCALES,
+    record_facts: &[
+        runtime_model::record_facts::RecordFacts {
+            record: "customers",
+            facts: &[
+                runtime_model::record_facts::Fact {
+                    field: "name",
+                    kind: runtime_model::record_facts::FactKind::Text,
+                    label: ["Nome", "Nombre", "Name"],
+                    values: &[],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "email",
+                    kind: runtime_model::record_facts::FactKind::Text,
+                    label: ["E-mail", "Correo electrónico", "E-mail"],
+                    values: &[],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "document",
+                    kind: runtime_model::record_facts::FactKind::Document,
+                    label: ["CPF/CNPJ", "CPF/CNPJ", "CPF/CNPJ"],
+                    values: &[],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "status",
+                    kind: runtime_model::record_facts::FactKind::Status,
+                    label: ["Situação", "Estado", "Status"],
+                    values: &[
+                        ("active", ["Ativo", "Activo", "Active"]),
+                        ("inactive", ["Inativo", "Inactivo", "Inactive"]),
+                    ],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "created_at",
+                    kind: runtime_model::record_facts::FactKind::Date,
+                    label: ["Criado em", "Creado el", "Created on"],
+                    values: &[],
+                },
+            ],
+            state_field: "status",
+            terminal: &[],
+        },
+        runtime_model::record_facts::RecordFacts {
+            record: "invoices",
+            facts: &[
+                runtime_model::record_facts::Fact {
+                    field: "amount",
+                    kind: runtime_model::record_facts::FactKind::Money,
+                    label: ["Valor", "Importe", "Amount"],
+                    values: &[],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "due_date",
+                    kind: runtime_model::record_facts::FactKind::Date,
+                    label: ["Vencimento", "Vencimiento", "Due date"],
+                    values: &[],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "paid_at",
+                    kind: runtime_model::record_facts::FactKind::Date,
+                    label: ["Pago em", "Pagado el", "Paid on"],
+                    values: &[],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "status",
+                    kind: runtime_model::record_facts::FactKind::Status,
+                    label: ["Situação", "Estado", "Status"],
+                    values: &[
+                        ("canceled", ["Cancelado", "Cancelado", "Cancelled"]),
+                        ("draft", ["Rascunho", "Borrador", "Draft"]),
+                        ("open", ["Em aberto", "Abierta", "Open"]),
+                        ("overdue", ["Vencido", "Vencido", "Overdue"]),
+                        ("paid", ["Pago", "Pagado", "Paid"]),
+                    ],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "number",
+                    kind: runtime_model::record_facts::FactKind::Text,
+                    label: ["Número", "Número", "Number"],
+                    values: &[],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "description",
+                    kind: runtime_model::record_facts::FactKind::Text,
+                    label: ["Descrição", "Descripción", "Description"],
+                    values: &[],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "customer_id",
+                    kind: runtime_model::record_facts::FactKind::Text,
+                    label: ["Cliente", "Cliente", "Customer"],
+                    values: &[],
+                },
+            ],
+            state_field: "status",
+            terminal: &[
+                ("cancel", &["paid", "canceled"]),
+                ("finalize", &["paid", "canceled"]),
+                ("send_reminder", &["paid", "canceled"]),
+            ],
+        },
+        runtime_model::record_facts::RecordFacts {
+            record: "nfes",
+            facts: &[
+                runtime_model::record_facts::Fact {
+                    field: "amount",
+                    kind: runtime_model::record_facts::FactKind::Money,
+                    label: ["Valor", "Importe", "Amount"],
+                    values: &[],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "status",
+                    kind: runtime_model::record_facts::FactKind::Status,
+                    label: ["Situação", "Estado", "Status"],
+                    values: &[
+                        ("authorized", ["Autorizada", "Autorizada", "Authorized"]),
+                        ("canceled", ["Cancelado", "Cancelado", "Cancelled"]),
+                        ("processing", ["Processando", "Procesando", "Processing"]),
+                        ("rejected", ["Rejeitado", "Rechazado", "Rejected"]),
+                    ],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "number",
+                    kind: runtime_model::record_facts::FactKind::Text,
+                    label: ["Número", "Número", "Number"],
+                    values: &[],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "invoice_id",
+                    kind: runtime_model::record_facts::FactKind::Text,
+                    label: ["Fatura", "Factura", "Invoice"],
+                    values: &[],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "customer_id",
+                    kind: runtime_model::record_facts::FactKind::Text,
+                    label: ["Cliente", "Cliente", "Customer"],
+                    values: &[],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "created_at",
+                    kind: runtime_model::record_facts::FactKind::Date,
+                    label: ["Criado em", "Creado el", "Created on"],
+                    values: &[],
+                },
+            ],
+            state_field: "status",
+            terminal: &[("cancel", &["canceled"])],
+        },
+        runtime_model::record_facts::RecordFacts {
+            record: "payments",
+            facts: &[
+                runtime_model::record_facts::Fact {
+                    field: "amount",
+                    kind: runtime_model::record_facts::FactKind::Money,
+                    label: ["Valor", "Importe", "Amount"],
+                    values: &[],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "paid_at",
+                    kind: runtime_model::record_facts::FactKind::Date,
+                    label: ["Pago em", "Pagado el", "Paid on"],
+                    values: &[],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "status",
+                    kind: runtime_model::record_facts::FactKind::Status,
+                    label: ["Situação", "Estado", "Status"],
+                    values: &[
+                        ("confirmed", ["Confirmado", "Confirmado", "Confirmed"]),
+                        ("pending", ["Pendente", "Pendiente", "Pending"]),
+                        ("refunded", ["Estornado", "Reembolsado", "Refunded"]),
+                        ("voided", ["Anulado", "Anulado", "Voided"]),
+                    ],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "method",
+                    kind: runtime_model::record_facts::FactKind::Status,
+                    label: ["Forma de pagamento", "Medio de pago", "Method"],
+                    values: &[
+                        ("boleto", ["Boleto", "Boleto", "Billet"]),
+                        (
+                            "credit_card",
+                            ["Cartão de crédito", "Tarjeta de crédito", "Credit card"],
+                        ),
+                        ("pix", ["Pix", "Pix", "Pix"]),
+                    ],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "invoice_id",
+                    kind: runtime_model::record_facts::FactKind::Text,
+                    label: ["Fatura", "Factura", "Invoice"],
+                    values: &[],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "customer_id",
+                    kind: runtime_model::record_facts::FactKind::Text,
+                    label: ["Cliente", "Cliente", "Customer"],
+                    values: &[],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "created_at",
+                    kind: runtime_model::record_facts::FactKind::Date,
+                    label: ["Criado em", "Creado el", "Created on"],
+                    values: &[],
+                },
+            ],
+            state_field: "status",
+            terminal: &[
+                ("refund", &["voided", "refunded"]),
+                ("void", &["voided", "refunded"]),
+            ],
+        },
+        runtime_model::record_facts::RecordFacts {
+            record: "subscriptions",
+            facts: &[
+                runtime_model::record_facts::Fact {
+                    field: "amount",
+                    kind: runtime_model::record_facts::FactKind::Money,
+                    label: ["Valor", "Importe", "Amount"],
+                    values: &[],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "next_billing_date",
+                    kind: runtime_model::record_facts::FactKind::Date,
+                    label: ["Próxima cobrança", "Próximo cobro", "Next billing"],
+                    values: &[],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "status",
+                    kind: runtime_model::record_facts::FactKind::Status,
+                    label: ["Situação", "Estado", "Status"],
+                    values: &[
+                        ("active", ["Ativo", "Activo", "Active"]),
+                        ("canceled", ["Cancelado", "Cancelado", "Cancelled"]),
+                        ("past_due", ["Em atraso", "Atrasada", "Past due"]),
+                        ("paused", ["Pausado", "Pausado", "Paused"]),
+                    ],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "plan",
+                    kind: runtime_model::record_facts::FactKind::Status,
+                    label: ["Plano", "Plan", "Plan"],
+                    values: &[
+                        ("basic", ["Básico", "Básico", "Basic"]),
+                        ("enterprise", ["Enterprise", "Enterprise", "Enterprise"]),
+                        ("professional", ["Profissional", "Profesional", "Professional"]),
+                    ],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "customer_id",
+                    kind: runtime_model::record_facts::FactKind::Text,
+                    label: ["Cliente", "Cliente", "Customer"],
+                    values: &[],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "created_at",
+                    kind: runtime_model::record_facts::FactKind::Date,
+                    label: ["Criado em", "Creado el", "Created on"],
+                    values: &[],
+                },
+            ],
+            state_field: "status",
+            terminal: &[
+                ("cancel", &["canceled"]),
+                ("pause", &["canceled"]),
+                ("resume", &["canceled"]),
+            ],
+        },
+    ],
 };
 /// Sorted by name: the order of `tools/list`.
 static TOOLS: &[Tool] = &[

@@ -36,6 +36,7 @@ pub static PRODUCT: Product = Product {
     toolsets: TOOLSETS,
     default_locale: Locale::En,
     locales: LOCALES,
+    record_facts: &[],
 };
 /// Sorted by name: the order of `tools/list`.
 static TOOLS: &[Tool] = &[

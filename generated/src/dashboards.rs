@@ -51,6 +51,173 @@ pub static PRODUCT: Product = Product {
     toolsets: TOOLSETS,
     default_locale: Locale::PtBr,
     locales: LOCALES,
+    record_facts: &[
+        runtime_model::record_facts::RecordFacts {
+            record: "invites",
+            facts: &[
+                runtime_model::record_facts::Fact {
+                    field: "email",
+                    kind: runtime_model::record_facts::FactKind::Text,
+                    label: ["E-mail", "Correo electrónico", "E-mail"],
+                    values: &[],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "expires_at",
+                    kind: runtime_model::record_facts::FactKind::Date,
+                    label: ["Expira em", "Vence el", "Expires on"],
+                    values: &[],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "status",
+                    kind: runtime_model::record_facts::FactKind::Status,
+                    label: ["Situação", "Estado", "Status"],
+                    values: &[
+                        ("accepted", ["Aceito", "Aceptado", "Accepted"]),
+                        ("expired", ["Expirado", "Vencido", "Expired"]),
+                        ("pending", ["Pendente", "Pendiente", "Pending"]),
+                        ("revoked", ["Revogado", "Revocado", "Revoked"]),
+                    ],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "role",
+                    kind: runtime_model::record_facts::FactKind::Status,
+                    label: ["Perfil", "Rol", "Role"],
+                    values: &[
+                        ("admin", ["Administrador", "Administrador", "Administrator"]),
+                        ("finance", ["Financeiro", "Finanzas", "Finance"]),
+                        ("support", ["Suporte", "Soporte", "Support"]),
+                        ("viewer", ["Leitor", "Lector", "Viewer"]),
+                    ],
+                },
+            ],
+            state_field: "status",
+            terminal: &[("resend", &["revoked"]), ("revoke", &["revoked"])],
+        },
+        runtime_model::record_facts::RecordFacts {
+            record: "portal_sessions",
+            facts: &[
+                runtime_model::record_facts::Fact {
+                    field: "status",
+                    kind: runtime_model::record_facts::FactKind::Status,
+                    label: ["Situação", "Estado", "Status"],
+                    values: &[
+                        ("active", ["Ativo", "Activo", "Active"]),
+                        ("ended", ["Encerrada", "Finalizada", "Ended"]),
+                        ("expired", ["Expirado", "Vencido", "Expired"]),
+                    ],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "portal_user_id",
+                    kind: runtime_model::record_facts::FactKind::Text,
+                    label: ["Usuário do portal", "Usuario del portal", "Portal user"],
+                    values: &[],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "id",
+                    kind: runtime_model::record_facts::FactKind::Text,
+                    label: ["Id", "Id", "Id"],
+                    values: &[],
+                },
+            ],
+            state_field: "status",
+            terminal: &[("end", &["ended", "expired"])],
+        },
+        runtime_model::record_facts::RecordFacts {
+            record: "portal_users",
+            facts: &[
+                runtime_model::record_facts::Fact {
+                    field: "name",
+                    kind: runtime_model::record_facts::FactKind::Text,
+                    label: ["Nome", "Nombre", "Name"],
+                    values: &[],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "email",
+                    kind: runtime_model::record_facts::FactKind::Text,
+                    label: ["E-mail", "Correo electrónico", "E-mail"],
+                    values: &[],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "status",
+                    kind: runtime_model::record_facts::FactKind::Status,
+                    label: ["Situação", "Estado", "Status"],
+                    values: &[
+                        ("active", ["Ativo", "Activo", "Active"]),
+                        ("deactivated", ["Desativado", "Desactivado", "Deactivated"]),
+                        (
+                            "invite_expired",
+                            [
+                                "Convite expirado",
+                                "Invitación vencida",
+                                "Invitation expired",
+                            ],
+                        ),
+                        ("invited", ["Convidado", "Invitado", "Invited"]),
+                        ("suspended", ["Suspenso", "Suspendido", "Suspended"]),
+                    ],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "created_at",
+                    kind: runtime_model::record_facts::FactKind::Date,
+                    label: ["Criado em", "Creado el", "Created on"],
+                    values: &[],
+                },
+            ],
+            state_field: "status",
+            terminal: &[
+                ("deactivate", &["deactivated"]),
+                ("reactivate", &["deactivated"]),
+                ("resend_invite", &["deactivated"]),
+                ("suspend", &["deactivated"]),
+            ],
+        },
+        runtime_model::record_facts::RecordFacts {
+            record: "team_members",
+            facts: &[
+                runtime_model::record_facts::Fact {
+                    field: "name",
+                    kind: runtime_model::record_facts::FactKind::Text,
+                    label: ["Nome", "Nombre", "Name"],
+                    values: &[],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "email",
+                    kind: runtime_model::record_facts::FactKind::Text,
+                    label: ["E-mail", "Correo electrónico", "E-mail"],
+                    values: &[],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "status",
+                    kind: runtime_model::record_facts::FactKind::Status,
+                    label: ["Situação", "Estado", "Status"],
+                    values: &[
+                        ("active", ["Ativo", "Activo", "Active"]),
+                        ("suspended", ["Suspenso", "Suspendido", "Suspended"]),
+                    ],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "role",
+                    kind: runtime_model::record_facts::FactKind::Status,
+                    label: ["Perfil", "Rol", "Role"],
+                    values: &[
+                        ("admin", ["Administrador", "Administrador", "Administrator"]),
+                        ("finance", ["Financeiro", "Finanzas", "Finance"]),
+                        ("owner", ["Proprietário", "Propietario", "Owner"]),
+                        ("support", ["Suporte", "Soporte", "Support"]),
+                        ("viewer", ["Leitor", "Lector", "Viewer"]),
+                    ],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "created_at",
+                    kind: runtime_model::record_facts::FactKind::Date,
+                    label: ["Criado em", "Creado el", "Created on"],
+                    values: &[],
+                },
+            ],
+            state_field: "status",
+            terminal: &[],
+        },
+    ],
 };
 /// Sorted by name: the order of `tools/list`.
 static TOOLS: &[Tool] = &[

@@ -49,6 +49,466 @@ pub static PRODUCT: Product = Product {
     toolsets: TOOLSETS,
     default_locale: Locale::Es,
     locales: LOCALES,
+    record_facts: &[
+        runtime_model::record_facts::RecordFacts {
+            record: "attachments",
+            facts: &[
+                runtime_model::record_facts::Fact {
+                    field: "filename",
+                    kind: runtime_model::record_facts::FactKind::Text,
+                    label: ["Arquivo", "Archivo", "File"],
+                    values: &[],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "description",
+                    kind: runtime_model::record_facts::FactKind::Text,
+                    label: ["Descrição", "Descripción", "Description"],
+                    values: &[],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "attached_to_type",
+                    kind: runtime_model::record_facts::FactKind::Status,
+                    label: ["Anexado a", "Adjunto a", "Attached to"],
+                    values: &[
+                        (
+                            "financial_transaction",
+                            ["Lançamento", "Movimiento", "Transaction"],
+                        ),
+                        (
+                            "fiscal_document",
+                            ["Documento fiscal", "Documento fiscal", "Fiscal document"],
+                        ),
+                        ("payable", ["Conta a pagar", "Cuenta por pagar", "Payable"]),
+                        (
+                            "receivable",
+                            ["Conta a receber", "Cuenta por cobrar", "Receivable"],
+                        ),
+                    ],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "created_at",
+                    kind: runtime_model::record_facts::FactKind::Date,
+                    label: ["Criado em", "Creado el", "Created on"],
+                    values: &[],
+                },
+            ],
+            state_field: "status",
+            terminal: &[],
+        },
+        runtime_model::record_facts::RecordFacts {
+            record: "balances",
+            facts: &[
+                runtime_model::record_facts::Fact {
+                    field: "amount",
+                    kind: runtime_model::record_facts::FactKind::Money,
+                    label: ["Valor", "Importe", "Amount"],
+                    values: &[],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "date",
+                    kind: runtime_model::record_facts::FactKind::Date,
+                    label: ["Data", "Fecha", "Date"],
+                    values: &[],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "account_id",
+                    kind: runtime_model::record_facts::FactKind::Text,
+                    label: ["Conta", "Cuenta", "Account"],
+                    values: &[],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "created_at",
+                    kind: runtime_model::record_facts::FactKind::Date,
+                    label: ["Criado em", "Creado el", "Created on"],
+                    values: &[],
+                },
+            ],
+            state_field: "status",
+            terminal: &[],
+        },
+        runtime_model::record_facts::RecordFacts {
+            record: "categories",
+            facts: &[
+                runtime_model::record_facts::Fact {
+                    field: "name",
+                    kind: runtime_model::record_facts::FactKind::Text,
+                    label: ["Nome", "Nombre", "Name"],
+                    values: &[],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "kind",
+                    kind: runtime_model::record_facts::FactKind::Status,
+                    label: ["Tipo", "Tipo", "Kind"],
+                    values: &[
+                        ("expense", ["Despesa", "Gasto", "Expense"]),
+                        ("income", ["Receita", "Ingreso", "Income"]),
+                    ],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "created_at",
+                    kind: runtime_model::record_facts::FactKind::Date,
+                    label: ["Criado em", "Creado el", "Created on"],
+                    values: &[],
+                },
+            ],
+            state_field: "status",
+            terminal: &[],
+        },
+        runtime_model::record_facts::RecordFacts {
+            record: "companies",
+            facts: &[
+                runtime_model::record_facts::Fact {
+                    field: "legal_name",
+                    kind: runtime_model::record_facts::FactKind::Text,
+                    label: ["Razão social", "Razón social", "Legal name"],
+                    values: &[],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "trade_name",
+                    kind: runtime_model::record_facts::FactKind::Text,
+                    label: ["Nome fantasia", "Nombre comercial", "Trade name"],
+                    values: &[],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "cnpj",
+                    kind: runtime_model::record_facts::FactKind::Document,
+                    label: ["CNPJ", "CNPJ", "CNPJ"],
+                    values: &[],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "status",
+                    kind: runtime_model::record_facts::FactKind::Status,
+                    label: ["Situação", "Estado", "Status"],
+                    values: &[
+                        ("active", ["Ativo", "Activo", "Active"]),
+                        ("inactive", ["Inativo", "Inactivo", "Inactive"]),
+                    ],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "created_at",
+                    kind: runtime_model::record_facts::FactKind::Date,
+                    label: ["Criado em", "Creado el", "Created on"],
+                    values: &[],
+                },
+            ],
+            state_field: "status",
+            terminal: &[],
+        },
+        runtime_model::record_facts::RecordFacts {
+            record: "financial_accounts",
+            facts: &[
+                runtime_model::record_facts::Fact {
+                    field: "name",
+                    kind: runtime_model::record_facts::FactKind::Text,
+                    label: ["Nome", "Nombre", "Name"],
+                    values: &[],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "status",
+                    kind: runtime_model::record_facts::FactKind::Status,
+                    label: ["Situação", "Estado", "Status"],
+                    values: &[
+                        ("active", ["Ativo", "Activo", "Active"]),
+                        ("inactive", ["Inativo", "Inactivo", "Inactive"]),
+                    ],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "kind",
+                    kind: runtime_model::record_facts::FactKind::Status,
+                    label: ["Tipo", "Tipo", "Kind"],
+                    values: &[
+                        ("cash", ["Caixa", "Efectivo", "Cash"]),
+                        ("checking", ["Conta corrente", "Cuenta corriente", "Checking"]),
+                        (
+                            "credit_card",
+                            ["Cartão de crédito", "Tarjeta de crédito", "Credit card"],
+                        ),
+                        ("investment", ["Investimento", "Inversión", "Investment"]),
+                        ("savings", ["Poupança", "Ahorro", "Savings"]),
+                    ],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "created_at",
+                    kind: runtime_model::record_facts::FactKind::Date,
+                    label: ["Criado em", "Creado el", "Created on"],
+                    values: &[],
+                },
+            ],
+            state_field: "status",
+            terminal: &[],
+        },
+        runtime_model::record_facts::RecordFacts {
+            record: "financial_transactions",
+            facts: &[
+                runtime_model::record_facts::Fact {
+                    field: "amount",
+                    kind: runtime_model::record_facts::FactKind::Money,
+                    label: ["Valor", "Importe", "Amount"],
+                    values: &[],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "date",
+                    kind: runtime_model::record_facts::FactKind::Date,
+                    label: ["Data", "Fecha", "Date"],
+                    values: &[],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "status",
+                    kind: runtime_model::record_facts::FactKind::Status,
+                    label: ["Situação", "Estado", "Status"],
+                    values: &[
+                        ("pending", ["Pendente", "Pendiente", "Pending"]),
+                        ("posted", ["Lançado", "Registrado", "Posted"]),
+                        ("reconciled", ["Conciliado", "Conciliado", "Reconciled"]),
+                    ],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "direction",
+                    kind: runtime_model::record_facts::FactKind::Status,
+                    label: ["Sentido", "Sentido", "Direction"],
+                    values: &[
+                        ("credit", ["Crédito", "Crédito", "Credit"]),
+                        ("debit", ["Débito", "Débito", "Debit"]),
+                    ],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "description",
+                    kind: runtime_model::record_facts::FactKind::Text,
+                    label: ["Descrição", "Descripción", "Description"],
+                    values: &[],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "account_id",
+                    kind: runtime_model::record_facts::FactKind::Text,
+                    label: ["Conta", "Cuenta", "Account"],
+                    values: &[],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "created_at",
+                    kind: runtime_model::record_facts::FactKind::Date,
+                    label: ["Criado em", "Creado el", "Created on"],
+                    values: &[],
+                },
+            ],
+            state_field: "status",
+            terminal: &[("reconcile", &["reconciled"])],
+        },
+        runtime_model::record_facts::RecordFacts {
+            record: "payables",
+            facts: &[
+                runtime_model::record_facts::Fact {
+                    field: "amount",
+                    kind: runtime_model::record_facts::FactKind::Money,
+                    label: ["Valor", "Importe", "Amount"],
+                    values: &[],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "due_date",
+                    kind: runtime_model::record_facts::FactKind::Date,
+                    label: ["Vencimento", "Vencimiento", "Due date"],
+                    values: &[],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "paid_at",
+                    kind: runtime_model::record_facts::FactKind::Date,
+                    label: ["Pago em", "Pagado el", "Paid on"],
+                    values: &[],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "status",
+                    kind: runtime_model::record_facts::FactKind::Status,
+                    label: ["Situação", "Estado", "Status"],
+                    values: &[
+                        ("canceled", ["Cancelado", "Cancelado", "Cancelled"]),
+                        ("open", ["Em aberto", "Abierta", "Open"]),
+                        ("paid", ["Pago", "Pagado", "Paid"]),
+                    ],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "description",
+                    kind: runtime_model::record_facts::FactKind::Text,
+                    label: ["Descrição", "Descripción", "Description"],
+                    values: &[],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "account_id",
+                    kind: runtime_model::record_facts::FactKind::Text,
+                    label: ["Conta", "Cuenta", "Account"],
+                    values: &[],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "created_at",
+                    kind: runtime_model::record_facts::FactKind::Date,
+                    label: ["Criado em", "Creado el", "Created on"],
+                    values: &[],
+                },
+            ],
+            state_field: "status",
+            terminal: &[
+                ("cancel", &["paid", "canceled"]),
+                ("pay", &["paid", "canceled"]),
+            ],
+        },
+        runtime_model::record_facts::RecordFacts {
+            record: "people",
+            facts: &[
+                runtime_model::record_facts::Fact {
+                    field: "name",
+                    kind: runtime_model::record_facts::FactKind::Text,
+                    label: ["Nome", "Nombre", "Name"],
+                    values: &[],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "email",
+                    kind: runtime_model::record_facts::FactKind::Text,
+                    label: ["E-mail", "Correo electrónico", "E-mail"],
+                    values: &[],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "pix_key",
+                    kind: runtime_model::record_facts::FactKind::Text,
+                    label: ["Chave Pix", "Clave Pix", "Pix key"],
+                    values: &[],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "tax_id",
+                    kind: runtime_model::record_facts::FactKind::Document,
+                    label: ["CPF/CNPJ", "CPF/CNPJ", "CPF/CNPJ"],
+                    values: &[],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "kind",
+                    kind: runtime_model::record_facts::FactKind::Status,
+                    label: ["Tipo", "Tipo", "Kind"],
+                    values: &[
+                        (
+                            "both",
+                            [
+                                "Cliente e fornecedor",
+                                "Cliente y proveedor",
+                                "Customer and supplier",
+                            ],
+                        ),
+                        ("customer", ["Cliente", "Cliente", "Customer"]),
+                        ("supplier", ["Fornecedor", "Proveedor", "Supplier"]),
+                    ],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "created_at",
+                    kind: runtime_model::record_facts::FactKind::Date,
+                    label: ["Criado em", "Creado el", "Created on"],
+                    values: &[],
+                },
+            ],
+            state_field: "status",
+            terminal: &[],
+        },
+        runtime_model::record_facts::RecordFacts {
+            record: "receivables",
+            facts: &[
+                runtime_model::record_facts::Fact {
+                    field: "amount",
+                    kind: runtime_model::record_facts::FactKind::Money,
+                    label: ["Valor", "Importe", "Amount"],
+                    values: &[],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "due_date",
+                    kind: runtime_model::record_facts::FactKind::Date,
+                    label: ["Vencimento", "Vencimiento", "Due date"],
+                    values: &[],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "status",
+                    kind: runtime_model::record_facts::FactKind::Status,
+                    label: ["Situação", "Estado", "Status"],
+                    values: &[
+                        ("canceled", ["Cancelado", "Cancelado", "Cancelled"]),
+                        ("charged", ["Cobrado", "Cobrado", "Charged"]),
+                        ("open", ["Em aberto", "Abierta", "Open"]),
+                        ("received", ["Recebido", "Recibido", "Received"]),
+                    ],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "description",
+                    kind: runtime_model::record_facts::FactKind::Text,
+                    label: ["Descrição", "Descripción", "Description"],
+                    values: &[],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "account_id",
+                    kind: runtime_model::record_facts::FactKind::Text,
+                    label: ["Conta", "Cuenta", "Account"],
+                    values: &[],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "created_at",
+                    kind: runtime_model::record_facts::FactKind::Date,
+                    label: ["Criado em", "Creado el", "Created on"],
+                    values: &[],
+                },
+            ],
+            state_field: "status",
+            terminal: &[
+                ("cancel", &["received", "canceled"]),
+                ("charge", &["received", "canceled"]),
+            ],
+        },
+        runtime_model::record_facts::RecordFacts {
+            record: "transfers",
+            facts: &[
+                runtime_model::record_facts::Fact {
+                    field: "amount",
+                    kind: runtime_model::record_facts::FactKind::Money,
+                    label: ["Valor", "Importe", "Amount"],
+                    values: &[],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "scheduled_for",
+                    kind: runtime_model::record_facts::FactKind::Date,
+                    label: ["Agendada para", "Programada para", "Scheduled for"],
+                    values: &[],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "status",
+                    kind: runtime_model::record_facts::FactKind::Status,
+                    label: ["Situação", "Estado", "Status"],
+                    values: &[
+                        ("canceled", ["Cancelado", "Cancelado", "Cancelled"]),
+                        ("completed", ["Concluída", "Completada", "Completed"]),
+                        ("failed", ["Falhou", "Fallido", "Failed"]),
+                        ("scheduled", ["Agendado", "Programado", "Scheduled"]),
+                    ],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "description",
+                    kind: runtime_model::record_facts::FactKind::Text,
+                    label: ["Descrição", "Descripción", "Description"],
+                    values: &[],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "from_account_id",
+                    kind: runtime_model::record_facts::FactKind::Text,
+                    label: ["Conta de origem", "Cuenta de origen", "From account"],
+                    values: &[],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "to_account_id",
+                    kind: runtime_model::record_facts::FactKind::Text,
+                    label: ["Conta de destino", "Cuenta de destino", "To account"],
+                    values: &[],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "created_at",
+                    kind: runtime_model::record_facts::FactKind::Date,
+                    label: ["Criado em", "Creado el", "Created on"],
+                    values: &[],
+                },
+            ],
+            state_field: "status",
+            terminal: &[("cancel", &["completed", "canceled"])],
+        },
+    ],
 };
 /// Sorted by name: the order of `tools/list`.
 static TOOLS: &[Tool] = &[

@@ -48,6 +48,240 @@ pub static PRODUCT: Product = Product {
     toolsets: TOOLSETS,
     default_locale: Locale::Es,
     locales: LOCALES,
+    record_facts: &[
+        runtime_model::record_facts::RecordFacts {
+            record: "agents",
+            facts: &[
+                runtime_model::record_facts::Fact {
+                    field: "name",
+                    kind: runtime_model::record_facts::FactKind::Text,
+                    label: ["Nome", "Nombre", "Name"],
+                    values: &[],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "status",
+                    kind: runtime_model::record_facts::FactKind::Status,
+                    label: ["Situação", "Estado", "Status"],
+                    values: &[
+                        ("active", ["Ativo", "Activo", "Active"]),
+                        ("archived", ["Arquivado", "Archivado", "Archived"]),
+                        ("paused", ["Pausado", "Pausado", "Paused"]),
+                    ],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "created_at",
+                    kind: runtime_model::record_facts::FactKind::Date,
+                    label: ["Criado em", "Creado el", "Created on"],
+                    values: &[],
+                },
+            ],
+            state_field: "status",
+            terminal: &[],
+        },
+        runtime_model::record_facts::RecordFacts {
+            record: "emails",
+            facts: &[
+                runtime_model::record_facts::Fact {
+                    field: "from_name",
+                    kind: runtime_model::record_facts::FactKind::Text,
+                    label: ["Remetente", "Remitente", "From"],
+                    values: &[],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "subject",
+                    kind: runtime_model::record_facts::FactKind::Text,
+                    label: ["Assunto", "Asunto", "Subject"],
+                    values: &[],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "processing_status",
+                    kind: runtime_model::record_facts::FactKind::Status,
+                    label: ["Situação", "Estado", "Status"],
+                    values: &[
+                        ("failed", ["Falhou", "Fallido", "Failed"]),
+                        ("processed", ["Processado", "Procesado", "Processed"]),
+                        ("processing", ["Processando", "Procesando", "Processing"]),
+                        ("received", ["Recebido", "Recibido", "Received"]),
+                        ("skipped", ["Ignorado", "Omitido", "Skipped"]),
+                    ],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "inbox_id",
+                    kind: runtime_model::record_facts::FactKind::Text,
+                    label: ["Caixa de entrada", "Bandeja de entrada", "Inbox"],
+                    values: &[],
+                },
+            ],
+            state_field: "status",
+            terminal: &[],
+        },
+        runtime_model::record_facts::RecordFacts {
+            record: "inboxes",
+            facts: &[
+                runtime_model::record_facts::Fact {
+                    field: "name",
+                    kind: runtime_model::record_facts::FactKind::Text,
+                    label: ["Nome", "Nombre", "Name"],
+                    values: &[],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "address",
+                    kind: runtime_model::record_facts::FactKind::Text,
+                    label: ["Endereço", "Dirección", "Address"],
+                    values: &[],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "status",
+                    kind: runtime_model::record_facts::FactKind::Status,
+                    label: ["Situação", "Estado", "Status"],
+                    values: &[
+                        ("active", ["Ativo", "Activo", "Active"]),
+                        ("paused", ["Pausado", "Pausado", "Paused"]),
+                    ],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "created_at",
+                    kind: runtime_model::record_facts::FactKind::Date,
+                    label: ["Criado em", "Creado el", "Created on"],
+                    values: &[],
+                },
+            ],
+            state_field: "status",
+            terminal: &[],
+        },
+        runtime_model::record_facts::RecordFacts {
+            record: "secrets",
+            facts: &[
+                runtime_model::record_facts::Fact {
+                    field: "name",
+                    kind: runtime_model::record_facts::FactKind::Text,
+                    label: ["Nome", "Nombre", "Name"],
+                    values: &[],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "created_at",
+                    kind: runtime_model::record_facts::FactKind::Date,
+                    label: ["Criado em", "Creado el", "Created on"],
+                    values: &[],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "uid",
+                    kind: runtime_model::record_facts::FactKind::Text,
+                    label: ["Id", "Id", "Id"],
+                    values: &[],
+                },
+            ],
+            state_field: "status",
+            terminal: &[],
+        },
+        runtime_model::record_facts::RecordFacts {
+            record: "webhook_deliveries",
+            facts: &[
+                runtime_model::record_facts::Fact {
+                    field: "status",
+                    kind: runtime_model::record_facts::FactKind::Status,
+                    label: ["Situação", "Estado", "Status"],
+                    values: &[
+                        ("delivered", ["Entregue", "Entregado", "Delivered"]),
+                        ("failed", ["Falhou", "Fallido", "Failed"]),
+                        ("pending", ["Pendente", "Pendiente", "Pending"]),
+                    ],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "event_type",
+                    kind: runtime_model::record_facts::FactKind::Status,
+                    label: ["Evento", "Evento", "Event"],
+                    values: &[
+                        (
+                            "agent_run.failed",
+                            [
+                                "Execução do agente falhou",
+                                "Ejecución del agente fallida",
+                                "Agent run failed",
+                            ],
+                        ),
+                        (
+                            "agent_run.succeeded",
+                            [
+                                "Execução do agente concluída",
+                                "Ejecución del agente completada",
+                                "Agent run succeeded",
+                            ],
+                        ),
+                        (
+                            "email.processed",
+                            ["E-mail processado", "Correo procesado", "E-mail processed"],
+                        ),
+                        (
+                            "email.received",
+                            ["E-mail recebido", "Correo recibido", "E-mail received"],
+                        ),
+                        (
+                            "webhook.test",
+                            ["Teste de webhook", "Prueba de webhook", "Webhook test"],
+                        ),
+                        (
+                            "workflow_run.finished",
+                            [
+                                "Execução do fluxo concluída",
+                                "Ejecución del flujo finalizada",
+                                "Workflow run finished",
+                            ],
+                        ),
+                    ],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "webhook_id",
+                    kind: runtime_model::record_facts::FactKind::Text,
+                    label: ["Webhook", "Webhook", "Webhook"],
+                    values: &[],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "created_at",
+                    kind: runtime_model::record_facts::FactKind::Date,
+                    label: ["Criado em", "Creado el", "Created on"],
+                    values: &[],
+                },
+            ],
+            state_field: "status",
+            terminal: &[],
+        },
+        runtime_model::record_facts::RecordFacts {
+            record: "webhooks",
+            facts: &[
+                runtime_model::record_facts::Fact {
+                    field: "url",
+                    kind: runtime_model::record_facts::FactKind::Text,
+                    label: ["URL", "URL", "URL"],
+                    values: &[],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "status",
+                    kind: runtime_model::record_facts::FactKind::Status,
+                    label: ["Situação", "Estado", "Status"],
+                    values: &[
+                        ("active", ["Ativo", "Activo", "Active"]),
+                        ("disabled", ["Desativado", "Desactivado", "Disabled"]),
+                        ("failing", ["Falhando", "Fallando", "Failing"]),
+                    ],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "description",
+                    kind: runtime_model::record_facts::FactKind::Text,
+                    label: ["Descrição", "Descripción", "Description"],
+                    values: &[],
+                },
+                runtime_model::record_facts::Fact {
+                    field: "created_at",
+                    kind: runtime_model::record_facts::FactKind::Date,
+                    label: ["Criado em", "Creado el", "Created on"],
+                    values: &[],
+                },
+            ],
+            state_field: "status",
+            terminal: &[],
+        },
+    ],
 };
 /// Sorted by name: the order of `tools/list`.
 static TOOLS: &[Tool] = &[

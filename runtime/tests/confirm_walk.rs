@@ -195,6 +195,7 @@ async fn walk(seed: u64, product: &'static Product, shared: bool, steps: usize) 
                         request_state: None,
                         now,
                         locale: runtime_model::locale::Locale::En,
+                        reader: None,
                     })
                     .await;
                 let Gate::InputRequired(v) = &g else {
@@ -236,6 +237,7 @@ async fn walk(seed: u64, product: &'static Product, shared: bool, steps: usize) 
                         request_state: Some(&pick.state),
                         now,
                         locale: runtime_model::locale::Locale::En,
+                        reader: None,
                     })
                     .await;
                 let Gate::Run { confirmed } = g else {
@@ -339,6 +341,7 @@ async fn walk(seed: u64, product: &'static Product, shared: bool, steps: usize) 
                         request_state: Some(&pick.state),
                         now,
                         locale: runtime_model::locale::Locale::En,
+                        reader: None,
                     })
                     .await;
                 assert!(

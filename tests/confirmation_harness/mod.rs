@@ -160,6 +160,8 @@ pub struct Client {
     /// `None` = 2026-07-28; `Some(v)` = a sessionless 2025 request of version `v`.
     pub legacy: Option<&'static str>,
     pub capabilities: Value,
+    /// Sent as `Accept-Language` when set.
+    pub language: Option<&'static str>,
     next_id: Arc<AtomicU64>,
 }
 
@@ -178,6 +180,7 @@ impl TestServer {
             workspace: None,
             legacy: None,
             capabilities: json!({"elicitation": {}}),
+            language: None,
             next_id: Arc::new(AtomicU64::new(1)),
         }
     }
@@ -239,6 +242,12 @@ impl Client {
         self.workspace = Some(ws.to_string());
         self
     }
+    /// Asks for answers in `tag` (`Accept-Language`).
+    pub fn with_language(mut self, tag: &'static str) -> Self {
+        self.language = Some(tag);
+        self
+    }
+
     pub fn with_token(mut self, token: &str) -> Self {
         self.token = Some(token.to_string());
         self
@@ -305,6 +314,9 @@ impl Client {
         }
         if let Some(ws) = &self.workspace {
             req = req.header("kobana-workspace-id", ws);
+        }
+        if let Some(l) = self.language {
+            req = req.header("accept-language", l);
         }
         let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
         let resp = req.json(&body).send().await.expect("HTTP request");

@@ -35,7 +35,7 @@ pub(super) fn is_identifier(s: &str) -> bool {
     is_snake_name(s) && s.chars().next().is_some_and(|c| c.is_ascii_lowercase())
 }
 
-pub(super) fn one_of(values: &[&str]) -> String {
+pub(crate) fn one_of(values: &[&str]) -> String {
     values
         .iter()
         .map(|v| format!("`{v}`"))

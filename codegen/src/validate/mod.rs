@@ -63,7 +63,9 @@ pub fn validate(l: &Loaded) -> Vec<Diagnostic> {
     v.toolsets();
     v.listing();
     v.names();
-    v.out
+    let mut out = v.out;
+    out.extend(crate::confirmation::validate(l));
+    out
 }
 
 /// Checks across catalogs: product names are unique.

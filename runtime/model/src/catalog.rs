@@ -51,6 +51,9 @@ pub struct Product {
     /// Every text a person or model reads, per locale (in [`Locale::ALL`] order). Empty for
     /// tables not built by the generator: they speak their base texts only.
     pub locales: &'static [LocaleTexts],
+    /// What a person recognises each record type by, for confirmation questions
+    /// ([`crate::record_facts`]). Empty for tables not built by the generator.
+    pub record_facts: &'static [crate::record_facts::RecordFacts],
 }
 
 /// A named group of tools (`billets`, `pix`, …), resolved by the generator from the catalog's
@@ -661,6 +664,7 @@ impl Product {
             toolsets: &[],
             default_locale: Locale::En,
             locales: &[],
+            record_facts: &[],
         }
     }
 

@@ -9,6 +9,7 @@ pub mod catalog;
 pub mod errors;
 pub mod identity;
 pub mod locale;
+pub mod record_facts;
 pub mod schema_lint;
 pub mod secrets;
 pub mod selection;

@@ -2,12 +2,18 @@
 //! trail and the confirmation forms (a bank connection's `client_secret` is neither written to a
 //! log nor shown back in a question).
 //!
-//! The rule reads the tool's input schema and the argument names ([`redact`]): a value is
-//! replaced when its schema says `format: password`, `writeOnly`, or carries
-//! `contentEncoding`/`contentMediaType` (uploaded file bytes, certificates), or when its name's
-//! last word is a credential word (`password`, `senha`, `secret`, `token`, `api_key`,
-//! `private_key`, …). Names where such a word is not the last (`password_protected_mode`,
-//! `input_tokens`, `certificate_uid`) stay: they name settings and counts, not secrets.
+//! The rule reads the tool's input schema, the argument names and the values ([`redact`]): a
+//! value is replaced when its schema says `format: password`, `writeOnly`, or carries
+//! `contentEncoding`/`contentMediaType` (uploaded file bytes, certificates); when its name's
+//! last word is a credential word ([`secret_name`]: `password`, `senha`, `secret`, `token`,
+//! `authorization`, `api_key`, `private_key`, `card_number`, a bare `key`, …); or when the value
+//! itself looks like one ([`secret_value`]: a PEM block, a bearer token, a card number). Names
+//! where such a word is not the last (`password_protected_mode`, `input_tokens`,
+//! `certificate_uid`) stay: they name settings and counts, not secrets. A bare `key` whose schema
+//! says it is a Pix key stays too: it is where money goes, which the person must see.
+//!
+//! One rule for the confirmation form (`runtime/src/confirm/form.rs`, which says "(hidden)" in
+//! the person's language), the audit trail (`runtime/src/telemetry/audit.rs`) and logs.
 
 use serde_json::{Map, Value};
 
@@ -41,6 +47,9 @@ pub fn secret_name(name: &str) -> bool {
         return false;
     };
     let before = words.len().checked_sub(2).map(|i| words[i].as_str());
+    if words.len() == 1 && last == "key" {
+        return true;
+    }
     matches!(
         last,
         "password"
@@ -54,11 +63,68 @@ pub fn secret_name(name: &str) -> bool {
             | "apikey"
             | "cvv"
             | "cvc"
-    ) || (last == "key"
-        && matches!(
-            before,
-            Some("api" | "private" | "access" | "secret" | "signing")
-        ))
+            | "authorization"
+            | "cardnumber"
+    ) || (last == "number" && before == Some("card"))
+        || (last == "key"
+            && matches!(
+                before,
+                Some("api" | "private" | "access" | "secret" | "signing")
+            ))
+}
+
+/// Whether a value looks like a secret whatever its name: a PEM block (`-----BEGIN … KEY-----`),
+/// a bearer token (`Bearer eyJ…`), or a card number (15 to 19 digits, spaces or dashes allowed,
+/// that pass the Luhn check; a CPF has 11 digits and a CNPJ 14, so neither is taken for one).
+pub fn secret_value(v: &str) -> bool {
+    let t = v.trim();
+    if t.contains("-----BEGIN ") {
+        return true;
+    }
+    if let Some(rest) = t
+        .strip_prefix("Bearer ")
+        .or_else(|| t.strip_prefix("bearer "))
+    {
+        return rest.trim().len() >= 8 && !rest.trim().contains(' ');
+    }
+    if !t.is_empty()
+        && t.chars()
+            .all(|c| c.is_ascii_digit() || c == ' ' || c == '-')
+    {
+        let digits: Vec<u32> = t.chars().filter_map(|c| c.to_digit(10)).collect();
+        return (15..=19).contains(&digits.len()) && luhn(&digits);
+    }
+    false
+}
+
+fn luhn(digits: &[u32]) -> bool {
+    let sum: u32 = digits
+        .iter()
+        .rev()
+        .enumerate()
+        .map(|(i, &d)| {
+            if !i.is_multiple_of(2) {
+                let x = d * 2;
+                if x > 9 {
+                    x - 9
+                } else {
+                    x
+                }
+            } else {
+                d
+            }
+        })
+        .sum();
+    sum.is_multiple_of(10)
+}
+
+/// A bare `key` whose schema says it is a Pix key ("Chave Pix"): an address, not a credential.
+fn pix_key(name: &str, schema: Option<&Value>) -> bool {
+    name == "key"
+        && schema
+            .and_then(|s| s.get("description"))
+            .and_then(Value::as_str)
+            .is_some_and(|d| d.to_lowercase().contains("pix"))
 }
 
 /// Whether a property's schema marks its value as secret or as file bytes.
@@ -97,7 +163,9 @@ fn redact_object(
     obj.iter()
         .map(|(k, v)| {
             let sub = props.and_then(|p| p.get(k)).or(extra);
-            let secret = secret_name(k) || sub.is_some_and(|s| secret_schema(s, files));
+            let secret = (secret_name(k) && !pix_key(k, sub))
+                || sub.is_some_and(|s| secret_schema(s, files))
+                || v.as_str().is_some_and(secret_value);
             let shown = if secret && !v.is_null() {
                 Value::String(REDACTED.to_string())
             } else {
@@ -147,6 +215,7 @@ fn redact_value(schema: Option<&Value>, v: &Value, files: bool) -> Value {
                     .collect(),
             )
         }
+        Value::String(s) if secret_value(s) => Value::String(REDACTED.to_string()),
         other => other.clone(),
     }
 }
@@ -167,6 +236,10 @@ mod tests {
             "api_key",
             "crt_private_key",
             "senha",
+            "key",
+            "authorization",
+            "card_number",
+            "cardNumber",
         ] {
             assert!(secret_name(s), "{s}");
         }
@@ -178,6 +251,9 @@ mod tests {
             "secret_rotated_at",
             "keypair_uid",
             "name",
+            "key_type",
+            "card_holder",
+            "number",
         ] {
             assert!(!secret_name(s), "{s}");
         }
@@ -211,6 +287,47 @@ mod tests {
                 "value": REDACTED,
                 "credentials": {"client_id": "cid", "password": REDACTED},
                 "list": [{"x": "a", "token": REDACTED}]
+            })
+        );
+    }
+
+    #[test]
+    fn values_that_look_like_secrets_are_redacted_whatever_their_name() {
+        for v in [
+            "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXk=\n-----END OPENSSH PRIVATE KEY-----",
+            "Bearer eyJhbGciOiJIUzI1NiJ9.e30.x",
+            "4111 1111 1111 1111",
+            "4111-1111-1111-1111",
+            "378282246310005",
+        ] {
+            assert!(secret_value(v), "{v}");
+        }
+        for v in [
+            "12345678909",
+            "12345678000190",
+            "4111 1111 1111 1112",
+            "Bearer",
+            "a note about a bearer bond",
+            "23793381286000000000300000000401584340000010000",
+        ] {
+            assert!(!secret_value(v), "{v}");
+        }
+        let schema = json!({"type": "object", "properties": {
+            "note": {"type": "string"},
+            "key": {"type": "string", "description": "Chave Pix"},
+            "other": {"type": "object", "properties": {"key": {"type": "string", "description": "Chave privada SSH"}}}
+        }});
+        let args = json!({
+            "note": "-----BEGIN RSA PRIVATE KEY-----x-----END RSA PRIVATE KEY-----",
+            "key": "maria@example.com",
+            "other": {"key": "abc", "list": ["Bearer abcdefgh12345"]}
+        });
+        assert_eq!(
+            redact(&schema, args.as_object().unwrap()),
+            json!({
+                "note": REDACTED,
+                "key": "maria@example.com",
+                "other": {"key": REDACTED, "list": [REDACTED]}
             })
         );
     }

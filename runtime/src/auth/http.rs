@@ -167,6 +167,24 @@ impl HttpAuth {
     }
 }
 
+/// An auth refusal whose JSON-RPC message is in `locale` (the fixed words of
+/// [`crate::rpc::protocol_errors`]); its status and headers as they were.
+pub fn in_locale(
+    resp: Response,
+    err: &AuthError,
+    locale: runtime_model::locale::Locale,
+) -> Response {
+    let (mut parts, _) = resp.into_parts();
+    let message = crate::rpc::protocol_errors::translate(&err.to_string(), locale);
+    let body = json!({
+        "jsonrpc": "2.0",
+        "error": {"code": AUTH_RPC_CODE, "message": message},
+    });
+    let fresh = Json(body).into_response();
+    parts.headers.remove(header::CONTENT_LENGTH);
+    Response::from_parts(parts, fresh.into_body())
+}
+
 /// The bearer token of a request. A malformed `Authorization` header (another scheme, no token)
 /// counts as missing: the client gets the challenge that tells it how to obtain one.
 pub fn bearer_token(headers: &HeaderMap) -> Result<&str, AuthError> {

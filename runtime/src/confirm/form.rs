@@ -1,15 +1,21 @@
 //! The confirmation form a person reads, in their locale.
 //!
 //! The question names the action in words (the tool's title) and the record it touches (the
-//! record type's title and the id the call names), shows each argument as a labelled field with
-//! amounts and dates written the locale's way, and says why it asks in the product document's
-//! terms (the tool's destructive clause). The tool's name and the argument names stay visible,
-//! untranslated, so the person can match the form with what the model said.
+//! record type's title and the id the call names), then what a person recognises that record by
+//! (its facts, read before asking and declared in the catalog's `confirmation:` section: a
+//! billet's payer, amount, due date, status), says why it asks in plain words, and shows each
+//! argument as a labelled field with amounts and dates written the locale's way and documented
+//! codes with their label. The tool's name and the argument names stay visible, untranslated, so
+//! the person can match the form with what the model said. Secrets are never shown.
 
 use runtime_model::catalog::{Binding, BodyMode, HttpBinding, Operation, Product, Tool};
 use runtime_model::locale::Locale;
+use runtime_model::record_facts::{self, RecordFacts};
+use runtime_model::secrets::REDACTED;
 use runtime_model::texts::Text;
 use serde_json::{Map, Value};
+
+use super::facts::Looked;
 
 /// The tool's title (its name when it has none) in `locale`.
 pub fn action_title(product: &Product, tool: &'static Tool, locale: Locale) -> &'static str {
@@ -39,13 +45,17 @@ pub fn field(product: &Product, tool: &'static Tool, locale: Locale) -> (String,
     )
 }
 
-/// The form's message. `notice` comes first (a replayed approval).
+/// The form's message. `notice` comes first (a replayed approval); `looked` is what the read of
+/// the record found ([`super::facts::look`]): its facts come right under the record's line, then
+/// the reason in plain words, then the tool's arguments as the model chose them, labelled. An
+/// update shows each changed field's value before and after (a webhook's old and new URL).
 pub fn question(
     product: &Product,
     tool: &'static Tool,
     args: &Map<String, Value>,
     locale: Locale,
     notice: Option<&str>,
+    looked: &Looked,
 ) -> String {
     let p = |t: Text| t.get(locale);
     let texts = tool_index(product, tool).and_then(|i| Some(&product.texts(locale)?.tools[i]));
@@ -55,25 +65,38 @@ pub fn question(
         text.push_str("\n\n");
     }
     text.push_str(p(Text::FormAsk));
+    let action = action_title(product, tool, locale);
     text.push_str(&format!(
-        "\n{}: {} ({})",
+        "\n{}: {action} ({})",
         p(Text::FormAction),
-        action_title(product, tool, locale),
         tool.name
     ));
     if let Some(record) = record_line(product, tool, args, locale) {
         text.push_str(&format!("\n{}: {record}", p(Text::FormRecord)));
     }
-    let clause = texts.map_or(tool.destructive_clause, |t| t.destructive_clause);
-    if let Some(clause) = clause {
-        let product_title = product.texts(locale).map_or(product.title, |t| t.title);
-        let clause = clause.trim().trim_end_matches('.');
-        text.push_str(&format!(
-            "\n{} {product_title}, {} ({clause}).",
-            p(Text::FormWhy),
-            p(Text::FormWhyTail)
-        ));
+    let schema: Value = serde_json::from_str(tool.input_schema_json).unwrap_or(Value::Null);
+    let facts = record_facts::record_of(tool).and_then(|r| record_facts::for_record(product, r));
+    match (looked, facts) {
+        (Looked::Record(record), Some(facts)) => {
+            for line in fact_lines(facts, record, locale) {
+                text.push_str(&format!("\n• {line}"));
+            }
+        }
+        (Looked::Unread, _) => {
+            text.push('\n');
+            text.push_str(p(Text::FormFactsUnread));
+        }
+        // A new record: its facts are the arguments that give them.
+        (Looked::Nothing, Some(facts)) if matches!(tool.operation, Operation::Create { .. }) => {
+            let shown = Value::Object(hidden(&schema, args));
+            for line in fact_lines(facts, &shown, locale) {
+                text.push_str(&format!("\n• {line}"));
+            }
+        }
+        _ => {}
     }
+    text.push('\n');
+    text.push_str(&Text::FormWhy.fill(locale, &[("action", &action)]));
     if args.is_empty() {
         text.push('\n');
         text.push_str(p(Text::FormNoFields));
@@ -87,13 +110,19 @@ pub fn question(
         }) => runtime_model::upload::abbreviate_files(files, args),
         _ => args.clone(),
     };
-    // A credential (a connection's `client_secret`, a certificate's password) is never shown
-    // back: the same rule keeps it out of the audit trail.
-    let schema: Value = serde_json::from_str(tool.input_schema_json).unwrap_or(Value::Null);
-    let shown = match runtime_model::secrets::redact_credentials(&schema, &shown) {
-        Value::Object(m) => m,
-        _ => shown,
+    // A secret (a connection's `client_secret`, a private key) is never shown back: the same rule
+    // keeps it out of the audit trail and the logs (`runtime_model::secrets`).
+    let shown = hidden(&schema, &shown);
+    let before = match (looked, tool.operation) {
+        (Looked::Record(r), Operation::Update { .. }) => Some(r),
+        _ => None,
     };
+    let localized: Value = texts
+        .and_then(|t| serde_json::from_str(t.descriptor_json).ok())
+        .unwrap_or(Value::Null);
+    let props = localized
+        .pointer("/inputSchema/properties")
+        .or_else(|| schema.get("properties"));
     text.push_str(&format!("\n{}:", p(Text::FormFields)));
     let labels = texts.map_or(&[][..], |t| t.labels);
     for (name, value) in &shown {
@@ -102,13 +131,137 @@ pub fn question(
             .find(|(a, _)| a == name)
             .map(|(_, l)| *l)
             .filter(|l| l != name);
-        let value = show(name, value, locale);
+        let prop = props.and_then(|p| p.get(name));
+        let mut value = show_labelled(name, value, prop, locale);
+        if let Some(old) = before.and_then(|r| r.get(name)).filter(|o| !o.is_null()) {
+            let old = hidden_value(&schema, name, old);
+            let old = show_labelled(name, &old, prop, locale);
+            if old != value {
+                value = format!("{old} → {value}");
+            }
+        }
         match label {
             Some(l) => text.push_str(&format!("\n• {l} ({name}): {value}")),
             None => text.push_str(&format!("\n• {name}: {value}")),
         }
     }
     text
+}
+
+/// The record's facts, one `Label: value` line each, in `locale`; facts the record has no value
+/// for are left out.
+pub fn fact_lines(facts: &RecordFacts, record: &Value, locale: Locale) -> Vec<String> {
+    let yes_no = (Text::FormYes.get(locale), Text::FormNo.get(locale));
+    facts
+        .facts
+        .iter()
+        .filter_map(|f| {
+            let v = record_facts::field_value(record, f.field)?;
+            let shown = if v.as_str() == Some(REDACTED) {
+                Text::FormHidden.get(locale).to_string()
+            } else {
+                f.show(v, locale, yes_no)?
+            };
+            Some(format!("{}: {shown}", f.label(locale)))
+        })
+        .collect()
+}
+
+/// The arguments with every secret replaced ([`runtime_model::secrets::redact_credentials`]).
+fn hidden(schema: &Value, args: &Map<String, Value>) -> Map<String, Value> {
+    match runtime_model::secrets::redact_credentials(schema, args) {
+        Value::Object(m) => m,
+        _ => args.clone(),
+    }
+}
+
+/// One value under the same rule as its argument `name`.
+fn hidden_value(schema: &Value, name: &str, v: &Value) -> Value {
+    let mut one = Map::new();
+    one.insert(name.to_string(), v.clone());
+    hidden(schema, &one).remove(name).unwrap_or(Value::Null)
+}
+
+/// One argument's value as the person reads it, with the label its schema documents for it
+/// (`4 — Erro operacional`) and a hidden secret said so in words.
+fn show_labelled(name: &str, v: &Value, prop: Option<&Value>, locale: Locale) -> String {
+    if v.as_str() == Some(REDACTED) {
+        return Text::FormHidden.get(locale).to_string();
+    }
+    let mut shown = show(name, v, locale);
+    if v.is_object() || v.is_array() {
+        // A secret inside an object (`credentials.client_secret`) is said hidden in words too.
+        shown = shown.replace(
+            &format!("\"{REDACTED}\""),
+            &format!("\"{}\"", Text::FormHidden.get(locale)),
+        );
+    }
+    let documented = prop
+        .and_then(|p| p.get("description"))
+        .and_then(Value::as_str)
+        .and_then(|d| documented_label(d, &plain(v)));
+    match documented {
+        Some(label) => format!("{shown} — {label}"),
+        None => shown,
+    }
+}
+
+/// The label a description gives a value in the API documents' list form (`* \`4\` Erro
+/// operacional * \`5\` …`), when it gives one.
+pub fn documented_label(description: &str, value: &str) -> Option<String> {
+    if value.is_empty() {
+        return None;
+    }
+    let needle = format!("`{value}`");
+    let at = description.find(&needle)?;
+    let rest = &description[at + needle.len()..];
+    let end = rest.find(['*', '`', '\n', ';']).unwrap_or(rest.len());
+    let label = rest[..end]
+        .trim()
+        .trim_start_matches([':', '-', '—', '='])
+        .trim()
+        .trim_end_matches(['.', ',', ':'])
+        .trim();
+    (!label.is_empty() && label.chars().count() <= 60).then(|| label.to_string())
+}
+
+/// The error for a call whose record cannot be acted on, in `locale`: missing or out of reach
+/// (`not_found`), or in a state the action cannot leave (`invalid_state`). `None` otherwise.
+pub fn refusal(
+    product: &Product,
+    tool: &'static Tool,
+    args: &Map<String, Value>,
+    locale: Locale,
+    looked: &Looked,
+) -> Option<(runtime_model::errors::AppError, String)> {
+    use runtime_model::errors::{INVALID_STATE_TRANSITION, NOT_FOUND};
+    let (record, id_arg, _) = record_facts::target(tool)?;
+    let title = record_title(product, record, locale);
+    let id = args.get(id_arg).map(plain).unwrap_or_default();
+    match looked {
+        Looked::NotFound => Some((
+            NOT_FOUND,
+            Text::ConfirmNotFound.fill(locale, &[("record", &title), ("id", &id)]),
+        )),
+        Looked::Terminal { state } => {
+            let state = record_facts::for_record(product, record)
+                .map_or_else(|| state.clone(), |f| f.state_label(state, locale));
+            let action = action_title(product, tool, locale);
+            Some((
+                INVALID_STATE_TRANSITION,
+                Text::ConfirmTerminal.fill(
+                    locale,
+                    &[
+                        ("record", &title as &dyn std::fmt::Display),
+                        ("id", &id),
+                        ("state", &state),
+                        ("action", &action),
+                    ],
+                ),
+            ))
+        }
+        _ => None,
+    }
 }
 
 /// "Boleto bancário `abc`", "new record of Boleto bancário", or nothing when the tool names no
@@ -129,7 +282,12 @@ fn record_line(
         _ => (None, None),
     };
     let title = record.map(|r| record_title(product, r, locale));
+    // A create names no existing record (its `*_uid` arguments are other records it uses).
+    let creates = matches!(tool.operation, Operation::Create { .. });
     let id_arg = id_arg.or_else(|| {
+        if creates {
+            return None;
+        }
         args.keys()
             .map(String::as_str)
             .find(|k| *k == "uid" || *k == "id" || k.ends_with("_uid") || k.ends_with("_id"))
@@ -289,9 +447,10 @@ mod tests {
             args.as_object().expect("object"),
             Locale::PtBr,
             None,
+            &Looked::Nothing,
         );
         assert!(!q.contains("s3cr3t-value"), "{q}");
-        assert!(q.contains(runtime_model::secrets::REDACTED), "{q}");
+        assert!(q.contains(Text::FormHidden.get(Locale::PtBr)), "{q}");
         assert!(q.contains("cid"), "{q}");
     }
 

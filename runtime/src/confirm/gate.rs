@@ -37,6 +37,7 @@ use runtime_model::identity::{self, Identity};
 use runtime_model::locale::Locale;
 use serde_json::{json, Map, Value};
 
+use super::facts::{self, RecordReader};
 use super::form::{self, Refusal};
 use super::idempotency::{self, CallKeys, Outcome};
 use super::ledger::{Ledger, LedgerError};
@@ -61,7 +62,7 @@ pub const STATE_PURPOSE: &str = "confirmation";
 const GENERATION: &str = "generation";
 
 /// One `tools/call` as the gate sees it.
-#[derive(Debug, Clone, Copy)]
+#[derive(Clone, Copy)]
 pub struct GateRequest<'a> {
     pub product: &'static Product,
     pub tool: &'static Tool,
@@ -82,6 +83,9 @@ pub struct GateRequest<'a> {
     pub now: u64,
     /// The language of the form and of the refusals.
     pub locale: Locale,
+    /// Reads the record the call touches before a question is asked (its facts go into the
+    /// question; a missing or terminal record is refused without one). `None`: nothing is read.
+    pub reader: Option<&'a dyn RecordReader>,
 }
 
 /// The gate's verdict.
@@ -376,6 +380,20 @@ impl Confirmer {
         principal: &str,
         notice: Option<&str>,
     ) -> Gate {
+        // The record, read before asking: a question for what cannot run is an error instead.
+        // A replay asked again (`notice`) is still asked: it says what became of the first use,
+        // which may be why the record is gone.
+        let looked = facts::look(req.product, req.tool, req.args, req.reader).await;
+        if let Some((error, message)) =
+            form::refusal(req.product, req.tool, req.args, req.locale, &looked)
+                .filter(|_| notice.is_none())
+        {
+            return Gate::Refuse {
+                error,
+                code: error.code.to_string(),
+                message,
+            };
+        }
         let Ok(nonce) = new_nonce() else {
             // Without randomness no single-use key can be minted: refuse, nothing runs.
             note_confirmation(ConfirmEvent::Unavailable, None);
@@ -423,7 +441,7 @@ impl Confirmer {
                 "method": "elicitation/create",
                 "params": {
                     "mode": "form",
-                    "message": form::question(req.product, req.tool, req.args, req.locale, notice),
+                    "message": form::question(req.product, req.tool, req.args, req.locale, notice, &looked),
                     "requestedSchema": {
                         "type": "object",
                         "properties": {
@@ -568,6 +586,7 @@ mod tests {
                 request_state: self.state,
                 now: self.now,
                 locale: runtime_model::locale::Locale::En,
+                reader: None,
             }
         }
     }
@@ -1089,6 +1108,7 @@ mod tests {
                 request_state: None,
                 now: NOW,
                 locale: runtime_model::locale::Locale::En,
+                reader: None,
             })
             .await;
         let Gate::InputRequired(v) = g else {

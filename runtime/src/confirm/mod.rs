@@ -10,6 +10,7 @@
 //! the policy names (person, organization, workspace), for `confirmation_ttl_secs`. Its single use
 //! is enforced by a [`Ledger`] before the tool runs.
 
+pub mod facts;
 pub mod form;
 mod gate;
 pub mod idempotency;
@@ -17,6 +18,7 @@ pub mod ledger;
 pub mod redis_ledger;
 pub mod timed;
 
+pub use facts::{Looked, RecordReader};
 pub use gate::{Confirmed, Confirmer, Gate, GateRequest, CONFIRM_FIELD, INPUT_KEY};
 pub use idempotency::{CallKeys, Outcome};
 pub use ledger::{FailingLedger, Ledger, LedgerError, MemoryLedger};

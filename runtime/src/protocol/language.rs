@@ -4,7 +4,8 @@
 //! Every method builds its answer with the application error table's English message
 //! (`runtime_model::errors`); this is the one place that rewrites it into the locale, so no
 //! method needs to carry the locale down to where an error is made. The detail after the message
-//! (the validator's findings, the API's own words) is kept as it is: it names fields and codes.
+//! is translated when it is one a backend writes in fixed words; argument validation writes its
+//! findings in the locale where it makes them (`tools::validation_problem`).
 
 use runtime_model::errors;
 use runtime_model::locale::Locale;
@@ -52,10 +53,19 @@ fn localized(mut v: Value, locale: Locale, modern: bool) -> Value {
     v
 }
 
-/// A message that starts with `err`'s English text, with that part in `locale`.
+/// A message that starts with `err`'s English text, with that part in `locale`, and the detail
+/// after it too when it is one a backend writes in fixed words
+/// ([`crate::rpc::protocol_errors::translate_detail`]).
 pub fn translated(message: &str, err: &errors::AppError, locale: Locale) -> String {
     match message.strip_prefix(err.message) {
-        Some(rest) => format!("{}{rest}", err.message_in(locale)),
+        Some(rest) => match rest.strip_prefix(": ") {
+            Some(detail) => format!(
+                "{}: {}",
+                err.message_in(locale),
+                crate::rpc::protocol_errors::translate_detail(detail, locale)
+            ),
+            None => format!("{}{rest}", err.message_in(locale)),
+        },
         None => message.to_string(),
     }
 }

@@ -7,6 +7,7 @@ use axum::body::Bytes;
 use runtime_model::backend::{BackendError, CallContext, Output};
 use runtime_model::catalog::{Binding, Operation, Product, Tool};
 use runtime_model::errors::{self, AppError};
+use runtime_model::locale::Locale;
 use runtime_model::texts::Text;
 use runtime_model::uri_template::UriTemplate;
 use serde_json::{json, Map, Value};
@@ -15,7 +16,7 @@ use sha2::{Digest, Sha256};
 use super::engine::Engine;
 use super::mrtr;
 use crate::confirm::idempotency::{self, Outcome};
-use crate::confirm::{Confirmed, Gate, GateRequest};
+use crate::confirm::{Confirmed, Gate, GateRequest, RecordReader};
 use crate::contract::Call;
 use crate::contract::Era;
 use crate::contract::RpcError;
@@ -65,6 +66,122 @@ pub fn app_error_output(
         content: vec![json!({"type": "text", "text": structured.to_string()})],
         structured: Some(structured),
         is_error: true,
+    }
+}
+
+/// One problem the input schema found, in `locale`: the argument it is about, and what is wrong
+/// with the value, each kind of the validator's findings a text of the runtime's table; a kind
+/// without its own text gets a general sentence naming the argument, never the validator's
+/// English.
+fn validation_problem(e: &jsonschema::ValidationError<'_>, locale: Locale) -> String {
+    use jsonschema::error::{TypeKind, ValidationErrorKind as K};
+    let value = e.instance().to_string();
+    let value = value.as_str();
+    let type_name = |t: &dyn std::fmt::Display| {
+        let text = match t.to_string().as_str() {
+            "string" => Text::TypeString,
+            "integer" => Text::TypeInteger,
+            "number" => Text::TypeNumber,
+            "boolean" => Text::TypeBoolean,
+            "object" => Text::TypeObject,
+            "array" => Text::TypeArray,
+            _ => Text::TypeNull,
+        };
+        text.get(locale)
+    };
+    let limit = |l: &dyn std::fmt::Display| l.to_string();
+    let problem = match e.kind() {
+        K::Required { property } => {
+            let argument = property.as_str().unwrap_or_default();
+            return Text::ValidationRequired.fill(locale, &[("argument", &argument)]);
+        }
+        K::AdditionalProperties { unexpected } => {
+            let names = unexpected.join(", ");
+            return Text::ValidationUnknown.fill(locale, &[("names", &names)]);
+        }
+        K::Type { kind } => {
+            let expected = match kind {
+                TypeKind::Single(t) => type_name(t).to_string(),
+                TypeKind::Multiple(ts) => ts
+                    .iter()
+                    .map(|t| type_name(&t))
+                    .collect::<Vec<_>>()
+                    .join(" | "),
+            };
+            Text::ValidationType.fill(locale, &[("value", &value), ("expected", &expected)])
+        }
+        K::MinLength { limit: l } => {
+            Text::ValidationMinLength.fill(locale, &[("value", &value), ("limit", l)])
+        }
+        K::MaxLength { limit: l } => {
+            Text::ValidationMaxLength.fill(locale, &[("value", &value), ("limit", l)])
+        }
+        K::Minimum { limit: l } => {
+            Text::ValidationMinimum.fill(locale, &[("value", &value), ("limit", &limit(l))])
+        }
+        K::Maximum { limit: l } => {
+            Text::ValidationMaximum.fill(locale, &[("value", &value), ("limit", &limit(l))])
+        }
+        K::ExclusiveMinimum { limit: l } => Text::ValidationExclusiveMinimum
+            .fill(locale, &[("value", &value), ("limit", &limit(l))]),
+        K::ExclusiveMaximum { limit: l } => Text::ValidationExclusiveMaximum
+            .fill(locale, &[("value", &value), ("limit", &limit(l))]),
+        K::Enum { options } => {
+            let options = options.to_string();
+            Text::ValidationEnum.fill(locale, &[("value", &value), ("options", &options)])
+        }
+        K::Constant { expected_value } => {
+            let expected = expected_value.to_string();
+            Text::ValidationConst.fill(locale, &[("value", &value), ("expected", &expected)])
+        }
+        K::Format { format } => {
+            Text::ValidationFormat.fill(locale, &[("value", &value), ("format", format)])
+        }
+        K::Pattern { pattern } => {
+            Text::ValidationPattern.fill(locale, &[("value", &value), ("pattern", pattern)])
+        }
+        K::MinItems { limit: l } => Text::ValidationMinItems.fill(locale, &[("limit", l)]),
+        K::MaxItems { limit: l } => Text::ValidationMaxItems.fill(locale, &[("limit", l)]),
+        K::UniqueItems => Text::ValidationUniqueItems.get(locale).to_string(),
+        _ => Text::ValidationOther.fill(locale, &[("value", &value)]),
+    };
+    let arg = e.instance_path().as_str().trim_start_matches('/');
+    if arg.is_empty() {
+        Text::ValidationAtRoot.fill(locale, &[("problem", &problem)])
+    } else {
+        let argument = arg.replace('/', ".");
+        Text::ValidationAtArgument.fill(locale, &[("argument", &argument), ("problem", &problem)])
+    }
+}
+
+/// Reads the record a call to confirm touches, for the gate: with the caller's identity, token
+/// and permissions, through the same backend the call would go to. Only bound (HTTP) read tools:
+/// a handler's read is not run on the way to a question.
+struct GateReader<'a> {
+    engine: &'a Engine,
+    call: &'a Call,
+}
+
+impl RecordReader for GateReader<'_> {
+    fn read<'a>(
+        &'a self,
+        tool: &'static Tool,
+        args: Map<String, Value>,
+    ) -> runtime_model::backend::BoxFuture<'a, Result<Output, Option<BackendError>>> {
+        Box::pin(async move {
+            if self.call.identity.can_call(tool).is_err() {
+                return Err(None);
+            }
+            if !matches!(tool.binding, Binding::Http(_)) {
+                return Err(Some(BackendError::Unsupported(tool.name.to_string())));
+            }
+            let ctx = self.engine.call_context(self.call, &args);
+            self.engine
+                .backend
+                .call(&ctx, tool, &args)
+                .await
+                .map_err(Some)
+        })
     }
 }
 
@@ -182,6 +299,8 @@ impl Engine {
             None | Some(Value::Null) => &*NO_ARGUMENTS,
             Some(v) => v,
         };
+        let normalized = self.schemas.with_string_ids(idx, args_value);
+        let args_value = &*normalized;
         let Some(args) = args_value.as_object() else {
             return RpcError::invalid_params("Invalid params: `arguments` must be an object")
                 .into();
@@ -210,7 +329,7 @@ impl Engine {
                 app_error_output(&errors::AUDIT_UNAVAILABLE, None, extra),
             );
         }
-        if let Some(problems) = self.validate_args(idx, args_value) {
+        if let Some(problems) = self.validate_args(idx, args_value, self.locale(call)) {
             let mut extra = Map::new();
             extra.insert("details".into(), json!(problems));
             let detail = problems.join("; ");
@@ -235,6 +354,7 @@ impl Engine {
         let offer = taker.is_some();
         // confirmation gate
         let workspace = self.call_context_workspace(call, args);
+        let reader = GateReader { engine: self, call };
         let gate = self
             .confirmer
             .gate(GateRequest {
@@ -249,6 +369,7 @@ impl Engine {
                 request_state: params.get("requestState").and_then(Value::as_str),
                 now: mrtr::now_unix(),
                 locale: self.locale(call),
+                reader: Some(&reader),
             })
             .await;
         let confirmed = match gate {
@@ -473,8 +594,13 @@ impl Engine {
     }
 
     /// `None` when the arguments satisfy the tool's input schema; else one line per problem, each
-    /// naming the argument.
-    pub(crate) fn validate_args(&self, idx: usize, args: &Value) -> Option<Vec<String>> {
+    /// naming the argument, in `locale` ([`validation_problem`]).
+    pub(crate) fn validate_args(
+        &self,
+        idx: usize,
+        args: &Value,
+        locale: Locale,
+    ) -> Option<Vec<String>> {
         let validator = match self.schemas.input(idx) {
             Ok(v) => v,
             Err(e) => return Some(vec![e.clone()]),
@@ -482,27 +608,12 @@ impl Engine {
         if validator.is_valid(args) {
             return None;
         }
-        let problems: Vec<String> = validator
-            .iter_errors(args)
-            .map(|e| {
-                let path = e.instance_path().as_str();
-                let arg = path.trim_start_matches('/');
-                match e.kind() {
-                    jsonschema::error::ValidationErrorKind::Required { property } => {
-                        format!(
-                            "argument `{}` is required",
-                            property.as_str().unwrap_or_default()
-                        )
-                    }
-                    jsonschema::error::ValidationErrorKind::AdditionalProperties { unexpected } => {
-                        format!("unknown argument(s): {}", unexpected.join(", "))
-                    }
-                    _ if arg.is_empty() => format!("arguments: {e}"),
-                    _ => format!("argument `{}`: {e}", arg.replace('/', ".")),
-                }
-            })
-            .collect();
-        Some(problems)
+        Some(
+            validator
+                .iter_errors(args)
+                .map(|e| validation_problem(&e, locale))
+                .collect(),
+        )
     }
 
     /// The final `tools/call` result in the caller's era.

@@ -32,18 +32,41 @@ const PATTERNS: &[Text] = &[
     Text::ProtocolPromptArgumentNotDate,
     Text::ProtocolPromptArgumentNotMonth,
     Text::ProtocolResourceNotFound,
+    Text::ProtocolPromptNoArgument,
+    Text::ProtocolUnknownTemplate,
+    Text::AuthForeignWorkspace,
     Text::ProtocolRequestStateInvalid,
     Text::ProtocolCapabilityMissing,
     Text::ProtocolTasksExtensionMissing,
     Text::ProtocolSessionNotFound,
 ];
 
+/// The details a backend writes after an application error's message (the sandbox's and the
+/// upstream binding's refusals), matched the same way; a specific text before a general one.
+const DETAIL_PATTERNS: &[Text] = &[
+    Text::DetailNothingToUpdate,
+    Text::DetailWorkspaceNeeded,
+    Text::DetailWorkspaceUnreachable,
+    Text::DetailArgumentRequiredPath,
+    Text::DetailArgumentRequired,
+];
+
 /// `message` in `locale` when it is one of the `PATTERNS`; otherwise as it is.
 pub fn translate(message: &str, locale: Locale) -> String {
+    translate_with(PATTERNS, message, locale)
+}
+
+/// The detail after an application error's message in `locale` when it is one of the
+/// `DETAIL_PATTERNS`; otherwise as it is.
+pub fn translate_detail(detail: &str, locale: Locale) -> String {
+    translate_with(DETAIL_PATTERNS, detail, locale)
+}
+
+fn translate_with(patterns: &[Text], message: &str, locale: Locale) -> String {
     if locale == Locale::En {
         return message.to_string();
     }
-    for text in PATTERNS {
+    for text in patterns {
         let (literals, names) = texts::split(text.get(Locale::En));
         if let Some(parts) = captures(&literals, message) {
             let args: Vec<(&str, &dyn Display)> = names

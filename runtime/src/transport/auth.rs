@@ -84,7 +84,18 @@ where
                 }
                 Err(err) => {
                     tracing::debug!(error = %err, "request refused by the auth layer");
-                    let resp = auth.refusal_for(&err, public_origin(req.extensions()));
+                    // The words in the language the request asks for (the auth layer knows no
+                    // product, so English when it asks for none).
+                    let locale = req
+                        .headers()
+                        .get(axum::http::header::ACCEPT_LANGUAGE)
+                        .and_then(|v| v.to_str().ok())
+                        .and_then(runtime_model::locale::Locale::negotiate)
+                        .unwrap_or(runtime_model::locale::Locale::En);
+                    let mut resp = auth.refusal_for(&err, public_origin(req.extensions()));
+                    if locale != runtime_model::locale::Locale::En {
+                        resp = crate::auth::http::in_locale(resp, &err, locale);
+                    }
                     let ip = crate::telemetry::request_log::current_client_ip();
                     crate::telemetry::request_log::log_refused("", "", resp.status().as_u16(), ip);
                     resp

@@ -1,0 +1,472 @@
+//! Confirmations a person can check (issue 35), on the sandbox, through the real protocol: for
+//! every destructive tool of every product that acts on one existing record, the question is
+//! asked with a real record and shows at least two of its facts written the locale's way, in
+//! all three languages, with no documented code left without its label; a missing record, a
+//! record of another organization and a record in a state the action cannot leave get the error
+//! at once, in the caller's language, without a question.
+
+mod confirmation_harness;
+
+use confirmation_harness::{records_of, start, Client, Options};
+use runtime::catalog::{Operation, Product, Tool};
+use runtime_model::locale::Locale;
+use runtime_model::record_facts::{self, FactKind};
+use serde_json::{json, Map, Value};
+
+fn required_args(tool: &Tool) -> (Vec<String>, Value) {
+    let schema: Value = serde_json::from_str(tool.input_schema_json).unwrap_or(Value::Null);
+    let req = schema["required"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(String::from)
+                .collect()
+        })
+        .unwrap_or_default();
+    (req, schema)
+}
+
+/// A value its schema accepts, for a required argument the test does not care about.
+fn sample(schema: &Value) -> Value {
+    if let Some(first) = schema["enum"].as_array().and_then(|e| e.first()) {
+        return first.clone();
+    }
+    let ty = match &schema["type"] {
+        Value::String(t) => t.clone(),
+        Value::Array(ts) => ts
+            .iter()
+            .filter_map(Value::as_str)
+            .find(|t| *t != "null")
+            .unwrap_or("string")
+            .to_string(),
+        _ => "string".into(),
+    };
+    match ty.as_str() {
+        "number" => json!(10.5),
+        "integer" => json!(1),
+        "boolean" => json!(true),
+        "array" => json!([sample(&schema["items"])]),
+        "object" => {
+            let mut m = Map::new();
+            for r in schema["required"].as_array().into_iter().flatten() {
+                if let Some(k) = r.as_str() {
+                    m.insert(k.to_string(), sample(&schema["properties"][k]));
+                }
+            }
+            Value::Object(m)
+        }
+        _ => match schema["format"].as_str() {
+            Some("date") => json!("2030-01-15"),
+            Some("date-time") => json!("2030-01-15T10:00:00Z"),
+            Some("email") => json!("pessoa@example.com"),
+            Some("uri") => json!("https://example.com/hook"),
+            _ => {
+                let min = schema["minLength"].as_u64().unwrap_or(0) as usize;
+                let mut text = String::from("exemplo");
+                while text.len() < min {
+                    text.push_str(" exemplo");
+                }
+                json!(text)
+            }
+        },
+    }
+}
+
+fn is_error(a: &confirmation_harness::Answer) -> bool {
+    a.result()["isError"] == json!(true)
+}
+
+/// What a destructive tool acts on, and how to reach records of it.
+struct Case {
+    tool: &'static Tool,
+    id_arg: &'static str,
+    action: &'static str,
+    list: &'static Tool,
+    facts: &'static record_facts::RecordFacts,
+    id_field: &'static str,
+}
+
+fn cases(p: &'static Product) -> (Vec<Case>, Vec<String>) {
+    let mut out = Vec::new();
+    let mut without = Vec::new();
+    for t in p.tools.iter().filter(|t| t.annotations.destructive) {
+        let Some((record, id_arg, action)) = record_facts::target(t) else {
+            continue;
+        };
+        let facts = record_facts::for_record(p, record)
+            .unwrap_or_else(|| panic!("{}: `{record}` declares no facts", t.name));
+        let list = p.tools.iter().find(|l| {
+            matches!(l.operation, Operation::List { record: r } if r == record)
+                && required_args(l).0.iter().all(|a| a == "workspace_id")
+        });
+        let rec = p.record(record).expect("record type");
+        match list {
+            Some(list) => out.push(Case {
+                tool: t,
+                id_arg,
+                action,
+                list,
+                facts,
+                id_field: rec.id_field,
+            }),
+            None => without.push(t.name.to_string()),
+        }
+    }
+    (out, without)
+}
+
+fn args_for(case: &Case, id: &Value) -> Value {
+    let (req, schema) = required_args(case.tool);
+    let mut m = Map::new();
+    for r in req {
+        m.insert(r.clone(), sample(&schema["properties"][&r]));
+    }
+    m.insert(case.id_arg.to_string(), id.clone());
+    Value::Object(m)
+}
+
+fn id_of(case: &Case, record: &Value) -> Value {
+    match &record[case.id_field] {
+        Value::Null => record["id"].clone(),
+        v => v.clone(),
+    }
+}
+
+/// The facts of `record` as the question must write them in `locale`.
+fn expected_facts(case: &Case, record: &Value, locale: Locale) -> Vec<String> {
+    case.facts
+        .facts
+        .iter()
+        .filter_map(|f| {
+            let v = record_facts::field_value(record, f.field)?;
+            let shown = f.show(v, locale, ("", ""))?;
+            Some(format!("{}: {shown}", f.label(locale)))
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn every_destructive_tool_asks_with_the_records_facts_or_refuses_at_once() {
+    let s = start(Options::all_products()).await;
+    let mut asked = 0;
+    let mut problems = Vec::new();
+    let mut no_list = Vec::new();
+    for p in generated::PRODUCTS.iter().copied() {
+        let (cases, without) = cases(p);
+        no_list.extend(without);
+        let base = s.client(p.name, "demo-full");
+        for case in cases {
+            let listed = base.call_tool(case.list.name, json!({}), None, None).await;
+            let records = records_of(&listed);
+            let terminal = case.facts.terminal_for(case.action);
+            let state = |r: &Value| {
+                record_facts::field_value(r, case.facts.state_field)
+                    .and_then(Value::as_str)
+                    .map(String::from)
+            };
+            // A record the action can run on: asked, with its facts.
+            let mut tried = false;
+            let runnable = records
+                .iter()
+                .find(|r| state(r).is_none_or(|st| !terminal.contains(&st.as_str())));
+            'ask: {
+                let Some(record) = runnable else { break 'ask };
+                let args = args_for(&case, &id_of(&case, record));
+                let first = base
+                    .call_tool(case.tool.name, args.clone(), None, None)
+                    .await;
+                if first.tool_error_code().as_deref() == Some("invalid_arguments") {
+                    // The sample arguments do not fit this tool: another record will not help.
+                    problems.push(format!(
+                        "{}: sample arguments refused: {}",
+                        case.tool.name, first.body
+                    ));
+                    break 'ask;
+                }
+                tried = true;
+                for (locale, tag) in [
+                    (Locale::PtBr, "pt-BR"),
+                    (Locale::Es, "es"),
+                    (Locale::En, "en"),
+                ] {
+                    let c = base.clone().with_language(tag);
+                    let a = c.call_tool(case.tool.name, args.clone(), None, None).await;
+                    if !a.is_input_required() {
+                        problems.push(format!(
+                            "{} ({tag}): no question: {}",
+                            case.tool.name, a.body
+                        ));
+                        continue;
+                    }
+                    let q = a.question();
+                    let want = expected_facts(&case, record, locale);
+                    let shown = want.iter().filter(|f| q.contains(f.as_str())).count();
+                    if shown < 2 {
+                        problems.push(format!(
+                            "{} ({tag}): {shown} of the record's facts {want:?} in the question:\n{q}",
+                            case.tool.name
+                        ));
+                    }
+                    // No documented state shown as its raw code.
+                    for f in case
+                        .facts
+                        .facts
+                        .iter()
+                        .filter(|f| f.kind == FactKind::Status)
+                    {
+                        for (raw, words) in f.values {
+                            let label = words[locale.index()];
+                            if label != *raw && q.contains(&format!("{}: {raw}\n", f.label(locale)))
+                            {
+                                problems.push(format!(
+                                    "{} ({tag}): raw `{raw}` in:\n{q}",
+                                    case.tool.name
+                                ));
+                            }
+                        }
+                    }
+                    assert!(!q.contains("Tools que apagam"), "{q}");
+                }
+                asked += 1;
+            }
+            if !tried && problems.iter().all(|p| !p.starts_with(case.tool.name)) {
+                problems.push(format!(
+                    "{}: no record of {} to ask about",
+                    case.tool.name, case.list.name
+                ));
+            }
+            // Missing, and another organization's: the error at once, in the caller's language.
+            let missing = args_for(&case, &json!("registro-que-nao-existe"));
+            for (tag, words) in [
+                ("pt-BR", "não existe"),
+                ("es", "no existe"),
+                ("en", "does not exist"),
+            ] {
+                let a = base
+                    .clone()
+                    .with_language(tag)
+                    .call_tool(case.tool.name, missing.clone(), None, None)
+                    .await;
+                if a.is_input_required() || a.tool_error_code().as_deref() != Some("not_found") {
+                    problems.push(format!(
+                        "{} ({tag}): a missing record: {}",
+                        case.tool.name, a.body
+                    ));
+                } else if !a.result().to_string().contains(words) {
+                    problems.push(format!(
+                        "{} ({tag}): not in the caller's language: {}",
+                        case.tool.name, a.body
+                    ));
+                }
+            }
+            if let Some(record) = records.first() {
+                let other = s.client(p.name, "demo-other-org");
+                let a = other
+                    .call_tool(
+                        case.tool.name,
+                        args_for(&case, &id_of(&case, record)),
+                        None,
+                        None,
+                    )
+                    .await;
+                if a.is_input_required() {
+                    problems.push(format!(
+                        "{}: another organization's record was asked about",
+                        case.tool.name
+                    ));
+                }
+            }
+            // A record in a state the action cannot leave.
+            if let Some(record) = records
+                .iter()
+                .find(|r| state(r).is_some_and(|st| terminal.contains(&st.as_str())))
+            {
+                let a = base
+                    .clone()
+                    .with_language("pt-BR")
+                    .call_tool(
+                        case.tool.name,
+                        args_for(&case, &id_of(&case, record)),
+                        None,
+                        None,
+                    )
+                    .await;
+                if a.is_input_required() || a.tool_error_code().as_deref() != Some("invalid_state")
+                {
+                    problems.push(format!("{}: a terminal record: {}", case.tool.name, a.body));
+                }
+            }
+        }
+        let _ = is_error;
+    }
+    assert!(
+        problems.is_empty(),
+        "{} problems:\n{}",
+        problems.len(),
+        problems.join("\n\n")
+    );
+    assert!(asked > 100, "only {asked} tools were asked about");
+    eprintln!("asked about {asked} tools; without a list tool to find records: {no_list:?}");
+}
+
+/// Prints the questions quoted in the issue's closing note (run with `--nocapture`).
+#[tokio::test]
+async fn the_closing_notes_questions() {
+    let s = start(Options::all_products()).await;
+    let first = |c: &Client, list: &'static str| {
+        let c = c.clone();
+        async move {
+            let a = c.call_tool(list, json!({}), None, None).await;
+            let records = records_of(&a);
+            // One the action can still run on.
+            records
+                .iter()
+                .find(|r| matches!(r["status"].as_str(), Some("opened" | "active")))
+                .or(records.first())
+                .cloned()
+                .expect("a record")
+        }
+    };
+    let banking = s.client("banking", "demo-full");
+    let billet = first(&banking, "banking_charge_bank_billet_list").await;
+    let webhook = first(&banking, "banking_data_webhook_list").await;
+    // Ids as the listing gives them (integers here): the tools take them as they are.
+    let billet_id = billet["id"].clone();
+    let billing = s.client("billing", "demo-full");
+    let customer = first(&billing, "billing_customers_list").await;
+    let calls = [
+        (
+            "banking",
+            "banking_charge_bank_billet_cancel",
+            json!({"id": billet_id, "cancellation_reason": 4}),
+        ),
+        (
+            "banking",
+            "banking_charge_bank_billet_pay",
+            json!({"id": billet_id, "paid_amount": billet["amount"], "paid_at": "2026-05-04"}),
+        ),
+        (
+            "banking",
+            "banking_transfer_pix_create",
+            json!({"amount": 1500.5, "financial_account_uid": "3f1c2a9e-5b7d-4e21-9c0a-7d2b8e4f6a10", "type": "key", "key_type": "email", "key": "maria@example.com", "beneficiary": {"name": "Maria Souza", "document_number": "12345678909"}, "scheduled_to": "2026-05-10"}),
+        ),
+        (
+            "billing",
+            "billing_customers_delete",
+            json!({"id": customer["id"]}),
+        ),
+        (
+            "banking",
+            "banking_data_webhook_update",
+            json!({"id": webhook["id"], "url": "https://hooks.example.com/kobana/new", "events": ["ping"]}),
+        ),
+    ];
+    for (product, tool, args) in calls {
+        for tag in ["pt-BR", "en"] {
+            let c = s.client(product, "demo-full").with_language(tag);
+            let a = c.call_tool(tool, args.clone(), None, None).await;
+            assert!(a.is_input_required(), "{tool}: {}", a.body);
+            println!("----- {tool} ({tag})\n{}\n", a.question());
+        }
+    }
+    let finance = s.client("finance", "demo-full");
+    let accounts = records_of(
+        &finance
+            .call_tool("finance_financial_accounts_list", json!({}), None, None)
+            .await,
+    );
+    let from = accounts[0]["uid"].clone();
+    let to = accounts[1]["uid"].clone();
+    for tag in ["pt-BR", "en"] {
+        let c = s.client("finance", "demo-full").with_language(tag);
+        let a = c
+            .call_tool(
+                "finance_transfers_create",
+                json!({"from_account_id": from, "to_account_id": to, "amount": 2500, "description": "Reforço de caixa", "scheduled_for": "2026-05-12"}),
+                None,
+                None,
+            )
+            .await;
+        assert!(a.is_input_required(), "{}", a.body);
+        println!("----- finance_transfers_create ({tag})\n{}\n", a.question());
+    }
+}
+
+/// Ids as the API gives them (issue 35): every id a list tool returns, sent as it is (a JSON
+/// integer stays an integer), is taken by the get tools of that record type and by the
+/// questions of its destructive tools: none answers `invalid_arguments`.
+#[tokio::test]
+async fn every_id_a_listing_gives_is_taken_as_it_is() {
+    let s = start(Options::all_products()).await;
+    let mut problems = Vec::new();
+    let (mut fed, mut numbers) = (0, 0);
+    for p in generated::PRODUCTS.iter().copied() {
+        let c = s.client(p.name, "demo-full");
+        let (destructive, _) = cases(p);
+        for list in p.tools.iter().filter(|l| {
+            matches!(l.operation, Operation::List { .. })
+                && required_args(l).0.iter().all(|a| a == "workspace_id")
+        }) {
+            let Operation::List { record } = list.operation else {
+                continue;
+            };
+            let rec = p.record(record).expect("record type");
+            let listed = c.call_tool(list.name, json!({}), None, None).await;
+            let Some(first) = records_of(&listed).into_iter().next() else {
+                problems.push(format!("{}: lists nothing", list.name));
+                continue;
+            };
+            // The record's id field, and the API's numeric `id` beside a `uid` (for the
+            // arguments named as ids: `id`, `…_id`; a `uid` argument takes the `uid`).
+            let mut ids: Vec<(Value, bool)> = vec![(first[rec.id_field].clone(), false)];
+            if first["id"] != first[rec.id_field] {
+                ids.push((first["id"].clone(), true));
+            }
+            ids.retain(|(v, _)| !v.is_null());
+            if ids.is_empty() {
+                problems.push(format!("{}: a record without an id: {first}", list.name));
+                continue;
+            }
+            let takes =
+                |arg: &str, numeric_id: bool| !numeric_id || arg == "id" || arg.ends_with("_id");
+            for (id, numeric_id) in ids {
+                numbers += usize::from(id.is_number());
+                let gets = p.tools.iter().filter_map(|t| match t.operation {
+                    Operation::Get { record: r, id_arg }
+                    | Operation::GetWhere {
+                        record: r, id_arg, ..
+                    } if r == record && takes(id_arg, numeric_id) => {
+                        Some((t, json!({ id_arg: id })))
+                    }
+                    _ => None,
+                });
+                let writes = destructive
+                    .iter()
+                    .filter(|d| d.list.name == list.name && takes(d.id_arg, numeric_id))
+                    .map(|d| (d.tool, args_for(d, &id)));
+                for (tool, args) in gets.chain(writes) {
+                    let a = c.call_tool(tool.name, args.clone(), None, None).await;
+                    fed += 1;
+                    if a.tool_error_code().as_deref() == Some("invalid_arguments") {
+                        problems.push(format!(
+                            "{} refuses the id {id} {} gives ({args}): {}",
+                            tool.name, list.name, a.body
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "{} problems:\n{}",
+        problems.len(),
+        problems.join("\n")
+    );
+    assert!(
+        numbers > 0,
+        "no listing gave a numeric id: the walk proves nothing"
+    );
+    eprintln!("fed {fed} ids ({numbers} listings give numbers)");
+}

@@ -1,0 +1,260 @@
+//! Every validation message in the caller's language (issue 35): for es and pt-BR, each refusal
+//! an ordinary mistake provokes (an unknown argument, a missing one, a value of the wrong type or
+//! too short, an update with nothing to change, a workspace the person cannot reach, completion
+//! of a prompt argument that does not exist) is checked word by word for English: none of the
+//! marker words below may appear, in the message, its details, or the text block beside it.
+
+mod confirmation_harness;
+
+use confirmation_harness::{start, Answer, Client, Options};
+use runtime::catalog::{Operation, Product};
+use serde_json::{json, Value};
+
+/// English words none of the pt-BR and es texts can hold as a whole word.
+const MARKERS: &[&str] = &[
+    "is",
+    "not",
+    "argument",
+    "arguments",
+    "required",
+    "unknown",
+    "nothing",
+    "must",
+    "type",
+    "of",
+    "the",
+    "give",
+    "live",
+    "reachable",
+    "shorter",
+    "longer",
+    "than",
+    "characters",
+    "has",
+    "pass",
+    "this",
+    "person",
+    "does",
+    "match",
+    "less",
+    "greater",
+    "resource",
+    "template",
+];
+
+/// The English marker words in `text` (whole words, any case; an identifier such as the code
+/// `invalid_arguments` is one word).
+fn english(text: &str) -> Vec<String> {
+    text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .map(str::to_lowercase)
+        .filter(|w| MARKERS.contains(&w.as_str()))
+        .collect()
+}
+
+/// Every text an error answer shows: a JSON-RPC error's message, or a tool error's text blocks
+/// and its structured message and details.
+fn error_texts(a: &Answer) -> Vec<String> {
+    if let Some(e) = a.body.get("error") {
+        return vec![e["message"].as_str().unwrap_or_default().to_string()];
+    }
+    let r = &a.body["result"];
+    assert_eq!(r["isError"], json!(true), "an error: {}", a.body);
+    let mut out: Vec<String> = r["content"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|b| b["text"].as_str().map(String::from))
+        .collect();
+    let e = &r["structuredContent"]["error"];
+    out.push(e["message"].as_str().unwrap_or_default().to_string());
+    for d in e["details"].as_array().into_iter().flatten() {
+        out.push(d.as_str().unwrap_or_default().to_string());
+    }
+    out
+}
+
+/// Calls of `p`'s tools that send a string one character shorter than its schema's
+/// `minLength` (above 1), the tool's other required arguments filled.
+fn too_short_calls(p: &'static Product) -> Vec<(&'static str, Value)> {
+    let mut out = Vec::new();
+    for t in p.tools {
+        let s: Value = serde_json::from_str(t.input_schema_json).unwrap_or(Value::Null);
+        for (name, prop) in s["properties"].as_object().into_iter().flatten() {
+            let Some(min) = prop["minLength"].as_u64().filter(|&n| n > 1) else {
+                continue;
+            };
+            if prop["type"] != "string" {
+                continue;
+            }
+            let mut args = json!({});
+            for r in s["required"].as_array().into_iter().flatten() {
+                args[r.as_str().unwrap_or_default()] = json!("x".repeat(min as usize));
+            }
+            args[name] = json!("x".repeat(min as usize - 1));
+            out.push((t.name, args));
+        }
+    }
+    assert!(!out.is_empty(), "{}: no argument with a minLength", p.name);
+    out
+}
+
+#[tokio::test]
+async fn no_english_in_the_errors_of_es_and_pt_br() {
+    let s = start(Options::all_products()).await;
+    let banking = generated::PRODUCTS
+        .iter()
+        .copied()
+        .find(|p| p.name == "banking")
+        .expect("banking");
+    let billing = generated::PRODUCTS
+        .iter()
+        .copied()
+        .find(|p| p.name == "billing")
+        .expect("billing");
+    let short_calls = too_short_calls(billing);
+    let update = banking
+        .tools
+        .iter()
+        .find(|t| matches!(t.operation, Operation::Update { .. }) && !t.annotations.destructive)
+        .expect("a non-destructive update");
+    let Operation::Update { id_arg, record } = update.operation else {
+        unreachable!()
+    };
+    let list = banking
+        .tools
+        .iter()
+        .find(|t| matches!(t.operation, Operation::List { record: r } if r == record))
+        .expect("its list");
+    let get_required = banking
+        .tools
+        .iter()
+        .find(|t| matches!(t.operation, Operation::Get { .. }))
+        .expect("a get tool");
+
+    for tag in ["pt-BR", "es"] {
+        let c = s.client("banking", "demo-full").with_language(tag);
+        let listed = c.call_tool(list.name, json!({}), None, None).await;
+        let first = confirmation_harness::records_of(&listed)
+            .into_iter()
+            .next()
+            .expect("a record");
+        let id = first
+            .get(id_arg)
+            .or(first.get("id"))
+            .cloned()
+            .expect("an id");
+        let finance = s.client("finance", "demo-full").with_language(tag);
+        let finance_multi = s
+            .client("finance", "demo-multi-workspace")
+            .with_language(tag);
+        let finance_list = generated::PRODUCTS
+            .iter()
+            .find(|p| p.name == "finance")
+            .and_then(|p| {
+                p.tools
+                    .iter()
+                    .find(|t| matches!(t.operation, Operation::List { .. }))
+            })
+            .expect("a finance list tool");
+        let cases: Vec<(&str, Answer)> = vec![
+            (
+                "unknown argument",
+                c.call_tool(list.name, json!({"bogus": 1}), None, None)
+                    .await,
+            ),
+            (
+                "missing argument",
+                c.call_tool(get_required.name, json!({}), None, None).await,
+            ),
+            (
+                "wrong type",
+                c.call_tool(list.name, json!({"page": "primeira"}), None, None)
+                    .await,
+            ),
+            ("too short", {
+                // The first of them this caller can call.
+                let c = s.client("billing", "demo-full").with_language(tag);
+                let mut answer = None;
+                for (tool, args) in &short_calls {
+                    let a = c.call_tool(tool, args.clone(), None, None).await;
+                    if a.body.get("error").is_none() {
+                        answer = Some(a);
+                        break;
+                    }
+                }
+                answer.expect("a tool with a minLength this caller can call")
+            }),
+            (
+                "nothing to update",
+                c.call_tool(update.name, json!({ id_arg: id }), None, None)
+                    .await,
+            ),
+            (
+                "no workspace",
+                finance_multi
+                    .call_tool(finance_list.name, json!({}), None, None)
+                    .await,
+            ),
+            (
+                "a workspace out of reach (argument)",
+                finance
+                    .call_tool(
+                        finance_list.name,
+                        json!({"workspace_id": "ws_demo_other"}),
+                        None,
+                        None,
+                    )
+                    .await,
+            ),
+            (
+                "a workspace out of reach (connection)",
+                finance
+                    .clone()
+                    .with_workspace("ws_demo_branch")
+                    .call_tool(finance_list.name, json!({}), None, None)
+                    .await,
+            ),
+            ("a prompt argument that does not exist", {
+                let prompt = banking.prompts.first().expect("a prompt").name;
+                complete(&c, json!({"type": "ref/prompt", "name": prompt}), "foo").await
+            }),
+        ];
+        let mut problems = Vec::new();
+        for (what, a) in &cases {
+            if *what == "too short" {
+                assert_eq!(
+                    a.tool_error_code().as_deref(),
+                    Some("invalid_arguments"),
+                    "{}",
+                    a.body
+                );
+            }
+            for text in error_texts(a) {
+                let found = english(&text);
+                if !found.is_empty() {
+                    problems.push(format!("{tag} {what}: {found:?} in {text}"));
+                }
+            }
+        }
+        assert!(problems.is_empty(), "{}", problems.join("\n"));
+    }
+}
+
+async fn complete(c: &Client, reference: Value, argument: &str) -> Answer {
+    c.request(
+        "completion/complete",
+        json!({"ref": reference, "argument": {"name": argument, "value": ""}}),
+    )
+    .await
+}
+
+#[test]
+fn the_marker_check_finds_the_old_english() {
+    assert_eq!(
+        english(
+            "Os argumentos não correspondem: argument `page`: \"x\" is not of type \"integer\""
+        ),
+        ["argument", "is", "not", "of", "type"]
+    );
+    assert!(english("argumento `page`: \"x\" não é do tipo inteiro").is_empty());
+}
