@@ -371,12 +371,20 @@ fn destructive_marks_follow_the_documents_lists() {
         "the lists cover many tools, found {}",
         checked.len()
     );
-    // The docs show the clause (the "Tipo" column).
+    // The docs show the clause (the "Tipo" column), in the page's language.
     let docs = DOC.generated_docs();
     let section = docs_section(&docs, "Tools");
-    for t in p.tools.iter().filter(|t| t.annotations.destructive) {
+    let english = p
+        .locales
+        .iter()
+        .find(|l| l.locale == runtime_model::locale::Locale::En)
+        .expect("banking speaks English");
+    for (t, texts) in p.tools.iter().zip(english.tools) {
+        if !t.annotations.destructive {
+            continue;
+        }
         let row = docs_row(section, t.name).unwrap_or_else(|| panic!("docs miss {}", t.name));
-        let clause = t.destructive_clause.unwrap();
+        let clause = texts.destructive_clause.unwrap();
         assert!(row.contains(&format!("destructive: {clause}")), "{row}");
     }
 }

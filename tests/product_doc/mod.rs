@@ -41,11 +41,13 @@ impl ProductDoc {
         DocFacts::load(&repo_root(), self.product).unwrap_or_else(|e| panic!("{e:#}"))
     }
 
-    /// `generated/docs/<product>.md`.
+    /// `generated/docs/<product>.en.md`: the page in the catalog's source language, the one
+    /// [`ProductDoc::product`]'s texts are in (`<product>.md` is in the product's default
+    /// language, what the server speaks to a client that names none).
     pub fn generated_docs(&self) -> String {
         let path = repo_root()
             .join("generated/docs")
-            .join(format!("{}.md", self.product));
+            .join(format!("{}.en.md", self.product));
         std::fs::read_to_string(&path).unwrap_or_else(|e| {
             panic!(
                 "cannot read {} (run `cargo run -p codegen`): {e}",
