@@ -196,11 +196,13 @@ pub enum Text {
     ProtocolTasksExtensionMissing,
     /// `protocol_session_not_found`: "Session not found"
     ProtocolSessionNotFound,
+    /// `http_no_endpoint`: "no MCP endpoint at {path}; this server serves {paths}"
+    HttpNoEndpoint,
 }
 
 impl Text {
     /// Every text, in the table's order.
-    pub const ALL: [Text; 96] = [
+    pub const ALL: [Text; 97] = [
         Text::ErrorInsufficientScope,
         Text::ErrorInsufficientPermission,
         Text::ErrorWorkspaceRequired,
@@ -297,6 +299,7 @@ impl Text {
         Text::ProtocolCapabilityMissing,
         Text::ProtocolTasksExtensionMissing,
         Text::ProtocolSessionNotFound,
+        Text::HttpNoEndpoint,
     ];
 
     /// The key in the table.
@@ -315,7 +318,7 @@ impl Text {
     }
 }
 
-const KEYS: [&str; 96] = [
+const KEYS: [&str; 97] = [
     "error_insufficient_scope",
     "error_insufficient_permission",
     "error_workspace_required",
@@ -412,10 +415,11 @@ const KEYS: [&str; 96] = [
     "protocol_capability_missing",
     "protocol_tasks_extension_missing",
     "protocol_session_not_found",
+    "http_no_endpoint",
 ];
 
 /// Per text, its versions in `Locale::ALL` order (pt-BR, es, en).
-const TEXTS: [[&str; 3]; 96] = [
+const TEXTS: [[&str; 3]; 97] = [
     [
         "O token de acesso não tem o escopo de que esta operação precisa",
         "El token de acceso no tiene el alcance (scope) que esta operación necesita",
@@ -896,9 +900,14 @@ const TEXTS: [[&str; 3]; 96] = [
         "Sesión no encontrada",
         "Session not found",
     ],
+    [
+        "nenhum endpoint MCP em {path}; este servidor atende em {paths}",
+        "no hay ningún endpoint MCP en {path}; este servidor atiende en {paths}",
+        "no MCP endpoint at {path}; this server serves {paths}",
+    ],
 ];
 
-const PLACEHOLDERS: [&[&str]; 96] = [
+const PLACEHOLDERS: [&[&str]; 97] = [
     &[],
     &[],
     &[],
@@ -995,4 +1004,5 @@ const PLACEHOLDERS: [&[&str]; 96] = [
     &["capability"],
     &["method", "capability"],
     &[],
+    &["path", "paths"],
 ];
