@@ -20,7 +20,10 @@ use runtime::catalog::{
 use codegen_tools::facts::docs::Phrase;
 use product_doc::ProductDoc;
 
-const DOC: ProductDoc = ProductDoc { product: "banking" };
+const DOC: ProductDoc = ProductDoc {
+    product: "banking",
+    page: "en",
+};
 const BILLET_LIST: &str = "banking_charge_bank_billet_list";
 
 /// The document's template table: `(URI, what it is, read by)`.
@@ -371,12 +374,20 @@ fn destructive_marks_follow_the_documents_lists() {
         "the lists cover many tools, found {}",
         checked.len()
     );
-    // The docs show the clause (the "Tipo" column).
+    // The docs show the clause (the "Tipo" column), in the page's language.
     let docs = DOC.generated_docs();
     let section = docs_section(&docs, "Tools");
-    for t in p.tools.iter().filter(|t| t.annotations.destructive) {
+    let english = p
+        .locales
+        .iter()
+        .find(|l| l.locale == runtime_model::locale::Locale::En)
+        .expect("banking speaks English");
+    for (t, texts) in p.tools.iter().zip(english.tools) {
+        if !t.annotations.destructive {
+            continue;
+        }
         let row = docs_row(section, t.name).unwrap_or_else(|| panic!("docs miss {}", t.name));
-        let clause = t.destructive_clause.unwrap();
+        let clause = texts.destructive_clause.unwrap();
         assert!(row.contains(&format!("destructive: {clause}")), "{row}");
     }
 }

@@ -462,7 +462,8 @@ async fn serve_api_reads_forms_only_where_the_api_takes_them() {
 
 #[test]
 fn the_banking_docs_say_which_tools_upload_a_file() {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("generated/docs/banking.md");
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("generated/docs/banking.en.md");
     let docs = std::fs::read_to_string(&path).unwrap();
     let section = docs
         .split("## File uploads")

@@ -19,7 +19,10 @@ use product_doc::{current_month, ProductDoc};
 use serde_json::json;
 
 const SPEC: pt_br::Spec = pt_br::Spec {
-    doc: ProductDoc { product: "billing" },
+    doc: ProductDoc {
+        product: "billing",
+        page: "pt-BR",
+    },
     writing_prompt: "collect_overdue_invoices",
 };
 

@@ -25,6 +25,7 @@ use serde_json::json;
 const SPEC: pt_br::Spec = pt_br::Spec {
     doc: ProductDoc {
         product: "dashboards",
+        page: "pt-BR",
     },
     writing_prompt: "review_portal_access",
 };

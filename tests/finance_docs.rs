@@ -28,7 +28,10 @@ use product_doc::harness;
 use product_doc::{day, previous_month, ProductDoc};
 
 const SPEC: es::Spec = es::Spec {
-    doc: ProductDoc { product: "finance" },
+    doc: ProductDoc {
+        product: "finance",
+        page: "en",
+    },
     min_resources: 10,
     prompts: 5,
     workspace: "ws_finance_test",

@@ -92,6 +92,48 @@ async fn one_product_answers_at_its_own_path_too_and_a_wrong_path_names_the_righ
     assert_eq!(resp.status().as_u16(), 200);
 }
 
+/// The 404's message is in the server's language (the product's default: pt-BR for banking,
+/// es for finance) or the request's `Accept-Language`, says which (`Content-Language`), and is
+/// the runtime text table's entry in that language.
+#[tokio::test]
+async fn the_404_speaks_the_servers_language_or_the_requests() {
+    use runtime_model::locale::Locale;
+    use runtime_model::texts::Text;
+    let dir = tempfile::tempdir().unwrap();
+    for (product, default) in [("banking", Locale::PtBr), ("finance", Locale::Es)] {
+        let (_server, base) = serve_http(dir.path(), product);
+        let served = format!("/mcp, /{product}/mcp");
+        for (accept, locale) in [
+            (None, default),
+            (Some("pt-BR"), Locale::PtBr),
+            (Some("es-AR, en;q=0.5"), Locale::Es),
+            (Some("en-US"), Locale::En),
+            (Some("fr"), default),
+        ] {
+            let mut req = reqwest::Client::new().get(format!("{base}/nowhere"));
+            if let Some(a) = accept {
+                req = req.header("Accept-Language", a);
+            }
+            let resp = req.send().await.unwrap();
+            assert_eq!(resp.status().as_u16(), 404);
+            let language = resp
+                .headers()
+                .get("content-language")
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_string);
+            assert_eq!(
+                language.as_deref(),
+                Some(locale.tag()),
+                "{product} {accept:?}"
+            );
+            let body: Value = resp.json().await.expect("a JSON body");
+            let expected =
+                Text::HttpNoEndpoint.fill(locale, &[("path", &"/nowhere"), ("paths", &served)]);
+            assert_eq!(body["message"], expected, "{product} {accept:?}");
+        }
+    }
+}
+
 #[tokio::test]
 async fn serve_all_answers_a_bare_mcp_with_a_404_naming_each_products_path() {
     let dir = tempfile::tempdir().unwrap();

@@ -29,7 +29,10 @@ use product_doc::harness;
 use product_doc::{day, previous_month, ProductDoc};
 
 const SPEC: es::Spec = es::Spec {
-    doc: ProductDoc { product: "inbox" },
+    doc: ProductDoc {
+        product: "inbox",
+        page: "en",
+    },
     min_resources: 11,
     prompts: 4,
     workspace: "ws_inbox_test",

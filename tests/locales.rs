@@ -1343,3 +1343,83 @@ async fn task_progress_and_protocol_errors_are_in_the_requested_locale() {
         }
     }
 }
+
+/// The text of a docs page without its `Languages:` paragraph (the only part that differs
+/// between `<product>.md` and the per-locale page of the same language).
+fn without_language_links(page: &str) -> String {
+    let mut out = Vec::new();
+    let mut skipping = false;
+    for line in page.lines() {
+        if line.starts_with("Languages: ") {
+            skipping = true;
+        }
+        if skipping {
+            skipping = !line.is_empty();
+            continue;
+        }
+        out.push(line);
+    }
+    out.join("\n")
+}
+
+/// `generated/docs/<product>.md` is in the language the server speaks to a client that names
+/// none (the product's default locale: pt-BR for banking, es for finance), is the per-locale page
+/// of that language, and links every language's page; the index links `install.md` and every
+/// per-locale page.
+#[test]
+fn each_products_docs_page_is_in_its_default_language_and_links_the_others() {
+    let docs = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("generated/docs");
+    let read = |name: &str| {
+        let path = docs.join(name);
+        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    };
+    let index = read("README.md");
+    assert!(
+        index.contains("](install.md)"),
+        "the index links install.md"
+    );
+    for p in generated::PRODUCTS {
+        let own = p.default_locale;
+        let page = read(&format!("{}.md", p.name));
+        let texts = &p.locales[own.index()];
+        assert_eq!(texts.locale, own);
+        let first = texts.instructions.lines().next().unwrap_or_default();
+        assert!(
+            page.contains(&format!("\n> {first}")),
+            "{}.md quotes the instructions in {own}: {first}",
+            p.name
+        );
+        assert_eq!(
+            without_language_links(&page),
+            without_language_links(&read(&format!("{}.{}.md", p.name, own.tag()))),
+            "{}.md is its {own} page",
+            p.name
+        );
+        let links = page
+            .lines()
+            .find(|l| l.starts_with("Languages: "))
+            .unwrap_or_else(|| panic!("{}.md has no language links", p.name));
+        for locale in Locale::ALL {
+            let target = format!("{}.{}.md", p.name, locale.tag());
+            assert!(docs.join(&target).is_file(), "{target} exists");
+            assert!(
+                links.contains(&format!("]({target})")),
+                "{}.md links {target}",
+                p.name
+            );
+            assert!(
+                index.contains(&format!("]({target})")),
+                "the index links {target}"
+            );
+            let other = read(&target);
+            let this = other
+                .lines()
+                .find(|l| l.starts_with("Languages: "))
+                .unwrap_or_else(|| panic!("{target} has no language links"));
+            for l in Locale::ALL.into_iter().filter(|&l| l != locale) {
+                let href = format!("]({}.{}.md)", p.name, l.tag());
+                assert!(this.contains(&href), "{target} links {href}");
+            }
+        }
+    }
+}

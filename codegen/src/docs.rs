@@ -8,6 +8,7 @@
 
 use minijinja::{context, Environment};
 use runtime_model::catalog::ResourcesListPolicy;
+use runtime_model::locale::Locale;
 use serde_json::{json, Value};
 
 use crate::descriptors::{resolve_annotations, sorted_tools};
@@ -169,13 +170,46 @@ fn toolset_rows(c: &Catalog, sizes: &DescriptorSizes) -> Vec<Value> {
         .collect()
 }
 
+/// A language's own name, as a reader looking for their language scans for it.
+fn language_name(locale: Locale) -> &'static str {
+    match locale {
+        Locale::PtBr => "Português (Brasil)",
+        Locale::Es => "Español",
+        Locale::En => "English",
+    }
+}
+
+/// The language links of a product's pages: one per locale, in [`Locale::ALL`] order, each with
+/// its page (`<product>.<tag>.md`), whether it is the product's own language (the one
+/// `<product>.md` is written in, as the server speaks it to a client naming none) and whether it
+/// is the page `this` being rendered. Empty for a catalog that declares no language.
+pub fn language_links(product: &str, own: Option<Locale>, this: Option<Locale>) -> Vec<Value> {
+    let Some(own) = own else {
+        return Vec::new();
+    };
+    Locale::ALL
+        .into_iter()
+        .map(|l| {
+            json!({
+                "tag": l.tag(),
+                "name": language_name(l),
+                "href": format!("{product}.{}.md", l.tag()),
+                "default": l == own,
+                "current": Some(l) == this,
+            })
+        })
+        .collect()
+}
+
 /// `generated/docs/<product>.md` (and its per-locale pages). `sized` is the catalog whose
 /// listing the size figures measure: the one a client gets (the product's own language).
+/// `languages` are the page's [`language_links`].
 pub fn product_page<'a>(
     c: &Catalog,
     sized: &'a Catalog,
     source: &str,
     listings: &crate::descriptors::Listings<'a>,
+    languages: &[Value],
 ) -> Result<String, minijinja::Error> {
     let env = environment()?;
     let policy = lower::policy::lower(&c.policies);
@@ -319,6 +353,7 @@ pub fn product_page<'a>(
     });
     env.get_template("product.md")?.render(context! {
         preamble => preamble(source),
+        languages => languages,
         product => product,
         counts => counts(c),
         policies => lower::policy::rows(&policy),
@@ -339,9 +374,11 @@ pub fn product_page<'a>(
     })
 }
 
-/// `generated/docs/README.md`: the products with their counts.
+/// `generated/docs/README.md`: the products with their counts, each linked to its pages in
+/// every language (`languages[i]`: the [`language_links`] of `products[i]`).
 pub fn index_page<'a>(
     products: &[&'a Catalog],
+    languages: &[Vec<Value>],
     fixtures: &[&Catalog],
     listings: &crate::descriptors::Listings<'a>,
 ) -> Result<String, minijinja::Error> {
@@ -359,7 +396,15 @@ pub fn index_page<'a>(
             })
         })
         .collect();
-    let products: Vec<Value> = products.iter().map(|c| counts(c)).collect();
+    let products: Vec<Value> = products
+        .iter()
+        .zip(languages.iter().map(Some).chain(std::iter::repeat(None)))
+        .map(|(c, links)| {
+            let mut row = counts(c);
+            row["languages"] = json!(links.cloned().unwrap_or_default());
+            row
+        })
+        .collect();
     let fixtures: Vec<Value> = fixtures.iter().map(|c| counts(c)).collect();
     env.get_template("index.md")?.render(context! {
         preamble => preamble("catalog/*.yaml"),

@@ -376,6 +376,14 @@ pub fn in_default_locale(l: &Loaded) -> &model::Catalog {
         .map_or(&l.catalog, |lc| &lc.catalog)
 }
 
+/// The language a catalog declares (`product.locale`), `None` for one that declares none: its
+/// docs then have no per-locale pages to link.
+fn own_locale(l: &Loaded) -> Option<runtime_model::locale::Locale> {
+    declares_locale(l)
+        .then(|| runtime_model::locale::Locale::from_tag(&l.catalog.product.locale))
+        .flatten()
+}
+
 /// A product's own files, and the listing its docs measured (the index reuses it).
 struct ProductFiles {
     files: Vec<GeneratedFile>,
@@ -392,10 +400,17 @@ fn product_files(l: &Loaded) -> Result<ProductFiles, GenerateError> {
             path: format!("src/{module}.rs"),
             contents: rust::product_module(&l.catalog, &l.localized, source, &listings),
         },
+        // In the language the server speaks to a client that names none.
         GeneratedFile {
             path: format!("docs/{module}.md"),
-            contents: docs::product_page(&l.catalog, in_default_locale(l), source, &listings)
-                .map_err(|e| GenerateError::Template(format!("{e:#}")))?,
+            contents: docs::product_page(
+                in_default_locale(l),
+                in_default_locale(l),
+                source,
+                &listings,
+                &docs::language_links(module, own_locale(l), None),
+            )
+            .map_err(|e| GenerateError::Template(format!("{e:#}")))?,
         },
     ];
     // One page per locale for the catalogs that speak several (fixtures and test catalogs
@@ -404,8 +419,14 @@ fn product_files(l: &Loaded) -> Result<ProductFiles, GenerateError> {
         for lc in &l.localized {
             files.push(GeneratedFile {
                 path: format!("docs/{module}.{}.md", lc.locale.tag()),
-                contents: docs::product_page(&lc.catalog, &lc.catalog, source, &listings)
-                    .map_err(|e| GenerateError::Template(format!("{e:#}")))?,
+                contents: docs::product_page(
+                    &lc.catalog,
+                    &lc.catalog,
+                    source,
+                    &listings,
+                    &docs::language_links(module, own_locale(l), Some(lc.locale)),
+                )
+                .map_err(|e| GenerateError::Template(format!("{e:#}")))?,
             });
         }
     }
@@ -480,11 +501,15 @@ pub fn generate_from(loaded: &[Loaded]) -> Result<Vec<GeneratedFile>, GenerateEr
         .collect();
     fixtures.sort_by_key(|l| product_rank(l));
     // Sizes are what a client gets by default: the listing in the product's own language.
+    let languages: Vec<Vec<serde_json::Value>> = products
+        .iter()
+        .map(|l| docs::language_links(&l.catalog.product.name, own_locale(l), None))
+        .collect();
     let products: Vec<&model::Catalog> = products.iter().map(|l| in_default_locale(l)).collect();
     let fixtures: Vec<&model::Catalog> = fixtures.iter().map(|l| &l.catalog).collect();
     files.push(GeneratedFile {
         path: "docs/README.md".into(),
-        contents: docs::index_page(&products, &fixtures, &listings)
+        contents: docs::index_page(&products, &languages, &fixtures, &listings)
             .map_err(|e| GenerateError::Template(format!("{e:#}")))?,
     });
     files.sort_by(|a, b| a.path.cmp(&b.path));

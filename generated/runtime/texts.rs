@@ -272,11 +272,13 @@ pub enum Text {
     TypeArray,
     /// `type_null`: "null"
     TypeNull,
+    /// `http_no_endpoint`: "no MCP endpoint at {path}; this server serves {paths}"
+    HttpNoEndpoint,
 }
 
 impl Text {
     /// Every text, in the table's order.
-    pub const ALL: [Text; 134] = [
+    pub const ALL: [Text; 135] = [
         Text::ErrorInsufficientScope,
         Text::ErrorInsufficientPermission,
         Text::ErrorWorkspaceRequired,
@@ -411,6 +413,7 @@ impl Text {
         Text::TypeObject,
         Text::TypeArray,
         Text::TypeNull,
+        Text::HttpNoEndpoint,
     ];
 
     /// The key in the table.
@@ -429,7 +432,7 @@ impl Text {
     }
 }
 
-const KEYS: [&str; 134] = [
+const KEYS: [&str; 135] = [
     "error_insufficient_scope",
     "error_insufficient_permission",
     "error_workspace_required",
@@ -564,10 +567,11 @@ const KEYS: [&str; 134] = [
     "type_object",
     "type_array",
     "type_null",
+    "http_no_endpoint",
 ];
 
 /// Per text, its versions in `Locale::ALL` order (pt-BR, es, en).
-const TEXTS: [[&str; 3]; 134] = [
+const TEXTS: [[&str; 3]; 135] = [
     [
         "O token de acesso não tem o escopo de que esta operação precisa",
         "El token de acceso no tiene el alcance (scope) que esta operación necesita",
@@ -1238,9 +1242,14 @@ const TEXTS: [[&str; 3]; 134] = [
         "nulo",
         "null",
     ],
+    [
+        "nenhum endpoint MCP em {path}; este servidor atende em {paths}",
+        "no hay ningún endpoint MCP en {path}; este servidor atiende en {paths}",
+        "no MCP endpoint at {path}; this server serves {paths}",
+    ],
 ];
 
-const PLACEHOLDERS: [&[&str]; 134] = [
+const PLACEHOLDERS: [&[&str]; 135] = [
     &[],
     &[],
     &[],
@@ -1375,4 +1384,5 @@ const PLACEHOLDERS: [&[&str]; 134] = [
     &[],
     &[],
     &[],
+    &["path", "paths"],
 ];

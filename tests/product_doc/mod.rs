@@ -33,6 +33,10 @@ pub struct ProductDoc {
     /// The product name (`billing`), as `generated::product`, the generated docs and the facts
     /// files know it.
     pub product: &'static str,
+    /// The locale of the generated page whose texts the document's phrases are compared with:
+    /// the language the catalog's own texts for this product are written in (billing's and
+    /// dashboards' were written from their pt-BR documents; the others' in English).
+    pub page: &'static str,
 }
 
 impl ProductDoc {
@@ -41,11 +45,13 @@ impl ProductDoc {
         DocFacts::load(&repo_root(), self.product).unwrap_or_else(|e| panic!("{e:#}"))
     }
 
-    /// `generated/docs/<product>.md`.
+    /// `generated/docs/<product>.<page>.md`: the page in the language the catalog's texts are
+    /// written in ([`ProductDoc::page`]; `<product>.md` is in the product's default language,
+    /// what the server speaks to a client that names none).
     pub fn generated_docs(&self) -> String {
         let path = repo_root()
             .join("generated/docs")
-            .join(format!("{}.md", self.product));
+            .join(format!("{}.{}.md", self.product, self.page));
         std::fs::read_to_string(&path).unwrap_or_else(|e| {
             panic!(
                 "cannot read {} (run `cargo run -p codegen`): {e}",

@@ -230,17 +230,24 @@ where
 /// The 429 of a request over the per-IP limit, and its log line.
 fn refuse(server: &Server, req: &Request, limited: &Limited, ip: IpAddr) -> Response {
     request_log::log_refused("", "", StatusCode::TOO_MANY_REQUESTS.as_u16(), Some(ip));
-    // Refused before any product is chosen: the request's `Accept-Language`, else the server's
-    // `--locale`, else the first product's default.
-    let accept = req
-        .headers()
+    too_many_requests(
+        &Value::Null,
+        limited,
+        unrouted_locale(server, req.headers()),
+    )
+}
+
+/// The language of an answer given before any product is chosen (a refused or unroutable
+/// request): the request's `Accept-Language`, else the server's `--locale`, else the first
+/// product's default.
+pub(crate) fn unrouted_locale(server: &Server, headers: &HeaderMap) -> Locale {
+    let accept = headers
         .get(axum::http::header::ACCEPT_LANGUAGE)
         .and_then(|v| v.to_str().ok());
-    let locale = server.engines().first().map_or_else(
+    server.engines().first().map_or_else(
         || Locale::choose(accept, None, Locale::En),
         |e| e.locale_for(accept),
-    );
-    too_many_requests(&Value::Null, limited, locale)
+    )
 }
 
 #[cfg(test)]

@@ -263,6 +263,7 @@ fn router_with_sessions(server: Arc<Server>, sessions: Arc<SessionTable>, extra:
     let endpoints: Arc<[Route]> = endpoints.into();
     let auth = AuthLayer::new(server.config.auth.clone());
     let guard = GuardLayer::new(server.clone());
+    let fallback_server = server.clone();
     let post = guard.layer(auth.layer(McpPost {
         endpoints: endpoints.clone(),
     }));
@@ -274,9 +275,10 @@ fn router_with_sessions(server: Arc<Server>, sessions: Arc<SessionTable>, extra:
         // Probes and scrapes come without Origin or a loopback Host: outside the guard and auth.
         .merge(super::health::router(server.clone()))
         .merge(extra)
-        .fallback(move |uri: axum::http::Uri| {
+        .fallback(move |uri: axum::http::Uri, headers: HeaderMap| {
             let paths = paths.clone();
-            async move { not_found(uri.path(), &paths) }
+            let locale = super::client::unrouted_locale(&fallback_server, &headers);
+            async move { with_language(not_found(uri.path(), &paths, locale), locale) }
         });
     App {
         inner: ClientLayer::new(server).layer(Dispatch {
@@ -289,14 +291,13 @@ fn router_with_sessions(server: Arc<Server>, sessions: Arc<SessionTable>, extra:
 
 /// A path no route serves: a 404 whose JSON body names the MCP endpoints this server has, so a
 /// mistyped product or a `/mcp` under `serve all` points at the right URL instead of an empty
-/// answer.
-fn not_found(path: &str, paths: &[String]) -> Response {
+/// answer. The message is in `locale` (the server's, or the request's `Accept-Language`).
+fn not_found(path: &str, paths: &[String], locale: runtime_model::locale::Locale) -> Response {
+    let message = runtime_model::texts::Text::HttpNoEndpoint
+        .fill(locale, &[("path", &path), ("paths", &paths.join(", "))]);
     let body = serde_json::json!({
         "error": "not_found",
-        "message": format!(
-            "no MCP endpoint at {path}; this server serves {}",
-            paths.join(", ")
-        ),
+        "message": message,
         "paths": paths,
     });
     json_response(StatusCode::NOT_FOUND, body.to_string())
