@@ -32,6 +32,7 @@ pub mod sandbox_gaps;
 pub mod texts;
 pub mod toolsets;
 pub mod validate;
+pub mod views;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -162,6 +163,7 @@ pub fn load_all(catalog_dir: &Path) -> Result<Vec<Loaded>, GenerateError> {
             Ok(mut l) => {
                 let mut own = load::attach_output_schemas(&mut l);
                 own.extend(validate::validate(&l));
+                own.extend(views::validate(&l));
                 if own.is_empty() {
                     own.extend(localize(catalog_dir, &mut l));
                 }
@@ -416,6 +418,8 @@ pub fn generate_from(loaded: &[Loaded]) -> Result<Vec<GeneratedFile>, GenerateEr
             fixture: l.catalog.product.fixture,
         });
     }
+    files.push(views::module(loaded));
+    files.extend(views::docs_page(loaded));
     files.push(GeneratedFile {
         path: "src/lib.rs".into(),
         contents: rust::lib_module(&entries),

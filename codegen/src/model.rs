@@ -72,6 +72,9 @@ pub struct Catalog {
     /// has tools (fixtures may leave it out: then every tool is in the default selection).
     #[serde(default)]
     pub toolsets: Vec<Toolset>,
+    /// Interactive views (MCP Apps) of the tools' results: see `crate::views`.
+    #[serde(default)]
+    pub views: Vec<crate::views::ViewSpec>,
 }
 
 /// A toolset: a named group of tools, selected as one.

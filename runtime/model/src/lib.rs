@@ -15,3 +15,4 @@ pub mod selection;
 pub mod texts;
 pub mod upload;
 pub mod uri_template;
+pub mod views;
