@@ -418,8 +418,19 @@ pub fn generate_from(loaded: &[Loaded]) -> Result<Vec<GeneratedFile>, GenerateEr
             fixture: l.catalog.product.fixture,
         });
     }
-    files.push(views::module(loaded));
-    files.extend(views::docs_page(loaded));
+    let all: Vec<&model::Catalog> = loaded.iter().map(|l| &l.catalog).collect();
+    files.push(GeneratedFile {
+        path: "src/views.rs".into(),
+        contents: views::module(&all),
+    });
+    let in_order: Vec<&model::Catalog> = products_in_order(loaded)
+        .into_iter()
+        .map(|l| &l.catalog)
+        .collect();
+    files.extend(views::docs_page(&in_order).map(|contents| GeneratedFile {
+        path: "docs/views.md".into(),
+        contents,
+    }));
     files.push(GeneratedFile {
         path: "src/lib.rs".into(),
         contents: rust::lib_module(&entries),

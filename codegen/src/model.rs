@@ -74,7 +74,7 @@ pub struct Catalog {
     pub toolsets: Vec<Toolset>,
     /// Interactive views (MCP Apps) of the tools' results: see `crate::views`.
     #[serde(default)]
-    pub views: Vec<crate::views::ViewSpec>,
+    pub views: Vec<ViewSpec>,
 }
 
 /// A toolset: a named group of tools, selected as one.
@@ -773,4 +773,110 @@ pub struct Exclusion {
     )]
     pub operation: String,
     pub reason: String,
+}
+
+/// One view, as the catalog writes it.
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct ViewSpec {
+    /// `[a-z][a-z0-9_]*`, unique in the product; the view's URI is `ui://<product>/<name>`.
+    pub name: String,
+    /// `record` (one record) or `chart` (rows over time).
+    pub template: String,
+    /// The record type it shows (key of `records`).
+    pub record: String,
+    /// The tools whose results it shows: they carry `_meta.ui.resourceUri` for clients with the
+    /// extension.
+    pub tools: Vec<String>,
+    /// Tools only the view calls (`_meta.ui.visibility: ["app"]`).
+    #[serde(default)]
+    pub app_tools: Vec<String>,
+    /// The record's fields shown, in order (`record` views; a chart's table shows its columns).
+    #[serde(default)]
+    pub fields: Vec<String>,
+    /// Fields shown with a copy button (among `fields`).
+    #[serde(default)]
+    pub copy: Vec<String>,
+    /// Values drawn as codes.
+    #[serde(default)]
+    pub codes: Vec<CodeSpec>,
+    /// Buttons that call a tool through the host.
+    #[serde(default)]
+    pub actions: Vec<ActionSpec>,
+    /// What a `chart` view draws.
+    #[serde(default)]
+    pub chart: Option<ChartSpec>,
+    /// Every text the view shows, each `{pt-BR: …, es: …, en: …}`: `title`, `description`, one
+    /// per field, code, action tool and series, and the template's own.
+    pub texts: BTreeMap<String, ViewText>,
+}
+
+/// A value drawn as a code: a record field, or `field.key` of an object field.
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct CodeSpec {
+    pub field: String,
+    /// `itf` (Interleaved 2 of 5, a billet's barcode) or `qr`.
+    pub format: String,
+}
+
+/// A write button: the tool and its arguments, each from a record field.
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct ActionSpec {
+    pub tool: String,
+    /// argument → record field.
+    pub arguments: BTreeMap<String, String>,
+}
+
+/// What a chart draws: rows a `grouped_totals` tool already grouped (`label`), or records grouped
+/// by a date field (`date`, `by`).
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct ChartSpec {
+    /// Pre-grouped rows: a row's label is its first of these keys.
+    #[serde(default)]
+    pub label: Vec<String>,
+    /// Records: the date field they are grouped by.
+    #[serde(default)]
+    pub date: Option<String>,
+    /// `day`, `week` or `month` (with `date`).
+    #[serde(default)]
+    pub by: Option<String>,
+    /// The drawn values: columns of the grouped rows, or record fields summed per period (none:
+    /// the number of records).
+    #[serde(default)]
+    pub series: Vec<String>,
+    /// Whether the values are amounts in BRL.
+    #[serde(default)]
+    pub money: bool,
+}
+
+/// A text in each locale.
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct ViewText {
+    #[serde(rename = "pt-BR", default)]
+    pub pt_br: Option<String>,
+    #[serde(default)]
+    pub es: Option<String>,
+    #[serde(default)]
+    pub en: Option<String>,
+}
+
+impl ViewText {
+    /// Its text in `locale`, when written (and not blank).
+    pub fn get(&self, locale: runtime_model::locale::Locale) -> Option<&str> {
+        match locale {
+            runtime_model::locale::Locale::PtBr => self.pt_br.as_deref(),
+            runtime_model::locale::Locale::Es => self.es.as_deref(),
+            runtime_model::locale::Locale::En => self.en.as_deref(),
+        }
+        .filter(|t| !t.trim().is_empty())
+    }
 }

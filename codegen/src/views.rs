@@ -12,13 +12,11 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
 use runtime_model::locale::Locale;
-use serde::Deserialize;
 
 use crate::diag::Diagnostic;
 use crate::load::Loaded;
 use crate::locate::{index_path, key_path};
-use crate::model::{Catalog, OperationKind};
-use crate::GeneratedFile;
+use crate::model::{Catalog, OperationKind, ViewSpec};
 
 /// The shared script of every view: the MCP Apps bridge (postMessage JSON-RPC with the host),
 /// formatting in the view's locale, theme, and drawing codes and charts.
@@ -45,111 +43,6 @@ const TEMPLATES: &[(&str, &str, &[&str])] = &[
 const GROUPED_TOTALS: &[&str] = &["count", "credit_total", "debit_total", "net_total"];
 /// Date buckets of a chart.
 const BUCKETS: &[&str] = &["day", "week", "month"];
-
-/// One view, as the catalog writes it.
-#[derive(Debug, Clone, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[serde(deny_unknown_fields)]
-pub struct ViewSpec {
-    /// `[a-z][a-z0-9_]*`, unique in the product; the view's URI is `ui://<product>/<name>`.
-    pub name: String,
-    /// `record` (one record) or `chart` (rows over time).
-    pub template: String,
-    /// The record type it shows (key of `records`).
-    pub record: String,
-    /// The tools whose results it shows: they carry `_meta.ui.resourceUri` for clients with the
-    /// extension.
-    pub tools: Vec<String>,
-    /// Tools only the view calls (`_meta.ui.visibility: ["app"]`).
-    #[serde(default)]
-    pub app_tools: Vec<String>,
-    /// The record's fields shown, in order (`record` views; a chart's table shows its columns).
-    #[serde(default)]
-    pub fields: Vec<String>,
-    /// Fields shown with a copy button (among `fields`).
-    #[serde(default)]
-    pub copy: Vec<String>,
-    /// Values drawn as codes.
-    #[serde(default)]
-    pub codes: Vec<CodeSpec>,
-    /// Buttons that call a tool through the host.
-    #[serde(default)]
-    pub actions: Vec<ActionSpec>,
-    /// What a `chart` view draws.
-    #[serde(default)]
-    pub chart: Option<ChartSpec>,
-    /// Every text the view shows, each `{pt-BR: …, es: …, en: …}`: `title`, `description`, one
-    /// per field, code, action tool and series, and the template's own.
-    pub texts: BTreeMap<String, ViewText>,
-}
-
-/// A value drawn as a code: a record field, or `field.key` of an object field.
-#[derive(Debug, Clone, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[serde(deny_unknown_fields)]
-pub struct CodeSpec {
-    pub field: String,
-    /// `itf` (Interleaved 2 of 5, a billet's barcode) or `qr`.
-    pub format: String,
-}
-
-/// A write button: the tool and its arguments, each from a record field.
-#[derive(Debug, Clone, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[serde(deny_unknown_fields)]
-pub struct ActionSpec {
-    pub tool: String,
-    /// argument → record field.
-    pub arguments: BTreeMap<String, String>,
-}
-
-/// What a chart draws: rows a `grouped_totals` tool already grouped (`label`), or records grouped
-/// by a date field (`date`, `by`).
-#[derive(Debug, Clone, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[serde(deny_unknown_fields)]
-pub struct ChartSpec {
-    /// Pre-grouped rows: a row's label is its first of these keys.
-    #[serde(default)]
-    pub label: Vec<String>,
-    /// Records: the date field they are grouped by.
-    #[serde(default)]
-    pub date: Option<String>,
-    /// `day`, `week` or `month` (with `date`).
-    #[serde(default)]
-    pub by: Option<String>,
-    /// The drawn values: columns of the grouped rows, or record fields summed per period (none:
-    /// the number of records).
-    #[serde(default)]
-    pub series: Vec<String>,
-    /// Whether the values are amounts in BRL.
-    #[serde(default)]
-    pub money: bool,
-}
-
-/// A text in each locale.
-#[derive(Debug, Clone, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[serde(deny_unknown_fields)]
-pub struct ViewText {
-    #[serde(rename = "pt-BR", default)]
-    pub pt_br: Option<String>,
-    #[serde(default)]
-    pub es: Option<String>,
-    #[serde(default)]
-    pub en: Option<String>,
-}
-
-impl ViewText {
-    fn get(&self, locale: Locale) -> Option<&str> {
-        match locale {
-            Locale::PtBr => self.pt_br.as_deref(),
-            Locale::Es => self.es.as_deref(),
-            Locale::En => self.en.as_deref(),
-        }
-        .filter(|t| !t.trim().is_empty())
-    }
-}
 
 fn template(name: &str) -> Option<&'static (&'static str, &'static str, &'static [&'static str])> {
     TEMPLATES.iter().find(|t| t.0 == name)
@@ -453,21 +346,21 @@ fn page(product: &str, v: &ViewSpec) -> String {
 }
 
 /// `generated/src/views.rs`: every product's views (fixtures under the `fixtures` feature).
-pub fn module(loaded: &[Loaded]) -> GeneratedFile {
+pub fn module(catalogs: &[&Catalog]) -> String {
     let mut out = crate::rust::preamble("the `views:` sections of catalog/*.yaml");
     out.push_str("#![cfg_attr(rustfmt, rustfmt::skip)]\n");
     out.push_str(
         "//! The views of each product (MCP Apps), from the catalogs' `views:` sections.\n",
     );
     out.push_str("use runtime_model::views::{Action, Code, CodeFormat, ProductViews, View};\n");
-    let mut products: Vec<&Loaded> = loaded
+    let mut products: Vec<&Catalog> = catalogs
         .iter()
-        .filter(|l| !l.catalog.views.is_empty())
+        .copied()
+        .filter(|c| !c.views.is_empty())
         .collect();
-    products.sort_by(|a, b| a.catalog.product.name.cmp(&b.catalog.product.name));
+    products.sort_by(|a, b| a.product.name.cmp(&b.product.name));
     let mut entries = Vec::new();
-    for l in &products {
-        let c: &Catalog = &l.catalog;
+    for c in products {
         let p = &c.product.name;
         let cfg = if c.product.fixture {
             "#[cfg(feature = \"fixtures\")]\n"
@@ -549,23 +442,19 @@ pub fn module(loaded: &[Loaded]) -> GeneratedFile {
     out.push_str(
         "/// The views of a product (none for a product without any).\npub fn of(product: &str) -> Option<&'static ProductViews> {\n    ALL.iter().find(|v| v.product == product)\n}\n",
     );
-    GeneratedFile {
-        path: "src/views.rs".into(),
-        contents: out,
-    }
+    out
 }
 
-/// `generated/docs/views.md`: every product's views, their URIs, tools and fields (none when no
-/// product has views).
-pub fn docs_page(loaded: &[Loaded]) -> Option<GeneratedFile> {
-    if loaded.iter().all(|l| l.catalog.views.is_empty()) {
+/// `generated/docs/views.md`: the views of `products` (in the docs' order), their URIs, tools and
+/// fields (none when no product has views).
+pub fn docs_page(products: &[&Catalog]) -> Option<String> {
+    if products.iter().all(|c| c.views.is_empty()) {
         return None;
     }
     let mut out = String::from(
         "<!-- generated from the `views:` sections of catalog/*.yaml; do not edit by hand — run `cargo build` (or `cargo run -p codegen`) -->\n# Interactive views (MCP Apps)\n\nA client that declares the MCP Apps extension (`io.modelcontextprotocol/ui`) gets these views: each tool below carries `_meta.ui.resourceUri`, and `resources/read` of the URI answers a self-contained page (`text/html;profile=mcp-app`) that the host renders next to the tool's result. Clients without the extension see no change.\n",
     );
-    for l in crate::products_in_order(loaded) {
-        let c = &l.catalog;
+    for c in products {
         if c.views.is_empty() {
             continue;
         }
@@ -621,8 +510,5 @@ pub fn docs_page(loaded: &[Loaded]) -> Option<GeneratedFile> {
             );
         }
     }
-    Some(GeneratedFile {
-        path: "docs/views.md".into(),
-        contents: out,
-    })
+    Some(out)
 }
