@@ -287,3 +287,62 @@ async fn write_buttons_only_for_an_identity_that_may_write_and_texts_in_its_lang
         .await;
     assert!(unknown.contains("\"error\""), "{unknown}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_billet_and_a_pix_charge_come_with_their_codes_drawn_for_the_extension_only() {
+    let s = server(true).await;
+    let ui = Raw::modern(&s, "demo-full", ui_caps()).await;
+    let plain = Raw::modern(&s, "demo-full", json!({"elicitation": {}})).await;
+    let listed = ui
+        .result(
+            "tools/call",
+            json!({"name": "banking_charge_bank_billet_list", "arguments": {}}),
+        )
+        .await;
+    let sc = &listed["structuredContent"];
+    let rows = sc
+        .as_array()
+        .or_else(|| sc["result"].as_array())
+        .expect("rows");
+    let uid = rows[0]["uid"].as_str().expect("uid");
+    let args = json!({"name": BILLET_GET, "arguments": {"id": uid}});
+    let got = ui.result("tools/call", args.clone()).await;
+    let barcode = got["structuredContent"]["barcode"]
+        .as_str()
+        .expect("barcode");
+    assert_eq!(barcode.len(), 44);
+    let drawn = &got["_meta"][runtime_model::views::CODES_META]["barcode"];
+    assert_eq!(drawn["format"], "itf");
+    assert_eq!(
+        drawn["modules"].as_str(),
+        runtime::views::codes::itf(barcode).as_deref()
+    );
+    let without = plain.result("tools/call", args).await;
+    assert!(without["_meta"]
+        .get(runtime_model::views::CODES_META)
+        .is_none());
+    assert_eq!(without["structuredContent"], got["structuredContent"]);
+
+    let listed = ui
+        .result(
+            "tools/call",
+            json!({"name": "banking_charge_pix_list", "arguments": {}}),
+        )
+        .await;
+    let pix_uid = listed["structuredContent"]["data"][0]["uid"]
+        .as_str()
+        .expect("a Pix charge")
+        .to_string();
+    let got = ui
+        .result(
+            "tools/call",
+            json!({"name": "banking_charge_pix_get", "arguments": {"uid": pix_uid}}),
+        )
+        .await;
+    let record = &got["structuredContent"]["data"];
+    let emv = record["qrcode"]["emv"].as_str().expect("emv");
+    let drawn = &got["_meta"][runtime_model::views::CODES_META]["qrcode.emv"];
+    let (width, modules) = runtime::views::codes::qr(emv).expect("drawable");
+    assert_eq!(drawn["width"], width);
+    assert_eq!(drawn["modules"], modules);
+}
