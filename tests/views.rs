@@ -252,6 +252,10 @@ async fn a_client_with_the_extension_gets_views_in_both_eras() {
     let s = server(true).await;
     let c = Raw::modern(&s, "demo-full", ui_caps()).await;
     let discover = c.result("server/discover", json!({})).await;
+    assert_eq!(
+        discover["cacheScope"], "private",
+        "chosen by this client's capabilities"
+    );
     check_declared(&c, &discover["capabilities"]).await;
     let (c, init) = Raw::legacy(&s, "demo-full", ui_caps()).await;
     let init: Value = serde_json::from_str(&init).expect("initialize JSON");

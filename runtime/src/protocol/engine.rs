@@ -402,6 +402,8 @@ impl Engine {
         }
         let mut r = self.discover_result(locale);
         r["capabilities"] = self.capabilities_for(true, client_caps);
+        // What this client's capabilities chose: no shared cache may give it to another.
+        r["cacheScope"] = json!("private");
         r
     }
 

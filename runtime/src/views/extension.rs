@@ -295,3 +295,59 @@ impl ProtocolExtension for ViewsExtension {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use runtime_model::views::View;
+
+    static VIEWS: ProductViews = ProductViews {
+        product: "p",
+        views: &[View {
+            name: "thing",
+            uri: "ui://p/thing",
+            record: "things",
+            tools: &["p_thing_get"],
+            app_tools: &["p_thing_refresh"],
+            fields: &[],
+            codes: &[],
+            actions: &[],
+            titles: ["", "", ""],
+            descriptions: ["", "", ""],
+            html: "",
+        }],
+    };
+
+    #[test]
+    fn only_a_declared_html_capability_negotiates() {
+        let ui = |v: Value| json!({"extensions": {EXTENSION_ID: v}});
+        assert!(negotiated(&ui(json!({"mimeTypes": [MIME_TYPE]}))));
+        assert!(negotiated(&ui(json!({}))));
+        assert!(!negotiated(&ui(json!({"mimeTypes": ["text/x-other"]}))));
+        assert!(!negotiated(&ui(Value::Null)));
+        assert!(!negotiated(&json!({"extensions": {}})));
+        assert!(!negotiated(&Value::Null));
+    }
+
+    #[test]
+    fn attached_tools_name_their_view_and_view_only_tools_are_for_the_app() {
+        let ext = ViewsExtension::new(&VIEWS);
+        let listed = json!({"tools": [
+            {"name": "p_thing_get", "_meta": {"other": 1}},
+            {"name": "p_thing_refresh"},
+            {"name": "p_other"},
+        ]});
+        let Reply::Value(out) = ext.tools_list(Reply::Value(listed)) else {
+            panic!("a value");
+        };
+        assert_eq!(
+            out["tools"][0]["_meta"],
+            json!({"other": 1, "ui": {"resourceUri": "ui://p/thing"}})
+        );
+        assert_eq!(
+            out["tools"][1]["_meta"]["ui"],
+            json!({"resourceUri": "ui://p/thing", "visibility": ["app"]})
+        );
+        assert!(out["tools"][2].get("_meta").is_none());
+    }
+}
