@@ -284,6 +284,7 @@ async fn serve(inputs: &settings::Inputs) -> anyhow::Result<()> {
         config.engine.locale = locale;
         config.telemetry = Some(telemetry.clone());
         config.selection = Some(selection.clone());
+        config.views = generated::views::ALL;
         s.limits.apply(config);
         access::apply(s, config)?;
         if let Some(n) = s.result_budget_tokens {

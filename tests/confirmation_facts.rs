@@ -91,10 +91,11 @@ fn cases(p: &'static Product) -> (Vec<Case>, Vec<String>) {
     let mut out = Vec::new();
     let mut without = Vec::new();
     for t in p.tools.iter().filter(|t| t.annotations.destructive) {
-        let Some((record, id_arg, action)) = record_facts::target(t) else {
+        let Some((record, id_arg, action)) = t.touched_record() else {
             continue;
         };
-        let facts = record_facts::for_record(p, record)
+        let facts = p
+            .facts_of(record)
             .unwrap_or_else(|| panic!("{}: `{record}` declares no facts", t.name));
         let list = p.tools.iter().find(|l| {
             matches!(l.operation, Operation::List { record: r } if r == record)

@@ -512,7 +512,7 @@ async fn confirmation_form(u: &str, p: &'static Product, locale: Locale) -> Vec<
         let mut args = args_for(tool.input_schema_json);
         // A tool that acts on an existing record is asked about a real one (a missing record
         // is refused without a question, issue 35).
-        if let Some((record, id_arg, _)) = runtime_model::record_facts::target(tool) {
+        if let Some((record, id_arg, _)) = tool.touched_record() {
             let Some(list) = p
                 .tools
                 .iter()

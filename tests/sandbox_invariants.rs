@@ -540,3 +540,239 @@ fn the_same_seed_gives_the_same_records_ids_included_and_another_seed_others() {
         c.get(&("banking", "charge_bank_billets"))
     );
 }
+
+/// Days from 1970-01-01 to a `YYYY-MM-DD` date (the civil calendar, proleptic Gregorian).
+fn day_number(date: &str) -> Option<i64> {
+    let mut parts = date.get(..10)?.split('-').map(|p| p.parse::<i64>().ok());
+    let (y, m, d) = (parts.next()??, parts.next()??, parts.next()??);
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let doy = (153 * (m + if m > 2 { -3 } else { 9 }) + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    Some(era * 146_097 + doe - 719_468)
+}
+
+/// Modulo 10 of a typeable line's field: weights 2, 1 from the right, digits of products added.
+fn mod10(body: &str) -> u32 {
+    let sum: u32 = body
+        .chars()
+        .rev()
+        .zip([2, 1].into_iter().cycle())
+        .map(|(c, w)| {
+            let p = c.to_digit(10).unwrap_or(0) * w;
+            p / 10 + p % 10
+        })
+        .sum();
+    (10 - sum % 10) % 10
+}
+
+/// CRC-16/CCITT-FALSE, as a BR Code's field 63 carries it.
+fn crc16_ccitt(data: &[u8]) -> u16 {
+    let mut crc: u16 = 0xFFFF;
+    for &b in data {
+        crc ^= u16::from(b) << 8;
+        for _ in 0..8 {
+            crc = if crc & 0x8000 != 0 {
+                (crc << 1) ^ 0x1021
+            } else {
+                crc << 1
+            };
+        }
+    }
+    crc
+}
+
+/// The top-level fields of an EMV payload (id → value), `None` when it does not parse.
+fn emv_fields(payload: &str) -> Option<BTreeMap<String, String>> {
+    let mut out = BTreeMap::new();
+    let mut rest = payload;
+    while !rest.is_empty() {
+        let id = rest.get(..2)?;
+        let len: usize = rest.get(2..4)?.parse().ok()?;
+        let value = rest.get(4..4 + len)?;
+        out.insert(id.to_string(), value.to_string());
+        rest = &rest[4 + len..];
+    }
+    Some(out)
+}
+
+/// The FEBRABAN code of a wallet's bank, as the billet wallet enumerates them.
+fn febraban(slug: &str) -> Option<&'static str> {
+    Some(match slug {
+        "banco-do-brasil" => "001",
+        "santander" => "033",
+        "caixa" => "104",
+        "bradesco" => "237",
+        "itau" => "341",
+        "sicoob" => "756",
+        _ => return None,
+    })
+}
+
+/// Billets carry a 44-digit barcode and a 47-digit typeable line that a bank app reads: check
+/// digits right (modulo 11 on the barcode, modulo 10 on the line's fields), the wallet's bank,
+/// the due factor of `expire_at`, the amount in cents, and the line rebuilding the barcode. Pix
+/// charges carry an EMV BR Code in `qrcode.emv` with a valid CRC16, their amount and txid.
+fn payment_code_violations(records: &Records) -> Vec<String> {
+    let mut bad = Vec::new();
+    let wallets = by_id(records, "banking", "charge_bank_billet_accounts");
+    for r in records
+        .get(&("banking", "charge_bank_billets"))
+        .into_iter()
+        .flatten()
+    {
+        let id = s(r, "uid").unwrap_or("?");
+        let mut flag = |what: String| bad.push(format!("banking.charge_bank_billets {id}: {what}"));
+        let (Some(code), Some(line)) = (s(r, "barcode"), s(r, "line")) else {
+            flag("no barcode or line".into());
+            continue;
+        };
+        if code.len() != 44 || !code.bytes().all(|b| b.is_ascii_digit()) {
+            flag(format!("barcode {code} is not 44 digits"));
+            continue;
+        }
+        if line.len() != 47 || !line.bytes().all(|b| b.is_ascii_digit()) {
+            flag(format!("line {line} is not 47 digits"));
+            continue;
+        }
+        let body = format!("{}{}", &code[..4], &code[5..]);
+        let dv = match mod11(&body, (2..=9).cycle()) {
+            0 => 1,
+            d => d,
+        };
+        if code[4..5] != dv.to_string() {
+            flag(format!("barcode {code}: check digit is not {dv}"));
+        }
+        if &code[3..4] != "9" {
+            flag(format!("barcode {code}: currency is not 9 (real)"));
+        }
+        let wallet = r
+            .get("bank_billet_account_id")
+            .and_then(id_text)
+            .and_then(|w| wallets.get(&w).copied());
+        match wallet
+            .and_then(|w| s(w, "bank_contract_slug"))
+            .and_then(febraban)
+        {
+            Some(bank) if &code[..3] != bank => flag(format!("barcode {code}: bank is not {bank}")),
+            None => flag("no wallet bank".into()),
+            _ => {}
+        }
+        if let Some(due) = s(r, "expire_at").and_then(day_number) {
+            let days = due - day_number("1997-10-07").unwrap_or_default();
+            let factor = if days > 9999 {
+                1000 + (days - 1000) % 9000
+            } else {
+                days
+            };
+            if code[5..9] != format!("{factor:04}") {
+                flag(format!(
+                    "barcode {code}: due factor is not {factor:04} ({:?})",
+                    s(r, "expire_at")
+                ));
+            }
+        }
+        let cents = r
+            .get("amount")
+            .and_then(Value::as_f64)
+            .map(|a| (a.abs() * 100.0).round() as u64);
+        if cents.map(|c| format!("{c:010}")).as_deref() != Some(&code[9..19]) {
+            flag(format!("barcode {code}: amount is not {cents:?} cents"));
+        }
+        for (field, dv) in [
+            (&line[0..9], &line[9..10]),
+            (&line[10..20], &line[20..21]),
+            (&line[21..31], &line[31..32]),
+        ] {
+            if mod10(field).to_string() != dv {
+                flag(format!(
+                    "line {line}: field {field} has not check digit {dv}"
+                ));
+            }
+        }
+        let rebuilt = format!(
+            "{}{}{}{}{}",
+            &line[0..4],
+            &line[32..47],
+            &line[4..9],
+            &line[10..20],
+            &line[21..31]
+        );
+        if rebuilt != code {
+            flag(format!("line {line} does not spell barcode {code}"));
+        }
+    }
+    for r in records
+        .get(&("banking", "charge_pix"))
+        .into_iter()
+        .flatten()
+    {
+        let id = s(r, "uid").unwrap_or("?");
+        let mut flag = |what: String| bad.push(format!("banking.charge_pix {id}: {what}"));
+        let Some(payload) = r
+            .get("qrcode")
+            .and_then(|q| q.get("emv"))
+            .and_then(Value::as_str)
+        else {
+            flag("no qrcode.emv".into());
+            continue;
+        };
+        let (rest, crc) = payload.split_at(payload.len().saturating_sub(4));
+        if !rest.ends_with("6304") || format!("{:04X}", crc16_ccitt(rest.as_bytes())) != crc {
+            flag(format!("payload {payload}: CRC16 is not right"));
+        }
+        let Some(fields) = emv_fields(payload) else {
+            flag(format!("payload {payload} is not EMV fields"));
+            continue;
+        };
+        let amount = r
+            .get("amount")
+            .and_then(Value::as_f64)
+            .map(|a| format!("{a:.2}"));
+        if fields.get("54") != amount.as_ref() {
+            flag(format!(
+                "payload amount {:?} is not {amount:?}",
+                fields.get("54")
+            ));
+        }
+        let txid = fields
+            .get("62")
+            .and_then(|f| emv_fields(f))
+            .and_then(|f| f.get("05").cloned());
+        if txid.as_deref() != s(r, "txid") || txid.as_ref().is_none_or(|t| t.len() > 25) {
+            flag(format!(
+                "payload txid {txid:?} is not the charge's {:?}",
+                s(r, "txid")
+            ));
+        }
+        if fields.get("00").map(String::as_str) != Some("01")
+            || fields.get("53").map(String::as_str) != Some("986")
+            || !fields
+                .get("26")
+                .is_some_and(|a| a.contains("br.gov.bcb.pix"))
+        {
+            flag(format!("payload {payload} is no Pix BR Code"));
+        }
+    }
+    bad
+}
+
+#[test]
+fn billets_and_pix_charges_carry_codes_a_bank_app_reads_for_several_seeds() {
+    let mut all = Vec::new();
+    for &n in SEEDS {
+        all.extend(
+            payment_code_violations(&seeded(n))
+                .into_iter()
+                .map(|v| format!("seed {n}: {v}")),
+        );
+    }
+    let shown: Vec<&str> = all.iter().take(30).map(String::as_str).collect();
+    assert!(
+        all.is_empty(),
+        "{} violations:\n{}",
+        all.len(),
+        shown.join("\n")
+    );
+}

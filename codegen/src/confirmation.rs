@@ -13,7 +13,8 @@
 //!       terminal: {cancel: [canceled, paid]}
 //! ```
 //!
-//! Its own section (and this module: model, checks, Rust output) so that it is declared once per
+//! Its own section (its format in `crate::model`, beside the rest; its checks and Rust output
+//! here) so that it is declared once per
 //! record type and stays apart from the record's storage fields. The generator refuses a
 //! destructive tool whose record type declares no facts: a question without them asks a person
 //! to approve an id. Compiled into `runtime_model::record_facts`.
@@ -22,87 +23,11 @@ use std::collections::BTreeMap;
 
 use proc_macro2::TokenStream;
 use quote::quote;
-use serde::Deserialize;
 
 use crate::diag::Diagnostic;
 use crate::load::Loaded;
 use crate::locate::{index_path, key_path};
-use crate::model::{Catalog, OperationKind};
-
-/// The section.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[serde(deny_unknown_fields)]
-pub struct Confirmation {
-    /// Labels of documented values (a status's), by value, shared by every record type here;
-    /// a fact's own `values` win.
-    #[serde(default)]
-    pub values: BTreeMap<String, Words>,
-    /// By record type.
-    #[serde(default)]
-    pub records: BTreeMap<String, RecordConfirmation>,
-}
-
-/// One record type's facts and terminal states.
-#[derive(Debug, Clone, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[serde(deny_unknown_fields)]
-pub struct RecordConfirmation {
-    /// What a person recognises a record by, in the order the question shows them.
-    pub facts: Vec<FactDecl>,
-    /// The field holding the record's state (default `status`).
-    #[serde(default = "default_state_field")]
-    pub state_field: String,
-    /// Per action (an action's name, `delete` or `update`): the states it cannot run in.
-    #[serde(default)]
-    pub terminal: BTreeMap<String, Vec<String>>,
-}
-
-fn default_state_field() -> String {
-    "status".into()
-}
-
-/// One fact.
-#[derive(Debug, Clone, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[serde(deny_unknown_fields)]
-pub struct FactDecl {
-    /// A field of the record (a dotted path reads inside an object field).
-    pub field: String,
-    #[serde(default)]
-    pub kind: FactKind,
-    pub label: Words,
-    /// Labels of this field's documented values.
-    #[serde(default)]
-    pub values: BTreeMap<String, Words>,
-}
-
-/// How a fact is written (`runtime_model::record_facts::FactKind`).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[serde(rename_all = "snake_case")]
-pub enum FactKind {
-    #[default]
-    Text,
-    Money,
-    Date,
-    Document,
-    Status,
-    Flag,
-}
-
-/// A word in the three locales; each is required (checked, so the refusal names the key).
-#[derive(Debug, Clone, Default, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[serde(deny_unknown_fields)]
-pub struct Words {
-    #[serde(default)]
-    pub en: Option<String>,
-    #[serde(default, rename = "pt-BR")]
-    pub pt_br: Option<String>,
-    #[serde(default)]
-    pub es: Option<String>,
-}
+use crate::model::{Catalog, FactKind, OperationKind, Words};
 
 impl Words {
     fn missing(&self) -> Vec<&'static str> {

@@ -34,6 +34,7 @@ pub mod sandbox_gaps;
 pub mod texts;
 pub mod toolsets;
 pub mod validate;
+pub mod views;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -164,6 +165,7 @@ pub fn load_all(catalog_dir: &Path) -> Result<Vec<Loaded>, GenerateError> {
             Ok(mut l) => {
                 let mut own = load::attach_output_schemas(&mut l);
                 own.extend(validate::validate(&l));
+                own.extend(views::validate(&l));
                 if own.is_empty() {
                     own.extend(localize(catalog_dir, &mut l));
                 }
@@ -490,6 +492,19 @@ pub fn generate_from(loaded: &[Loaded]) -> Result<Vec<GeneratedFile>, GenerateEr
             fixture: l.catalog.product.fixture,
         });
     }
+    let all: Vec<&model::Catalog> = loaded.iter().map(|l| &l.catalog).collect();
+    files.push(GeneratedFile {
+        path: "src/views.rs".into(),
+        contents: views::module(&all),
+    });
+    let in_order: Vec<&model::Catalog> = products_in_order(loaded)
+        .into_iter()
+        .map(|l| &l.catalog)
+        .collect();
+    files.extend(views::docs_page(&in_order).map(|contents| GeneratedFile {
+        path: "docs/views.md".into(),
+        contents,
+    }));
     files.push(GeneratedFile {
         path: "src/lib.rs".into(),
         contents: rust::lib_module(&entries),

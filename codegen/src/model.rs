@@ -75,7 +75,10 @@ pub struct Catalog {
     /// What a person recognises each record type by in a confirmation question, and the states
     /// each action cannot leave (`crate::confirmation`).
     #[serde(default)]
-    pub confirmation: crate::confirmation::Confirmation,
+    pub confirmation: Confirmation,
+    /// Interactive views (MCP Apps) of the tools' results: see `crate::views`.
+    #[serde(default)]
+    pub views: Vec<ViewSpec>,
 }
 
 /// A toolset: a named group of tools, selected as one.
@@ -774,4 +777,181 @@ pub struct Exclusion {
     )]
     pub operation: String,
     pub reason: String,
+}
+
+/// One view, as the catalog writes it.
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct ViewSpec {
+    /// `[a-z][a-z0-9_]*`, unique in the product; the view's URI is `ui://<product>/<name>`.
+    pub name: String,
+    /// `record` (one record) or `chart` (rows over time).
+    pub template: String,
+    /// The record type it shows (key of `records`).
+    pub record: String,
+    /// The tools whose results it shows: they carry `_meta.ui.resourceUri` for clients with the
+    /// extension.
+    pub tools: Vec<String>,
+    /// Tools only the view calls (`_meta.ui.visibility: ["app"]`).
+    #[serde(default)]
+    pub app_tools: Vec<String>,
+    /// The record's fields shown, in order (`record` views; a chart's table shows its columns).
+    #[serde(default)]
+    pub fields: Vec<String>,
+    /// Fields shown with a copy button (among `fields`).
+    #[serde(default)]
+    pub copy: Vec<String>,
+    /// Values drawn as codes.
+    #[serde(default)]
+    pub codes: Vec<CodeSpec>,
+    /// Buttons that call a tool through the host.
+    #[serde(default)]
+    pub actions: Vec<ActionSpec>,
+    /// What a `chart` view draws.
+    #[serde(default)]
+    pub chart: Option<ChartSpec>,
+    /// Every text the view shows, each `{pt-BR: …, es: …, en: …}`: `title`, `description`, one
+    /// per field, code, action tool and series, and the template's own.
+    pub texts: BTreeMap<String, ViewText>,
+}
+
+/// A value drawn as a code: a record field, or `field.key` of an object field.
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct CodeSpec {
+    pub field: String,
+    /// `itf` (Interleaved 2 of 5, a billet's barcode) or `qr`.
+    pub format: String,
+}
+
+/// A write button: the tool and its arguments, each from a record field.
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct ActionSpec {
+    pub tool: String,
+    /// argument → record field.
+    pub arguments: BTreeMap<String, String>,
+}
+
+/// What a chart draws: rows a `grouped_totals` tool already grouped (`label`), or records grouped
+/// by a date field (`date`, `by`).
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct ChartSpec {
+    /// Pre-grouped rows: a row's label is its first of these keys.
+    #[serde(default)]
+    pub label: Vec<String>,
+    /// Records: the date field they are grouped by.
+    #[serde(default)]
+    pub date: Option<String>,
+    /// `day`, `week` or `month` (with `date`).
+    #[serde(default)]
+    pub by: Option<String>,
+    /// The drawn values: columns of the grouped rows, or record fields summed per period (none:
+    /// the number of records).
+    #[serde(default)]
+    pub series: Vec<String>,
+    /// Whether the values are amounts in BRL.
+    #[serde(default)]
+    pub money: bool,
+}
+
+/// A text in each locale.
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct ViewText {
+    #[serde(rename = "pt-BR", default)]
+    pub pt_br: Option<String>,
+    #[serde(default)]
+    pub es: Option<String>,
+    #[serde(default)]
+    pub en: Option<String>,
+}
+
+impl ViewText {
+    /// Its text in `locale`, when written (and not blank).
+    pub fn get(&self, locale: runtime_model::locale::Locale) -> Option<&str> {
+        match locale {
+            runtime_model::locale::Locale::PtBr => self.pt_br.as_deref(),
+            runtime_model::locale::Locale::Es => self.es.as_deref(),
+            runtime_model::locale::Locale::En => self.en.as_deref(),
+        }
+        .filter(|t| !t.trim().is_empty())
+    }
+}
+
+/// The catalog's `confirmation:` section (checked and compiled by `crate::confirmation`).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct Confirmation {
+    /// Labels of documented values (a status's), by value, shared by every record type here;
+    /// a fact's own `values` win.
+    #[serde(default)]
+    pub values: BTreeMap<String, Words>,
+    /// By record type.
+    #[serde(default)]
+    pub records: BTreeMap<String, RecordConfirmation>,
+}
+
+/// One record type's facts and terminal states.
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct RecordConfirmation {
+    /// What a person recognises a record by, in the order the question shows them.
+    pub facts: Vec<FactDecl>,
+    /// The field holding the record's state (default `status`).
+    #[serde(default = "default_state_field")]
+    pub state_field: String,
+    /// Per action (an action's name, `delete` or `update`): the states it cannot run in.
+    #[serde(default)]
+    pub terminal: BTreeMap<String, Vec<String>>,
+}
+
+/// One fact.
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct FactDecl {
+    /// A field of the record (a dotted path reads inside an object field).
+    pub field: String,
+    #[serde(default)]
+    pub kind: FactKind,
+    pub label: Words,
+    /// Labels of this field's documented values.
+    #[serde(default)]
+    pub values: BTreeMap<String, Words>,
+}
+
+/// How a fact is written (`runtime_model::record_facts::FactKind`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum FactKind {
+    #[default]
+    Text,
+    Money,
+    Date,
+    Document,
+    Status,
+    Flag,
+}
+
+/// A word in the three locales; each is required (checked, so the refusal names the key).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct Words {
+    #[serde(default)]
+    pub en: Option<String>,
+    #[serde(default, rename = "pt-BR")]
+    pub pt_br: Option<String>,
+    #[serde(default)]
+    pub es: Option<String>,
 }

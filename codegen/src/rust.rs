@@ -763,6 +763,8 @@ pub fn lib_module(entries: &[ModuleEntry]) -> String {
 
         #(#mods)*
 
+        pub mod views;
+
         use runtime_model::catalog::Product;
 
         /// The real products, in the order banking, billing, finance, dashboards, inbox.

@@ -55,7 +55,8 @@ fn every_output_file_carries_the_preamble() {
             "docs/README.md",
             "docs/tiny.md",
             "src/lib.rs",
-            "src/tiny.rs"
+            "src/tiny.rs",
+            "src/views.rs"
         ],
         "the packaging files are codegen-tools' (codegen/tools/tests/packaging_files.rs)"
     );

@@ -9,6 +9,7 @@ pub mod conformance;
 pub mod dashboards;
 pub mod finance;
 pub mod inbox;
+pub mod views;
 use runtime_model::catalog::Product;
 /// The real products, in the order banking, billing, finance, dashboards, inbox.
 pub static PRODUCTS: &[&Product] = &[

@@ -12,6 +12,8 @@
 //! - `tasks`: the Tasks extension (2026-07-28) on the protocol's extension seam: `tasks/*`, tool
 //!   calls run in the background, and their records, kept in the confirmation ledger so every
 //!   instance sees them.
+//! - `views`: interactive views, the MCP Apps extension, on the protocol's extension seam: its
+//!   capability, `_meta.ui` on tools, the views' pages as resources, codes drawn into results.
 //! - `protocol`: the MCP methods over the catalog tables, in either era; `Engine` dispatches.
 //! - `extensions`: hand-written tool handler bodies, looked up by the name the catalog gives.
 //! - `limits`: rate limits per identity, per client IP and per tool class.
@@ -46,3 +48,4 @@ pub mod state;
 pub mod tasks;
 pub mod telemetry;
 pub mod transport;
+pub mod views;

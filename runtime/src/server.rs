@@ -86,6 +86,9 @@ pub struct ServerConfig {
     pub engine: EngineOptions,
     /// TTL and polling of tasks (the Tasks extension every engine is given).
     pub tasks: crate::tasks::TaskOptions,
+    /// The products' interactive views (the generated `views::ALL`): the engine of a product
+    /// with views is given the MCP Apps extension (`crate::views`). None by default.
+    pub views: &'static [runtime_model::views::ProductViews],
     /// Metrics, spans and the audit trail; `None`: metrics in the process only (built by
     /// [`Server::new`]).
     pub telemetry: Option<crate::telemetry::Telemetry>,
@@ -166,6 +169,7 @@ impl ServerConfig {
             max_connections: 1024,
             engine: EngineOptions::default(),
             tasks: crate::tasks::TaskOptions::default(),
+            views: &[],
             telemetry: None,
             metrics_route: true,
             probes: Vec::new(),
@@ -266,24 +270,28 @@ impl Server {
             .iter()
             .zip(ceilings)
             .map(|(p, ceiling)| {
-                let engine = Arc::new(
-                    Engine::new(
-                        p,
-                        config.backend.clone(),
-                        sealer.clone(),
-                        confirmer.clone(),
-                        config.extensions,
-                        options.clone(),
-                    )
-                    .with_telemetry(telemetry.clone())
-                    .with_ceiling(ceiling)
-                    .with_protocol_extension(Arc::new(
-                        crate::tasks::TasksExtension::new(crate::tasks::TaskStore::new(
-                            confirmer.ledger.clone(),
-                            config.tasks.clone(),
-                        )),
+                let mut engine = Engine::new(
+                    p,
+                    config.backend.clone(),
+                    sealer.clone(),
+                    confirmer.clone(),
+                    config.extensions,
+                    options.clone(),
+                )
+                .with_telemetry(telemetry.clone())
+                .with_ceiling(ceiling)
+                .with_protocol_extension(Arc::new(
+                    crate::tasks::TasksExtension::new(crate::tasks::TaskStore::new(
+                        confirmer.ledger.clone(),
+                        config.tasks.clone(),
                     )),
-                );
+                ));
+                if let Some(views) = config.views.iter().find(|v| v.product == p.name) {
+                    engine = engine.with_protocol_extension(Arc::new(
+                        crate::views::ViewsExtension::new(views),
+                    ));
+                }
+                let engine = Arc::new(engine);
                 engine.bind();
                 engine
             })

@@ -14,8 +14,6 @@
 //! invisible character), is written as a raw literal (`r#"{"type":"object"}"#`): JSON reads as
 //! JSON, and is shorter than with every quote escaped.
 
-use super::held::escape;
-
 /// A text whose literal is at most this long stays one literal on its line; a piece of a longer
 /// one aims at this length.
 pub const PIECE: usize = 200;
@@ -372,6 +370,36 @@ fn words(text: &str, range: std::ops::Range<usize>, max: usize, cuts: &mut Vec<u
         }
         cuts.push(cut);
         start = cut;
+    }
+}
+
+/// Appends `text` escaped for a string literal exactly as `proc_macro2::Literal::string` escapes
+/// it (each character's `escape_debug`, except `'` kept as is and NUL as `\0`, or `\x00` before
+/// an octal digit), copying the printable ASCII that needs no escape in runs.
+pub fn escape(text: &str, out: &mut String) {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let start = i;
+        while i < bytes.len()
+            && matches!(bytes[i], 0x20..=0x7e)
+            && !matches!(bytes[i], b'"' | b'\\')
+        {
+            i += 1;
+        }
+        out.push_str(&text[start..i]);
+        let Some(ch) = text[i..].chars().next() else {
+            break;
+        };
+        i += ch.len_utf8();
+        if ch == '\0' {
+            let octal_next = text[i..].starts_with(|next| ('0'..='7').contains(&next));
+            out.push_str(if octal_next { r"\x00" } else { r"\0" });
+        } else if ch == '\'' {
+            out.push(ch);
+        } else {
+            out.extend(ch.escape_debug());
+        }
     }
 }
 

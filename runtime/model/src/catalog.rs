@@ -686,3 +686,44 @@ impl Product {
         self.records.iter().find(|r| r.name == name)
     }
 }
+
+/// What a product's confirmation questions show of a record (`crate::record_facts`), found
+/// from the tool that touches it.
+impl Product {
+    /// The facts of `record` in this product.
+    pub fn facts_of(&self, record: &str) -> Option<&'static crate::record_facts::RecordFacts> {
+        self.record_facts.iter().find(|r| r.record == record)
+    }
+}
+
+impl Tool {
+    /// What a destructive tool does to which existing record: the record type, the argument
+    /// that names it, and the action's name for terminal states (`delete`, `update`, or the
+    /// action's). `None` for a tool that touches no one existing record (a create, a bulk
+    /// action).
+    pub fn touched_record(&self) -> Option<(&'static str, &'static str, &'static str)> {
+        match self.operation {
+            Operation::Update { record, id_arg } => Some((record, id_arg, "update")),
+            Operation::Delete { record, id_arg } => Some((record, id_arg, "delete")),
+            Operation::Action {
+                record,
+                id_arg,
+                action,
+            } if !id_arg.is_empty() => Some((record, id_arg, action.name)),
+            _ => None,
+        }
+    }
+
+    /// The record type a tool works on (a create's included).
+    pub fn record_type(&self) -> Option<&'static str> {
+        match self.operation {
+            Operation::Create { record }
+            | Operation::Update { record, .. }
+            | Operation::Delete { record, .. }
+            | Operation::Action { record, .. }
+            | Operation::Get { record, .. }
+            | Operation::GetWhere { record, .. } => Some(record),
+            _ => None,
+        }
+    }
+}

@@ -16,3 +16,4 @@ pub mod selection;
 pub mod texts;
 pub mod upload;
 pub mod uri_template;
+pub mod views;

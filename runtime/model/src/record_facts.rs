@@ -9,7 +9,6 @@
 
 use serde_json::Value;
 
-use crate::catalog::{Operation, Product, Tool};
 use crate::locale::Locale;
 
 /// A word in each locale, in [`Locale::ALL`] order.
@@ -119,40 +118,6 @@ impl RecordFacts {
             .and_then(|f| f.value_label(state, locale))
             .unwrap_or(state)
             .to_string()
-    }
-}
-
-/// The facts of `record` in `product`.
-pub fn for_record(product: &Product, record: &str) -> Option<&'static RecordFacts> {
-    product.record_facts.iter().find(|r| r.record == record)
-}
-
-/// What a destructive tool does to which existing record: the record type, the argument that
-/// names it, and the action's name for terminal states (`delete`, `update`, or the action's).
-/// `None` for a tool that touches no one existing record (a create, a bulk action).
-pub fn target(tool: &Tool) -> Option<(&'static str, &'static str, &'static str)> {
-    match tool.operation {
-        Operation::Update { record, id_arg } => Some((record, id_arg, "update")),
-        Operation::Delete { record, id_arg } => Some((record, id_arg, "delete")),
-        Operation::Action {
-            record,
-            id_arg,
-            action,
-        } if !id_arg.is_empty() => Some((record, id_arg, action.name)),
-        _ => None,
-    }
-}
-
-/// The record type a tool works on (a create's included).
-pub fn record_of(tool: &Tool) -> Option<&'static str> {
-    match tool.operation {
-        Operation::Create { record }
-        | Operation::Update { record, .. }
-        | Operation::Delete { record, .. }
-        | Operation::Action { record, .. }
-        | Operation::Get { record, .. }
-        | Operation::GetWhere { record, .. } => Some(record),
-        _ => None,
     }
 }
 

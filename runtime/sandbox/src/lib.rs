@@ -18,6 +18,7 @@ pub mod envelope;
 pub mod files;
 pub mod memory;
 pub mod ops;
+pub mod payment_codes;
 pub mod rng;
 pub mod seed;
 pub mod store;

@@ -528,8 +528,18 @@ pub fn generate_record(product: &Product, rt: &RecordType, s: &mut RecordSeed<'_
             uid
         }
     };
+    // A billet's codes name its wallet's bank: the record a ref field points to that has one.
+    let bank = rt.fields.iter().find_map(|f| {
+        referenced(product, rt, &json, s, f)?
+            .get("bank_contract_slug")?
+            .as_str()
+            .map(str::to_string)
+    });
     coherence::harmonize(rt, &mut json, created_at, s.now, s.index, s.rng);
     blank_timestamps_of_other_states(rt, &mut json);
+    // After the due date settled: the codes carry it.
+    crate::payment_codes::billet(&mut json, bank.as_deref());
+    crate::payment_codes::pix(&mut json);
     Seeded {
         json,
         id,

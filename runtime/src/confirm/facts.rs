@@ -159,7 +159,7 @@ pub async fn look(
     args: &Map<String, Value>,
     reader: Option<&dyn RecordReader>,
 ) -> Looked {
-    let Some((record, id_arg, action)) = record_facts::target(tool) else {
+    let Some((record, id_arg, action)) = tool.touched_record() else {
         return Looked::Nothing;
     };
     let (Some(reader), Some(id)) = (reader, args.get(id_arg)) else {
@@ -202,7 +202,7 @@ pub async fn look(
 
 /// A record read: terminal for `action`, or to ask about.
 fn judged(product: &Product, record: &str, action: &str, value: Value) -> Looked {
-    if let Some(facts) = record_facts::for_record(product, record) {
+    if let Some(facts) = product.facts_of(record) {
         if let Some(state) = terminal_state(facts, action, &value) {
             return Looked::Terminal { state };
         }

@@ -75,7 +75,7 @@ pub fn question(
         text.push_str(&format!("\n{}: {record}", p(Text::FormRecord)));
     }
     let schema: Value = serde_json::from_str(tool.input_schema_json).unwrap_or(Value::Null);
-    let facts = record_facts::record_of(tool).and_then(|r| record_facts::for_record(product, r));
+    let facts = tool.record_type().and_then(|r| product.facts_of(r));
     match (looked, facts) {
         (Looked::Record(record), Some(facts)) => {
             for line in fact_lines(facts, record, locale) {
@@ -235,7 +235,7 @@ pub fn refusal(
     looked: &Looked,
 ) -> Option<(runtime_model::errors::AppError, String)> {
     use runtime_model::errors::{INVALID_STATE_TRANSITION, NOT_FOUND};
-    let (record, id_arg, _) = record_facts::target(tool)?;
+    let (record, id_arg, _) = tool.touched_record()?;
     let title = record_title(product, record, locale);
     let id = args.get(id_arg).map(plain).unwrap_or_default();
     match looked {
@@ -244,7 +244,8 @@ pub fn refusal(
             Text::ConfirmNotFound.fill(locale, &[("record", &title), ("id", &id)]),
         )),
         Looked::Terminal { state } => {
-            let state = record_facts::for_record(product, record)
+            let state = product
+                .facts_of(record)
                 .map_or_else(|| state.clone(), |f| f.state_label(state, locale));
             let action = action_title(product, tool, locale);
             Some((

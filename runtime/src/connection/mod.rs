@@ -159,7 +159,10 @@ impl Handshake {
     /// The `initialize` answer.
     pub fn answer(&self, engine: &Engine) -> Vec<u8> {
         let locale = engine.locale_for(self.accept_language.as_deref());
-        jsonrpc::encode_result(&self.id, &engine.initialize_result(self.version, locale))
+        jsonrpc::encode_result(
+            &self.id,
+            &engine.initialize_result_for(self.version, locale, &self.client_caps),
+        )
     }
 }
 

@@ -338,6 +338,12 @@ impl Engine {
 
     /// The capabilities served in an era: exactly what the methods below answer.
     pub fn capabilities(&self, modern: bool) -> Value {
+        self.capabilities_for(modern, &Value::Null)
+    }
+
+    /// [`Engine::capabilities`] as a client with `client_caps` is told them: the extensions
+    /// declared to it ([`ProtocolExtension::declared_to`]).
+    pub fn capabilities_for(&self, modern: bool, client_caps: &Value) -> Value {
         let mut caps = Map::new();
         if self.has_tools() {
             caps.insert("tools".into(), json!({}));
@@ -360,6 +366,7 @@ impl Engine {
         }
         let extensions: Map<String, Value> = self
             .protocol_extensions(modern)
+            .filter(|e| e.declared_to(client_caps))
             .map(|e| (e.id().to_string(), e.capability()))
             .collect();
         if !extensions.is_empty() {
@@ -370,9 +377,19 @@ impl Engine {
 
     /// The `initialize` result for a negotiated 2025 version, in `locale`.
     pub fn initialize_result(&self, version: &'static str, locale: Locale) -> Value {
+        self.initialize_result_for(version, locale, &Value::Null)
+    }
+
+    /// [`Engine::initialize_result`] for a client whose `initialize` declared `client_caps`.
+    pub fn initialize_result_for(
+        &self,
+        version: &'static str,
+        locale: Locale,
+        client_caps: &Value,
+    ) -> Value {
         let mut r = json!({
             "protocolVersion": version,
-            "capabilities": self.capabilities(false),
+            "capabilities": self.capabilities_for(false, client_caps),
             "serverInfo": self.server_info,
             "_meta": {era::META_CONTENT_LANGUAGE: locale.tag()},
         });
@@ -380,6 +397,22 @@ impl Engine {
         if !instructions.is_empty() {
             r["instructions"] = json!(instructions);
         }
+        r
+    }
+
+    /// `server/discover` for a request declaring `client_caps`: the cached answer, unless an
+    /// extension is declared to this client only.
+    fn discover_result_for(&self, locale: Locale, client_caps: &Value) -> Value {
+        let own = self
+            .protocol_extensions(true)
+            .any(|e| e.declared_to(client_caps) && !e.declared_to(&Value::Null));
+        if !own {
+            return self.discover_result(locale);
+        }
+        let mut r = self.discover_result(locale);
+        r["capabilities"] = self.capabilities_for(true, client_caps);
+        // What this client's capabilities chose: no shared cache may give it to another.
+        r["cacheScope"] = json!("private");
         r
     }
 
@@ -487,16 +520,50 @@ impl Engine {
     }
 
     /// Answers `req`; `tool` is the index of the tool a `tools/call` names, when the catalog has it.
+    /// An extension that overrides the method for this request answers it
+    /// ([`ProtocolExtension::overrides`]).
     async fn answer(&self, req: &Request, call: &Call, tool: Option<usize>) -> Reply {
         let modern = call.era.is_modern();
-        let p = &req.params;
-        let not_found = || Reply::Error(RpcError::method_not_found(&req.method));
-        match req.method.as_str() {
-            "server/discover" if modern => Reply::Value(self.discover_result(self.locale(call))),
+        if let Some(e) = self
+            .protocol_extensions(modern)
+            .find(|e| e.overrides(call, &req.method, &req.params))
+        {
+            return e.handle(self, &req.method, call, &req.params).await;
+        }
+        self.answer_method(&req.method, &req.params, call, tool)
+            .await
+    }
+
+    /// The answer of a standard method without any extension's override: what an extension
+    /// that overrides it builds on.
+    pub async fn answer_standard(&self, method: &str, call: &Call, params: &Params) -> Reply {
+        let tool = match method {
+            "tools/call" => params
+                .get("name")
+                .and_then(Value::as_str)
+                .and_then(|name| self.tool_index(name)),
+            _ => None,
+        };
+        Box::pin(self.answer_method(method, params, call, tool)).await
+    }
+
+    async fn answer_method(
+        &self,
+        method: &str,
+        p: &Params,
+        call: &Call,
+        tool: Option<usize>,
+    ) -> Reply {
+        let modern = call.era.is_modern();
+        let not_found = || Reply::Error(RpcError::method_not_found(method));
+        match method {
+            "server/discover" if modern => {
+                Reply::Value(self.discover_result_for(self.locale(call), &call.client_caps))
+            }
             "ping" if !modern => Reply::Value(json!({})),
             "logging/setLevel" if !modern => self.set_level(call, p),
             "resources/subscribe" | "resources/unsubscribe" if !modern && self.subscribable() => {
-                self.subscribe(call, p, req.method == "resources/subscribe")
+                self.subscribe(call, p, method == "resources/subscribe")
             }
             "tools/list" if self.has_tools() => self.list(call, ListKind::Tools, p),
             // Each method's future is boxed: inline, the largest (several KB) would size this
@@ -606,8 +673,25 @@ pub trait ProtocolExtension: Send + Sync + 'static {
         modern
     }
 
+    /// Whether it is declared to a client with these capabilities (`capabilities` of a 2025
+    /// `initialize`, or of a 2026 request's `_meta`; `Value::Null`: a client not known). An
+    /// extension that changes what a client sees (MCP Apps) is declared only to the clients that
+    /// declared it, so nothing changes for the others.
+    fn declared_to(&self, client_caps: &Value) -> bool {
+        let _ = client_caps;
+        true
+    }
+
     /// Whether `method` is one of its methods.
     fn answers(&self, method: &str) -> bool;
+
+    /// Whether it answers this standard method on this request its own way (MCP Apps: the
+    /// listings with the views, for a client that declared them). It then answers it in
+    /// [`ProtocolExtension::handle`], building on [`Engine::answer_standard`].
+    fn overrides(&self, call: &Call, method: &str, params: &Params) -> bool {
+        let _ = (call, method, params);
+        false
+    }
 
     /// Answers one of its methods ([`ProtocolExtension::answers`]).
     fn handle<'a>(

@@ -1,0 +1,382 @@
+"use strict";
+// The script of every kobana-mcp view: the MCP Apps view side (JSON-RPC over postMessage with the
+// host: ui/initialize, tool results, host context, size changes, tools/call through the host),
+// formatting in the view's locale, and drawing. Nothing here reaches the network: the page's
+// data is the tool result the host hands it, and codes come drawn by the server (their modules).
+(function () {
+  var view = JSON.parse(document.getElementById("kobana-view").textContent);
+  var settings = {};
+  try { settings = JSON.parse(document.getElementById("kobana-settings").textContent) || {}; } catch (e) { settings = {}; }
+  var LOCALES = ["pt-BR", "es", "en"];
+  var locale = LOCALES.indexOf(settings.locale) >= 0 ? settings.locale : "pt-BR";
+  var allowed = settings.actions || [];
+  var nextId = 1;
+  var pending = {};
+  var lastResult = null;
+
+  function t(key) {
+    var table = view.texts[locale] || view.texts["pt-BR"];
+    return (table && table[key]) || key;
+  }
+  function $(id) { return document.getElementById(id); }
+  function el(tag, attrs, text) {
+    var e = document.createElement(tag);
+    if (attrs) { for (var k in attrs) { e.setAttribute(k, attrs[k]); } }
+    if (text !== undefined && text !== null) { e.textContent = String(text); }
+    return e;
+  }
+  var SVG = "http://www.w3.org/2000/svg";
+  function svg(tag, attrs) {
+    var e = document.createElementNS(SVG, tag);
+    for (var k in attrs) { e.setAttribute(k, attrs[k]); }
+    return e;
+  }
+
+  // --- the host ---------------------------------------------------------------------------
+  function send(msg) { window.parent.postMessage(msg, "*"); }
+  function request(method, params) {
+    var id = nextId++;
+    send({ jsonrpc: "2.0", id: id, method: method, params: params });
+    return new Promise(function (resolve, reject) { pending[id] = { resolve: resolve, reject: reject }; });
+  }
+  function notify(method, params) { send({ jsonrpc: "2.0", method: method, params: params }); }
+  window.addEventListener("message", function (ev) {
+    if (ev.source !== window.parent) { return; }
+    var m = ev.data;
+    if (!m || m.jsonrpc !== "2.0") { return; }
+    if (m.method === undefined && m.id !== undefined) {
+      var p = pending[m.id];
+      delete pending[m.id];
+      if (p) { if (m.error) { p.reject(m.error); } else { p.resolve(m.result); } }
+      return;
+    }
+    switch (m.method) {
+      case "ui/notifications/tool-result": render(m.params || {}); break;
+      case "ui/notifications/host-context-changed": applyContext(m.params || {}); break;
+      case "ui/resource-teardown": if (m.id !== undefined) { send({ jsonrpc: "2.0", id: m.id, result: {} }); } break;
+      case "ping": if (m.id !== undefined) { send({ jsonrpc: "2.0", id: m.id, result: {} }); } break;
+      default:
+        if (m.id !== undefined) { send({ jsonrpc: "2.0", id: m.id, error: { code: -32601, message: "Method not found" } }); }
+    }
+  });
+  function applyContext(ctx) {
+    var root = document.documentElement;
+    if (ctx.theme === "dark" || ctx.theme === "light") { root.setAttribute("data-theme", ctx.theme); }
+    var vars = ctx.styles && ctx.styles.variables;
+    if (vars) { for (var k in vars) { if (k.indexOf("--") === 0 && typeof vars[k] === "string") { root.style.setProperty(k, vars[k]); } } }
+    reportSize();
+  }
+  function reportSize() {
+    var r = document.documentElement.getBoundingClientRect();
+    notify("ui/notifications/size-changed", { width: Math.ceil(r.width), height: Math.ceil(document.documentElement.scrollHeight) });
+  }
+
+  // --- formatting in the view's locale --------------------------------------------------------
+  function money(v) {
+    var n = Number(v);
+    if (!isFinite(n)) { return String(v); }
+    return new Intl.NumberFormat(locale, { style: "currency", currency: "BRL" }).format(n);
+  }
+  function number(v) { return new Intl.NumberFormat(locale).format(Number(v)); }
+  function date(v) {
+    var s = String(v);
+    var m = /^(\d{4})-(\d{2})-(\d{2})(T.*)?$/.exec(s);
+    if (!m) { return s; }
+    var d = m[4] ? new Date(s) : new Date(Date.UTC(+m[1], +m[2] - 1, +m[3]));
+    if (isNaN(d.getTime())) { return s; }
+    var opts = m[4] ? { dateStyle: "short", timeStyle: "short" } : { dateStyle: "short", timeZone: "UTC" };
+    return new Intl.DateTimeFormat(locale, opts).format(d);
+  }
+  function documentNumber(v) {
+    var d = String(v).replace(/\D/g, "");
+    if (d.length === 11) { return d.replace(/(\d{3})(\d{3})(\d{3})(\d{2})/, "$1.$2.$3-$4"); }
+    if (d.length === 14) { return d.replace(/(\d{2})(\d{3})(\d{3})(\d{4})(\d{2})/, "$1.$2.$3/$4-$5"); }
+    return String(v);
+  }
+  function typeableLine(v) {
+    var d = String(v).replace(/\D/g, "");
+    if (d.length !== 47) { return String(v); }
+    return d.slice(0, 5) + "." + d.slice(5, 10) + " " + d.slice(10, 15) + "." + d.slice(15, 21) + " " +
+      d.slice(21, 26) + "." + d.slice(26, 32) + " " + d.slice(32, 33) + " " + d.slice(33);
+  }
+  function show(field, v) {
+    if (v === null || v === undefined || v === "") { return "—"; }
+    if (/(^|_)amount$|_total$|^amount_|^cost$/.test(field)) { return money(v); }
+    if (/(_at|_date|_on)$|^date$/.test(field)) { return date(v); }
+    if (/cnpj|cpf|document_number/.test(field)) { return documentNumber(v); }
+    if (field === "line") { return typeableLine(v); }
+    if (typeof v === "number") { return number(v); }
+    if (typeof v === "object") { return JSON.stringify(v); }
+    return String(v);
+  }
+  function valueAt(record, path) {
+    var parts = path.split("."), v = record;
+    for (var i = 0; i < parts.length; i++) { if (v === null || typeof v !== "object") { return undefined; } v = v[parts[i]]; }
+    return v;
+  }
+
+  // --- the result ---------------------------------------------------------------------------
+  function payload(result) {
+    var sc = result.structuredContent;
+    if (sc === undefined && result.content && result.content[0] && result.content[0].type === "text") {
+      try { sc = JSON.parse(result.content[0].text); } catch (e) { sc = undefined; }
+    }
+    if (sc && !Array.isArray(sc) && sc.result !== undefined && Object.keys(sc).length === 1) { sc = sc.result; }
+    return sc;
+  }
+  function recordOf(sc) {
+    if (sc && !Array.isArray(sc) && sc.data && typeof sc.data === "object" && !Array.isArray(sc.data)) { return sc.data; }
+    return sc;
+  }
+  function rowsOf(sc) {
+    if (Array.isArray(sc)) { return sc; }
+    if (sc && typeof sc === "object") {
+      for (var k in sc) { if (Array.isArray(sc[k])) { return sc[k]; } }
+    }
+    return [];
+  }
+  function render(result) {
+    lastResult = result;
+    var lang = result._meta && result._meta["io.modelcontextprotocol/contentLanguage"];
+    if (LOCALES.indexOf(lang) >= 0) { locale = lang; }
+    document.documentElement.setAttribute("lang", locale);
+    $("title").textContent = t("title");
+    $("waiting").hidden = true;
+    $("note").textContent = "";
+    if (result.isError) {
+      $("note").textContent = (result.content && result.content[0] && result.content[0].text) || "";
+      reportSize();
+      return;
+    }
+    var sc = payload(result);
+    if (view.chart) { renderChart(rowsOf(sc)); } else { renderRecord(recordOf(sc) || {}, (result._meta && result._meta["com.kobana/codes"]) || {}); }
+    reportSize();
+  }
+
+  // --- a record -----------------------------------------------------------------------------
+  function copyText(text, button) {
+    var done = function () { button.textContent = t("copied"); setTimeout(function () { button.textContent = t("copy"); }, 2000); };
+    var fallback = function () {
+      var area = el("textarea");
+      area.value = text;
+      area.setAttribute("readonly", "");
+      area.style.position = "fixed"; area.style.opacity = "0";
+      document.body.appendChild(area);
+      area.select();
+      try { document.execCommand("copy"); } catch (e) { /* nothing more to try */ }
+      document.body.removeChild(area);
+      done();
+    };
+    if (navigator.clipboard && navigator.clipboard.writeText) {
+      navigator.clipboard.writeText(text).then(done, fallback);
+    } else { fallback(); }
+  }
+  function renderRecord(record, codes) {
+    var badge = $("badge");
+    if (record.status) { badge.textContent = String(record.status); badge.hidden = false; } else { badge.hidden = true; }
+    var dl = $("fields");
+    dl.textContent = "";
+    view.fields.forEach(function (f) {
+      var v = valueAt(record, f);
+      if (f === "url") {
+        if (!v) { return; }
+        dl.appendChild(el("dt", null, t(f)));
+        var dd = el("dd");
+        var a = el("a", { href: String(v), "data-field": f, rel: "noopener" }, t("pdf"));
+        a.addEventListener("click", function (ev) { ev.preventDefault(); request("ui/open-link", { url: String(v) }).catch(function () {}); });
+        dd.appendChild(a);
+        dl.appendChild(dd);
+        return;
+      }
+      dl.appendChild(el("dt", null, t(f)));
+      var d = el("dd", { "data-field": f });
+      var span = el("span", { class: f === "line" ? "mono" : "" }, show(f, v));
+      d.appendChild(span);
+      if (view.copy.indexOf(f) >= 0 && v) {
+        var b = el("button", { type: "button", "data-copy": f }, t("copy"));
+        b.addEventListener("click", function () { copyText(String(v), b); });
+        var row = el("div", { class: "row" });
+        row.appendChild(span);
+        row.appendChild(b);
+        d.appendChild(row);
+      }
+      dl.appendChild(d);
+    });
+    var box = $("codes");
+    box.textContent = "";
+    view.codes.forEach(function (c) {
+      var drawn = codes[c.field];
+      if (!drawn) { return; }
+      var fig = el("figure", { "data-code": c.field });
+      fig.appendChild(el("figcaption", null, t(c.field)));
+      var wrap = el("div", { class: "scroll" });
+      wrap.appendChild(c.format === "qr" ? drawQr(drawn) : drawItf(drawn));
+      fig.appendChild(wrap);
+      var v = valueAt(record, c.field);
+      if (c.format === "qr" && v) {
+        var b = el("button", { type: "button", "data-copy": c.field }, t("copy"));
+        b.addEventListener("click", function () { copyText(String(v), b); });
+        fig.appendChild(b);
+      }
+      box.appendChild(fig);
+    });
+    var nav = $("actions");
+    nav.textContent = "";
+    view.actions.forEach(function (a) {
+      if (allowed.indexOf(a.tool) < 0) { return; }
+      var b = el("button", { type: "button", class: "danger", "data-tool": a.tool }, t(a.tool));
+      b.addEventListener("click", function () {
+        var args = {};
+        for (var k in a.arguments) { args[k] = valueAt(record, a.arguments[k]); }
+        b.disabled = true;
+        request("tools/call", { name: a.tool, arguments: args }).then(function (r) {
+          b.disabled = false;
+          var text = r && r.content && r.content[0] && r.content[0].text;
+          $("note").textContent = text || "";
+          reportSize();
+        }, function (err) {
+          b.disabled = false;
+          $("note").textContent = (err && err.message) || String(err);
+          reportSize();
+        });
+      });
+      nav.appendChild(b);
+    });
+  }
+  /// Interleaved 2 of 5: `modules` is the bar pattern, one character per module ("1" a bar).
+  function drawItf(code) {
+    var mods = String(code.modules), unit = 2, quiet = 12, height = 64;
+    var width = (mods.length + 2 * quiet) * unit;
+    var s = svg("svg", { width: width, height: height, viewBox: "0 0 " + width + " " + height, class: "code", role: "img", "shape-rendering": "crispEdges" });
+    s.appendChild(svg("rect", { x: 0, y: 0, width: width, height: height, fill: "#ffffff" }));
+    var d = "";
+    for (var i = 0; i < mods.length; i++) {
+      if (mods[i] !== "1") { continue; }
+      var j = i;
+      while (j + 1 < mods.length && mods[j + 1] === "1") { j++; }
+      d += "M" + ((quiet + i) * unit) + " 0h" + ((j - i + 1) * unit) + "v" + height + "h-" + ((j - i + 1) * unit) + "z";
+      i = j;
+    }
+    s.appendChild(svg("path", { d: d, fill: "#000000" }));
+    return s;
+  }
+  /// A QR code: `modules` holds its `width` rows, one character per module ("1" dark).
+  function drawQr(code) {
+    var n = code.width, mods = String(code.modules), unit = 5, quiet = 4;
+    var size = (n + 2 * quiet) * unit;
+    var s = svg("svg", { width: size, height: size, viewBox: "0 0 " + size + " " + size, class: "code", role: "img", "shape-rendering": "crispEdges" });
+    s.appendChild(svg("rect", { x: 0, y: 0, width: size, height: size, fill: "#ffffff" }));
+    var d = "";
+    for (var y = 0; y < n; y++) {
+      for (var x = 0; x < n; x++) {
+        if (mods[y * n + x] === "1") { d += "M" + ((x + quiet) * unit) + " " + ((y + quiet) * unit) + "h" + unit + "v" + unit + "h-" + unit + "z"; }
+      }
+    }
+    s.appendChild(svg("path", { d: d, fill: "#000000" }));
+    return s;
+  }
+
+  // --- a chart ------------------------------------------------------------------------------
+  function bucket(value, by) {
+    var s = String(value).slice(0, 10);
+    if (by === "month") { return s.slice(0, 7); }
+    if (by === "week") {
+      var m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(s);
+      if (!m) { return s; }
+      var d = new Date(Date.UTC(+m[1], +m[2] - 1, +m[3]));
+      d.setUTCDate(d.getUTCDate() - ((d.getUTCDay() + 6) % 7));
+      return d.toISOString().slice(0, 10);
+    }
+    return s;
+  }
+  function periodLabel(p) {
+    if (/^\d{4}-\d{2}$/.test(p)) {
+      var m = /^(\d{4})-(\d{2})$/.exec(p);
+      return new Intl.DateTimeFormat(locale, { month: "short", year: "numeric", timeZone: "UTC" }).format(new Date(Date.UTC(+m[1], +m[2] - 1, 1)));
+    }
+    return date(p);
+  }
+  function chartRows(rows) {
+    var c = view.chart, series = c.series.length ? c.series : ["count"], out = {};
+    rows.forEach(function (r) {
+      var key;
+      if (c.date) { key = r[c.date] ? bucket(r[c.date], c.by) : null; } else {
+        for (var i = 0; i < c.label.length; i++) { if (r[c.label[i]] !== undefined && r[c.label[i]] !== null) { key = String(r[c.label[i]]); break; } }
+      }
+      if (!key) { return; }
+      var o = out[key] || (out[key] = {});
+      series.forEach(function (s) {
+        var v = c.date ? (c.series.length ? Number(r[s]) || 0 : 1) : Number(r[s]) || 0;
+        o[s] = (o[s] || 0) + v;
+      });
+    });
+    var keys = Object.keys(out).sort();
+    return { series: series, keys: keys, values: out };
+  }
+  var COLORS = ["var(--k-credit)", "var(--k-debit)", "var(--k-accent)", "var(--k-muted)"];
+  function renderChart(rows) {
+    var data = chartRows(rows), c = view.chart;
+    var fmt = function (v) { return c.money ? money(v) : number(v); };
+    var legend = $("legend");
+    legend.textContent = "";
+    data.series.forEach(function (s, i) { var sp = el("span", { style: "--swatch:" + COLORS[i % COLORS.length] }, t(s)); legend.appendChild(sp); });
+    var max = 0;
+    data.keys.forEach(function (k) { data.series.forEach(function (s) { max = Math.max(max, Math.abs(data.values[k][s] || 0)); }); });
+    var W = 640, H = 240, left = 8, bottom = 36, top = 8;
+    var plot = $("plot");
+    plot.textContent = "";
+    var chart = svg("svg", { viewBox: "0 0 " + W + " " + H, role: "img", "aria-label": t("title") });
+    var band = data.keys.length ? (W - left) / data.keys.length : W;
+    var barW = Math.max(2, (band * 0.8) / data.series.length);
+    data.keys.forEach(function (k, i) {
+      data.series.forEach(function (s, j) {
+        var v = Math.abs(data.values[k][s] || 0);
+        var h = max ? (v / max) * (H - bottom - top) : 0;
+        var rect = svg("rect", { x: left + i * band + band * 0.1 + j * barW, y: H - bottom - h, width: barW, height: h, fill: COLORS[j % COLORS.length] });
+        var tip = svg("title", {});
+        tip.textContent = periodLabel(k) + " · " + t(s) + ": " + fmt(data.values[k][s] || 0);
+        rect.appendChild(tip);
+        chart.appendChild(rect);
+      });
+      if (data.keys.length <= 16 || i % Math.ceil(data.keys.length / 12) === 0) {
+        var label = svg("text", { x: left + i * band + band / 2, y: H - bottom + 14, "text-anchor": "middle" });
+        label.textContent = periodLabel(k);
+        chart.appendChild(label);
+      }
+    });
+    chart.appendChild(svg("line", { x1: left, y1: H - bottom, x2: W, y2: H - bottom, stroke: "currentColor", "stroke-opacity": "0.3" }));
+    plot.appendChild(chart);
+    var table = $("table");
+    table.textContent = "";
+    var head = el("tr");
+    head.appendChild(el("th", null, t("period")));
+    data.series.forEach(function (s) { head.appendChild(el("th", null, t(s))); });
+    table.appendChild(head);
+    var totals = {};
+    data.keys.forEach(function (k) {
+      var tr = el("tr", { "data-period": k });
+      tr.appendChild(el("td", null, periodLabel(k)));
+      data.series.forEach(function (s) { totals[s] = (totals[s] || 0) + (data.values[k][s] || 0); tr.appendChild(el("td", null, fmt(data.values[k][s] || 0))); });
+      table.appendChild(tr);
+    });
+    var foot = el("tr", { class: "total" });
+    foot.appendChild(el("th", null, t("total")));
+    data.series.forEach(function (s) { foot.appendChild(el("th", null, fmt(totals[s] || 0))); });
+    table.appendChild(foot);
+  }
+
+  // --- start --------------------------------------------------------------------------------
+  document.documentElement.setAttribute("lang", locale);
+  $("title").textContent = t("title");
+  $("waiting").textContent = t("waiting");
+  window.kobanaView = { render: render, get locale() { return locale; }, get result() { return lastResult; } };
+  if (window.ResizeObserver) { new ResizeObserver(function () { reportSize(); }).observe(document.body); }
+  request("ui/initialize", {
+    appInfo: { name: "kobana-" + view.product + "-" + view.name, version: "1" },
+    appCapabilities: {},
+    protocolVersion: "2026-01-26"
+  }).then(function (r) {
+    applyContext((r && r.hostContext) || {});
+    notify("ui/notifications/initialized", {});
+  }, function () { /* a host that refuses leaves the page waiting */ });
+})();
