@@ -4,8 +4,8 @@
 //! translation table (`catalog/texts/<product>/*.yaml`, every file of the folder merged), or an
 //! inline map `{en: …, pt-BR: …, es: …}`. A translation table is a YAML mapping keyed by the exact
 //! source text as the catalog writes it; each value is a mapping with exactly `en`, `pt-BR` and
-//! `es`, and `review: true` on an entry [`rekey`] moved to a reworded text: its versions are
-//! served as they are, and every generation warns about it ([`review_warnings`]) until an editor
+//! `es`, and `review: true` on an entry [`crate::reword::rekey`] moved to a reworded text: its
+//! versions are served as they are, and every generation warns about it until an editor
 //! has checked them against the new text and removed the marker. Which keys hold texts ([`visit_texts`]): under `tools`, `records`, `templates`,
 //! `resources` and `toolsets`, every `title`, `description`, `destructive_clause`, `limitation`
 //! and `task_note` at any depth (input-schema property descriptions included); the product's `title` and `instructions`; each

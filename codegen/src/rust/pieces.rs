@@ -76,7 +76,7 @@ pub fn pieces(text: &str) -> Vec<&str> {
         .collect()
 }
 
-/// How long `text`'s literal is, in characters (as [`push_literal`] writes it).
+/// How long `text`'s literal is, in characters (as `push_literal` writes it).
 pub fn literal_len(text: &str) -> usize {
     match raw_hashes(text) {
         Some(n) => text.chars().count() + 3 + 2 * n,
