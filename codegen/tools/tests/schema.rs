@@ -16,11 +16,13 @@ use serde_yaml::Value;
 const FULL: &str = include_str!("../../tests/data/full.yaml");
 const TINY: &str = include_str!("../../tests/data/tiny.yaml");
 const BOGUS: &str = "zz_bogus_key";
-/// The structs of `model.rs` reachable by inserting a key into `full.yaml`: all 23 but
+/// The structs of `model.rs` reachable by inserting a key into `full.yaml`: all 34 but
 /// `WrappedBody`, `MultipartBody`, `MultipartForm` and `FilePart`, which sit inside an untagged
-/// enum (serde then reports "did not match any variant" instead of the key list); they are
-/// checked on their own.
-const MODEL_STRUCTS: usize = 19;
+/// enum (serde then reports "did not match any variant" instead of the key list; they are
+/// checked on their own), and the five of the `views:` section (`ViewSpec`, `CodeSpec`,
+/// `ActionSpec`, `ChartSpec`, `ViewText`), which `full.yaml` does not declare yet (a view needs
+/// a tool whose result carries its fields): their schema keys are not compared here.
+const MODEL_STRUCTS: usize = 23;
 
 fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
