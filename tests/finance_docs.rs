@@ -30,7 +30,7 @@ use product_doc::{day, previous_month, ProductDoc};
 const SPEC: es::Spec = es::Spec {
     doc: ProductDoc {
         product: "finance",
-        page: "en",
+        page: "es",
     },
     min_resources: 10,
     prompts: 5,

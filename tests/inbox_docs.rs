@@ -31,7 +31,7 @@ use product_doc::{day, previous_month, ProductDoc};
 const SPEC: es::Spec = es::Spec {
     doc: ProductDoc {
         product: "inbox",
-        page: "en",
+        page: "es",
     },
     min_resources: 11,
     prompts: 4,

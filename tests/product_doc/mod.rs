@@ -34,8 +34,9 @@ pub struct ProductDoc {
     /// files know it.
     pub product: &'static str,
     /// The locale of the generated page whose texts the document's phrases are compared with:
-    /// the language the catalog's own texts for this product are written in (billing's and
-    /// dashboards' were written from their pt-BR documents; the others' in English).
+    /// the language the catalog's own texts for this product are written in: that of
+    /// its document (pt-BR for billing and dashboards, es for finance and inbox), except banking's,
+    /// written in English from the OpenAPI specs.
     pub page: &'static str,
 }
 
