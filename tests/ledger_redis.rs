@@ -116,13 +116,16 @@ async fn separate_instances_without_a_shared_ledger_would_not_see_the_replay() {
         .call_tool(t.delete_tool, t.args(0), Some(&state), Some(yes()))
         .await;
     assert_eq!(first.tool_error_code(), None, "{}", first.body);
-    // B's memory ledger has never seen it: it runs the tool again (here: the record is gone).
+    // B's memory ledger has never seen it, so B lets the call through; the sandbox they share
+    // knows its idempotency key (issue 37, item 4) and answers the first result, marked
+    // replayed: nothing runs twice.
     let second = cb
         .call_tool(t.delete_tool, t.args(0), Some(&state), Some(yes()))
         .await;
+    assert_eq!(second.tool_error_code(), None, "{}", second.body);
     assert_eq!(
-        second.tool_error_code().as_deref(),
-        Some("not_found"),
+        second.result()["structuredContent"],
+        first.result()["structuredContent"],
         "{}",
         second.body
     );
