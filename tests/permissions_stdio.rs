@@ -184,19 +184,42 @@ async fn a_destructive_tool_is_confirmed_once_over_stdio() {
             ("KOBANA_LOCALE", "en"),
         ],
     );
-    // Any destructive tool with only an id argument: the gate answers before anything runs.
-    let del = p
-        .tools
-        .iter()
-        .find(|t| {
-            t.annotations.destructive
-                && matches!(t.operation, runtime::catalog::Operation::Delete { .. })
-        })
-        .unwrap();
+    // A delete of a record the sandbox holds, found through its own list tool (a missing
+    // record is answered at once, without a question).
+    let (del, id) = {
+        let mut found = None;
+        for del in p.tools.iter().filter(|t| t.annotations.destructive) {
+            let runtime::catalog::Operation::Delete { record, id_arg } = del.operation else {
+                continue;
+            };
+            // Its list tool, callable without arguments.
+            let Some(list) = p.tools.iter().find(|t| {
+                matches!(t.operation, runtime::catalog::Operation::List { record: r } if r == record)
+                    && (t.input_schema_json.contains("\"required\":[]")
+                        || !t.input_schema_json.contains("\"required\""))
+            }) else {
+                continue;
+            };
+            let listed = s
+                .request("tools/call", json!({"name": list.name, "arguments": {}}))
+                .await;
+            let sc = &listed["result"]["structuredContent"];
+            let first_id = ["data", "items", "records"]
+                .iter()
+                .find_map(|k| sc[*k].as_array())
+                .and_then(|a| a.first())
+                .and_then(|r| r.get(id_arg).filter(|v| v.is_string()).cloned());
+            if let Some(id) = first_id {
+                found = Some((del, id));
+                break;
+            }
+        }
+        found.expect("a destructive delete of a listed record")
+    };
     let runtime::catalog::Operation::Delete { id_arg, .. } = del.operation else {
         unreachable!()
     };
-    let args = json!({ id_arg: "no-such-record" });
+    let args = json!({ id_arg: id });
     let first = s
         .request("tools/call", json!({"name": del.name, "arguments": args}))
         .await;
@@ -212,11 +235,8 @@ async fn a_destructive_tool_is_confirmed_once_over_stdio() {
             json!({"name": del.name, "arguments": args, "requestState": state, "inputResponses": yes}),
         )
         .await;
-    // It ran: the sandbox answers that the record does not exist.
-    assert_eq!(
-        ran["result"]["structuredContent"]["error"]["code"], "not_found",
-        "{ran}"
-    );
+    // It ran: the record is deleted.
+    assert_ne!(ran["result"]["isError"], json!(true), "{ran}");
     let replay = s
         .request(
             "tools/call",
