@@ -144,7 +144,7 @@ fn a_malformed_server_json_is_refused_by_the_schema() {
         ),
         (
             "a package hash that is not SHA-256 hex",
-            Box::new(|s| s["packages"][1]["fileSha256"] = json!("not-a-hash")),
+            Box::new(|s| s["packages"][0]["fileSha256"] = json!("not-a-hash")),
         ),
         (
             "a remote that is not http(s)",
