@@ -384,6 +384,51 @@ fn tool_error(v: &Value) -> (String, String) {
     )
 }
 
+/// A small tmpfs of its own (root, `mount`), unmounted when dropped, pass or fail: a disk a
+/// test can fill. `None` when `KOBANA_TEST_SKIP=mount` opts out (said aloud); a failure to mount
+/// otherwise fails the test.
+struct SmallDisk(tempfile::TempDir);
+
+impl SmallDisk {
+    fn mount(size: &str, test: &str) -> Option<SmallDisk> {
+        let dir = tempfile::tempdir().unwrap();
+        let mounted = Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+            .arg(dir.path())
+            .output();
+        match mounted {
+            Ok(o) if o.status.success() => Some(SmallDisk(dir)),
+            other => {
+                if skip::opted_out("mount", test, "cannot mount a tmpfs to fill") {
+                    return None;
+                }
+                panic!("mount -t tmpfs (root) is needed to fill a disk (KOBANA_TEST_SKIP=mount opts out): {other:?}");
+            }
+        }
+    }
+
+    fn path(&self) -> &std::path::Path {
+        self.0.path()
+    }
+
+    /// Fills the disk: one file takes every free block. Answers the file, whose removal frees
+    /// the space again.
+    fn fill(&self) -> std::path::PathBuf {
+        let filler = self.path().join("filler");
+        let mut f = std::fs::File::create(&filler).unwrap();
+        let block = vec![0u8; 16 * 1024];
+        while f.write_all(&block).is_ok() {}
+        let _ = f.sync_all();
+        filler
+    }
+}
+
+impl Drop for SmallDisk {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg("-l").arg(self.0.path()).status();
+    }
+}
+
 /// An unusable data directory is the sandbox's local storage failing, not the Kobana API: the
 /// call answers `sandbox_error` naming the directory and why.
 #[test]
@@ -399,29 +444,10 @@ fn an_unusable_data_directory_is_a_sandbox_error_naming_it() {
 /// turns 503 naming the storage, until space is freed. Needs a small tmpfs (root, `mount`).
 #[tokio::test]
 async fn a_full_disk_is_a_sandbox_error_and_readyz_says_so() {
-    let test = "a_full_disk_is_a_sandbox_error_and_readyz_says_so";
-    let mnt = tempfile::tempdir().unwrap();
-    let mounted = Command::new("mount")
-        .args(["-t", "tmpfs", "-o", "size=8m", "tmpfs"])
-        .arg(mnt.path())
-        .output();
-    match mounted {
-        Ok(o) if o.status.success() => {}
-        other => {
-            if skip::opted_out("mount", test, "cannot mount a tmpfs to fill") {
-                return;
-            }
-            panic!("mount -t tmpfs (root) is needed to fill a disk (KOBANA_TEST_SKIP=mount opts out): {other:?}");
-        }
-    }
-    /// Unmounts when the test ends, pass or fail.
-    struct Unmount(std::path::PathBuf);
-    impl Drop for Unmount {
-        fn drop(&mut self) {
-            let _ = Command::new("umount").arg("-l").arg(&self.0).status();
-        }
-    }
-    let _unmount = Unmount(mnt.path().to_path_buf());
+    let Some(mnt) = SmallDisk::mount("8m", "a_full_disk_is_a_sandbox_error_and_readyz_says_so")
+    else {
+        return;
+    };
     let data = mnt.path().join("data");
     let port = free_port();
     let mut cmd = kobana(&data);
@@ -439,14 +465,7 @@ async fn a_full_disk_is_a_sandbox_error_and_readyz_says_so() {
     };
     let (status, body) = readyz().await;
     assert_eq!(status, 200, "{body}");
-    // Fill the disk: one file takes every free block.
-    let filler = mnt.path().join("filler");
-    {
-        let mut f = std::fs::File::create(&filler).unwrap();
-        let block = vec![0u8; 64 * 1024];
-        while f.write_all(&block).is_ok() {}
-        let _ = f.sync_all();
-    }
+    let filler = mnt.fill();
     let (status, body) = readyz().await;
     assert_eq!(status, 503, "{body}");
     let line = body
@@ -471,28 +490,12 @@ async fn a_full_disk_is_a_sandbox_error_and_readyz_says_so() {
 /// record is one whole line. Needs a small tmpfs (root, `mount`).
 #[tokio::test]
 async fn an_audit_file_on_a_full_disk_refuses_writes_before_they_run() {
-    let test = "an_audit_file_on_a_full_disk_refuses_writes_before_they_run";
-    let mnt = tempfile::tempdir().unwrap();
-    let mounted = Command::new("mount")
-        .args(["-t", "tmpfs", "-o", "size=16m", "tmpfs"])
-        .arg(mnt.path())
-        .output();
-    match mounted {
-        Ok(o) if o.status.success() => {}
-        other => {
-            if skip::opted_out("mount", test, "cannot mount a tmpfs to fill") {
-                return;
-            }
-            panic!("mount -t tmpfs (root) is needed to fill a disk (KOBANA_TEST_SKIP=mount opts out): {other:?}");
-        }
-    }
-    struct Unmount(std::path::PathBuf);
-    impl Drop for Unmount {
-        fn drop(&mut self) {
-            let _ = Command::new("umount").arg("-l").arg(&self.0).status();
-        }
-    }
-    let _unmount = Unmount(mnt.path().to_path_buf());
+    let Some(mnt) = SmallDisk::mount(
+        "16m",
+        "an_audit_file_on_a_full_disk_refuses_writes_before_they_run",
+    ) else {
+        return;
+    };
     let data = tempfile::tempdir().unwrap();
     let audit = mnt.path().join("audit.jsonl");
     let port = free_port();
@@ -535,14 +538,7 @@ async fn an_audit_file_on_a_full_disk_refuses_writes_before_they_run() {
     let (status, body) = readyz().await;
     assert_eq!(status, 200, "{body}");
     assert!(body.contains("audit"), "{body}");
-    // Fill the disk: one file takes every free block.
-    let filler = mnt.path().join("filler");
-    {
-        let mut f = std::fs::File::create(&filler).unwrap();
-        let block = vec![0u8; 16 * 1024];
-        while f.write_all(&block).is_ok() {}
-        let _ = f.sync_all();
-    }
+    let filler = mnt.fill();
     let (status, body) = readyz().await;
     assert_eq!(status, 503, "{body}");
     let line = body
