@@ -201,7 +201,21 @@ fn server_json_names_the_packages_this_repository_builds() {
             .find(|e| e["name"] == "KOBANA_ACCESS_TOKEN")
             .expect("the token variable");
         assert_eq!(token["isSecret"], true);
-        assert_eq!(token["isRequired"], true);
+        // The sandbox, what a package runs without an upstream, needs no token (issue 36); and
+        // no default upstream, which would send a client that fills defaults to the live API.
+        assert_eq!(token["isRequired"], false);
+        let upstream = p["environmentVariables"]
+            .as_array()
+            .expect("env")
+            .iter()
+            .find(|e| e["name"] == "KOBANA_UPSTREAM_URL")
+            .expect("the upstream variable");
+        assert!(upstream.get("default").is_none(), "{upstream}");
+        assert!(p["environmentVariables"]
+            .as_array()
+            .expect("env")
+            .iter()
+            .all(|e| e["isRequired"] == false));
     }
     let remote = &server["remotes"][0];
     assert_eq!(remote["type"], "streamable-http");

@@ -27,7 +27,9 @@ fn product_choices(products: &[ProductFacts]) -> Vec<String> {
     products.iter().map(|p| p.name.clone()).collect()
 }
 
-/// The variables a local (stdio) package reads.
+/// The variables a local (stdio) package reads. Nothing is required: without an upstream the
+/// server answers from its embedded sandbox, which needs no token (issue 36); a default for the
+/// upstream would send a registry client that fills defaults to the live API, which does.
 fn environment(products: &[ProductFacts]) -> Value {
     let api = products
         .first()
@@ -36,14 +38,13 @@ fn environment(products: &[ProductFacts]) -> Value {
     json!([
         {
             "name": Distribution::TOKEN_ENV,
-            "description": "Kobana API access token (Bearer). Every call runs as its owner.",
-            "isRequired": true,
+            "description": format!("Kobana API access token (Bearer); every call runs as its owner. Needed with {}; the embedded sandbox needs none.", Distribution::UPSTREAM_ENV),
+            "isRequired": false,
             "isSecret": true
         },
         {
             "name": Distribution::UPSTREAM_ENV,
-            "description": "Kobana API base URL; without it the server answers from its embedded sandbox (demo data).",
-            "default": api,
+            "description": format!("Kobana API base URL ({api}); without it the server answers from its embedded sandbox (demo data)."),
             "isRequired": false
         },
         {
