@@ -69,6 +69,68 @@ async fn proxied() -> (Api, harness::TestServer) {
     (api, s)
 }
 
+/// What a proxy lists, counted on a real proxy, is what the docs and the README say it lists
+/// (issue 36: banking's default was documented as 29 tools while a proxy listed 27).
+#[tokio::test]
+async fn the_docs_say_how_many_tools_a_proxy_lists() {
+    let (_api, s) = proxied().await;
+    let banking = generated::product("banking").expect("banking");
+    let listed: Vec<String> = s
+        .client("banking", "demo-full")
+        .list_all("tools/list", "tools")
+        .await
+        .iter()
+        .filter_map(|t| t["name"].as_str().map(str::to_string))
+        .collect();
+    let default = runtime_model::selection::Ceiling::new(banking, &Default::default())
+        .expect("the default ceiling")
+        .default_selection();
+    let in_default = |name: &str| {
+        banking
+            .tools
+            .iter()
+            .position(|t| t.name == name)
+            .is_some_and(|i| default.visible(i))
+    };
+    let default_all = (0..banking.tools.len())
+        .filter(|&i| default.visible(i))
+        .count();
+    let default_proxied = listed.iter().filter(|n| in_default(n)).count();
+    assert!(
+        default_proxied < default_all,
+        "{default_proxied} of {default_all}"
+    );
+    let root = env!("CARGO_MANIFEST_DIR");
+    let index =
+        std::fs::read_to_string(format!("{root}/generated/docs/README.md")).expect("docs index");
+    let row = format!("| {default_all} ({default_proxied} behind a proxy) |");
+    assert!(
+        index.contains(&row),
+        "generated/docs/README.md should say {row}"
+    );
+    let row = format!(
+        "| {} ({} behind a proxy) |",
+        banking.tools.len(),
+        listed.len()
+    );
+    assert!(
+        index.contains(&row),
+        "generated/docs/README.md should say {row}"
+    );
+    let page =
+        std::fs::read_to_string(format!("{root}/generated/docs/banking.md")).expect("banking.md");
+    let page = page.split_whitespace().collect::<Vec<_>>().join(" ");
+    let said = format!(
+        "the default selection lists {default_proxied} tools and `all` {}",
+        listed.len()
+    );
+    assert!(page.contains(&said), "banking.md should say {said}");
+    let readme = std::fs::read_to_string(format!("{root}/README.md")).expect("README");
+    let readme = readme.split_whitespace().collect::<Vec<_>>().join(" ");
+    let said = format!("{default_all} tools ({default_proxied} behind a proxy");
+    assert!(readme.contains(&said), "the README should say {said}");
+}
+
 #[tokio::test]
 async fn a_proxy_reads_list_only_types_by_scanning_and_hides_the_endpointless_tools() {
     let (_api, s) = proxied().await;

@@ -148,6 +148,24 @@ fn selection_row(sizes: &DescriptorSizes, tools: &[usize]) -> Value {
     })
 }
 
+/// A selection's row with what a proxy lists of it (`proxy_count`): the tools of
+/// [`crate::toolsets::sandbox_only`] are answered by the embedded sandbox only (issue 36).
+fn selection_row_with_proxy(c: &Catalog, sizes: &DescriptorSizes, tools: &[usize]) -> Value {
+    let sandbox_only = crate::toolsets::sandbox_only(c);
+    let mut row = selection_row(sizes, tools);
+    row["proxy_count"] = json!(tools.iter().filter(|i| !sandbox_only.contains(i)).count());
+    row
+}
+
+/// The names of the tools a proxy does not list, in listing order.
+fn sandbox_only_names(c: &Catalog) -> Vec<String> {
+    let sorted = sorted_tools(c);
+    crate::toolsets::sandbox_only(c)
+        .into_iter()
+        .map(|i| sorted[i].name.clone())
+        .collect()
+}
+
 /// One row per toolset: its selection's figures and its tools by name.
 fn toolset_rows(c: &Catalog, sizes: &DescriptorSizes) -> Vec<Value> {
     let sorted = sorted_tools(c);
@@ -336,8 +354,9 @@ pub fn product_page<'a>(
     let toolsets = toolset_rows(sized, &sizes);
     let all: Vec<usize> = (0..sized.tools.len()).collect();
     let selections = json!({
-        "default": selection_row(&sizes, &crate::toolsets::default_selection(sized)),
-        "all": selection_row(&sizes, &all),
+        "default": selection_row_with_proxy(sized, &sizes, &crate::toolsets::default_selection(sized)),
+        "all": selection_row_with_proxy(sized, &sizes, &all),
+        "sandbox_only": sandbox_only_names(sized),
     });
     let discovery_tools =
         runtime_model::selection::discovery_tool_names(&c.product.tool_prefix).to_vec();
@@ -391,8 +410,8 @@ pub fn index_page<'a>(
             json!({
                 "name": c.product.name,
                 "toolsets": c.toolsets.len(),
-                "default": selection_row(&sizes, &crate::toolsets::default_selection(c)),
-                "all": selection_row(&sizes, &all),
+                "default": selection_row_with_proxy(c, &sizes, &crate::toolsets::default_selection(c)),
+                "all": selection_row_with_proxy(c, &sizes, &all),
             })
         })
         .collect();

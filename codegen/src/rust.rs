@@ -663,6 +663,9 @@ fn product_tokens<'a>(
             }
         });
     let record_facts = crate::confirmation::tokens(c);
+    let sandbox_only = crate::toolsets::sandbox_only(c)
+        .into_iter()
+        .map(|i| u16::try_from(i).unwrap_or(u16::MAX));
     let doc = format!(" The `{name}` product ({title}), compiled from `{source}`.");
     let file: TokenStream = quote! {
         #![cfg_attr(rustfmt, rustfmt::skip)]
@@ -693,6 +696,7 @@ fn product_tokens<'a>(
             default_locale: #default_locale,
             locales: LOCALES,
             record_facts: #record_facts,
+            sandbox_only: &[#(#sandbox_only),*],
         };
 
         /// Sorted by name: the order of `tools/list`.

@@ -164,6 +164,42 @@ pub fn tokens_estimate(bytes: usize) -> usize {
     bytes.div_ceil(4)
 }
 
+/// The handler of the tools whose record type Kobana's API has no endpoint for
+/// (`runtime/src/extensions/catalog.rs`): the embedded sandbox answers them; behind a proxy only
+/// a `get` whose record type has an HTTP list can answer (it scans the list), the others would
+/// answer nothing but "not available" and are not listed (issue 36).
+const NO_ENDPOINT_HANDLER: &str = "template_without_endpoint";
+
+/// The tools a proxy (`--upstream`) does not list, as indices into [`sorted_tools`], ascending:
+/// the one home of that rule, read by the runtime (`Product::sandbox_only`) and the docs (how
+/// many tools a selection lists behind a proxy).
+pub fn sandbox_only(c: &Catalog) -> Vec<usize> {
+    use crate::model::OperationKind;
+    let sorted = sorted_tools(c);
+    let has_http_list = |record: &str| {
+        c.tools.iter().any(|t| {
+            t.http.is_some()
+                && t.operation.as_ref().is_some_and(|o| {
+                    o.kind == OperationKind::List && o.record.as_deref() == Some(record)
+                })
+        })
+    };
+    (0..sorted.len())
+        .filter(|&i| {
+            let t = sorted[i];
+            if t.handler.as_deref() != Some(NO_ENDPOINT_HANDLER) {
+                return false;
+            }
+            match &t.operation {
+                Some(o) if o.kind == OperationKind::Get => {
+                    !o.record.as_deref().is_some_and(has_http_list)
+                }
+                _ => true,
+            }
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::glob;

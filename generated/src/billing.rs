@@ -320,6 +320,7 @@ pub static PRODUCT: Product = Product {
             ],
         },
     ],
+    sandbox_only: &[],
 };
 /// Sorted by name: the order of `tools/list`.
 static TOOLS: &[Tool] = &[

@@ -37,6 +37,7 @@ pub static PRODUCT: Product = Product {
     default_locale: Locale::En,
     locales: LOCALES,
     record_facts: &[],
+    sandbox_only: &[],
 };
 /// Sorted by name: the order of `tools/list`.
 static TOOLS: &[Tool] = &[

@@ -509,6 +509,7 @@ pub static PRODUCT: Product = Product {
             terminal: &[("cancel", &["completed", "canceled"])],
         },
     ],
+    sandbox_only: &[],
 };
 /// Sorted by name: the order of `tools/list`.
 static TOOLS: &[Tool] = &[

@@ -282,6 +282,7 @@ pub static PRODUCT: Product = Product {
             terminal: &[],
         },
     ],
+    sandbox_only: &[],
 };
 /// Sorted by name: the order of `tools/list`.
 static TOOLS: &[Tool] = &[

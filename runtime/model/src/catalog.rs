@@ -54,6 +54,10 @@ pub struct Product {
     /// What a person recognises each record type by, for confirmation questions
     /// ([`crate::record_facts`]). Empty for tables not built by the generator.
     pub record_facts: &'static [crate::record_facts::RecordFacts],
+    /// Tools a proxy (`--upstream`) does not list, as indices in `tools`, ascending: their
+    /// record type has no endpoint in Kobana's API, so only the embedded sandbox answers them
+    /// (the rule is the generator's `toolsets::sandbox_only`, which the docs' figures use too).
+    pub sandbox_only: &'static [u16],
 }
 
 /// A named group of tools (`billets`, `pix`, …), resolved by the generator from the catalog's
@@ -665,6 +669,7 @@ impl Product {
             default_locale: Locale::En,
             locales: &[],
             record_facts: &[],
+            sandbox_only: &[],
         }
     }
 

@@ -112,15 +112,15 @@ fn unavailable_template<'a>(ctx: &'a ExtCtx<'a>) -> Out<'a> {
 
 /// Whether `tool` can answer anything but `not_available` without a backend that executes
 /// operations: false for the tools of `template_without_endpoint` that have no list endpoint to
-/// scan (a proxy does not list them; their templates stay and answer `not_available`).
+/// scan (a proxy does not list them; their templates stay and answer `not_available`). Which
+/// those are the generator decides once (`Product::sandbox_only`), so the docs' figures agree.
 pub fn served_by_a_proxy(product: &'static Product, tool: &Tool) -> bool {
-    match tool.binding {
-        Binding::Extension("template_without_endpoint") => match tool.operation {
-            Operation::Get { record, .. } => http_list_of(product, record).is_some(),
-            _ => false,
-        },
-        _ => true,
-    }
+    !product.sandbox_only.iter().any(|&i| {
+        product
+            .tools
+            .get(usize::from(i))
+            .is_some_and(|t| t.name == tool.name)
+    })
 }
 
 /// How many list pages (of `SCAN_PAGE` records) a proxy read scans for a record by uid.
