@@ -3,10 +3,17 @@
 # all --upstream` in front of it, a bounded load of write tool calls on both protocol eras under
 # timeouts, 5xx, garbage and cut-off answers, connections broken after the write, `kill -9` of the
 # proxy, and (when redis-server is installed) Redis stopped, restarted and flushed under a Redis
-# ledger. Prints double executions, lost acknowledged writes and outcome-unknown answers; exits
-# non-zero when a write ran twice, an acknowledged write is missing, or a write told "failed" ran.
+# ledger. Then the embedded sandbox (issue 37), with an audit file: a full disk for the audit file
+# and for the sandbox database (a small tmpfs, mounted when run as root, the phase said skipped
+# otherwise), a Redis ledger flushed, stopped and restarted with `kill -9` of the server, and two
+# instances started together on a new data directory. Prints, per phase, double executions, lost
+# acknowledged writes, lost or broken audit records and outcome-unknown answers; exits non-zero
+# when a write ran twice, an acknowledged write or its audit record is missing, an audit line is
+# broken, a write told "failed" ran, or an instance did not start.
 #
-#   bash scripts/fault_script.sh [--calls-per-kind N] [--workers N] [--no-redis]
+#   bash scripts/fault_script.sh [--calls-per-kind N] [--workers N] [--no-redis] [--phases a,b]
+#
+# Phases: proxy, proxy-redis, audit-disk, database-disk, ledger-flush, two-instances (default all).
 #
 # Uses target/release/kobana-mcp (built when missing; KOBANA_MCP_BIN names another binary).
 set -euo pipefail

@@ -502,6 +502,165 @@ async fn a_ledger_that_cannot_record_runs_nothing() {
     }
 }
 
+/// The payments on the first page (newest first) of billing's list with `amount`.
+async fn payments_of(c: &Client, amount: f64) -> usize {
+    let a = c
+        .call_tool("billing_payments_list", json!({"per_page": 50}), None, None)
+        .await;
+    harness::records_of(&a)
+        .iter()
+        .filter(|r| r["amount"].as_f64() == Some(amount))
+        .count()
+}
+
+/// Issue 37, item 5: with the ledger down (a Redis ledger nothing answers, as when Redis is
+/// stopped) only what needs a confirmation refuses. An ordinary write runs, on either era, and
+/// its retry is answered with the first result instead of running again; a destructive tool
+/// that banking and billing let a 2025 client run directly runs, once; a 2026 client's
+/// confirmation is refused (`confirmation_unavailable`), as is finance's 2025 call
+/// (`confirmation_required`, which needs no ledger); the audit records of what ran say the
+/// ledger was down.
+#[tokio::test]
+async fn a_ledger_outage_refuses_only_what_needs_a_confirmation() {
+    use runtime::telemetry::{AuditTarget, Telemetry, TelemetryConfig};
+    let dir = tempfile::tempdir().unwrap();
+    let audit = dir.path().join("audit.jsonl");
+    let telemetry = Telemetry::new(TelemetryConfig {
+        audit: Some(AuditTarget::File {
+            path: audit.clone(),
+            max_bytes: 1 << 20,
+            keep: 1,
+        }),
+        ..TelemetryConfig::default()
+    })
+    .expect("telemetry");
+    let mut opts = Options::all_products();
+    // Nothing listens on port 1: the Redis ledger is down for the whole test.
+    opts.ledger = Some(std::sync::Arc::new(
+        runtime::confirm::RedisLedger::new("redis://127.0.0.1:1").unwrap(),
+    ));
+    opts.configure = Some(Box::new(move |c| c.telemetry = Some(telemetry)));
+    let s = start(opts).await;
+
+    // An ordinary write, on each era; each retried once with the same arguments.
+    let billing = s.client("billing", "demo-full");
+    let invoices = billing
+        .call_tool("billing_invoices_list", json!({"per_page": 1}), None, None)
+        .await;
+    let invoice = harness::records_of(&invoices)[0]["id"]
+        .as_str()
+        .expect("an invoice id")
+        .to_string();
+    for (i, c) in [billing.clone(), billing.clone().legacy("2025-11-25")]
+        .iter()
+        .enumerate()
+    {
+        let amount = 4321.5 + i as f64;
+        let args = json!({"invoice_id": invoice, "amount": amount, "method": "pix"});
+        let ran = c
+            .call_tool("billing_payments_create", args.clone(), None, None)
+            .await;
+        assert_eq!(ran.tool_error_code(), None, "{}", ran.body);
+        assert_eq!(payments_of(&billing, amount).await, 1, "it ran");
+        let retry = c
+            .call_tool("billing_payments_create", args, None, None)
+            .await;
+        assert_eq!(retry.tool_error_code(), None, "{}", retry.body);
+        assert_eq!(
+            retry.result()["structuredContent"],
+            ran.result()["structuredContent"],
+            "the retry is answered with the first result"
+        );
+        assert_eq!(
+            payments_of(&billing, amount).await,
+            1,
+            "the retry ran nothing"
+        );
+    }
+
+    for p in products() {
+        let full = s.client(p.name, "demo-full");
+        let t = delete_target(&full, p, 2).await;
+        // A 2026 client that can confirm: the confirmation needs the ledger.
+        let asked = full.call_tool(t.delete_tool, t.args(0), None, None).await;
+        let refused = full
+            .call_tool(
+                t.delete_tool,
+                t.args(0),
+                Some(&asked.request_state()),
+                Some(yes()),
+            )
+            .await;
+        assert_eq!(
+            refused.tool_error_code().as_deref(),
+            Some(errors::CONFIRMATION_UNAVAILABLE.code),
+            "{}: {}",
+            p.name,
+            refused.body
+        );
+        assert!(exists(&full, &t, 0).await, "{}: nothing ran", p.name);
+        // A 2025 client: what the product's document says, the ledger down or not.
+        let old = full.clone().legacy("2025-11-25");
+        let a = old.call_tool(t.delete_tool, t.args(1), None, None).await;
+        match documented_policy(p.name).0 {
+            UnconfirmableDestructive::Run => {
+                assert_eq!(a.tool_error_code(), None, "{}: {}", p.name, a.body);
+                assert!(!exists(&full, &t, 1).await, "{}: it ran", p.name);
+                // Its retry does not run again (the record is gone: a second run would fail).
+                let again = old.call_tool(t.delete_tool, t.args(1), None, None).await;
+                assert_eq!(again.tool_error_code(), None, "{}: {}", p.name, again.body);
+            }
+            UnconfirmableDestructive::Refuse => {
+                assert_eq!(
+                    a.tool_error_code().as_deref(),
+                    Some(errors::CONFIRMATION_REQUIRED.code),
+                    "{}: {}",
+                    p.name,
+                    a.body
+                );
+                assert!(exists(&full, &t, 1).await, "{}: nothing ran", p.name);
+            }
+        }
+    }
+
+    let text = std::fs::read_to_string(&audit).expect("the audit file");
+    let records: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON"))
+        .collect();
+    let of = |tool: &str, outcome: &str| {
+        records
+            .iter()
+            .filter(|r| r["tool"] == tool && r["outcome"] == outcome)
+            .collect::<Vec<_>>()
+    };
+    let payments = of("billing_payments_create", "ok");
+    assert_eq!(payments.len(), 2, "{text}");
+    assert_eq!(of("billing_payments_create", "replayed").len(), 2, "{text}");
+    for r in payments {
+        assert!(r["idempotency_key"].is_string(), "{r}");
+    }
+    // Everything that ran (payments, banking's and billing's 2025 deletes) or was answered by
+    // its first result ran without the ledger.
+    let ran: Vec<_> = records
+        .iter()
+        .filter(|r| r["outcome"] == "ok" || r["outcome"] == "replayed")
+        .collect();
+    assert_eq!(ran.len(), 8, "{text}");
+    for r in ran {
+        assert_eq!(r["ledger_down"], true, "{r}");
+    }
+    let refused: Vec<_> = records
+        .iter()
+        .filter(|r| r["error_code"] == errors::CONFIRMATION_UNAVAILABLE.code)
+        .collect();
+    assert_eq!(refused.len(), 5, "{text}");
+    for r in refused {
+        assert_eq!(r["ledger_down"], true, "{r}");
+        assert_eq!(r["outcome"], "refused", "{r}");
+    }
+}
+
 async fn answers_without_the_confirm_key_are_asked_again(kind: Kind) {
     let s = server(kind).await;
     for p in products() {

@@ -21,8 +21,9 @@
 //!   [`REPLAY_NOTICE`] (`replay: ask_again`) or refuse with `confirmation_replayed` (`refuse`),
 //!   either way saying what became of the first use. A record still `reserved` never ran (its
 //!   request failed before running, e.g. the ledger's answer was lost): a replay takes it over
-//!   and runs, once. Ledger failure → `confirmation_unavailable`; a caller over its quota →
-//!   `confirmation_quota_exceeded` (nothing runs either way).
+//!   and runs, once. Ledger failure → `confirmation_unavailable` (for the confirmation only: a
+//!   call that runs without one runs through the outage, [`Claimed::during_outage`]); a caller
+//!   over its quota → `confirmation_quota_exceeded` (nothing runs either way).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -39,10 +40,12 @@ use serde_json::{json, Map, Value};
 
 use super::facts::{self, RecordReader};
 use super::form::{self, Refusal};
-use super::idempotency::{self, CallKeys, Outcome};
+use super::idempotency::{self, CallKeys, Claimed, Outcome};
 use super::ledger::{Ledger, LedgerError};
 use crate::state::{new_nonce, Binding, Refused, StateClaims, StateSealer};
-use crate::telemetry::facts::{note_confirmation, note_idempotency_key, ConfirmEvent};
+use crate::telemetry::facts::{
+    note_confirmation, note_idempotency_key, note_ledger_down, ConfirmEvent,
+};
 
 /// Ledger value of a confirmation being run.
 const RUNNING: &str = "running";
@@ -186,8 +189,10 @@ impl Confirmer {
     /// Runs a call the gate let through, at most once upstream as far as this server can tell:
     /// for a write (`fingerprint` set) claims its idempotency key ([`CallKeys::claim`], the
     /// call's own, confirmed or not), runs `run` with it, then settles the key and the confirmation
-    /// with the outcome `run` reports. When the key cannot be recorded nothing runs, the
-    /// confirmation is given back, and the ledger's error is returned.
+    /// with the outcome `run` reports. When the key of a confirmed call cannot be recorded, or
+    /// the caller is over its quota, nothing runs, the confirmation is given back, and the
+    /// ledger's error is returned; an unconfirmed write runs through a ledger outage
+    /// ([`Claimed::during_outage`]).
     pub async fn run_once<T, F, Fut>(
         &self,
         fingerprint: Option<&str>,
@@ -208,7 +213,18 @@ impl Confirmer {
                         note_idempotency_key(&k.key);
                         Some(k)
                     }
+                    // The documents' rule under a ledger outage: see `Claimed::during_outage`.
+                    Err(e) if confirmed.is_none() && idempotency::ledger_is_down(&e) => {
+                        tracing::warn!(error = %e, "the ledger is down; a write that needs no confirmation runs with its call's generation-0 key");
+                        note_ledger_down();
+                        let k = Claimed::during_outage(fp);
+                        note_idempotency_key(&k.key);
+                        Some(k)
+                    }
                     Err(e) => {
+                        if idempotency::ledger_is_down(&e) {
+                            note_ledger_down();
+                        }
                         if let Some(c) = confirmed {
                             note_confirmation(ConfirmEvent::Unavailable, None);
                             self.abandon(c).await;
@@ -502,6 +518,7 @@ fn ledger_refusal(tool: &Tool, e: &LedgerError) -> Gate {
             Gate::refuse(CONFIRMATION_QUOTA_EXCEEDED)
         }
         _ => {
+            note_ledger_down();
             tracing::warn!(tool = tool.name, error = %e, "confirmation ledger failed; refusing");
             Gate::refuse(CONFIRMATION_UNAVAILABLE)
         }

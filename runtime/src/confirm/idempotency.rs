@@ -18,6 +18,10 @@
 //! window is answered with the first result. The upstream marks such an answer
 //! (`Idempotent-Replayed: true`); the backend says so in the tool result and the engine advances
 //! the generation ([`Outcome::Replayed`]), so calling again runs anew.
+//!
+//! While the ledger cannot record (Redis stopped, a full memory ledger), a write that needs no
+//! confirmation still runs, with the key of generation 0 ([`Claimed::during_outage`]): the rule
+//! and what a repeat gets are on that function.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -136,12 +140,56 @@ pub struct Claimed {
     pub key: String,
     /// The generation the key belongs to.
     pub generation: u64,
-    /// The ledger record's value when claimed.
-    seen: String,
+    /// The ledger record's value when claimed; `None`: the ledger could not be reached, nothing
+    /// was recorded ([`Claimed::during_outage`]).
+    seen: Option<String>,
+}
+
+impl Claimed {
+    /// The key of a write that needs no confirmation, claimed while the ledger cannot record.
+    ///
+    /// The product documents' rule: only a destructive tool asks for a confirmation, and only a
+    /// 2026-07-28 client that declares form elicitation can give one; that confirmation is
+    /// single use, so when the server cannot record it, the call is refused with
+    /// `confirmation_unavailable` and nothing changes (finance, dashboards, inbox). Everything
+    /// else keeps working: reads and ordinary writes in every product, and in banking and
+    /// billing a destructive tool called by a 2025 client (or one without form elicitation)
+    /// runs directly, its confirmation left to the client. The ledger is needed only for the
+    /// confirmation, so an outage refuses only that; the gate decides which calls those are,
+    /// and a confirmed call whose key cannot be recorded is still refused.
+    ///
+    /// What still holds without the ledger: the key is that of generation 0, derived from the
+    /// call alone, so a retry of the same call (same tool, arguments, person, organization,
+    /// workspace) during the outage, or after it when the ledger holds no later generation,
+    /// sends the same key and the API, or the embedded sandbox's kept answers, answer the first
+    /// result instead of running it twice. The price: a deliberate repeat during the outage is a
+    /// retry too. While the API or the sandbox keeps that key (the idempotency window) it gets
+    /// the first answer, marked as replayed (nothing new ran); once the ledger is back the
+    /// repeat gets its ledger generation's key (a ledger that never saw the call answers that
+    /// replay once more, which advances it), and with any argument changed it is another call.
+    /// Nothing is recorded, so settling such a claim changes nothing ([`CallKeys::settle`]).
+    pub fn during_outage(fingerprint: &str) -> Self {
+        Self {
+            key: call_key(fingerprint, 0),
+            generation: 0,
+            seen: None,
+        }
+    }
+
+    /// Claimed while the ledger could not record ([`Claimed::during_outage`]).
+    pub fn ledger_was_down(&self) -> bool {
+        self.seen.is_none()
+    }
+}
+
+/// Whether a ledger error means the ledger cannot record at all (down, or a full memory ledger),
+/// as opposed to one caller being over its quota (refused whatever the call).
+pub fn ledger_is_down(e: &LedgerError) -> bool {
+    matches!(e, LedgerError::Unavailable(_) | LedgerError::Full)
 }
 
 fn seen_generation(claimed: &Claimed) -> Option<u64> {
-    claimed.seen.parse().ok()
+    claimed.seen.as_deref().and_then(|s| s.parse().ok())
 }
 
 /// Claims and settles the keys of writes in the ledger. Cheap to clone.
@@ -207,12 +255,12 @@ impl CallKeys {
             (Some(generation), Ok(_)) | (None, Ok(generation)) => Claimed {
                 key: call_key(fingerprint, generation),
                 generation,
-                seen,
+                seen: Some(seen),
             },
             (_, Err(_)) => Claimed {
                 key: seen.clone(),
                 generation: 0,
-                seen,
+                seen: Some(seen),
             },
         })
     }
@@ -226,6 +274,10 @@ impl CallKeys {
     /// answered, so its number is bounded by what the upstream accepts, and charging it would
     /// cap how many distinct writes a person may make in a day.
     pub async fn settle(&self, fingerprint: &str, claimed: &Claimed, outcome: Outcome) {
+        // Claimed during an outage: nothing was recorded, so there is nothing to advance.
+        let Some(seen) = claimed.seen.as_deref() else {
+            return;
+        };
         if outcome == Outcome::Unknown {
             return;
         }
@@ -237,7 +289,7 @@ impl CallKeys {
         let record = format!("{CALL_PREFIX}{fingerprint}");
         let next = (claimed.generation + 1).to_string();
         let advanced = async {
-            self.ledger.remove_if(&record, &claimed.seen).await?;
+            self.ledger.remove_if(&record, seen).await?;
             match self.ledger.put_new(&record, &next, self.window, "").await? {
                 None => Ok(()),
                 // A concurrent claim recorded generation 0 in between: move it on.

@@ -11,8 +11,9 @@
 //!
 //! The connection is a multiplexed one (one TCP connection shared by all requests), opened on
 //! first use and re-opened after an error, with short timeouts: a ledger that cannot answer
-//! quickly answers [`LedgerError::Unavailable`] and nothing runs. The server may therefore start
-//! while Redis is down; destructive tools are refused (`confirmation_unavailable`) until it is back.
+//! quickly answers [`LedgerError::Unavailable`]. The server may therefore start while Redis is
+//! down; confirmations are refused (`confirmation_unavailable`, nothing runs) until it is back,
+//! and what runs without one still runs (`idempotency::Claimed::during_outage`).
 
 use std::time::Duration;
 

@@ -74,6 +74,9 @@ pub struct Facts {
     pub write: Option<WriteCall>,
     /// Upstream said the answer is the stored result of an earlier identical call.
     pub replayed: bool,
+    /// The ledger could not record what the call needed: a confirmation (refused) or a write's
+    /// idempotency key (run with its generation-0 key, `idempotency::Claimed::during_outage`).
+    pub ledger_down: bool,
 }
 
 struct Scope {
@@ -130,6 +133,11 @@ pub fn note_confirmation(event: ConfirmEvent, id: Option<&str>) {
 /// The idempotency key a write is sent with.
 pub fn note_idempotency_key(key: &str) {
     note(|f| f.idempotency_key = Some(key.to_string()));
+}
+
+/// The ledger could not record what this call needed; its audit record says so.
+pub fn note_ledger_down() {
+    note(|f| f.ledger_down = true);
 }
 
 /// The call is a write; its audit record will describe it so.

@@ -264,6 +264,7 @@ fn audit(
         json!(facts.upstream_request_id),
     );
     r.insert("idempotency_key".into(), json!(facts.idempotency_key));
+    r.insert("ledger_down".into(), json!(facts.ledger_down));
     r.insert("trace_id".into(), json!(trace_id));
     sink.write(&Value::Object(r));
     t.instruments()
