@@ -6,15 +6,19 @@
 #   batch       one 1,000-member batch of tools/list (banking), then a 100-member one (the limit)
 #   initialize  10,000 `initialize` from one read-only token, then one from another person
 #   input       N tools/call of a destructive tool from one caller (each answered input_required)
-# Prints figures, never asserts (target: peak RSS under 200 MB). Env: FLOODS (default all three),
-# N_INIT (10000), N_INPUT (10000), PORT (18731). Needs python3 and cargo.
+#   methods     N_METHODS requests with distinct unknown method names from a read-only token, then
+#               N_METHODS tools/call of distinct unknown tool names, with `/metrics`' size after
+#               each (issue 37: metric labels from closed sets; target RSS under 40 MiB, `/metrics`
+#               under 200 KB)
+# Prints figures, never asserts (target: peak RSS under 200 MB). Env: FLOODS (default all four),
+# N_INIT (10000), N_INPUT (10000), N_METHODS (10000), PORT (18731). Needs python3 and cargo.
 set -euo pipefail
 # The rate limits (issue 16) would cut this load short with 429s: off for these runs.
 export KOBANA_RATE_LIMIT_READS=0 KOBANA_RATE_LIMIT_WRITES=0 KOBANA_RATE_LIMIT_IP=0
 root=$(cd "$(dirname "$0")/.." && pwd)
-FLOODS=${FLOODS:-"batch initialize input"}
+FLOODS=${FLOODS:-"batch initialize input methods"}
 PORT=${PORT:-18731}
-export N_INIT=${N_INIT:-10000} N_INPUT=${N_INPUT:-10000}
+export N_INIT=${N_INIT:-10000} N_INPUT=${N_INPUT:-10000} N_METHODS=${N_METHODS:-10000}
 (cd "$root" && cargo build -q --release -p kobana-mcp)
 bin=${CARGO_TARGET_DIR:-$root/target}/release/kobana-mcp
 scratch=$(mktemp -d)
@@ -118,6 +122,31 @@ elif flood == "input":
                  {"mcp-protocol-version": "2026-07-28", "mcp-method": "tools/list"})[0]
     print(f"{n} tools/call {tool['name']} from demo-full: HTTP {tally(statuses)}; answers {tally(kinds)}; "
           f"{answered} B; then demo-other-org's tools/list → HTTP {other}")
+elif flood == "methods":
+    n = int(os.environ["N_METHODS"])
+    def metrics_bytes():
+        global conn
+        conn.request("GET", "/metrics")
+        r = conn.getresponse()
+        return r.status, len(r.read())
+    before = metrics_bytes()
+    statuses = {}
+    for i in range(n):
+        st, _, _ = post("/banking/mcp", "demo-readonly",
+                        {"jsonrpc": "2.0", "id": i, "method": f"flood/method-{i:05d}-" + "x" * 40},
+                        {"mcp-protocol-version": "2025-11-25"})
+        statuses[st] = statuses.get(st, 0) + 1
+    after_methods = metrics_bytes()
+    for i in range(n):
+        st, _, _ = post("/banking/mcp", "demo-readonly",
+                        {"jsonrpc": "2.0", "id": i, "method": "tools/call",
+                         "params": {"name": f"flood_tool_{i:05d}", "arguments": {}}},
+                        {"mcp-protocol-version": "2025-11-25"})
+        statuses[st] = statuses.get(st, 0) + 1
+    after_tools = metrics_bytes()
+    print(f"{n} distinct unknown methods then {n} distinct unknown tools from demo-readonly: "
+          f"HTTP {tally(statuses)}; /metrics {before[1]} B before (HTTP {before[0]}), "
+          f"{after_methods[1]} B after the methods, {after_tools[1]} B after the tools")
 PY
     peak_kb=$(awk '/VmHWM/ {print $2}' "/proc/$pid/status")
     echo "  server peak RSS: $((peak_kb / 1024)) MiB (after start: $((start_kb / 1024)) MiB)"

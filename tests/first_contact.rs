@@ -561,11 +561,63 @@ async fn an_audit_file_on_a_full_disk_refuses_writes_before_they_run() {
     assert!(customers().await.contains("Kept On Record"));
     let trail = std::fs::read_to_string(&audit).unwrap();
     assert!(trail.ends_with('\n'), "{trail}");
-    for line in trail.lines() {
-        let record: Value = serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}"));
-        assert_eq!(record["tool"], "billing_customers_create", "{line}");
+    let records: Vec<Value> = trail
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}")))
+        .collect();
+    for record in &records {
+        assert_eq!(record["tool"], "billing_customers_create", "{record}");
     }
-    assert_eq!(trail.lines().count(), 1, "{trail}");
+    // The refusal is on record too: it lands in the room reserved past the file's end.
+    let outcomes: Vec<(&str, &str)> = records
+        .iter()
+        .map(|r| {
+            (
+                r["arguments"]["name"].as_str().unwrap_or_default(),
+                r["error_code"].as_str().unwrap_or("none"),
+            )
+        })
+        .collect();
+    assert_eq!(
+        outcomes,
+        [
+            ("Refused While Full", "audit_unavailable"),
+            ("Kept On Record", "none")
+        ],
+        "{trail}"
+    );
+}
+
+/// The disk filling up between a write's check and its record (issue 37; the fault script's
+/// full-audit-disk phase saw one acknowledged write without a record): the check reserves room
+/// for the record past the file's end, so the record still lands, whole, on a disk that was
+/// filled in between; and the next check refuses. Needs a small tmpfs (root, `mount`).
+#[test]
+fn a_record_checked_ready_lands_even_when_the_disk_fills_before_it() {
+    use runtime::telemetry::audit::{AuditSink, AuditTarget};
+    let Some(mnt) = SmallDisk::mount(
+        "16m",
+        "a_record_checked_ready_lands_even_when_the_disk_fills_before_it",
+    ) else {
+        return;
+    };
+    let path = mnt.path().join("audit.jsonl");
+    let sink = AuditSink::open(AuditTarget::File {
+        path: path.clone(),
+        max_bytes: 100 * 1024 * 1024,
+        keep: 1,
+    })
+    .expect("the audit file opens");
+    sink.ready().expect("an empty disk is ready");
+    let _filler = mnt.fill();
+    // Larger than whatever the filler's 16 KiB blocks may have left free.
+    let record = json!({"tool": "billing_customers_create", "pad": "x".repeat(64 * 1024)});
+    sink.write(&record);
+    let trail = std::fs::read_to_string(&path).unwrap();
+    assert_eq!(trail.lines().count(), 1, "the record was lost");
+    let line: Value = serde_json::from_str(trail.trim_end()).expect("one whole line");
+    assert_eq!(line, record);
+    assert!(sink.ready().is_err(), "a full disk is not ready");
 }
 
 /// A `tools/call` of `tool` (no arguments) over HTTP as `demo-full`.

@@ -15,7 +15,8 @@
 //!
 //! A record is written in place, before the answer leaves, and never dropped: a write is refused
 //! before it runs when the file could not take its record ([`AuditSink::ready`]: less than
-//! [`HEADROOM`] free on its filesystem), and a record the disk cut short is taken back out whole
+//! [`HEADROOM`] free on its filesystem, or that much cannot be reserved past the file's end for
+//! the records to come), and a record the disk cut short is taken back out whole
 //! ([`AuditSink::write`]), so the file never holds a partial line for the next record to join. So unlike the
 //! log (`log_queue` in the binary, which drops lines with a notice rather than wait), the stderr
 //! sink waits for whoever reads stderr: a pipe nobody reads holds up the writes it audits.
@@ -110,7 +111,9 @@ impl AuditSink {
         };
         match &*out {
             Out::Stderr => Ok("stderr".into()),
-            Out::File { path, .. } => {
+            Out::File {
+                path, file, size, ..
+            } => {
                 let dir = path
                     .parent()
                     .filter(|d| !d.as_os_str().is_empty())
@@ -124,6 +127,12 @@ impl AuditSink {
                         path.display()
                     ));
                 }
+                reserve(file, *size).map_err(|e| {
+                    format!(
+                        "audit file {}: cannot reserve room for the record: {e}",
+                        path.display()
+                    )
+                })?;
                 Ok(format!("{} ({free} bytes free)", path.display()))
             }
         }
@@ -174,6 +183,28 @@ impl AuditSink {
             tracing::error!(error = %e, "cannot write an audit record");
         }
     }
+}
+
+/// Allocates [`HEADROOM`] bytes of the file past its end (`size`) without growing it, so that the
+/// records of the writes found ready land in blocks the file already owns: the disk filling up
+/// between a write's check and its record (the fault script saw one) then costs no record. The
+/// blocks count as used by the next check's `statvfs`, so a write needs its record's room and
+/// room to reserve again. Concurrent writes share the reservation (records are a few KiB; one
+/// may reach the request size limit). Linux only (`FALLOC_FL_KEEP_SIZE`); a filesystem without
+/// `fallocate`, and other systems, rely on the free-space check alone.
+#[cfg(any(target_os = "linux", target_os = "android"))]
+fn reserve(file: &File, size: u64) -> std::io::Result<()> {
+    use rustix::fs::{fallocate, FallocateFlags};
+    match fallocate(file, FallocateFlags::KEEP_SIZE, size, HEADROOM) {
+        Ok(()) => Ok(()),
+        Err(e) if e == rustix::io::Errno::OPNOTSUPP || e == rustix::io::Errno::NOSYS => Ok(()),
+        Err(e) => Err(e.into()),
+    }
+}
+
+#[cfg(not(any(target_os = "linux", target_os = "android")))]
+fn reserve(_file: &File, _size: u64) -> std::io::Result<()> {
+    Ok(())
 }
 
 /// `path.<keep-1>` → `path.<keep>` … `path` → `path.1`; returns the new, empty `path`.
