@@ -177,7 +177,7 @@ async fn not_found_and_state_conflicts_carry_the_api_message() {
         BackendError::Upstream { status, message } => {
             assert_eq!(status, 409);
             assert!(
-                message.contains("allowed only when status is `opened` or `overdue`"),
+                message.contains("allowed only when status is `opened`, `overdue`"),
                 "{message}"
             );
         }

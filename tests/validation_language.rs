@@ -43,9 +43,18 @@ const MARKERS: &[&str] = &[
 ];
 
 /// The English marker words in `text` (whole words, any case; an identifier such as the code
-/// `invalid_arguments` is one word).
+/// `invalid_arguments` is one word). What a message quotes as it was sent or named (a code span
+/// such as `` `type` ``, an argument's name) is not prose and is left out.
 fn english(text: &str) -> Vec<String> {
-    text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+    let prose: String = text
+        .split('`')
+        .enumerate()
+        .filter(|(i, _)| i % 2 == 0)
+        .map(|(_, part)| part)
+        .collect::<Vec<_>>()
+        .join(" ");
+    prose
+        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
         .map(str::to_lowercase)
         .filter(|w| MARKERS.contains(&w.as_str()))
         .collect()
@@ -246,6 +255,250 @@ async fn complete(c: &Client, reference: Value, argument: &str) -> Answer {
         json!({"ref": reference, "argument": {"name": argument, "value": ""}}),
     )
     .await
+}
+
+/// The English found in an error answer's texts, one line per problem.
+fn problems_in(tag: &str, what: &str, a: &Answer) -> Vec<String> {
+    error_texts(a)
+        .into_iter()
+        .filter_map(|text| {
+            let found = english(&text);
+            (!found.is_empty()).then(|| format!("{tag} {what}: {found:?} in {text}"))
+        })
+        .collect()
+}
+
+/// A value of another JSON type than `prop` declares (an object when it takes anything).
+fn wrong_value(prop: &Value) -> Option<Value> {
+    let types: Vec<&str> = match &prop["type"] {
+        Value::String(t) => vec![t.as_str()],
+        Value::Array(ts) => ts.iter().filter_map(Value::as_str).collect(),
+        _ => return None,
+    };
+    [json!(true), json!(12345), json!("x"), json!([1])]
+        .into_iter()
+        .find(|v| {
+            let t = match v {
+                Value::Bool(_) => "boolean",
+                Value::Number(_) => "integer",
+                Value::String(_) => "string",
+                _ => "array",
+            };
+            !(types.contains(&t) || (t == "integer" && types.contains(&"number")))
+        })
+}
+
+/// Every error a caller can provoke through the catalog, for es and pt-BR: each tool of every
+/// product with a required argument left out, an argument of the wrong type and an unknown one;
+/// an unknown tool, resource, template and prompt; completions of a bad reference; a record
+/// that does not exist; a refused token. None may hold English prose.
+#[tokio::test]
+async fn no_english_in_any_error_a_caller_can_provoke() {
+    let s = start(Options::all_products()).await;
+    let mut problems = Vec::new();
+    let mut checked = 0usize;
+    for tag in ["pt-BR", "es"] {
+        for p in generated::PRODUCTS.iter().copied() {
+            let c = s.client(p.name, "demo-full").with_language(tag);
+            for t in p.tools {
+                let schema: Value =
+                    serde_json::from_str(t.input_schema_json).unwrap_or(Value::Null);
+                let props = schema["properties"]
+                    .as_object()
+                    .cloned()
+                    .unwrap_or_default();
+                let required: Vec<&str> = schema["required"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(Value::as_str)
+                    .collect();
+                let mut calls = vec![("unknown argument", json!({"bogus": 1}))];
+                if !required.is_empty() {
+                    calls.push(("missing argument", json!({})));
+                }
+                if let Some((name, v)) = props
+                    .iter()
+                    .find_map(|(n, prop)| wrong_value(prop).map(|v| (n.clone(), v)))
+                {
+                    calls.push(("wrong type", json!({ name: v })));
+                }
+                for (what, args) in calls {
+                    let a = c.call_tool(t.name, args, None, None).await;
+                    assert!(
+                        a.body.get("error").is_some() || a.body["result"]["isError"] == json!(true),
+                        "{} {what}: not an error: {}",
+                        t.name,
+                        a.body
+                    );
+                    checked += 1;
+                    problems.extend(problems_in(tag, &format!("{} {what}", t.name), &a));
+                }
+                // A record that does not exist.
+                if let runtime::catalog::Operation::Get { id_arg, .. } = t.operation {
+                    if required == [id_arg] {
+                        let a = c
+                            .call_tool(t.name, json!({ id_arg: "nonexistent-id" }), None, None)
+                            .await;
+                        if a.body["result"]["isError"] == json!(true)
+                            || a.body.get("error").is_some()
+                        {
+                            checked += 1;
+                            problems.extend(problems_in(tag, &format!("{} not found", t.name), &a));
+                        }
+                    }
+                }
+            }
+            let base = format!("kobana://{}/", p.name);
+            let mut cases: Vec<(&str, Answer)> = vec![
+                (
+                    "unknown tool",
+                    c.call_tool("no_such_tool", json!({}), None, None).await,
+                ),
+                (
+                    "unknown resource",
+                    c.request(
+                        "resources/read",
+                        json!({"uri": format!("{base}no/such/thing")}),
+                    )
+                    .await,
+                ),
+                (
+                    "resources/read without uri",
+                    c.request("resources/read", json!({})).await,
+                ),
+                (
+                    "unknown prompt",
+                    c.request("prompts/get", json!({"name": "no_such_prompt"}))
+                        .await,
+                ),
+                (
+                    "completion of an unknown resource",
+                    complete(
+                        &c,
+                        json!({"type": "ref/resource", "uri": format!("{base}nope")}),
+                        "x",
+                    )
+                    .await,
+                ),
+                (
+                    "completion of an unknown prompt",
+                    complete(
+                        &c,
+                        json!({"type": "ref/prompt", "name": "no_such_prompt"}),
+                        "x",
+                    )
+                    .await,
+                ),
+                (
+                    "completion of a bad reference type",
+                    complete(&c, json!({"type": "ref/other"}), "x").await,
+                ),
+                (
+                    "completion without a reference",
+                    c.request("completion/complete", json!({})).await,
+                ),
+                (
+                    "a refused token",
+                    c.clone()
+                        .with_token("no-such-token")
+                        .call_tool("x", json!({}), None, None)
+                        .await,
+                ),
+                (
+                    "no token",
+                    c.clone()
+                        .without_token()
+                        .call_tool("x", json!({}), None, None)
+                        .await,
+                ),
+            ];
+            if let Some(t) = p.templates.first() {
+                cases.push((
+                    "completion of a template out of reach",
+                    complete(
+                        &s.client(p.name, "demo-limited").with_language(tag),
+                        json!({"type": "ref/resource", "uri": t.uri_template}),
+                        "x",
+                    )
+                    .await,
+                ));
+            }
+            for (what, a) in &cases {
+                // The limited person reaches some products' templates: nothing refused there.
+                if what.ends_with("out of reach") && a.body.get("error").is_none() {
+                    continue;
+                }
+                assert!(
+                    a.body.get("error").is_some() || a.body["result"]["isError"] == json!(true),
+                    "{} {what}: not an error: {}",
+                    p.name,
+                    a.body
+                );
+                checked += 1;
+                problems.extend(problems_in(tag, &format!("{} {what}", p.name), a));
+            }
+        }
+    }
+    assert!(checked > 1000, "only {checked} errors checked");
+    assert!(
+        problems.is_empty(),
+        "{} of {checked} errors hold English:\n{}",
+        problems.len(),
+        problems.join("\n")
+    );
+}
+
+/// Text and `structuredContent` of an error say the same thing in the same language: the
+/// schemas catalog's refusal of a name it does not know (finance, Spanish by default).
+#[tokio::test]
+async fn the_text_of_an_error_is_its_structured_content() {
+    let s = start(Options::all_products()).await;
+    let c = s.client("finance", "demo-full");
+    let a = c
+        .call_tool(
+            "finance_schemas_get",
+            json!({"schema": "Payable"}),
+            None,
+            None,
+        )
+        .await;
+    let r = a.result();
+    assert_eq!(r["isError"], json!(true), "{}", a.body);
+    let text: Value = serde_json::from_str(r["content"][0]["text"].as_str().unwrap_or_default())
+        .unwrap_or_else(|_| panic!("the text block is the structured JSON: {}", a.body));
+    assert_eq!(text, r["structuredContent"], "{}", a.body);
+    let message = r["structuredContent"]["error"]["message"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        message.starts_with("No existe ese registro: ningún esquema"),
+        "{message}"
+    );
+}
+
+/// A refused token is answered in the language of the product the path names (finance: es;
+/// banking: pt-BR), or the one the request asks for.
+#[tokio::test]
+async fn a_refused_token_speaks_the_products_language() {
+    let s = start(Options::all_products()).await;
+    for (product, language, words) in [
+        ("finance", None, "el token de acceso (bearer) no es válido"),
+        ("banking", None, "o token de acesso (bearer) é inválido"),
+        ("banking", Some("en"), "the bearer token is invalid"),
+    ] {
+        let mut c = s.client(product, "no-such-token");
+        if let Some(l) = language {
+            c = c.with_language(l);
+        }
+        let a = c.call_tool("x", json!({}), None, None).await;
+        assert_eq!(a.status, 401, "{}", a.body);
+        let message = a.error()["message"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        assert!(message.contains(words), "{product} {language:?}: {message}");
+    }
 }
 
 #[test]

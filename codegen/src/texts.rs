@@ -446,19 +446,30 @@ pub struct Localized {
 }
 
 /// A short label for a form field, from the first phrase of its description (the field's
-/// name when it has none).
+/// name when it has none), in plain words: a person reads it in the confirmation form, where
+/// Markdown is not rendered, so links keep their text, code and emphasis marks go, and a list of
+/// documented values (`` `key`: Chave ``) is not part of the phrase.
 pub fn label(name: &str, description: &str) -> String {
-    let d = description.trim();
+    let d = plain_words(description.trim());
+    let d = d.trim();
     if d.is_empty() {
         return name.to_string();
     }
     let mut end = d.len();
+    // "Tipo do Pix `key`: Chave": the first documented value starts the list, not the label.
+    if let Some(i) = value_list_start(d).filter(|&i| i > 0) {
+        end = i;
+    }
     for stop in [". ", "; ", " (", ": ", ", ", " — ", " - "] {
         if let Some(i) = d.find(stop) {
             end = end.min(i);
         }
     }
-    let mut l = d[..end].trim_end_matches('.').trim().to_string();
+    let mut l = d[..end]
+        .replace(['`', '*'], "")
+        .trim_end_matches(['.', ':'])
+        .trim()
+        .to_string();
     if l.chars().count() > 60 {
         let cut: String = l.chars().take(60).collect();
         l = match cut.rfind(' ') {
@@ -471,6 +482,46 @@ pub fn label(name: &str, description: &str) -> String {
     } else {
         l
     }
+}
+
+/// `text` with each Markdown link `[words](target)` replaced by its words.
+fn plain_words(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(open) = rest.find('[') {
+        let after = &rest[open + 1..];
+        let link = after.find("](").and_then(|close| {
+            let target = &after[close + 2..];
+            target.find(')').map(|end| (close, close + 2 + end + 1))
+        });
+        match link {
+            Some((close, skip)) if !after[..close].contains('[') => {
+                out.push_str(&rest[..open]);
+                out.push_str(&after[..close]);
+                rest = &after[skip..];
+            }
+            _ => {
+                out.push_str(&rest[..=open]);
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Where a list of documented values starts in a description: the first code span followed by
+/// a colon (`` `key`: Chave ``).
+fn value_list_start(d: &str) -> Option<usize> {
+    let mut from = 0;
+    while let Some(open) = d[from..].find('`').map(|i| from + i) {
+        let close = d[open + 1..].find('`').map(|i| open + 1 + i)?;
+        if d[close + 1..].starts_with(':') {
+            return Some(open);
+        }
+        from = close + 1;
+    }
+    None
 }
 
 #[cfg(test)]
@@ -589,5 +640,25 @@ mod tests {
             label("x", "The billet's uid (from the list)."),
             "The billet's uid"
         );
+    }
+
+    #[test]
+    fn labels_are_plain_words() {
+        assert_eq!(
+            label(
+                "type",
+                "Tipo do Pix `key`: Chave. `bank_account`: Dados bancários"
+            ),
+            "Tipo do Pix"
+        );
+        assert_eq!(
+            label("slug", "[Slug da Carteira](/reference/bancos-suportados)"),
+            "Slug da Carteira"
+        );
+        assert_eq!(
+            label("cursor", "Cursor devolvido em `pagination.next_cursor`."),
+            "Cursor devolvido em pagination.next_cursor"
+        );
+        assert_eq!(label("p", "Slug *Pode ser*"), "Slug Pode ser");
     }
 }

@@ -208,16 +208,82 @@ pub enum Text {
     ProtocolPromptNoArgument,
     /// `protocol_unknown_template`: "Unknown resource template: {uri}"
     ProtocolUnknownTemplate,
+    /// `protocol_header_required_for`: "Header mismatch: the {header} header is required for {method}"
+    ProtocolHeaderRequiredFor,
+    /// `protocol_header_required`: "Header mismatch: the {header} header is required"
+    ProtocolHeaderRequired,
+    /// `protocol_unknown_resource`: "Unknown resource or template: {uri}"
+    ProtocolUnknownResource,
+    /// `protocol_completion_needs_ref`: "Invalid params: completion/complete needs `ref` and `argument.name`"
+    ProtocolCompletionNeedsRef,
+    /// `protocol_completion_ref_type`: "Invalid params: `ref.type` must be `ref/prompt` or `ref/resource`"
+    ProtocolCompletionRefType,
+    /// `protocol_read_needs_uri`: "Invalid params: resources/read needs `uri` (a string)"
+    ProtocolReadNeedsUri,
+    /// `protocol_params_object`: "Invalid params: \"params\" must be an object"
+    ProtocolParamsObject,
+    /// `protocol_cursor_not_string`: "Invalid cursor: it must be a string"
+    ProtocolCursorNotString,
+    /// `protocol_request_state_not_string`: "Invalid requestState: it must be a string"
+    ProtocolRequestStateNotString,
+    /// `protocol_request_state_foreign`: "Invalid requestState: it was issued for a different request, arguments or caller"
+    ProtocolRequestStateForeign,
     /// `detail_nothing_to_update`: "nothing to update: give at least one field of {record} ({fields})"
     DetailNothingToUpdate,
     /// `detail_workspace_needed`: "{product} records live in a workspace: pass `workspace_id`, or set a default workspace for the connection"
     DetailWorkspaceNeeded,
     /// `detail_workspace_unreachable`: "workspace `{workspace}` (not one you can reach)"
     DetailWorkspaceUnreachable,
+    /// `detail_no_schema`: "no schema named `{name}`; known: {known}"
+    DetailNoSchema,
+    /// `detail_limitation_note`: "{tool}: see the limitation note of its resource template in the product docs"
+    DetailLimitationNote,
     /// `detail_argument_required_path`: "`{argument}` is required (path of {path})"
     DetailArgumentRequiredPath,
     /// `detail_argument_required`: "`{argument}` is required"
     DetailArgumentRequired,
+    /// `sandbox_positive_integer`: "`{name}` must be a positive integer, got {value}"
+    SandboxPositiveInteger,
+    /// `sandbox_date`: "`{name}` must be a date (YYYY-MM-DD), got {value}"
+    SandboxDate,
+    /// `sandbox_record_id`: "`{name}` must be a record id (string), got {value}"
+    SandboxRecordId,
+    /// `sandbox_group_by_list`: "`group_by` must be a comma-separated list of dimensions, got {value}"
+    SandboxGroupByList,
+    /// `sandbox_group_by_dimension`: "`group_by`: `{dimension}` is not a dimension; use day, week, month or one of {fields}"
+    SandboxGroupByDimension,
+    /// `sandbox_cannot_select`: "`{tool}` cannot select {record} by {unknown}; use {fields}"
+    SandboxCannotSelect,
+    /// `sandbox_needs_filter`: "`{tool}` applies to every record its arguments select: give at least one filter"
+    SandboxNeedsFilter,
+    /// `sandbox_state`: "cannot {action} {record} `{id}`: its {field} is `{state}`; allowed only when {field} is {from}"
+    SandboxState,
+    /// `sandbox_empty`: "`{name}` must not be empty"
+    SandboxEmpty,
+    /// `sandbox_not_in_list`: "{record} `{id}`: {value} is not in its `{field}`"
+    SandboxNotInList,
+    /// `sandbox_names_missing`: "`{argument}` names {target} `{id}`, which does not exist in this organization (or workspace)"
+    SandboxNamesMissing,
+    /// `sandbox_idempotency_key_reused`: "this idempotency key was first used for {tool}; a new request needs a new key"
+    SandboxIdempotencyKeyReused,
+    /// `sandbox_none_in_scope`: "{record}: this scope holds no record of it"
+    SandboxNoneInScope,
+    /// `sandbox_none_recorded`: "{record}: none recorded"
+    SandboxNoneRecorded,
+    /// `sandbox_none_for`: "{record} for {given}"
+    SandboxNoneFor,
+    /// `auth_missing_token`: "no bearer token was given"
+    AuthMissingToken,
+    /// `auth_invalid_token`: "the bearer token is invalid or expired"
+    AuthInvalidToken,
+    /// `auth_unreachable`: "the identity service is unreachable: {why}"
+    AuthUnreachable,
+    /// `stdio_token_rejected`: "{variable} was not accepted: {why}"
+    StdioTokenRejected,
+    /// `stdio_token_unchecked`: "the identity service is unreachable ({why}); {variable} could not be checked"
+    StdioTokenUnchecked,
+    /// `stdio_request_not_run`: "{why}: the request was not run; the next request asks the identity service again"
+    StdioRequestNotRun,
     /// `auth_foreign_workspace`: "workspace {workspace} is not reachable by this person"
     AuthForeignWorkspace,
     /// `validation_at_argument`: "argument `{argument}`: {problem}"
@@ -278,7 +344,7 @@ pub enum Text {
 
 impl Text {
     /// Every text, in the table's order.
-    pub const ALL: [Text; 135] = [
+    pub const ALL: [Text; 168] = [
         Text::ErrorInsufficientScope,
         Text::ErrorInsufficientPermission,
         Text::ErrorWorkspaceRequired,
@@ -381,11 +447,44 @@ impl Text {
         Text::ProtocolSessionNotFound,
         Text::ProtocolPromptNoArgument,
         Text::ProtocolUnknownTemplate,
+        Text::ProtocolHeaderRequiredFor,
+        Text::ProtocolHeaderRequired,
+        Text::ProtocolUnknownResource,
+        Text::ProtocolCompletionNeedsRef,
+        Text::ProtocolCompletionRefType,
+        Text::ProtocolReadNeedsUri,
+        Text::ProtocolParamsObject,
+        Text::ProtocolCursorNotString,
+        Text::ProtocolRequestStateNotString,
+        Text::ProtocolRequestStateForeign,
         Text::DetailNothingToUpdate,
         Text::DetailWorkspaceNeeded,
         Text::DetailWorkspaceUnreachable,
+        Text::DetailNoSchema,
+        Text::DetailLimitationNote,
         Text::DetailArgumentRequiredPath,
         Text::DetailArgumentRequired,
+        Text::SandboxPositiveInteger,
+        Text::SandboxDate,
+        Text::SandboxRecordId,
+        Text::SandboxGroupByList,
+        Text::SandboxGroupByDimension,
+        Text::SandboxCannotSelect,
+        Text::SandboxNeedsFilter,
+        Text::SandboxState,
+        Text::SandboxEmpty,
+        Text::SandboxNotInList,
+        Text::SandboxNamesMissing,
+        Text::SandboxIdempotencyKeyReused,
+        Text::SandboxNoneInScope,
+        Text::SandboxNoneRecorded,
+        Text::SandboxNoneFor,
+        Text::AuthMissingToken,
+        Text::AuthInvalidToken,
+        Text::AuthUnreachable,
+        Text::StdioTokenRejected,
+        Text::StdioTokenUnchecked,
+        Text::StdioRequestNotRun,
         Text::AuthForeignWorkspace,
         Text::ValidationAtArgument,
         Text::ValidationAtRoot,
@@ -432,7 +531,7 @@ impl Text {
     }
 }
 
-const KEYS: [&str; 135] = [
+const KEYS: [&str; 168] = [
     "error_insufficient_scope",
     "error_insufficient_permission",
     "error_workspace_required",
@@ -535,11 +634,44 @@ const KEYS: [&str; 135] = [
     "protocol_session_not_found",
     "protocol_prompt_no_argument",
     "protocol_unknown_template",
+    "protocol_header_required_for",
+    "protocol_header_required",
+    "protocol_unknown_resource",
+    "protocol_completion_needs_ref",
+    "protocol_completion_ref_type",
+    "protocol_read_needs_uri",
+    "protocol_params_object",
+    "protocol_cursor_not_string",
+    "protocol_request_state_not_string",
+    "protocol_request_state_foreign",
     "detail_nothing_to_update",
     "detail_workspace_needed",
     "detail_workspace_unreachable",
+    "detail_no_schema",
+    "detail_limitation_note",
     "detail_argument_required_path",
     "detail_argument_required",
+    "sandbox_positive_integer",
+    "sandbox_date",
+    "sandbox_record_id",
+    "sandbox_group_by_list",
+    "sandbox_group_by_dimension",
+    "sandbox_cannot_select",
+    "sandbox_needs_filter",
+    "sandbox_state",
+    "sandbox_empty",
+    "sandbox_not_in_list",
+    "sandbox_names_missing",
+    "sandbox_idempotency_key_reused",
+    "sandbox_none_in_scope",
+    "sandbox_none_recorded",
+    "sandbox_none_for",
+    "auth_missing_token",
+    "auth_invalid_token",
+    "auth_unreachable",
+    "stdio_token_rejected",
+    "stdio_token_unchecked",
+    "stdio_request_not_run",
     "auth_foreign_workspace",
     "validation_at_argument",
     "validation_at_root",
@@ -571,7 +703,7 @@ const KEYS: [&str; 135] = [
 ];
 
 /// Per text, its versions in `Locale::ALL` order (pt-BR, es, en).
-const TEXTS: [[&str; 3]; 135] = [
+const TEXTS: [[&str; 3]; 168] = [
     [
         "O token de acesso não tem o escopo de que esta operação precisa",
         "El token de acceso no tiene el alcance (scope) que esta operación necesita",
@@ -1083,6 +1215,56 @@ const TEXTS: [[&str; 3]; 135] = [
         "Unknown resource template: {uri}",
     ],
     [
+        "Cabeçalhos divergentes: o cabeçalho {header} é obrigatório em {method}",
+        "Cabeceras discordantes: la cabecera {header} es obligatoria en {method}",
+        "Header mismatch: the {header} header is required for {method}",
+    ],
+    [
+        "Cabeçalhos divergentes: o cabeçalho {header} é obrigatório",
+        "Cabeceras discordantes: la cabecera {header} es obligatoria",
+        "Header mismatch: the {header} header is required",
+    ],
+    [
+        "Recurso ou modelo de recurso desconhecido: {uri}",
+        "Recurso o plantilla de recurso desconocido: {uri}",
+        "Unknown resource or template: {uri}",
+    ],
+    [
+        "Parâmetros inválidos: completion/complete precisa de `ref` e `argument.name`",
+        "Parámetros inválidos: completion/complete necesita `ref` y `argument.name`",
+        "Invalid params: completion/complete needs `ref` and `argument.name`",
+    ],
+    [
+        "Parâmetros inválidos: `ref.type` deve ser `ref/prompt` ou `ref/resource`",
+        "Parámetros inválidos: `ref.type` debe ser `ref/prompt` o `ref/resource`",
+        "Invalid params: `ref.type` must be `ref/prompt` or `ref/resource`",
+    ],
+    [
+        "Parâmetros inválidos: resources/read precisa de `uri` (uma string)",
+        "Parámetros inválidos: resources/read necesita `uri` (una cadena)",
+        "Invalid params: resources/read needs `uri` (a string)",
+    ],
+    [
+        "Parâmetros inválidos: \"params\" deve ser um objeto",
+        "Parámetros inválidos: \"params\" debe ser un objeto",
+        "Invalid params: \"params\" must be an object",
+    ],
+    [
+        "Cursor inválido: ele deve ser uma string",
+        "Cursor inválido: debe ser una cadena",
+        "Invalid cursor: it must be a string",
+    ],
+    [
+        "requestState inválido: ele deve ser uma string",
+        "requestState inválido: debe ser una cadena",
+        "Invalid requestState: it must be a string",
+    ],
+    [
+        "requestState inválido: foi emitido para outra solicitação, outros argumentos ou outra pessoa",
+        "requestState inválido: se emitió para otra solicitud, otros argumentos u otra persona",
+        "Invalid requestState: it was issued for a different request, arguments or caller",
+    ],
+    [
         "nada para alterar: informe pelo menos um campo de {record} ({fields})",
         "nada que cambiar: indica al menos un campo de {record} ({fields})",
         "nothing to update: give at least one field of {record} ({fields})",
@@ -1098,6 +1280,16 @@ const TEXTS: [[&str; 3]; 135] = [
         "workspace `{workspace}` (not one you can reach)",
     ],
     [
+        "nenhum esquema se chama `{name}`; os esquemas: {known}",
+        "ningún esquema se llama `{name}`; los esquemas: {known}",
+        "no schema named `{name}`; known: {known}",
+    ],
+    [
+        "{tool}: veja a nota de limitação do seu modelo de recurso na documentação do produto",
+        "{tool}: consulta la nota de limitación de su plantilla de recurso en la documentación del producto",
+        "{tool}: see the limitation note of its resource template in the product docs",
+    ],
+    [
         "falta `{argument}` (caminho de {path})",
         "falta `{argument}` (ruta de {path})",
         "`{argument}` is required (path of {path})",
@@ -1106,6 +1298,111 @@ const TEXTS: [[&str; 3]; 135] = [
         "falta `{argument}`",
         "falta `{argument}`",
         "`{argument}` is required",
+    ],
+    [
+        "`{name}` deve ser um número inteiro positivo; recebido: {value}",
+        "`{name}` debe ser un número entero positivo; recibido: {value}",
+        "`{name}` must be a positive integer, got {value}",
+    ],
+    [
+        "`{name}` deve ser uma data (AAAA-MM-DD); recebido: {value}",
+        "`{name}` debe ser una fecha (AAAA-MM-DD); recibido: {value}",
+        "`{name}` must be a date (YYYY-MM-DD), got {value}",
+    ],
+    [
+        "`{name}` deve ser o id de um registro (string); recebido: {value}",
+        "`{name}` debe ser el id de un registro (cadena); recibido: {value}",
+        "`{name}` must be a record id (string), got {value}",
+    ],
+    [
+        "`group_by` deve ser uma lista de dimensões separadas por vírgula; recebido: {value}",
+        "`group_by` debe ser una lista de dimensiones separadas por comas; recibido: {value}",
+        "`group_by` must be a comma-separated list of dimensions, got {value}",
+    ],
+    [
+        "`group_by`: `{dimension}` não é uma dimensão; use day, week, month ou um destes campos: {fields}",
+        "`group_by`: `{dimension}` no es una dimensión; usa day, week, month o uno de estos campos: {fields}",
+        "`group_by`: `{dimension}` is not a dimension; use day, week, month or one of {fields}",
+    ],
+    [
+        "`{tool}` não seleciona {record} por {unknown}; use {fields}",
+        "`{tool}` no selecciona {record} por {unknown}; usa {fields}",
+        "`{tool}` cannot select {record} by {unknown}; use {fields}",
+    ],
+    [
+        "`{tool}` age sobre todos os registros que os argumentos selecionam: informe pelo menos um filtro",
+        "`{tool}` actúa sobre todos los registros que seleccionan sus argumentos: indica al menos un filtro",
+        "`{tool}` applies to every record its arguments select: give at least one filter",
+    ],
+    [
+        "`{action}` não se aplica a {record} `{id}`: seu {field} é `{state}`; só se aplica quando {field} é {from}",
+        "`{action}` no se aplica a {record} `{id}`: su {field} es `{state}`; solo se aplica cuando {field} es {from}",
+        "cannot {action} {record} `{id}`: its {field} is `{state}`; allowed only when {field} is {from}",
+    ],
+    [
+        "`{name}` não pode ser vazio",
+        "`{name}` no puede estar vacío",
+        "`{name}` must not be empty",
+    ],
+    [
+        "{record} `{id}`: {value} não está em `{field}`",
+        "{record} `{id}`: {value} no está en `{field}`",
+        "{record} `{id}`: {value} is not in its `{field}`",
+    ],
+    [
+        "`{argument}` indica {target} `{id}`, que não existe nesta organização (ou workspace)",
+        "`{argument}` indica {target} `{id}`, que no existe en esta organización (o workspace)",
+        "`{argument}` names {target} `{id}`, which does not exist in this organization (or workspace)",
+    ],
+    [
+        "esta chave de idempotência foi usada antes em {tool}; uma nova solicitação precisa de uma nova chave",
+        "esta clave de idempotencia se usó antes en {tool}; una nueva solicitud necesita una nueva clave",
+        "this idempotency key was first used for {tool}; a new request needs a new key",
+    ],
+    [
+        "{record}: não há nenhum registro deste tipo neste escopo",
+        "{record}: no hay ningún registro de este tipo en este ámbito",
+        "{record}: this scope holds no record of it",
+    ],
+    [
+        "{record}: nenhum registrado",
+        "{record}: ninguno registrado",
+        "{record}: none recorded",
+    ],
+    [
+        "{record} com {given}",
+        "{record} con {given}",
+        "{record} for {given}",
+    ],
+    [
+        "nenhum token de acesso (bearer) foi enviado",
+        "no se envió ningún token de acceso (bearer)",
+        "no bearer token was given",
+    ],
+    [
+        "o token de acesso (bearer) é inválido ou expirou",
+        "el token de acceso (bearer) no es válido o caducó",
+        "the bearer token is invalid or expired",
+    ],
+    [
+        "o serviço de identidade não responde: {why}",
+        "el servicio de identidad no responde: {why}",
+        "the identity service is unreachable: {why}",
+    ],
+    [
+        "{variable} não foi aceito: {why}",
+        "{variable} no fue aceptado: {why}",
+        "{variable} was not accepted: {why}",
+    ],
+    [
+        "o serviço de identidade não responde ({why}); não foi possível verificar {variable}",
+        "el servicio de identidad no responde ({why}); no se pudo verificar {variable}",
+        "the identity service is unreachable ({why}); {variable} could not be checked",
+    ],
+    [
+        "{why}: a solicitação não foi executada; a próxima solicitação consulta o serviço de identidade de novo",
+        "{why}: la solicitud no se ejecutó; la próxima solicitud consulta de nuevo el servicio de identidad",
+        "{why}: the request was not run; the next request asks the identity service again",
     ],
     [
         "o workspace {workspace} está fora do alcance desta pessoa",
@@ -1249,7 +1546,7 @@ const TEXTS: [[&str; 3]; 135] = [
     ],
 ];
 
-const PLACEHOLDERS: [&[&str]; 135] = [
+const PLACEHOLDERS: [&[&str]; 168] = [
     &[],
     &[],
     &[],
@@ -1352,11 +1649,44 @@ const PLACEHOLDERS: [&[&str]; 135] = [
     &[],
     &["name", "argument"],
     &["uri"],
+    &["header", "method"],
+    &["header"],
+    &["uri"],
+    &[],
+    &[],
+    &[],
+    &[],
+    &[],
+    &[],
+    &[],
     &["record", "fields"],
     &["product"],
     &["workspace"],
+    &["name", "known"],
+    &["tool"],
     &["argument", "path"],
     &["argument"],
+    &["name", "value"],
+    &["name", "value"],
+    &["name", "value"],
+    &["value"],
+    &["dimension", "fields"],
+    &["tool", "record", "unknown", "fields"],
+    &["tool"],
+    &["action", "record", "id", "field", "state", "from"],
+    &["name"],
+    &["record", "id", "value", "field"],
+    &["argument", "target", "id"],
+    &["tool"],
+    &["record"],
+    &["record"],
+    &["record", "given"],
+    &[],
+    &[],
+    &["why"],
+    &["variable", "why"],
+    &["why", "variable"],
+    &["why"],
     &["workspace"],
     &["argument", "problem"],
     &["problem"],

@@ -29,6 +29,8 @@ use std::sync::{Arc, Mutex};
 
 use runtime_model::backend::{Backend, BackendError, BoxFuture, CallContext, Output};
 use runtime_model::catalog::{Operation, Product, Tool};
+use runtime_model::locale::Locale;
+use runtime_model::texts::Text;
 use serde_json::{Map, Value};
 
 pub use files::Files;
@@ -224,22 +226,22 @@ impl Sandbox {
                 Some(Value::String(s)) if !s.is_empty() => s.clone(),
                 Some(Value::Null) | None => ctx.workspace.clone().unwrap_or_default(),
                 Some(other) => {
-                    return Err(BackendError::Invalid(format!(
-                        "`workspace_id` must be a string, got {other}"
-                    )))
+                    return Err(BackendError::Invalid(
+                        Text::SandboxRecordId
+                            .fill(Locale::En, &[("name", &"workspace_id"), ("value", other)]),
+                    ))
                 }
             };
             if ws.is_empty() {
-                return Err(BackendError::Invalid(format!(
-                    "{} records live in a workspace: pass `workspace_id`, or set a default workspace for the connection",
-                    product.name
-                )));
+                return Err(BackendError::Invalid(
+                    Text::DetailWorkspaceNeeded.fill(Locale::En, &[("product", &product.name)]),
+                ));
             }
             let reachable = &ctx.identity.workspaces;
             if !reachable.is_empty() && !reachable.contains(&ws) {
-                return Err(BackendError::NotFound(format!(
-                    "workspace `{ws}` (not one you can reach)"
-                )));
+                return Err(BackendError::NotFound(
+                    Text::DetailWorkspaceUnreachable.fill(Locale::En, &[("workspace", &ws)]),
+                ));
             }
             ws
         } else {
@@ -503,9 +505,9 @@ fn check_references(
         match get(get_tool, &get_args) {
             Ok(_) => {}
             Err(BackendError::NotFound(_)) => {
-                return Err(BackendError::Invalid(format!(
-                    "`{}` names {target} `{id}`, which does not exist in this organization (or workspace)",
-                    field.name
+                return Err(BackendError::Invalid(Text::SandboxNamesMissing.fill(
+                    Locale::En,
+                    &[("argument", &field.name), ("target", &target), ("id", &id)],
                 )))
             }
             Err(e) => return Err(e),

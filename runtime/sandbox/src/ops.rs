@@ -5,6 +5,8 @@ use runtime_model::backend::{BackendError, JsonText, Output};
 use runtime_model::catalog::{
     Action, Binding, BodyMode, Field, ListEdit, Operation, Product, RecordType, Tool,
 };
+use runtime_model::locale::Locale;
+use runtime_model::texts::Text;
 use runtime_model::upload;
 use rusqlite::Connection;
 use serde_json::{json, Map, Value};
@@ -61,9 +63,9 @@ fn id_of(args: &Map<String, Value>, id_arg: &str) -> Result<String, BackendError
     match args.get(id_arg) {
         Some(Value::String(s)) if !s.is_empty() => Ok(s.clone()),
         Some(Value::Number(n)) => Ok(n.to_string()),
-        Some(other) => Err(BackendError::Invalid(format!(
-            "`{id_arg}` must be a record id (string), got {other}"
-        ))),
+        Some(other) => Err(BackendError::Invalid(
+            Text::SandboxRecordId.fill(Locale::En, &[("name", &id_arg), ("value", other)]),
+        )),
         None => Err(BackendError::Invalid(format!("`{id_arg}` is required"))),
     }
 }
@@ -198,9 +200,12 @@ fn positive_int(args: &Map<String, Value>, name: &str, default: u64) -> Result<u
     };
     match v {
         Some(n) if n >= 1 => Ok(n),
-        _ => Err(BackendError::Invalid(format!(
-            "`{name}` must be a positive integer, got {}",
-            args.get(name).cloned().unwrap_or(Value::Null)
+        _ => Err(BackendError::Invalid(Text::SandboxPositiveInteger.fill(
+            Locale::En,
+            &[
+                ("name", &name),
+                ("value", &args.get(name).cloned().unwrap_or(Value::Null)),
+            ],
         ))),
     }
 }
@@ -315,9 +320,9 @@ impl<'a> Selection<'a> {
                 equal.push((field, value));
             } else if let Some((field, lower)) = range_field(rt, name) {
                 let bound = as_text(value).ok_or_else(|| {
-                    BackendError::Invalid(format!(
-                        "`{name}` must be a date (YYYY-MM-DD), got {value}"
-                    ))
+                    BackendError::Invalid(
+                        Text::SandboxDate.fill(Locale::En, &[("name", name), ("value", value)]),
+                    )
                 })?;
                 ranges.push((field.name, lower, bound));
             }
@@ -465,7 +470,7 @@ pub fn check_where(
         return Ok(());
     }
     Err(BackendError::NotFound(format!(
-        "{record} `{id}` with {field} `{value}` (its {field} is `{}`)",
+        "{record} `{id}`: {field} `{value}` ≠ `{}`",
         got.unwrap_or_default()
     )))
 }
@@ -491,7 +496,9 @@ fn singleton(c: &Call<'_>, rt: &RecordType) -> Result<Output, BackendError> {
         .into_iter()
         .min_by_key(|r| r.seq)
         .ok_or_else(|| {
-            BackendError::NotFound(format!("{}: this scope holds no record of it", rt.name))
+            BackendError::NotFound(
+                Text::SandboxNoneInScope.fill(Locale::En, &[("record", &rt.name)]),
+            )
         })?;
     Ok(Output::Json(envelope::one(c.tool, row.json)))
 }
@@ -523,9 +530,12 @@ fn latest(c: &Call<'_>, rt: &RecordType) -> Result<Output, BackendError> {
                 .map(|(k, v)| format!("{k} {}", as_text(v).unwrap_or_else(|| v.to_string())))
                 .collect();
             Err(BackendError::NotFound(if given.is_empty() {
-                format!("{}: none recorded", rt.name)
+                Text::SandboxNoneRecorded.fill(Locale::En, &[("record", &rt.name)])
             } else {
-                format!("{} for {}", rt.name, given.join(", "))
+                Text::SandboxNoneFor.fill(
+                    Locale::En,
+                    &[("record", &rt.name), ("given", &given.join(", "))],
+                )
             }))
         }
     }
@@ -637,18 +647,18 @@ fn grouped_totals(
         None | Some(Value::Null) => default_by.to_string(),
         Some(Value::String(s)) if !s.trim().is_empty() => s.clone(),
         Some(other) => {
-            return Err(BackendError::Invalid(format!(
-                "`group_by` must be a comma-separated list of dimensions, got {other}"
-            )))
+            return Err(BackendError::Invalid(
+                Text::SandboxGroupByList.fill(Locale::En, &[("value", other)]),
+            ))
         }
     };
     let mut dims: Vec<&str> = Vec::new();
     for dim in by.split(',').map(str::trim) {
         if !["day", "week", "month"].contains(&dim) && !has_field(rt, dim) {
             let fields: Vec<&str> = rt.fields.iter().map(|f| f.name).collect();
-            return Err(BackendError::Invalid(format!(
-                "`group_by`: `{dim}` is not a dimension; use day, week, month or one of {}",
-                fields.join(", ")
+            return Err(BackendError::Invalid(Text::SandboxGroupByDimension.fill(
+                Locale::En,
+                &[("dimension", &dim), ("fields", &fields.join(", "))],
             )));
         }
         if !dims.contains(&dim) {
@@ -827,14 +837,10 @@ fn update(c: &Call<'_>, rt: &RecordType, id_arg: &str) -> Result<Output, Backend
     let mut row = load(c, rt, id_arg)?;
     let changes = field_args(rt, c.args, &[id_arg, "created_at"]);
     if changes.is_empty() {
-        return Err(BackendError::Invalid(format!(
-            "nothing to update: give at least one field of {} ({})",
-            rt.name,
-            rt.fields
-                .iter()
-                .map(|f| f.name)
-                .collect::<Vec<_>>()
-                .join(", ")
+        let fields = rt.fields.iter().map(|f| f.name).collect::<Vec<_>>();
+        return Err(BackendError::Invalid(Text::DetailNothingToUpdate.fill(
+            Locale::En,
+            &[("record", &rt.name), ("fields", &fields.join(", "))],
         )));
     }
     row.json.extend(changes);
@@ -895,23 +901,21 @@ fn act_all(c: &Call<'_>, rt: &RecordType, action: &Action) -> Result<Output, Bac
         .map(|k| format!("`{k}`"))
         .collect();
     if !unknown.is_empty() {
-        return Err(BackendError::Invalid(format!(
-            "`{}` cannot select {} by {}; use {}",
-            c.tool.name,
-            rt.name,
-            unknown.join(", "),
-            rt.fields
-                .iter()
-                .map(|f| f.name)
-                .collect::<Vec<_>>()
-                .join(", ")
+        let fields = rt.fields.iter().map(|f| f.name).collect::<Vec<_>>();
+        return Err(BackendError::Invalid(Text::SandboxCannotSelect.fill(
+            Locale::En,
+            &[
+                ("tool", &c.tool.name),
+                ("record", &rt.name),
+                ("unknown", &unknown.join(", ")),
+                ("fields", &fields.join(", ")),
+            ],
         )));
     }
     if given.is_empty() {
-        return Err(BackendError::Invalid(format!(
-            "`{}` applies to every record its arguments select: give at least one filter",
-            c.tool.name
-        )));
+        return Err(BackendError::Invalid(
+            Text::SandboxNeedsFilter.fill(Locale::En, &[("tool", &c.tool.name)]),
+        ));
     }
     let selected = select(c, rt, &ids_args)?;
     let mut changed = Vec::new();
@@ -972,24 +976,22 @@ fn act(
         .and_then(as_text_ref)
         .unwrap_or_default();
     if !action.from.is_empty() && !action.from.contains(&current.as_str()) {
-        return Err(BackendError::Conflict(format!(
-            "cannot {} {} `{}`: its {} is `{}`; allowed only when {} is {}",
-            action.name,
-            rt.name,
-            row.id,
-            action.state_field,
-            if current.is_empty() {
-                "unset"
-            } else {
-                &current
-            },
-            action.state_field,
-            action
-                .from
-                .iter()
-                .map(|s| format!("`{s}`"))
-                .collect::<Vec<_>>()
-                .join(" or ")
+        let from = action
+            .from
+            .iter()
+            .map(|s| format!("`{s}`"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        return Err(BackendError::Conflict(Text::SandboxState.fill(
+            Locale::En,
+            &[
+                ("action", &action.name),
+                ("record", &rt.name),
+                ("id", &row.id),
+                ("field", &action.state_field),
+                ("state", &current),
+                ("from", &from),
+            ],
         )));
     }
     let edit_args: Vec<&str> = [action.add, action.remove]
@@ -1044,10 +1046,9 @@ fn edit_list(
             )))
         }
         Some(Value::String(s)) if s.trim().is_empty() => {
-            return Err(BackendError::Invalid(format!(
-                "`{}` must not be empty",
-                edit.from_arg
-            )))
+            return Err(BackendError::Invalid(
+                Text::SandboxEmpty.fill(Locale::En, &[("name", &edit.from_arg)]),
+            ))
         }
         Some(v) => v.clone(),
     };
@@ -1081,9 +1082,14 @@ fn edit_list(
                 items.remove(at);
             }
             (ListChange::Remove, None) => {
-                return Err(BackendError::Conflict(format!(
-                    "{} `{}`: {value} is not in its `{}`",
-                    rt.name, row.id, edit.field
+                return Err(BackendError::Conflict(Text::SandboxNotInList.fill(
+                    Locale::En,
+                    &[
+                        ("record", &rt.name),
+                        ("id", &row.id),
+                        ("value", &value),
+                        ("field", &edit.field),
+                    ],
                 )))
             }
         }

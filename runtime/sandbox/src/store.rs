@@ -418,9 +418,10 @@ pub fn kept_answer(
         return Ok(None);
     };
     if first_tool != tool {
-        return Err(BackendError::Invalid(format!(
-            "this idempotency key was first used for {first_tool}; a new request needs a new key"
-        )));
+        return Err(BackendError::Invalid(
+            runtime_model::texts::Text::SandboxIdempotencyKeyReused
+                .fill(runtime_model::locale::Locale::En, &[("tool", &first_tool)]),
+        ));
     }
     serde_json::from_str(&json)
         .map(Some)

@@ -353,7 +353,7 @@ async fn actions_follow_declared_transitions() {
     match err {
         BackendError::Conflict(m) => {
             assert!(
-                m.contains("`paid`") && m.contains("`opened` or `overdue`"),
+                m.contains("`paid`") && m.contains("`opened`, `overdue`"),
                 "{m}"
             );
         }

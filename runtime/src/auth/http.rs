@@ -167,21 +167,25 @@ impl HttpAuth {
     }
 }
 
-/// An auth refusal whose JSON-RPC message is in `locale` (the fixed words of
-/// [`crate::rpc::protocol_errors`]); its status and headers as they were.
+/// An auth refusal whose JSON-RPC message is in `locale` ([`AuthError::message`]), with a
+/// `Content-Language` saying which; its status and other headers as they were.
 pub fn in_locale(
     resp: Response,
     err: &AuthError,
     locale: runtime_model::locale::Locale,
 ) -> Response {
     let (mut parts, _) = resp.into_parts();
-    let message = crate::rpc::protocol_errors::translate(&err.to_string(), locale);
+    let message = err.message(locale);
     let body = json!({
         "jsonrpc": "2.0",
         "error": {"code": AUTH_RPC_CODE, "message": message},
     });
     let fresh = Json(body).into_response();
     parts.headers.remove(header::CONTENT_LENGTH);
+    parts.headers.insert(
+        header::CONTENT_LANGUAGE,
+        HeaderValue::from_static(locale.tag()),
+    );
     Response::from_parts(parts, fresh.into_body())
 }
 

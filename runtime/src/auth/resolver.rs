@@ -32,6 +32,21 @@ pub enum AuthError {
     Unavailable(String),
 }
 
+impl AuthError {
+    /// The refusal in `locale` (its English is the `Display` above, word for word).
+    pub fn message(&self, locale: runtime_model::locale::Locale) -> String {
+        use runtime_model::texts::Text;
+        match self {
+            AuthError::Missing => Text::AuthMissingToken.get(locale).to_string(),
+            AuthError::Invalid => Text::AuthInvalidToken.get(locale).to_string(),
+            AuthError::ForeignWorkspace(w) => {
+                Text::AuthForeignWorkspace.fill(locale, &[("workspace", &format!("{w:?}"))])
+            }
+            AuthError::Unavailable(why) => Text::AuthUnreachable.fill(locale, &[("why", why)]),
+        }
+    }
+}
+
 /// Resolves bearer tokens to identities.
 ///
 /// Implementations never apply a default workspace: that is per connection, see

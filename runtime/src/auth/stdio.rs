@@ -61,6 +61,33 @@ pub enum StdioAuthError {
     Workspace(AuthError),
 }
 
+impl StdioAuthError {
+    /// The refusal in `locale` (its English is the `Display` above), for the caller of a
+    /// request the refusal stopped.
+    pub fn message(&self, locale: runtime_model::locale::Locale) -> String {
+        use runtime_model::texts::Text;
+        match self {
+            StdioAuthError::Rejected(e) => Text::StdioTokenRejected.fill(
+                locale,
+                &[
+                    ("variable", &TOKEN_ENV as &dyn std::fmt::Display),
+                    ("why", &e.message(locale)),
+                ],
+            ),
+            StdioAuthError::Unreachable(why) => Text::StdioTokenUnchecked.fill(
+                locale,
+                &[
+                    ("why", why as &dyn std::fmt::Display),
+                    ("variable", &TOKEN_ENV),
+                ],
+            ),
+            StdioAuthError::Workspace(e) => format!("{WORKSPACE_ENV}: {}", e.message(locale)),
+            // Said at start, to the operator (a pending caller has a token).
+            StdioAuthError::MissingToken => self.to_string(),
+        }
+    }
+}
+
 /// Resolves the stdio caller. `sandbox` selects the no-token fallback described in the module
 /// docs; the notice, when one is due, is returned so the caller prints it (to stderr).
 pub async fn resolve_stdio(

@@ -88,7 +88,7 @@ pub fn question(
         }
         // A new record: its facts are the arguments that give them.
         (Looked::Nothing, Some(facts)) if matches!(tool.operation, Operation::Create { .. }) => {
-            let shown = Value::Object(hidden(&schema, args));
+            let shown = Value::Object(flattened(hidden(&schema, args)));
             for line in fact_lines(facts, &shown, locale) {
                 text.push_str(&format!("\n• {line}"));
             }
@@ -167,6 +167,24 @@ pub fn fact_lines(facts: &RecordFacts, record: &Value, locale: Locale) -> Vec<St
         .collect()
 }
 
+/// A create's arguments as the record they make: an object argument's members also under the
+/// record's flat names (`beneficiary.name` gives `beneficiary_name`), so the record type's facts
+/// find them.
+fn flattened(mut args: Map<String, Value>) -> Map<String, Value> {
+    let nested: Vec<(String, Value)> = args
+        .iter()
+        .filter_map(|(k, v)| v.as_object().map(|m| (k, m)))
+        .flat_map(|(k, m)| {
+            m.iter()
+                .map(move |(mk, mv)| (format!("{k}_{mk}"), mv.clone()))
+        })
+        .collect();
+    for (k, v) in nested {
+        args.entry(k).or_insert(v);
+    }
+    args
+}
+
 /// The arguments with every secret replaced ([`runtime_model::secrets::redact_credentials`]).
 fn hidden(schema: &Value, args: &Map<String, Value>) -> Map<String, Value> {
     match runtime_model::secrets::redact_credentials(schema, args) {
@@ -188,14 +206,7 @@ fn show_labelled(name: &str, v: &Value, prop: Option<&Value>, locale: Locale) ->
     if v.as_str() == Some(REDACTED) {
         return Text::FormHidden.get(locale).to_string();
     }
-    let mut shown = show(name, v, locale);
-    if v.is_object() || v.is_array() {
-        // A secret inside an object (`credentials.client_secret`) is said hidden in words too.
-        shown = shown.replace(
-            &format!("\"{REDACTED}\""),
-            &format!("\"{}\"", Text::FormHidden.get(locale)),
-        );
-    }
+    let shown = in_words(name, v, locale);
     let documented = prop
         .and_then(|p| p.get("description"))
         .and_then(Value::as_str)
@@ -203,6 +214,30 @@ fn show_labelled(name: &str, v: &Value, prop: Option<&Value>, locale: Locale) ->
     match documented {
         Some(label) => format!("{shown} — {label}"),
         None => shown,
+    }
+}
+
+/// A value in words: an object (a Pix transfer's `beneficiary`) as `name: value` pairs and a
+/// list as its items, each written the locale's way ([`show`]), never as JSON; a secret inside
+/// (`credentials.client_secret`) is said hidden.
+fn in_words(name: &str, v: &Value, locale: Locale) -> String {
+    match v {
+        Value::String(s) if s == REDACTED => Text::FormHidden.get(locale).to_string(),
+        Value::Object(m) if !m.is_empty() => m
+            .iter()
+            .filter(|(_, v)| !v.is_null())
+            .map(|(k, v)| match v {
+                Value::Object(_) => format!("{k} ({})", in_words(k, v, locale)),
+                _ => format!("{k}: {}", in_words(k, v, locale)),
+            })
+            .collect::<Vec<_>>()
+            .join("; "),
+        Value::Array(items) if !items.is_empty() => items
+            .iter()
+            .map(|i| in_words(name, i, locale))
+            .collect::<Vec<_>>()
+            .join(", "),
+        _ => show(name, v, locale),
     }
 }
 
@@ -344,6 +379,12 @@ fn is_money(name: &str) -> bool {
         .any(|m| n == *m || n.ends_with(&format!("_{m}")) || n.starts_with(&format!("{m}_")))
 }
 
+/// Whether an argument holds a CPF or CNPJ (`document_number`, `cnpj_cpf`, `*_cnpj_cpf`).
+fn is_document(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    n == "document_number" || n.ends_with("cnpj_cpf") || n == "cpf" || n == "cnpj"
+}
+
 /// One argument's value as the person reads it.
 fn show(name: &str, v: &Value, locale: Locale) -> String {
     match v {
@@ -353,6 +394,7 @@ fn show(name: &str, v: &Value, locale: Locale) -> String {
         Value::String(s) if is_money(name) && s.trim().parse::<f64>().is_ok() => {
             locale.money(s.trim().parse().unwrap_or_default())
         }
+        Value::String(s) if is_document(name) => record_facts::document(s),
         Value::String(s) => {
             let date = locale.date(s);
             if date != *s {
@@ -453,6 +495,30 @@ mod tests {
         assert!(!q.contains("s3cr3t-value"), "{q}");
         assert!(q.contains(Text::FormHidden.get(Locale::PtBr)), "{q}");
         assert!(q.contains("cid"), "{q}");
+    }
+
+    #[test]
+    fn an_object_argument_is_written_in_words() {
+        let product = generated::product("banking").expect("banking");
+        let tool = product
+            .tool("banking_transfer_pix_create")
+            .expect("the Pix transfer");
+        let args = serde_json::json!({"amount": 1500.5, "financial_account_uid": "fa-1",
+            "type": "key", "key_type": "email", "key": "maria@example.com",
+            "beneficiary": {"name": "Maria Souza", "document_number": "12345678909"}});
+        let q = question(
+            product,
+            tool,
+            args.as_object().expect("object"),
+            Locale::PtBr,
+            None,
+            &Looked::Nothing,
+        );
+        assert!(!q.contains('{') && !q.contains('"'), "{q}");
+        assert!(q.contains("name: Maria Souza"), "{q}");
+        assert!(q.contains("document_number: 123.456.789-09"), "{q}");
+        assert!(q.contains("R$ 1.500,50"), "{q}");
+        assert!(q.contains("• Favorecido: Maria Souza"), "{q}");
     }
 
     #[test]

@@ -137,6 +137,31 @@ impl ToolOutput {
             ..Self::default()
         }
     }
+
+    /// A result carrying an application error: `structuredContent.error` (code, the English
+    /// message and `detail` after it, `extra` fields) and a text block that is exactly that JSON,
+    /// so the answer's language pass (`protocol::language`) rewrites both the same way and they
+    /// never disagree.
+    pub fn app_error(
+        err: &runtime_model::errors::AppError,
+        detail: Option<&str>,
+        extra: serde_json::Map<String, serde_json::Value>,
+    ) -> Self {
+        let message = match detail {
+            Some(d) => format!("{}: {d}", err.message),
+            None => err.message.to_string(),
+        };
+        let mut e = serde_json::Map::new();
+        e.insert("code".into(), serde_json::json!(err.code));
+        e.insert("message".into(), serde_json::json!(message));
+        e.extend(extra);
+        let structured = serde_json::json!({ "error": e });
+        Self {
+            content: vec![serde_json::json!({"type": "text", "text": structured.to_string()})],
+            structured: Some(structured),
+            is_error: true,
+        }
+    }
 }
 
 /// Input the handler needs from the client before it can finish.

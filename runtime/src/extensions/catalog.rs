@@ -16,6 +16,8 @@
 use runtime_model::backend::{BackendError, BoxFuture, CallContext, Output};
 use runtime_model::catalog::{Binding, Operation, Product, Tool};
 use runtime_model::errors;
+use runtime_model::locale::Locale;
+use runtime_model::texts::Text;
 use serde_json::{json, Value};
 
 use crate::contract::{ExtCtx, ExtOutcome, ProductExtension, RpcError, Target, ToolOutput};
@@ -66,16 +68,22 @@ fn schema_entry<'a>(ctx: &'a ExtCtx<'a>) -> Out<'a> {
             .unwrap_or_default();
         let Some(value) = entry_json(ctx.product, name) else {
             let known: Vec<&str> = ctx.product.records.iter().map(|r| r.name).collect();
-            let message = format!(
-                "{}: no schema named `{name}`; known: {}",
-                errors::NOT_FOUND.message,
-                known.join(", ")
+            let detail = Text::DetailNoSchema.fill(
+                Locale::En,
+                &[
+                    ("name", &name as &dyn std::fmt::Display),
+                    ("known", &known.join(", ")),
+                ],
             );
             return match ctx.target {
                 Target::Resource { uri, .. } => {
                     Err(RpcError::resource_not_found(ctx.call.era, uri))
                 }
-                _ => Ok(ExtOutcome::Tool(error_output(&errors::NOT_FOUND, message))),
+                _ => Ok(ExtOutcome::Tool(ToolOutput::app_error(
+                    &errors::NOT_FOUND,
+                    Some(&detail),
+                    Default::default(),
+                ))),
             };
         };
         Ok(match ctx.target {
@@ -93,18 +101,17 @@ fn unavailable_template<'a>(ctx: &'a ExtCtx<'a>) -> Out<'a> {
             Target::Tool(t) | Target::Resource { tool: t, .. } => t.name,
             Target::Prompt(p) => p.name,
         };
-        let message = format!(
-            "{} ({tool}): see the limitation note of its resource template in the product docs",
-            errors::NOT_AVAILABLE.message
-        );
+        let detail = Text::DetailLimitationNote.fill(Locale::En, &[("tool", &tool)]);
         match ctx.target {
-            Target::Resource { uri, .. } => {
-                Err(RpcError::new(errors::NOT_AVAILABLE.rpc_code, message)
-                    .with_data(json!({ "error": errors::NOT_AVAILABLE.code, "uri": uri })))
-            }
-            _ => Ok(ExtOutcome::Tool(error_output(
+            Target::Resource { uri, .. } => Err(RpcError::new(
+                errors::NOT_AVAILABLE.rpc_code,
+                format!("{}: {detail}", errors::NOT_AVAILABLE.message),
+            )
+            .with_data(json!({ "error": errors::NOT_AVAILABLE.code, "uri": uri }))),
+            _ => Ok(ExtOutcome::Tool(ToolOutput::app_error(
                 &errors::NOT_AVAILABLE,
-                message,
+                Some(&detail),
+                Default::default(),
             ))),
         }
     })
@@ -213,13 +220,4 @@ async fn scan(
         SCAN_PAGES * SCAN_PAGE,
         list.name
     )))
-}
-
-fn error_output(error: &errors::AppError, message: String) -> ToolOutput {
-    let value = json!({ "error": { "code": error.code, "message": message } });
-    ToolOutput {
-        content: vec![json!({ "type": "text", "text": format!("{}: {message}", error.code) })],
-        structured: Some(value),
-        is_error: true,
-    }
 }

@@ -4,6 +4,8 @@
 use crate::rpc::params::Params;
 use runtime_model::backend::Output;
 use runtime_model::catalog::CompletionKind;
+use runtime_model::locale::Locale;
+use runtime_model::texts::Text;
 use serde_json::{json, Map, Value};
 
 use super::dates;
@@ -21,10 +23,8 @@ impl Engine {
         let arg_name = params.pointer_str("argument", "name");
         let prefix = params.pointer_str("argument", "value").unwrap_or("");
         let (Some(reference), Some(arg_name)) = (reference, arg_name) else {
-            return RpcError::invalid_params(
-                "Invalid params: completion/complete needs `ref` and `argument.name`",
-            )
-            .into();
+            return RpcError::invalid_params(Text::ProtocolCompletionNeedsRef.get(Locale::En))
+                .into();
         };
         let view = self.view(call);
         let source_id = match reference.get("type").and_then(Value::as_str) {
@@ -41,9 +41,10 @@ impl Engine {
                     .iter()
                     .find(|a| a.name == arg_name)
                 else {
-                    return RpcError::invalid_params(format!(
-                        "Prompt {name} has no argument `{arg_name}`"
-                    ))
+                    return RpcError::invalid_params(
+                        Text::ProtocolPromptNoArgument
+                            .fill(Locale::En, &[("name", &name), ("argument", &arg_name)]),
+                    )
                     .into();
                 };
                 arg.complete
@@ -57,9 +58,9 @@ impl Engine {
                     .find(|t| t.uri_template == uri)
                 {
                     if !view.can_call(self.product, t.read_by) {
-                        return RpcError::invalid_params(format!(
-                            "Unknown resource template: {uri}"
-                        ))
+                        return RpcError::invalid_params(
+                            Text::ProtocolUnknownTemplate.fill(Locale::En, &[("uri", &uri)]),
+                        )
                         .into();
                     }
                     t.completions
@@ -69,17 +70,15 @@ impl Engine {
                 } else if self.product.resources.iter().any(|r| r.uri == uri) {
                     None
                 } else {
-                    return RpcError::invalid_params(format!(
-                        "Unknown resource or template: {uri}"
-                    ))
+                    return RpcError::invalid_params(
+                        Text::ProtocolUnknownResource.fill(Locale::En, &[("uri", &uri)]),
+                    )
                     .into();
                 }
             }
             _ => {
-                return RpcError::invalid_params(
-                    "Invalid params: ref.type must be ref/prompt or ref/resource",
-                )
-                .into()
+                return RpcError::invalid_params(Text::ProtocolCompletionRefType.get(Locale::En))
+                    .into()
             }
         };
         let (candidates, capped) = match source_id.and_then(|id| self.product.completion(id)) {

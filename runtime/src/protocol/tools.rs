@@ -47,26 +47,13 @@ static NO_ARGUMENTS: std::sync::LazyLock<Value> =
 /// How many input rounds one request may take on the 2025 wire.
 const MAX_LEGACY_ROUNDS: usize = 8;
 
-/// A tool result carrying an application error: `structuredContent.error` plus the same text.
+/// A tool result carrying an application error ([`ToolOutput::app_error`]).
 pub fn app_error_output(
     err: &AppError,
     detail: Option<&str>,
     extra: Map<String, Value>,
 ) -> ToolOutput {
-    let message = match detail {
-        Some(d) => format!("{}: {d}", err.message),
-        None => err.message.to_string(),
-    };
-    let mut e = Map::new();
-    e.insert("code".into(), json!(err.code));
-    e.insert("message".into(), json!(message));
-    e.extend(extra);
-    let structured = json!({ "error": e });
-    ToolOutput {
-        content: vec![json!({"type": "text", "text": structured.to_string()})],
-        structured: Some(structured),
-        is_error: true,
-    }
+    ToolOutput::app_error(err, detail, extra)
 }
 
 /// One problem the input schema found, in `locale`: the argument it is about, and what is wrong

@@ -22,8 +22,15 @@ const PATTERNS: &[Text] = &[
     Text::ProtocolArgumentsObject,
     Text::ProtocolLogLevel,
     Text::ProtocolUriRequired,
+    Text::ProtocolCompletionNeedsRef,
+    Text::ProtocolCompletionRefType,
+    Text::ProtocolReadNeedsUri,
+    Text::ProtocolParamsObject,
     Text::ProtocolInvalidParams,
     Text::ProtocolInvalidCursor,
+    Text::ProtocolCursorNotString,
+    Text::ProtocolRequestStateNotString,
+    Text::ProtocolRequestStateForeign,
     Text::ProtocolUnknownPrompt,
     Text::ProtocolPromptUnavailable,
     Text::ProtocolPromptArgumentMissing,
@@ -34,6 +41,9 @@ const PATTERNS: &[Text] = &[
     Text::ProtocolResourceNotFound,
     Text::ProtocolPromptNoArgument,
     Text::ProtocolUnknownTemplate,
+    Text::ProtocolUnknownResource,
+    Text::ProtocolHeaderRequiredFor,
+    Text::ProtocolHeaderRequired,
     Text::AuthForeignWorkspace,
     Text::ProtocolRequestStateInvalid,
     Text::ProtocolCapabilityMissing,
@@ -45,10 +55,28 @@ const PATTERNS: &[Text] = &[
 /// upstream binding's refusals), matched the same way; a specific text before a general one.
 const DETAIL_PATTERNS: &[Text] = &[
     Text::DetailNothingToUpdate,
+    Text::DetailNoSchema,
+    Text::DetailLimitationNote,
     Text::DetailWorkspaceNeeded,
     Text::DetailWorkspaceUnreachable,
     Text::DetailArgumentRequiredPath,
     Text::DetailArgumentRequired,
+    Text::SandboxPositiveInteger,
+    Text::SandboxDate,
+    Text::SandboxRecordId,
+    Text::SandboxGroupByList,
+    Text::SandboxGroupByDimension,
+    Text::SandboxCannotSelect,
+    Text::SandboxNeedsFilter,
+    Text::SandboxState,
+    Text::SandboxEmpty,
+    Text::SandboxNamesMissing,
+    Text::SandboxIdempotencyKeyReused,
+    Text::SandboxNoneInScope,
+    Text::SandboxNoneRecorded,
+    Text::SandboxNotInList,
+    // The most general last: any detail with " for " in it.
+    Text::SandboxNoneFor,
 ];
 
 /// `message` in `locale` when it is one of the `PATTERNS`; otherwise as it is.
@@ -89,9 +117,10 @@ fn captures<'m>(literals: &[&str], message: &'m str) -> Option<Vec<&'m str>> {
         let last = i == literals.len() - 1;
         let at = if last {
             // The last literal ends the message.
+            // (`ends_with` first: the cut may fall inside a character of a longer text.)
             rest.len()
                 .checked_sub(lit.len())
-                .filter(|&at| rest[at..] == **lit)?
+                .filter(|_| rest.ends_with(*lit))?
         } else {
             rest.find(lit)?
         };
@@ -145,5 +174,10 @@ mod tests {
             "Parse error: eof"
         );
         assert_eq!(translate("Invalid cursor!", Locale::Es), "Invalid cursor!");
+        // A message in another language, cut inside one of its characters, is left as it is.
+        assert_eq!(
+            translate_detail("argumento `uid`: true não é do tipo texto", Locale::Es),
+            "argumento `uid`: true não é do tipo texto"
+        );
     }
 }

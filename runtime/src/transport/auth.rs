@@ -22,11 +22,21 @@ pub fn public_origin(ext: &axum::http::Extensions) -> Option<&str> {
 #[derive(Clone)]
 pub struct AuthLayer {
     auth: Option<Arc<HttpAuth>>,
+    server: Option<Arc<crate::server::Server>>,
 }
 
 impl AuthLayer {
     pub fn new(auth: Option<Arc<HttpAuth>>) -> Self {
-        Self { auth }
+        Self { auth, server: None }
+    }
+
+    /// The layer of `server`'s routes: a refusal speaks the request's language, else the
+    /// server's `--locale`, else the default of the product the path names.
+    pub fn for_server(server: Arc<crate::server::Server>) -> Self {
+        Self {
+            auth: server.config.auth.clone(),
+            server: Some(server),
+        }
     }
 }
 
@@ -35,6 +45,7 @@ impl<S> tower::Layer<S> for AuthLayer {
     fn layer(&self, inner: S) -> Authenticate<S> {
         Authenticate {
             auth: self.auth.clone(),
+            server: self.server.clone(),
             inner,
         }
     }
@@ -46,6 +57,7 @@ impl<S> tower::Layer<S> for AuthLayer {
 #[derive(Clone)]
 pub struct Authenticate<S> {
     auth: Option<Arc<HttpAuth>>,
+    server: Option<Arc<crate::server::Server>>,
     inner: S,
 }
 
@@ -73,6 +85,7 @@ where
         // The instance that was readied answers; a fresh clone takes its place (tower's rule).
         let clone = self.inner.clone();
         let mut inner = std::mem::replace(&mut self.inner, clone);
+        let server = self.server.clone();
         LayerFuture::Boxed(Box::pin(async move {
             match auth.authenticate_parts(req.headers(), req.uri()).await {
                 Ok(who) => {
@@ -84,18 +97,20 @@ where
                 }
                 Err(err) => {
                     tracing::debug!(error = %err, "request refused by the auth layer");
-                    // The words in the language the request asks for (the auth layer knows no
-                    // product, so English when it asks for none).
-                    let locale = req
-                        .headers()
-                        .get(axum::http::header::ACCEPT_LANGUAGE)
-                        .and_then(|v| v.to_str().ok())
-                        .and_then(runtime_model::locale::Locale::negotiate)
-                        .unwrap_or(runtime_model::locale::Locale::En);
-                    let mut resp = auth.refusal_for(&err, public_origin(req.extensions()));
-                    if locale != runtime_model::locale::Locale::En {
-                        resp = crate::auth::http::in_locale(resp, &err, locale);
-                    }
+                    // The words in the language the request asks for, else the product's.
+                    let locale = match &server {
+                        Some(server) => {
+                            super::client::path_locale(server, req.headers(), req.uri().path())
+                        }
+                        None => req
+                            .headers()
+                            .get(axum::http::header::ACCEPT_LANGUAGE)
+                            .and_then(|v| v.to_str().ok())
+                            .and_then(runtime_model::locale::Locale::negotiate)
+                            .unwrap_or(runtime_model::locale::Locale::En),
+                    };
+                    let resp = auth.refusal_for(&err, public_origin(req.extensions()));
+                    let resp = crate::auth::http::in_locale(resp, &err, locale);
                     let ip = crate::telemetry::request_log::current_client_ip();
                     crate::telemetry::request_log::log_refused("", "", resp.status().as_u16(), ip);
                     resp

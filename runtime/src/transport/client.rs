@@ -250,6 +250,21 @@ pub(crate) fn unrouted_locale(server: &Server, headers: &HeaderMap) -> Locale {
     )
 }
 
+/// The language of an answer given before the request reaches its product (an auth refusal):
+/// [`unrouted_locale`], with the default of the product `path` names (`/finance/mcp` speaks
+/// finance's) in place of the first product's.
+pub(crate) fn path_locale(server: &Server, headers: &HeaderMap, path: &str) -> Locale {
+    let named = path.trim_start_matches('/').split('/').next().unwrap_or("");
+    match server.engines().iter().find(|e| e.product.name == named) {
+        Some(engine) => engine.locale_for(
+            headers
+                .get(axum::http::header::ACCEPT_LANGUAGE)
+                .and_then(|v| v.to_str().ok()),
+        ),
+        None => unrouted_locale(server, headers),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

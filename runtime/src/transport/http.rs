@@ -261,7 +261,7 @@ fn router_with_sessions(server: Arc<Server>, sessions: Arc<SessionTable>, extra:
         .map(|r| format!("{}/mcp", r.base))
         .collect();
     let endpoints: Arc<[Route]> = endpoints.into();
-    let auth = AuthLayer::new(server.config.auth.clone());
+    let auth = AuthLayer::for_server(server.clone());
     let guard = GuardLayer::new(server.clone());
     let fallback_server = server.clone();
     let post = guard.layer(auth.layer(McpPost {
@@ -638,7 +638,8 @@ async fn post_answer(
         Step::Serve(req, call) => {
             let locale = route.engine.locale(&call);
             if call.era.is_modern() {
-                if let Err(e) = check_modern_headers(&route, h, &req) {
+                if let Err(mut e) = check_modern_headers(&route, h, &req) {
+                    e.message = crate::rpc::protocol_errors::translate(&e.message, locale);
                     return (
                         error_response(StatusCode::BAD_REQUEST, &req.id, &e),
                         Some(locale),

@@ -15,6 +15,8 @@
 use std::sync::Arc;
 
 use axum::body::Bytes;
+use runtime_model::locale::Locale;
+use runtime_model::texts::Text;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
@@ -76,6 +78,7 @@ async fn with_caller(
     pending: &PendingCaller,
     method: &str,
     call: &mut Call,
+    locale: Locale,
 ) -> Result<(), RpcError> {
     match pending.resolve().await {
         Ok(who) => {
@@ -84,11 +87,10 @@ async fn with_caller(
             Ok(())
         }
         Err(_) if needs_no_caller(method) => Ok(()),
+        // In the request's language: its own, else the server's, else the product's.
         Err(e) => Err(RpcError::new(
             AUTH_RPC_CODE,
-            format!(
-                "{e}: the request was not run; the next request asks the identity service again"
-            ),
+            Text::StdioRequestNotRun.fill(locale, &[("why", &e.message(locale))]),
         )),
     }
 }
@@ -247,7 +249,8 @@ where
                             caller.bearer = Some(who.token);
                         }
                         Err(e) => {
-                            let error = RpcError::new(AUTH_RPC_CODE, e.to_string());
+                            let locale = engine.locale_for(caller.accept_language.as_deref());
+                            let error = RpcError::new(AUTH_RPC_CODE, e.message(locale));
                             let reply = jsonrpc::encode_error(&serde_json::Value::Null, &error);
                             let _ = out.send(vec![Bytes::from(reply)]);
                             return;
@@ -294,7 +297,8 @@ where
         let pending = pending.clone();
         tasks.spawn(async move {
             if let Some(pending) = pending {
-                if let Err(e) = with_caller(&pending, &req.method, &mut call).await {
+                let locale = engine.locale(&call);
+                if let Err(e) = with_caller(&pending, &req.method, &mut call, locale).await {
                     let _ = out.send(vec![Bytes::from(jsonrpc::encode_error(&req.id, &e))]);
                     return;
                 }
