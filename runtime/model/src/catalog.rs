@@ -298,6 +298,20 @@ pub struct HttpBinding {
     pub operation_ref: Option<&'static str>,
 }
 
+impl HttpBinding {
+    /// Whether the argument `name` travels in the request body (the API's fields of the
+    /// operation), rather than in the path or the query: what an update sets.
+    pub fn sends_in_body(&self, name: &str) -> bool {
+        let in_url = self.path_params.iter().any(|(_, arg)| *arg == name)
+            || self.query_params.contains(&name);
+        match self.body {
+            BodyMode::None => false,
+            BodyMode::Fields(fields) | BodyMode::Wrapped(_, fields) => fields.contains(&name),
+            BodyMode::Rest | BodyMode::Multipart { .. } => !in_url,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy)]
 pub enum BodyMode {
     /// No body.

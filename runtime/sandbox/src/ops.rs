@@ -833,10 +833,50 @@ fn create_upload(
     Ok(Output::Json(envelope::one(c.tool, row.json)))
 }
 
+/// What an update sets: the record type's fields among the arguments, and every other argument
+/// the tool sends in the API's request body (an update tool's schema is the API's, whose fields
+/// the record type need not all declare: a billet's `notes`, `tags`, `instructions`). A secret
+/// (a credential, file bytes; [`runtime_model::secrets`]) is accepted but never stored.
+///
+/// Also says whether any body argument was given: an update of a secret alone (a new password),
+/// or of a stamp the sandbox keeps (`created_at`), is accepted though nothing it shows changes.
+fn update_args(c: &Call<'_>, rt: &RecordType, id_arg: &str) -> (Map<String, Value>, bool) {
+    let mut changes = field_args(rt, c.args, &[id_arg, "created_at"]);
+    let Binding::Http(http) = c.tool.binding else {
+        return (changes, false);
+    };
+    let body: Vec<(&String, &Value)> = c
+        .args
+        .iter()
+        .filter(|(k, _)| {
+            k.as_str() != id_arg && !CONTROL_ARGS.contains(&k.as_str()) && http.sends_in_body(k)
+        })
+        .collect();
+    let extra: Map<String, Value> = body
+        .iter()
+        .filter(|(k, _)| !has_field(rt, k))
+        .map(|(k, v)| ((*k).clone(), (*v).clone()))
+        .collect();
+    if extra.is_empty() {
+        return (changes, !body.is_empty());
+    }
+    let schema: Value = serde_json::from_str(c.tool.input_schema_json).unwrap_or(Value::Null);
+    let shown = runtime_model::secrets::redact(&schema, &extra);
+    for (k, v) in &extra {
+        let kept = shown.get(k.as_str()).cloned().unwrap_or(Value::Null);
+        // A whole secret value is left out; an object keeps its other keys, its secrets masked.
+        let whole_secret = kept.as_str() == Some(runtime_model::secrets::REDACTED) && kept != *v;
+        if !whole_secret {
+            changes.insert(k.clone(), kept);
+        }
+    }
+    (changes, true)
+}
+
 fn update(c: &Call<'_>, rt: &RecordType, id_arg: &str) -> Result<Output, BackendError> {
     let mut row = load(c, rt, id_arg)?;
-    let changes = field_args(rt, c.args, &[id_arg, "created_at"]);
-    if changes.is_empty() {
+    let (changes, body_given) = update_args(c, rt, id_arg);
+    if changes.is_empty() && !body_given {
         let fields = rt.fields.iter().map(|f| f.name).collect::<Vec<_>>();
         return Err(BackendError::Invalid(Text::DetailNothingToUpdate.fill(
             Locale::En,

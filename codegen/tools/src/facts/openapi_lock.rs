@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::phrase::sha256_hex;
+use crate::openapi::contract::{self, Contract};
 use crate::openapi::spec::{OperationKey, Spec};
 
 /// One lock file (`catalog/facts/openapi/<spec>.lock.json`).
@@ -41,6 +42,10 @@ pub struct LockedOperation {
     /// Status → media type → digest of the response schema.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub responses: BTreeMap<String, BTreeMap<String, String>>,
+    /// What a call must hold (required arguments, documented values, kinds): what the coverage
+    /// gate compares the tools with.
+    #[serde(default, skip_serializing_if = "Contract::is_empty")]
+    pub contract: Contract,
 }
 
 impl LockedOperation {
@@ -151,6 +156,7 @@ pub fn lock(spec: &Spec, source: &str, comment: String) -> anyhow::Result<ApiLoc
             parameters,
             request,
             responses,
+            contract: contract::of(&op),
         });
     }
     Ok(ApiLock {

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context};
 use serde_yaml::Value as Yaml;
 
+use super::contract::{self, BoundTool, Contract, Declared, Difference};
 use super::spec::{OperationKey, Spec};
 use crate::facts::{self, openapi_lock::ApiLock};
 
@@ -27,6 +28,8 @@ pub struct CatalogView {
     pub tool_names: BTreeSet<String>,
     /// Every record type name (for the importer's sandbox semantics).
     pub record_names: BTreeSet<String>,
+    /// Every HTTP-bound tool with its input schema, for the contract comparison.
+    pub bound: Vec<BoundTool>,
 }
 
 impl CatalogView {
@@ -67,7 +70,22 @@ impl CatalogView {
                 let method = http.get("method").and_then(Yaml::as_str);
                 let path = http.get("path").and_then(Yaml::as_str);
                 match (method, path) {
-                    (Some(m), Some(p)) => view.bindings.push((name, m.to_string(), p.to_string())),
+                    (Some(m), Some(p)) => {
+                        let schema = tool
+                            .get("input_schema")
+                            .map(serde_json::to_value)
+                            .transpose()
+                            .with_context(|| {
+                                format!("`tools[{i}].input_schema` ({name}) is not JSON")
+                            })?
+                            .unwrap_or(serde_json::Value::Null);
+                        view.bound.push(BoundTool {
+                            name: name.clone(),
+                            path: p.to_string(),
+                            schema,
+                        });
+                        view.bindings.push((name, m.to_string(), p.to_string()))
+                    }
                     _ => bail!("`tools[{i}].http` ({name}) needs `method` and `path`"),
                 }
             }
@@ -215,6 +233,126 @@ pub fn check_operations(view: &CatalogView, spec_ops: Vec<(OperationKey, String)
     }
 }
 
+/// How the tools agree with their operations' contracts.
+#[derive(Debug, Clone, Default)]
+pub struct Agreement {
+    /// Differences `differences` declares (with their reasons).
+    pub declared: Vec<(Difference, String)>,
+    pub undeclared: Vec<Difference>,
+    /// Corrections applied (operation, argument, reason).
+    pub corrected: usize,
+    /// Declarations that match nothing, and malformed ones.
+    pub problems: Vec<String>,
+}
+
+impl Agreement {
+    /// `banking: tools agree with the API's contract: 3 corrections, 5 declared differences, 0 undeclared (catalog/contract/banking.yaml)`.
+    pub fn line(&self, product: &str, file: &Path) -> String {
+        format!(
+            "{product}: tools against the API's contract: {} correction(s) of the specification, {} declared difference(s), {} undeclared ({})",
+            self.corrected,
+            self.declared.len(),
+            self.undeclared.len(),
+            file.display()
+        )
+    }
+}
+
+/// Compares every HTTP-bound tool with its operation's contract, the declared corrections applied
+/// first; sorts the differences into declared and undeclared. A correction or declaration that
+/// changes or matches nothing is a problem (the specification or the tool changed since).
+pub fn check_contracts(
+    view: &CatalogView,
+    contracts: &[(OperationKey, String, Contract)],
+    declared: &Declared,
+) -> Agreement {
+    let mut out = Agreement::default();
+    let mut used_fix = vec![false; declared.corrections.len()];
+    let mut used_accept = vec![false; declared.differences.len()];
+    for (i, fix) in declared.corrections.iter().enumerate() {
+        if fix.reason.trim().is_empty() {
+            out.problems.push(format!(
+                "correction {i} of `{}` gives no reason",
+                fix.operation
+            ));
+        }
+        if OperationKey::parse(&fix.operation).is_none() {
+            out.problems.push(format!(
+                "correction `{}` does not name an operation as `METHOD /path`",
+                fix.operation
+            ));
+        }
+    }
+    for (key, path, contract) in contracts {
+        let tools: Vec<BoundTool> = view
+            .bound
+            .iter()
+            .zip(&view.bindings)
+            .filter(|(_, (_, m, p))| OperationKey::new(m, p) == *key)
+            .map(|(t, _)| t.clone())
+            .collect();
+        let mut fixed = contract.clone();
+        let label = key_label(key);
+        for (i, changed) in contract::correct(&label, &mut fixed, &declared.corrections)
+            .into_iter()
+            .enumerate()
+        {
+            used_fix[i] |= changed;
+        }
+        if tools.is_empty() {
+            continue;
+        }
+        for d in contract::compare(&fixed, path, &tools) {
+            let accepted = declared
+                .differences
+                .iter()
+                .position(|a| a.tool == d.tool && a.argument == d.argument && a.check == d.check);
+            match accepted {
+                Some(i) => {
+                    used_accept[i] = true;
+                    out.declared
+                        .push((d, declared.differences[i].reason.clone()));
+                }
+                None => out.undeclared.push(d),
+            }
+        }
+    }
+    out.corrected = used_fix.iter().filter(|u| **u).count();
+    for (fix, used) in declared.corrections.iter().zip(used_fix) {
+        if !used {
+            out.problems.push(format!(
+                "the correction of `{}`{} changes nothing the specification says: remove it",
+                fix.operation,
+                fix.argument
+                    .as_deref()
+                    .map(|a| format!(" `{a}`"))
+                    .unwrap_or_default()
+            ));
+        }
+    }
+    for (a, used) in declared.differences.iter().zip(used_accept) {
+        if a.reason.trim().is_empty() {
+            out.problems.push(format!(
+                "the declared difference of `{}` `{}` gives no reason",
+                a.tool, a.argument
+            ));
+        }
+        if !used {
+            out.problems.push(format!(
+                "the declared difference of `{}` `{}` ({:?}) matches no difference: remove it",
+                a.tool, a.argument, a.check
+            ));
+        }
+    }
+    out
+}
+
+/// `POST /v2/transfers` from an operation key (its path variables unnamed, which corrections
+/// match the same way).
+fn key_label(key: &OperationKey) -> String {
+    key.text().to_string()
+}
+
 /// The catalog files of `catalog_dir` and its `fixtures/` folder, sorted.
 fn catalog_files(catalog_dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
     let mut files = Vec::new();
@@ -252,13 +390,17 @@ pub fn run(catalog_dir: &Path, repo_root: &Path) -> anyhow::Result<Vec<String>> 
             continue;
         }
         let mut ops = Vec::new();
+        let mut contracts: Vec<(OperationKey, String, Contract)> = Vec::new();
         let mut from_locks = Vec::new();
         for rel in &view.openapi {
             let path = super::location::spec_path(repo_root, rel);
             if path.is_file() {
                 let spec = Spec::load(&path)
                     .with_context(|| format!("`product.openapi` of {}", file.display()))?;
-                ops.extend(spec.operations().iter().map(|op| (op.key(), op.label())));
+                for op in spec.operations() {
+                    ops.push((op.key(), op.label()));
+                    contracts.push((op.key(), op.path.clone(), contract::of(&op)));
+                }
             } else {
                 // The specs live outside the repository; their lock files inside it.
                 let lock_path = repo_root.join(facts::lock_path(&path));
@@ -269,12 +411,20 @@ pub fn run(catalog_dir: &Path, repo_root: &Path) -> anyhow::Result<Vec<String>> 
                         path.display()
                     )
                 })?;
-                ops.extend(lock.operations.iter().map(|op| (op.key(), op.label())));
+                for op in &lock.operations {
+                    ops.push((op.key(), op.label()));
+                    contracts.push((op.key(), op.path.clone(), op.contract.clone()));
+                }
                 from_locks.push(lock_path.display().to_string());
             }
         }
-        let report = check_operations(&view, ops);
+        let mut report = check_operations(&view, ops);
+        let declared_file = contract::declared_path(catalog_dir, &view.product);
+        let declared = Declared::read(&declared_file)?;
+        let agreement = check_contracts(&view, &contracts, &declared);
+        report.problems.extend(agreement.problems.iter().cloned());
         lines.push(report.line());
+        lines.push(agreement.line(&view.product, &declared_file));
         if !from_locks.is_empty() {
             lines.push(format!(
                 "note: {} read from the lock files {} (the specs are absent; `codegen-tools facts --check` verifies the locks where they are present)",
@@ -282,8 +432,15 @@ pub fn run(catalog_dir: &Path, repo_root: &Path) -> anyhow::Result<Vec<String>> 
                 from_locks.join(", ")
             ));
         }
-        if !report.passes() {
+        if !report.passes() || !agreement.undeclared.is_empty() {
             let mut text = format!("{} ({}):", report.line(), file.display());
+            for d in &agreement.undeclared {
+                text.push_str(&format!(
+                    "\n  undeclared difference: {} (fix the tool, or declare it with a reason in {})",
+                    d.line(),
+                    declared_file.display()
+                ));
+            }
             for op in &report.unaccounted {
                 text.push_str(&format!(
                     "\n  unaccounted: `{op}` is neither bound by a tool nor listed in `exclusions`"
@@ -326,8 +483,8 @@ mod tests {
 
     const ALL_TOOLS: &str = "  - {name: demo_thing_list, http: {method: GET, path: /v1/things}}
   - {name: demo_thing_create, http: {method: POST, path: /v1/things}}
-  - {name: demo_thing_get, http: {method: GET, path: '/v1/things/{uid}'}}
-  - {name: demo_thing_delete, http: {method: DELETE, path: '/v1/things/{id}'}}
+  - {name: demo_thing_get, http: {method: GET, path: '/v1/things/{uid}'}, input_schema: {type: object, required: [uid]}}
+  - {name: demo_thing_delete, http: {method: DELETE, path: '/v1/things/{id}'}, input_schema: {type: object, required: [id]}}
   - {name: demo_note, handler: notes}";
 
     #[test]
@@ -416,8 +573,23 @@ mod tests {
         .unwrap();
         let lines = run(&root.join("catalog"), root).unwrap();
         assert_eq!(
-            lines,
-            vec!["demo: 4/5 operations mapped, 1 excluded, 0 unaccounted".to_string()]
+            lines[0],
+            "demo: 4/5 operations mapped, 1 excluded, 0 unaccounted"
+        );
+        assert!(
+            lines[1].starts_with("demo: tools against the API's contract: 0 correction(s) of the specification, 0 declared difference(s), 0 undeclared"),
+            "{lines:?}"
+        );
+        // A tool that stops requiring its path argument is an undeclared difference.
+        std::fs::write(
+            root.join("catalog/demo.yaml"),
+            good.replace("required: [uid]", "required: []"),
+        )
+        .unwrap();
+        let err = run(&root.join("catalog"), root).unwrap_err().to_string();
+        assert!(
+            err.contains("undeclared difference: `demo_thing_get` `uid` (required)"),
+            "{err}"
         );
         std::fs::write(
             root.join("catalog/demo.yaml"),
@@ -451,7 +623,7 @@ mod tests {
             "demo: 4/5 operations mapped, 1 excluded, 0 unaccounted"
         );
         assert!(
-            lines[1].starts_with("note: demo read from the lock files"),
+            lines[2].starts_with("note: demo read from the lock files"),
             "{lines:?}"
         );
         std::fs::write(

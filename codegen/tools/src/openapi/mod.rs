@@ -4,6 +4,7 @@
 //! importer proposes entries for new operations ([`import_openapi`]) and the gate ([`coverage()`])
 //! keeps catalog and specs in step, so no operation is silently missing or bound to nothing.
 
+pub mod contract;
 pub mod convert;
 pub mod coverage;
 pub mod fill;

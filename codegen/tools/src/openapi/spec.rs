@@ -14,9 +14,11 @@ pub const METHODS: [&str; 5] = ["get", "post", "put", "patch", "delete"];
 /// specs have self-referencing component schemas, and a tool schema only needs the first levels.
 const MAX_DEPTH: usize = 6;
 
-/// An enum longer than this becomes a description listing a few values (event codes run to
-/// hundreds, which would make every tool list heavy for no gain in choosing a tool).
-const MAX_ENUM: usize = 40;
+/// An enum longer than this becomes a description listing a few values: Kobana's 808 event codes
+/// would make every tool list heavy for no gain in choosing a tool. Shorter ones (a subaccount's
+/// 297 business subcategories, 249 CNAB occurrences) are values a model must choose among, and
+/// the coverage gate compares them with the tools (`super::contract`).
+const MAX_ENUM: usize = 300;
 
 /// One OpenAPI document.
 #[derive(Debug, Clone)]
@@ -81,6 +83,11 @@ impl OperationKey {
             norm.pop();
         }
         OperationKey(format!("{} {}", method.to_ascii_uppercase(), norm))
+    }
+
+    /// `GET /v1/x/{}`: the method and the normalized path.
+    pub fn text(&self) -> &str {
+        &self.0
     }
 
     /// Parses `GET /v1/userinfo` (the form exclusions use).
@@ -234,9 +241,14 @@ pub fn inputs(op: &SpecOperation<'_>) -> Inputs {
                 .unwrap_or(""),
         );
         let mut schema = match location {
+            // A path segment is text; its documented values (`send`/`cancel`) stay.
             "path" => {
                 let mut m = Map::new();
                 m.insert("type".into(), "string".into());
+                let own = flatten(spec, param.get("schema").unwrap_or(&Value::Null), 0);
+                if let Some(values) = own.get("enum") {
+                    m.insert("enum".into(), values.clone());
+                }
                 m
             }
             "query" => match flatten(spec, param.get("schema").unwrap_or(&Value::Null), 0) {
@@ -616,10 +628,11 @@ mod tests {
     #[test]
     fn inputs_flatten_refs_and_combinators_into_an_object_root() {
         let s = spec(json!({
-            "paths": {"/v1/things/{id}": {"put": {
+            "paths": {"/v1/things/{id}/{type}": {"put": {
                 "parameters": [
                     {"name": "User-Agent", "in": "header", "schema": {"type": "string"}},
                     {"name": "id", "in": "path", "required": true, "schema": {"type": "integer"}},
+                    {"name": "type", "in": "path", "required": true, "schema": {"type": "string", "enum": ["send", "cancel"]}},
                     {"name": "dry_run", "in": "query", "schema": {"type": "boolean"}}
                 ],
                 "requestBody": {"content": {"application/json": {"schema": {
@@ -640,6 +653,11 @@ mod tests {
         assert_eq!(schema["type"], "object");
         assert!(schema.get("oneOf").is_none());
         assert_eq!(schema["properties"]["id"]["type"], "string");
+        // a path segment keeps its documented values (issue 38: protest's send/cancel)
+        assert_eq!(
+            schema["properties"]["type"],
+            json!({"type": "string", "enum": ["send", "cancel"]})
+        );
         assert_eq!(schema["properties"]["amount"], json!({"type": "number"}));
         assert_eq!(
             schema["properties"]["key"]["type"],
@@ -649,8 +667,8 @@ mod tests {
         assert_eq!(schema["properties"]["owner"], json!({"type": "object"}));
         assert!(schema["properties"].get("User-Agent").is_none());
         // oneOf: only what every variant requires
-        assert_eq!(schema["required"], json!(["id", "kind"]));
-        assert_eq!(i.path, vec!["id"]);
+        assert_eq!(schema["required"], json!(["id", "type", "kind"]));
+        assert_eq!(i.path, vec!["id", "type"]);
         assert_eq!(i.query, vec!["dry_run"]);
         assert_eq!(i.body, vec!["amount", "kind", "owner", "key"]);
         assert!(i.body_is_rest);
@@ -677,14 +695,14 @@ mod tests {
 
     #[test]
     fn huge_enums_become_a_description() {
-        let values: Vec<Value> = (0..50).map(|i| Value::String(format!("e{i}"))).collect();
+        let values: Vec<Value> = (0..400).map(|i| Value::String(format!("e{i}"))).collect();
         let s = spec(json!({"paths": {}}));
         let out = flatten(&s, &json!({"type": "string", "enum": values}), 0);
         assert!(out.get("enum").is_none());
         assert!(out["description"]
             .as_str()
             .unwrap()
-            .starts_with("One of 50 values, e.g. e0"));
+            .starts_with("One of 400 values, e.g. e0"));
     }
 
     #[test]
