@@ -274,11 +274,13 @@ pub enum Text {
     TypeNull,
     /// `http_no_endpoint`: "no MCP endpoint at {path}; this server serves {paths}"
     HttpNoEndpoint,
+    /// `resources_list_incomplete`: "Incomplete list: the recent records of {types} did not come from the Kobana API this time; they can still be read by URI. List again later."
+    ResourcesListIncomplete,
 }
 
 impl Text {
     /// Every text, in the table's order.
-    pub const ALL: [Text; 135] = [
+    pub const ALL: [Text; 136] = [
         Text::ErrorInsufficientScope,
         Text::ErrorInsufficientPermission,
         Text::ErrorWorkspaceRequired,
@@ -414,6 +416,7 @@ impl Text {
         Text::TypeArray,
         Text::TypeNull,
         Text::HttpNoEndpoint,
+        Text::ResourcesListIncomplete,
     ];
 
     /// The key in the table.
@@ -432,7 +435,7 @@ impl Text {
     }
 }
 
-const KEYS: [&str; 135] = [
+const KEYS: [&str; 136] = [
     "error_insufficient_scope",
     "error_insufficient_permission",
     "error_workspace_required",
@@ -568,10 +571,11 @@ const KEYS: [&str; 135] = [
     "type_array",
     "type_null",
     "http_no_endpoint",
+    "resources_list_incomplete",
 ];
 
 /// Per text, its versions in `Locale::ALL` order (pt-BR, es, en).
-const TEXTS: [[&str; 3]; 135] = [
+const TEXTS: [[&str; 3]; 136] = [
     [
         "O token de acesso não tem o escopo de que esta operação precisa",
         "El token de acceso no tiene el alcance (scope) que esta operación necesita",
@@ -1247,9 +1251,14 @@ const TEXTS: [[&str; 3]; 135] = [
         "no hay ningún endpoint MCP en {path}; este servidor atiende en {paths}",
         "no MCP endpoint at {path}; this server serves {paths}",
     ],
+    [
+        "Lista incompleta: os registros recentes de {types} não vieram da API da Kobana desta vez; eles continuam legíveis pela URI. Tente listar de novo mais tarde.",
+        "Lista incompleta: los registros recientes de {types} no llegaron de la API de Kobana esta vez; se siguen leyendo por su URI. Vuelve a listar más tarde.",
+        "Incomplete list: the recent records of {types} did not come from the Kobana API this time; they can still be read by URI. List again later.",
+    ],
 ];
 
-const PLACEHOLDERS: [&[&str]; 135] = [
+const PLACEHOLDERS: [&[&str]; 136] = [
     &[],
     &[],
     &[],
@@ -1385,4 +1394,5 @@ const PLACEHOLDERS: [&[&str]; 135] = [
     &[],
     &[],
     &["path", "paths"],
+    &["types"],
 ];
