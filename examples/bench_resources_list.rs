@@ -149,7 +149,8 @@ async fn main() {
             .await
             .unwrap_or_else(|e| panic!("the benchmark's listings all answer: {e}"));
             times.push(started.elapsed());
-            count = out.len();
+            assert!(out.missing.is_empty(), "{:?}", out.missing);
+            count = out.resources.len();
         }
         println!(
             "  pool {concurrency:>2}: median {:>7.1} ms  ({count} resources{})",

@@ -300,11 +300,12 @@ def section_slow():
     slow_tool = CALLS[0].split("=")[0]
     print(f"\n## Slow upstream: `{slow_tool}` ({SLOW_PATH}) at {SLOW_MS} ms, the other tools at "
           f"{LATENCY_MS} ± {JITTER_MS} ms\n")
-    print("Per-upstream connection limit: none. The proxy's HTTP client (reqwest, one pool per "
-          "host) opens as many connections as calls are in flight and keeps the idle ones "
-          "(no cap on either), so a slow path holds only its own connections; the settings that "
-          "bound a slow call are `--upstream-timeout-ms` (KOBANA_UPSTREAM_TIMEOUT_MS, default "
-          "20000 per attempt) and `[upstream] max_attempts`.\n")
+    print("Per-upstream connection limits (defaults, README \"Proxy mode\"): at most 1024 calls in "
+          "flight, so connections, per API host (`--upstream-max-connections`, "
+          "KOBANA_UPSTREAM_MAX_CONNECTIONS) and at most 512 of them per tool "
+          "(`--upstream-max-per-tool`, KOBANA_UPSTREAM_MAX_PER_TOOL): the slow tool's calls beyond "
+          "its share wait, the other tools keep the rest. A slow call is also bounded by "
+          "`--upstream-timeout-ms` (default 20000 per attempt) and `[upstream] max_attempts`.\n")
     w = World("slow")
     results = {}
     others = CALLS[1:]
@@ -345,9 +346,11 @@ def fanout_runs(w, url, runs):
         wall = (time.monotonic() - t0) * 1000
         st = w.fake_stats()
         res = msg.get("result", {}).get("resources")
+        left_out = msg.get("result", {}).get("_meta", {}).get("br.com.kobana/incomplete", {})
         out.append({"wall_ms": wall, "slowest_ms": st["delay_ms"]["max"], "calls": st["requests"],
                     "max_in_flight": st["max_in_flight"], "status": status,
                     "resources": len(res) if res is not None else None,
+                    "left_out": [m.get("uriTemplate") for m in left_out.get("missing", [])],
                     "error": None if res is not None else str(msg)[:300]})
     return out
 
@@ -380,11 +383,14 @@ def section_fanout():
             ratio = median([r["wall_ms"] / r["slowest_ms"] for r in runs if r["slowest_ms"]])
             last = runs[-1]
             answer = last["resources"] if last["error"] is None else f"error: {last['error']}"
+            if last.get("left_out"):
+                answer = f"{answer}, left out: {', '.join(last['left_out'])}"
             print(f"| {case} | {wall:.0f} | {slowest:.0f} | {target(ratio <= 1.2, f'{ratio:.2f}')} "
                   f"| {last['calls']} | {last['max_in_flight']} | {answer} |", flush=True)
-        print("\nThe fan-out runs at most 16 listings at once (RecentOptions::concurrency) and gives "
-              "each 10 s (per_listing_timeout); a failed listing makes the whole answer an error "
-              "(runtime/src/backend/recent.rs), retried reads included (503 is retried).")
+        print("\nThe fan-out runs at most 64 listings at once (RecentOptions::concurrency: all of "
+              "banking's) and gives each 10 s (per_listing_timeout); a failed or timed-out listing "
+              "leaves out only its type, named in the answer's _meta[\"br.com.kobana/incomplete\"] "
+              "(runtime/src/backend/recent.rs); 503 is retried as a read first.")
     finally:
         w.close()
         json.dump(results, open(os.path.join(OUT, "fanout.json"), "w"), indent=1)

@@ -102,6 +102,14 @@ pub(crate) struct ServeArgs {
     /// Timeout of each upstream attempt, in milliseconds.
     #[arg(long, env = "KOBANA_UPSTREAM_TIMEOUT_MS", value_name = "MS")]
     pub(crate) upstream_timeout_ms: Option<u64>,
+    /// Proxy mode: most calls in flight to one API host at once, so most connections open to it
+    /// (one per call in flight; as many idle ones kept). 0: no cap. Default 1024.
+    #[arg(long, env = "KOBANA_UPSTREAM_MAX_CONNECTIONS", value_name = "N")]
+    pub(crate) upstream_max_connections: Option<usize>,
+    /// Proxy mode: most of those one tool may hold, so a tool stuck on a slow API path does not
+    /// hold up the others (its further calls wait). 0: only the host's cap. Default 512.
+    #[arg(long, env = "KOBANA_UPSTREAM_MAX_PER_TOOL", value_name = "N")]
+    pub(crate) upstream_max_per_tool: Option<usize>,
     /// Sandbox only: how long a tool the catalog marks `task:` (imports, batches, reports) works
     /// before it answers, in milliseconds (it reports progress on the way). 0: at once.
     #[arg(

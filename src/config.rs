@@ -96,6 +96,10 @@ pub struct UpstreamSection {
     pub products: HashMap<String, String>,
     pub timeout_ms: Option<u64>,
     pub max_attempts: Option<u32>,
+    /// Most calls in flight (connections) to one API host; 0: no cap.
+    pub max_connections: Option<usize>,
+    /// Most of those one tool may hold; 0: only the host's cap.
+    pub max_per_tool: Option<usize>,
 }
 
 impl FileConfig {

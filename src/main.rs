@@ -216,7 +216,11 @@ async fn serve(inputs: &settings::Inputs) -> anyhow::Result<()> {
     let backend: Arc<dyn Backend>;
     let mut sandbox_handle = None;
     if let Some(upstream) = ready.upstream {
-        tracing::info!(upstream = ?s.upstream.as_ref().and_then(|u| u.base_url.clone()), "proxy mode: tool calls go to the Kobana API");
+        tracing::info!(
+            upstream = ?s.upstream.as_ref().and_then(|u| u.base_url.clone()),
+            connections = s.upstream.as_ref().map(|u| u.limits_text()).unwrap_or_default(),
+            "proxy mode: tool calls go to the Kobana API"
+        );
         backend = Arc::new(upstream);
     } else {
         let mut cfg = settings.served_sandbox(s);

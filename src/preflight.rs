@@ -204,6 +204,7 @@ pub async fn run(settings: &Settings, purpose: Purpose, report: &mut Report) -> 
                 } else {
                     report.ok("upstream", "configured");
                 }
+                report.ok("upstream connections", cfg.limits_text());
                 ready.upstream = Some(upstream);
             }
             Err(e) => report.fail("upstream", e),

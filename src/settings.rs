@@ -362,6 +362,18 @@ impl ServeSettings {
                 cfg.max_attempts = n;
             }
             cfg.retry_keyed_writes = args.upstream_retry_keyed_writes;
+            if let Some(n) = args
+                .upstream_max_connections
+                .or(file.config.upstream.max_connections)
+            {
+                cfg.max_connections = n;
+            }
+            if let Some(n) = args
+                .upstream_max_per_tool
+                .or(file.config.upstream.max_per_tool)
+            {
+                cfg.max_per_tool = n;
+            }
             cfg
         });
 
@@ -708,6 +720,38 @@ mod tests {
         assert_eq!(up.timeout, Duration::from_millis(5));
         assert_eq!(up.product_base_urls["banking"], "http://b");
         assert_eq!(serve.auth, Ok(Auth::Upstream));
+    }
+
+    /// The connection caps are settings like the others: defaults, the file's `[upstream]`
+    /// keys, and flags over both.
+    #[test]
+    fn upstream_connection_caps_come_from_the_file_and_flags() {
+        let (_dir, cfg) = write_config(
+            "[upstream]\nurl = \"http://u/{product}\"\nmax_connections = 64\nmax_per_tool = 8\n",
+        );
+        let up = |extra: &[&str]| {
+            let mut args = vec!["--config", cfg.as_str(), "serve", "billing"];
+            args.extend_from_slice(extra);
+            resolve(&args).serve.unwrap().upstream.unwrap()
+        };
+        let from_file = up(&[]);
+        assert_eq!((from_file.max_connections, from_file.max_per_tool), (64, 8));
+        let flagged = up(&["--upstream-max-per-tool", "0"]);
+        assert_eq!((flagged.max_connections, flagged.max_per_tool), (64, 0));
+        assert_eq!(
+            flagged.limits_text(),
+            "64 connections per API host, 64 per tool (a tool's calls beyond it wait; the others do not)"
+        );
+        let (_dir2, bare) = write_config("[upstream]\nurl = \"http://u\"\n");
+        let defaults = resolve(&["--config", &bare, "serve", "billing"])
+            .serve
+            .unwrap()
+            .upstream
+            .unwrap();
+        assert_eq!(
+            (defaults.max_connections, defaults.max_per_tool),
+            (1024, 512)
+        );
     }
 
     #[test]

@@ -1153,6 +1153,53 @@ async fn doctor_accepts_a_durable_redis_ledger_and_a_live_upstream() {
     }
 }
 
+/// The proxy's connection caps are visible settings: environment, flag and config file reach
+/// `doctor`'s line (the startup log line prints the same text).
+#[test]
+fn doctor_shows_the_upstream_connection_caps() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("up.toml"),
+        "[upstream]\nmax_connections = 48\nmax_per_tool = 6\n",
+    )
+    .unwrap();
+    let closed = format!("http://127.0.0.1:{}/{{product}}", free_port());
+    let line = |args: &[&str], env: Option<(&str, &str)>| {
+        let mut c = kobana(dir.path());
+        // Banking: a product with a published API, so proxying it needs no mapping.
+        c.args([
+            "doctor",
+            "banking",
+            "--upstream",
+            &closed,
+            "--config",
+            "up.toml",
+        ])
+        .args(args)
+        .env_remove("KOBANA_LEDGER")
+        .env_remove("KOBANA_UPSTREAM_MAX_PER_TOOL")
+        .env_remove("KOBANA_UPSTREAM_MAX_CONNECTIONS");
+        if let Some((k, v)) = env {
+            c.env(k, v);
+        }
+        let out = c.output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).to_string();
+        text.lines()
+            .find(|l| l.starts_with("ok    upstream connections: "))
+            .unwrap_or_else(|| panic!("no upstream connections line: {text}"))
+            .to_string()
+    };
+    assert_eq!(
+        line(&[], None),
+        "ok    upstream connections: 48 connections per API host, 6 per tool (a tool's calls beyond it wait; the others do not)"
+    );
+    assert!(line(
+        &["--upstream-max-per-tool", "3"],
+        Some(("KOBANA_UPSTREAM_MAX_CONNECTIONS", "20"))
+    )
+    .contains(": 20 connections per API host, 3 per tool"),);
+}
+
 #[test]
 fn rate_limit_flags_beat_environment_which_beats_the_config_file() {
     let dir = tempfile::tempdir().unwrap();

@@ -954,3 +954,113 @@ async fn replayed_and_unavailable_confirmations_are_counted_and_audited_as_refus
         "{text}"
     );
 }
+
+/// Banking's `resources/list` through the proxy when one type's listing fails (the API answers
+/// 503 for bank billets, every other path as `sandbox serve-api` does): the other types' records
+/// come, the answer names the missing type in `_meta` (in the caller's language) and is not
+/// cacheable, and the scrape counts the listing left out. Before, the whole listing was an error.
+#[tokio::test]
+async fn a_failed_listing_leaves_out_only_its_type_and_is_counted() {
+    use runtime::backend::upstream::{Upstream, UpstreamConfig};
+    let (api, _api_dir) = api_with_request_ids().await;
+    // A front of the API failing one path: GET …/v1/bank_billets (banking_charge_bank_billet_list).
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let front = format!("http://{}", listener.local_addr().expect("addr"));
+    let client = reqwest::Client::new();
+    let app = axum::Router::new().fallback(
+        move |method: axum::http::Method, uri: axum::http::Uri, headers: axum::http::HeaderMap| {
+            let (client, api) = (client.clone(), api.clone());
+            async move {
+                use axum::response::IntoResponse;
+                if uri.path().ends_with("/v1/bank_billets") {
+                    return (
+                        axum::http::StatusCode::SERVICE_UNAVAILABLE,
+                        [("content-type", "application/json")],
+                        r#"{"message":"bank billets are down"}"#.to_string(),
+                    )
+                        .into_response();
+                }
+                let mut req = client.request(
+                    reqwest::Method::from_bytes(method.as_str().as_bytes()).expect("method"),
+                    format!("{api}{uri}"),
+                );
+                if let Some(v) = headers.get("authorization") {
+                    req = req.header("authorization", v.as_bytes());
+                }
+                let r = req.send().await.expect("the API answers");
+                let status = axum::http::StatusCode::from_u16(r.status().as_u16()).expect("status");
+                let body = r.text().await.expect("body");
+                (status, [("content-type", "application/json")], body).into_response()
+            }
+        },
+    );
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    let upstream = Upstream::new(UpstreamConfig {
+        base_url: Some(format!("{front}/{{product}}")),
+        timeout: Duration::from_secs(10),
+        max_attempts: 1,
+        ..UpstreamConfig::default()
+    })
+    .expect("upstream");
+    let telemetry = Telemetry::new(TelemetryConfig::default()).expect("telemetry");
+    let s = start(Options {
+        products: vec![banking()],
+        backend: Some(Arc::new(upstream)),
+        configure: Some(Box::new(move |c| c.telemetry = Some(telemetry))),
+        ..Options::all_products()
+    })
+    .await;
+    let listed = s
+        .client("banking", "demo-full")
+        .with_language("pt-BR")
+        .request("resources/list", json!({}))
+        .await;
+    let r = listed.result();
+    let uris: Vec<&str> = r["resources"]
+        .as_array()
+        .expect("resources")
+        .iter()
+        .filter_map(|d| d["uri"].as_str())
+        .collect();
+    let template = "kobana://banking/charge/bank_billets/{uid}";
+    assert!(
+        !uris
+            .iter()
+            .any(|u| u.starts_with("kobana://banking/charge/bank_billets/")),
+        "{uris:?}"
+    );
+    assert!(
+        uris.iter()
+            .any(|u| u.starts_with("kobana://banking/charge/pix/")),
+        "the other types' records came: {uris:?}"
+    );
+    let incomplete = &r["_meta"]["br.com.kobana/incomplete"];
+    assert_eq!(
+        incomplete["missing"],
+        json!([{"uriTemplate": template, "tool": "banking_charge_bank_billet_list",
+                "reason": "the Kobana API answered HTTP 503"}]),
+        "{r}"
+    );
+    let note = incomplete["note"].as_str().expect("a note");
+    assert!(
+        note.starts_with("Lista incompleta") && note.contains(template),
+        "{note}"
+    );
+    assert!(
+        r.get("ttlMs").is_none(),
+        "an incomplete list is not cached: {r}"
+    );
+
+    let (_, scrape) = get(&format!("{}/metrics", s.base)).await;
+    let left_out = value(
+        &scrape,
+        "kobana_resources_listings_left_out_total",
+        &[
+            ("kobana_product", "banking"),
+            ("kobana_resource_template", template),
+        ],
+    );
+    assert_eq!(left_out, 1.0, "{scrape}");
+}

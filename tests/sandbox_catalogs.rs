@@ -178,6 +178,13 @@ async fn recent_resources_of_recent_products_over_the_sandbox() {
         let out = recent_resources(&ctx(product), sb.clone(), n, RecentOptions::default())
             .await
             .unwrap_or_else(|e| panic!("{}: every listing answers: {e}", product.name));
+        assert!(
+            out.missing.is_empty(),
+            "{}: {:?}",
+            product.name,
+            out.missing
+        );
+        let out = out.resources;
         assert!(listed > 0, "{}", product.name);
         assert!(
             out.len() >= listed * (n.min(25) as usize) * 9 / 10,

@@ -340,11 +340,13 @@ pub enum Text {
     TypeNull,
     /// `http_no_endpoint`: "no MCP endpoint at {path}; this server serves {paths}"
     HttpNoEndpoint,
+    /// `resources_list_incomplete`: "Incomplete list: the recent records of {types} did not come from the Kobana API this time; they can still be read by URI. List again later."
+    ResourcesListIncomplete,
 }
 
 impl Text {
     /// Every text, in the table's order.
-    pub const ALL: [Text; 168] = [
+    pub const ALL: [Text; 169] = [
         Text::ErrorInsufficientScope,
         Text::ErrorInsufficientPermission,
         Text::ErrorWorkspaceRequired,
@@ -513,6 +515,7 @@ impl Text {
         Text::TypeArray,
         Text::TypeNull,
         Text::HttpNoEndpoint,
+        Text::ResourcesListIncomplete,
     ];
 
     /// The key in the table.
@@ -531,7 +534,7 @@ impl Text {
     }
 }
 
-const KEYS: [&str; 168] = [
+const KEYS: [&str; 169] = [
     "error_insufficient_scope",
     "error_insufficient_permission",
     "error_workspace_required",
@@ -700,10 +703,11 @@ const KEYS: [&str; 168] = [
     "type_array",
     "type_null",
     "http_no_endpoint",
+    "resources_list_incomplete",
 ];
 
 /// Per text, its versions in `Locale::ALL` order (pt-BR, es, en).
-const TEXTS: [[&str; 3]; 168] = [
+const TEXTS: [[&str; 3]; 169] = [
     [
         "O token de acesso não tem o escopo de que esta operação precisa",
         "El token de acceso no tiene el alcance (scope) que esta operación necesita",
@@ -1544,9 +1548,14 @@ const TEXTS: [[&str; 3]; 168] = [
         "no hay ningún endpoint MCP en {path}; este servidor atiende en {paths}",
         "no MCP endpoint at {path}; this server serves {paths}",
     ],
+    [
+        "Lista incompleta: os registros recentes de {types} não vieram da API da Kobana desta vez; eles continuam legíveis pela URI. Tente listar de novo mais tarde.",
+        "Lista incompleta: los registros recientes de {types} no llegaron de la API de Kobana esta vez; se siguen leyendo por su URI. Vuelve a listar más tarde.",
+        "Incomplete list: the recent records of {types} did not come from the Kobana API this time; they can still be read by URI. List again later.",
+    ],
 ];
 
-const PLACEHOLDERS: [&[&str]; 168] = [
+const PLACEHOLDERS: [&[&str]; 169] = [
     &[],
     &[],
     &[],
@@ -1715,4 +1724,5 @@ const PLACEHOLDERS: [&[&str]; 168] = [
     &[],
     &[],
     &["path", "paths"],
+    &["types"],
 ];

@@ -110,7 +110,7 @@ pub fn rows(p: &Policy) -> Vec<Value> {
         ResourcesListPolicy::FixedOnly => ("fixed".to_string(), "`resources/list` gives the fixed URIs only.".to_string()),
         ResourcesListPolicy::Recent(n) => (
             format!("recent: {n}"),
-            format!("`resources/list` gives the fixed URIs plus the {n} most recent records of each listed type the caller can read."),
+            format!("`resources/list` gives the fixed URIs plus the {n} most recent records of each listed type the caller can read, every type listed at once. A type whose listing fails or times out is left out alone: the answer holds the other types' records, names the missing ones in `_meta[\"br.com.kobana/incomplete\"]` (with a note; their records stay readable by URI) and is not cached. Only when every listing fails is the answer an error."),
         ),
     };
     vec![

@@ -7,6 +7,6 @@ pub mod recent;
 pub mod records;
 pub mod upstream;
 
-pub use recent::{recent_resources, RecentOptions};
+pub use recent::{recent_resources, Missing, Recent, RecentOptions};
 pub use records::{list_items, strip_numeric_id};
 pub use upstream::{Upstream, UpstreamConfig};

@@ -4,19 +4,22 @@
 //! tool and reading tool the caller can both call, the list tool is run once (page 1, `n` per
 //! page) and the `n` most recent records become resource descriptors built from the template's
 //! URI. The listings run concurrently with at most [`RecentOptions::concurrency`] in flight
-//! (tokio `JoinSet` + `Semaphore`), so 60 types at 50 ms each finish in a few hundred ms
-//! instead of 3 s (see `examples/bench_resources_list.rs`).
+//! (tokio `JoinSet` + `Semaphore`), enough for all of banking's at once, so the listing takes about
+//! its slowest call (see `examples/bench_resources_list.rs` and `scripts/bench_proxy.sh`).
 //!
-//! A listing that fails or times out makes the whole answer an error naming the listings that
-//! failed (logged at `warn`): a partial list must never pass for a complete, cacheable one.
-//! Results keep template order, then the list's order (newest first).
+//! A listing that fails or times out leaves out only its type's records: the answer holds the
+//! records that came and [`Recent::missing`] names each listing left out (the engine says so in
+//! the result's `_meta`, never caches it, and logs and counts each one). Only when every listing
+//! failed is the whole answer an error (the API is down, or refuses the token): a list of the
+//! fixed resources alone would pass for a complete one. Results keep template order, then the
+//! list's order (newest first).
 //!
 //! Called by the protocol engine's `resources/list` after the fixed resources:
 //!
 //! ```ignore
 //! if let ResourcesListPolicy::Recent(n) = product.policy.resources_list {
-//!     let more = runtime::backend::recent_resources(&ctx, backend.clone(), n, RecentOptions::default()).await;
-//!     resources.extend(more);
+//!     let recent = runtime::backend::recent_resources(&ctx, backend.clone(), n, RecentOptions::default()).await?;
+//!     resources.extend(recent.resources);
 //! }
 //! ```
 
@@ -46,10 +49,14 @@ pub struct RecentOptions {
     pub templates: Option<Vec<bool>>,
 }
 
+/// Default [`RecentOptions::concurrency`]: above banking's 41 listed types, so they all run at
+/// once and the listing takes its slowest call, not a multiple of it (16 made it 3 rounds).
+pub const DEFAULT_LISTING_CONCURRENCY: usize = 64;
+
 impl Default for RecentOptions {
     fn default() -> Self {
         RecentOptions {
-            concurrency: 16,
+            concurrency: DEFAULT_LISTING_CONCURRENCY,
             per_listing_timeout: Duration::from_secs(10),
             locale: None,
             templates: None,
@@ -135,14 +142,37 @@ fn records(output: &Output) -> Vec<&Map<String, Value>> {
     }
 }
 
+/// What the fan-out found.
+#[derive(Debug, Default)]
+pub struct Recent {
+    /// The descriptors of the records that came, in template order.
+    pub resources: Vec<Value>,
+    /// The listings that failed or timed out, in template order: their records are missing.
+    pub missing: Vec<Missing>,
+}
+
+/// A listing left out of [`Recent`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Missing {
+    /// The template's name (the log line's label).
+    pub template: &'static str,
+    /// Its URI template: its records can still be read by URI.
+    pub uri_template: &'static str,
+    /// The list tool that failed.
+    pub tool: &'static str,
+    /// Why, as a client may see it (never the upstream URL).
+    pub reason: String,
+}
+
 /// The resource descriptors of the `limit` most recent records of every listable template the
-/// caller may list and read. `ctx` is the caller's context (identity, token, workspace).
+/// caller may list and read, and the listings left out. `ctx` is the caller's context
+/// (identity, token, workspace). An error only when every listing started failed.
 pub async fn recent_resources(
     ctx: &CallContext,
     backend: Arc<dyn Backend>,
     limit: u32,
     options: RecentOptions,
-) -> Result<Vec<Value>, String> {
+) -> Result<Recent, String> {
     let product = ctx.product;
     let gate = Arc::new(Semaphore::new(options.concurrency.max(1)));
     let timeout = options.per_listing_timeout;
@@ -178,9 +208,15 @@ pub async fn recent_resources(
             .and_then(|l| product.texts(l))
             .map_or(template.title, |t| t.templates[index].title);
         let (gate, backend, ctx) = (gate.clone(), backend.clone(), ctx.clone());
+        let missing = move |reason: String| Missing {
+            template: template.name,
+            uri_template: template.uri_template,
+            tool: list.name,
+            reason,
+        };
         set.spawn(async move {
             let Ok(_permit) = gate.acquire_owned().await else {
-                return Err(format!("{} (not started)", list.name));
+                return Err((index, missing("not started".into())));
             };
             let call = backend.call(&ctx, list, &args);
             match tokio::time::timeout(timeout, call)
@@ -196,39 +232,48 @@ pub async fn recent_resources(
                     Ok((index, found))
                 }
                 Ok(Err(e)) => {
-                    tracing::warn!(template = template.name, tool = list.name, error = %e, "resources/list: listing failed");
-                    Err(format!("{} ({})", list.name, short(&e)))
+                    tracing::warn!(template = template.name, tool = list.name, error = %e, "resources/list: listing failed, its records left out");
+                    Err((index, missing(short(&e))))
                 }
                 Err(_) => {
-                    tracing::warn!(template = template.name, tool = list.name, "resources/list: listing timed out");
-                    Err(format!(
-                        "{} (no answer within {} ms)",
-                        list.name,
-                        timeout.as_millis()
+                    tracing::warn!(template = template.name, tool = list.name, "resources/list: listing timed out, its records left out");
+                    Err((
+                        index,
+                        missing(format!("no answer within {} ms", timeout.as_millis())),
                     ))
                 }
             }
         });
     }
     let mut parts: Vec<(usize, Vec<Value>)> = Vec::new();
-    let mut failed: Vec<String> = Vec::new();
+    let mut failed: Vec<(usize, Missing)> = Vec::new();
+    let mut broken: Vec<String> = Vec::new();
     while let Some(joined) = set.join_next().await {
         match joined {
             Ok(Ok(part)) => parts.push(part),
-            Ok(Err(what)) => failed.push(what),
-            Err(e) => failed.push(format!("a listing task ended abnormally: {e}")),
+            Ok(Err(left_out)) => failed.push(left_out),
+            Err(e) => broken.push(format!("a listing task ended abnormally: {e}")),
         }
     }
-    if !failed.is_empty() {
-        failed.sort();
+    failed.sort_by_key(|(i, _)| *i);
+    // A task that panicked is a bug whose listing cannot even be named: no answer passes it by.
+    if !broken.is_empty() || (parts.is_empty() && !failed.is_empty()) {
+        let what = failed
+            .iter()
+            .map(|(_, m)| format!("{} ({})", m.tool, m.reason))
+            .chain(broken)
+            .collect::<Vec<_>>();
         return Err(format!(
             "could not list the recent records of {}: {}; try again",
             product.name,
-            failed.join("; ")
+            what.join("; ")
         ));
     }
     parts.sort_by_key(|(i, _)| *i);
-    Ok(parts.into_iter().flat_map(|(_, v)| v).collect())
+    Ok(Recent {
+        resources: parts.into_iter().flat_map(|(_, v)| v).collect(),
+        missing: failed.into_iter().map(|(_, m)| m).collect(),
+    })
 }
 
 /// A backend error as a client may see it: its kind and status, not its full text.
@@ -325,6 +370,10 @@ mod tests {
         fail: std::sync::atomic::AtomicBool,
         /// Listings asked for.
         calls: AtomicUsize,
+        /// Whether `list_4` never answers (until the listing's time runs out).
+        hang: std::sync::atomic::AtomicBool,
+        /// Whether every listing fails.
+        all_fail: std::sync::atomic::AtomicBool,
     }
 
     impl Backend for Lister {
@@ -340,8 +389,13 @@ mod tests {
                 self.peak.fetch_max(now, Ordering::SeqCst);
                 tokio::time::sleep(Duration::from_millis(5)).await;
                 self.in_flight.fetch_sub(1, Ordering::SeqCst);
-                if tool.name == "list_3" && self.fail.load(Ordering::SeqCst) {
+                if (tool.name == "list_3" && self.fail.load(Ordering::SeqCst))
+                    || self.all_fail.load(Ordering::SeqCst)
+                {
                     return Err(BackendError::Unavailable("down".into()));
+                }
+                if tool.name == "list_4" && self.hang.load(Ordering::SeqCst) {
+                    std::future::pending::<()>().await;
                 }
                 assert_eq!(args.get("per_page"), Some(&json!(3)));
                 let items: Vec<Value> = (0..5).map(|n| json!({"uid": format!("{}-{n}", tool.name), "id": n, "name": format!("n{n}")})).collect();
@@ -381,7 +435,53 @@ mod tests {
             peak: AtomicUsize::new(0),
             fail: std::sync::atomic::AtomicBool::new(fail),
             calls: AtomicUsize::new(0),
+            hang: Default::default(),
+            all_fail: Default::default(),
         })
+    }
+
+    /// A listing that never answers leaves out its type once its time is up, the others'
+    /// records kept; a failing one beside it too. Only when every listing fails is the answer
+    /// an error (nothing came to list).
+    #[tokio::test]
+    async fn a_slow_or_failing_type_leaves_out_only_its_records() {
+        let product = product(6);
+        let ctx = context(product);
+        let backend = lister(true);
+        backend.hang.store(true, Ordering::SeqCst);
+        let opts = RecentOptions {
+            per_listing_timeout: Duration::from_millis(300),
+            ..RecentOptions::default()
+        };
+        let recent = recent_resources(&ctx, backend.clone(), 3, opts.clone())
+            .await
+            .unwrap();
+        let types: Vec<&str> = recent
+            .resources
+            .iter()
+            .map(|r| r["uri"].as_str().unwrap().split('/').nth(3).unwrap())
+            .collect();
+        // t1: cannot read; t2: not listed; t3 failed; t4 never answered.
+        assert_eq!(types, ["t0", "t0", "t0", "t5", "t5", "t5"]);
+        let missing: Vec<(&str, &str)> = recent
+            .missing
+            .iter()
+            .map(|m| (m.tool, m.reason.as_str()))
+            .collect();
+        assert_eq!(
+            missing,
+            [
+                ("list_3", "backend unavailable: down"),
+                ("list_4", "no answer within 300 ms")
+            ]
+        );
+        backend.hang.store(false, Ordering::SeqCst);
+        backend.all_fail.store(true, Ordering::SeqCst);
+        let err = recent_resources(&ctx, backend, 3, opts).await.unwrap_err();
+        assert!(
+            err.starts_with("could not list the recent records of p: list_0 (backend unavailable: down); list_3"),
+            "{err}"
+        );
     }
 
     #[tokio::test]
@@ -393,15 +493,30 @@ mod tests {
             concurrency: 4,
             ..RecentOptions::default()
         };
-        // t3's listing fails: the answer is an error naming it, never a partial list.
-        let err = recent_resources(&ctx, backend.clone(), 3, opts.clone())
-            .await
-            .unwrap_err();
-        assert!(err.contains("list_3") && err.contains("down"), "{err}");
-        backend.fail.store(false, Ordering::SeqCst);
-        let out = recent_resources(&ctx, backend.clone(), 3, opts)
+        // t3's listing fails: only its records are missing, and it is named.
+        let partial = recent_resources(&ctx, backend.clone(), 3, opts.clone())
             .await
             .unwrap();
+        assert_eq!(partial.resources.len(), 37 * 3);
+        assert!(partial
+            .resources
+            .iter()
+            .all(|r| !r["uri"].as_str().unwrap().starts_with("kobana://p/t3/")));
+        assert_eq!(
+            partial.missing,
+            [Missing {
+                template: "t3",
+                uri_template: "kobana://p/t3/{id}",
+                tool: "list_3",
+                reason: "backend unavailable: down".into(),
+            }]
+        );
+        backend.fail.store(false, Ordering::SeqCst);
+        let recent = recent_resources(&ctx, backend.clone(), 3, opts)
+            .await
+            .unwrap();
+        assert!(recent.missing.is_empty());
+        let out = recent.resources;
         // 40 types − t1 (cannot read) − t2 (not listed) = 38 types × 3.
         assert_eq!(out.len(), 38 * 3);
         assert_eq!(
@@ -429,7 +544,8 @@ mod tests {
         };
         let out = recent_resources(&ctx, backend.clone(), 3, opts)
             .await
-            .unwrap();
+            .unwrap()
+            .resources;
         let types: Vec<&str> = out
             .iter()
             .map(|r| r["uri"].as_str().unwrap().split('/').nth(3).unwrap())

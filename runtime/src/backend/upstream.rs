@@ -24,9 +24,18 @@
 //!   For a write, a timeout or broken connection after sending, a 5xx, an unreadable 2xx answer,
 //!   or a 409 on our own retry is [`BackendError::OutcomeUnknown`]: it may have run.
 //! - Errors name the product, never the upstream URL (that goes to the log).
+//! - Connections: HTTP/1.1 (one request per connection at a time), so the calls in flight to an
+//!   API host are its open connections. [`UpstreamConfig::max_connections`] caps them per host
+//!   (scheme, host and port: `{product}` bases on one host share the cap, as they share reqwest's
+//!   pool) and the pool keeps at most that many idle; [`UpstreamConfig::max_per_tool`] caps each
+//!   tool's share, so a tool stuck on a slow API path holds at most that many and the others keep
+//!   theirs (no head-of-line blocking). A call waits for its slots (its tool's first, so a slow
+//!   tool's queue never holds a host slot) at most the attempt timeout; one that gets none is
+//!   [`BackendError::Unavailable`], nothing sent.
 
 use runtime_model::backend::IDEMPOTENT_REPLAYED;
 use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use reqwest::header::{HeaderMap, HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE, RETRY_AFTER};
@@ -37,6 +46,7 @@ use runtime_model::catalog::{
 use runtime_model::upload::{self, Form};
 use runtime_model::uri_template::{encode_component, UriTemplate};
 use serde_json::{Map, Value};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 /// Largest upstream answer read (bigger ones are refused, not buffered).
 const MAX_RESPONSE_BYTES: usize = 64 * 1024 * 1024;
@@ -63,6 +73,47 @@ pub struct UpstreamConfig {
     /// honours the key (the same key answers the first result). Off by default: a write is then
     /// sent once, and an unknown outcome is reported as such.
     pub retry_keyed_writes: bool,
+    /// Most calls in flight to one API host at once, so most connections open to it (HTTP/1.1:
+    /// one per call in flight), and most idle ones kept for reuse. 0: no cap.
+    pub max_connections: usize,
+    /// Most of those a single tool may hold at once, so one slow tool cannot take every
+    /// connection and hold up the calls of the others. 0: no cap besides `max_connections`.
+    pub max_per_tool: usize,
+}
+
+/// Default [`UpstreamConfig::max_connections`]: a thousand clients each with a call in flight
+/// (issue 40's load) get a connection each.
+pub const DEFAULT_MAX_CONNECTIONS: usize = 1024;
+/// Default [`UpstreamConfig::max_per_tool`]: half the connections, so a tool whose API path
+/// stalls leaves the other half to every other tool.
+pub const DEFAULT_MAX_PER_TOOL: usize = 512;
+
+impl UpstreamConfig {
+    /// The caps in words, for `doctor` and the startup log line: `1024 connections per API
+    /// host, 512 per tool`.
+    pub fn limits_text(&self) -> String {
+        let cap = |n: usize| {
+            if n == 0 {
+                "no cap".to_string()
+            } else {
+                n.to_string()
+            }
+        };
+        format!(
+            "{} connections per API host, {} per tool (a tool's calls beyond it wait; the others do not)",
+            cap(self.max_connections),
+            cap(self.per_tool_cap())
+        )
+    }
+
+    /// The per-tool cap as applied: never above `max_connections`.
+    fn per_tool_cap(&self) -> usize {
+        match (self.max_per_tool, self.max_connections) {
+            (0, host) => host,
+            (tool, 0) => tool,
+            (tool, host) => tool.min(host),
+        }
+    }
 }
 
 impl Default for UpstreamConfig {
@@ -76,6 +127,8 @@ impl Default for UpstreamConfig {
             max_retry_after: Duration::from_secs(10),
             default_token: None,
             retry_keyed_writes: false,
+            max_connections: DEFAULT_MAX_CONNECTIONS,
+            max_per_tool: DEFAULT_MAX_PER_TOOL,
         }
     }
 }
@@ -85,11 +138,60 @@ impl Default for UpstreamConfig {
 pub struct Upstream {
     client: reqwest::Client,
     config: UpstreamConfig,
+    gates: Arc<Gates>,
+}
+
+/// The slots of [`UpstreamConfig::max_connections`] (per API host) and
+/// [`UpstreamConfig::max_per_tool`] (per host and tool), made on first use.
+#[derive(Debug, Default)]
+struct Gates {
+    hosts: Mutex<HashMap<String, Arc<Semaphore>>>,
+    tools: Mutex<HashMap<(String, &'static str), Arc<Semaphore>>>,
+}
+
+/// The slots one attempt holds until its answer is read.
+struct Slots {
+    _tool: Option<OwnedSemaphorePermit>,
+    _host: Option<OwnedSemaphorePermit>,
+}
+
+fn gate<K: std::hash::Hash + Eq>(
+    map: &Mutex<HashMap<K, Arc<Semaphore>>>,
+    key: K,
+    permits: usize,
+) -> Option<Arc<Semaphore>> {
+    if permits == 0 {
+        return None;
+    }
+    let mut map = map.lock().unwrap_or_else(|p| p.into_inner());
+    Some(
+        map.entry(key)
+            .or_insert_with(|| Arc::new(Semaphore::new(permits)))
+            .clone(),
+    )
+}
+
+/// The connection pool's key of a URL: scheme, host and port.
+fn host_of(url: &str) -> String {
+    match reqwest::Url::parse(url) {
+        Ok(u) => format!(
+            "{}://{}:{}",
+            u.scheme(),
+            u.host_str().unwrap_or_default(),
+            u.port_or_known_default().unwrap_or_default()
+        ),
+        Err(_) => url.to_string(),
+    }
 }
 
 impl Upstream {
     pub fn new(config: UpstreamConfig) -> Result<Self, String> {
-        let client = reqwest::Client::builder()
+        let mut builder = reqwest::Client::builder();
+        if config.max_connections > 0 {
+            // Idle connections beyond the cap would be connections the cap never lets be used.
+            builder = builder.pool_max_idle_per_host(config.max_connections);
+        }
+        let client = builder
             .timeout(config.timeout)
             .connect_timeout(config.timeout)
             .user_agent(concat!("kobana-mcp/", env!("CARGO_PKG_VERSION")))
@@ -97,7 +199,44 @@ impl Upstream {
             .redirect(reqwest::redirect::Policy::none())
             .build()
             .map_err(|e| format!("cannot build the HTTP client: {e}"))?;
-        Ok(Upstream { client, config })
+        Ok(Upstream {
+            client,
+            config,
+            gates: Arc::default(),
+        })
+    }
+
+    /// Waits for a slot of `tool` on `host`, then one of `host` ([`Gates`]), at most the attempt
+    /// timeout; `None` when none came in time.
+    async fn slots(&self, host: &str, tool: &'static str) -> Option<Slots> {
+        let tool_gate = gate(
+            &self.gates.tools,
+            (host.to_string(), tool),
+            self.config.per_tool_cap(),
+        );
+        let host_gate = gate(
+            &self.gates.hosts,
+            host.to_string(),
+            self.config.max_connections,
+        );
+        let wait = async {
+            let tool = match tool_gate {
+                Some(g) => Some(g.acquire_owned().await.ok()?),
+                None => None,
+            };
+            let host = match host_gate {
+                Some(g) => Some(g.acquire_owned().await.ok()?),
+                None => None,
+            };
+            Some(Slots {
+                _tool: tool,
+                _host: host,
+            })
+        };
+        tokio::time::timeout(self.config.timeout, wait)
+            .await
+            .ok()
+            .flatten()
     }
 
     /// The API base URL used for a product.
@@ -319,6 +458,8 @@ struct Sent {
     write: bool,
     /// This is a retry of an attempt whose outcome is unknown.
     retry: bool,
+    /// The tool, whose share of the connections the attempt takes ([`Gates`]).
+    tool: &'static str,
 }
 
 impl Upstream {
@@ -338,6 +479,18 @@ impl Upstream {
     ) -> Attempt {
         let api = Self::api(ctx);
         let ms = self.config.timeout.as_millis();
+        // Held until the answer is read: the connection is busy until then.
+        let Some(_slots) = self.slots(&host_of(url), sent.tool).await else {
+            tracing::warn!(
+                product = ctx.product.name,
+                tool = sent.tool,
+                "upstream connection slots all busy"
+            );
+            return Attempt::Done(Err(BackendError::Unavailable(format!(
+                "{api} has as many calls in flight from this server as it allows ({}); none ended within {ms} ms; nothing was sent",
+                self.config.limits_text()
+            ))));
+        };
         let method_name = method.as_str().to_string();
         let mut req = self.client.request(method, url).headers(headers.clone());
         match body {
@@ -583,6 +736,7 @@ impl Upstream {
             let sent = Sent {
                 write,
                 retry: uncertain.is_some(),
+                tool: tool.name,
             };
             match self
                 .attempt(ctx, method.clone(), &url, &headers, body.as_ref(), sent)
@@ -941,6 +1095,176 @@ mod tests {
                 "{err:?}"
             );
             assert_eq!(seen.lock().unwrap().requests, 1);
+        }
+    }
+
+    /// The connection caps: calls in flight to one host are capped, and a tool stuck on a slow
+    /// path holds only its share, so the other tools' calls go through meanwhile. Proved with a
+    /// gate the test opens, never with timing.
+    mod limits {
+        use super::multipart::ctx;
+        use super::*;
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        use std::sync::Arc;
+        use tokio::sync::watch;
+
+        static SLOW: HttpBinding = HttpBinding {
+            method: HttpMethod::Get,
+            path: "/slow",
+            path_params: &[],
+            query_params: &[],
+            body: BodyMode::None,
+            operation_ref: None,
+        };
+        static FAST: HttpBinding = HttpBinding {
+            path: "/fast",
+            ..SLOW
+        };
+        const READ: runtime_model::catalog::Annotations = runtime_model::catalog::Annotations {
+            read_only: true,
+            idempotent: true,
+            ..runtime_model::catalog::Annotations::NONE
+        };
+        static SLOW_TOOL: Tool = Tool {
+            annotations: READ,
+            ..Tool::bare("slow_list", Binding::Http(SLOW))
+        };
+        static FAST_TOOL: Tool = Tool {
+            annotations: READ,
+            ..Tool::bare("fast_list", Binding::Http(FAST))
+        };
+
+        /// `/slow` answers once the test opens the gate; `/fast` at once. Counts the slow
+        /// requests in flight now and at most.
+        struct Api {
+            base: String,
+            slow_now: Arc<AtomicUsize>,
+            slow_peak: Arc<AtomicUsize>,
+            open: watch::Sender<bool>,
+        }
+
+        async fn api() -> Api {
+            let (open, gate) = watch::channel(false);
+            let slow_now = Arc::new(AtomicUsize::new(0));
+            let slow_peak = Arc::new(AtomicUsize::new(0));
+            let (now, peak) = (slow_now.clone(), slow_peak.clone());
+            let app = axum::Router::new().fallback(move |uri: axum::http::Uri| {
+                let (now, peak, mut gate) = (now.clone(), peak.clone(), gate.clone());
+                async move {
+                    if uri.path() == "/slow" {
+                        let n = now.fetch_add(1, Ordering::SeqCst) + 1;
+                        peak.fetch_max(n, Ordering::SeqCst);
+                        let _ = gate.wait_for(|open| *open).await;
+                        now.fetch_sub(1, Ordering::SeqCst);
+                    }
+                    ([("content-type", "application/json")], "[]")
+                }
+            });
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            let base = format!("http://{}", listener.local_addr().unwrap());
+            tokio::spawn(async move { axum::serve(listener, app).await });
+            Api {
+                base,
+                slow_now,
+                slow_peak,
+                open,
+            }
+        }
+
+        fn upstream(base: &str, max_connections: usize, max_per_tool: usize) -> Arc<Upstream> {
+            Arc::new(
+                Upstream::new(UpstreamConfig {
+                    base_url: Some(base.to_string()),
+                    timeout: Duration::from_secs(30),
+                    max_connections,
+                    max_per_tool,
+                    ..UpstreamConfig::default()
+                })
+                .unwrap(),
+            )
+        }
+
+        /// Starts `n` calls of the slow tool, each on its own task.
+        fn start_slow(up: &Arc<Upstream>, n: usize) -> Vec<tokio::task::JoinHandle<bool>> {
+            (0..n)
+                .map(|_| {
+                    let up = up.clone();
+                    tokio::spawn(
+                        async move { up.call(&ctx(), &SLOW_TOOL, &Map::new()).await.is_ok() },
+                    )
+                })
+                .collect()
+        }
+
+        /// Waits (the test's only wait) until the API holds `n` slow requests.
+        async fn until_in_flight(api: &Api, n: usize) {
+            for _ in 0..3000 {
+                if api.slow_now.load(Ordering::SeqCst) >= n {
+                    return;
+                }
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+            panic!(
+                "the API never held {n} slow requests (holds {})",
+                api.slow_now.load(Ordering::SeqCst)
+            );
+        }
+
+        async fn finish(api: &Api, calls: Vec<tokio::task::JoinHandle<bool>>) {
+            api.open.send_replace(true);
+            for c in calls {
+                assert!(c.await.unwrap(), "a slow call failed once let through");
+            }
+        }
+
+        #[tokio::test]
+        async fn calls_in_flight_to_one_host_are_capped() {
+            let api = api().await;
+            let up = upstream(&api.base, 2, 0);
+            let calls = start_slow(&up, 5);
+            until_in_flight(&api, 2).await;
+            // The three others wait for a connection; once the first two end, they go.
+            for _ in 0..20 {
+                tokio::task::yield_now().await;
+            }
+            assert_eq!(api.slow_now.load(Ordering::SeqCst), 2);
+            finish(&api, calls).await;
+            assert_eq!(
+                api.slow_peak.load(Ordering::SeqCst),
+                2,
+                "never more than the cap"
+            );
+        }
+
+        #[tokio::test]
+        async fn a_slow_tool_does_not_hold_up_the_others() {
+            let api = api().await;
+            // Three connections, at most two for one tool: the slow tool's four calls hold two.
+            let up = upstream(&api.base, 3, 2);
+            let slow = start_slow(&up, 4);
+            until_in_flight(&api, 2).await;
+            // Another tool's calls, one after another and two at once, all answered while the
+            // slow ones are still outstanding.
+            for _ in 0..3 {
+                assert!(up.call(&ctx(), &FAST_TOOL, &Map::new()).await.is_ok());
+            }
+            let (c, none) = (ctx(), Map::new());
+            let (a, b) = tokio::join!(
+                up.call(&c, &FAST_TOOL, &none),
+                up.call(&c, &FAST_TOOL, &none)
+            );
+            assert!(a.is_ok() && b.is_ok());
+            assert!(
+                slow.iter().all(|c| !c.is_finished()),
+                "no slow call ended yet"
+            );
+            assert_eq!(
+                api.slow_now.load(Ordering::SeqCst),
+                2,
+                "the slow tool holds only its share"
+            );
+            finish(&api, slow).await;
+            assert_eq!(api.slow_peak.load(Ordering::SeqCst), 2);
         }
     }
 

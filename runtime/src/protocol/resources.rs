@@ -42,6 +42,34 @@ enum Located {
     Template(&'static Template, Vec<(String, String)>),
 }
 
+/// The `_meta` key of a `resources/list` answer some of whose listings failed.
+pub const META_INCOMPLETE: &str = "br.com.kobana/incomplete";
+
+/// The `_meta` of a `resources/list` answer with listings left out: under [`META_INCOMPLETE`],
+/// a note in the caller's language and each missing listing (its URI template, whose records
+/// stay readable by URI, its list tool and why). Each is also counted and logged.
+fn incomplete_meta(
+    product: &'static str,
+    locale: runtime_model::locale::Locale,
+    missing: &[crate::backend::Missing],
+) -> Value {
+    let mut listed = Vec::with_capacity(missing.len());
+    for m in missing {
+        crate::telemetry::facts::listing_left_out(product, m.uri_template);
+        listed.push(json!({"uriTemplate": m.uri_template, "tool": m.tool, "reason": m.reason}));
+    }
+    let types = missing
+        .iter()
+        .map(|m| m.uri_template)
+        .collect::<Vec<_>>()
+        .join(", ");
+    tracing::warn!(product, left_out = %types, "resources/list answered without some types' records");
+    json!({ META_INCOMPLETE: {
+        "note": runtime_model::texts::Text::ResourcesListIncomplete.fill(locale, &[("types", &types)]),
+        "missing": listed,
+    }})
+}
+
 impl Engine {
     /// `resources/list`: the fixed resources (pre-serialized pages); under `Recent(n)`, plus the
     /// `n` most recent records of each listed template the caller may list and read, fetched
@@ -71,8 +99,9 @@ impl Engine {
             .filter_map(|d| serde_json::from_str(d).ok())
             .collect();
         let ctx = self.call_context(call, &Map::new());
-        // A failed listing is an error: never a partial list that looks complete and cacheable.
-        match crate::backend::recent::recent_resources(
+        // A listing that failed leaves out its type's records only, and the answer says so; when
+        // every one failed it is an error: never a partial list that looks complete and cacheable.
+        let recent = match crate::backend::recent::recent_resources(
             &ctx,
             self.backend.clone(),
             n,
@@ -91,10 +120,16 @@ impl Engine {
         )
         .await
         {
-            Ok(more) => resources.extend(more),
+            Ok(recent) => recent,
             Err(why) => return RpcError::internal(why).into(),
+        };
+        resources.extend(recent.resources);
+        let mut result = json!({ "resources": resources });
+        let complete = recent.missing.is_empty();
+        if !complete {
+            result["_meta"] = incomplete_meta(self.product.name, locale, &recent.missing);
         }
-        Reply::Value(self.finish(call, json!({ "resources": resources }), true))
+        Reply::Value(self.finish(call, result, complete))
     }
 
     fn locate(&self, uri: &str) -> Option<Located> {

@@ -150,6 +150,20 @@ pub fn note_replayed() {
     note(|f| f.replayed = true);
 }
 
+/// A `resources/list` answered without the records of the template `uri_template` (its listing
+/// failed or timed out): counted, so a type whose listing keeps failing shows.
+pub fn listing_left_out(product: &'static str, uri_template: &'static str) {
+    if let Some(t) = telemetry() {
+        t.instruments().listings_left_out.add(
+            1,
+            &[
+                KeyValue::new("kobana.product", product),
+                KeyValue::new("kobana.resource.template", uri_template),
+            ],
+        );
+    }
+}
+
 /// One HTTP attempt to the upstream: its duration and status (`None`: no answer, `error` says
 /// why) go to the `http.client.request.duration` histogram; the status and request id are
 /// noted for the audit record.

@@ -42,6 +42,9 @@ pub struct Instruments {
     pub ledger: Histogram<f64>,
     /// `kobana.audit.records`: by `kobana.audit.outcome`.
     pub audit_records: Counter<u64>,
+    /// `kobana.resources.listings_left_out`: by `kobana.product` and `kobana.resource.template`
+    /// (the URI template of a type whose records a `resources/list` answered without).
+    pub listings_left_out: Counter<u64>,
     _sessions: ObservableGauge<u64>,
 }
 
@@ -73,6 +76,10 @@ impl Instruments {
             audit_records: meter
                 .u64_counter("kobana.audit.records")
                 .with_description("Audit records written, by outcome of the write")
+                .build(),
+            listings_left_out: meter
+                .u64_counter("kobana.resources.listings_left_out")
+                .with_description("resources/list listings that failed or timed out, their type's records left out of the answer")
                 .build(),
             _sessions: meter
                 .u64_observable_gauge("mcp.server.sessions.open")
