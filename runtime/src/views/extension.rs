@@ -14,6 +14,7 @@ use serde_json::{json, Map, Value};
 
 use crate::contract::era;
 use crate::contract::Call;
+use crate::protocol::dates;
 use crate::protocol::engine::{Engine, ProtocolExtension};
 use crate::rpc::page::Page;
 use crate::rpc::params::Params;
@@ -230,6 +231,8 @@ impl ViewsExtension {
         let settings = json!({
             "locale": locale.tag(),
             "actions": self.allowed_actions(engine, call, view),
+            // The day a chart's periods `ahead` start from: the server's, as its prompts' today.
+            "today": dates::fmt_date(dates::today()),
         })
         .to_string()
         .replace("</", "<\\/");
