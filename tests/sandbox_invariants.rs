@@ -776,3 +776,70 @@ fn billets_and_pix_charges_carry_codes_a_bank_app_reads_for_several_seeds() {
         shown.join("\n")
     );
 }
+
+/// An update that changes what a code carries (a billet's amount and due date, a Pix charge's
+/// amount) leaves the codes agreeing with the record: the sandbox makes them again.
+#[test]
+fn updating_amount_or_due_date_keeps_billet_and_pix_codes_in_agreement() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let sb = Sandbox::open(&SandboxConfig::new(dir.path())).expect("sandbox");
+    let banking = generated::product("banking").expect("banking is compiled");
+    let ctx = test_support::calls::admin(banking, runtime_sandbox::DEMO_ORGANIZATION);
+    let scope = Sandbox::demo_scope(banking);
+    let rows = |record: &'static str| -> Vec<Map<String, Value>> {
+        sb.records_blocking(banking, &scope, record)
+            .expect("records")
+            .into_iter()
+            .map(|r| r.json)
+            .collect()
+    };
+    let update = |tool: &str, args: Value| {
+        let tool = banking.tool(tool).expect("the update tool");
+        let args = args.as_object().cloned().expect("object");
+        sb.call_blocking(&ctx, tool, &args)
+            .unwrap_or_else(|e| panic!("{}: {e}", tool.name));
+    };
+    let billets = rows("charge_bank_billets");
+    let pixes = rows("charge_pix");
+    for (i, b) in billets.iter().take(3).enumerate() {
+        let uid = s(b, "uid").expect("a billet uid");
+        let due = format!("2027-0{}-1{i}", i + 2);
+        update(
+            "banking_charge_bank_billet_update",
+            serde_json::json!({"id": uid, "amount": 1234.5 + i as f64, "expire_at": due}),
+        );
+    }
+    for (i, p) in pixes.iter().take(3).enumerate() {
+        let uid = s(p, "uid").expect("a Pix uid");
+        update(
+            "banking_charge_pix_update",
+            serde_json::json!({"pix_uid": uid, "amount": 77.7 + i as f64}),
+        );
+    }
+    let mut records = Records::new();
+    for record in [
+        "charge_bank_billets",
+        "charge_pix",
+        "charge_bank_billet_accounts",
+    ] {
+        records.insert(("banking", record), rows(record));
+    }
+    // The updates took: each record holds its new amount.
+    for (record, n, first) in [("charge_bank_billets", 3, 1234.5), ("charge_pix", 3, 77.7)] {
+        let before = if record == "charge_pix" {
+            &pixes
+        } else {
+            &billets
+        };
+        for (i, b) in before.iter().take(n).enumerate() {
+            let now = records[&("banking", record)]
+                .iter()
+                .find(|r| s(r, "uid") == s(b, "uid"))
+                .and_then(|r| r.get("amount"))
+                .and_then(Value::as_f64);
+            assert_eq!(now, Some(first + i as f64), "{record} {:?}", s(b, "uid"));
+        }
+    }
+    let bad = payment_code_violations(&records);
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}

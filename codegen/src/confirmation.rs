@@ -30,6 +30,16 @@ use crate::locate::{index_path, key_path};
 use crate::model::{Catalog, FactKind, OperationKind, Words};
 
 impl Words {
+    /// The label in `locale`.
+    pub fn get(&self, locale: runtime_model::locale::Locale) -> Option<&str> {
+        use runtime_model::locale::Locale;
+        match locale {
+            Locale::PtBr => self.pt_br.as_deref(),
+            Locale::Es => self.es.as_deref(),
+            Locale::En => self.en.as_deref(),
+        }
+    }
+
     fn missing(&self) -> Vec<&'static str> {
         let mut out = Vec::new();
         for (tag, v) in [("pt-BR", &self.pt_br), ("es", &self.es), ("en", &self.en)] {
@@ -198,6 +208,39 @@ fn words_check(l: &Loaded, path: &str, w: &Words, out: &mut Vec<Diagnostic>) {
     }
 }
 
+/// The labels of the values of `record`'s `field`: `own` (a fact's), then the section's shared
+/// ones for the field's documented values. One home for every place a coded value is shown to a
+/// person: the confirmation question and the views.
+fn labels_of<'c>(
+    c: &'c Catalog,
+    record: &str,
+    field: &str,
+    own: &'c BTreeMap<String, Words>,
+) -> BTreeMap<&'c str, &'c Words> {
+    let top = field.split('.').next().unwrap_or_default();
+    let mut values: BTreeMap<&str, &Words> = own.iter().map(|(k, v)| (k.as_str(), v)).collect();
+    if let Some(f) = c.records.get(record).and_then(|r| r.fields.get(top)) {
+        for v in &f.enum_values {
+            if let Some(w) = c.confirmation.values.get(v) {
+                values.entry(v.as_str()).or_insert(w);
+            }
+        }
+    }
+    values
+}
+
+/// The labels of the values of `record`'s `field`, with the own labels of the record's fact about it.
+pub fn value_labels<'c>(c: &'c Catalog, record: &str, field: &str) -> BTreeMap<&'c str, &'c Words> {
+    static NONE: BTreeMap<String, Words> = BTreeMap::new();
+    let own = c
+        .confirmation
+        .records
+        .get(record)
+        .and_then(|r| r.facts.iter().find(|f| f.field == field))
+        .map_or(&NONE, |f| &f.values);
+    labels_of(c, record, field, own)
+}
+
 /// The product's `record_facts` table.
 pub fn tokens(c: &Catalog) -> TokenStream {
     let conf = &c.confirmation;
@@ -213,17 +256,7 @@ pub fn tokens(c: &Catalog) -> TokenStream {
                 FactKind::Flag => quote!(Flag),
             };
             let label = f.label.tokens();
-            // The field's own labels, then the shared ones for its documented values.
-            let top = f.field.split('.').next().unwrap_or_default();
-            let mut values: BTreeMap<&str, &Words> =
-                f.values.iter().map(|(k, v)| (k.as_str(), v)).collect();
-            if let Some(field) = c.records.get(rname).and_then(|r| r.fields.get(top)) {
-                for v in &field.enum_values {
-                    if let Some(w) = conf.values.get(v) {
-                        values.entry(v.as_str()).or_insert(w);
-                    }
-                }
-            }
+            let values = labels_of(c, rname, &f.field, &f.values);
             let values = values.iter().map(|(k, w)| {
                 let w = w.tokens();
                 quote!((#k, #w))

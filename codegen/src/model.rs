@@ -858,6 +858,33 @@ pub struct ChartSpec {
     /// Whether the values are amounts in BRL.
     #[serde(default)]
     pub money: bool,
+    /// Records: the periods drawn are this many from the current one (the server's today)
+    /// forward, every one of them (a period without records is a zero), none before.
+    #[serde(default)]
+    pub ahead: Option<u32>,
+    /// Records: each side is one series, the records its tool lists in the periods `ahead`
+    /// (the view calls it through the host, under the server's rules, once per argument set,
+    /// following pages), summed by the first of `series`. A chart of payables and receivables.
+    #[serde(default)]
+    pub sides: Vec<ChartSide>,
+    /// With `sides`: a column of the first side minus the others (text `net`).
+    #[serde(default)]
+    pub net: bool,
+}
+
+/// One series of a chart, listed by a tool (see [`ChartSpec::sides`]).
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct ChartSide {
+    /// The series' name (its text key).
+    pub series: String,
+    /// A list tool of records with the chart's `date` field; it takes `<date>_from` and
+    /// `<date>_to` (the periods' window) and `page` / `per_page`.
+    pub tool: String,
+    /// The argument sets it is called with (each, and their records added): one call per set.
+    #[serde(default)]
+    pub arguments: Vec<BTreeMap<String, String>>,
 }
 
 /// A text in each locale.

@@ -59,8 +59,14 @@ fn needed_texts(v: &ViewSpec) -> BTreeSet<String> {
     keys.extend(v.codes.iter().map(|c| c.field.clone()));
     keys.extend(v.actions.iter().map(|a| a.tool.clone()));
     if let Some(c) = &v.chart {
-        keys.extend(c.series.iter().cloned());
-        if c.series.is_empty() {
+        if c.sides.is_empty() {
+            keys.extend(c.series.iter().cloned());
+        }
+        keys.extend(c.sides.iter().map(|s| s.series.clone()));
+        if c.net {
+            keys.insert("net".into());
+        }
+        if c.series.is_empty() && c.sides.is_empty() {
             keys.insert("count".into());
         }
     }
@@ -226,6 +232,7 @@ pub fn validate(l: &Loaded) -> Vec<Diagnostic> {
                                 out.push(unknown_field(index_path(&key_path(&p, "series"), j), s));
                             }
                         }
+                        out.extend(sides_problems(l, &p, ch, d, &tools));
                     }
                     (None, false) => {
                         let grouped = v.tools.iter().all(|t| {
@@ -304,6 +311,92 @@ pub fn validate(l: &Loaded) -> Vec<Diagnostic> {
     out
 }
 
+/// The problems of a records chart's `ahead`, `sides` and `net` (`date` its date field): each
+/// side's tool lists records (of any type) and takes the window's and the pages' arguments and
+/// those of its argument sets; a side sums one series; `sides` and `net` need `ahead`.
+fn sides_problems(
+    l: &Loaded,
+    p: &str,
+    ch: &crate::model::ChartSpec,
+    date: &str,
+    tools: &BTreeMap<&str, &crate::model::Tool>,
+) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    if ch.ahead == Some(0) {
+        out.push(l.at_value(&key_path(p, "ahead"), "`ahead` is at least 1".into(), None));
+    }
+    if (!ch.sides.is_empty() || ch.net) && ch.ahead.is_none() {
+        out.push(l.at_key(
+            p,
+            "`sides` and `net` draw the periods `ahead`: give `ahead`".into(),
+            None,
+        ));
+    }
+    if ch.net && ch.sides.len() < 2 {
+        out.push(l.at_key(&key_path(p, "net"), "`net` needs two `sides`".into(), None));
+    }
+    if !ch.sides.is_empty() && ch.series.len() != 1 {
+        out.push(l.at_key(
+            &key_path(p, "series"),
+            "with `sides`, `series` names the one field each side sums".into(),
+            None,
+        ));
+    }
+    for (j, side) in ch.sides.iter().enumerate() {
+        let sp = index_path(&key_path(p, "sides"), j);
+        let Some(tool) = tools.get(side.tool.as_str()) else {
+            out.push(l.at_value(
+                &key_path(&sp, "tool"),
+                format!("unknown tool `{}`", side.tool),
+                Some("a tool of this catalog".into()),
+            ));
+            continue;
+        };
+        if !tool
+            .operation
+            .as_ref()
+            .is_some_and(|o| o.kind == OperationKind::List)
+        {
+            out.push(l.at_value(
+                &key_path(&sp, "tool"),
+                format!("`{}` is not a list tool", side.tool),
+                None,
+            ));
+        }
+        let props = crate::validate::json_schema::schema_properties(&tool.input_schema);
+        let window = [
+            format!("{date}_from"),
+            format!("{date}_to"),
+            "page".into(),
+            "per_page".into(),
+        ];
+        for a in &window {
+            if !props.contains(a) {
+                out.push(l.at_value(
+                    &key_path(&sp, "tool"),
+                    format!(
+                        "`{}` takes no `{a}` (a side lists a window of pages)",
+                        side.tool
+                    ),
+                    Some(props.join(", ")),
+                ));
+            }
+        }
+        for (k, set) in side.arguments.iter().enumerate() {
+            for arg in set.keys() {
+                if !props.contains(arg) {
+                    out.push(l.at_key(
+                        &key_path(&index_path(&key_path(&sp, "arguments"), k), arg),
+                        format!("`{arg}` is not an argument of `{}`", side.tool),
+                        Some(props.join(", ")),
+                    ));
+                }
+            }
+        }
+    }
+    out
+}
+
 /// A Rust string literal.
 fn lit(s: &str) -> String {
     format!("{s:?}")
@@ -312,7 +405,8 @@ fn lit(s: &str) -> String {
 /// The page of a view: its template with the shared style and script, and its static settings
 /// (fields, codes, actions, chart, texts in every locale) as JSON. The runtime writes the
 /// settings of each reader at [`runtime_model::views::SETTINGS_MARKER`].
-fn page(product: &str, v: &ViewSpec) -> String {
+fn page(c: &Catalog, v: &ViewSpec) -> String {
+    let product = c.product.name.as_str();
     let texts: serde_json::Map<String, serde_json::Value> = Locale::ALL
         .iter()
         .map(|loc| {
@@ -324,6 +418,31 @@ fn page(product: &str, v: &ViewSpec) -> String {
             (loc.tag().to_string(), t.into())
         })
         .collect();
+    // The labels of the coded values it shows (its fields', and the status its badge shows), from
+    // the catalog's one home for them (the confirmation section's value labels).
+    let coded: BTreeSet<&str> = v
+        .fields
+        .iter()
+        .map(String::as_str)
+        .chain((v.template == "record").then_some("status"))
+        .collect();
+    let values: serde_json::Map<String, serde_json::Value> = Locale::ALL
+        .iter()
+        .map(|loc| {
+            let by_field: serde_json::Map<String, serde_json::Value> = coded
+                .iter()
+                .filter_map(|f| {
+                    let labels: serde_json::Map<String, serde_json::Value> =
+                        crate::confirmation::value_labels(c, &v.record, f)
+                            .into_iter()
+                            .filter_map(|(code, w)| Some((code.to_string(), w.get(*loc)?.into())))
+                            .collect();
+                    (!labels.is_empty()).then(|| (f.to_string(), labels.into()))
+                })
+                .collect();
+            (loc.tag().to_string(), by_field.into())
+        })
+        .collect();
     let view = serde_json::json!({
         "product": product,
         "name": v.name,
@@ -333,8 +452,13 @@ fn page(product: &str, v: &ViewSpec) -> String {
         "actions": v.actions.iter().map(|a| serde_json::json!({"tool": a.tool, "arguments": a.arguments})).collect::<Vec<_>>(),
         "chart": v.chart.as_ref().map(|c| serde_json::json!({
             "label": c.label, "date": c.date, "by": c.by, "series": c.series, "money": c.money,
+            "ahead": c.ahead, "net": c.net,
+            "sides": c.sides.iter().map(|s| serde_json::json!({
+                "series": s.series, "tool": s.tool, "arguments": s.arguments,
+            })).collect::<Vec<_>>(),
         })),
         "texts": texts,
+        "values": values,
     });
     // `</` never appears inside the JSON of a script element.
     let view_json = view.to_string().replace("</", "<\\/");
@@ -424,7 +548,7 @@ pub fn module(catalogs: &[&Catalog]) -> String {
                 strs(&v.fields),
                 by_locale("title"),
                 by_locale("description"),
-                lit(&page(p, v)),
+                lit(&page(c, v)),
             );
         }
         out.push_str("];\n");
@@ -491,6 +615,22 @@ pub fn docs_page(products: &[&Catalog]) -> Option<String> {
                         .join(", "),
                     ch.by.clone().unwrap_or_else(|| ch.label.join("/"))
                 ));
+                if let Some(n) = ch.ahead {
+                    let sides: Vec<String> = ch
+                        .sides
+                        .iter()
+                        .map(|s| format!("`{}` from `{}`", s.series, s.tool))
+                        .collect();
+                    shows.push(format!(
+                        "the {n} periods from the current one{}{}",
+                        if sides.is_empty() {
+                            String::new()
+                        } else {
+                            format!(": {}", sides.join(" and "))
+                        },
+                        if ch.net { ", and their net" } else { "" }
+                    ));
+                }
             }
             shows.extend(v.actions.iter().map(|a| format!("button `{}`", a.tool)));
             let _ = writeln!(

@@ -4,7 +4,10 @@
 // shown in the locale's format; no console error; no request leaves the page's own origin; a
 // screenshot per view and locale; the barcode and QR code the view drew decode (zbarimg) to the
 // record's barcode and Pix payload; the billet's cancel button ends in the server's confirmation
-// question; a read-only token gets no write button.
+// question; a read-only token gets no write button. A record's status shows the catalog's label;
+// the cash flow shows receivables, payables and their net for the 13 weeks from the current one;
+// in pt-BR at 360 px and at 900 px nothing scrolls horizontally, chart axis labels are short
+// dates that do not overlap, and the codes decode from the view as drawn at 360 px.
 //
 // Environment: KOBANA_MCP_BIN (the binary, default target/debug/kobana-mcp), CHROMIUM (default
 // /usr/bin/chromium), VIEWS_SHOTS_DIR (screenshots, default target/views-shots).
@@ -133,11 +136,31 @@ for (const a of accounts.slice(0, 12)) {
   const rows = rowsOf(await call("banking", "banking_financial_statement_summarize", args));
   if (rows.length > statement.length) [statementArgs, statement] = [args, rows];
 }
-const payables = rowsOf(await call("finance", "finance_payables_list", { per_page: 50 }));
+// The cash flow ahead: the 13 weeks from the current one (the server's today, UTC as its prompts'),
+// receivables open or charged and payables open due in them, every page.
+const iso = (d) => d.toISOString().slice(0, 10);
+const today = new Date(`${iso(new Date())}T00:00:00Z`);
+const monday = new Date(today.getTime() - ((today.getUTCDay() + 6) % 7) * 86400000);
+const weeks = Array.from({ length: 13 }, (_, i) => iso(new Date(monday.getTime() + i * 7 * 86400000)));
+const windowEnd = iso(new Date(monday.getTime() + (13 * 7 - 1) * 86400000));
+async function listAll(tool, args) {
+  const out = [];
+  for (let page = 1; page < 100; page++) {
+    const rows = rowsOf(await call("finance", tool, { ...args, due_date_from: weeks[0], due_date_to: windowEnd, page, per_page: 50 }));
+    out.push(...rows);
+    if (rows.length < 50) break;
+  }
+  return out;
+}
+const receivablesAhead = [
+  ...(await listAll("finance_receivables_list", { status: "open" })),
+  ...(await listAll("finance_receivables_list", { status: "charged" })),
+];
+const payablesAhead = await listAll("finance_payables_list", { status: "open" });
 const sessions = rowsOf(await call("dashboards", "dashboards_portal_sessions_list", { per_page: 50 }));
 const usage = rowsOf(await call("inbox", "usage_list", { per_page: 50 }));
 
-const money = (locale, v) => new Intl.NumberFormat(locale, { style: "currency", currency: "BRL" }).format(Number(v));
+const money = (locale, v) => new Intl.NumberFormat(locale, { style: "currency", currency: "BRL", currencyDisplay: "narrowSymbol" }).format(Number(v));
 const day = (locale, v) => new Intl.DateTimeFormat(locale, { dateStyle: "short", timeZone: "UTC" }).format(new Date(`${String(v).slice(0, 10)}T00:00:00Z`));
 const sum = (rows, f) => rows.reduce((a, r) => a + (Number(r[f]) || 0), 0);
 
@@ -148,11 +171,16 @@ const views = [
     shows: (l) => [billet.customer_person_name, money(l, billet.amount), day(l, billet.expire_at), String(billet.our_number), billet.line.slice(0, 5)],
     codes: [{ field: "barcode", value: billet.barcode }],
     write: "banking_charge_bank_billet_cancel",
+    // The status badge shows the catalog's label, never the API's code.
+    badge: billet.status === "opened" ? { "pt-BR": "Em aberto", es: "Abierto", en: "Open" } : {},
+    status: billet.status,
   },
   {
     name: "pix_charge", product: "banking", tool: "banking_charge_pix_get", args: { uid: pixUid },
     shows: (l) => [pix.payer_name, money(l, pix.amount), pix.txid],
     codes: [{ field: "qrcode.emv", value: pix.qrcode.emv }],
+    badge: {},
+    status: pix.status,
   },
   {
     name: "statement", product: "banking", tool: "banking_financial_statement_summarize", args: statementArgs,
@@ -160,7 +188,12 @@ const views = [
   },
   {
     name: "cash_flow", product: "finance", tool: "finance_payables_list", args: { per_page: 50 },
-    shows: (l) => [money(l, sum(payables, "amount"))],
+    shows: (l) => [
+      money(l, sum(receivablesAhead, "amount")),
+      money(l, sum(payablesAhead, "amount")),
+      money(l, sum(receivablesAhead, "amount") - sum(payablesAhead, "amount")),
+    ],
+    periods: weeks,
   },
   {
     name: "portal_access", product: "dashboards", tool: "dashboards_portal_sessions_list", args: { per_page: 50 },
@@ -179,9 +212,9 @@ const browser = await puppeteer.launch({
   args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-dev-shm-usage"],
 });
 
-async function open(tag) {
+async function open(tag, width = 420) {
   const page = await browser.newPage();
-  await page.setViewport({ width: 420, height: 900, deviceScaleFactor: 2 });
+  await page.setViewport({ width, height: 900, deviceScaleFactor: 2 });
   page.on("console", (m) => {
     if (m.type() === "error") fail(`${tag}: console error: ${m.text()}`);
   });
@@ -224,6 +257,41 @@ async function decode(frame, field, file) {
   }
 }
 
+// What must hold at any width: nothing scrolls horizontally (not the page, not an element
+// inside it), and a chart's axis labels are short dates that neither overlap nor leave the plot.
+async function layoutProblems(frame, v, locale) {
+  const found = await frame.evaluate(() => {
+    const out = [];
+    const de = document.documentElement;
+    if (de.scrollWidth > window.innerWidth) out.push(`the page is ${de.scrollWidth} px wide in ${window.innerWidth}`);
+    for (const e of document.querySelectorAll("body *")) {
+      if (e.scrollWidth > e.clientWidth + 1 && e.clientWidth > 0 && getComputedStyle(e).overflowX !== "visible") {
+        out.push(`<${e.tagName.toLowerCase()} class="${e.className}"> scrolls (${e.scrollWidth} in ${e.clientWidth})`);
+      }
+      const r = e.getBoundingClientRect();
+      if (r.width > 0 && r.right > window.innerWidth + 0.5) out.push(`<${e.tagName.toLowerCase()}> ends at ${Math.round(r.right)} px`);
+    }
+    const plot = document.querySelector("#plot svg");
+    const labels = [...document.querySelectorAll("#plot text")].map((t) => ({ text: t.textContent, r: t.getBoundingClientRect() }));
+    if (plot) {
+      const box = plot.getBoundingClientRect();
+      labels.forEach((l, i) => {
+        if (l.r.left < box.left - 0.5 || l.r.right > box.right + 0.5) out.push(`axis label ${l.text} leaves the plot`);
+        const next = labels[i + 1];
+        if (next && next.r.left < l.r.right) out.push(`axis labels ${l.text} and ${next.text} overlap`);
+      });
+    }
+    return { out: [...new Set(out)].slice(0, 6), labels: labels.map((l) => l.text) };
+  });
+  if (v.periods || ["portal_access", "usage"].includes(v.name)) {
+    // Day and week charts: day and month, in the locale's order (dd/mm, or mm/dd in English).
+    const short = /^\d{1,2}\/\d{1,2}$/;
+    for (const l of found.labels) if (!short.test(l)) found.out.push(`axis label ${JSON.stringify(l)} is not a short date`);
+  }
+  if (v.name !== "billet" && v.name !== "pix_charge" && found.labels.length === 0) found.out.push("no axis label");
+  return found.out;
+}
+
 const report = [];
 for (const v of views) {
   for (const locale of LOCALES) {
@@ -239,8 +307,18 @@ for (const v of views) {
       for (const want of v.shows(locale)) {
         if (!text.includes(want)) fail(`${tag}: does not show ${JSON.stringify(want)}`);
       }
-      const scrollWidth = await frame.evaluate(() => document.documentElement.scrollWidth);
-      if (scrollWidth > 362) fail(`${tag}: wider than 360 px (${scrollWidth})`);
+      for (const p of await layoutProblems(frame, v, locale)) fail(`${tag}: ${p}`);
+      if (v.status !== undefined) {
+        const badge = await frame.$eval("#badge", (e) => e.textContent).catch(() => null);
+        if (!badge || badge === v.status) fail(`${tag}: the status badge shows ${JSON.stringify(badge)}, not the label of ${v.status}`);
+        if (v.badge[locale] && badge !== v.badge[locale]) fail(`${tag}: the status badge shows ${JSON.stringify(badge)}, not ${v.badge[locale]}`);
+      }
+      if (v.periods) {
+        const shown = await frame.$$eval("#table tr[data-period]", (rows) => rows.map((r) => r.dataset.period));
+        if (JSON.stringify(shown) !== JSON.stringify(v.periods)) fail(`${tag}: periods ${shown.join(", ")}, not ${v.periods.join(", ")}`);
+        const series = await frame.$$eval("#legend [data-series]", (s) => s.map((e) => e.dataset.series));
+        if (JSON.stringify(series) !== JSON.stringify(["receivables", "payables", "net"])) fail(`${tag}: series ${series.join(", ")}`);
+      }
       await handle.screenshot({ path: path.join(SHOTS, `${tag}.png`) });
       for (const c of v.codes || []) {
         const decoded = await decode(frame, c.field, path.join(SHOTS, `${tag}.${c.field}.png`));
@@ -259,6 +337,35 @@ for (const v of views) {
           const still = await call(v.product, v.tool, v.args);
           if (still.status !== billet.status) fail(`${tag}: the declined ${v.write} changed the record (${still.status})`);
         }
+      }
+    } catch (e) {
+      fail(`${tag}: ${e.stack || e}`);
+    }
+    await page.close();
+  }
+  // In pt-BR on a 360 px wide screen, and on a desktop: the same checks, a screenshot of each;
+  // the codes decoded from the view as drawn on the small screen (scaled to fit).
+  for (const width of [360, 900]) {
+    const tag = `${v.name}.pt-BR.${width}`;
+    const page = await open(tag, width);
+    try {
+      await page.evaluate((o) => window.showView(o), { product: v.product, token: "demo-full", locale: "pt-BR", tool: v.tool, args: v.args, theme: "light", width });
+      const { handle, frame } = await viewFrame(page);
+      await new Promise((r) => setTimeout(r, 300));
+      for (const p of await layoutProblems(frame, v, "pt-BR")) fail(`${tag}: ${p}`);
+      await handle.screenshot({ path: path.join(SHOTS, `${tag}.png`) });
+      for (const c of width === 360 ? v.codes || [] : []) {
+        const drawn = await frame.$(`figure[data-code="${c.field}"] svg`);
+        const file = path.join(SHOTS, `${tag}.${c.field}.png`);
+        await drawn.screenshot({ path: file });
+        let decoded;
+        try {
+          decoded = execFileSync("zbarimg", ["--raw", "-q", "-Si25.enable", file], { encoding: "utf8" }).trim();
+        } catch (e) {
+          decoded = `(zbarimg failed: ${e.status})`;
+        }
+        if (decoded !== c.value) fail(`${tag}: ${c.field} as drawn at 360 px decodes to ${decoded}, the record has ${c.value}`);
+        else report.push(`${v.name}: ${c.field} at 360 px decoded = record`);
       }
     } catch (e) {
       fail(`${tag}: ${e.stack || e}`);

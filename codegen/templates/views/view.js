@@ -75,7 +75,8 @@
   function money(v) {
     var n = Number(v);
     if (!isFinite(n)) { return String(v); }
-    return new Intl.NumberFormat(locale, { style: "currency", currency: "BRL" }).format(n);
+    // "R$" in every language (Spanish would write "BRL", wider and less familiar).
+    return new Intl.NumberFormat(locale, { style: "currency", currency: "BRL", currencyDisplay: "narrowSymbol" }).format(n);
   }
   function number(v) { return new Intl.NumberFormat(locale).format(Number(v)); }
   function date(v) {
@@ -99,8 +100,16 @@
     return d.slice(0, 5) + "." + d.slice(5, 10) + " " + d.slice(10, 15) + "." + d.slice(15, 21) + " " +
       d.slice(21, 26) + "." + d.slice(26, 32) + " " + d.slice(32, 33) + " " + d.slice(33);
   }
+  /// The locale's label of a coded value (a status), from the catalog's labels; null when it has none.
+  function label(field, v) {
+    var table = ((view.values || {})[locale] || {})[field];
+    var k = String(v);
+    return table && Object.prototype.hasOwnProperty.call(table, k) ? table[k] : null;
+  }
   function show(field, v) {
     if (v === null || v === undefined || v === "") { return "—"; }
+    var named = label(field, v);
+    if (named !== null) { return named; }
     if (/(^|_)amount$|_total$|^amount_|^cost$/.test(field)) { return money(v); }
     if (/(_at|_date|_on)$|^date$/.test(field)) { return date(v); }
     if (/cnpj|cpf|document_number/.test(field)) { return documentNumber(v); }
@@ -108,6 +117,15 @@
     if (typeof v === "number") { return number(v); }
     if (typeof v === "object") { return JSON.stringify(v); }
     return String(v);
+  }
+  /// The typeable line in its groups, each kept whole when the line wraps.
+  function lineElement(v) {
+    var span = el("span", { class: "mono line" });
+    show("line", v).split(" ").forEach(function (g, i) {
+      if (i) { span.appendChild(document.createTextNode(" ")); }
+      span.appendChild(el("span", { class: "group" }, g));
+    });
+    return span;
   }
   function valueAt(record, path) {
     var parts = path.split("."), v = record;
@@ -149,7 +167,19 @@
       return;
     }
     var sc = payload(result);
-    if (view.chart) { renderChart(rowsOf(sc)); } else { renderRecord(recordOf(sc) || {}, (result._meta && result._meta["com.kobana/codes"]) || {}); }
+    if (view.chart && view.chart.sides && view.chart.sides.length) {
+      // Both sides come from their own tools (the result says only which was asked first).
+      $("waiting").hidden = false;
+      loadSides().then(function (bySeries) {
+        $("waiting").hidden = true;
+        renderChart(bySeries);
+        reportSize();
+      }, function (err) {
+        $("waiting").hidden = true;
+        $("note").textContent = (err && err.message) || String(err);
+        reportSize();
+      });
+    } else if (view.chart) { renderChart(rowsOf(sc)); } else { renderRecord(recordOf(sc) || {}, (result._meta && result._meta["com.kobana/codes"]) || {}); }
     reportSize();
   }
 
@@ -173,7 +203,11 @@
   }
   function renderRecord(record, codes) {
     var badge = $("badge");
-    if (record.status) { badge.textContent = String(record.status); badge.hidden = false; } else { badge.hidden = true; }
+    if (record.status) {
+      badge.textContent = show("status", record.status);
+      badge.setAttribute("data-status", String(record.status));
+      badge.hidden = false;
+    } else { badge.hidden = true; }
     var dl = $("fields");
     dl.textContent = "";
     view.fields.forEach(function (f) {
@@ -190,7 +224,7 @@
       }
       dl.appendChild(el("dt", null, t(f)));
       var d = el("dd", { "data-field": f });
-      var span = el("span", { class: f === "line" ? "mono" : "" }, show(f, v));
+      var span = f === "line" ? lineElement(v) : el("span", null, show(f, v));
       d.appendChild(span);
       if (view.copy.indexOf(f) >= 0 && v) {
         var b = el("button", { type: "button", "data-copy": f }, t("copy"));
@@ -209,9 +243,7 @@
       if (!drawn) { return; }
       var fig = el("figure", { "data-code": c.field });
       fig.appendChild(el("figcaption", null, t(c.field)));
-      var wrap = el("div", { class: "scroll" });
-      wrap.appendChild(c.format === "qr" ? drawQr(drawn) : drawItf(drawn));
-      fig.appendChild(wrap);
+      fig.appendChild(c.format === "qr" ? drawQr(drawn) : drawItf(drawn));
       var v = valueAt(record, c.field);
       if (c.format === "qr" && v) {
         var b = el("button", { type: "button", "data-copy": c.field }, t("copy"));
@@ -245,7 +277,7 @@
   }
   /// Interleaved 2 of 5: `modules` is the bar pattern, one character per module ("1" a bar).
   function drawItf(code) {
-    var mods = String(code.modules), unit = 2, quiet = 12, height = 64;
+    var mods = String(code.modules), unit = 2, quiet = 10, height = 64;
     var width = (mods.length + 2 * quiet) * unit;
     var s = svg("svg", { width: width, height: height, viewBox: "0 0 " + width + " " + height, class: "code", role: "img", "shape-rendering": "crispEdges" });
     s.appendChild(svg("rect", { x: 0, y: 0, width: width, height: height, fill: "#ffffff" }));
@@ -289,81 +321,176 @@
     }
     return s;
   }
+  function periodDate(p) {
+    var m = /^(\d{4})-(\d{2})(?:-(\d{2}))?$/.exec(p);
+    return m ? new Date(Date.UTC(+m[1], +m[2] - 1, m[3] ? +m[3] : 1)) : null;
+  }
   function periodLabel(p) {
     if (/^\d{4}-\d{2}$/.test(p)) {
-      var m = /^(\d{4})-(\d{2})$/.exec(p);
-      return new Intl.DateTimeFormat(locale, { month: "short", year: "numeric", timeZone: "UTC" }).format(new Date(Date.UTC(+m[1], +m[2] - 1, 1)));
+      return new Intl.DateTimeFormat(locale, { month: "short", year: "numeric", timeZone: "UTC" }).format(periodDate(p));
     }
     return date(p);
   }
-  function chartRows(rows) {
-    var c = view.chart, series = c.series.length ? c.series : ["count"], out = {};
-    rows.forEach(function (r) {
-      var key;
-      if (c.date) { key = r[c.date] ? bucket(r[c.date], c.by) : null; } else {
-        for (var i = 0; i < c.label.length; i++) { if (r[c.label[i]] !== undefined && r[c.label[i]] !== null) { key = String(r[c.label[i]]); break; } }
-      }
-      if (!key) { return; }
-      var o = out[key] || (out[key] = {});
-      series.forEach(function (s) {
-        var v = c.date ? (c.series.length ? Number(r[s]) || 0 : 1) : Number(r[s]) || 0;
-        o[s] = (o[s] || 0) + v;
+  /// A period's label under the chart: short (day and month, or month and year), in the locale's order.
+  function axisLabel(p) {
+    var d = periodDate(p);
+    if (!d) { return String(p); }
+    var opts = /^\d{4}-\d{2}$/.test(p) ? { month: "short", year: "2-digit", timeZone: "UTC" } : { day: "2-digit", month: "2-digit", timeZone: "UTC" };
+    return new Intl.DateTimeFormat(locale, opts).format(d);
+  }
+  function iso(d) { return d.toISOString().slice(0, 10); }
+  /// The `ahead` periods from today's (the server's today): every one, none before.
+  function periodsAhead(c) {
+    var today = /^\d{4}-\d{2}-\d{2}$/.test(settings.today || "") ? settings.today : iso(new Date());
+    var first = periodDate(bucket(today, c.by)), out = [];
+    for (var i = 0; i < c.ahead; i++) {
+      var d = new Date(first.getTime());
+      if (c.by === "month") { d.setUTCMonth(d.getUTCMonth() + i); out.push(iso(d).slice(0, 7)); }
+      else { d.setUTCDate(d.getUTCDate() + i * (c.by === "week" ? 7 : 1)); out.push(iso(d)); }
+    }
+    return out;
+  }
+  /// The last day of period `p`.
+  function periodEnd(p, by) {
+    var d = periodDate(p);
+    if (by === "month") { d.setUTCMonth(d.getUTCMonth() + 1); d.setUTCDate(0); }
+    else if (by === "week") { d.setUTCDate(d.getUTCDate() + 6); }
+    return iso(d);
+  }
+  /// `rows` summed by period: by series name, the rows of each (`rows` itself for a chart without sides).
+  function chartRows(rowsBySeries) {
+    var c = view.chart, out = {}, series;
+    if (c.sides && c.sides.length) { series = c.sides.map(function (s) { return s.series; }); }
+    else { series = c.series.length ? c.series : ["count"]; }
+    var ahead = c.date && c.ahead ? periodsAhead(c) : null;
+    if (ahead) { ahead.forEach(function (k) { out[k] = {}; series.forEach(function (s) { out[k][s] = 0; }); }); }
+    series.forEach(function (name) {
+      var rows = c.sides && c.sides.length ? rowsBySeries[name] || [] : rowsBySeries;
+      rows.forEach(function (r) {
+        var key;
+        if (c.date) { key = r[c.date] ? bucket(r[c.date], c.by) : null; } else {
+          for (var i = 0; i < c.label.length; i++) { if (r[c.label[i]] !== undefined && r[c.label[i]] !== null) { key = String(r[c.label[i]]); break; } }
+        }
+        if (!key || (ahead && !out[key])) { return; }
+        var o = out[key] || (out[key] = {});
+        var add = function (s, field) {
+          var v = c.date ? (field === "count" ? 1 : Number(r[field]) || 0) : Number(r[field]) || 0;
+          o[s] = (o[s] || 0) + v;
+        };
+        if (c.sides && c.sides.length) { add(name, c.series[0] || "count"); } else { add(name, name); }
       });
     });
-    var keys = Object.keys(out).sort();
-    return { series: series, keys: keys, values: out };
+    var keys = ahead || Object.keys(out).sort();
+    var columns = series.slice();
+    if (c.net && series.length > 1) {
+      columns.push("net");
+      keys.forEach(function (k) { var o = out[k]; o.net = series.slice(1).reduce(function (a, s) { return a - (o[s] || 0); }, o[series[0]] || 0); });
+    }
+    return { series: series, columns: columns, keys: keys, values: out };
   }
-  var COLORS = ["var(--k-credit)", "var(--k-debit)", "var(--k-accent)", "var(--k-muted)"];
+  /// A side's records in the periods ahead: its tool called through the host for each argument
+  /// set, page after page (a page shorter than asked is the last).
+  var PER_PAGE = 50, MAX_PAGES = 40;
+  function sideRows(side, from, to) {
+    var c = view.chart, sets = side.arguments && side.arguments.length ? side.arguments : [{}];
+    return Promise.all(sets.map(function (set) {
+      var rows = [];
+      var page = function (n) {
+        var args = {};
+        for (var k in set) { args[k] = set[k]; }
+        args[c.date + "_from"] = from; args[c.date + "_to"] = to; args.page = n; args.per_page = PER_PAGE;
+        return request("tools/call", { name: side.tool, arguments: args }).then(function (r) {
+          if (!r || r.isError) { throw new Error((r && r.content && r.content[0] && r.content[0].text) || side.tool); }
+          var got = rowsOf(payload(r));
+          rows = rows.concat(got);
+          return got.length >= PER_PAGE && n < MAX_PAGES ? page(n + 1) : rows;
+        });
+      };
+      return page(1);
+    })).then(function (lists) { return [].concat.apply([], lists); });
+  }
+  function loadSides() {
+    var c = view.chart, periods = periodsAhead(c);
+    var from = periods[0], to = periodEnd(periods[periods.length - 1], c.by), bySeries = {};
+    return Promise.all(c.sides.map(function (side) {
+      return sideRows(side, from, to).then(function (rows) { bySeries[side.series] = rows; });
+    })).then(function () { return bySeries; });
+  }
+  var COLORS = { 0: "var(--k-credit)", 1: "var(--k-debit)", 2: "var(--k-accent)", 3: "var(--k-muted)" };
+  var lastChart = null;
   function renderChart(rows) {
+    lastChart = rows;
     var data = chartRows(rows), c = view.chart;
     var fmt = function (v) { return c.money ? money(v) : number(v); };
     var legend = $("legend");
     legend.textContent = "";
-    data.series.forEach(function (s, i) { var sp = el("span", { style: "--swatch:" + COLORS[i % COLORS.length] }, t(s)); legend.appendChild(sp); });
-    var max = 0;
-    data.keys.forEach(function (k) { data.series.forEach(function (s) { max = Math.max(max, Math.abs(data.values[k][s] || 0)); }); });
-    var W = 640, H = 240, left = 8, bottom = 36, top = 8;
+    data.columns.forEach(function (s, i) { var sp = el("span", { style: "--swatch:" + (s === "net" ? "var(--k-fg)" : COLORS[i % 4]), "data-series": s }, t(s)); legend.appendChild(sp); });
+    var max = 0, min = 0;
+    data.keys.forEach(function (k) { data.columns.forEach(function (s) { var v = data.values[k][s] || 0; max = Math.max(max, v); min = Math.min(min, v); }); });
     var plot = $("plot");
     plot.textContent = "";
-    var chart = svg("svg", { viewBox: "0 0 " + W + " " + H, role: "img", "aria-label": t("title") });
+    // Drawn at the plot's own width, so that text keeps its size and labels are thinned to fit.
+    var W = Math.max(240, Math.floor(plot.clientWidth || 640)), H = 200, left = 4, bottom = 24, top = 8, font = 12;
+    var chart = svg("svg", { width: W, height: H, viewBox: "0 0 " + W + " " + H, role: "img", "aria-label": t("title") });
     var band = data.keys.length ? (W - left) / data.keys.length : W;
-    var barW = Math.max(2, (band * 0.8) / data.series.length);
+    var span = (max - min) || 1, inner = H - bottom - top;
+    var y = function (v) { return top + ((max - v) / span) * inner; };
+    // Bars at most 48 px wide, centred in their period (one month of a statement is no wall).
+    var bars = data.series, barW = Math.min(48, Math.max(1, (band * 0.8) / bars.length));
+    var inset = (band - barW * bars.length) / 2;
     data.keys.forEach(function (k, i) {
-      data.series.forEach(function (s, j) {
-        var v = Math.abs(data.values[k][s] || 0);
-        var h = max ? (v / max) * (H - bottom - top) : 0;
-        var rect = svg("rect", { x: left + i * band + band * 0.1 + j * barW, y: H - bottom - h, width: barW, height: h, fill: COLORS[j % COLORS.length] });
+      bars.forEach(function (s, j) {
+        var v = data.values[k][s] || 0;
+        var rect = svg("rect", { x: left + i * band + inset + j * barW, y: Math.min(y(v), y(0)), width: barW, height: Math.abs(y(v) - y(0)), fill: COLORS[j % 4] });
         var tip = svg("title", {});
-        tip.textContent = periodLabel(k) + " · " + t(s) + ": " + fmt(data.values[k][s] || 0);
+        tip.textContent = periodLabel(k) + " · " + t(s) + ": " + fmt(v);
         rect.appendChild(tip);
         chart.appendChild(rect);
       });
-      if (data.keys.length <= 16 || i % Math.ceil(data.keys.length / 12) === 0) {
-        var label = svg("text", { x: left + i * band + band / 2, y: H - bottom + 14, "text-anchor": "middle" });
-        label.textContent = periodLabel(k);
-        chart.appendChild(label);
-      }
     });
-    chart.appendChild(svg("line", { x1: left, y1: H - bottom, x2: W, y2: H - bottom, stroke: "currentColor", "stroke-opacity": "0.3" }));
+    if (data.columns.indexOf("net") >= 0) {
+      var pts = data.keys.map(function (k, i) { return (left + i * band + band / 2) + "," + y(data.values[k].net || 0); }).join(" ");
+      chart.appendChild(svg("polyline", { points: pts, fill: "none", stroke: "var(--k-fg)", "stroke-width": 2, "data-series": "net" }));
+    }
+    // Labels, thinned: every `step`th, `step` so that none overlaps the next (a label is about
+    // 0.62 em a character wide), and none leaves the plot.
+    var labels = data.keys.map(axisLabel);
+    var widest = labels.reduce(function (a, l) { return Math.max(a, l.length * font * 0.62); }, 0);
+    var step = Math.max(1, Math.ceil((widest + font) / band));
+    for (var i = 0; i < data.keys.length; i += step) {
+      var x = Math.min(Math.max(left + i * band + band / 2, widest / 2), W - widest / 2);
+      var text = svg("text", { x: x, y: H - bottom + font + 4, "text-anchor": "middle", "font-size": font, "data-period": data.keys[i] });
+      text.textContent = labels[i];
+      chart.appendChild(text);
+    }
+    chart.appendChild(svg("line", { x1: left, y1: y(0), x2: W, y2: y(0), stroke: "currentColor", "stroke-opacity": "0.3" }));
     plot.appendChild(chart);
     var table = $("table");
     table.textContent = "";
     var head = el("tr");
     head.appendChild(el("th", null, t("period")));
-    data.series.forEach(function (s) { head.appendChild(el("th", null, t(s))); });
+    data.columns.forEach(function (s) { head.appendChild(el("th", null, t(s))); });
     table.appendChild(head);
     var totals = {};
     data.keys.forEach(function (k) {
       var tr = el("tr", { "data-period": k });
-      tr.appendChild(el("td", null, periodLabel(k)));
-      data.series.forEach(function (s) { totals[s] = (totals[s] || 0) + (data.values[k][s] || 0); tr.appendChild(el("td", null, fmt(data.values[k][s] || 0))); });
+      // On a narrow screen a day or week is written short (its full date in the title), so that
+      // every column fits without scrolling.
+      var narrow = document.documentElement.clientWidth < 420 && !/^\d{4}-\d{2}$/.test(k);
+      tr.appendChild(el("td", { title: periodLabel(k) }, narrow ? axisLabel(k) : periodLabel(k)));
+      data.columns.forEach(function (s) { totals[s] = (totals[s] || 0) + (data.values[k][s] || 0); tr.appendChild(el("td", null, fmt(data.values[k][s] || 0))); });
       table.appendChild(tr);
     });
     var foot = el("tr", { class: "total" });
     foot.appendChild(el("th", null, t("total")));
-    data.series.forEach(function (s) { foot.appendChild(el("th", null, fmt(totals[s] || 0))); });
+    data.columns.forEach(function (s) { foot.appendChild(el("th", null, fmt(totals[s] || 0))); });
     table.appendChild(foot);
   }
+  var lastWidth = 0;
+  window.addEventListener("resize", function () {
+    var w = $("plot") && $("plot").clientWidth;
+    if (lastChart !== null && w && w !== lastWidth) { lastWidth = w; renderChart(lastChart); reportSize(); }
+  });
 
   // --- start --------------------------------------------------------------------------------
   document.documentElement.setAttribute("lang", locale);

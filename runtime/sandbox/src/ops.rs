@@ -884,6 +884,7 @@ fn update(c: &Call<'_>, rt: &RecordType, id_arg: &str) -> Result<Output, Backend
         )));
     }
     row.json.extend(changes);
+    crate::payment_codes::refresh(&mut row.json);
     touch(rt, &mut row.json, c.now);
     let created = created_of(&row);
     store::put(c.tx, c.scope, rt.name, &row, &created).map_err(db)?;

@@ -158,6 +158,11 @@ pub fn pix_payload(key: &str, amount: f64, name: &str, city: &str, txid: &str) -
 /// A billet record with `barcode` and `line` fields gets both, from its bank (`bank`: its
 /// wallet's `bank_contract_slug`), `amount`, `expire_at` and `our_number`.
 pub fn billet(json: &mut Map<String, Value>, bank: Option<&str>) {
+    billet_of_bank(json, bank_code(bank));
+}
+
+/// [`billet`], with the bank's FEBRABAN code (`bank`) rather than its wallet's slug.
+fn billet_of_bank(json: &mut Map<String, Value>, bank: &str) {
     if !json.contains_key("barcode") || !json.contains_key("line") {
         return;
     }
@@ -180,7 +185,7 @@ pub fn billet(json: &mut Map<String, Value>, bank: Option<&str>) {
         .filter(char::is_ascii_digit)
         .collect();
     let cents = (amount.abs() * 100.0).round() as u64;
-    let code = barcode(bank_code(bank), due, cents, &our_number);
+    let code = barcode(bank, due, cents, &our_number);
     let line = typeable_line(&code).unwrap_or_default();
     json.insert("barcode".into(), Value::String(code));
     json.insert("line".into(), Value::String(line));
@@ -217,6 +222,34 @@ pub fn pix(json: &mut Map<String, Value>) {
     let mut qr = Map::new();
     qr.insert("emv".into(), Value::String(payload));
     json.insert("qrcode".into(), Value::Object(qr));
+}
+
+/// A record changed by an update gets its codes made again from what it now holds, so a new
+/// amount, due date or txid never leaves a barcode, typeable line or Pix payload that disagrees
+/// with it. A billet keeps the bank its barcode names (an update does not move it to another
+/// wallet); a Pix charge keeps the other keys of its `qrcode`. A record without codes is left as
+/// it is.
+pub fn refresh(json: &mut Map<String, Value>) {
+    let bank = json
+        .get("barcode")
+        .and_then(Value::as_str)
+        .filter(|b| b.len() == 44 && b.is_char_boundary(3))
+        .map(|b| b[..3].to_string());
+    if let Some(bank) = bank {
+        billet_of_bank(json, &bank);
+    }
+    let Some(Value::Object(kept)) = json.get("qrcode").cloned() else {
+        return;
+    };
+    if !kept.contains_key("emv") {
+        return;
+    }
+    pix(json);
+    if let Some(Value::Object(qr)) = json.get_mut("qrcode") {
+        for (k, v) in kept {
+            qr.entry(k).or_insert(v);
+        }
+    }
 }
 
 #[cfg(test)]

@@ -117,6 +117,15 @@ impl Page {
         self.len() == 0
     }
     /// The page in one buffer.
+    /// The identity of a shared page, the same for all its clones and no other page's while one
+    /// of them lives: a key for forms derived from it and kept beside it (the views
+    /// extension's listings). `None` for a one-off answer.
+    pub fn shared_id(&self) -> Option<usize> {
+        match &self.0 {
+            Repr::Shared(inner) => Some(Arc::as_ptr(inner) as usize),
+            Repr::Answer(_) => None,
+        }
+    }
     pub fn to_vec(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(self.len());
         for s in self.parts() {

@@ -5,24 +5,88 @@
 //! result a view draws codes from carries them drawn (`_meta["com.kobana/codes"]`). A client
 //! without the extension is answered by the engine alone, byte for byte as before.
 
+use std::collections::HashMap;
+use std::sync::{LazyLock, Mutex};
+
 use runtime_model::backend::BoxFuture;
 use runtime_model::views::{self, ProductViews, View, CODES_META, EXTENSION_ID, MIME_TYPE};
 use serde_json::{json, Map, Value};
 
 use crate::contract::era;
 use crate::contract::Call;
+use crate::protocol::dates;
 use crate::protocol::engine::{Engine, ProtocolExtension};
+use crate::rpc::page::Page;
 use crate::rpc::params::Params;
 use crate::rpc::reply::Reply;
+
+/// A view resource's `_meta`, parsed once.
+static RESOURCE_META: LazyLock<Value> =
+    LazyLock::new(|| serde_json::from_str(views::resource_meta_json()).unwrap_or(Value::Null));
+
+/// How many listing pages the extension keeps a variant of before it starts again (the
+/// engine's listings are one per permission set, selection and locale: a few in practice).
+const KEPT_PAGES: usize = 512;
 
 /// The views of one product, served to the clients that declared the extension.
 pub struct ViewsExtension {
     views: &'static ProductViews,
+    /// The variant of each listing page a client with the extension is sent, made on the first
+    /// such request and served, shared, to the next ones (with its compressed forms, as the
+    /// engine's own pages are): a listing costs such a client a lookup, not a parse of the page
+    /// and a serialization. Keyed by the engine's page ([`Page::shared_id`]) and the list,
+    /// beside the locale for `resources/list`; each entry holds the engine's page too, so that
+    /// its identity is not reused while the entry lives.
+    listings: Mutex<HashMap<(usize, ListOf), (Page, Page)>>,
+}
+
+/// Which listing a kept variant is of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum ListOf {
+    Tools,
+    /// `resources/list`'s first page, in the locale of this index.
+    Resources(usize),
 }
 
 impl ViewsExtension {
     pub fn new(views: &'static ProductViews) -> Self {
-        Self { views }
+        Self {
+            views,
+            listings: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// `reply` changed by `change` for a client with the extension: a shared page's variant is
+    /// made once and kept ([`ViewsExtension::listings`]); anything else is changed each time.
+    fn kept_variant(&self, list: ListOf, reply: Reply, change: impl FnOnce(&mut Value)) -> Reply {
+        let source = match &reply {
+            Reply::Raw(page) => page.shared_id().map(|id| ((id, list), page.clone())),
+            _ => None,
+        };
+        if let Some((key, _)) = &source {
+            if let Some((_, kept)) = self.listings.lock().ok().and_then(|m| m.get(key).cloned()) {
+                return Reply::Raw(kept);
+            }
+        }
+        let mut result = match result_value(reply) {
+            Ok(v) => v,
+            Err(r) => return r,
+        };
+        change(&mut result);
+        let Some((key, page)) = source else {
+            return Reply::Value(result);
+        };
+        let Ok(bytes) = serde_json::to_vec(&result) else {
+            return Reply::Value(result);
+        };
+        let variant = Page::kept(bytes);
+        if let Ok(mut kept) = self.listings.lock() {
+            if kept.len() >= KEPT_PAGES {
+                kept.clear();
+            }
+            kept.insert(key, (page, variant.clone()));
+        }
+        Reply::Raw(variant)
     }
 }
 
@@ -86,11 +150,10 @@ fn value_at<'v>(record: &'v Value, path: &str) -> Option<&'v Value> {
 impl ViewsExtension {
     /// `tools/list` with `_meta.ui` on the tools the views name.
     fn tools_list(&self, reply: Reply) -> Reply {
-        let mut result = match result_value(reply) {
-            Ok(v) => v,
-            Err(r) => return r,
-        };
-        if let Some(tools) = result.get_mut("tools").and_then(Value::as_array_mut) {
+        self.kept_variant(ListOf::Tools, reply, |result| {
+            let Some(tools) = result.get_mut("tools").and_then(Value::as_array_mut) else {
+                return;
+            };
             for tool in tools.iter_mut().filter_map(Value::as_object_mut) {
                 let Some(name) = tool.get("name").and_then(Value::as_str) else {
                     continue;
@@ -106,8 +169,7 @@ impl ViewsExtension {
                     meta.insert("ui".into(), ui);
                 }
             }
-        }
-        Reply::Value(result)
+        })
     }
 
     /// `resources/list` with the views first (on the first page).
@@ -120,14 +182,11 @@ impl ViewsExtension {
         if !first_page {
             return reply;
         }
-        let mut result = match result_value(reply) {
-            Ok(v) => v,
-            Err(r) => return r,
-        };
         let at = engine.locale(call).index();
-        let resource_meta: Value =
-            serde_json::from_str(views::resource_meta_json()).unwrap_or(Value::Null);
-        if let Some(list) = result.get_mut("resources").and_then(Value::as_array_mut) {
+        self.kept_variant(ListOf::Resources(at), reply, |result| {
+            let Some(list) = result.get_mut("resources").and_then(Value::as_array_mut) else {
+                return;
+            };
             let own: Vec<Value> = self
                 .views
                 .views
@@ -139,13 +198,12 @@ impl ViewsExtension {
                         "title": v.titles[at],
                         "description": v.descriptions[at],
                         "mimeType": MIME_TYPE,
-                        "_meta": resource_meta,
+                        "_meta": *RESOURCE_META,
                     })
                 })
                 .collect();
             list.splice(0..0, own);
-        }
-        Reply::Value(result)
+        })
     }
 
     /// The write buttons of `view` this request may press: tools its identity may call and its
@@ -173,13 +231,14 @@ impl ViewsExtension {
         let settings = json!({
             "locale": locale.tag(),
             "actions": self.allowed_actions(engine, call, view),
+            // The day a chart's periods `ahead` start from: the server's, as its prompts' today.
+            "today": dates::fmt_date(dates::today()),
         })
         .to_string()
         .replace("</", "<\\/");
         let html = view.html.replacen(views::SETTINGS_MARKER, &settings, 1);
-        let meta: Value = serde_json::from_str(views::resource_meta_json()).unwrap_or(Value::Null);
         let result = json!({
-            "contents": [{"uri": view.uri, "mimeType": MIME_TYPE, "text": html, "_meta": meta}],
+            "contents": [{"uri": view.uri, "mimeType": MIME_TYPE, "text": html, "_meta": *RESOURCE_META}],
         });
         let mut result = engine.finish(call, result, false);
         if call.era.is_modern() {
@@ -317,6 +376,29 @@ mod tests {
             html: "",
         }],
     };
+
+    /// A listing page is changed for a client with the extension once: the next request for the
+    /// same page is answered the same shared variant, not a parse of the page again.
+    #[test]
+    fn a_listing_page_variant_is_made_once_and_shared() {
+        let ext = ViewsExtension::new(&VIEWS);
+        let page = Page::kept(br#"{"tools":[{"name":"p_thing_get"},{"name":"p_other"}]}"#.to_vec());
+        let other = Page::kept(br#"{"tools":[{"name":"p_thing_refresh"}]}"#.to_vec());
+        let variant = |p: &Page| match ext.tools_list(Reply::Raw(p.clone())) {
+            Reply::Raw(v) => v,
+            _ => panic!("a shared page is answered a shared page"),
+        };
+        let first = variant(&page);
+        let again = variant(&page);
+        assert_eq!(first.shared_id(), again.shared_id(), "made once");
+        assert_ne!(first.shared_id(), page.shared_id());
+        let v: Value = serde_json::from_slice(&again.to_vec()).unwrap();
+        assert_eq!(v["tools"][0]["_meta"]["ui"]["resourceUri"], "ui://p/thing");
+        assert!(v["tools"][1].get("_meta").is_none());
+        let o: Value = serde_json::from_slice(&variant(&other).to_vec()).unwrap();
+        assert_eq!(o["tools"][0]["_meta"]["ui"]["visibility"], json!(["app"]));
+        assert_ne!(variant(&other).shared_id(), first.shared_id());
+    }
 
     #[test]
     fn only_a_declared_html_capability_negotiates() {
