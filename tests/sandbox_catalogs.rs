@@ -361,3 +361,194 @@ async fn every_update_tool_accepts_each_field_of_its_schema() {
     assert!(calls > 100, "only {calls} update calls were made");
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+/// The one record a tool call answers (`data` of a v2 answer, else the answer itself).
+fn one(answer: &Value) -> Map<String, Value> {
+    answer
+        .get("data")
+        .unwrap_or(answer)
+        .as_object()
+        .cloned()
+        .unwrap_or_default()
+}
+
+async fn call(
+    sb: &Sandbox,
+    product: &'static Product,
+    tool: &str,
+    args: Value,
+) -> Result<Map<String, Value>, String> {
+    let t = product.tool(tool).unwrap_or_else(|| panic!("{tool}"));
+    let args = args.as_object().cloned().unwrap_or_default();
+    match sb.call(&ctx(product), t, &args).await {
+        Ok(Output::Json(v)) => Ok(one(&v)),
+        Ok(other) => Err(format!("{other:?}")),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+async fn first_page(
+    sb: &Sandbox,
+    product: &'static Product,
+    tool: &str,
+) -> Vec<Map<String, Value>> {
+    let t = product.tool(tool).unwrap_or_else(|| panic!("{tool}"));
+    let args = json!({"per_page": 50})
+        .as_object()
+        .cloned()
+        .unwrap_or_default();
+    match sb.call(&ctx(product), t, &args).await {
+        Ok(Output::Json(v)) => items(&v),
+        other => panic!("{tool}: {other:?}"),
+    }
+}
+
+/// Where a relation of issue 38 is a write's, the record the tool writes keeps it: a customer's
+/// document is stored in the seeded customers' form whichever form it is given in; a batch's
+/// count is its list's length after create and add; a transfer from an account to itself is
+/// refused with the reason; a team invite sent again can be accepted again.
+#[tokio::test]
+async fn records_written_through_tools_keep_the_seeds_agreements() {
+    let dir = tempfile::tempdir().unwrap();
+    let sb = Sandbox::open(&SandboxConfig::new(dir.path())).unwrap();
+    let shape = |v: &str| -> String {
+        v.chars()
+            .map(|c| if c.is_ascii_digit() { '9' } else { c })
+            .collect()
+    };
+
+    let billing = generated::product("billing").unwrap();
+    let seeded: BTreeSet<String> = first_page(&sb, billing, "billing_customers_list")
+        .await
+        .iter()
+        .filter_map(|c| c.get("document").and_then(Value::as_str).map(shape))
+        .collect();
+    for given in ["52998224725", "529.982.247-25"] {
+        let made = call(
+            &sb,
+            billing,
+            "billing_customers_create",
+            json!({"name": "Ana Souza", "document": given, "email": "ana.souza@gmail.com"}),
+        )
+        .await
+        .expect("created");
+        let stored = made
+            .get("document")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        assert_eq!(stored, "529.982.247-25", "{given} → {made:?}");
+        assert!(
+            seeded.contains(&shape(stored)),
+            "{stored} is not shaped like {seeded:?}"
+        );
+    }
+
+    let banking = generated::product("banking").unwrap();
+    let batch = call(
+        &sb,
+        banking,
+        "banking_charge_bank_billet_batch_create",
+        json!({"name": "Lote de teste", "bank_billet_ids": "1, 2"}),
+    )
+    .await
+    .expect("batch");
+    assert_eq!(
+        batch.get("bank_billet_ids"),
+        Some(&json!([1, 2])),
+        "{batch:?}"
+    );
+    assert_eq!(
+        batch.get("bank_billets_count"),
+        Some(&json!(2)),
+        "{batch:?}"
+    );
+    let id = batch.get("id").cloned().unwrap_or_default();
+    let grown = call(
+        &sb,
+        banking,
+        "banking_charge_bank_billet_batch_add_billets",
+        json!({"id": id.to_string(), "bank_billet_ids": "3,4"}),
+    )
+    .await
+    .expect("added");
+    assert_eq!(
+        grown.get("bank_billet_ids"),
+        Some(&json!([1, 2, 3, 4])),
+        "{grown:?}"
+    );
+    assert_eq!(
+        grown.get("bank_billets_count"),
+        Some(&json!(4)),
+        "{grown:?}"
+    );
+
+    let finance = generated::product("finance").unwrap();
+    let accounts = first_page(&sb, finance, "finance_financial_accounts_list").await;
+    let account = accounts[0].get("uid").cloned().unwrap_or_default();
+    let refused = call(
+        &sb,
+        finance,
+        "finance_transfers_create",
+        json!({"from_account_id": account, "to_account_id": account, "amount": 100.0}),
+    )
+    .await
+    .expect_err("a transfer to the same account");
+    assert!(refused.contains("two different accounts"), "{refused}");
+
+    let dashboards = generated::product("dashboards").unwrap();
+    let today = runtime_sandbox::clock::date_string(runtime_sandbox::clock::now().date());
+    let expired = first_page(&sb, dashboards, "dashboards_invites_list")
+        .await
+        .into_iter()
+        .find(|i| i.get("status").and_then(Value::as_str) == Some("expired"))
+        .expect("an expired invite");
+    let again = call(
+        &sb,
+        dashboards,
+        "dashboards_invites_resend",
+        json!({"id": expired.get("id").cloned().unwrap_or_default()}),
+    )
+    .await
+    .expect("resent");
+    let expires = again
+        .get("expires_at")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    assert_eq!(again.get("status"), Some(&json!("pending")), "{again:?}");
+    assert!(
+        expires > today.as_str(),
+        "pending until {expires}, today is {today}"
+    );
+    assert!(
+        again
+            .get("sent_at")
+            .and_then(Value::as_str)
+            .is_some_and(|s| s.starts_with(&today)),
+        "{again:?}"
+    );
+}
+
+/// `workspaces_list` shows, on the page a model reads first, the workspace the connection works
+/// in, which `workspaces_get` reads (issue 38: the list answered without `ws_demo_main`).
+#[tokio::test]
+async fn the_connections_workspace_is_on_the_first_page_of_the_workspaces() {
+    let dir = tempfile::tempdir().unwrap();
+    let sb = Sandbox::open(&SandboxConfig::new(dir.path())).unwrap();
+    let inbox = generated::product("inbox").unwrap();
+    let own = call(&sb, inbox, "workspaces_get", json!({"id": "ws_test"}))
+        .await
+        .expect("the connection's workspace");
+    assert_eq!(own.get("uid"), Some(&json!("ws_test")), "{own:?}");
+    let t = inbox.tool("workspaces_list").unwrap();
+    let listed = match sb.call(&ctx(inbox), t, &Map::new()).await {
+        Ok(Output::Json(v)) => items(&v),
+        other => panic!("{other:?}"),
+    };
+    assert!(
+        listed
+            .iter()
+            .any(|w| w.get("uid") == Some(&json!("ws_test"))),
+        "{} workspaces listed, not ws_test",
+        listed.len()
+    );
+}

@@ -548,3 +548,163 @@ async fn statement_summary_answers_totals_per_group_not_transactions() {
         bad.body
     );
 }
+
+/// Billing's id completions search the whole listing, as its document says ("busca na listagem
+/// correspondente"), not only the 100 newest records; `total` agrees with the values and
+/// `hasMore` (issue 38: `hasMore: true` with `total: 0`).
+#[tokio::test]
+async fn id_completions_search_the_whole_listing_and_count_what_they_found() {
+    let s = harness::start(harness::Options::all_products()).await;
+    let c = s.client("billing", "demo-full");
+    let template = json!({"type": "ref/resource", "uri": "kobana://billing/invoices/{id}"});
+    let every = complete(&c, template.clone(), "id", "").await;
+    let values = every["values"].as_array().expect("values");
+    let total = every["total"].as_u64().expect("a total") as usize;
+    assert_eq!(values.len(), 100, "{every}");
+    assert!(total > 100, "120 invoices are seeded: {every}");
+    assert_eq!(every["hasMore"], json!(true), "{every}");
+
+    // The oldest invoice is past the 100 newest: its id's prefix still finds it, alone.
+    let pages = [1, 2, 3];
+    let mut ids = Vec::new();
+    for page in pages {
+        let listed = c
+            .call_tool(
+                "billing_invoices_list",
+                json!({"page": page, "per_page": 50}),
+                None,
+                None,
+            )
+            .await;
+        let text = listed.result()["content"][0]["text"]
+            .as_str()
+            .unwrap_or("{}")
+            .to_string();
+        let v: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
+        let items = v
+            .get("data")
+            .unwrap_or(&v)
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        ids.extend(
+            items
+                .iter()
+                .filter_map(|i| i["id"].as_str().map(str::to_string)),
+        );
+    }
+    assert_eq!(ids.len(), total, "the listing holds the total");
+    let oldest = ids.last().expect("an invoice").clone();
+    let prefix = (8..oldest.len())
+        .map(|n| &oldest[..n])
+        .find(|p| ids.iter().filter(|i| i.starts_with(p)).count() == 1)
+        .expect("a prefix only the oldest has");
+    let one = complete(&c, template.clone(), "id", prefix).await;
+    assert_eq!(one["values"], json!([oldest]), "{one}");
+    assert_eq!(
+        (one["total"].clone(), one["hasMore"].clone()),
+        (json!(1), json!(false)),
+        "{one}"
+    );
+
+    let none = complete(&c, template, "id", "no-such-id").await;
+    assert_eq!(none["values"], json!([]), "{none}");
+    assert_eq!(
+        (none["total"].clone(), none["hasMore"].clone()),
+        (json!(0), json!(false)),
+        "{none}"
+    );
+}
+
+/// The parsed answer of a tool call (its text content).
+fn answer_of(r: &harness::Answer) -> Value {
+    let text = r.result()["content"][0]["text"].as_str().unwrap_or("null");
+    serde_json::from_str(text).unwrap_or(Value::Null)
+}
+
+/// `banking_charge_explain_bank_billet` names the filter value that finds the billet's payments:
+/// followed as written, step 2 lists them (issue 38: given the uid, the filter found none).
+#[tokio::test]
+async fn explaining_a_billet_finds_its_payments_by_the_filter_the_prompt_gives() {
+    let s = harness::start(harness::Options::all_products()).await;
+    let c = s.client("banking", "demo-full");
+    let payments = answer_of(
+        &c.call_tool(
+            "banking_charge_bank_billet_payment_list",
+            json!({"per_page": 1}),
+            None,
+            None,
+        )
+        .await,
+    );
+    let paid_id = payments[0]["bank_billet_id"].clone();
+    let billets = answer_of(
+        &c.call_tool(
+            "banking_charge_bank_billet_list",
+            json!({"per_page": 50}),
+            None,
+            None,
+        )
+        .await,
+    );
+    let mut uid = None;
+    for page in 1..=3 {
+        let listed = answer_of(
+            &c.call_tool(
+                "banking_charge_bank_billet_list",
+                json!({"page": page, "per_page": 50}),
+                None,
+                None,
+            )
+            .await,
+        );
+        uid = uid.or_else(|| {
+            listed
+                .as_array()
+                .into_iter()
+                .flatten()
+                .find(|b| b["id"] == paid_id)
+                .map(|b| b["uid"].clone())
+        });
+    }
+    let uid = uid.unwrap_or_else(|| panic!("billet {paid_id} in {billets}"));
+    let prompt = c
+        .request(
+            "prompts/get",
+            json!({"name": "banking_charge_explain_bank_billet", "arguments": {"bank_billet_uid": uid}}),
+        )
+        .await;
+    let text = prompt.result()["messages"][0]["content"]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    // In the product's language: the filter, and the answer field that fills it.
+    assert!(
+        text.contains("`bank_billet_id`") && text.contains("`id`"),
+        "{text}"
+    );
+    // Step 1, then step 2 as written.
+    let billet = answer_of(
+        &c.call_tool(
+            "banking_charge_bank_billet_get",
+            json!({"id": uid}),
+            None,
+            None,
+        )
+        .await,
+    );
+    let id = billet.get("data").unwrap_or(&billet)["id"].clone();
+    assert_eq!(id, paid_id, "{billet}");
+    let found = answer_of(
+        &c.call_tool(
+            "banking_charge_bank_billet_payment_list",
+            json!({"bank_billet_id": id.to_string()}),
+            None,
+            None,
+        )
+        .await,
+    );
+    let found = found.as_array().cloned().unwrap_or_default();
+    assert!(!found.is_empty(), "no payment of billet {id}");
+    assert!(found.iter().all(|p| p["bank_billet_id"] == id), "{found:?}");
+}

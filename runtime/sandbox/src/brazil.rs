@@ -231,8 +231,19 @@ fn join(d: &[u32]) -> String {
 
 /// `123.456.789-09`
 pub fn cpf(rng: &mut Rng) -> String {
-    let s = join(&cpf_digits(rng));
-    format!("{}.{}.{}-{}", &s[0..3], &s[3..6], &s[6..9], &s[9..11])
+    format_document(&join(&cpf_digits(rng)))
+}
+
+/// A CPF or CNPJ written with its punctuation (`123.456.789-09`, `12.345.678/0001-95`) from its
+/// 11 or 14 digits, punctuated or not: the one form the sandbox stores; anything else comes back
+/// as it is.
+pub fn format_document(v: &str) -> String {
+    let d: String = v.chars().filter(char::is_ascii_digit).collect();
+    if d.len() == 11 {
+        format!("{}.{}.{}-{}", &d[0..3], &d[3..6], &d[6..9], &d[9..11])
+    } else {
+        format_cnpj(v)
+    }
 }
 
 /// `12.345.678/0001-95`

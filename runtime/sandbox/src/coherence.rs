@@ -3,7 +3,11 @@
 //! the record was created and not after now, runs finish after they start, error texts appear
 //! only on failed records, a person's e-mail and document follow their name, a model's provider
 //! follows its name and output tokens cost at least input tokens, and NF-e access keys are real
-//! 44-digit keys of the record's issuer, state and date.
+//! 44-digit keys of the record's issuer, state and date. Issue 38's relations too: nothing
+//! scheduled or pending waits for a past day and nothing expired expires later, invites expire in
+//! the order they were sent, documents are issued before they are due, counts agree with the
+//! lists they count, file names with their content types, and a webhook's state with its
+//! failures in a row.
 
 use runtime_model::catalog::RecordType;
 use serde_json::{Map, Value};
@@ -37,15 +41,32 @@ pub const STOPPED_STATES: &[&str] = &[
 pub const OVERDUE_STATES: &[&str] = &["overdue", "past_due"];
 /// States of a record still waiting for its due date.
 pub const OPEN_STATES: &[&str] = &["opened", "open", "draft", "scheduled"];
+/// States waiting for a date still to come, whatever else the record type can say: a payment
+/// scheduled or awaiting approval is paid on a day not past yet, a pending invite can still be
+/// accepted.
+pub const WAITING_STATES: &[&str] = &["scheduled", "awaiting_approval", "pending"];
+/// States of something done on its scheduled day, which therefore is not ahead.
+pub const DONE_STATES: &[&str] = &["paid", "transferred", "completed"];
+/// States of something whose time ran out: its expiry is past.
+pub const EXPIRED_STATES: &[&str] = &["expired", "invite_expired"];
 /// Fields holding a date something is due (not an event that happened).
 pub const DUE_FIELDS: &[&str] = &[
     "due_date",
     "expire_at",
     "expires_at",
     "scheduled_for",
+    "scheduled_to",
     "next_billing_date",
     "next_due_date",
 ];
+/// Fields holding the day a document was issued, which is not after the day it is due.
+pub const ISSUE_FIELDS: &[&str] = &["issue_date", "issued_on"];
+/// Failed deliveries in a row from which a webhook is `failing` rather than `active`: one or
+/// two failures are a hiccup, three a pattern the `webhook_health` prompt reports.
+pub const FAILING_AFTER: i64 = 3;
+/// Days a portal invite can be accepted after it was sent: a user `invited` longer ago is
+/// `invite_expired`, so invites expire in the order they were sent.
+pub const INVITE_VALID_DAYS: i64 = 7;
 /// Fields holding an error text.
 pub const ERROR_FIELDS: &[&str] = &[
     "error_message",
@@ -127,11 +148,107 @@ pub fn harmonize(
     due_dates(rt, json, now, rng);
     events(json, created, now, rng);
     runs(json);
+    expiries(json, rng);
+    invites(json, created, now, rng);
+    issued_before_due(json, rng);
+    counts(json);
+    file_names(json);
+    failures(json);
     errors(json);
     people(json);
     models(json);
     access_key(json, created);
     statement_lines(json);
+}
+
+/// Fields holding a CPF or CNPJ (also as the end of a name: `customer_cnpj_cpf`).
+pub const DOCUMENT_FIELDS: &[&str] = &["document", "cpf", "cnpj", "cnpj_cpf", "cpf_cnpj", "tax_id"];
+
+/// Keeps a record written through a tool (created, updated, or changed by an action) in the
+/// agreements the seed keeps, where the write decides them: a CPF/CNPJ is stored punctuated as
+/// the seeded ones are, a list given as comma-separated text (`"12,15"`, as the API takes
+/// `bank_billet_ids`) is stored as the list the record carries, a count is its list's length, and
+/// a record waiting for a date whose expiry passed (an invite sent again) can be accepted for
+/// [`INVITE_VALID_DAYS`] more when `renew` (an action). Refuses, with the reason, a write that
+/// would contradict the record: a transfer from an account to itself, or, among the fields
+/// `given`, a day already past for something scheduled or pending.
+pub fn on_write(
+    rt: &RecordType,
+    json: &mut Map<String, Value>,
+    given: &Map<String, Value>,
+    now: OffsetDateTime,
+    renew: bool,
+) -> Result<(), String> {
+    for field in rt.fields {
+        let name = field.name;
+        let is_document = DOCUMENT_FIELDS
+            .iter()
+            .any(|d| name == *d || name.ends_with(&format!("_{d}")));
+        match json.get(name) {
+            Some(Value::String(v)) if is_document => {
+                let formatted = brazil::format_document(v);
+                json.insert(name.into(), Value::String(formatted));
+            }
+            Some(Value::String(v)) if field.ty == "array" => {
+                let items = list_items(v);
+                json.insert(name.into(), Value::Array(items));
+            }
+            _ => {}
+        }
+    }
+    for field in rt.fields.iter().filter(|f| f.name.ends_with("_count")) {
+        if let Some(list) = counted_list(json, field.name) {
+            let len = json
+                .get(&list)
+                .and_then(Value::as_array)
+                .map_or(0, Vec::len);
+            json.insert(field.name.into(), Value::from(len));
+        }
+    }
+    if let (Some(from), Some(to)) = (text(json, "from_account_id"), text(json, "to_account_id")) {
+        if from == to {
+            return Err(format!(
+                "`from_account_id` and `to_account_id` are both `{from}`: a transfer moves money between two different accounts"
+            ));
+        }
+    }
+    let waiting = states(json)
+        .iter()
+        .find(|s| WAITING_STATES.contains(&s.as_str()))
+        .cloned();
+    if let Some(state) = waiting {
+        let today = now.date();
+        for f in DUE_FIELDS {
+            let Some(old) = text(json, f).map(str::to_string) else {
+                continue;
+            };
+            if parse_stamp(&old).is_none_or(|d| d.date() >= today) {
+                continue;
+            }
+            if renew && f.starts_with("expire") {
+                let at = now + Duration::days(INVITE_VALID_DAYS);
+                json.insert(f.to_string(), Value::String(stamp_like(&old, at)));
+            } else if given.contains_key(*f) {
+                return Err(format!(
+                    "`{f}` {old} is past: a record that is `{state}` waits for today or a later day"
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The items of a list given as comma-separated text (`"12, 15"`, as the API takes
+/// `bank_billet_ids`): numbers where they are numbers, as the records list ids.
+pub fn list_items(text: &str) -> Vec<Value> {
+    text.split(',')
+        .map(str::trim)
+        .filter(|i| !i.is_empty())
+        .map(|i| {
+            i.parse::<i64>()
+                .map_or_else(|_| Value::String(i.into()), Value::from)
+        })
+        .collect()
 }
 
 /// Statement categories: code, name, the line's text as a credit and as a debit (`None`: a
@@ -226,9 +343,12 @@ pub fn has_overdue_state(rt: &RecordType) -> bool {
 
 fn due_dates(rt: &RecordType, json: &mut Map<String, Value>, now: OffsetDateTime, rng: &mut Rng) {
     let states = states(json);
-    let overdue = states.iter().any(|s| OVERDUE_STATES.contains(&s.as_str()));
-    let open = has_overdue_state(rt) && states.iter().any(|s| OPEN_STATES.contains(&s.as_str()));
-    if !overdue && !open {
+    let any = |set: &[&str]| states.iter().any(|s| set.contains(&s.as_str()));
+    let overdue = any(OVERDUE_STATES);
+    let open = (has_overdue_state(rt) && any(OPEN_STATES)) || any(WAITING_STATES);
+    let expired = any(EXPIRED_STATES);
+    let done = any(DONE_STATES);
+    if !overdue && !open && !expired && !done {
         return;
     }
     for f in DUE_FIELDS {
@@ -239,7 +359,9 @@ fn due_dates(rt: &RecordType, json: &mut Map<String, Value>, now: OffsetDateTime
             continue;
         };
         let today = now.date();
-        let fixed = if overdue && due.date() >= today {
+        let past = (overdue || (expired && f.starts_with("expire")))
+            || (done && f.starts_with("scheduled"));
+        let fixed = if past && due.date() >= today {
             Some(now - Duration::days(rng.range_i64(1, 60)))
         } else if open && due.date() < today {
             Some(now + Duration::days(rng.range_i64(0, 45)))
@@ -250,6 +372,176 @@ fn due_dates(rt: &RecordType, json: &mut Map<String, Value>, now: OffsetDateTime
             json.insert(f.to_string(), Value::String(stamp_like(&old, t)));
         }
     }
+}
+
+/// What happened to a record with an expiry happened by then: an invite was sent and accepted
+/// no later than its last day. An expired record's events move before the expiry (its expiry is
+/// past); another's expiry moves after them.
+fn expiries(json: &mut Map<String, Value>, rng: &mut Rng) {
+    let expired = states(json)
+        .iter()
+        .any(|s| EXPIRED_STATES.contains(&s.as_str()));
+    for f in ["expires_at", "expire_at"] {
+        let Some(old) = text(json, f).map(str::to_string) else {
+            continue;
+        };
+        let Some(expiry) = parse_stamp(&old) else {
+            continue;
+        };
+        for event in ["sent_at", "accepted_at"] {
+            let Some(was) = text(json, event).map(str::to_string) else {
+                continue;
+            };
+            let Some(at) = parse_stamp(&was) else {
+                continue;
+            };
+            if at.date() <= expiry.date() {
+                continue;
+            }
+            if expired {
+                let moved = expiry - Duration::days(rng.range_i64(1, 7));
+                json.insert(event.into(), Value::String(stamp_like(&was, moved)));
+            } else {
+                let moved = at + Duration::days(rng.range_i64(0, 14));
+                json.insert(f.into(), Value::String(stamp_like(&old, moved)));
+            }
+        }
+    }
+}
+
+/// A portal user still `invited` was invited within [`INVITE_VALID_DAYS`]; one whose invite
+/// expired, before that. When the user was created too recently for an invite to have expired,
+/// the user is still `invited`.
+fn invites(
+    json: &mut Map<String, Value>,
+    created: OffsetDateTime,
+    now: OffsetDateTime,
+    rng: &mut Rng,
+) {
+    let Some(old) = text(json, "invite_sent_at").map(str::to_string) else {
+        return;
+    };
+    let Some(sent) = parse_stamp(&old) else {
+        return;
+    };
+    let limit = now - Duration::days(INVITE_VALID_DAYS);
+    let floor = created.min(now);
+    let within = |rng: &mut Rng, from: OffsetDateTime, to: OffsetDateTime| {
+        let span = (to - from).whole_seconds().max(0);
+        from + Duration::seconds(rng.range_i64(0, span))
+    };
+    match text(json, "status") {
+        Some("invited") if sent < limit => {
+            let at = within(rng, floor.max(limit), now);
+            json.insert("invite_sent_at".into(), Value::String(stamp_like(&old, at)));
+        }
+        Some("invite_expired") if sent >= limit => {
+            if floor < limit {
+                let at = within(rng, floor, limit - Duration::hours(1));
+                json.insert("invite_sent_at".into(), Value::String(stamp_like(&old, at)));
+            } else {
+                json.insert("status".into(), Value::String("invited".into()));
+            }
+        }
+        _ => {}
+    }
+}
+
+/// A document is issued on or before the day it is due.
+fn issued_before_due(json: &mut Map<String, Value>, rng: &mut Rng) {
+    for issue in ISSUE_FIELDS {
+        let Some(old) = text(json, issue).map(str::to_string) else {
+            continue;
+        };
+        let Some(issued) = parse_stamp(&old) else {
+            continue;
+        };
+        let due = DUE_FIELDS
+            .iter()
+            .filter_map(|f| text(json, f).and_then(parse_stamp))
+            .min();
+        if let Some(due) = due.filter(|d| d.date() < issued.date()) {
+            let at = due - Duration::days(rng.range_i64(0, 30));
+            json.insert(issue.to_string(), Value::String(stamp_like(&old, at)));
+        }
+    }
+}
+
+/// The list a `<name>_count` field counts: `<name>`, `<name>s` or `<name without s>_ids`
+/// (`attachment_count` counts `attachments`, `bank_billets_count` counts `bank_billet_ids`).
+pub fn counted_list(json: &Map<String, Value>, count: &str) -> Option<String> {
+    let stem = count.strip_suffix("_count")?;
+    [
+        stem.to_string(),
+        format!("{stem}s"),
+        format!("{}_ids", stem.trim_end_matches('s')),
+    ]
+    .into_iter()
+    .find(|l| json.get(l).is_some_and(Value::is_array))
+}
+
+/// A count agrees with the list it counts: a list longer than its count keeps that many items
+/// (an e-mail counted without attachments carries none), then the count is the list's length.
+pub fn counts(json: &mut Map<String, Value>) {
+    let pairs: Vec<(String, String)> = json
+        .keys()
+        .filter(|k| k.ends_with("_count"))
+        .filter_map(|k| Some((k.clone(), counted_list(json, k)?)))
+        .collect();
+    for (count, list) in pairs {
+        let wanted = json.get(&count).and_then(Value::as_u64);
+        let Some(Value::Array(items)) = json.get_mut(&list) else {
+            continue;
+        };
+        if let Some(n) = wanted {
+            items.truncate(usize::try_from(n).unwrap_or(usize::MAX));
+        }
+        let len = items.len();
+        json.insert(count, Value::from(len));
+    }
+}
+
+/// The file extension of a media type, for the types the sandbox's files take.
+pub fn extension_of(mime: &str) -> Option<&'static str> {
+    Some(match mime {
+        "application/pdf" => "pdf",
+        "application/xml" | "text/xml" => "xml",
+        "image/png" => "png",
+        "image/jpeg" => "jpg",
+        "text/plain" => "txt",
+        "text/csv" => "csv",
+        _ => return None,
+    })
+}
+
+/// A file's name ends in the extension of its content type (`nfe.xml` stored as a PDF is
+/// `nfe.pdf`).
+fn file_names(json: &mut Map<String, Value>) {
+    let Some(ext) = text(json, "content_type").and_then(extension_of) else {
+        return;
+    };
+    let Some(name) = text(json, "filename") else {
+        return;
+    };
+    let stem = name.rsplit_once('.').map_or(name, |(stem, _)| stem);
+    let renamed = format!("{stem}.{ext}");
+    if renamed != name {
+        json.insert("filename".into(), Value::String(renamed));
+    }
+}
+
+/// A webhook is `failing` from [`FAILING_AFTER`] failed deliveries in a row and `active` below:
+/// the count follows the state.
+fn failures(json: &mut Map<String, Value>) {
+    let Some(n) = json.get("consecutive_failures").and_then(Value::as_i64) else {
+        return;
+    };
+    let fixed = match text(json, "status") {
+        Some("active") if n >= FAILING_AFTER => n % FAILING_AFTER,
+        Some("failing") if n < FAILING_AFTER => n + FAILING_AFTER,
+        _ => return,
+    };
+    json.insert("consecutive_failures".into(), Value::from(fixed));
 }
 
 fn events(
@@ -326,10 +618,20 @@ fn runs(json: &mut Map<String, Value>) {
     }
 }
 
+/// Whether the event `earlier` comes before the event `later` in one of the [`EVENT_ORDER`]
+/// chains: a record in `later`'s state went through `earlier`'s (an NF-e is canceled after it
+/// was authorized), so it keeps that timestamp.
+pub fn comes_before(earlier: &str, later: &str) -> bool {
+    EVENT_ORDER.iter().any(|chain| {
+        let at = |f: &str| chain.iter().position(|c| *c == f);
+        matches!((at(earlier), at(later)), (Some(a), Some(b)) if a < b)
+    })
+}
+
 /// Events that happen in this order when a record has them.
 pub const EVENT_ORDER: &[&[&str]] = &[
     &["started_at", "finished_at"],
-    &["started_at", "ended_at"],
+    &["started_at", "last_seen_at", "ended_at"],
     &["issued_at", "authorized_at", "canceled_at"],
     &["sent_at", "accepted_at"],
     &["invite_sent_at", "last_login_at"],

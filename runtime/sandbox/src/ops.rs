@@ -14,6 +14,7 @@ use sha2::{Digest, Sha256};
 use time::OffsetDateTime;
 
 use crate::clock;
+use crate::coherence;
 use crate::envelope;
 use crate::files::{self, Files};
 use crate::rng::Rng;
@@ -800,9 +801,21 @@ fn new_row(
     Ok((Row { id, seq, json }, created))
 }
 
+/// The seed's agreements kept by a write through a tool (`coherence::on_write`); a write that
+/// would break one is refused with the reason.
+fn agreed(
+    c: &Call<'_>,
+    rt: &RecordType,
+    json: &mut Map<String, Value>,
+    renew: bool,
+) -> Result<(), BackendError> {
+    coherence::on_write(rt, json, c.args, c.now, renew).map_err(BackendError::Invalid)
+}
+
 fn create(c: &Call<'_>, rt: &RecordType) -> Result<Output, BackendError> {
     let json = field_args(rt, c.args, &[]);
-    let (row, created) = new_row(c, rt, json)?;
+    let (mut row, created) = new_row(c, rt, json)?;
+    agreed(c, rt, &mut row.json, false)?;
     store::put(c.tx, c.scope, rt.name, &row, &created).map_err(db)?;
     Ok(Output::Json(envelope::one(c.tool, row.json)))
 }
@@ -828,7 +841,8 @@ fn create_upload(
         }
     }
     json.insert(UPLOADED_FILES.into(), Value::Array(uploads));
-    let (row, created) = new_row(c, rt, json)?;
+    let (mut row, created) = new_row(c, rt, json)?;
+    agreed(c, rt, &mut row.json, false)?;
     store::put(c.tx, c.scope, rt.name, &row, &created).map_err(db)?;
     Ok(Output::Json(envelope::one(c.tool, row.json)))
 }
@@ -884,6 +898,7 @@ fn update(c: &Call<'_>, rt: &RecordType, id_arg: &str) -> Result<Output, Backend
         )));
     }
     row.json.extend(changes);
+    agreed(c, rt, &mut row.json, false)?;
     crate::payment_codes::refresh(&mut row.json);
     touch(rt, &mut row.json, c.now);
     let created = created_of(&row);
@@ -1051,6 +1066,7 @@ fn act(
     let extra = field_args(rt, c.args, &skip);
     row.json.extend(extra);
     apply_set(c, rt, &mut row, action);
+    agreed(c, rt, &mut row.json, true)?;
     let created_at = created_of(&row);
     store::put(c.tx, c.scope, rt.name, &row, &created_at).map_err(db)?;
 
@@ -1106,9 +1122,10 @@ fn edit_list(
             rt.name, row.id, edit.field
         )));
     };
-    // An array argument (`bank_billet_ids`) edits each of its values.
+    // An array argument, or comma-separated text (`bank_billet_ids`), edits each of its values.
     let values = match value {
         Value::Array(values) => values,
+        Value::String(text) => coherence::list_items(&text),
         one => vec![one],
     };
     for value in values {
@@ -1254,9 +1271,10 @@ pub fn seed_scope(
         // Numeric ids grow with creation time, as the API's do.
         seeded.sort_by_key(|r| r.created_at);
         // The record type describing workspaces holds the scope's own workspace, under its id,
-        // so a connection can read the workspace it works in.
+        // so a connection can read the workspace it works in; as its newest record, so the
+        // first page of the list shows it.
         if product.policy.workspaced && rt.name == WORKSPACES && !scope.workspace.is_empty() {
-            if let Some(own) = seeded.first_mut() {
+            if let Some(own) = seeded.last_mut() {
                 own.id = scope.workspace.clone();
                 own.json.insert(
                     rt.id_field.to_string(),

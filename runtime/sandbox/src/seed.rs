@@ -39,6 +39,10 @@ pub enum Gen {
     DateTime(i64, i64),
     Enum,
     Ref(String),
+    /// An array of ids of seeded records of that type (the default of a `<thing>_ids` array),
+    /// as many as the record's count of them says (`bank_billet_ids` next to
+    /// `bank_billets_count`); numeric ids when the type has them, as the API lists them.
+    Refs(String),
     /// `same:<via>.<field>`: `field` of the record `via` references (a ref field of this record)
     /// or of the first record of type `via`.
     Same(String, String),
@@ -198,6 +202,14 @@ fn default_generator(product: &Product, record: &RecordType, field: &Field) -> G
     }
     if !field.enum_values.is_empty() {
         return Gen::Enum;
+    }
+    if field.ty == "array" {
+        if let Some(target) = n
+            .strip_suffix("_ids")
+            .and_then(|stem| guess_ref(product, &format!("{stem}_id")))
+        {
+            return Gen::Refs(target);
+        }
     }
     match field.ty {
         "boolean" => return Gen::Bool,
@@ -413,6 +425,7 @@ pub fn generate(
         },
         // Filled after the record's other fields (see `generate_record`).
         Gen::Same(..) => Value::Null,
+        Gen::Refs(_) => Value::Array(Vec::new()),
         Gen::Links(pairs) => {
             let n = 1 + rng.below(2) as usize;
             let mut out = Vec::new();
@@ -512,6 +525,8 @@ pub fn generate_record(product: &Product, rt: &RecordType, s: &mut RecordSeed<'_
             }
         }
     }
+    fill_id_lists(product, rt, &mut json, s);
+    distinct_refs(product, rt, &mut json, s);
     failed_under_a_stopped_record(product, rt, &mut json, s);
     if rt.numeric_id && !json.contains_key("id") {
         json.insert("id".into(), Value::from(s.seq));
@@ -544,6 +559,96 @@ pub fn generate_record(product: &Product, rt: &RecordType, s: &mut RecordSeed<'_
         json,
         id,
         created_at,
+    }
+}
+
+/// Fills each `Gen::Refs` list with distinct ids of its type, as many as the record's count of
+/// them says when it has one (else one to three); `coherence::counts` then sets the count to the
+/// list's length, in case fewer records exist.
+fn fill_id_lists(
+    product: &Product,
+    rt: &RecordType,
+    json: &mut Map<String, Value>,
+    s: &mut RecordSeed<'_>,
+) {
+    for field in rt.fields {
+        let Gen::Refs(target) = generator(product, rt, field) else {
+            continue;
+        };
+        let refs = s.refs;
+        let Some(pool) = refs.get(&target).filter(|p| !p.is_empty()) else {
+            continue;
+        };
+        let counted = json
+            .keys()
+            .filter(|k| k.ends_with("_count"))
+            .find(|k| coherence::counted_list(json, k).as_deref() == Some(field.name))
+            .and_then(|k| json.get(k))
+            .and_then(Value::as_u64);
+        let wanted = counted.unwrap_or_else(|| 1 + s.rng.below(3));
+        let n = usize::try_from(wanted)
+            .unwrap_or(usize::MAX)
+            .min(pool.len());
+        // The first `n` of a partial shuffle: distinct records.
+        let mut order: Vec<usize> = (0..pool.len()).collect();
+        for i in 0..n {
+            let j = i + s.rng.below((pool.len() - i) as u64) as usize;
+            order.swap(i, j);
+        }
+        let mut picked: Vec<&(String, i64)> = order[..n].iter().map(|&i| &pool[i]).collect();
+        picked.sort_by_key(|(_, num)| *num);
+        let numeric = product.record(&target).is_some_and(|t| t.numeric_id);
+        let ids = picked
+            .into_iter()
+            .map(|(uid, num)| {
+                if numeric {
+                    Value::from(*num)
+                } else {
+                    Value::String(uid.clone())
+                }
+            })
+            .collect();
+        json.insert(field.name.to_string(), Value::Array(ids));
+    }
+}
+
+/// Two ref fields of one record to the same type point to two different records when there are
+/// two: a transfer moves money between two accounts.
+fn distinct_refs(
+    product: &Product,
+    rt: &RecordType,
+    json: &mut Map<String, Value>,
+    s: &mut RecordSeed<'_>,
+) {
+    let mut seen: Vec<(String, Value)> = Vec::new();
+    for field in rt.fields {
+        let Gen::Ref(target) = generator(product, rt, field) else {
+            continue;
+        };
+        let Some(value) = json.get(field.name).filter(|v| !v.is_null()).cloned() else {
+            continue;
+        };
+        let refs = s.refs;
+        let pool = refs.get(&target).map(Vec::as_slice).unwrap_or_default();
+        if pool.len() > 1 && seen.iter().any(|(t, v)| *t == target && *v == value) {
+            let at = pool
+                .iter()
+                .position(|(uid, num)| {
+                    value.as_str() == Some(uid.as_str()) || value.as_i64() == Some(*num)
+                })
+                .unwrap_or(0);
+            let other = (at + 1 + s.rng.below(pool.len() as u64 - 1) as usize) % pool.len();
+            let (uid, num) = &pool[other];
+            let v = if field.ty == "integer" {
+                Value::from(*num)
+            } else {
+                Value::String(uid.clone())
+            };
+            json.insert(field.name.to_string(), v.clone());
+            seen.push((target, v));
+        } else {
+            seen.push((target, value));
+        }
     }
 }
 
@@ -604,8 +709,24 @@ fn same_value(
     source.get(from).cloned()
 }
 
+/// The state field a `<value>_at` timestamp belongs to: `status` when it has that value (an
+/// invoice's `canceled_at` is the invoice's, not its `nfe_status`'s), else the first state field
+/// that has it.
+fn owner_of(rt: &RecordType, value: &str) -> Option<&'static str> {
+    let mut having = enum_fields(rt).filter(|f| f.enum_values.contains(&value));
+    let first = having.next()?;
+    Some(
+        std::iter::once(first)
+            .chain(having)
+            .find(|f| f.name == "status")
+            .unwrap_or(first)
+            .name,
+    )
+}
+
 /// `paid_at` stays empty unless the record is `paid` (same for `canceled_at`, …); the first
-/// (initial) state's timestamp is kept.
+/// (initial) state's timestamp is kept, and so is the timestamp of a state the current one came
+/// through (a canceled NF-e keeps `authorized_at`, see [`coherence::comes_before`]).
 /// (Public: a record an action creates changes state after being generated.)
 pub fn blank_timestamps_of_other_states(rt: &RecordType, json: &mut Map<String, Value>) {
     for state in enum_fields(rt) {
@@ -616,9 +737,13 @@ pub fn blank_timestamps_of_other_states(rt: &RecordType, json: &mut Map<String, 
             .to_string();
         // The initial state's timestamp (`received_at` next to `received`) always stays.
         for value in state.enum_values.iter().skip(1) {
+            if owner_of(rt, value) != Some(state.name) {
+                continue;
+            }
             for suffix in ["_at", "_on"] {
                 let ts = format!("{value}{suffix}");
-                if *value != current && json.contains_key(&ts) {
+                let came_through = coherence::comes_before(&ts, &format!("{current}{suffix}"));
+                if *value != current && !came_through && json.contains_key(&ts) {
                     json.insert(ts, Value::Null);
                 }
             }
@@ -664,7 +789,7 @@ pub fn dependency_order(product: &'static Product) -> Vec<&'static RecordType> {
             rt.fields
                 .iter()
                 .filter_map(|f| match generator(product, rt, f) {
-                    Gen::Ref(t) if t != rt.name => Some(t),
+                    Gen::Ref(t) | Gen::Refs(t) if t != rt.name => Some(t),
                     Gen::Same(via, _) if via != rt.name && product.record(&via).is_some() => {
                         Some(via)
                     }

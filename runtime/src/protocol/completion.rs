@@ -81,19 +81,22 @@ impl Engine {
                     .into()
             }
         };
-        let (candidates, capped) = match source_id.and_then(|id| self.product.completion(id)) {
-            Some(source) => self.candidates(call, &view, source.kind).await,
-            None => (Vec::new(), false),
+        let found = match source_id.and_then(|id| self.product.completion(id)) {
+            Some(source) => self.candidates(call, &view, source.kind, prefix).await,
+            None => Found::all(Vec::new()),
         };
-        let matching: Vec<String> = candidates
-            .into_iter()
-            .filter(|v| v.starts_with(prefix))
-            .collect();
-        let total = matching.len();
-        let values: Vec<String> = matching.into_iter().take(MAX_VALUES).collect();
-        // Capped anywhere (the source's limit or this answer's size): say there is more.
-        let has_more = capped || total > MAX_VALUES;
-        let result = json!({"completion": {"values": values, "total": total, "hasMore": has_more}});
+        let values: Vec<&String> = found.values.iter().take(MAX_VALUES).collect();
+        // `total` counts every match when they were all seen, so it is never below the values
+        // given and `hasMore` says exactly whether it is above; a search stopped before the end
+        // of its listing does not know the total, and says only that there may be more.
+        let mut completion = Map::new();
+        completion.insert("values".into(), json!(values));
+        if let Some(total) = found.total {
+            completion.insert("total".into(), json!(total));
+        }
+        let has_more = found.total.is_none_or(|t| t > values.len());
+        completion.insert("hasMore".into(), json!(has_more));
+        let result = json!({ "completion": completion });
         Reply::Value(self.finish(call, result, false))
     }
 
@@ -102,9 +105,11 @@ impl Engine {
         call: &Call,
         view: &super::listing::View,
         kind: CompletionKind,
-    ) -> (Vec<String>, bool) {
+        prefix: &str,
+    ) -> Found {
         let today = dates::today();
-        let all = |v: Vec<String>| (v, false);
+        let all =
+            |v: Vec<String>| Found::all(v.into_iter().filter(|v| v.starts_with(prefix)).collect());
         match kind {
             CompletionKind::Fixed(values) => all(values.iter().map(|s| s.to_string()).collect()),
             CompletionKind::SchemaNames => all(self
@@ -133,8 +138,15 @@ impl Engine {
                 if self.product.policy.workspaced && call.identity.default_workspace.is_none() {
                     return all(Vec::new());
                 }
-                self.recent_ids(call, t, field, args, (limit as usize).min(MAX_VALUES))
-                    .await
+                self.matching_ids(
+                    call,
+                    t,
+                    field,
+                    args,
+                    prefix,
+                    (limit as usize).min(MAX_VALUES),
+                )
+                .await
             }
         }
     }
@@ -142,56 +154,79 @@ impl Engine {
     /// The `field` of the `limit` most recent records a list tool gives, reading pages of
     /// [`LIST_PAGE`] (the Kobana API's largest) until `limit` or a short page; `true` when more
     /// records exist than were read (the answer is capped).
-    async fn recent_ids(
+    /// The ids of the list tool's records that start with `prefix`, newest first: the first
+    /// `limit` of them, searched through the whole listing (not only its newest records), up
+    /// to [`SCAN_PAGES`] pages; the total is known when the listing ended within them.
+    async fn matching_ids(
         &self,
         call: &Call,
         tool: &'static runtime_model::catalog::Tool,
         field: &str,
         fixed: &[(&str, &str)],
+        prefix: &str,
         limit: usize,
-    ) -> (Vec<String>, bool) {
+    ) -> Found {
         let base: Map<String, Value> = fixed
             .iter()
             .map(|(k, v)| (k.to_string(), Value::String(v.to_string())))
             .collect();
-        let mut out = Vec::new();
-        let mut page = 1u64;
-        loop {
+        let mut values = Vec::new();
+        let mut total = 0usize;
+        for page in 1..=SCAN_PAGES {
             let mut args = base.clone();
             args.insert("page".into(), json!(page));
             args.insert("per_page".into(), json!(LIST_PAGE));
             let ctx = self.call_context(call, &args);
             let got = match self.backend.call(&ctx, tool, &args).await {
                 Ok(Output::Json(v)) => ids_of(&v, field),
-                _ => return (out, false),
+                // A list that fails mid-way: what was found, without claiming a total.
+                _ if page > 1 => {
+                    return Found {
+                        values,
+                        total: None,
+                    }
+                }
+                _ => return Found::all(values),
             };
             let short = got.len() < LIST_PAGE;
-            let room = limit.saturating_sub(out.len());
-            if got.len() > room {
-                out.extend(got.into_iter().take(room));
-                return (out, true);
+            for id in got.into_iter().filter(|id| id.starts_with(prefix)) {
+                total += 1;
+                if values.len() < limit {
+                    values.push(id);
+                }
             }
-            out.extend(got);
             if short {
-                return (out, false);
+                return Found {
+                    values,
+                    total: Some(total),
+                };
             }
-            if out.len() == limit {
-                // A full page ended exactly at the limit: more exist if record `limit + 1`
-                // does (page `limit + 1` of pages of one).
-                let mut args = base.clone();
-                args.insert("page".into(), json!(limit as u64 + 1));
-                args.insert("per_page".into(), json!(1));
-                let ctx = self.call_context(call, &args);
-                let more = matches!(
-                    self.backend.call(&ctx, tool, &args).await,
-                    Ok(Output::Json(v)) if !ids_of(&v, field).is_empty()
-                );
-                return (out, more);
-            }
-            page += 1;
+        }
+        Found {
+            values,
+            total: None,
         }
     }
 }
+
+/// What a completion source suggests for a prefix: the values (at most the source's limit) and,
+/// when every candidate was seen, how many matched.
+struct Found {
+    values: Vec<String>,
+    total: Option<usize>,
+}
+
+impl Found {
+    /// Every match, all given.
+    fn all(values: Vec<String>) -> Self {
+        let total = Some(values.len());
+        Found { values, total }
+    }
+}
+
+/// The most pages of a listing one completion reads (1,000 records at the API's largest page):
+/// enough to search a sandbox's or a small account's listing whole, bounded for a large one.
+const SCAN_PAGES: u64 = 20;
 
 /// The page size a completion reads list tools with (the Kobana API's largest page).
 const LIST_PAGE: usize = 50;
