@@ -15,8 +15,8 @@
 //!
 //! A record is written in place, before the answer leaves, and never dropped: a write is refused
 //! before it runs when the file could not take its record ([`AuditSink::ready`]: less than
-//! [`HEADROOM`] free on its filesystem, or that much cannot be reserved past the file's end for
-//! the records to come), and a record the disk cut short is taken back out whole
+//! [`HEADROOM`] free on its filesystem, or [`RESERVE`] cannot be reserved past the file's end
+//! for the records to come), and a record the disk cut short is taken back out whole
 //! ([`AuditSink::write`]), so the file never holds a partial line for the next record to join. So unlike the
 //! log (`log_queue` in the binary, which drops lines with a notice rather than wait), the stderr
 //! sink waits for whoever reads stderr: a pipe nobody reads holds up the writes it audits.
@@ -52,6 +52,11 @@ pub const DEFAULT_KEEP: usize = 10;
 /// The free space the audit file's filesystem must have for a write to run: room for its record
 /// many times over (a record is a few KiB; arguments are bounded by the request size).
 pub const HEADROOM: u64 = 4 * 1024 * 1024;
+
+/// The room reserved past the audit file's end for the records of writes found ready
+/// ([`reserve`]): hundreds of ordinary records (a few KiB each). The check wants [`HEADROOM`]
+/// free beside it.
+pub const RESERVE: u64 = 1024 * 1024;
 
 /// An open audit sink. Records are whole lines, written under one lock.
 pub struct AuditSink {
@@ -185,17 +190,18 @@ impl AuditSink {
     }
 }
 
-/// Allocates [`HEADROOM`] bytes of the file past its end (`size`) without growing it, so that the
+/// Allocates [`RESERVE`] bytes of the file past its end (`size`) without growing it, so that the
 /// records of the writes found ready land in blocks the file already owns: the disk filling up
 /// between a write's check and its record (the fault script saw one) then costs no record. The
-/// blocks count as used by the next check's `statvfs`, so a write needs its record's room and
-/// room to reserve again. Concurrent writes share the reservation (records are a few KiB; one
-/// may reach the request size limit). Linux only (`FALLOC_FL_KEEP_SIZE`); a filesystem without
-/// `fallocate`, and other systems, rely on the free-space check alone.
+/// blocks count as used by the next check's `statvfs`, so a write needs [`HEADROOM`] free beside
+/// the reservation. Concurrent writes share it (records are a few KiB; a record larger than what
+/// is left of it, arguments near the request size limit, is back to the free-space check alone).
+/// Linux only (`FALLOC_FL_KEEP_SIZE`); a filesystem without `fallocate`, and other systems, rely
+/// on the free-space check alone.
 #[cfg(any(target_os = "linux", target_os = "android"))]
 fn reserve(file: &File, size: u64) -> std::io::Result<()> {
     use rustix::fs::{fallocate, FallocateFlags};
-    match fallocate(file, FallocateFlags::KEEP_SIZE, size, HEADROOM) {
+    match fallocate(file, FallocateFlags::KEEP_SIZE, size, RESERVE) {
         Ok(()) => Ok(()),
         Err(e) if e == rustix::io::Errno::OPNOTSUPP || e == rustix::io::Errno::NOSYS => Ok(()),
         Err(e) => Err(e.into()),
