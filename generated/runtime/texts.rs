@@ -342,7 +342,7 @@ pub enum Text {
     HttpNoEndpoint,
     /// `resources_list_incomplete`: "Incomplete list: the recent records of {types} did not come from the Kobana API this time; they can still be read by URI. List again later."
     ResourcesListIncomplete,
-    /// `upstream_unpublished_api`: "Kobana publishes no API for {products}: the paths this server would call are this project's own, and the Kobana API does not serve them. Serve these products from the embedded sandbox (without --upstream) or, if your upstream implements these paths, say so with --upstream-serves {list} (KOBANA_UPSTREAM_SERVES, or serves in the config file's [upstream] section)"
+    /// `upstream_unpublished_api`: "Kobana publishes no API for {products}: the paths this server would call are this project's own, and the Kobana API does not serve them. Serve these products from the embedded sandbox (without --upstream) or, if your upstream implements these paths, say so with --upstream-serves {list} (KOBANA_UPSTREAM_SERVES, or serves in the config file's upstream section)"
     UpstreamUnpublishedApi,
 }
 
@@ -1558,9 +1558,9 @@ const TEXTS: [[&str; 3]; 170] = [
         "Incomplete list: the recent records of {types} did not come from the Kobana API this time; they can still be read by URI. List again later.",
     ],
     [
-        "a Kobana não publica uma API para {products}: os caminhos que este servidor chamaria são do próprio projeto e a API da Kobana não os atende. Sirva esses produtos pelo sandbox embutido (sem --upstream) ou, se o seu upstream implementa esses caminhos, diga isso com --upstream-serves {list} (KOBANA_UPSTREAM_SERVES, ou serves na seção [upstream] do arquivo de configuração)",
-        "Kobana no publica una API para {products}: las rutas que este servidor llamaría son propias del proyecto y la API de Kobana no las atiende. Sirve esos productos desde el sandbox integrado (sin --upstream) o, si tu upstream implementa esas rutas, dilo con --upstream-serves {list} (KOBANA_UPSTREAM_SERVES, o serves en la sección [upstream] del archivo de configuración)",
-        "Kobana publishes no API for {products}: the paths this server would call are this project's own, and the Kobana API does not serve them. Serve these products from the embedded sandbox (without --upstream) or, if your upstream implements these paths, say so with --upstream-serves {list} (KOBANA_UPSTREAM_SERVES, or serves in the config file's [upstream] section)",
+        "a Kobana não publica uma API para {products}: os caminhos que este servidor chamaria são do próprio projeto e a API da Kobana não os atende. Sirva esses produtos pelo sandbox embutido (sem --upstream) ou, se o seu upstream implementa esses caminhos, diga isso com --upstream-serves {list} (KOBANA_UPSTREAM_SERVES, ou serves na seção upstream do arquivo de configuração)",
+        "Kobana no publica una API para {products}: las rutas que este servidor llamaría son propias del proyecto y la API de Kobana no las atiende. Sirve esos productos desde el sandbox integrado (sin --upstream) o, si tu upstream implementa esas rutas, dilo con --upstream-serves {list} (KOBANA_UPSTREAM_SERVES, o serves en la sección upstream del archivo de configuración)",
+        "Kobana publishes no API for {products}: the paths this server would call are this project's own, and the Kobana API does not serve them. Serve these products from the embedded sandbox (without --upstream) or, if your upstream implements these paths, say so with --upstream-serves {list} (KOBANA_UPSTREAM_SERVES, or serves in the config file's upstream section)",
     ],
 ];
 
