@@ -389,7 +389,7 @@ def section_proxy(out):
                      os.path.join(work, "api"), log)
         proxy = kobana(["serve", "billing", "--http", f"127.0.0.1:{mcp_port}",
                         "--upstream", f"http://127.0.0.1:{api_port}/{{product}}",
-                        "--auth", "embedded"], mcp_port, os.path.join(work, "proxy"), log)
+                        "--upstream-serves", "billing", "--auth", "embedded"], mcp_port, os.path.join(work, "proxy"), log)
         try:
             auth = {"Authorization": "Bearer demo-full"}
             direct_url = f"http://127.0.0.1:{api_port}/billing/v1/billing/invoices"

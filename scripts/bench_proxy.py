@@ -227,7 +227,9 @@ class World:
         env.update(extra_env or {})
         return self.start([KOBANA, "--data-dir", os.path.join(self.dir, name), "serve", "all",
                            "--http", f"127.0.0.1:{port}", "--upstream",
-                           f"http://127.0.0.1:{self.fake.port}/{{product}}", "--auth", "embedded"]
+                           f"http://127.0.0.1:{self.fake.port}/{{product}}", "--auth", "embedded",
+                           # The fake API answers every product's paths (the sandbox's own).
+                           "--upstream-serves", "billing,finance,dashboards,inbox"]
                           + list(args), port, env=env, cpus=cpus)
 
     def close(self):

@@ -229,6 +229,8 @@ class Procs:
                "--http", f"127.0.0.1:{self.mcp_port}",
                "--upstream", f"http://127.0.0.1:{self.api_port}/{{product}}",
                "--upstream-timeout-ms", str(TIMEOUT_MS),
+               # serve-api implements every product's paths, published or not.
+               "--upstream-serves", "billing,finance,dashboards,inbox",
                # serve-api has no identity endpoint; both sides know the demo tokens.
                "--auth", "embedded"]
         if self.redis_port:

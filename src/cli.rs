@@ -99,6 +99,11 @@ pub(crate) struct ServeArgs {
     /// product name). Without it, the embedded sandbox answers.
     #[arg(long, env = "KOBANA_UPSTREAM_URL", value_name = "URL")]
     pub(crate) upstream: Option<String>,
+    /// Proxy mode: the products without a published Kobana API (billing, finance, dashboards,
+    /// inbox: their paths are this project's own) whose paths the upstream implements,
+    /// comma-separated. `serve --upstream` refuses to proxy any other such product.
+    #[arg(long, env = "KOBANA_UPSTREAM_SERVES", value_name = "PRODUCTS")]
+    pub(crate) upstream_serves: Option<String>,
     /// Timeout of each upstream attempt, in milliseconds.
     #[arg(long, env = "KOBANA_UPSTREAM_TIMEOUT_MS", value_name = "MS")]
     pub(crate) upstream_timeout_ms: Option<u64>,

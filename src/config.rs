@@ -94,6 +94,8 @@ pub struct UpstreamSection {
     /// Per-product base URLs.
     #[serde(default)]
     pub products: HashMap<String, String>,
+    /// The products without a published Kobana API whose paths the upstream implements.
+    pub serves: Option<Vec<String>>,
     pub timeout_ms: Option<u64>,
     pub max_attempts: Option<u32>,
     /// Most calls in flight (connections) to one API host; 0: no cap.

@@ -196,6 +196,17 @@ pub async fn run(settings: &Settings, purpose: Purpose, report: &mut Report) -> 
             limits.window.as_secs()
         ),
     );
+    match &s.upstream_paths {
+        Some(Ok(named)) if !named.is_empty() => report.ok(
+            "upstream paths",
+            format!(
+                "{}: no published Kobana API; the upstream implements this project's paths (--upstream-serves)",
+                named.join(", ")
+            ),
+        ),
+        Some(Err(e)) => report.setting(e),
+        _ => {}
+    }
     match &s.upstream {
         Some(cfg) => match Upstream::new(cfg.clone()) {
             Ok(upstream) => {

@@ -199,6 +199,10 @@ pub struct ServeSettings {
     pub public_url: Option<String>,
     /// Proxy mode: the upstream (`None`: the embedded sandbox).
     pub upstream: Option<UpstreamConfig>,
+    /// Proxy mode: the served products without a published Kobana API that the operator says
+    /// the upstream implements (`--upstream-serves`), or the refusal naming those it does not
+    /// say so of. `None`: the embedded sandbox.
+    pub upstream_paths: Option<Result<Vec<&'static str>, SettingsError>>,
     pub auth: Result<Auth, SettingsError>,
     /// The stdio caller (`KOBANA_ACCESS_TOKEN`, `KOBANA_WORKSPACE_ID`).
     pub stdio_credentials: StdioCredentials,
@@ -377,6 +381,14 @@ impl ServeSettings {
             cfg
         });
 
+        let upstream_origin = match (&args.upstream, &file.config.upstream.url) {
+            (Some(u), _) if !u.trim().is_empty() => {
+                inputs.origin("upstream").unwrap_or(Origin::Default)
+            }
+            (_, Some(_)) => file.origin("upstream.url"),
+            _ => file.origin("upstream.products"),
+        };
+
         let auth = match pick(inputs, "auth", &args.auth, file, "serve.auth", &serve.auth) {
             None if proxy => Ok(Auth::Upstream),
             None => Ok(Auth::Embedded { identities: None }),
@@ -442,6 +454,11 @@ impl ServeSettings {
             }
             _ => Ok(None),
         };
+        let upstream_paths = proxy.then(|| match &products {
+            Ok(products) => upstream_paths(inputs, args, file, products, &upstream_origin, &locale),
+            // Nothing proxied to check; `products` reports why.
+            Err(_) => Ok(Vec::new()),
+        });
         let selection = match &products {
             Ok(products) => selection(inputs, args, file, products),
             // Nothing to check the names against; `products` reports why.
@@ -506,6 +523,7 @@ impl ServeSettings {
             listen,
             public_url,
             upstream,
+            upstream_paths,
             auth,
             stdio_credentials: StdioCredentials::from_env(),
             allowed_origins: args
@@ -553,6 +571,11 @@ impl ServeSettings {
             .or_else(|| none(self.state_keys.as_ref().map(|_| ())))
             .or_else(|| none(self.selection.as_ref().map(|_| ())))
             .or_else(|| none(self.locale.as_ref().map(|_| ())))
+            .or_else(|| {
+                self.upstream_paths
+                    .as_ref()
+                    .and_then(|p| p.as_ref().err().cloned())
+            })
             .or_else(|| none(self.auth.as_ref().map(|_| ())))
             .or_else(|| none(self.ledger.as_ref().map(|_| ())))
             .or_else(|| {
@@ -585,6 +608,76 @@ impl ServeSettings {
     pub fn ledger_setting(&self) -> Option<&str> {
         self.ledger.as_ref().ok().and_then(|s| s.as_deref())
     }
+}
+
+/// Proxy mode: the served products whose paths come from no published Kobana API
+/// ([`Product::published_api`], from the catalog) must each be named by `--upstream-serves`
+/// (`KOBANA_UPSTREAM_SERVES`, `upstream.serves`): the Kobana API would answer their calls 404, so
+/// an operator pointing `--upstream` at it learns so at start, not from failed tool calls.
+/// Returns those named; the refusal (in the `--locale` language, else English, the language of
+/// the other start errors) names the products with a path each and the value that lets them
+/// through.
+fn upstream_paths(
+    inputs: &Inputs,
+    args: &ServeArgs,
+    file: &Loaded,
+    products: &[&'static Product],
+    upstream_origin: &Origin,
+    locale: &Result<Option<Locale>, SettingsError>,
+) -> Result<Vec<&'static str>, SettingsError> {
+    let declared = pick(
+        inputs,
+        "upstream_serves",
+        &args.upstream_serves.as_deref().map(SelectionSpec::list),
+        file,
+        "upstream.serves",
+        &file.config.upstream.serves,
+    );
+    let declared: Vec<&'static Product> = match &declared {
+        Some((names, _)) if names.is_empty() => Vec::new(),
+        Some((names, origin)) => crate::cli::select_products(names)
+            .map_err(|e| SettingsError::new("upstream", origin, e))?,
+        None => Vec::new(),
+    };
+    let (named, refused): (Vec<&'static Product>, Vec<&'static Product>) = products
+        .iter()
+        .copied()
+        .filter(|p| !p.published_api)
+        .partition(|p| declared.iter().any(|d| d.name == p.name));
+    if refused.is_empty() {
+        return Ok(named.iter().map(|p| p.name).collect());
+    }
+    let locale = locale
+        .as_ref()
+        .ok()
+        .copied()
+        .flatten()
+        .unwrap_or(Locale::En);
+    let each: Vec<String> = refused
+        .iter()
+        .map(|p| match path_example(p) {
+            Some(path) => format!("{} ({path})", p.name),
+            None => p.name.to_string(),
+        })
+        .collect();
+    let list: Vec<&str> = named.iter().chain(&refused).map(|p| p.name).collect();
+    let message = runtime_model::texts::Text::UpstreamUnpublishedApi.fill(
+        locale,
+        &[("products", &each.join(", ")), ("list", &list.join(","))],
+    );
+    Err(SettingsError::new("upstream", upstream_origin, message))
+}
+
+/// The first two segments of a product's first HTTP binding (`/v1/billing/…`): what its
+/// paths look like, for the operator.
+fn path_example(product: &Product) -> Option<String> {
+    product.tools.iter().find_map(|t| match &t.binding {
+        runtime_model::catalog::Binding::Http(h) => {
+            let segments: Vec<&str> = h.path.split('/').filter(|s| !s.is_empty()).collect();
+            (segments.len() >= 2).then(|| format!("/{}/{}/…", segments[0], segments[1]))
+        }
+        runtime_model::catalog::Binding::Extension(_) => None,
+    })
 }
 
 /// The selection of `--toolsets`, `--tools`, `--exclude-tools`, `--read-only` and

@@ -938,6 +938,8 @@ fn doctor_says_what_is_wrong_in_one_line_each() {
             "bad.toml",
             "--upstream",
             &format!("http://{closed}/{{product}}"),
+            "--upstream-serves",
+            "billing",
             "--ledger",
             &format!("redis://{closed}"),
             "--http",
@@ -1134,6 +1136,8 @@ async fn doctor_accepts_a_durable_redis_ledger_and_a_live_upstream() {
             "billing",
             "--upstream",
             &format!("http://127.0.0.1:{api_port}/{{product}}"),
+            "--upstream-serves",
+            "billing",
             "--ledger",
             &redis,
             "--http",
@@ -1150,6 +1154,166 @@ async fn doctor_accepts_a_durable_redis_ledger_and_a_live_upstream() {
             lines.iter().any(|l| l.starts_with(prefix)),
             "{prefix}: {lines:#?}"
         );
+    }
+}
+
+/// Billing, finance, dashboards and inbox have no published Kobana API (their catalogs name no
+/// OpenAPI spec): their proxy paths are this project's own. `serve --upstream` refuses them at
+/// start naming each with its paths and the setting that lets them through, `doctor` fails the
+/// same line; banking (published) needs nothing, and the setting (flag, variable or config
+/// file) lets the same setup start.
+#[test]
+fn an_upstream_for_products_without_a_published_api_needs_the_operators_word() {
+    let dir = tempfile::tempdir().unwrap();
+    let api_port = free_port();
+    let _api = start(
+        {
+            let mut c = kobana(dir.path());
+            c.args([
+                "sandbox",
+                "serve-api",
+                "--http",
+                &format!("127.0.0.1:{api_port}"),
+            ]);
+            c
+        },
+        api_port,
+    );
+    let api = format!("http://127.0.0.1:{api_port}/{{product}}");
+    let port = free_port();
+    let addr = format!("127.0.0.1:{port}");
+    std::fs::write(
+        dir.path().join("serves.toml"),
+        "[upstream]\nserves = [\"billing\", \"finance\", \"dashboards\", \"inbox\"]\n",
+    )
+    .unwrap();
+    let unpublished = [
+        "billing (/v1/billing/…)",
+        "finance (/v2/finance/…)",
+        "dashboards (/v1/dashboards/…)",
+        "inbox (/v2/inbox/…)",
+    ];
+    // (arguments, environment, the products the refusal names with their paths)
+    let fix = "--upstream-serves billing,finance,dashboards,inbox";
+    let cases = [
+        (
+            vec!["all", "--http", &addr, "--upstream", &api],
+            vec![],
+            &unpublished[..],
+        ),
+        (
+            vec!["all", "--http", &addr, "--upstream-serves", "billing"],
+            vec![("KOBANA_UPSTREAM_URL", api.as_str())],
+            &unpublished[1..],
+        ),
+    ];
+    for (args, env, named) in cases {
+        let (ok, lines, code, err) = doctor_then_serve(dir.path(), &args, &env, Some(port));
+        assert!(!ok, "{args:?}: doctor passed: {lines:#?}");
+        let fails: Vec<&String> = lines.iter().filter(|l| l.starts_with("FAIL  ")).collect();
+        assert_eq!(fails.len(), 1, "{args:?}: {lines:#?}");
+        let origin = if env.is_empty() {
+            "--upstream"
+        } else {
+            "KOBANA_UPSTREAM_URL"
+        };
+        let line = fails[0].trim_start_matches("FAIL  ");
+        assert!(
+            line.starts_with(&format!("upstream: {origin}: Kobana publishes no API for ")),
+            "{line}"
+        );
+        for product in named {
+            assert!(line.contains(product), "{product}: {line}");
+        }
+        assert!(!line.contains("banking"), "{line}");
+        if named.len() == 3 {
+            assert!(!line.contains("billing ("), "{line}");
+        }
+        assert!(line.contains(fix), "{line}");
+        assert_eq!(code, Some(1), "{args:?}: serve did not refuse: {err}");
+        assert!(
+            err.lines().any(|l| l == format!("kobana-mcp: {line}")),
+            "serve said {err}, doctor {line}"
+        );
+    }
+
+    // In the operator's language when one is set.
+    let (_, lines, _, err) = doctor_then_serve(
+        dir.path(),
+        &[
+            "finance",
+            "--http",
+            &addr,
+            "--upstream",
+            &api,
+            "--locale",
+            "es",
+        ],
+        &[],
+        Some(port),
+    );
+    assert!(
+        err.contains("Kobana no publica una API para finance (/v2/finance/…)"),
+        "{err}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("Kobana no publica una API")),
+        "{lines:#?}"
+    );
+
+    // The operator's word, by flag, variable or config file: doctor passes, serve starts.
+    for (args, env) in [
+        (
+            vec![
+                "all",
+                "--http",
+                &addr,
+                "--upstream",
+                &api,
+                "--upstream-serves",
+                "billing,finance,dashboards,inbox",
+            ],
+            vec![],
+        ),
+        (
+            vec!["all", "--http", &addr, "--upstream", &api],
+            vec![("KOBANA_UPSTREAM_SERVES", "inbox,dashboards,finance,billing")],
+        ),
+        (
+            vec![
+                "--config",
+                "serves.toml",
+                "all",
+                "--http",
+                &addr,
+                "--upstream",
+                &api,
+            ],
+            vec![],
+        ),
+        // Banking has a published API: nothing to say.
+        (vec!["banking", "--http", &addr, "--upstream", &api], vec![]),
+    ] {
+        let (ok, lines, code, err) = doctor_then_serve(dir.path(), &args, &env, Some(port));
+        assert!(ok, "{args:?} {env:?}: {lines:#?}");
+        assert_eq!(code, None, "{args:?} {env:?}: serve refused: {err}");
+        let paths = lines
+            .iter()
+            .find(|l| l.starts_with("ok    upstream paths: "));
+        if args[0] == "banking" {
+            assert!(paths.is_none(), "{lines:#?}");
+        } else {
+            assert_eq!(
+                paths.map(String::as_str),
+                Some(
+                    "ok    upstream paths: billing, finance, dashboards, inbox: no published \
+                     Kobana API; the upstream implements this project's paths (--upstream-serves)"
+                ),
+                "{lines:#?}"
+            );
+        }
     }
 }
 

@@ -176,6 +176,9 @@ async fn the_readme_deployment_with_an_external_authorization_server_works_as_de
         &format!("127.0.0.1:{port}"),
         "--upstream",
         &format!("http://127.0.0.1:{api_port}/{{product}}"),
+        // `sandbox serve-api` implements every product's paths.
+        "--upstream-serves",
+        "billing,finance,dashboards,inbox",
         "--ledger",
         "memory",
     ]);
@@ -275,6 +278,8 @@ async fn readyz_waits_for_the_upstream_identity_service() {
         &format!("127.0.0.1:{port}"),
         "--upstream",
         &format!("http://127.0.0.1:{api_port}/{{product}}"),
+        "--upstream-serves",
+        "billing",
     ]);
     let _mcp = start(mcp, port);
     let base = format!("http://127.0.0.1:{port}");

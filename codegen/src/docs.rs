@@ -368,6 +368,8 @@ pub fn product_page<'a>(
         "tool_prefix": c.product.tool_prefix,
         "naming": c.product.naming,
         "api_base_url": c.product.api_base_url,
+        // A test fixture is never served: nothing to refuse.
+        "unpublished_api": !c.product.published_api() && !c.product.fixture,
         "instructions": c.product.instructions,
     });
     env.get_template("product.md")?.render(context! {

@@ -134,7 +134,10 @@ pub struct ProductInfo {
     #[cfg_attr(feature = "schema", schemars(extend("enum" = ["pt-BR", "es", "en"])))]
     pub locale: String,
     /// The OpenAPI specs (paths relative to the repository root) whose operations the coverage
-    /// gate checks against this catalog's bindings.
+    /// gate checks against this catalog's bindings. Also what says Kobana publishes the
+    /// product's API: a product naming none has paths of this project's own design, and
+    /// `serve --upstream` refuses it unless the operator says the upstream implements them
+    /// (`--upstream-serves`).
     #[serde(default)]
     pub openapi: Vec<String>,
     /// A test product (the conformance fixture): compiled, never served as a Kobana product.
@@ -146,6 +149,14 @@ pub struct ProductInfo {
     /// `catalog/facts/product-docs/`); shorten it and keep the old name in the tool's `aliases`.
     #[serde(default)]
     pub tool_name_budget: Option<usize>,
+}
+
+impl ProductInfo {
+    /// Whether Kobana publishes the product's API: the catalog names its OpenAPI specs. The one
+    /// home of that rule (the compiled `Product::published_api`, the docs).
+    pub fn published_api(&self) -> bool {
+        !self.openapi.is_empty()
+    }
 }
 
 fn default_locale() -> String {

@@ -476,6 +476,7 @@ fn product_tokens<'a>(
     let held = Held::default();
     let (api, instructions) = (&info.api_base_url, held.lit(&info.instructions));
     let naming = held.lit(&info.naming);
+    let published_api = info.published_api();
     let policy = lower::policy::tokens(&lower::policy::lower(&c.policies));
     let sorted = descriptors::sorted_tools(c);
     let (tool_consts, tool_names, locale_names) = tool_constants(c, localized, listings, &held);
@@ -682,6 +683,7 @@ fn product_tokens<'a>(
             tool_prefix: #tool_prefix,
             naming: #naming,
             api_base_url: #api,
+            published_api: #published_api,
             instructions: #instructions,
             policy: #policy,
             tools: TOOLS,

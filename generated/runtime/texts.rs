@@ -342,11 +342,13 @@ pub enum Text {
     HttpNoEndpoint,
     /// `resources_list_incomplete`: "Incomplete list: the recent records of {types} did not come from the Kobana API this time; they can still be read by URI. List again later."
     ResourcesListIncomplete,
+    /// `upstream_unpublished_api`: "Kobana publishes no API for {products}: the paths this server would call are this project's own, and the Kobana API does not serve them. Serve these products from the embedded sandbox (without --upstream) or, if your upstream implements these paths, say so with --upstream-serves {list} (KOBANA_UPSTREAM_SERVES, or serves in the config file's upstream section)"
+    UpstreamUnpublishedApi,
 }
 
 impl Text {
     /// Every text, in the table's order.
-    pub const ALL: [Text; 169] = [
+    pub const ALL: [Text; 170] = [
         Text::ErrorInsufficientScope,
         Text::ErrorInsufficientPermission,
         Text::ErrorWorkspaceRequired,
@@ -516,6 +518,7 @@ impl Text {
         Text::TypeNull,
         Text::HttpNoEndpoint,
         Text::ResourcesListIncomplete,
+        Text::UpstreamUnpublishedApi,
     ];
 
     /// The key in the table.
@@ -534,7 +537,7 @@ impl Text {
     }
 }
 
-const KEYS: [&str; 169] = [
+const KEYS: [&str; 170] = [
     "error_insufficient_scope",
     "error_insufficient_permission",
     "error_workspace_required",
@@ -704,10 +707,11 @@ const KEYS: [&str; 169] = [
     "type_null",
     "http_no_endpoint",
     "resources_list_incomplete",
+    "upstream_unpublished_api",
 ];
 
 /// Per text, its versions in `Locale::ALL` order (pt-BR, es, en).
-const TEXTS: [[&str; 3]; 169] = [
+const TEXTS: [[&str; 3]; 170] = [
     [
         "O token de acesso não tem o escopo de que esta operação precisa",
         "El token de acceso no tiene el alcance (scope) que esta operación necesita",
@@ -1553,9 +1557,14 @@ const TEXTS: [[&str; 3]; 169] = [
         "Lista incompleta: los registros recientes de {types} no llegaron de la API de Kobana esta vez; se siguen leyendo por su URI. Vuelve a listar más tarde.",
         "Incomplete list: the recent records of {types} did not come from the Kobana API this time; they can still be read by URI. List again later.",
     ],
+    [
+        "a Kobana não publica uma API para {products}: os caminhos que este servidor chamaria são do próprio projeto e a API da Kobana não os atende. Sirva esses produtos pelo sandbox embutido (sem --upstream) ou, se o seu upstream implementa esses caminhos, diga isso com --upstream-serves {list} (KOBANA_UPSTREAM_SERVES, ou serves na seção upstream do arquivo de configuração)",
+        "Kobana no publica una API para {products}: las rutas que este servidor llamaría son propias del proyecto y la API de Kobana no las atiende. Sirve esos productos desde el sandbox integrado (sin --upstream) o, si tu upstream implementa esas rutas, dilo con --upstream-serves {list} (KOBANA_UPSTREAM_SERVES, o serves en la sección upstream del archivo de configuración)",
+        "Kobana publishes no API for {products}: the paths this server would call are this project's own, and the Kobana API does not serve them. Serve these products from the embedded sandbox (without --upstream) or, if your upstream implements these paths, say so with --upstream-serves {list} (KOBANA_UPSTREAM_SERVES, or serves in the config file's upstream section)",
+    ],
 ];
 
-const PLACEHOLDERS: [&[&str]; 169] = [
+const PLACEHOLDERS: [&[&str]; 170] = [
     &[],
     &[],
     &[],
@@ -1725,4 +1734,5 @@ const PLACEHOLDERS: [&[&str]; 169] = [
     &[],
     &["path", "paths"],
     &["types"],
+    &["products", "list"],
 ];

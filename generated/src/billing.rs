@@ -11,6 +11,7 @@ pub static PRODUCT: Product = Product {
     tool_prefix: "billing_",
     naming: "billing_<resource>_<action>, e.g. billing_invoices_get, billing_invoices_send_reminder, billing_nfes_get_xml",
     api_base_url: "https://api.kobana.com.br",
+    published_api: false,
     instructions: concat!(
         "Kobana Billing: the customers of this organization, their subscriptions, the invoices (faturas)\n",
         "charged to them, the NF-e (nota fiscal eletrônica) issued for those invoices, and the payments and\n",

@@ -11,6 +11,7 @@ pub static PRODUCT: Product = Product {
     tool_prefix: "",
     naming: "test_<feature>, as the conformance suite names them",
     api_base_url: "http://127.0.0.1:9",
+    published_api: false,
     instructions: "A test server for the MCP conformance suite.",
     policy: Policy {
         unconfirmable_destructive: UnconfirmableDestructive::Run,

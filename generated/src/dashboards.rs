@@ -11,6 +11,7 @@ pub static PRODUCT: Product = Product {
     tool_prefix: "dashboards_",
     naming: "dashboards_<resource>_<action>, e.g. dashboards_portal_users_get, dashboards_portal_users_resend_invite, dashboards_team_members_list",
     api_base_url: "https://api.kobana.com.br",
+    published_api: false,
     instructions: concat!(
         "Kobana Dashboards: who reaches this organization's data through the customer portal and the dashboard.\n",
         "- Portal users (portal_users) log in to the customer portal and see the records of one tenant\n",

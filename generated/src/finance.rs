@@ -15,6 +15,7 @@ pub static PRODUCT: Product = Product {
         "create_payable, ignore).",
     ),
     api_base_url: "https://api.kobana.com.br",
+    published_api: false,
     instructions: concat!(
         "Kobana Finance: accounts payable and receivable, financial accounts, balances and cash of the user's workspaces.\n",
         "- Every tool takes `workspace_id`; omit it to use the connection's default workspace. Without a default and with several workspaces, ask the user which one.\n",

@@ -15,6 +15,7 @@ pub static PRODUCT: Product = Product {
         "verb of the action (get_eml, reprocess, test, rotate_secret, replay, add_recipient, remove_recipient).",
     ),
     api_base_url: "https://api.kobana.com.br",
+    published_api: false,
     instructions: concat!(
         "Kobana Inbox: inboxes that receive e-mails, AI agents that process them, workflows, outgoing webhooks and usage, per workspace.\n",
         "- Every tool takes `workspace_id`; omit it to use the connection's default workspace. Without a default and with several workspaces, ask the user which one.\n",

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 /// must not inherit them.
 pub const AMBIENT_VARIABLES: &[&str] = &[
     "KOBANA_UPSTREAM_URL",
+    "KOBANA_UPSTREAM_SERVES",
     "KOBANA_CONFIG",
     "KOBANA_HTTP_ADDR",
     "KOBANA_LEDGER",

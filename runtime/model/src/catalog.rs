@@ -26,6 +26,11 @@ pub struct Product {
     pub naming: &'static str,
     /// Base URL of the upstream Kobana API for this product (proxy mode).
     pub api_base_url: &'static str,
+    /// Whether Kobana publishes an API with this product's paths: the catalog names OpenAPI
+    /// specifications for it (`product.openapi`). Without one, its bindings' paths are this
+    /// project's own design, which Kobana's API does not serve, so `serve --upstream` refuses it
+    /// unless the operator says the upstream implements them (`--upstream-serves`).
+    pub published_api: bool,
     /// `instructions` sent in `initialize` / `server/discover`.
     pub instructions: &'static str,
     pub policy: Policy,
@@ -669,6 +674,7 @@ impl Product {
             tool_prefix: "",
             naming: "",
             api_base_url: "http://127.0.0.1:9",
+            published_api: true,
             instructions: "",
             policy: Policy::RUN_UNCONFIRMED,
             tools,
