@@ -6,8 +6,11 @@
 
 mod confirmation_harness;
 
-use confirmation_harness::{start, Answer, Client, Options};
+use confirmation_harness::{
+    records_of, required_args, sample, start, Answer, Client, Options, MODERN,
+};
 use runtime::catalog::{Operation, Product};
+use runtime_model::record_facts;
 use serde_json::{json, Value};
 
 /// English words none of the pt-BR and es texts can hold as a whole word.
@@ -288,18 +291,87 @@ fn wrong_value(prop: &Value) -> Option<Value> {
         })
 }
 
-/// Every error a caller can provoke through the catalog, for es and pt-BR: each tool of every
-/// product with a required argument left out, an argument of the wrong type and an unknown one;
-/// an unknown tool, resource, template and prompt; completions of a bad reference; a record
-/// that does not exist; a refused token. None may hold English prose.
+/// The records of `p` in a state `tool`'s action cannot leave (the catalog's `confirmation:`
+/// terminal states), each with the arguments of a call of `tool` on it: the first such record of
+/// the listing of its type.
+async fn terminal_calls(c: &Client, p: &'static Product) -> Vec<(&'static str, Value)> {
+    let mut out = Vec::new();
+    for t in p.tools.iter().filter(|t| t.annotations.destructive) {
+        let Some((record, id_arg, action)) = t.touched_record() else {
+            continue;
+        };
+        let Some(facts) = p.facts_of(record) else {
+            continue;
+        };
+        let terminal = facts.terminal_for(action);
+        let list = p.tools.iter().find(|l| {
+            matches!(l.operation, Operation::List { record: r } if r == record)
+                && required_args(l).0.iter().all(|a| a == "workspace_id")
+        });
+        let (Some(list), false) = (list, terminal.is_empty()) else {
+            continue;
+        };
+        let listed = c.call_tool(list.name, json!({}), None, None).await;
+        let found = records_of(&listed).into_iter().find(|r| {
+            record_facts::field_value(r, facts.state_field)
+                .and_then(Value::as_str)
+                .is_some_and(|st| terminal.contains(&st))
+        });
+        let Some(r) = found else { continue };
+        let id_field = p.record(record).map_or("id", |rec| rec.id_field);
+        let (req, schema) = required_args(t);
+        let mut args = json!({});
+        for a in req.iter().filter(|a| *a != "workspace_id") {
+            args[a] = sample(&schema["properties"][a]);
+        }
+        args[id_arg] = match &r[id_field] {
+            Value::Null => r["id"].clone(),
+            v => v.clone(),
+        };
+        out.push((t.name, args));
+    }
+    out
+}
+
+/// Every error a caller can provoke through the catalog, for es and pt-BR, in both protocol
+/// eras (2026-07-28 and a 2025 client): each tool of every product with a required argument
+/// left out, an argument of the wrong type and an unknown one; an unknown tool, resource,
+/// template and prompt; completions of a bad reference; a record that does not exist; a
+/// destructive tool on a record in a state its action cannot leave (`invalid_state`); a refused
+/// token. None may hold English prose.
 #[tokio::test]
 async fn no_english_in_any_error_a_caller_can_provoke() {
     let s = start(Options::all_products()).await;
     let mut problems = Vec::new();
     let mut checked = 0usize;
-    for tag in ["pt-BR", "es"] {
+    let mut invalid_states = 0usize;
+    for (lang, era) in [
+        ("pt-BR", None),
+        ("es", None),
+        ("pt-BR", Some("2025-11-25")),
+        ("es", Some("2025-11-25")),
+    ] {
+        let tag_era = format!("{lang} {}", era.unwrap_or(MODERN));
+        let tag = tag_era.as_str();
         for p in generated::PRODUCTS.iter().copied() {
-            let c = s.client(p.name, "demo-full").with_language(tag);
+            let mut c = s.client(p.name, "demo-full").with_language(lang);
+            if let Some(v) = era {
+                c = c.legacy(v);
+            }
+            // A record in a state the action cannot leave: refused at once, in the language.
+            for (tool, args) in terminal_calls(&c, p).await {
+                let a = c.call_tool(tool, args.clone(), None, None).await;
+                if a.tool_error_code().as_deref() != Some("invalid_state") {
+                    problems.push(format!(
+                        "{tag} {tool} {args}: not invalid_state: {}",
+                        a.body
+                    ));
+                    continue;
+                }
+                checked += 1;
+                invalid_states += 1;
+                problems.extend(problems_in(tag, &format!("{tool} invalid state"), &a));
+            }
             for t in p.tools {
                 let schema: Value =
                     serde_json::from_str(t.input_schema_json).unwrap_or(Value::Null);
@@ -417,7 +489,7 @@ async fn no_english_in_any_error_a_caller_can_provoke() {
                 cases.push((
                     "completion of a template out of reach",
                     complete(
-                        &s.client(p.name, "demo-limited").with_language(tag),
+                        &s.client(p.name, "demo-limited").with_language(lang),
                         json!({"type": "ref/resource", "uri": t.uri_template}),
                         "x",
                     )
@@ -442,11 +514,16 @@ async fn no_english_in_any_error_a_caller_can_provoke() {
     }
     assert!(checked > 1000, "only {checked} errors checked");
     assert!(
+        invalid_states >= 8,
+        "only {invalid_states} invalid-state refusals checked"
+    );
+    assert!(
         problems.is_empty(),
         "{} of {checked} errors hold English:\n{}",
         problems.len(),
         problems.join("\n")
     );
+    eprintln!("{checked} errors checked, {invalid_states} of them invalid-state refusals");
 }
 
 /// Text and `structuredContent` of an error say the same thing in the same language: the

@@ -279,23 +279,35 @@ fn locale_tokens(l: runtime_model::locale::Locale) -> TokenStream {
     }
 }
 
-/// `(argument, label)` of a tool's top-level arguments, from their descriptions.
+/// `(argument, label)` of a tool's arguments, from their descriptions: each top-level one, and
+/// each property of an object argument (or of a list's objects) as `parent.property` (a Pix
+/// transfer's `beneficiary.name`), so a question writes an object's parts by their labels.
 fn labels(t: &Tool) -> Vec<(String, String)> {
-    let Some(props) = t
+    let mut out = Vec::new();
+    if let Some(props) = t
         .input_schema
         .get("properties")
         .and_then(|p| p.as_mapping())
-    else {
-        return Vec::new();
-    };
-    props
-        .iter()
-        .filter_map(|(k, v)| {
-            let name = k.as_str()?;
-            let desc = v.get("description").and_then(|d| d.as_str()).unwrap_or("");
-            Some((name.to_string(), crate::texts::label(name, desc)))
-        })
-        .collect()
+    {
+        labels_of(props, "", &mut out);
+    }
+    out
+}
+
+fn labels_of(props: &serde_yaml::Mapping, prefix: &str, out: &mut Vec<(String, String)>) {
+    for (k, v) in props {
+        let Some(name) = k.as_str() else { continue };
+        let desc = v.get("description").and_then(|d| d.as_str()).unwrap_or("");
+        let path = format!("{prefix}{name}");
+        out.push((path.clone(), crate::texts::label(name, desc)));
+        let nested = v
+            .get("properties")
+            .or_else(|| v.get("items").and_then(|i| i.get("properties")))
+            .and_then(|n| n.as_mapping());
+        if let Some(nested) = nested {
+            labels_of(nested, &format!("{path}."), out);
+        }
+    }
 }
 
 /// The tag of `locale` in the names of its constants (`PT_BR`).

@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use runtime::auth::http::HttpAuth;
 use runtime::auth::EmbeddedResolver;
-use runtime::catalog::Product;
+use runtime::catalog::{Product, Tool};
 use runtime::confirm::Ledger;
 use runtime::server::{Server, ServerConfig};
 use runtime::state::StateSealer;
@@ -424,19 +424,6 @@ impl DeleteTarget {
     }
 }
 
-fn required_args(tool: &runtime::catalog::Tool) -> Vec<String> {
-    let schema: Value = serde_json::from_str(tool.input_schema_json).unwrap_or(Value::Null);
-    schema["required"]
-        .as_array()
-        .map(|a| {
-            a.iter()
-                .filter_map(Value::as_str)
-                .map(String::from)
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
 /// Finds, through the protocol, a destructive delete tool whose records can be listed (no
 /// required list arguments) and read back, with at least `min_ids` seeded records.
 pub async fn delete_target(c: &Client, product: &'static Product, min_ids: usize) -> DeleteTarget {
@@ -445,12 +432,12 @@ pub async fn delete_target(c: &Client, product: &'static Product, min_ids: usize
         let Operation::Delete { record, id_arg } = del.operation else {
             continue;
         };
-        if required_args(del) != [id_arg.to_string()] {
+        if required_args(del).0 != [id_arg.to_string()] {
             continue;
         }
         let list = product.tools.iter().find(|t| {
             matches!(t.operation, Operation::List { record: r } if r == record)
-                && required_args(t).is_empty()
+                && required_args(t).0.is_empty()
         });
         let get = product.tools.iter().find_map(|t| match t.operation {
             Operation::Get { record: r, id_arg } if r == record => Some((t, id_arg)),
@@ -495,5 +482,66 @@ pub async fn exists(c: &Client, t: &DeleteTarget, i: usize) -> bool {
         None => true,
         Some(code) if code == "not_found" => false,
         Some(other) => panic!("{} answered {other}: {}", t.get_tool, a.body),
+    }
+}
+
+/// The required arguments of `tool`, and its input schema.
+pub fn required_args(tool: &Tool) -> (Vec<String>, Value) {
+    let schema: Value = serde_json::from_str(tool.input_schema_json).unwrap_or(Value::Null);
+    let req = schema["required"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(String::from)
+                .collect()
+        })
+        .unwrap_or_default();
+    (req, schema)
+}
+
+/// A value its schema accepts, for a required argument the test does not care about.
+pub fn sample(schema: &Value) -> Value {
+    if let Some(first) = schema["enum"].as_array().and_then(|e| e.first()) {
+        return first.clone();
+    }
+    let ty = match &schema["type"] {
+        Value::String(t) => t.clone(),
+        Value::Array(ts) => ts
+            .iter()
+            .filter_map(Value::as_str)
+            .find(|t| *t != "null")
+            .unwrap_or("string")
+            .to_string(),
+        _ => "string".into(),
+    };
+    match ty.as_str() {
+        "number" => json!(10.5),
+        "integer" => json!(1),
+        "boolean" => json!(true),
+        "array" => json!([sample(&schema["items"])]),
+        "object" => {
+            let mut m = Map::new();
+            for r in schema["required"].as_array().into_iter().flatten() {
+                if let Some(k) = r.as_str() {
+                    m.insert(k.to_string(), sample(&schema["properties"][k]));
+                }
+            }
+            Value::Object(m)
+        }
+        _ => match schema["format"].as_str() {
+            Some("date") => json!("2030-01-15"),
+            Some("date-time") => json!("2030-01-15T10:00:00Z"),
+            Some("email") => json!("pessoa@example.com"),
+            Some("uri") => json!("https://example.com/hook"),
+            _ => {
+                let min = schema["minLength"].as_u64().unwrap_or(0) as usize;
+                let mut text = String::from("exemplo");
+                while text.len() < min {
+                    text.push_str(" exemplo");
+                }
+                json!(text)
+            }
+        },
     }
 }

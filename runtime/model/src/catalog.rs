@@ -101,8 +101,8 @@ pub struct ToolTexts {
     /// The tool's `tools/list` object in this locale (the product's own, [`Tool::descriptor_json`],
     /// when this locale says the same).
     pub descriptor_json: &'static str,
-    /// `(argument, label)`: a short label for each top-level argument, from the first phrase of
-    /// its description, for confirmation forms.
+    /// `(argument, label)`: a short label for each argument, from the first phrase of its
+    /// description, for confirmation forms; an object argument's parts as `parent.part`.
     pub labels: &'static [(&'static str, &'static str)],
 }
 

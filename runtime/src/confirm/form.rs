@@ -132,10 +132,10 @@ pub fn question(
             .map(|(_, l)| *l)
             .filter(|l| l != name);
         let prop = props.and_then(|p| p.get(name));
-        let mut value = show_labelled(name, value, prop, locale);
+        let mut value = show_labelled(name, value, prop, locale, labels);
         if let Some(old) = before.and_then(|r| r.get(name)).filter(|o| !o.is_null()) {
             let old = hidden_value(&schema, name, old);
-            let old = show_labelled(name, &old, prop, locale);
+            let old = show_labelled(name, &old, prop, locale, labels);
             if old != value {
                 value = format!("{old} → {value}");
             }
@@ -202,11 +202,17 @@ fn hidden_value(schema: &Value, name: &str, v: &Value) -> Value {
 
 /// One argument's value as the person reads it, with the label its schema documents for it
 /// (`4 — Erro operacional`) and a hidden secret said so in words.
-fn show_labelled(name: &str, v: &Value, prop: Option<&Value>, locale: Locale) -> String {
+fn show_labelled(
+    name: &str,
+    v: &Value,
+    prop: Option<&Value>,
+    locale: Locale,
+    labels: &[(&str, &str)],
+) -> String {
     if v.as_str() == Some(REDACTED) {
         return Text::FormHidden.get(locale).to_string();
     }
-    let shown = in_words(name, v, locale);
+    let shown = in_words(name, name, v, locale, labels);
     let documented = prop
         .and_then(|p| p.get("description"))
         .and_then(Value::as_str)
@@ -217,24 +223,33 @@ fn show_labelled(name: &str, v: &Value, prop: Option<&Value>, locale: Locale) ->
     }
 }
 
-/// A value in words: an object (a Pix transfer's `beneficiary`) as `name: value` pairs and a
+/// A value in words: an object (a Pix transfer's `beneficiary`) as `label: value` pairs (each
+/// part's label from `labels`, by its path `beneficiary.name`; its key when it has none) and a
 /// list as its items, each written the locale's way ([`show`]), never as JSON; a secret inside
 /// (`credentials.client_secret`) is said hidden.
-fn in_words(name: &str, v: &Value, locale: Locale) -> String {
+fn in_words(name: &str, path: &str, v: &Value, locale: Locale, labels: &[(&str, &str)]) -> String {
     match v {
         Value::String(s) if s == REDACTED => Text::FormHidden.get(locale).to_string(),
         Value::Object(m) if !m.is_empty() => m
             .iter()
             .filter(|(_, v)| !v.is_null())
-            .map(|(k, v)| match v {
-                Value::Object(_) => format!("{k} ({})", in_words(k, v, locale)),
-                _ => format!("{k}: {}", in_words(k, v, locale)),
+            .map(|(k, v)| {
+                let path = format!("{path}.{k}");
+                let label = labels
+                    .iter()
+                    .find(|(a, _)| *a == path)
+                    .map_or(k.as_str(), |(_, l)| *l);
+                let words = in_words(k, &path, v, locale, labels);
+                match v {
+                    Value::Object(_) => format!("{label} ({words})"),
+                    _ => format!("{label}: {words}"),
+                }
             })
             .collect::<Vec<_>>()
             .join("; "),
         Value::Array(items) if !items.is_empty() => items
             .iter()
-            .map(|i| in_words(name, i, locale))
+            .map(|i| in_words(name, path, i, locale, labels))
             .collect::<Vec<_>>()
             .join(", "),
         _ => show(name, v, locale),
@@ -515,8 +530,13 @@ mod tests {
             &Looked::Nothing,
         );
         assert!(!q.contains('{') && !q.contains('"'), "{q}");
-        assert!(q.contains("name: Maria Souza"), "{q}");
-        assert!(q.contains("document_number: 123.456.789-09"), "{q}");
+        // The parts by their labels, in the question's language, not their keys.
+        assert!(
+            q.contains("Nome Completo ou Razão Social: Maria Souza"),
+            "{q}"
+        );
+        assert!(q.contains("Número do Documento: 123.456.789-09"), "{q}");
+        assert!(!q.contains("document_number:"), "{q}");
         assert!(q.contains("R$ 1.500,50"), "{q}");
         assert!(q.contains("• Favorecido: Maria Souza"), "{q}");
     }

@@ -271,6 +271,19 @@ impl Confirmer {
             return match policy.unconfirmable_destructive {
                 UnconfirmableDestructive::Run => Gate::RUN_UNCONFIRMED,
                 UnconfirmableDestructive::Refuse => {
+                    // What cannot run is said as such (missing, out of reach, in a state the
+                    // action cannot leave), as to a client that can confirm: a person is not
+                    // sent to find another client for an action that would fail there too.
+                    let looked = facts::look(req.product, req.tool, req.args, req.reader).await;
+                    if let Some((error, message)) =
+                        form::refusal(req.product, req.tool, req.args, req.locale, &looked)
+                    {
+                        return Gate::Refuse {
+                            error,
+                            code: error.code.to_string(),
+                            message,
+                        };
+                    }
                     note_confirmation(ConfirmEvent::Required, None);
                     Gate::refuse(CONFIRMATION_REQUIRED)
                 }

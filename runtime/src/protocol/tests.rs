@@ -671,7 +671,8 @@ async fn destructive_tools_pass_the_confirmation_gate_first() {
         r["structuredContent"]["error"]["code"],
         "confirmation_required"
     );
-    assert!(frec.calls.lock().unwrap().is_empty());
+    // Only the record was read (a record that cannot be acted on is refused as such).
+    assert_eq!(writes(&frec), 0);
 }
 
 /// The calls the recorder got that were not reads.
