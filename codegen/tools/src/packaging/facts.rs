@@ -35,6 +35,9 @@ impl Distribution {
     pub const WORKSPACE_ENV: &'static str = "KOBANA_WORKSPACE_ID";
     /// The proxy-mode upstream variable: without it the binary serves the embedded sandbox.
     pub const UPSTREAM_ENV: &'static str = "KOBANA_UPSTREAM_URL";
+    /// The variable that says an upstream implements this project's paths for products Kobana
+    /// publishes no API for (`--upstream-serves`).
+    pub const UPSTREAM_SERVES_ENV: &'static str = "KOBANA_UPSTREAM_SERVES";
     /// The placeholder the snippets show where the user's token goes.
     pub const TOKEN_PLACEHOLDER: &'static str = "<your Kobana access token>";
 }
@@ -52,6 +55,9 @@ pub struct ProductFacts {
     pub default_tools: Vec<(String, String)>,
     /// The names of the product's toolsets, in catalog order (what the product is about).
     pub toolsets: Vec<String>,
+    /// Kobana publishes an API for the product (the catalog names its OpenAPI specs): only then
+    /// is there a proxy line to give; the others' proxy paths are this project's own.
+    pub published_api: bool,
 }
 
 impl ProductFacts {
@@ -66,6 +72,7 @@ impl ProductFacts {
             name: c.product.name.clone(),
             title: c.product.title.clone(),
             api_base_url: c.product.api_base_url.clone(),
+            published_api: c.product.published_api(),
             tools: codegen::descriptors::sorted_tools(c)
                 .into_iter()
                 .map(|t| (t.name.clone(), t.title.clone()))

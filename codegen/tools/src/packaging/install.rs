@@ -42,8 +42,21 @@ fn stdio_entry(p: &ProductFacts, token: &str) -> Value {
     })
 }
 
-/// The labelled proxy variant of the JSON stdio entries: the one variable to add.
+/// The labelled proxy variant of the JSON stdio entries: the one variable to add; for a product
+/// Kobana publishes no API for, why there is none (the server refuses such an upstream unless
+/// the operator says it implements this project's paths).
 fn proxy_env_note(p: &ProductFacts) -> String {
+    if !p.published_api {
+        return format!(
+            "No proxy line: Kobana publishes no API for {title}, so its proxy paths are this \
+             project's own and `serve {name} --upstream` refuses to start unless the upstream \
+             implements them and you say so (`--upstream-serves {name}`, `{serves}`; README, \
+             *behind a proxy*).",
+            title = p.title,
+            name = p.name,
+            serves = Distribution::UPSTREAM_SERVES_ENV,
+        );
+    }
     format!(
         "{PROXY_LABEL}: add `\"{up}\": \"{url}\"` to the stdio entry's `env`.",
         up = Distribution::UPSTREAM_ENV,
@@ -228,8 +241,10 @@ fn product_section(p: &ProductFacts) -> String {
     s.push_str("### Claude Code\n\n");
     s.push_str("stdio (the embedded sandbox; a demo token such as `demo-full`):\n\n");
     s.push_str(&bash_block(&claude_code_stdio(p)));
-    s.push_str(&format!("\n{PROXY_LABEL}:\n\n"));
-    s.push_str(&bash_block(&claude_code_stdio_proxy(p)));
+    if p.published_api {
+        s.push_str(&format!("\n{PROXY_LABEL}:\n\n"));
+        s.push_str(&bash_block(&claude_code_stdio_proxy(p)));
+    }
     s.push_str("\nHTTP (a running `serve all`, on the sandbox):\n\n");
     s.push_str(&bash_block(&claude_code_http(p)));
 
@@ -330,7 +345,7 @@ pub fn readme_section(products: &[ProductFacts]) -> String {
     s.push_str(&format!(
         "One line per product for Claude Code (stdio: the client launches `{bin}`; HTTP: a running \
          `{bin} serve all` or `docker compose up`), both on the embedded sandbox with a demo token; \
-         the proxy lines at the end reach the Kobana API with your own token. Claude Desktop (config file or MCPB bundle), \
+         the proxy lines at the end reach the Kobana API with your own token (for the products it publishes an API for). Claude Desktop (config file or MCPB bundle), \
          VS Code and Cursor snippets for every product: [`generated/docs/install.md`](generated/docs/install.md).\n\n",
         bin = Distribution::BINARY
     ));
@@ -351,7 +366,7 @@ pub fn readme_section(products: &[ProductFacts]) -> String {
         "# {PROXY_LABEL}\nexport {}=…\n",
         Distribution::TOKEN_ENV
     ));
-    for p in products {
+    for p in products.iter().filter(|p| p.published_api) {
         s.push_str(&format!("{}\n", claude_code_stdio_proxy(p)));
     }
     s.push_str("```\n\n");
@@ -433,6 +448,7 @@ mod tests {
             tools: vec![],
             default_tools: vec![],
             toolsets: vec![],
+            published_api: true,
         }
     }
 

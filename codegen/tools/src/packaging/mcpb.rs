@@ -9,7 +9,9 @@
 //!
 //! As every install line, a bundle starts on the embedded sandbox (no token needed; the API URL
 //! setting empty); the Kobana API is one setting away, with the user's token. Its `tools` are the
-//! default listing (what the client sees), its keywords the product's own toolsets.
+//! default listing (what the client sees), its keywords the product's own toolsets. A product
+//! Kobana publishes no API for has no API URL setting: the server would refuse such an upstream
+//! at start (`--upstream-serves`), and its bundle is the sandbox only.
 
 use serde_json::{json, Value};
 
@@ -30,6 +32,27 @@ pub fn manifest_path(product: &str) -> String {
 
 /// The manifest of one product's bundle.
 pub fn manifest(p: &ProductFacts) -> Value {
+    let mut m = full_manifest(p);
+    if !p.published_api {
+        if let Some(env) = m["server"]["mcp_config"]["env"].as_object_mut() {
+            env.remove(Distribution::UPSTREAM_ENV);
+        }
+        if let Some(config) = m["user_config"].as_object_mut() {
+            config.remove("api_url");
+        }
+        m["long_description"] = json!(format!(
+            "Runs `{} serve {} --stdio` on this computer, on the embedded sandbox with demo data \
+             (Kobana publishes no API for {} that the server could call).",
+            Distribution::BINARY,
+            p.name,
+            p.title
+        ));
+    }
+    m
+}
+
+/// The manifest with the API URL setting.
+fn full_manifest(p: &ProductFacts) -> Value {
     let binary = Distribution::BINARY;
     let tools: Vec<Value> = p
         .default_tools
