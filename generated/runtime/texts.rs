@@ -66,6 +66,8 @@ pub enum Text {
     FormEveryRecord,
     /// `form_why`: "Why we ask: “{action}” cannot be undone."
     FormWhy,
+    /// `form_why_update`: "Why we ask: “{action}” changes where data or money goes; check the before and after."
+    FormWhyUpdate,
     /// `form_fields`: "What the call sends"
     FormFields,
     /// `form_hidden`: "(hidden)"
@@ -348,7 +350,7 @@ pub enum Text {
 
 impl Text {
     /// Every text, in the table's order.
-    pub const ALL: [Text; 170] = [
+    pub const ALL: [Text; 171] = [
         Text::ErrorInsufficientScope,
         Text::ErrorInsufficientPermission,
         Text::ErrorWorkspaceRequired,
@@ -380,6 +382,7 @@ impl Text {
         Text::FormNewRecord,
         Text::FormEveryRecord,
         Text::FormWhy,
+        Text::FormWhyUpdate,
         Text::FormFields,
         Text::FormHidden,
         Text::FormFactsUnread,
@@ -537,7 +540,7 @@ impl Text {
     }
 }
 
-const KEYS: [&str; 170] = [
+const KEYS: [&str; 171] = [
     "error_insufficient_scope",
     "error_insufficient_permission",
     "error_workspace_required",
@@ -569,6 +572,7 @@ const KEYS: [&str; 170] = [
     "form_new_record",
     "form_every_record",
     "form_why",
+    "form_why_update",
     "form_fields",
     "form_hidden",
     "form_facts_unread",
@@ -711,7 +715,7 @@ const KEYS: [&str; 170] = [
 ];
 
 /// Per text, its versions in `Locale::ALL` order (pt-BR, es, en).
-const TEXTS: [[&str; 3]; 170] = [
+const TEXTS: [[&str; 3]; 171] = [
     [
         "O token de acesso não tem o escopo de que esta operação precisa",
         "El token de acceso no tiene el alcance (scope) que esta operación necesita",
@@ -866,6 +870,11 @@ const TEXTS: [[&str; 3]; 170] = [
         "Por que pedimos confirmação: {action} não pode ser desfeito.",
         "Por qué pedimos confirmación: {action} no se puede deshacer.",
         "Why we ask: “{action}” cannot be undone.",
+    ],
+    [
+        "Por que pedimos confirmação: {action} muda para onde vão os dados ou o dinheiro; confira o antes e o depois.",
+        "Por qué pedimos confirmación: {action} cambia adónde van los datos o el dinero; revisa el antes y el después.",
+        "Why we ask: “{action}” changes where data or money goes; check the before and after.",
     ],
     [
         "Dados que a chamada envia",
@@ -1564,7 +1573,7 @@ const TEXTS: [[&str; 3]; 170] = [
     ],
 ];
 
-const PLACEHOLDERS: [&[&str]; 170] = [
+const PLACEHOLDERS: [&[&str]; 171] = [
     &[],
     &[],
     &[],
@@ -1595,6 +1604,7 @@ const PLACEHOLDERS: [&[&str]; 170] = [
     &[],
     &[],
     &[],
+    &["action"],
     &["action"],
     &[],
     &[],

@@ -96,7 +96,15 @@ pub fn question(
         _ => {}
     }
     text.push('\n');
-    text.push_str(&Text::FormWhy.fill(locale, &[("action", &action)]));
+    // An update is the change of where data or money goes (a webhook's URL, an account's bank
+    // details: the documents' own reason to ask), which another update can undo; the rest
+    // (cancel, pay, delete, transfer) cannot be undone.
+    let why = if matches!(tool.operation, Operation::Update { .. }) {
+        Text::FormWhyUpdate
+    } else {
+        Text::FormWhy
+    };
+    text.push_str(&why.fill(locale, &[("action", &action)]));
     if args.is_empty() {
         text.push('\n');
         text.push_str(p(Text::FormNoFields));
@@ -539,6 +547,59 @@ mod tests {
         assert!(!q.contains("document_number:"), "{q}");
         assert!(q.contains("R$ 1.500,50"), "{q}");
         assert!(q.contains("• Favorecido: Maria Souza"), "{q}");
+    }
+
+    /// An update changes where data or money goes and says so; it is not called irreversible,
+    /// which a delete is (the questions read in issue 35's closing note).
+    #[test]
+    fn the_reason_to_ask_fits_the_action() {
+        let product = generated::product("banking").expect("banking");
+        let ask = |name: &str, args: serde_json::Value, locale: Locale| {
+            let tool = product.tool(name).expect("the tool");
+            question(
+                product,
+                tool,
+                args.as_object().expect("object"),
+                locale,
+                None,
+                &Looked::Nothing,
+            )
+        };
+        for locale in Locale::ALL {
+            let update = ask(
+                "banking_data_webhook_update",
+                serde_json::json!({"id": 60, "url": "https://hooks.example.com/new"}),
+                locale,
+            );
+            let delete = ask(
+                "banking_data_webhook_delete",
+                serde_json::json!({"id": 60}),
+                locale,
+            );
+            let reason = |q: &str| {
+                q.lines()
+                    .find(|l| {
+                        l.starts_with(Text::FormWhy.get(locale).split(':').next().unwrap_or(""))
+                    })
+                    .unwrap_or_default()
+                    .to_string()
+            };
+            let (u, d) = (reason(&update), reason(&delete));
+            assert!(!u.is_empty() && !d.is_empty(), "{update}\n{delete}");
+            let irreversible = Text::FormWhy
+                .get(locale)
+                .split("{action}")
+                .last()
+                .unwrap_or("");
+            let redirect = Text::FormWhyUpdate
+                .get(locale)
+                .split("{action}")
+                .last()
+                .unwrap_or("");
+            assert!(u.ends_with(redirect), "{locale}: {u}");
+            assert!(!u.ends_with(irreversible), "{locale}: {u}");
+            assert!(d.ends_with(irreversible), "{locale}: {d}");
+        }
     }
 
     #[test]
