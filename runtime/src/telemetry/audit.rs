@@ -54,7 +54,7 @@ pub const DEFAULT_KEEP: usize = 10;
 pub const HEADROOM: u64 = 4 * 1024 * 1024;
 
 /// The room reserved past the audit file's end for the records of writes found ready
-/// ([`reserve`]): hundreds of ordinary records (a few KiB each). The check wants [`HEADROOM`]
+/// (`reserve`): hundreds of ordinary records (a few KiB each). The check wants [`HEADROOM`]
 /// free beside it.
 pub const RESERVE: u64 = 1024 * 1024;
 
