@@ -38,7 +38,9 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 target=${CARGO_TARGET_DIR:-$root/target}
 if [ -z "${KOBANA:-}" ] || [ -z "${FAKE:-}" ] || [ -z "${LOAD:-}" ]; then
-  (cd "$root" && cargo build -q --release --bin kobana-mcp -p runtime --example fake_upstream --example mcp_load)
+  # Two builds: `--bin kobana-mcp` names the root package's binary, which `-p runtime` excludes.
+  (cd "$root" && cargo build -q --release --bin kobana-mcp &&
+    cargo build -q --release -p runtime --example fake_upstream --example mcp_load)
 fi
 export KOBANA=${KOBANA:-$target/release/kobana-mcp}
 export FAKE=${FAKE:-$target/release/examples/fake_upstream}
