@@ -68,14 +68,14 @@ pub struct Kind {
     pub requires: Vec<String>,
 }
 
+/// `v`, with its local `$ref`s followed ([`Spec::lookup`]), at most 16 deep.
 fn lookup<'a>(spec: &'a Spec, v: &'a Value) -> &'a Value {
     let mut cur = v;
     for _ in 0..16 {
         match cur
             .get("$ref")
             .and_then(Value::as_str)
-            .and_then(|r| r.strip_prefix('#'))
-            .and_then(|p| spec.doc.pointer(p))
+            .and_then(|r| spec.lookup(r))
         {
             Some(target) => cur = target,
             None => break,
@@ -85,13 +85,7 @@ fn lookup<'a>(spec: &'a Spec, v: &'a Value) -> &'a Value {
 }
 
 fn strings(v: Option<&Value>) -> Vec<String> {
-    v.and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(|x| x.as_str().map(str::to_string))
-                .collect()
-        })
-        .unwrap_or_default()
+    super::spec::string_list(v)
 }
 
 /// The values of a schema (or of its items), `null` left out.

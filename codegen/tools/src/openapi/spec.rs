@@ -149,7 +149,7 @@ impl Spec {
     }
 
     /// Follows a local `$ref` (`#/components/...`).
-    fn lookup(&self, reference: &str) -> Option<&Value> {
+    pub(super) fn lookup(&self, reference: &str) -> Option<&Value> {
         let pointer = reference.strip_prefix('#')?;
         self.doc.pointer(pointer)
     }
@@ -471,7 +471,7 @@ fn merge_into(out: &mut Map<String, Value>, parts: &[Value], all_of: bool) {
                 }
             }
         }
-        let r = string_list(part.get("required"));
+        let r: BTreeSet<String> = string_list(part.get("required"));
         required = Some(match required {
             None => r,
             Some(acc) if all_of => acc.union(&r).cloned().collect(),
@@ -533,7 +533,7 @@ fn keep_known_required(out: &mut Map<String, Value>) {
         }
         return;
     };
-    let kept: Vec<Value> = string_list(Some(req))
+    let kept: Vec<Value> = string_list::<BTreeSet<String>>(Some(req))
         .into_iter()
         .filter(|r| props.contains_key(r))
         .map(Value::String)
@@ -545,7 +545,8 @@ fn keep_known_required(out: &mut Map<String, Value>) {
     }
 }
 
-fn string_list(v: Option<&Value>) -> BTreeSet<String> {
+/// The strings of a JSON array (a schema's `required`), in the collection the caller wants.
+pub(super) fn string_list<C: FromIterator<String> + Default>(v: Option<&Value>) -> C {
     v.and_then(Value::as_array)
         .map(|a| {
             a.iter()
