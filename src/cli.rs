@@ -37,7 +37,8 @@ pub(crate) struct Cli {
     /// Configuration file (TOML; see kobana-mcp.example.toml). Default: ./kobana-mcp.toml if present.
     #[arg(long, global = true, env = "KOBANA_CONFIG")]
     pub(crate) config: Option<PathBuf>,
-    /// Sandbox data directory. Default: $XDG_DATA_HOME/kobana-mcp or ~/.local/share/kobana-mcp.
+    /// Sandbox data directory. Default: $XDG_DATA_HOME/kobana-mcp, on Windows %LOCALAPPDATA%\kobana-mcp,
+    /// else ~/.local/share/kobana-mcp.
     #[arg(long, global = true, env = "KOBANA_DATA_DIR")]
     pub(crate) data_dir: Option<PathBuf>,
     /// Seed of the deterministic sandbox data (default 42).

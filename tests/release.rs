@@ -66,6 +66,30 @@ fn dist_builds_archives_and_installers_for_linux_macos_and_windows() {
     );
 }
 
+/// dist releases a Windows binary, so CI compiles the binary for Windows: a unix-only call outside
+/// a cfg (rustix's fs module in the audit trail's free-space check) broke the Windows build and no
+/// step saw it. The check is a command of `.ci/run` (not a comment), on `kobana-mcp` with the
+/// lock file, and warnings fail it.
+#[test]
+fn ci_compiles_the_binary_for_windows_since_dist_releases_it() {
+    let targets = strings(&dist_config(), "targets");
+    assert!(
+        targets.iter().any(|t| t.contains("-pc-windows-")),
+        "{targets:?}"
+    );
+    let ci = read(".ci/run");
+    let check = ci.lines().map(str::trim).find(|l| {
+        !l.starts_with('#') && l.contains("--target x86_64-pc-windows-gnu -p kobana-mcp --locked")
+    });
+    let Some(check) = check else {
+        panic!(".ci/run compiles nothing for Windows, which dist-workspace.toml releases")
+    };
+    assert!(
+        check.starts_with("cargo clippy ") && check.ends_with("-- -D warnings"),
+        "the Windows check lets warnings pass: {check}"
+    );
+}
+
 #[test]
 fn release_yml_is_dists_own_and_the_dist_version_is_one_everywhere() {
     let dist = dist_config();

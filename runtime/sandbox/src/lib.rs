@@ -71,14 +71,29 @@ impl SandboxConfig {
     }
 }
 
-/// The per-user default data directory: `$XDG_DATA_HOME/kobana-mcp`, else
-/// `~/.local/share/kobana-mcp`, else `./.kobana-mcp` when no home is known.
+/// The per-user default data directory: `$XDG_DATA_HOME/kobana-mcp`, else on Windows
+/// `%LOCALAPPDATA%\kobana-mcp`, else `~/.local/share/kobana-mcp`, else `./.kobana-mcp` when no
+/// home is known.
+///
+/// Windows sets no `HOME`: without `%LOCALAPPDATA%` the directory was `.kobana-mcp` in whatever
+/// directory the client started the server in. `%LOCALAPPDATA%` is in the user's profile, whose
+/// access list lets in the user, SYSTEM and the administrators only, and a directory created in
+/// it inherits that list: the owner-only promise that unix modes keep (0700, 0600) elsewhere.
 pub fn default_data_dir() -> PathBuf {
-    if let Some(x) = std::env::var_os("XDG_DATA_HOME").filter(|v| !v.is_empty()) {
-        return PathBuf::from(x).join("kobana-mcp");
+    data_dir_from_env(|name| std::env::var_os(name), cfg!(windows))
+}
+
+/// [`default_data_dir`] from the variables `var` reads, on Windows (`windows`) or elsewhere.
+fn data_dir_from_env(var: impl Fn(&str) -> Option<std::ffi::OsString>, windows: bool) -> PathBuf {
+    let set = |name: &str| var(name).filter(|v| !v.is_empty()).map(PathBuf::from);
+    if let Some(x) = set("XDG_DATA_HOME") {
+        return x.join("kobana-mcp");
     }
-    if let Some(h) = std::env::var_os("HOME").filter(|v| !v.is_empty()) {
-        return PathBuf::from(h).join(".local/share/kobana-mcp");
+    if let Some(local) = set("LOCALAPPDATA").filter(|_| windows) {
+        return local.join("kobana-mcp");
+    }
+    if let Some(h) = set("HOME") {
+        return h.join(".local/share/kobana-mcp");
     }
     PathBuf::from(".kobana-mcp")
 }
@@ -625,5 +640,42 @@ mod lanes_tests {
             most >= 1 && most <= lanes,
             "{most} calls at once for {lanes} lanes"
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::data_dir_from_env;
+    use std::path::PathBuf;
+
+    /// Windows sets `LOCALAPPDATA` and no `HOME`: the data directory is in the user's profile, not
+    /// `.kobana-mcp` in the directory the server was started in; elsewhere `LOCALAPPDATA` means
+    /// nothing, and `XDG_DATA_HOME` comes first everywhere.
+    #[test]
+    fn the_default_data_directory_is_in_the_users_profile_on_windows() {
+        let env = |vars: &'static [(&'static str, &'static str)]| {
+            move |name: &str| {
+                vars.iter()
+                    .find(|(k, _)| *k == name)
+                    .map(|(_, v)| std::ffi::OsString::from(v))
+            }
+        };
+        let windows = env(&[("LOCALAPPDATA", r"C:\Users\ana\AppData\Local")]);
+        assert_eq!(
+            data_dir_from_env(windows, true),
+            PathBuf::from(r"C:\Users\ana\AppData\Local").join("kobana-mcp")
+        );
+        let both = env(&[("LOCALAPPDATA", "/local"), ("HOME", "/home/ana")]);
+        assert_eq!(
+            data_dir_from_env(both, false),
+            PathBuf::from("/home/ana/.local/share/kobana-mcp")
+        );
+        let xdg = env(&[("XDG_DATA_HOME", "/xdg"), ("LOCALAPPDATA", "/local")]);
+        assert_eq!(
+            data_dir_from_env(xdg, true),
+            PathBuf::from("/xdg/kobana-mcp")
+        );
+        let empty = env(&[("LOCALAPPDATA", ""), ("HOME", "")]);
+        assert_eq!(data_dir_from_env(empty, true), PathBuf::from(".kobana-mcp"));
     }
 }

@@ -263,7 +263,10 @@ CREATE TRIGGER records_json_is_an_object_on_update BEFORE UPDATE OF json ON reco
 const DB_FILE: &str = "sandbox.sqlite3";
 
 /// Creates the data directory (and any missing parent) readable by its owner only (0700 on
-/// unix): it holds the signing key of download links and every sandbox record.
+/// unix): it holds the signing key of download links and every sandbox record. Windows has no
+/// modes: the directory and its files inherit the access list of the parent, which for the
+/// default directory (`default_data_dir`, in the user's profile) is the user's, SYSTEM's and the
+/// administrators' only.
 fn create_private_dir(dir: &Path) -> Result<(), StoreError> {
     let mut builder = std::fs::DirBuilder::new();
     builder.recursive(true);
@@ -300,7 +303,8 @@ fn lock_for_opening(dir: &Path) -> Result<std::fs::File, StoreError> {
 const LOCK_FILE: &str = "sandbox.lock";
 
 /// Creates a new file at `path` (an existing one is an error) readable and writable by its owner
-/// only (0600 on unix): the data directory's key and database.
+/// only (0600 on unix; on Windows, the directory's inherited access list, see
+/// [`create_private_dir`]): the data directory's key and database.
 pub(crate) fn create_private_file(path: &Path) -> std::io::Result<std::fs::File> {
     let mut options = std::fs::OpenOptions::new();
     options.write(true).create_new(true);

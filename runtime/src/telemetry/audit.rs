@@ -123,9 +123,8 @@ impl AuditSink {
                     .parent()
                     .filter(|d| !d.as_os_str().is_empty())
                     .unwrap_or(Path::new("."));
-                let stat = rustix::fs::statvfs(dir)
+                let free = available_space(dir)
                     .map_err(|e| format!("audit file {}: {e}", path.display()))?;
-                let free = stat.f_bavail.saturating_mul(stat.f_frsize);
                 if free < HEADROOM {
                     return Err(format!(
                         "audit file {}: {free} bytes free on its filesystem, under the {HEADROOM} a write needs",
@@ -190,14 +189,68 @@ impl AuditSink {
     }
 }
 
+/// The bytes of the filesystem holding `dir` that this process may still write (what is left to
+/// an unprivileged user: the root-only reserve of ext4 and the user's disk quota excluded).
+/// Unix but Apple's: `statvfs`, available blocks times the fragment size.
+#[cfg(all(unix, not(target_vendor = "apple")))]
+fn available_space(dir: &Path) -> std::io::Result<u64> {
+    let stat = rustix::fs::statvfs(dir)?;
+    Ok(stat.f_bavail.saturating_mul(stat.f_frsize))
+}
+
+/// macOS: `statfs`, available blocks times the block size. Its counts are 64-bit, where
+/// `statvfs`'s are 32-bit on Apple's systems (`fsblkcnt_t` is an `unsigned int`): they cannot
+/// count the blocks of a volume past 2^32 of them (16 TiB of 4 KiB blocks), and a wrong count
+/// here refuses writes that have room, or runs writes that have none.
+#[cfg(target_vendor = "apple")]
+fn available_space(dir: &Path) -> std::io::Result<u64> {
+    let stat = rustix::fs::statfs(dir)?;
+    Ok(stat.f_bavail.saturating_mul(u64::from(stat.f_bsize)))
+}
+
+/// Windows: `GetDiskFreeSpaceExW`'s bytes available to the caller (quota-aware, like
+/// `f_bavail`), asked of the directory's absolute path with a trailing separator (a UNC share
+/// needs one; a drive directory accepts it).
+#[cfg(windows)]
+fn available_space(dir: &Path) -> std::io::Result<u64> {
+    use std::os::windows::ffi::OsStrExt;
+    use windows_sys::Win32::Storage::FileSystem::GetDiskFreeSpaceExW;
+    let mut wide: Vec<u16> = std::path::absolute(dir)?
+        .as_os_str()
+        .encode_wide()
+        .collect();
+    if !matches!(wide.last(), Some(&c) if c == u16::from(b'\\') || c == u16::from(b'/')) {
+        wide.push(u16::from(b'\\'));
+    }
+    wide.push(0);
+    let mut free: u64 = 0;
+    // SAFETY: FFI call. `wide` is a NUL-terminated UTF-16 path that lives across the call; `free`
+    // is a valid, writable u64 for the first out-parameter; the other two out-parameters are
+    // null, which the function documents as "not wanted". It keeps no pointer after returning.
+    let ok = unsafe {
+        GetDiskFreeSpaceExW(
+            wide.as_ptr(),
+            &mut free,
+            std::ptr::null_mut(),
+            std::ptr::null_mut(),
+        )
+    };
+    if ok == 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(free)
+}
+
 /// Allocates [`RESERVE`] bytes of the file past its end (`size`) without growing it, so that the
 /// records of the writes found ready land in blocks the file already owns: the disk filling up
 /// between a write's check and its record (the fault script saw one) then costs no record. The
 /// blocks count as used by the next check's `statvfs`, so a write needs [`HEADROOM`] free beside
 /// the reservation. Concurrent writes share it (records are a few KiB; a record larger than what
 /// is left of it, arguments near the request size limit, is back to the free-space check alone).
-/// Linux only (`FALLOC_FL_KEEP_SIZE`); a filesystem without `fallocate`, and other systems, rely
-/// on the free-space check alone.
+/// Linux only (`FALLOC_FL_KEEP_SIZE`); a filesystem without `fallocate`, and other systems (macOS,
+/// Windows), rely on the free-space check alone: a write still runs only when the check finds
+/// [`HEADROOM`] free, so a record that cannot be written is refused before its write, and only
+/// the disk filling up between the check and the record can still cost one.
 #[cfg(any(target_os = "linux", target_os = "android"))]
 fn reserve(file: &File, size: u64) -> std::io::Result<()> {
     use rustix::fs::{fallocate, FallocateFlags};
