@@ -585,8 +585,23 @@ pub struct RecordType {
     /// How many records the sandbox seeds.
     pub seed_count: u32,
     pub fields: &'static [Field],
+    /// Set when records of this type are addressed by another record's uid while carrying a
+    /// `uid` of their own (a mailbox channel, read by its mailbox entry): derived by the
+    /// generator, it makes a not-found answer say which uid the address takes.
+    pub keyed_by_owner: Option<OwnerKey>,
     /// The schemas-catalog entry for this record, serialized at generation time.
     pub schema_json: &'static str,
+}
+
+/// How a record type addressed by its owner's uid is found (see [`RecordType::keyed_by_owner`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OwnerKey {
+    /// The record's own uid field, which no address of it takes (`uid`).
+    pub own_uid_field: &'static str,
+    /// The record type whose uid the address takes (`mailbox_entries`).
+    pub owner: &'static str,
+    /// The tool listing the owner's records (`banking_mailbox_entry_list`).
+    pub owner_list_tool: &'static str,
 }
 
 #[derive(Debug)]
