@@ -296,21 +296,31 @@ async fn a_proxy_says_which_uid_a_mailbox_channel_address_takes() {
         );
         assert!(error["message"].as_str().unwrap_or_default().contains(hint));
     }
-    let answer = c
-        .call_tool(
-            "banking_mailbox_channels_email_get",
-            json!({"entry_id": own}),
-            None,
-            None,
-        )
-        .await;
-    assert_eq!(answer.tool_error_code().as_deref(), Some("not_found"));
-    let hint = answer.result()["structuredContent"]["error"]["hint"]
-        .as_str()
-        .unwrap_or_default();
-    assert!(
-        hint.contains("banking_mailbox_entry_list"),
-        "{}",
-        answer.body
-    );
+    // The tools too: a read, and a write the API refuses with 404 (a 2025 client: no
+    // confirmation question reads the channel first).
+    for (c, tool) in [
+        (c.clone(), "banking_mailbox_channels_email_get"),
+        (
+            c.clone().legacy("2025-06-18"),
+            "banking_mailbox_channels_email_delete",
+        ),
+    ] {
+        let answer = c
+            .call_tool(tool, json!({"entry_id": own}), None, None)
+            .await;
+        assert_eq!(
+            answer.tool_error_code().as_deref(),
+            Some("not_found"),
+            "{tool}: {}",
+            answer.body
+        );
+        let hint = answer.result()["structuredContent"]["error"]["hint"]
+            .as_str()
+            .unwrap_or_default();
+        assert!(
+            hint.contains("banking_mailbox_entry_list"),
+            "{tool}: {}",
+            answer.body
+        );
+    }
 }
