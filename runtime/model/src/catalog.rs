@@ -708,6 +708,32 @@ impl Product {
         }
     }
 
+    /// The URI of the resource that `tool` reads, with the template's variables filled from the
+    /// call's arguments (encoded by the one rule of [`crate::uri_template`], which
+    /// `resources/read` decodes back to the same values); `None` when no resource or template is
+    /// read by the tool, or an argument is missing, empty or not a string or number.
+    pub fn resource_uri_of(
+        &self,
+        tool: &Tool,
+        args: &serde_json::Map<String, serde_json::Value>,
+    ) -> Option<String> {
+        use serde_json::Value;
+        if let Some(r) = self.resources.iter().find(|r| r.read_by == tool.name) {
+            return Some(r.uri.to_string());
+        }
+        let template = self.templates.iter().find(|t| t.read_by == tool.name)?;
+        crate::uri_template::UriTemplate::parse(template.uri_template)
+            .ok()?
+            .fill(|var| {
+                let arg = template.args.iter().find(|(v, _)| *v == var)?.1;
+                match args.get(arg)? {
+                    Value::String(s) => Some(s.clone()),
+                    Value::Number(n) => Some(n.to_string()),
+                    _ => None,
+                }
+            })
+    }
+
     /// The product's texts in `locale`, when the generator built them.
     pub fn texts(&self, locale: Locale) -> Option<&'static LocaleTexts> {
         self.locales.iter().find(|t| t.locale == locale)

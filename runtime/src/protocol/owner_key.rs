@@ -80,7 +80,7 @@ impl Engine {
             Asked::Resource => {
                 let mut at = args.clone();
                 at.insert(id_arg.into(), Value::String(address.clone()));
-                match super::tools::resource_uri_of(self.product, tool, &at) {
+                match self.product.resource_uri_of(tool, &at) {
                     Some(uri) => {
                         let mut all = named.to_vec();
                         all.push(("uri", &uri));

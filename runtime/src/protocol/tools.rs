@@ -9,7 +9,6 @@ use runtime_model::catalog::{Binding, Operation, Product, Tool};
 use runtime_model::errors::{self, AppError};
 use runtime_model::locale::Locale;
 use runtime_model::texts::Text;
-use runtime_model::uri_template::UriTemplate;
 use serde_json::{json, Map, Value};
 use sha2::{Digest, Sha256};
 
@@ -695,7 +694,7 @@ impl Engine {
         args: &Map<String, Value>,
         c: super::result_budget::Cut,
     ) -> ToolOutput {
-        let whole = resource_uri_of(self.product, tool, args);
+        let whole = self.product.resource_uri_of(tool, args);
         let budget = self.options.result_budget_tokens;
         let note =
             super::result_budget::note(tool, args, &c, budget, whole.as_deref(), self.locale(call));
@@ -1075,7 +1074,7 @@ fn file_to_tool(
     mime_type: String,
     data: Vec<u8>,
 ) -> ToolOutput {
-    let uri = resource_uri_of(engine.product, tool, args);
+    let uri = engine.product.resource_uri_of(tool, args);
     let links_allowed = call.era.has_structured_content();
     let link = |uri: &str| {
         json!({
@@ -1146,29 +1145,6 @@ fn file_to_tool(
         structured: Some(json!({ "file": file })),
         is_error: false,
     }
-}
-
-/// The URI of the resource that this tool reads, with the template's variables filled from the
-/// call's arguments (encoded by the one rule of [`runtime_model::uri_template`], which
-/// `resources/read` decodes back to the same values); `None` when no resource or template is read
-/// by the tool, or an argument is missing, empty or not a string or number.
-pub(crate) fn resource_uri_of(
-    product: &Product,
-    tool: &Tool,
-    args: &Map<String, Value>,
-) -> Option<String> {
-    if let Some(r) = product.resources.iter().find(|r| r.read_by == tool.name) {
-        return Some(r.uri.to_string());
-    }
-    let template = product.templates.iter().find(|t| t.read_by == tool.name)?;
-    UriTemplate::parse(template.uri_template).ok()?.fill(|var| {
-        let arg = template.args.iter().find(|(v, _)| *v == var)?.1;
-        match args.get(arg)? {
-            Value::String(s) => Some(s.clone()),
-            Value::Number(n) => Some(n.to_string()),
-            _ => None,
-        }
-    })
 }
 
 pub(crate) fn is_text_mime(m: &str) -> bool {
