@@ -9,8 +9,9 @@
 # - The published schemas of server.json (PyPI) and MCPB manifests (npm), for the packaging tests
 #   (KOBANA_REGISTRY_SCHEMA, KOBANA_MCPB_SCHEMA; scripts/fetch_package_schemas.sh).
 #
-# Tests that need Redis, Python, the package schemas or Kobana's real OpenAPI specs fail when it is
-# missing, unless KOBANA_TEST_SKIP (comma-separated: redis, python, schemas, specs) opts out; each
+# Tests that need Redis, Python, the package schemas, Kobana's real OpenAPI specs or Node (the views'
+# chart data) fail when it is missing, unless KOBANA_TEST_SKIP (comma-separated: redis, python,
+# schemas, specs, node) opts out; each
 # skipped test says so.
 # What the tests need from the specs and the product documents is checked in under
 # catalog/facts/, so a bare clone passes; the specs themselves (KOBANA_SPECS_DIR, default

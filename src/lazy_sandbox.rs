@@ -91,4 +91,20 @@ impl Backend for LazySandbox {
     fn executes_operations(&self) -> bool {
         true
     }
+
+    fn address_of_own_uid<'a>(
+        &'a self,
+        ctx: &'a CallContext,
+        tool: &'static Tool,
+        args: &'a Map<String, Value>,
+        own_uid: &'a str,
+    ) -> BoxFuture<'a, Option<String>> {
+        Box::pin(async move {
+            self.get()
+                .await
+                .ok()?
+                .address_of_own_uid(ctx, tool, args, own_uid)
+                .await
+        })
+    }
 }

@@ -250,3 +250,77 @@ async fn a_proxy_answers_the_darf_template_only_with_darfs() {
         call.body
     );
 }
+
+/// Issue 38, in proxy mode: a mailbox channel read by its own `uid` is not found, and the answer
+/// says which uid the address takes and which tool finds it, in the caller's language; the proxy
+/// scans nothing to find the channel, so the answer names no entry. Read by the entry's uid, the
+/// channel is served.
+#[tokio::test]
+async fn a_proxy_says_which_uid_a_mailbox_channel_address_takes() {
+    let (_api, s) = proxied().await;
+    let c = s.client("banking", "demo-full").with_language("es");
+    let template = "kobana://banking/mailbox/channels/email/{uid}";
+    let entries = c
+        .request(
+            "completion/complete",
+            json!({"ref": {"type": "ref/resource", "uri": template}, "argument": {"name": "uid", "value": ""}}),
+        )
+        .await;
+    let entry = entries.result()["completion"]["values"][0]
+        .as_str()
+        .expect("an entry uid")
+        .to_string();
+    let read = c
+        .request(
+            "resources/read",
+            json!({"uri": template.replace("{uid}", &entry)}),
+        )
+        .await;
+    let text = read.result()["contents"][0]["text"].as_str().expect("text");
+    let record: Value = serde_json::from_str(text).expect("JSON");
+    let own = record["uid"].as_str().expect("the channel's own uid");
+    for c in [c.clone(), c.clone().legacy("2025-06-18")] {
+        let answer = c
+            .request(
+                "resources/read",
+                json!({"uri": template.replace("{uid}", own)}),
+            )
+            .await;
+        let error = answer.error();
+        let hint = error["data"]["hint"].as_str().unwrap_or_default();
+        assert!(
+            hint.contains("no el `uid` del propio registro")
+                && hint.contains("banking_mailbox_entry_list")
+                && !hint.contains(&entry),
+            "{error}"
+        );
+        assert!(error["message"].as_str().unwrap_or_default().contains(hint));
+    }
+    // The tools too: a read, and a write the API refuses with 404 (a 2025 client: no
+    // confirmation question reads the channel first).
+    for (c, tool) in [
+        (c.clone(), "banking_mailbox_channels_email_get"),
+        (
+            c.clone().legacy("2025-06-18"),
+            "banking_mailbox_channels_email_delete",
+        ),
+    ] {
+        let answer = c
+            .call_tool(tool, json!({"entry_id": own}), None, None)
+            .await;
+        assert_eq!(
+            answer.tool_error_code().as_deref(),
+            Some("not_found"),
+            "{tool}: {}",
+            answer.body
+        );
+        let hint = answer.result()["structuredContent"]["error"]["hint"]
+            .as_str()
+            .unwrap_or_default();
+        assert!(
+            hint.contains("banking_mailbox_entry_list"),
+            "{tool}: {}",
+            answer.body
+        );
+    }
+}

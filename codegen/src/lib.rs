@@ -27,6 +27,7 @@ pub mod locate;
 pub mod lower;
 pub mod model;
 pub mod names;
+pub mod owner_key;
 pub mod reword;
 pub mod runtime_texts;
 pub mod rust;

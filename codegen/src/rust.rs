@@ -637,6 +637,14 @@ fn product_tokens<'a>(
         });
         let desc = held.lit(desc);
         let schema = held.lit(&json_str(&descriptors::record_schema(rname, r)));
+        // The validator refused a type whose owner cannot be named.
+        let keyed = match crate::owner_key::derive(c, r).ok().flatten() {
+            Some(k) => {
+                let (own, owner, list) = (k.own_uid_field, &k.owner, &k.owner_list_tool);
+                quote!(Some(OwnerKey { own_uid_field: #own, owner: #owner, owner_list_tool: #list }))
+            }
+            None => quote!(None),
+        };
         quote! {
             RecordType {
                 name: #rname,
@@ -646,6 +654,7 @@ fn product_tokens<'a>(
                 numeric_id: #numeric,
                 seed_count: #seeds,
                 fields: &[#(#fields),*],
+                keyed_by_owner: #keyed,
                 schema_json: #schema,
             }
         }

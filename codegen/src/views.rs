@@ -21,6 +21,9 @@ use crate::model::{Catalog, OperationKind, ViewSpec};
 /// The shared script of every view: the MCP Apps bridge (postMessage JSON-RPC with the host),
 /// formatting in the view's locale, theme, and drawing codes and charts.
 const BRIDGE_JS: &str = include_str!("../templates/views/view.js");
+/// The data of a chart, made from a tool's rows (pure functions the bridge calls; its test loads
+/// the file alone): placed before the bridge in every page.
+pub const CHART_DATA_JS: &str = include_str!("../templates/views/chart_data.js");
 /// The shared style of every view (the host's theme variables, with light and dark defaults).
 const STYLE_CSS: &str = include_str!("../templates/views/view.css");
 
@@ -464,7 +467,7 @@ fn page(c: &Catalog, v: &ViewSpec) -> String {
     let view_json = view.to_string().replace("</", "<\\/");
     let body = template(&v.template).map_or("", |t| t.1);
     body.replace("{{style}}", STYLE_CSS)
-        .replace("{{script}}", BRIDGE_JS)
+        .replace("{{script}}", &format!("{CHART_DATA_JS}\n{BRIDGE_JS}"))
         .replace("{{view}}", &view_json)
         .replace("{{settings}}", runtime_model::views::SETTINGS_MARKER)
 }

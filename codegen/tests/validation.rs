@@ -1423,3 +1423,55 @@ fn a_destructive_tool_whose_record_declares_no_facts_is_refused() {
     assert!(d.line > 0, "{d}");
     assert!(hint(d).contains("confirmation.records.orders.facts"), "{d}");
 }
+
+/// Orders addressed by their customer's uid while carrying a `uid` of their own (the shape of a
+/// mailbox channel, read by its entry's uid).
+fn orders_keyed_by_customer() -> String {
+    mutate(
+        "    description: A customer's order.\n",
+        "    description: A customer's order.\n    id_field: customer_uid\n",
+    )
+}
+
+#[test]
+fn a_template_reading_records_keyed_by_their_owner_says_so_in_its_limitation() {
+    let text = orders_keyed_by_customer();
+    let d = expect(
+        &text,
+        "templates[0]",
+        "addressed by their owner's uid",
+        "  - uri_template: kobana://tiny/orders/{uid}",
+    );
+    assert!(hint(&d).contains("limitation"), "{d}");
+    // Saying it is enough.
+    let said = text.replacen(
+        "    complete: {uid: order_ids}\n",
+        "    complete: {uid: order_ids}\n    limitation: {en: Read by the customer uid., pt-BR: Lido pelo uid do cliente., es: Leído por el uid del cliente.}\n",
+        1,
+    );
+    let diags = diagnostics_for("tiny.yaml", &said);
+    assert!(
+        diags.iter().all(|d| !d.message.contains("owner")),
+        "{}",
+        diags
+            .iter()
+            .map(|d| d.to_string())
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+}
+
+#[test]
+fn a_record_keyed_by_a_field_naming_no_owner_is_refused() {
+    // Addressed by `amount` while having a `uid`: no answer could say whose uid to use.
+    let text = mutate(
+        "    description: A customer's order.\n",
+        "    description: A customer's order.\n    id_field: amount\n",
+    );
+    expect(
+        &text,
+        "records.orders.id_field",
+        "is not seeded `ref:<record>`",
+        "    id_field: amount",
+    );
+}

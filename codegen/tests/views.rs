@@ -161,3 +161,109 @@ fn an_action_argument_the_tool_lacks_is_refused() {
         "arguments: {order: uid}",
     );
 }
+
+#[path = "../../tests/support/skip.rs"]
+mod skip;
+
+/// What `chartData.chartRows` (the chart page's data, `codegen/templates/views/chart_data.js`)
+/// makes of `rows` for `chart`, run by Node on the file alone: `{keys, values}`.
+fn chart_rows(chart: serde_json::Value, rows: serde_json::Value) -> Option<serde_json::Value> {
+    if skip::opted_out(
+        "node",
+        "chart_rows",
+        "the chart data functions are JavaScript, run by Node",
+    ) {
+        return None;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("chart_data.js");
+    std::fs::write(&file, codegen::views::CHART_DATA_JS).unwrap();
+    let script = r#"
+const fs = require("fs"), vm = require("vm");
+const ctx = {};
+vm.createContext(ctx);
+vm.runInContext(fs.readFileSync(process.argv[1], "utf8"), ctx);
+const [chart, rows] = JSON.parse(process.argv[2]);
+const d = ctx.chartData.chartRows(chart, rows, "2026-03-10");
+process.stdout.write(JSON.stringify({ keys: d.keys, values: d.values }));
+"#;
+    let out = std::process::Command::new("node")
+        .arg("-e")
+        .arg(script)
+        .arg(&file)
+        .arg(serde_json::json!([chart, rows]).to_string())
+        .output()
+        .unwrap_or_else(|e| {
+            panic!("node: cannot run Node ({e}); install it, or set KOBANA_TEST_SKIP=node")
+        });
+    assert!(
+        out.status.success(),
+        "node failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Some(serde_json::from_slice(&out.stdout).unwrap())
+}
+
+/// A chart over time shows every period from its first row's to its last's: a day (week, month)
+/// without rows is a zero on a continuous axis, not left out (the inbox usage chart placed the
+/// days it had side by side, so a quiet day vanished).
+#[test]
+fn a_chart_over_time_shows_every_period_of_its_range_with_zeros() {
+    use serde_json::json;
+    let usage = json!({"date": "date", "by": "day", "series": ["emails_processed", "agent_runs"], "label": [], "sides": []});
+    let rows = json!([
+        {"date": "2026-03-01", "emails_processed": 5, "agent_runs": 1},
+        {"date": "2026-03-04", "emails_processed": 2, "agent_runs": 0},
+        {"date": "2026-03-04", "emails_processed": 1, "agent_runs": 3},
+    ]);
+    let Some(got) = chart_rows(usage, rows) else {
+        return;
+    };
+    assert_eq!(
+        got["keys"],
+        json!(["2026-03-01", "2026-03-02", "2026-03-03", "2026-03-04"])
+    );
+    assert_eq!(
+        got["values"]["2026-03-02"],
+        json!({"emails_processed": 0, "agent_runs": 0})
+    );
+    assert_eq!(
+        got["values"]["2026-03-04"],
+        json!({"emails_processed": 3, "agent_runs": 3})
+    );
+    // Records counted by day, across a month's end (February 2026 has 28 days).
+    let sessions =
+        json!({"date": "started_at", "by": "day", "series": [], "label": [], "sides": []});
+    let rows = json!([
+        {"started_at": "2026-02-27T10:00:00-03:00"},
+        {"started_at": "2026-03-02T08:00:00-03:00"},
+    ]);
+    let got = chart_rows(sessions, rows).unwrap();
+    assert_eq!(
+        got["keys"],
+        json!(["2026-02-27", "2026-02-28", "2026-03-01", "2026-03-02"])
+    );
+    assert_eq!(got["values"]["2026-02-28"], json!({"count": 0}));
+    // Weeks (by their Monday) and months.
+    let weeks = json!({"date": "date", "by": "week", "series": [], "label": [], "sides": []});
+    let got = chart_rows(
+        weeks,
+        json!([{"date": "2026-03-03"}, {"date": "2026-03-20"}]),
+    )
+    .unwrap();
+    assert_eq!(
+        got["keys"],
+        json!(["2026-03-02", "2026-03-09", "2026-03-16"])
+    );
+    let months = json!({"date": "date", "by": "month", "series": [], "label": [], "sides": []});
+    let got = chart_rows(
+        months,
+        json!([{"date": "2025-11-30"}, {"date": "2026-02-01"}]),
+    )
+    .unwrap();
+    assert_eq!(
+        got["keys"],
+        json!(["2025-11", "2025-12", "2026-01", "2026-02"])
+    );
+    assert_eq!(got["values"]["2025-12"], json!({"count": 0}));
+}

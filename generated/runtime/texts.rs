@@ -238,6 +238,12 @@ pub enum Text {
     DetailWorkspaceUnreachable,
     /// `detail_no_schema`: "no schema named `{name}`; known: {known}"
     DetailNoSchema,
+    /// `hint_owner_key`: "The address of {record} takes the uid of {owner} (`{id_arg}`), not the record's own `uid`: find it with {list_tool}, or in the record's `{id_arg}` field"
+    HintOwnerKey,
+    /// `hint_owner_key_found_uri`: "`{given}` is the own `uid` of {record} of {owner} `{key}`: read {uri}"
+    HintOwnerKeyFoundUri,
+    /// `hint_owner_key_found_tool`: "`{given}` is the own `uid` of {record} of {owner} `{key}`: call {tool} with `{id_arg}` = `{key}`"
+    HintOwnerKeyFoundTool,
     /// `detail_limitation_note`: "{tool}: see the limitation note of its resource template in the product docs"
     DetailLimitationNote,
     /// `detail_argument_required_path`: "`{argument}` is required (path of {path})"
@@ -350,7 +356,7 @@ pub enum Text {
 
 impl Text {
     /// Every text, in the table's order.
-    pub const ALL: [Text; 171] = [
+    pub const ALL: [Text; 174] = [
         Text::ErrorInsufficientScope,
         Text::ErrorInsufficientPermission,
         Text::ErrorWorkspaceRequired,
@@ -468,6 +474,9 @@ impl Text {
         Text::DetailWorkspaceNeeded,
         Text::DetailWorkspaceUnreachable,
         Text::DetailNoSchema,
+        Text::HintOwnerKey,
+        Text::HintOwnerKeyFoundUri,
+        Text::HintOwnerKeyFoundTool,
         Text::DetailLimitationNote,
         Text::DetailArgumentRequiredPath,
         Text::DetailArgumentRequired,
@@ -540,7 +549,7 @@ impl Text {
     }
 }
 
-const KEYS: [&str; 171] = [
+const KEYS: [&str; 174] = [
     "error_insufficient_scope",
     "error_insufficient_permission",
     "error_workspace_required",
@@ -658,6 +667,9 @@ const KEYS: [&str; 171] = [
     "detail_workspace_needed",
     "detail_workspace_unreachable",
     "detail_no_schema",
+    "hint_owner_key",
+    "hint_owner_key_found_uri",
+    "hint_owner_key_found_tool",
     "detail_limitation_note",
     "detail_argument_required_path",
     "detail_argument_required",
@@ -715,7 +727,7 @@ const KEYS: [&str; 171] = [
 ];
 
 /// Per text, its versions in `Locale::ALL` order (pt-BR, es, en).
-const TEXTS: [[&str; 3]; 171] = [
+const TEXTS: [[&str; 3]; 174] = [
     [
         "O token de acesso não tem o escopo de que esta operação precisa",
         "El token de acceso no tiene el alcance (scope) que esta operación necesita",
@@ -1302,6 +1314,21 @@ const TEXTS: [[&str; 3]; 171] = [
         "no schema named `{name}`; known: {known}",
     ],
     [
+        "O endereço de {record} leva o uid de {owner} (`{id_arg}`), não o `uid` do próprio registro: encontre-o com {list_tool}, ou no campo `{id_arg}` do registro",
+        "La dirección de {record} lleva el uid de {owner} (`{id_arg}`), no el `uid` del propio registro: encuéntralo con {list_tool}, o en el campo `{id_arg}` del registro",
+        "The address of {record} takes the uid of {owner} (`{id_arg}`), not the record's own `uid`: find it with {list_tool}, or in the record's `{id_arg}` field",
+    ],
+    [
+        "`{given}` é o `uid` próprio de {record} de {owner} `{key}`: leia {uri}",
+        "`{given}` es el `uid` propio de {record} de {owner} `{key}`: lee {uri}",
+        "`{given}` is the own `uid` of {record} of {owner} `{key}`: read {uri}",
+    ],
+    [
+        "`{given}` é o `uid` próprio de {record} de {owner} `{key}`: chame {tool} com `{id_arg}` = `{key}`",
+        "`{given}` es el `uid` propio de {record} de {owner} `{key}`: llama a {tool} con `{id_arg}` = `{key}`",
+        "`{given}` is the own `uid` of {record} of {owner} `{key}`: call {tool} with `{id_arg}` = `{key}`",
+    ],
+    [
         "{tool}: veja a nota de limitação do seu modelo de recurso na documentação do produto",
         "{tool}: consulta la nota de limitación de su plantilla de recurso en la documentación del producto",
         "{tool}: see the limitation note of its resource template in the product docs",
@@ -1573,7 +1600,7 @@ const TEXTS: [[&str; 3]; 171] = [
     ],
 ];
 
-const PLACEHOLDERS: [&[&str]; 171] = [
+const PLACEHOLDERS: [&[&str]; 174] = [
     &[],
     &[],
     &[],
@@ -1691,6 +1718,9 @@ const PLACEHOLDERS: [&[&str]; 171] = [
     &["product"],
     &["workspace"],
     &["name", "known"],
+    &["record", "owner", "id_arg", "list_tool"],
+    &["given", "record", "owner", "key", "uri"],
+    &["given", "record", "owner", "key", "tool", "id_arg"],
     &["tool"],
     &["argument", "path"],
     &["argument"],

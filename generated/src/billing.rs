@@ -1915,6 +1915,7 @@ static RECORDS: &[RecordType] = &[
                 seed: "enum",
             },
         ],
+        keyed_by_owner: None,
         schema_json: concat!(
             r#"{"name":"customers","title":"Customer","description":"A person or company the organization bills.","#,
             r#""id_field":"id","fields":{"created_at":{"type":"string","description":"When the customer was created (ISO 8601).","sortable":true},"#,
@@ -2053,6 +2054,7 @@ static RECORDS: &[RecordType] = &[
                 seed: "ref:subscriptions",
             },
         ],
+        keyed_by_owner: None,
         schema_json: concat!(
             r#"{"name":"invoices","title":"Invoice","description":"A charge (fatura) sent to a customer, paid by boleto, Pix or card.","#,
             r#""id_field":"id","fields":{"amount":{"type":"number","description":"Amount charged, in BRL.","sortable":true},"#,
@@ -2202,6 +2204,7 @@ static RECORDS: &[RecordType] = &[
                 seed: "enum",
             },
         ],
+        keyed_by_owner: None,
         schema_json: concat!(
             r#"{"name":"nfes","title":"NF-e","description":"An electronic invoice (nota fiscal eletrônica) issued for an invoice, with its DANFE (PDF) and authorized XML.","#,
             r#""id_field":"id","fields":{"access_key":{"type":"string","description":"Chave de acesso of the NF-e (44 digits) once authorized."},"#,
@@ -2287,6 +2290,7 @@ static RECORDS: &[RecordType] = &[
                 seed: "enum",
             },
         ],
+        keyed_by_owner: None,
         schema_json: concat!(
             r#"{"name":"organization","title":"Organization","#,
             r#""description":"The organization the token belongs to (one record).","#,
@@ -2388,6 +2392,7 @@ static RECORDS: &[RecordType] = &[
                 seed: "datetime:-30..0",
             },
         ],
+        keyed_by_owner: None,
         schema_json: concat!(
             r#"{"name":"payments","title":"Payment","description":"Money received for an invoice (boleto, Pix or card).","#,
             r#""id_field":"id","fields":{"amount":{"type":"number","description":"Amount received, in BRL.","sortable":true},"#,
@@ -2460,6 +2465,7 @@ static RECORDS: &[RecordType] = &[
                 seed: "enum",
             },
         ],
+        keyed_by_owner: None,
         schema_json: concat!(
             r#"{"name":"refunds","title":"Refund","description":"Money returned to a payer (estorno) of a confirmed payment.","#,
             r#""id_field":"id","fields":{"amount":{"type":"number","description":"Amount returned, in BRL.","sortable":true},"#,
@@ -2559,6 +2565,7 @@ static RECORDS: &[RecordType] = &[
                 seed: "enum",
             },
         ],
+        keyed_by_owner: None,
         schema_json: concat!(
             r#"{"name":"subscriptions","title":"Subscription","#,
             r#""description":"A recurring plan a customer pays for; each cycle generates an invoice.","#,

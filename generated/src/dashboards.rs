@@ -1327,6 +1327,7 @@ static RECORDS: &[RecordType] = &[
                 seed: "enum",
             },
         ],
+        keyed_by_owner: None,
         schema_json: concat!(
             r#"{"name":"invites","title":"Team invite","description":"An invitation for someone to join the dashboard team with a role.","#,
             r#""id_field":"id","fields":{"accepted_at":{"type":"string","description":"When it was accepted (ISO 8601); empty unless accepted."},"#,
@@ -1398,6 +1399,7 @@ static RECORDS: &[RecordType] = &[
                 seed: "const:https://portal.kobana.com.br",
             },
         ],
+        keyed_by_owner: None,
         schema_json: concat!(
             r#"{"name":"organization","title":"Organization","#,
             r#""description":"The organization the token belongs to (one record).","#,
@@ -1482,6 +1484,7 @@ static RECORDS: &[RecordType] = &[
                 seed: "text:Chrome 131 (Windows)|Safari 18 (iOS)|Firefox 133 (Linux)|Edge 131 (Windows)",
             },
         ],
+        keyed_by_owner: None,
         schema_json: concat!(
             r#"{"name":"portal_sessions","title":"Portal session","#,
             r#""description":"A logged-in session of a portal user in the customer portal.","#,
@@ -1601,6 +1604,7 @@ static RECORDS: &[RecordType] = &[
                 seed: "text:tnt_acme|tnt_borba|tnt_cunha|tnt_duarte|tnt_esteves|tnt_fontes",
             },
         ],
+        keyed_by_owner: None,
         schema_json: concat!(
             r#"{"name":"portal_users","title":"Portal user","#,
             r#""description":"A person who logs in to the customer portal and sees the records of one tenant.","#,
@@ -1699,6 +1703,7 @@ static RECORDS: &[RecordType] = &[
                 seed: "datetime:-30..0",
             },
         ],
+        keyed_by_owner: None,
         schema_json: concat!(
             r#"{"name":"team_members","title":"Team member","#,
             r#""description":"A person of the organization's team who uses the dashboard, with a role and permissions.","#,

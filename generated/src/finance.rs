@@ -3051,6 +3051,7 @@ static RECORDS: &[RecordType] = &[
                 seed: "uid",
             },
         ],
+        keyed_by_owner: None,
         schema_json: concat!(
             r#"{"name":"attachments","title":"Attachment","#,
             r#""description":"A file attached to a payable, receivable, transaction or fiscal document: receipt, boleto, XML.","#,
@@ -3129,6 +3130,7 @@ static RECORDS: &[RecordType] = &[
                 seed: "uid",
             },
         ],
+        keyed_by_owner: None,
         schema_json: concat!(
             r#"{"name":"balances","title":"Balance","description":"A balance recorded for a financial account at a date: from a bank statement, a bank sync, a manual entry or an adjustment.","#,
             r#""id_field":"uid","fields":{"account_id":{"type":"string","description":"Financial account the balance belongs to."},"#,
@@ -3181,6 +3183,7 @@ static RECORDS: &[RecordType] = &[
                 seed: "uid",
             },
         ],
+        keyed_by_owner: None,
         schema_json: concat!(
             r#"{"name":"categories","title":"Category","description":"An entry of the chart of accounts used to classify payables, receivables and transactions.","#,
             r#""id_field":"uid","fields":{"created_at":{"type":"string","description":"When the record was created (ISO 8601).","sortable":true},"#,
@@ -3246,6 +3249,7 @@ static RECORDS: &[RecordType] = &[
                 seed: "uid",
             },
         ],
+        keyed_by_owner: None,
         schema_json: concat!(
             r#"{"name":"companies","title":"Company","description":"A company of the workspace: the legal entity that owes payables and is owed receivables.","#,
             r#""id_field":"uid","fields":{"cnpj":{"type":"string","description":"CNPJ, digits only."},"#,
@@ -3335,6 +3339,7 @@ static RECORDS: &[RecordType] = &[
                 seed: "uid",
             },
         ],
+        keyed_by_owner: None,
         schema_json: concat!(
             r#"{"name":"financial_accounts","title":"Financial account","#,
             r#""description":"A place where the workspace keeps money: bank account, cash box, card or investment.","#,
@@ -3445,6 +3450,7 @@ static RECORDS: &[RecordType] = &[
                 seed: "uid",
             },
         ],
+        keyed_by_owner: None,
         schema_json: concat!(
             r#"{"name":"financial_transactions","title":"Financial transaction","#,
             r#""description":"A movement (movimiento) of money in a financial account: a credit or a debit, reconciled against the bank statement or not.","#,
@@ -3558,6 +3564,7 @@ static RECORDS: &[RecordType] = &[
                 seed: "uid",
             },
         ],
+        keyed_by_owner: None,
         schema_json: concat!(
             r#"{"name":"fiscal_documents","title":"Fiscal document","#,
             r#""description":"A fiscal document received from a supplier (NF-e, NFS-e, CT-e), which may become or be linked to a payable.","#,
@@ -3695,6 +3702,7 @@ static RECORDS: &[RecordType] = &[
                 seed: "uid",
             },
         ],
+        keyed_by_owner: None,
         schema_json: concat!(
             r#"{"name":"payables","title":"Payable","description":"An account payable (cuenta por pagar): money the workspace owes a supplier. Overdue means status `open` with a due date before today.","#,
             r#""id_field":"uid","fields":{"account_id":{"type":"string","description":"Financial account the payment leaves from."},"#,
@@ -3786,6 +3794,7 @@ static RECORDS: &[RecordType] = &[
                 seed: "uid",
             },
         ],
+        keyed_by_owner: None,
         schema_json: concat!(
             r#"{"name":"people","title":"Person","description":"A person the workspace deals with: a supplier, a customer, or both.","#,
             r#""id_field":"uid","fields":{"created_at":{"type":"string","description":"When the record was created (ISO 8601).","sortable":true},"#,
@@ -3919,6 +3928,7 @@ static RECORDS: &[RecordType] = &[
                 seed: "uid",
             },
         ],
+        keyed_by_owner: None,
         schema_json: concat!(
             r#"{"name":"receivables","title":"Receivable","#,
             r#""description":"An account receivable (cuenta por cobrar): money a customer owes the workspace. Overdue means status `open` or `charged` with a due date before today.","#,
@@ -4011,6 +4021,7 @@ static RECORDS: &[RecordType] = &[
                 seed: "uid",
             },
         ],
+        keyed_by_owner: None,
         schema_json: concat!(
             r#"{"name":"transfers","title":"Transfer","description":"A transfer of money between two financial accounts of the workspace.","#,
             r#""id_field":"uid","fields":{"amount":{"type":"number","description":"Amount transferred, in BRL.","sortable":true},"#,

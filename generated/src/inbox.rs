@@ -2382,6 +2382,7 @@ static RECORDS: &[RecordType] = &[
                 seed: "uid",
             },
         ],
+        keyed_by_owner: None,
         schema_json: concat!(
             r#"{"name":"agent_runs","title":"Agent run","description":"One run of an agent on an e-mail: status, output, tokens and cost. A failed run carries its cause.","#,
             r#""id_field":"uid","fields":{"agent_id":{"type":"string","description":"Agent that ran."},"#,
@@ -2465,6 +2466,7 @@ static RECORDS: &[RecordType] = &[
                 seed: "uid",
             },
         ],
+        keyed_by_owner: None,
         schema_json: concat!(
             r#"{"name":"agents","title":"Agent","description":"An AI agent: the model it runs on, its system message and its skills.","#,
             r#""id_field":"uid","fields":{"created_at":{"type":"string","description":"When the record was created (ISO 8601).","sortable":true},"#,
@@ -2595,6 +2597,7 @@ static RECORDS: &[RecordType] = &[
                 seed: "uid",
             },
         ],
+        keyed_by_owner: None,
         schema_json: concat!(
             r#"{"name":"emails","title":"E-mail","description":"An e-mail received by an inbox: headers, body, attachments and processing status.","#,
             r#""id_field":"uid","fields":{"attachment_count":{"type":"integer","description":"Number of attachments."},"#,
@@ -2694,6 +2697,7 @@ static RECORDS: &[RecordType] = &[
                 seed: "uid",
             },
         ],
+        keyed_by_owner: None,
         schema_json: concat!(
             r#"{"name":"inboxes","title":"Inbox","description":"An inbox: the address that receives e-mails, the agent that processes them, who may send to it (recipients), filters and attachment rules.","#,
             r#""id_field":"uid","fields":{"address":{"type":"string","description":"E-mail address of the inbox."},"#,
@@ -2780,6 +2784,7 @@ static RECORDS: &[RecordType] = &[
                 seed: "uid",
             },
         ],
+        keyed_by_owner: None,
         schema_json: concat!(
             r#"{"name":"models","title":"Model","description":"An LLM an agent can run on, with its prices.","#,
             r#""id_field":"uid","fields":{"context_window":{"type":"integer","description":"Largest context, in tokens."},"#,
@@ -2849,6 +2854,7 @@ static RECORDS: &[RecordType] = &[
                 seed: "datetime:-60..0",
             },
         ],
+        keyed_by_owner: None,
         schema_json: concat!(
             r#"{"name":"secrets","title":"Secret","description":"A named secret agents and workflows use (API keys, tokens). Only its metadata is ever returned: the value is write-only. No resource exposes secrets.","#,
             r#""id_field":"uid","fields":{"created_at":{"type":"string","description":"When the record was created (ISO 8601).","sortable":true},"#,
@@ -2942,6 +2948,7 @@ static RECORDS: &[RecordType] = &[
                 seed: "uid",
             },
         ],
+        keyed_by_owner: None,
         schema_json: concat!(
             r#"{"name":"system_events","title":"System event","#,
             r#""description":"An entry of the event log, with its payload.","#,
@@ -3028,6 +3035,7 @@ static RECORDS: &[RecordType] = &[
                 seed: "uid",
             },
         ],
+        keyed_by_owner: None,
         schema_json: concat!(
             r#"{"name":"usage","title":"Usage","description":"Usage of one day by one model: e-mails processed, runs, tokens and cost.","#,
             r#""id_field":"uid","fields":{"agent_runs":{"type":"integer","description":"Agent runs.","sortable":true},"#,
@@ -3128,6 +3136,7 @@ static RECORDS: &[RecordType] = &[
                 seed: "ref:webhooks",
             },
         ],
+        keyed_by_owner: None,
         schema_json: concat!(
             r#"{"name":"webhook_deliveries","title":"Webhook delivery","#,
             r#""description":"One attempt to deliver an event to a webhook, with the answer received.","#,
@@ -3231,6 +3240,7 @@ static RECORDS: &[RecordType] = &[
                 seed: "text:https://erp.example.com/hooks/inbox|https://n8n.example.com/webhook/kobana",
             },
         ],
+        keyed_by_owner: None,
         schema_json: concat!(
             r#"{"name":"webhooks","title":"Webhook","description":"An outgoing webhook: URL, events and status. `failing` means its recent deliveries fail.","#,
             r#""id_field":"uid","fields":{"consecutive_failures":{"type":"integer","description":"Deliveries failed in a row.","sortable":true},"#,
@@ -3326,6 +3336,7 @@ static RECORDS: &[RecordType] = &[
                 seed: "text:Lançar nota no ERP|Agendar boleto|Arquivar anexo|Responder remetente",
             },
         ],
+        keyed_by_owner: None,
         schema_json: concat!(
             r#"{"name":"workflow_runs","title":"Workflow run","#,
             r#""description":"One run of a workflow triggered by an e-mail: its steps and their result.","#,
@@ -3421,6 +3432,7 @@ static RECORDS: &[RecordType] = &[
                 seed: "uid",
             },
         ],
+        keyed_by_owner: None,
         schema_json: concat!(
             r#"{"name":"workspaces","title":"Workspace","description":"A workspace, with its limits. Every other record lives in one workspace.","#,
             r#""id_field":"uid","fields":{"created_at":{"type":"string","description":"When the record was created (ISO 8601).","sortable":true},"#,

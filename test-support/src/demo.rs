@@ -311,6 +311,7 @@ pub static RECORDS: &[RecordType] = &[
             f("phone", "string", "phone"),
             f("created_at", "string", "datetime:-120..-60"),
         ],
+        keyed_by_owner: None,
         schema_json: "{}",
     },
     RecordType {
@@ -340,6 +341,7 @@ pub static RECORDS: &[RecordType] = &[
             f("created_at", "string", "datetime:-60..0"),
             f("updated_at", "string", ""),
         ],
+        keyed_by_owner: None,
         schema_json: "{}",
     },
     RecordType {
@@ -358,6 +360,7 @@ pub static RECORDS: &[RecordType] = &[
             f("paid_at", "string", "datetime:-30..0"),
             f("created_at", "string", ""),
         ],
+        keyed_by_owner: None,
         schema_json: "{}",
     },
 ];
@@ -496,6 +499,7 @@ pub static INBOX_RECORDS: &[RecordType] = &[RecordType {
         f("received_at", "string", "datetime:-20..0"),
         f("created_at", "string", ""),
     ],
+    keyed_by_owner: None,
     schema_json: "{}",
 }];
 

@@ -1,9 +1,9 @@
 //! Explicitly opting out of tests that need something outside the repository.
 //!
-//! Tests that need Redis (`REDIS_URL`), the Python MCP SDK (`KOBANA_TEST_PYTHON`) or Kobana's
-//! real OpenAPI specs (`KOBANA_SPECS_DIR`, default `../shared`) fail when it is missing, naming it
-//! in the first line of the failure, unless the caller lists it in
-//! `KOBANA_TEST_SKIP=redis,python,specs`; a test that fills a disk mounts a small tmpfs (root) unless
+//! Tests that need Redis (`REDIS_URL`), the Python MCP SDK (`KOBANA_TEST_PYTHON`), Kobana's
+//! real OpenAPI specs (`KOBANA_SPECS_DIR`, default `../shared`) or Node (the views' chart data,
+//! in `codegen/tests/views.rs`) fail when it is missing, naming it in the first line of the
+//! failure, unless the caller lists it in `KOBANA_TEST_SKIP=redis,python,specs,node`; a test that fills a disk mounts a small tmpfs (root) unless
 //! `mount` is listed. A skipped test writes one line saying what it skipped
 //! and why, straight to stderr (past the test harness's output capture), so a skip is never
 //! silent. Included with `#[path = "support/skip.rs"] mod skip;`.

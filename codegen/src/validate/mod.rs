@@ -56,6 +56,7 @@ pub fn validate(l: &Loaded) -> Vec<Diagnostic> {
     v.records();
     v.tools();
     v.singletons();
+    v.owner_keyed();
     v.resources_and_templates();
     v.prompts();
     v.completions();

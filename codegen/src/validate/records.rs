@@ -49,6 +49,50 @@ impl<'a> Validator<'a> {
         }
     }
 
+    /// A record type addressed by another record's uid while carrying a `uid` of its own
+    /// ([`crate::owner_key`]) names its owner and the tool listing it, and every URI template
+    /// reading it says in its `limitation` which uid its address takes (the docs show it beside
+    /// the template; the runtime's not-found answer says it to the caller).
+    pub(super) fn owner_keyed(&mut self) {
+        let cat = &self.l.catalog;
+        let mut keyed = Vec::new();
+        for (name, r) in &cat.records {
+            match crate::owner_key::derive(cat, r) {
+                Ok(Some(_)) => keyed.push(name.as_str()),
+                Ok(None) => {}
+                Err(why) => self.value(
+                    &key_path(&key_path("records", name), "id_field"),
+                    why,
+                    Some(
+                        "seed the id field `ref:<record>` with a record type some `list` tool lists, or address the record by its own `uid`"
+                            .into(),
+                    ),
+                ),
+            }
+        }
+        for (i, t) in cat.templates.iter().enumerate() {
+            let record = cat
+                .tools
+                .iter()
+                .find(|tool| tool.name == t.read_by)
+                .and_then(|tool| tool.operation.as_ref())
+                .and_then(|o| o.record.as_deref());
+            let Some(record) = record.filter(|r| keyed.contains(r)) else {
+                continue;
+            };
+            if t.limitation.as_deref().is_none_or(str::is_empty) {
+                self.key(
+                    &index_path("templates", i),
+                    format!(
+                        "`{}` reads `{record}` records, which are addressed by their owner's uid while carrying a `uid` of their own, but has no `limitation`",
+                        t.uri_template
+                    ),
+                    Some("say in `limitation:` which uid the address takes, and where a caller finds it".into()),
+                );
+            }
+        }
+    }
+
     /// A record type read by a `singleton` operation holds exactly one record per scope: it is
     /// seeded with one (`seed_count: 1`), and no tool lists, creates or deletes records of it.
     pub(super) fn singletons(&mut self) {

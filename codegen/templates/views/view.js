@@ -309,22 +309,9 @@
   }
 
   // --- a chart ------------------------------------------------------------------------------
-  function bucket(value, by) {
-    var s = String(value).slice(0, 10);
-    if (by === "month") { return s.slice(0, 7); }
-    if (by === "week") {
-      var m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(s);
-      if (!m) { return s; }
-      var d = new Date(Date.UTC(+m[1], +m[2] - 1, +m[3]));
-      d.setUTCDate(d.getUTCDate() - ((d.getUTCDay() + 6) % 7));
-      return d.toISOString().slice(0, 10);
-    }
-    return s;
-  }
-  function periodDate(p) {
-    var m = /^(\d{4})-(\d{2})(?:-(\d{2}))?$/.exec(p);
-    return m ? new Date(Date.UTC(+m[1], +m[2] - 1, m[3] ? +m[3] : 1)) : null;
-  }
+  var periodDate = chartData.periodDate, iso = chartData.iso;
+  /// Today as the server sees it (the day its prompts call today), the browser's when not given.
+  function today() { return /^\d{4}-\d{2}-\d{2}$/.test(settings.today || "") ? settings.today : iso(new Date()); }
   function periodLabel(p) {
     if (/^\d{4}-\d{2}$/.test(p)) {
       return new Intl.DateTimeFormat(locale, { month: "short", year: "numeric", timeZone: "UTC" }).format(periodDate(p));
@@ -338,56 +325,8 @@
     var opts = /^\d{4}-\d{2}$/.test(p) ? { month: "short", year: "2-digit", timeZone: "UTC" } : { day: "2-digit", month: "2-digit", timeZone: "UTC" };
     return new Intl.DateTimeFormat(locale, opts).format(d);
   }
-  function iso(d) { return d.toISOString().slice(0, 10); }
-  /// The `ahead` periods from today's (the server's today): every one, none before.
-  function periodsAhead(c) {
-    var today = /^\d{4}-\d{2}-\d{2}$/.test(settings.today || "") ? settings.today : iso(new Date());
-    var first = periodDate(bucket(today, c.by)), out = [];
-    for (var i = 0; i < c.ahead; i++) {
-      var d = new Date(first.getTime());
-      if (c.by === "month") { d.setUTCMonth(d.getUTCMonth() + i); out.push(iso(d).slice(0, 7)); }
-      else { d.setUTCDate(d.getUTCDate() + i * (c.by === "week" ? 7 : 1)); out.push(iso(d)); }
-    }
-    return out;
-  }
-  /// The last day of period `p`.
-  function periodEnd(p, by) {
-    var d = periodDate(p);
-    if (by === "month") { d.setUTCMonth(d.getUTCMonth() + 1); d.setUTCDate(0); }
-    else if (by === "week") { d.setUTCDate(d.getUTCDate() + 6); }
-    return iso(d);
-  }
-  /// `rows` summed by period: by series name, the rows of each (`rows` itself for a chart without sides).
-  function chartRows(rowsBySeries) {
-    var c = view.chart, out = {}, series;
-    if (c.sides && c.sides.length) { series = c.sides.map(function (s) { return s.series; }); }
-    else { series = c.series.length ? c.series : ["count"]; }
-    var ahead = c.date && c.ahead ? periodsAhead(c) : null;
-    if (ahead) { ahead.forEach(function (k) { out[k] = {}; series.forEach(function (s) { out[k][s] = 0; }); }); }
-    series.forEach(function (name) {
-      var rows = c.sides && c.sides.length ? rowsBySeries[name] || [] : rowsBySeries;
-      rows.forEach(function (r) {
-        var key;
-        if (c.date) { key = r[c.date] ? bucket(r[c.date], c.by) : null; } else {
-          for (var i = 0; i < c.label.length; i++) { if (r[c.label[i]] !== undefined && r[c.label[i]] !== null) { key = String(r[c.label[i]]); break; } }
-        }
-        if (!key || (ahead && !out[key])) { return; }
-        var o = out[key] || (out[key] = {});
-        var add = function (s, field) {
-          var v = c.date ? (field === "count" ? 1 : Number(r[field]) || 0) : Number(r[field]) || 0;
-          o[s] = (o[s] || 0) + v;
-        };
-        if (c.sides && c.sides.length) { add(name, c.series[0] || "count"); } else { add(name, name); }
-      });
-    });
-    var keys = ahead || Object.keys(out).sort();
-    var columns = series.slice();
-    if (c.net && series.length > 1) {
-      columns.push("net");
-      keys.forEach(function (k) { var o = out[k]; o.net = series.slice(1).reduce(function (a, s) { return a - (o[s] || 0); }, o[series[0]] || 0); });
-    }
-    return { series: series, columns: columns, keys: keys, values: out };
-  }
+  /// `rows` summed by period (see chart_data.js).
+  function chartRows(rowsBySeries) { return chartData.chartRows(view.chart, rowsBySeries, today()); }
   /// A side's records in the periods ahead: its tool called through the host for each argument
   /// set, page after page (a page shorter than asked is the last).
   var PER_PAGE = 50, MAX_PAGES = 40;
@@ -410,8 +349,8 @@
     })).then(function (lists) { return [].concat.apply([], lists); });
   }
   function loadSides() {
-    var c = view.chart, periods = periodsAhead(c);
-    var from = periods[0], to = periodEnd(periods[periods.length - 1], c.by), bySeries = {};
+    var c = view.chart, periods = chartData.periodsAhead(c, today());
+    var from = periods[0], to = chartData.periodEnd(periods[periods.length - 1], c.by), bySeries = {};
     return Promise.all(c.sides.map(function (side) {
       return sideRows(side, from, to).then(function (rows) { bySeries[side.series] = rows; });
     })).then(function () { return bySeries; });

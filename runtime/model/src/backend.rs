@@ -204,6 +204,22 @@ pub trait Backend: Send + Sync + 'static {
     fn executes_operations(&self) -> bool {
         false
     }
+
+    /// For a record type addressed by its owner's uid
+    /// ([`crate::catalog::RecordType::keyed_by_owner`]): the address (the id field's value) of
+    /// the record of `tool`'s type, in the scope `ctx` and `args` give, whose own uid is
+    /// `own_uid`, when this backend holds the records and finds it exactly and cheaply. `None`
+    /// otherwise: the default, and the proxy's, which never scans the API to find it.
+    fn address_of_own_uid<'a>(
+        &'a self,
+        ctx: &'a CallContext,
+        tool: &'static Tool,
+        args: &'a Map<String, Value>,
+        own_uid: &'a str,
+    ) -> BoxFuture<'a, Option<String>> {
+        let _ = (ctx, tool, args, own_uid);
+        Box::pin(async { None })
+    }
 }
 
 /// Where a long call reports how far it got: `(done, total, message)`. Set by whoever runs the

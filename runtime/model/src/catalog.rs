@@ -585,8 +585,23 @@ pub struct RecordType {
     /// How many records the sandbox seeds.
     pub seed_count: u32,
     pub fields: &'static [Field],
+    /// Set when records of this type are addressed by another record's uid while carrying a
+    /// `uid` of their own (a mailbox channel, read by its mailbox entry): derived by the
+    /// generator, it makes a not-found answer say which uid the address takes.
+    pub keyed_by_owner: Option<OwnerKey>,
     /// The schemas-catalog entry for this record, serialized at generation time.
     pub schema_json: &'static str,
+}
+
+/// How a record type addressed by its owner's uid is found (see [`RecordType::keyed_by_owner`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OwnerKey {
+    /// The record's own uid field, which no address of it takes (`uid`).
+    pub own_uid_field: &'static str,
+    /// The record type whose uid the address takes (`mailbox_entries`).
+    pub owner: &'static str,
+    /// The tool listing the owner's records (`banking_mailbox_entry_list`).
+    pub owner_list_tool: &'static str,
 }
 
 #[derive(Debug)]
@@ -691,6 +706,32 @@ impl Product {
             record_facts: &[],
             sandbox_only: &[],
         }
+    }
+
+    /// The URI of the resource that `tool` reads, with the template's variables filled from the
+    /// call's arguments (encoded by the one rule of [`crate::uri_template`], which
+    /// `resources/read` decodes back to the same values); `None` when no resource or template is
+    /// read by the tool, or an argument is missing, empty or not a string or number.
+    pub fn resource_uri_of(
+        &self,
+        tool: &Tool,
+        args: &serde_json::Map<String, serde_json::Value>,
+    ) -> Option<String> {
+        use serde_json::Value;
+        if let Some(r) = self.resources.iter().find(|r| r.read_by == tool.name) {
+            return Some(r.uri.to_string());
+        }
+        let template = self.templates.iter().find(|t| t.read_by == tool.name)?;
+        crate::uri_template::UriTemplate::parse(template.uri_template)
+            .ok()?
+            .fill(|var| {
+                let arg = template.args.iter().find(|(v, _)| *v == var)?.1;
+                match args.get(arg)? {
+                    Value::String(s) => Some(s.clone()),
+                    Value::Number(n) => Some(n.to_string()),
+                    _ => None,
+                }
+            })
     }
 
     /// The product's texts in `locale`, when the generator built them.

@@ -538,6 +538,31 @@ pub fn progress_message(tool: &str, done: f64, locale: runtime_model::locale::Lo
 }
 
 impl Sandbox {
+    /// [`Backend::address_of_own_uid`], on the calling thread: the stored records of the tool's
+    /// type in the call's scope, read until the one whose own uid is `own_uid`. Exact (uids are
+    /// unique) and cheap (a type holds its seeds and what was created since, tens of records).
+    pub fn address_of_own_uid_blocking(
+        &self,
+        ctx: &CallContext,
+        tool: &'static Tool,
+        args: &Map<String, Value>,
+        own_uid: &str,
+    ) -> Option<String> {
+        let product = ctx.product;
+        let rt = tool.record_type().and_then(|r| product.record(r))?;
+        let key = rt.keyed_by_owner?;
+        let scope = Self::scope_of(product, ctx, args).ok()?;
+        self.ensure_seeded(product, &scope).ok()?;
+        let rows = self
+            .inner
+            .store
+            .read(|tx| store::list(tx, &scope, rt.name))
+            .ok()?;
+        rows.into_iter()
+            .find(|r| r.json.get(key.own_uid_field).and_then(Value::as_str) == Some(own_uid))
+            .map(|r| r.id)
+    }
+
     /// A call on a blocking thread, after the task delay of a `task:` tool; `as_text` lets a
     /// list page come as [`Output::JsonText`].
     fn call_async(
@@ -599,6 +624,24 @@ impl Backend for Sandbox {
 
     fn executes_operations(&self) -> bool {
         true
+    }
+
+    fn address_of_own_uid<'a>(
+        &'a self,
+        ctx: &'a CallContext,
+        tool: &'static Tool,
+        args: &'a Map<String, Value>,
+        own_uid: &'a str,
+    ) -> BoxFuture<'a, Option<String>> {
+        let (this, ctx, args, own_uid) =
+            (self.clone(), ctx.clone(), args.clone(), own_uid.to_string());
+        Box::pin(async move {
+            let worker = this.clone();
+            this.blocking(move || worker.address_of_own_uid_blocking(&ctx, tool, &args, &own_uid))
+                .await
+                .ok()
+                .flatten()
+        })
     }
 }
 

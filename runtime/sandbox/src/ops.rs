@@ -816,8 +816,40 @@ fn create(c: &Call<'_>, rt: &RecordType) -> Result<Output, BackendError> {
     let json = field_args(rt, c.args, &[]);
     let (mut row, created) = new_row(c, rt, json)?;
     agreed(c, rt, &mut row.json, false)?;
+    let bank = wallet_bank(c, rt, &row.json)?;
+    crate::payment_codes::new_record(rt, &mut row.json, bank.as_deref());
     store::put(c.tx, c.scope, rt.name, &row, &created).map_err(db)?;
     Ok(Output::Json(envelope::one(c.tool, row.json)))
+}
+
+/// The bank slug (`bank_contract_slug`) of the record a created record's reference field names,
+/// when it has one: a billet's codes name its wallet's bank, as a seeded billet's do.
+fn wallet_bank(
+    c: &Call<'_>,
+    rt: &RecordType,
+    json: &Map<String, Value>,
+) -> Result<Option<String>, BackendError> {
+    for field in rt.fields {
+        let Some(target) = field.seed.strip_prefix("ref:") else {
+            continue;
+        };
+        let key = match json.get(field.name) {
+            Some(Value::String(s)) if !s.is_empty() => s.clone(),
+            Some(Value::Number(n)) => n.to_string(),
+            _ => continue,
+        };
+        let referenced = store::get(c.tx, c.scope, target, &key).map_err(db)?;
+        let slug = referenced.and_then(|r| {
+            r.json
+                .get("bank_contract_slug")
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        });
+        if slug.is_some() {
+            return Ok(slug);
+        }
+    }
+    Ok(None)
 }
 
 /// Key of a created record listing the files it was uploaded with.

@@ -3,6 +3,7 @@
 //! FEBRABAN layout (bank, currency, check digits, due factor, amount, free field), and a Pix
 //! charge's EMV BR Code "copia e cola" payload (amount, txid, CRC16).
 
+use runtime_model::catalog::RecordType;
 use serde_json::{Map, Value};
 use time::{Date, Month};
 
@@ -153,6 +154,30 @@ pub fn pix_payload(key: &str, amount: f64, name: &str, city: &str, txid: &str) -
     out += "6304";
     let crc = crc16(out.as_bytes());
     format!("{out}{crc:04X}")
+}
+
+/// The codes of a new record, seeded or created through a tool, made by the same functions: a
+/// type declaring `barcode` and `line` gets both ([`billet`], from its wallet's bank slug
+/// `bank`), a type declaring `qrcode` its Pix payload ([`pix`]); a Pix charge given no `txid`
+/// gets its own id as one, as the API gives every charge a txid.
+pub fn new_record(rt: &RecordType, json: &mut Map<String, Value>, bank: Option<&str>) {
+    let declares = |name: &str| rt.fields.iter().any(|f| f.name == name);
+    for code in ["barcode", "line", "qrcode"] {
+        if declares(code) && !json.contains_key(code) {
+            json.insert(code.into(), Value::Null);
+        }
+    }
+    let no_txid = json
+        .get("txid")
+        .and_then(Value::as_str)
+        .is_none_or(str::is_empty);
+    if declares("qrcode") && declares("txid") && no_txid {
+        if let Some(id) = json.get(rt.id_field).and_then(Value::as_str) {
+            json.insert("txid".into(), Value::String(id.to_string()));
+        }
+    }
+    billet(json, bank);
+    pix(json);
 }
 
 /// A billet record with `barcode` and `line` fields gets both, from its bank (`bank`: its

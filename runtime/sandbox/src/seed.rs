@@ -553,8 +553,7 @@ pub fn generate_record(product: &Product, rt: &RecordType, s: &mut RecordSeed<'_
     coherence::harmonize(rt, &mut json, created_at, s.now, s.index, s.rng);
     blank_timestamps_of_other_states(rt, &mut json);
     // After the due date settled: the codes carry it.
-    crate::payment_codes::billet(&mut json, bank.as_deref());
-    crate::payment_codes::pix(&mut json);
+    crate::payment_codes::new_record(rt, &mut json, bank.as_deref());
     Seeded {
         json,
         id,

@@ -168,6 +168,7 @@ static RECORDS: &[RecordType] = &[
             field("name", "string", "company_name"),
             field("cnpj", "string", "cnpj"),
         ],
+        keyed_by_owner: None,
         schema_json: "{}",
     },
     RecordType {
@@ -195,6 +196,7 @@ static RECORDS: &[RecordType] = &[
             },
             field("updated_at", "string", "datetime:-30..-1"),
         ],
+        keyed_by_owner: None,
         schema_json: "{}",
     },
 ];

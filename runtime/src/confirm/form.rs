@@ -373,7 +373,7 @@ fn tool_arg_name(tool: &Tool, k: &str) -> Option<&'static str> {
         .map(|i| &schema[i + 1..i + 1 + k.len()])
 }
 
-fn record_title(product: &Product, record: &str, locale: Locale) -> String {
+pub(crate) fn record_title(product: &Product, record: &str, locale: Locale) -> String {
     let idx = product.records.iter().position(|r| r.name == record);
     let title = idx
         .and_then(|i| product.texts(locale).map(|t| t.records[i].title))

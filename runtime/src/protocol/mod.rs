@@ -22,6 +22,7 @@ pub mod language;
 pub mod listing;
 pub mod mrtr;
 pub mod output_schema;
+mod owner_key;
 pub mod prompt_env;
 pub mod prompts;
 pub mod resources;

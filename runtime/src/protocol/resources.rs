@@ -240,7 +240,7 @@ impl Engine {
                     }
                 }
                 Ok(Dispatched::Backend(Err(BackendError::NotFound(_)))) => {
-                    return not_found(call, uri).into()
+                    return self.not_found_hinted(call, uri, tool, &args).await.into()
                 }
                 Ok(Dispatched::Backend(Err(e))) => return upstream_error(&e).into(),
                 Ok(Dispatched::Output(out)) => {
@@ -265,6 +265,29 @@ impl Engine {
             return not_found(call, uri).into();
         }
         Reply::Value(self.finish(call, json!({ "contents": contents }), true))
+    }
+
+    /// [`not_found`] for a record `tool` could not find: with, for a record type keyed by its
+    /// owner's uid, the hint saying which uid the address takes (in the message, after the
+    /// usual words, and as `data.hint`).
+    async fn not_found_hinted(
+        &self,
+        call: &Call,
+        uri: &str,
+        tool: &'static runtime_model::catalog::Tool,
+        args: &Map<String, Value>,
+    ) -> RpcError {
+        let plain = not_found(call, uri);
+        let Some(hint) = self
+            .owner_key_hint(call, tool, args, super::owner_key::Asked::Resource)
+            .await
+        else {
+            return plain;
+        };
+        let words = runtime_model::texts::Text::ProtocolResourceNotFound
+            .fill(self.locale(call), &[("uri", &uri)]);
+        RpcError::new(plain.code, format!("{words}. {hint}"))
+            .with_data(json!({ "uri": uri, "hint": hint }))
     }
 
     fn contents_of(

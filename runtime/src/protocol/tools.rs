@@ -9,7 +9,6 @@ use runtime_model::catalog::{Binding, Operation, Product, Tool};
 use runtime_model::errors::{self, AppError};
 use runtime_model::locale::Locale;
 use runtime_model::texts::Text;
-use runtime_model::uri_template::UriTemplate;
 use serde_json::{json, Map, Value};
 use sha2::{Digest, Sha256};
 
@@ -174,6 +173,11 @@ impl RecordReader for GateReader<'_> {
 
 /// The application error of a backend failure.
 pub fn backend_error_output(e: &BackendError) -> ToolOutput {
+    backend_error_output_hinted(e, None)
+}
+
+/// [`backend_error_output`] with a `hint` beside the message (what to do instead).
+pub fn backend_error_output_hinted(e: &BackendError, hint: Option<String>) -> ToolOutput {
     let (err, detail) = match e {
         BackendError::NotFound(d) => (&errors::NOT_FOUND, d.clone()),
         BackendError::Invalid(d) => (&errors::INVALID_ARGUMENTS, d.clone()),
@@ -189,7 +193,11 @@ pub fn backend_error_output(e: &BackendError) -> ToolOutput {
         ),
         BackendError::OutcomeUnknown(d) => (&errors::OUTCOME_UNKNOWN, d.clone()),
     };
-    app_error_output(err, Some(&detail), Map::new())
+    let mut extra = Map::new();
+    if let Some(hint) = hint {
+        extra.insert("hint".into(), json!(hint));
+    }
+    app_error_output(err, Some(&detail), extra)
 }
 
 /// The result of a write whose outcome is unknown: not a failure; names the tools that read the
@@ -370,8 +378,15 @@ impl Engine {
                 let mut e = Map::new();
                 e.insert("code".into(), json!(code));
                 e.insert("message".into(), json!(message));
+                if error.code == errors::NOT_FOUND.code {
+                    let hint = self
+                        .owner_key_hint(call, tool, args, super::owner_key::Asked::Tool)
+                        .await;
+                    if let Some(hint) = hint {
+                        e.insert("hint".into(), json!(hint));
+                    }
+                }
                 let structured = json!({ "error": e });
-                let _ = error;
                 return self.tool_reply(
                     call,
                     ToolOutput {
@@ -544,7 +559,16 @@ impl Engine {
             Ok(Dispatched::Backend(Err(BackendError::OutcomeUnknown(d)))) => {
                 self.tool_reply(call, outcome_unknown_output(self.product, tool, &d))
             }
-            Ok(Dispatched::Backend(Err(e))) => self.tool_reply(call, backend_error_output(&e)),
+            Ok(Dispatched::Backend(Err(e))) => {
+                let hint = match e {
+                    BackendError::NotFound(_) => {
+                        self.owner_key_hint(call, tool, args, super::owner_key::Asked::Tool)
+                            .await
+                    }
+                    _ => None,
+                };
+                self.tool_reply(call, backend_error_output_hinted(&e, hint))
+            }
             Ok(Dispatched::Resource(contents)) => self.tool_reply(
                 call,
                 ToolOutput {
@@ -670,7 +694,7 @@ impl Engine {
         args: &Map<String, Value>,
         c: super::result_budget::Cut,
     ) -> ToolOutput {
-        let whole = resource_uri_of(self.product, tool, args);
+        let whole = self.product.resource_uri_of(tool, args);
         let budget = self.options.result_budget_tokens;
         let note =
             super::result_budget::note(tool, args, &c, budget, whole.as_deref(), self.locale(call));
@@ -1050,7 +1074,7 @@ fn file_to_tool(
     mime_type: String,
     data: Vec<u8>,
 ) -> ToolOutput {
-    let uri = resource_uri_of(engine.product, tool, args);
+    let uri = engine.product.resource_uri_of(tool, args);
     let links_allowed = call.era.has_structured_content();
     let link = |uri: &str| {
         json!({
@@ -1121,25 +1145,6 @@ fn file_to_tool(
         structured: Some(json!({ "file": file })),
         is_error: false,
     }
-}
-
-/// The URI of the resource that this tool reads, with the template's variables filled from the
-/// call's arguments (encoded by the one rule of [`runtime_model::uri_template`], which
-/// `resources/read` decodes back to the same values); `None` when no resource or template is read
-/// by the tool, or an argument is missing, empty or not a string or number.
-fn resource_uri_of(product: &Product, tool: &Tool, args: &Map<String, Value>) -> Option<String> {
-    if let Some(r) = product.resources.iter().find(|r| r.read_by == tool.name) {
-        return Some(r.uri.to_string());
-    }
-    let template = product.templates.iter().find(|t| t.read_by == tool.name)?;
-    UriTemplate::parse(template.uri_template).ok()?.fill(|var| {
-        let arg = template.args.iter().find(|(v, _)| *v == var)?.1;
-        match args.get(arg)? {
-            Value::String(s) => Some(s.clone()),
-            Value::Number(n) => Some(n.to_string()),
-            _ => None,
-        }
-    })
 }
 
 pub(crate) fn is_text_mime(m: &str) -> bool {
