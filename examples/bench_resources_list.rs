@@ -128,6 +128,7 @@ async fn main() {
         idempotency_key: None,
         locale: runtime_model::locale::Locale::En,
         progress: Default::default(),
+        attempts: Default::default(),
     };
     let backend: Arc<dyn Backend> = Arc::new(SlowUpstream);
     println!("resources/list fan-out: {TYPES} types, {} ms per listing, {RECENT} most recent each, median of {RUNS} runs", LATENCY.as_millis());

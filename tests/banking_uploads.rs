@@ -46,6 +46,7 @@ fn ctx(token: Option<&str>) -> CallContext {
         idempotency_key: None,
         locale: runtime_model::locale::Locale::En,
         progress: Default::default(),
+        attempts: Default::default(),
     }
 }
 

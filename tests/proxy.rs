@@ -54,6 +54,7 @@ fn ctx(product: &'static Product, token: &str) -> CallContext {
         idempotency_key: None,
         locale: runtime_model::locale::Locale::En,
         progress: Default::default(),
+        attempts: Default::default(),
     }
 }
 

@@ -12,6 +12,7 @@ use std::sync::{Arc, Mutex};
 
 use runtime::rpc::Reply;
 use runtime::telemetry::request_log::{logged, TARGET};
+use runtime::telemetry::{AuditTarget, Telemetry, TelemetryConfig};
 use serde_json::{json, Value};
 use tracing_subscriber::layer::SubscriberExt as _;
 
@@ -134,7 +135,7 @@ async fn every_request_logs_one_line_with_method_name_duration_and_outcome() {
     let params = json!({"name": "billing_customers_get"});
     let params =
         runtime::rpc::params::Params::from(params.as_object().cloned().unwrap_or_default());
-    let stuck = logged("tools/call", &params, std::future::pending::<Reply>());
+    let stuck = logged("tools/call", &params, None, std::future::pending::<Reply>());
     let timed_out = tokio::time::timeout(std::time::Duration::from_millis(5), stuck).await;
     assert!(timed_out.is_err());
     let got = lines.snapshot();
@@ -222,4 +223,110 @@ async fn every_request_logs_one_line_with_method_name_duration_and_outcome() {
             "{line:?}"
         );
     }
+    // Simultaneous requests keep their own context: each line has its own request's client
+    // address (trusted proxy headers) beside its own tool and error code, and each audit record
+    // its own person and error code. (The address, the code and the facts travel with the
+    // request as values; this held with the task-locals they replaced too.)
+    let dir = tempfile::tempdir().expect("temp dir");
+    let audit = dir.path().join("audit.jsonl");
+    let telemetry = Telemetry::new(TelemetryConfig {
+        audit: Some(AuditTarget::File {
+            path: audit.clone(),
+            max_bytes: 10 * 1024 * 1024,
+            keep: 2,
+        }),
+        ..TelemetryConfig::default()
+    })
+    .expect("telemetry");
+    let proxied = harness::start(harness::Options {
+        products: vec![billing],
+        configure: Some(Box::new(move |c| {
+            c.trust_proxy_headers = true;
+            c.telemetry = Some(telemetry);
+        })),
+        ..harness::Options::all_products()
+    })
+    .await;
+    let from = |token: &str, ip: String| {
+        let mut c = proxied.client("billing", token);
+        let mut headers = reqwest::header::HeaderMap::new();
+        headers.insert("x-forwarded-for", ip.parse().expect("header value"));
+        c.http = reqwest::Client::builder()
+            .default_headers(headers)
+            .build()
+            .expect("client");
+        c
+    };
+    const PAIRS: usize = 8;
+    let before = lines.snapshot().len();
+    let mut running = tokio::task::JoinSet::new();
+    for i in 1..=PAIRS {
+        // A delete of a record that does not exist (`not_found`), and a create by a caller
+        // without the scope (`insufficient_scope`): both writes, so both audited.
+        let deleter = from("demo-full", format!("203.0.113.{i}"));
+        let creator = from("demo-readonly", format!("198.51.100.{i}"));
+        running.spawn(async move {
+            deleter
+                .request(
+                    "tools/call",
+                    json!({"name": "billing_customers_delete", "arguments": {"id": format!("cus_none_{i}")}}),
+                )
+                .await
+        });
+        running.spawn(async move {
+            creator
+                .request(
+                    "tools/call",
+                    json!({"name": "billing_customers_create",
+                           "arguments": {"name": "A", "document": "39053344705", "email": "a@x.com"}}),
+                )
+                .await
+        });
+    }
+    while let Some(answer) = running.join_next().await {
+        assert!(answer.expect("request task").tool_error_code().is_some());
+    }
+    let got = lines.snapshot();
+    let mut seen = std::collections::BTreeSet::new();
+    for line in &got[before..] {
+        let ip = &line["client_ip"];
+        let (name, code) = if ip.starts_with("203.0.113.") {
+            ("billing_customers_delete", "not_found")
+        } else if ip.starts_with("198.51.100.") {
+            ("billing_customers_create", "insufficient_scope")
+        } else {
+            panic!("a line with another request's address, or none: {line:?}")
+        };
+        assert_eq!(line["name"], name, "{line:?}");
+        assert_eq!(line["outcome"], "is_error", "{line:?}");
+        assert_eq!(line["code"], code, "{line:?}");
+        assert!(seen.insert(ip.clone()), "two lines for {ip}: {got:?}");
+    }
+    assert_eq!(seen.len(), 2 * PAIRS, "one line per request: {got:?}");
+    let text = std::fs::read_to_string(&audit).expect("the audit file");
+    let records: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("an audit record is JSON"))
+        .collect();
+    assert_eq!(records.len(), 2 * PAIRS, "{text}");
+    let mut people = BTreeMap::new();
+    for r in &records {
+        let code = match r["tool"].as_str() {
+            Some("billing_customers_delete") => "not_found",
+            Some("billing_customers_create") => "insufficient_scope",
+            _ => panic!("{r}"),
+        };
+        assert_eq!(r["error_code"], code, "{r}");
+        assert_eq!(r["outcome"], "tool_error", "{r}");
+        people
+            .entry(r["tool"].to_string())
+            .or_insert_with(std::collections::BTreeSet::new)
+            .insert(r["person"].to_string());
+    }
+    let people: Vec<_> = people.values().collect();
+    assert_eq!(people.len(), 2, "{text}");
+    assert!(
+        people.iter().all(|p| p.len() == 1) && people[0] != people[1],
+        "each tool's records have their own caller: {people:?}"
+    );
 }

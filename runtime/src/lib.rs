@@ -25,11 +25,13 @@
 //! - `state`: sealed `requestState` (HMAC-SHA256, rotating keys) for multi round-trip requests.
 //! - `telemetry`: metrics and traces (OpenTelemetry, Prometheus text, OTLP), the request log
 //!   line, the audit trail of writes, readiness probes. The layers above note what they learn into
-//!   the request's facts (`telemetry::facts`).
+//!   the request's facts through the handle its call carries (`contract::facts::Notes`): a
+//!   request's context travels as values, not task-locals.
 //! - `rpc`: JSON-RPC framing: messages, params, `_meta`, protocol errors, replies and pages.
 //! - `record_schemas`: the schemas catalog JSON of a product (resource and tool alike).
 //! - `contract`: the handler contract both `protocol` and `extensions` import: the request's
-//!   `Call`, its era, `RpcError`, and what a handler receives and answers.
+//!   `Call` (with its client address and the handle its facts are noted through), its era,
+//!   `RpcError`, and what a handler receives and answers.
 
 pub use runtime_model::{backend as backend_api, catalog, errors, identity};
 

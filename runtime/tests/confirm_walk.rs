@@ -20,6 +20,7 @@ use serde_json::{json, Map, Value};
 use runtime::confirm::idempotency::{self, Outcome};
 use runtime::confirm::ledger::{Ledger, LedgerError, MemoryLedger};
 use runtime::confirm::{Confirmer, Gate, GateRequest};
+use runtime::contract::facts::Notes;
 use runtime::state::StateSealer;
 use test_support::policies::{tool, LENIENT, STRICT};
 
@@ -196,6 +197,7 @@ async fn walk(seed: u64, product: &'static Product, shared: bool, steps: usize) 
                         now,
                         locale: runtime_model::locale::Locale::En,
                         reader: None,
+                        notes: &Notes::NONE,
                     })
                     .await;
                 let Gate::InputRequired(v) = &g else {
@@ -238,6 +240,7 @@ async fn walk(seed: u64, product: &'static Product, shared: bool, steps: usize) 
                         now,
                         locale: runtime_model::locale::Locale::En,
                         reader: None,
+                        notes: &Notes::NONE,
                     })
                     .await;
                 let Gate::Run { confirmed } = g else {
@@ -271,7 +274,7 @@ async fn walk(seed: u64, product: &'static Product, shared: bool, steps: usize) 
                 let nonce = pick.nonce.clone();
                 let api_ref = &mut api;
                 let ran = c
-                    .run_once(Some(&fp), Some(&confirmed), &owner, |key| {
+                    .run_once(Some(&fp), Some(&confirmed), &owner, &Notes::NONE, |key| {
                         let key = key.expect("a write carries a key");
                         let outcome = match reply {
                             Reply::Refuse => Outcome::Failed,
@@ -342,6 +345,7 @@ async fn walk(seed: u64, product: &'static Product, shared: bool, steps: usize) 
                         now,
                         locale: runtime_model::locale::Locale::En,
                         reader: None,
+                        notes: &Notes::NONE,
                     })
                     .await;
                 assert!(

@@ -28,5 +28,6 @@ pub fn admin(product: &'static Product, org: &str) -> CallContext {
         idempotency_key: None,
         locale: Locale::En,
         progress: Default::default(),
+        attempts: Default::default(),
     }
 }

@@ -613,6 +613,7 @@ impl Sandboxed {
             idempotency_key: None,
             locale: runtime_model::locale::Locale::En,
             progress: Default::default(),
+            attempts: Default::default(),
         };
         Sandboxed {
             _dir: dir,

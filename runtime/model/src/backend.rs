@@ -35,6 +35,9 @@ pub struct CallContext {
     pub locale: crate::locale::Locale,
     /// Where the call reports how far it got (a task's `statusMessage`); none in a request.
     pub progress: Progress,
+    /// Where a backend that calls an API over HTTP reports each attempt (the runtime: its
+    /// metrics and the request's audit facts); none outside a measured request.
+    pub attempts: Attempts,
 }
 
 /// The response header by which an API says a write's answer is the stored one of an earlier
@@ -253,6 +256,56 @@ impl std::fmt::Debug for Progress {
             "Progress(reported)"
         } else {
             "Progress(none)"
+        })
+    }
+}
+
+/// One HTTP attempt a backend made for a call ([`Attempts`]).
+#[derive(Debug, Clone, Copy)]
+pub struct HttpAttempt<'a> {
+    pub product: &'static str,
+    /// The HTTP method.
+    pub method: &'a str,
+    pub took: std::time::Duration,
+    /// The answer's status; `None`: no answer (`error` says why).
+    pub status: Option<u16>,
+    /// Why there was no answer (`timeout`, `connect_error`, `connection_broken`).
+    pub error: Option<&'static str>,
+    /// The answer's request id header.
+    pub request_id: Option<&'a str>,
+}
+
+/// What receives a call's [`HttpAttempt`] reports.
+pub trait AttemptSink: Send + Sync {
+    fn attempt(&self, attempt: &HttpAttempt<'_>);
+}
+
+/// Where a call's HTTP attempts are reported, like [`Progress`] a value in the [`CallContext`]
+/// rather than ambient state: a backend reports to the call it was given, whichever task runs
+/// it. None by default: the reports go nowhere.
+#[derive(Clone, Default)]
+pub struct Attempts(Option<Arc<dyn AttemptSink>>);
+
+impl Attempts {
+    /// Reports to `sink`.
+    pub fn to(sink: Arc<dyn AttemptSink>) -> Self {
+        Self(Some(sink))
+    }
+
+    /// Reports one attempt, when someone listens.
+    pub fn report(&self, attempt: &HttpAttempt<'_>) {
+        if let Some(sink) = &self.0 {
+            sink.attempt(attempt);
+        }
+    }
+}
+
+impl std::fmt::Debug for Attempts {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "Attempts(reported)"
+        } else {
+            "Attempts(none)"
         })
     }
 }

@@ -649,6 +649,7 @@ async fn run(
         idempotency_key: idem,
         locale: product.default_locale,
         progress: Default::default(),
+        attempts: Default::default(),
     };
     let started = std::time::Instant::now();
     // A list page comes as its records' stored text, sent as it is.

@@ -30,6 +30,7 @@ fn ctx(product: &'static Product, org: &str) -> CallContext {
         idempotency_key: None,
         locale: runtime_model::locale::Locale::En,
         progress: Default::default(),
+        attempts: Default::default(),
     }
 }
 

@@ -425,6 +425,7 @@ mod tests {
             idempotency_key: None,
             locale: runtime_model::locale::Locale::En,
             progress: Default::default(),
+            attempts: Default::default(),
         }
     }
 

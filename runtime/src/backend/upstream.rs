@@ -512,14 +512,14 @@ impl Upstream {
                 .and_then(|v| v.to_str().ok())
                 .map(str::to_string)
         });
-        crate::telemetry::facts::upstream_attempt(
-            ctx.product.name,
-            &method_name,
-            started.elapsed(),
+        ctx.attempts.report(&runtime_model::backend::HttpAttempt {
+            product: ctx.product.name,
+            method: &method_name,
+            took: started.elapsed(),
             status,
             error,
-            request_id.as_deref(),
-        );
+            request_id: request_id.as_deref(),
+        });
         let resp = match sent_at {
             Ok(r) => r,
             Err(e) => {
@@ -998,6 +998,7 @@ mod tests {
                 idempotency_key: Some("k".repeat(64)),
                 locale: runtime_model::locale::Locale::En,
                 progress: Default::default(),
+                attempts: Default::default(),
             }
         }
 

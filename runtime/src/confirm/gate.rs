@@ -43,9 +43,7 @@ use super::form::{self, Refusal};
 use super::idempotency::{self, CallKeys, Claimed, Outcome};
 use super::ledger::{Ledger, LedgerError};
 use crate::state::{new_nonce, Binding, Refused, StateClaims, StateSealer};
-use crate::telemetry::facts::{
-    note_confirmation, note_idempotency_key, note_ledger_down, ConfirmEvent,
-};
+use crate::telemetry::facts::{ConfirmEvent, Notes};
 
 /// Ledger value of a confirmation being run.
 const RUNNING: &str = "running";
@@ -89,6 +87,8 @@ pub struct GateRequest<'a> {
     /// Reads the record the call touches before a question is asked (its facts go into the
     /// question; a missing or terminal record is refused without one). `None`: nothing is read.
     pub reader: Option<&'a dyn RecordReader>,
+    /// Where the gate notes its verdict for the request's metrics and audit record.
+    pub notes: &'a Notes,
 }
 
 /// The gate's verdict.
@@ -198,6 +198,7 @@ impl Confirmer {
         fingerprint: Option<&str>,
         confirmed: Option<&Confirmed>,
         owner: &str,
+        notes: &Notes,
         run: F,
     ) -> Result<T, LedgerError>
     where
@@ -210,23 +211,23 @@ impl Confirmer {
                 let sealed = confirmed.and_then(|c| c.generation);
                 match self.calls.claim(fp, owner, sealed).await {
                     Ok(k) => {
-                        note_idempotency_key(&k.key);
+                        notes.idempotency_key(&k.key);
                         Some(k)
                     }
                     // The documents' rule under a ledger outage: see `Claimed::during_outage`.
                     Err(e) if confirmed.is_none() && idempotency::ledger_is_down(&e) => {
                         tracing::warn!(error = %e, "the ledger is down; a write that needs no confirmation runs with its call's generation-0 key");
-                        note_ledger_down();
+                        notes.ledger_down();
                         let k = Claimed::during_outage(fp);
-                        note_idempotency_key(&k.key);
+                        notes.idempotency_key(&k.key);
                         Some(k)
                     }
                     Err(e) => {
                         if idempotency::ledger_is_down(&e) {
-                            note_ledger_down();
+                            notes.ledger_down();
                         }
                         if let Some(c) = confirmed {
-                            note_confirmation(ConfirmEvent::Unavailable, None);
+                            notes.confirmation(ConfirmEvent::Unavailable, None);
                             self.abandon(c).await;
                         }
                         return Err(e);
@@ -284,7 +285,7 @@ impl Confirmer {
                             message,
                         };
                     }
-                    note_confirmation(ConfirmEvent::Required, None);
+                    req.notes.confirmation(ConfirmEvent::Required, None);
                     Gate::refuse(CONFIRMATION_REQUIRED)
                 }
             };
@@ -318,7 +319,8 @@ impl Confirmer {
         match answer(req.input_responses) {
             Answer::Missing => self.ask(&req, &args_hash, &principal, None).await,
             Answer::No(why) => {
-                note_confirmation(ConfirmEvent::Declined, Some(&claims.nonce));
+                req.notes
+                    .confirmation(ConfirmEvent::Declined, Some(&claims.nonce));
                 Gate::Refuse {
                     error: USER_DECLINED,
                     code: policy.decline_code.to_string(),
@@ -328,7 +330,8 @@ impl Confirmer {
             Answer::Yes => {
                 let ttl = Duration::from_secs(policy.confirmation_ttl_secs.max(1));
                 let Ok(token) = new_nonce() else {
-                    note_confirmation(ConfirmEvent::Unavailable, Some(&claims.nonce));
+                    req.notes
+                        .confirmation(ConfirmEvent::Unavailable, Some(&claims.nonce));
                     return Gate::refuse(CONFIRMATION_UNAVAILABLE);
                 };
                 let reserved = format!("{RESERVED}{token}");
@@ -345,17 +348,20 @@ impl Confirmer {
                         self.start(&claims.nonce, &earlier).await
                     }
                     Ok(Some(earlier)) => {
-                        note_confirmation(ConfirmEvent::Replayed, Some(&claims.nonce));
+                        req.notes
+                            .confirmation(ConfirmEvent::Replayed, Some(&claims.nonce));
                         return self.replayed(&req, &args_hash, &principal, &earlier).await;
                     }
                     Err(e) => {
-                        note_confirmation(ConfirmEvent::Unavailable, Some(&claims.nonce));
-                        return ledger_refusal(req.tool, &e);
+                        req.notes
+                            .confirmation(ConfirmEvent::Unavailable, Some(&claims.nonce));
+                        return ledger_refusal(req.tool, &e, req.notes);
                     }
                 };
                 match started {
                     Ok(true) => {
-                        note_confirmation(ConfirmEvent::Accepted, Some(&claims.nonce));
+                        req.notes
+                            .confirmation(ConfirmEvent::Accepted, Some(&claims.nonce));
                         Gate::Run {
                             confirmed: Some(Confirmed {
                                 generation: claims.data.get(GENERATION).and_then(Value::as_u64),
@@ -365,12 +371,14 @@ impl Confirmer {
                     }
                     // Another request started it in between.
                     Ok(false) => {
-                        note_confirmation(ConfirmEvent::Replayed, Some(&claims.nonce));
+                        req.notes
+                            .confirmation(ConfirmEvent::Replayed, Some(&claims.nonce));
                         self.replayed(&req, &args_hash, &principal, RUNNING).await
                     }
                     Err(e) => {
-                        note_confirmation(ConfirmEvent::Unavailable, Some(&claims.nonce));
-                        ledger_refusal(req.tool, &e)
+                        req.notes
+                            .confirmation(ConfirmEvent::Unavailable, Some(&claims.nonce));
+                        ledger_refusal(req.tool, &e, req.notes)
                     }
                 }
             }
@@ -425,11 +433,11 @@ impl Confirmer {
         }
         let Ok(nonce) = new_nonce() else {
             // Without randomness no single-use key can be minted: refuse, nothing runs.
-            note_confirmation(ConfirmEvent::Unavailable, None);
+            req.notes.confirmation(ConfirmEvent::Unavailable, None);
             return Gate::refuse(CONFIRMATION_UNAVAILABLE);
         };
         // A replay asked again stays counted as a replay.
-        note_confirmation(ConfirmEvent::Asked, Some(&nonce));
+        req.notes.confirmation(ConfirmEvent::Asked, Some(&nonce));
         let mut data = json!({"purpose": STATE_PURPOSE});
         // Sealed for every confirmed tool (the gate asks only for destructive ones); a tool
         // without an idempotency key leaves it unused.
@@ -524,14 +532,14 @@ fn answer(responses: Option<&Value>) -> Answer {
 }
 
 /// The refusal when the ledger cannot record a confirmation: nothing ran.
-fn ledger_refusal(tool: &Tool, e: &LedgerError) -> Gate {
+fn ledger_refusal(tool: &Tool, e: &LedgerError, notes: &Notes) -> Gate {
     match e {
         LedgerError::QuotaExceeded(_) => {
             tracing::info!(tool = tool.name, error = %e, "confirmation refused: caller over quota");
             Gate::refuse(CONFIRMATION_QUOTA_EXCEEDED)
         }
         _ => {
-            note_ledger_down();
+            notes.ledger_down();
             tracing::warn!(tool = tool.name, error = %e, "confirmation ledger failed; refusing");
             Gate::refuse(CONFIRMATION_UNAVAILABLE)
         }
@@ -617,6 +625,7 @@ mod tests {
                 now: self.now,
                 locale: runtime_model::locale::Locale::En,
                 reader: None,
+                notes: &Notes::NONE,
             }
         }
     }
@@ -1063,9 +1072,13 @@ mod tests {
         };
         let owner = idempotency::owner(&id);
         let ran = c
-            .run_once(Some("fp"), Some(&confirmed), &owner, |_| async {
-                panic!("nothing runs without its key")
-            })
+            .run_once(
+                Some("fp"),
+                Some(&confirmed),
+                &owner,
+                &Notes::NONE,
+                |_| async { panic!("nothing runs without its key") },
+            )
             .await;
         assert_eq!(ran, Err::<(), _>(LedgerError::QuotaExceeded(1)));
         assert!(c.gate(retry.req()).await.runs(), "given back, it runs");
@@ -1139,6 +1152,7 @@ mod tests {
                 now: NOW,
                 locale: runtime_model::locale::Locale::En,
                 reader: None,
+                notes: &Notes::NONE,
             })
             .await;
         let Gate::InputRequired(v) = g else {

@@ -68,7 +68,8 @@ impl Encoded {
 /// spliced: copying it costs more than the four allocations.
 pub fn encode(id: &Value, reply: Reply) -> Encoded {
     match reply {
-        Reply::Raw(page) => match page.into_answer_buffer() {
+        Reply::Raw(page) | Reply::ToolError { result: page, .. } => match page.into_answer_buffer()
+        {
             // Written in its answer's buffer: the answer is that buffer and its tail.
             Ok(mut out) => {
                 write_tail(&mut out, id);
@@ -139,7 +140,9 @@ fn id_len(id: &Value) -> usize {
 pub fn encode_reply(id: &Value, reply: &Reply) -> Vec<u8> {
     match reply {
         Reply::Value(v) | Reply::InputRequired(v) => jsonrpc::encode_result(id, v),
-        Reply::Raw(page) => jsonrpc::encode_page_result(id, page),
+        Reply::Raw(page) | Reply::ToolError { result: page, .. } => {
+            jsonrpc::encode_page_result(id, page)
+        }
         Reply::Error(e) => jsonrpc::encode_error(id, e),
     }
 }

@@ -52,6 +52,8 @@ pub struct Caller {
     pub names_selection: bool,
     /// HTTP's `Accept-Language` (nothing on stdio, whose language is the server's `--locale`).
     pub accept_language: Option<Arc<str>>,
+    /// The client address (HTTP: the TCP peer or trusted proxy headers); none on stdio.
+    pub client_ip: Option<std::net::IpAddr>,
 }
 
 impl Caller {
@@ -311,6 +313,8 @@ fn modern_call(req: &mut Request, outer: Outer<'_>, caller: &Caller) -> Result<C
         session: None,
         selection: caller.selection.clone(),
         accept_language: modern::accept_language(req.meta()).or(caller.accept_language.clone()),
+        client_ip: caller.client_ip,
+        notes: Default::default(),
     })
 }
 
@@ -337,6 +341,8 @@ fn legacy_call(
         },
         session,
         accept_language: modern::accept_language(meta).or(caller.accept_language.clone()),
+        client_ip: caller.client_ip,
+        notes: Default::default(),
     }
 }
 

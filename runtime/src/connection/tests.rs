@@ -17,6 +17,7 @@ fn caller() -> Caller {
         selection: None,
         names_selection: false,
         accept_language: None,
+        client_ip: None,
     }
 }
 

@@ -43,6 +43,13 @@ pub struct Call {
     /// `_meta` `acceptLanguage` when present, else the HTTP `Accept-Language` header. The engine
     /// matches it against the product's locales (`runtime_model::locale`).
     pub accept_language: Option<Arc<str>>,
+    /// The client address (HTTP: the TCP peer, or the one trusted proxy headers name); `None` on
+    /// stdio. Its request log line carries it.
+    pub client_ip: Option<std::net::IpAddr>,
+    /// Where the layers note what they learn while the request runs, for its metrics, span and
+    /// audit record ([`super::facts::Notes`]; the engine sets a recording one on a measured
+    /// request).
+    pub notes: super::facts::Notes,
 }
 
 impl Call {
@@ -59,6 +66,8 @@ impl Call {
             session: None,
             selection: None,
             accept_language: None,
+            client_ip: None,
+            notes: super::facts::Notes::NONE,
         }
     }
 

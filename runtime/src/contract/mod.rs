@@ -6,6 +6,8 @@
 //! connection layer and the protocol down to this contract and the model.
 //!
 //! - [`call`]: one request's context ([`Call`]): era, caller, client capabilities, channel back.
+//! - [`facts`]: what the layers learn while a request runs, noted through the handle its
+//!   [`Call`] carries ([`facts::Notes`]).
 //! - [`era`]: protocol revisions, `_meta` keys, log levels.
 //! - [`error`]: the JSON-RPC error every handler and method answers with ([`RpcError`]).
 //! - Here: [`ExtCtx`], [`Target`], [`ExtOutcome`], [`ToolOutput`], [`InputNeeded`], [`Handler`],
@@ -15,6 +17,7 @@
 pub mod call;
 pub mod era;
 pub mod error;
+pub mod facts;
 
 use runtime_model::backend::{Backend, BoxFuture, Progress};
 use runtime_model::catalog::{Product, Prompt, Tool};

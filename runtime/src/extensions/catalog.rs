@@ -153,6 +153,7 @@ fn template_without_endpoint<'a>(ctx: &'a ExtCtx<'a>) -> Out<'a> {
             idempotency_key: None,
             locale: ctx.locale,
             progress: ctx.task.progress(),
+            attempts: ctx.call.notes.attempts(),
         };
         match ctx.backend.call(&call, tool, ctx.args).await {
             // The proxy: nothing to forward this tool to.

@@ -471,13 +471,25 @@ impl Engine {
                 .map(|(name, idx)| (*name, *idx)),
             _ => None,
         };
+        // A measured request records what its layers learn, through the handle its call
+        // carries: a copy of the call with a recording one.
+        let recorded;
+        let call = match &self.telemetry {
+            Some(t) => {
+                let mut c = call.clone();
+                c.notes = crate::contract::facts::Notes::recording(t.attempts());
+                recorded = c;
+                &recorded
+            }
+            None => call,
+        };
         let observer = crate::telemetry::observe::Observer {
             telemetry: self.telemetry.as_ref(),
             product: self.product.name,
             tool: tool.map(|(name, _)| name),
         };
-        // Boxed once here: the layers below (measurement, the log line, their task-locals, the
-        // connection's time limit) each take the future by value and hold it twice, so inline
+        // Boxed once here: the layers below (measurement, the log line, the connection's time
+        // limit) each take the future by value and hold it twice, so inline
         // its size multiplied at every layer and each move of a request's future copied it.
         let answer = Box::pin(async {
             let idx = tool.map(|(_, idx)| idx);

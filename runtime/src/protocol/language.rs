@@ -34,7 +34,7 @@ pub fn localize_reply(reply: Reply, locale: Locale, modern: bool) -> Reply {
             };
             Reply::Error(e)
         }
-        raw @ Reply::Raw(_) => raw,
+        raw @ (Reply::Raw(_) | Reply::ToolError { .. }) => raw,
     }
 }
 

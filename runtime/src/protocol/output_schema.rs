@@ -199,7 +199,9 @@ mod engine_tests {
         );
         match engine.handle(&req, &call).await {
             Reply::Value(v) | Reply::InputRequired(v) => v,
-            Reply::Raw(b) => serde_json::from_slice(&b.to_vec()).unwrap(),
+            Reply::Raw(b) | Reply::ToolError { result: b, .. } => {
+                serde_json::from_slice(&b.to_vec()).unwrap()
+            }
             Reply::Error(e) => panic!("{e:?}"),
         }
     }

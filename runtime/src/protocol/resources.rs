@@ -49,13 +49,16 @@ pub const META_INCOMPLETE: &str = "br.com.kobana/incomplete";
 /// a note in the caller's language and each missing listing (its URI template, whose records
 /// stay readable by URI, its list tool and why). Each is also counted and logged.
 fn incomplete_meta(
+    telemetry: Option<&crate::telemetry::Telemetry>,
     product: &'static str,
     locale: runtime_model::locale::Locale,
     missing: &[crate::backend::Missing],
 ) -> Value {
     let mut listed = Vec::with_capacity(missing.len());
     for m in missing {
-        crate::telemetry::facts::listing_left_out(product, m.uri_template);
+        if let Some(t) = telemetry {
+            crate::telemetry::facts::listing_left_out(t, product, m.uri_template);
+        }
         listed.push(json!({"uriTemplate": m.uri_template, "tool": m.tool, "reason": m.reason}));
     }
     let types = missing
@@ -98,7 +101,11 @@ impl Engine {
             .map(|(i, r)| texts.map_or(r.descriptor_json, |t| t.resources[i].descriptor_json))
             .filter_map(|d| serde_json::from_str(d).ok())
             .collect();
-        let ctx = self.call_context(call, &Map::new());
+        let mut ctx = self.call_context(call, &Map::new());
+        // The listings run in tasks of their own and are not measured one by one: their HTTP
+        // attempts are neither timed nor noted in the request's facts (a listing left out is
+        // counted: `listing_left_out`).
+        ctx.attempts = Default::default();
         // A listing that failed leaves out its type's records only, and the answer says so; when
         // every one failed it is an error: never a partial list that looks complete and cacheable.
         let recent = match crate::backend::recent::recent_resources(
@@ -127,7 +134,12 @@ impl Engine {
         let mut result = json!({ "resources": resources });
         let complete = recent.missing.is_empty();
         if !complete {
-            result["_meta"] = incomplete_meta(self.product.name, locale, &recent.missing);
+            result["_meta"] = incomplete_meta(
+                self.telemetry.as_ref(),
+                self.product.name,
+                locale,
+                &recent.missing,
+            );
         }
         Reply::Value(self.finish(call, result, complete))
     }

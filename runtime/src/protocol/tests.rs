@@ -157,7 +157,9 @@ async fn ask(
     );
     match e.handle(&req, c).await {
         Reply::Value(v) | Reply::InputRequired(v) => Ok(v),
-        Reply::Raw(b) => Ok(serde_json::from_slice(&b.to_vec()).unwrap()),
+        Reply::Raw(b) | Reply::ToolError { result: b, .. } => {
+            Ok(serde_json::from_slice(&b.to_vec()).unwrap())
+        }
         Reply::Error(err) => Err(err),
     }
 }

@@ -365,6 +365,7 @@ impl Engine {
                 now: mrtr::now_unix(),
                 locale: self.locale(call),
                 reader: Some(&reader),
+                notes: &call.notes,
             })
             .await;
         let confirmed = match gate {
@@ -467,6 +468,7 @@ impl Engine {
                 fingerprint.as_deref(),
                 confirmed,
                 &owner,
+                &call.notes,
                 |idempotency_key| async move {
                     let dispatched = self
                         .dispatch(
@@ -518,7 +520,7 @@ impl Engine {
         Executed::Reply(match dispatched {
             Ok(Dispatched::Output(out)) => self.tool_reply(call, out),
             Ok(Dispatched::Backend(Ok(Output::Replayed(inner)))) => {
-                crate::telemetry::facts::note_replayed();
+                call.notes.replayed();
                 let mut out = match *inner {
                     Output::Json(answer) => {
                         match super::output_schema::check(tool, self.schemas.output(idx), &answer) {
@@ -592,7 +594,7 @@ impl Engine {
     /// (their digest, and their text with secrets removed).
     fn note_write(&self, call: &Call, tool: &'static Tool, args: &Map<String, Value>) {
         let schema: Value = serde_json::from_str(tool.input_schema_json).unwrap_or(Value::Null);
-        crate::telemetry::facts::note_write(crate::telemetry::facts::WriteCall {
+        call.notes.write(crate::telemetry::facts::WriteCall {
             product: self.product.name,
             tool: tool.name,
             destructive: tool.annotations.destructive,
@@ -627,26 +629,32 @@ impl Engine {
         )
     }
 
-    /// The final `tools/call` result in the caller's era.
+    /// The final `tools/call` result in the caller's era: an `isError` one is a
+    /// [`Reply::ToolError`] carrying its application error code.
     pub(crate) fn tool_reply(&self, call: &Call, mut out: ToolOutput) -> Reply {
+        let mut code = None;
         if out.is_error {
             if let Some(s) = out.structured.as_mut() {
                 super::language::localize_error(s, &mut out.content, self.locale(call));
             }
-            let code = out
+            let found = out
                 .structured
                 .as_ref()
                 .and_then(|s| s.pointer("/error/code"))
                 .and_then(Value::as_str);
-            crate::telemetry::request_log::note_tool_error(code);
+            code = Some(found.unwrap_or("unknown").to_string());
         }
-        self.write_tool_result(
+        let result = self.write_tool_result(
             call,
             256,
             |bytes| write_json(bytes, &out.content),
             out.structured.as_ref().map(Structured::Value),
             out.is_error,
-        )
+        );
+        match code {
+            Some(code) => Reply::ToolError { result, code },
+            None => Reply::Raw(result),
+        }
     }
 
     /// The result of a JSON answer, cut to the result budget when it exceeds it
@@ -744,7 +752,7 @@ impl Engine {
         // The text twice (escaped once, raw once; JSON text escapes about one byte in eight),
         // and the envelope around it.
         let escaped_len = in_string.map_or(text.len() + text.len() / 4, str::len);
-        self.write_tool_result(
+        Reply::Raw(self.write_tool_result(
             call,
             text.len() + escaped_len + 64,
             |bytes| {
@@ -764,7 +772,7 @@ impl Engine {
                 is_object,
             }),
             false,
-        )
+        ))
     }
 
     /// [`Self::json_reply`] for a large answer in an era with `structuredContent`: the same
@@ -833,7 +841,7 @@ impl Engine {
         content: impl FnOnce(&mut Vec<u8>),
         structured: Option<Structured<'_>>,
         is_error: bool,
-    ) -> Reply {
+    ) -> Page {
         let tail = self.result_tail(call);
         let mut bytes = Page::answer_buffer(size_hint + tail.len() + 16);
         bytes.extend_from_slice(b"{\"content\":");
@@ -853,7 +861,7 @@ impl Engine {
             bytes.extend_from_slice(b",\"isError\":true");
         }
         bytes.extend_from_slice(tail.as_bytes());
-        Reply::Raw(Page::from_answer_buffer(bytes))
+        Page::from_answer_buffer(bytes)
     }
 
     /// Runs a tool's binding (for `tools/call` or for a resource read). `origin` is the
@@ -924,6 +932,7 @@ impl Engine {
             idempotency_key: None,
             locale: self.locale(call),
             progress: Default::default(),
+            attempts: call.notes.attempts(),
         }
     }
 

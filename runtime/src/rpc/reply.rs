@@ -16,7 +16,26 @@ pub enum Reply {
     InputRequired(Value),
     /// A pre-serialized result object.
     Raw(Page),
+    /// A pre-serialized `isError` tool result, with the application error code it carries
+    /// (`structuredContent.error.code`, `unknown` when it has none). Encoded like [`Reply::Raw`];
+    /// told apart so the layers that measure, log and audit a request read the code from the
+    /// reply itself (the result is bytes by then, and an era without `structuredContent` does
+    /// not even carry it).
+    ToolError {
+        result: Page,
+        code: String,
+    },
     Error(RpcError),
+}
+
+impl Reply {
+    /// The application error code of an `isError` tool result ([`Reply::ToolError`]).
+    pub fn tool_error(&self) -> Option<&str> {
+        match self {
+            Reply::ToolError { code, .. } => Some(code),
+            _ => None,
+        }
+    }
 }
 
 impl From<RpcError> for Reply {

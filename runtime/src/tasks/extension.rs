@@ -236,7 +236,7 @@ impl TaskInputs for TaskRun {
 fn reply_value(reply: Reply) -> Result<Value, RpcError> {
     match reply {
         Reply::Value(v) | Reply::InputRequired(v) => Ok(v),
-        Reply::Raw(page) => {
+        Reply::Raw(page) | Reply::ToolError { result: page, .. } => {
             let bytes = page.to_vec();
             serde_json::from_slice(&bytes)
                 .map_err(|e| RpcError::internal(format!("a tool result did not parse: {e}")))
@@ -358,6 +358,8 @@ impl TasksExtension {
         let mut call = call.clone();
         call.peer = Peer::none();
         call.progress_token = None;
+        // The request's facts are read when it answers, now: the task notes nothing into them.
+        call.notes = crate::contract::facts::Notes::NONE;
         let params = params.clone();
         let id = record.id.clone();
         let store = self.store.clone();

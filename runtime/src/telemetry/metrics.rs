@@ -49,6 +49,26 @@ pub struct Instruments {
 }
 
 impl Instruments {
+    /// One HTTP attempt to the upstream: its duration and status (`None`: no answer, `error`
+    /// says why) go to the `http.client.request.duration` histogram. (Its status and request id
+    /// go to the request's facts: `contract::facts::Notes::attempts`.)
+    pub(super) fn upstream_attempt(&self, a: &runtime_model::backend::HttpAttempt<'_>) {
+        let mut attrs = vec![
+            KeyValue::new("http.request.method", a.method.to_string()),
+            KeyValue::new("kobana.product", a.product),
+        ];
+        if let Some(s) = a.status {
+            attrs.push(KeyValue::new("http.response.status_code", i64::from(s)));
+            if s >= 500 {
+                attrs.push(KeyValue::new("error.type", s.to_string()));
+            }
+        }
+        if let Some(e) = a.error {
+            attrs.push(KeyValue::new("error.type", e));
+        }
+        self.upstream.record(a.took.as_secs_f64(), &attrs);
+    }
+
     pub(super) fn new(meter: &Meter, sessions: Arc<Mutex<Vec<SessionSource>>>) -> Self {
         Self {
             operation: meter

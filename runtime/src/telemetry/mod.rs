@@ -4,9 +4,10 @@
 //! One [`Telemetry`] per server. Instrumentation has few homes, each a layer every request
 //! crosses: the engine's request wrapper (`observe`) times every request, opens its
 //! span and writes the audit record of a write, from the [`facts`] the layers below note while
-//! the request runs (the confirmation gate's verdict, the upstream's status and request id, the
-//! idempotency key); the ledger is wrapped once (`crate::confirm::timed::TimedLedger`); the upstream proxy
-//! times each HTTP attempt through [`facts::upstream_attempt`].
+//! the request runs, through the handle in its call (the confirmation gate's verdict, the
+//! upstream's status and request id, the idempotency key); the ledger is wrapped once
+//! (`crate::confirm::timed::TimedLedger`); the upstream proxy reports each HTTP attempt to its
+//! call's `CallContext::attempts`, which times it ([`Telemetry::attempts`]).
 //!
 //! Metrics always live in the process (a Prometheus scrape renders them: [`Telemetry::prometheus`]);
 //! with an OTLP endpoint they and the spans are also exported (HTTP, protobuf). Without one no
@@ -68,6 +69,19 @@ struct Inner {
     tracing: Option<(SdkTracerProvider, opentelemetry_sdk::trace::Tracer)>,
     audit: Option<AuditSink>,
     sessions: Arc<Mutex<Vec<SessionSource>>>,
+}
+
+impl runtime_model::backend::AttemptSink for Inner {
+    fn attempt(&self, attempt: &runtime_model::backend::HttpAttempt<'_>) {
+        self.instruments.upstream_attempt(attempt);
+    }
+}
+
+impl Telemetry {
+    /// Where a measured call's HTTP attempts are timed (`http.client.request.duration`).
+    pub fn attempts(&self) -> runtime_model::backend::Attempts {
+        runtime_model::backend::Attempts::to(self.inner.clone())
+    }
 }
 
 impl Default for Telemetry {

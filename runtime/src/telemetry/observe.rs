@@ -1,10 +1,10 @@
 //! The one place every request the engine answers is measured: its
 //! `mcp.server.operation.duration`, its span, the confirmation gate's verdict counter, and the
 //! audit record of a write. Wraps the request log line ([`super::request_log`]); what the layers
-//! below learned arrives as [`facts::Facts`].
+//! below learned arrives as [`Facts`], noted through the handle in the request's call
+//! ([`crate::contract::Call::notes`]).
 
 use std::future::Future;
-use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use opentelemetry::KeyValue;
@@ -15,7 +15,7 @@ use super::request_log;
 use crate::contract::Call;
 use crate::rpc::jsonrpc::Request;
 use crate::rpc::reply::Reply;
-use crate::telemetry::facts::{self, ConfirmEvent, Facts};
+use crate::telemetry::facts::{ConfirmEvent, Facts, Notes};
 use crate::telemetry::{trace, Telemetry};
 
 /// Who measures a request, and what the engine knows of it.
@@ -30,12 +30,14 @@ pub(crate) struct Observer<'a> {
 
 /// Answers `req` with `answer`, measured. A request dropped before it answers (the connection
 /// layer's time limit, a closed connection) is measured too, with `error.type` `cancelled`; a
-/// write dropped after it was sent is audited with outcome `unknown`.
+/// write dropped after it was sent is audited with outcome `unknown`. What the request's layers
+/// learned is read from `call.notes`, which the engine made recording
+/// ([`Notes::recording`]) for a measured request.
 pub(crate) async fn observed<F>(o: Observer<'_>, req: &Request, call: &Call, answer: F) -> Reply
 where
     F: Future<Output = Reply>,
 {
-    let logged = request_log::logged(&req.method, &req.params, answer);
+    let logged = request_log::logged(&req.method, &req.params, call.client_ip, answer);
     let Some(t) = o.telemetry else {
         return logged.await;
     };
@@ -66,10 +68,10 @@ where
         tool,
         started: Instant::now(),
         span,
-        facts: Arc::new(Mutex::new(Facts::default())),
+        notes: call.notes.clone(),
         done: false,
     };
-    let reply = facts::scope(Some(t.clone()), measured.facts.clone(), logged).await;
+    let reply = logged.await;
     measured.finish(Some(&reply));
     reply
 }
@@ -113,7 +115,8 @@ struct Measured {
     tool: Option<&'static str>,
     started: Instant,
     span: Option<opentelemetry_sdk::trace::Span>,
-    facts: Arc<Mutex<Facts>>,
+    /// The request's facts (the handle its call carries: the notes outlive a dropped request).
+    notes: Notes,
     done: bool,
 }
 
@@ -122,10 +125,10 @@ impl Measured {
         if std::mem::replace(&mut self.done, true) {
             return;
         }
-        let facts = self.facts.lock().map(|f| f.clone()).unwrap_or_default();
+        let facts = self.notes.facts();
         let t = &self.telemetry;
         let (error_type, rpc_code) = match reply {
-            Some(r) => error_type(r, &facts),
+            Some(r) => error_type(r),
             None => (Some("cancelled".to_string()), None),
         };
         // The labels on the stack (at most four): no list allocated per request.
@@ -157,7 +160,7 @@ impl Measured {
         }
         if facts.write.is_some() && !matches!(reply, Some(Reply::InputRequired(_))) {
             let (outcome, code) = match reply {
-                Some(r) => (outcome(r, &facts), error_code(r, &facts)),
+                Some(r) => (outcome(r, &facts), error_code(r)),
                 // Dropped unanswered: once its key was claimed the write may have been sent.
                 None if facts.idempotency_key.is_some() => ("unknown", None),
                 None => ("cancelled", None),
@@ -181,19 +184,19 @@ impl Drop for Measured {
     }
 }
 
-fn error_code(reply: &Reply, facts: &Facts) -> Option<String> {
+fn error_code(reply: &Reply) -> Option<String> {
     match reply {
         Reply::Error(e) => Some(e.code.to_string()),
-        _ => facts.tool_error.clone(),
+        _ => reply.tool_error().map(str::to_string),
     }
 }
 
 /// `error.type` of a request: the JSON-RPC code of an error answer, `tool_error` for an `isError`
 /// result (so failed tools do not look healthy); none when it succeeded.
-fn error_type(reply: &Reply, facts: &Facts) -> (Option<String>, Option<i64>) {
+fn error_type(reply: &Reply) -> (Option<String>, Option<i64>) {
     match reply {
         Reply::Error(e) => (Some(e.code.to_string()), Some(e.code)),
-        _ if facts.tool_error.is_some() => (Some("tool_error".to_string()), None),
+        Reply::ToolError { .. } => (Some("tool_error".to_string()), None),
         _ => (None, None),
     }
 }
@@ -206,7 +209,7 @@ fn outcome(reply: &Reply, facts: &Facts) -> &'static str {
     if matches!(reply, Reply::Error(_)) {
         return "error";
     }
-    match (facts.confirmation, facts.tool_error.as_deref()) {
+    match (facts.confirmation, reply.tool_error()) {
         (Some(ConfirmEvent::Declined), _) => "declined",
         (
             Some(ConfirmEvent::Replayed | ConfirmEvent::Unavailable | ConfirmEvent::Required),

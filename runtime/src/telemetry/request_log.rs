@@ -8,11 +8,10 @@
 //! answers and tokens are never logged. Requests answered outside an engine get their line too:
 //! a 2025 `initialize` ([`log_initialize`]) and requests the HTTP layers refused ([`log_refused`]:
 //! outcome `refused`, the HTTP status as `code`). On HTTP every line has the client address
-//! (`client_ip`, [`with_client_ip`]); on stdio it is empty.
+//! (`client_ip`, the request's [`crate::contract::Call::client_ip`]); on stdio it is empty.
 
 use crate::rpc::params::Params;
 use std::borrow::Cow;
-use std::cell::RefCell;
 use std::time::Instant;
 
 use serde_json::Value;
@@ -42,35 +41,9 @@ pub fn clip(text: &str, max: usize) -> Cow<'_, str> {
     Cow::Owned(format!("{}…[cut: {} bytes]", &text[..end], text.len()))
 }
 
-tokio::task_local! {
-    /// The client address of the request being answered (HTTP: set by the transport, from the
-    /// peer or trusted proxy headers); stdio has none.
-    static CLIENT_IP: Option<std::net::IpAddr>;
-}
-
-/// Runs `answer` (an HTTP request, from its outermost layer on) with the client address its log
-/// lines carry. A nameable future, so a hand-written `tower` layer can return it without boxing.
-pub fn with_client_ip<F: std::future::Future>(
-    ip: Option<std::net::IpAddr>,
-    answer: F,
-) -> tokio::task::futures::TaskLocalFuture<Option<std::net::IpAddr>, F> {
-    CLIENT_IP.scope(ip, answer)
-}
-
-/// [`with_client_ip`] for work that does not wait: a layer's `call`, which may refuse (and log)
-/// before any future is polled.
-pub fn with_client_ip_sync<R>(ip: Option<std::net::IpAddr>, f: impl FnOnce() -> R) -> R {
-    CLIENT_IP.sync_scope(ip, f)
-}
-
-/// The client address of the request being answered ([`with_client_ip`]); `None` on stdio, or
-/// outside any request.
-pub fn current_client_ip() -> Option<std::net::IpAddr> {
-    CLIENT_IP.try_with(|ip| *ip).ok().flatten()
-}
-
-fn client_ip() -> String {
-    match current_client_ip() {
+/// A client address as its log line writes it: empty when there is none (stdio).
+fn client_ip_text(ip: Option<std::net::IpAddr>) -> String {
+    match ip {
         None => String::new(),
         Some(std::net::IpAddr::V4(v4)) => ipv4_text(v4),
         Some(ip) => ip.to_string(),
@@ -96,33 +69,28 @@ fn ipv4_text(ip: std::net::Ipv4Addr) -> String {
     text
 }
 
-tokio::task_local! {
-    /// The application error code of the `isError` tool result being answered, set by
-    /// `tool_reply` (the result itself is pre-serialized bytes by then).
-    static TOOL_ERROR: RefCell<Option<String>>;
-}
-
-/// Runs one request's future and logs its line. A request whose future is dropped before it
-/// answers (the connection layer's time limit, a closed connection) is logged with outcome `cancelled`.
-pub async fn logged<F>(method: &str, params: &Params, answer: F) -> Reply
+/// Runs one request's future and logs its line, with the request's client address. A request
+/// whose future is dropped before it answers (the connection layer's time limit, a closed
+/// connection) is logged with outcome `cancelled`.
+pub async fn logged<F>(
+    method: &str,
+    params: &Params,
+    client_ip: Option<std::net::IpAddr>,
+    answer: F,
+) -> Reply
 where
     F: std::future::Future<Output = Reply>,
 {
     let mut pending = Pending {
         method: clip(method, METHOD_MAX),
         name: clip(target_name(method, params), NAME_MAX),
+        client_ip,
         started: Instant::now(),
         answered: false,
     };
-    let (reply, tool_error) = TOOL_ERROR
-        .scope(RefCell::new(None), async {
-            let reply = answer.await;
-            let tool_error = TOOL_ERROR.with(|c| c.borrow_mut().take());
-            (reply, tool_error)
-        })
-        .await;
+    let reply = answer.await;
     pending.answered = true;
-    let (outcome, code) = outcome(&reply, tool_error);
+    let (outcome, code) = outcome(&reply);
     pending.log(outcome, code.as_deref().unwrap_or(""));
     reply
 }
@@ -131,6 +99,7 @@ where
 struct Pending<'a> {
     method: Cow<'a, str>,
     name: Cow<'a, str>,
+    client_ip: Option<std::net::IpAddr>,
     started: Instant,
     answered: bool,
 }
@@ -145,7 +114,7 @@ impl Pending<'_> {
             duration_us,
             outcome,
             code,
-            client_ip = client_ip(),
+            client_ip = client_ip_text(self.client_ip),
             "request"
         );
     }
@@ -181,10 +150,15 @@ pub fn log_refused(method: &str, name: &str, status: u16, client_ip: Option<std:
 
 /// The line of a 2025 `initialize`, which the connection layer answers (it opens the session)
 /// without an engine: `outcome` `ok`, or `error` with the JSON-RPC `code`.
-pub fn log_initialize(started: Instant, error_code: Option<i64>) {
+pub fn log_initialize(
+    started: Instant,
+    error_code: Option<i64>,
+    client_ip: Option<std::net::IpAddr>,
+) {
     let pending = Pending {
         method: Cow::Borrowed("initialize"),
         name: Cow::Borrowed(""),
+        client_ip,
         started,
         answered: true,
     };
@@ -192,15 +166,6 @@ pub fn log_initialize(started: Instant, error_code: Option<i64>) {
         None => pending.log("ok", ""),
         Some(c) => pending.log("error", &c.to_string()),
     }
-}
-
-/// Records that the tool result being answered is an `isError` result with this code (for this
-/// line, and for the request's metrics and audit record).
-pub(crate) fn note_tool_error(code: Option<&str>) {
-    crate::telemetry::facts::note_tool_error(code);
-    let _ = TOOL_ERROR.try_with(|c| {
-        *c.borrow_mut() = Some(code.unwrap_or("unknown").to_string());
-    });
 }
 
 /// The tool or prompt name, or the resource URI, a request targets.
@@ -220,10 +185,10 @@ pub(crate) fn target_name<'a>(method: &str, params: &'a Params) -> &'a str {
     params.get(key).and_then(Value::as_str).unwrap_or("")
 }
 
-fn outcome(reply: &Reply, tool_error: Option<String>) -> (&'static str, Option<String>) {
+fn outcome(reply: &Reply) -> (&'static str, Option<String>) {
     match reply {
         Reply::Error(e) => ("error", Some(e.code.to_string())),
-        _ if tool_error.is_some() => ("is_error", tool_error),
+        Reply::ToolError { code, .. } => ("is_error", Some(code.clone())),
         Reply::InputRequired(_) => ("input_required", None),
         Reply::Value(v) if v.get("isError") == Some(&Value::Bool(true)) => {
             let code = v

@@ -111,7 +111,7 @@ where
                     };
                     let resp = auth.refusal_for(&err, public_origin(req.extensions()));
                     let resp = crate::auth::http::in_locale(resp, &err, locale);
-                    let ip = crate::telemetry::request_log::current_client_ip();
+                    let ip = super::peer::ClientAddr::of(req.extensions());
                     crate::telemetry::request_log::log_refused("", "", resp.status().as_u16(), ip);
                     resp
                 }

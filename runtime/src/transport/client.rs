@@ -20,7 +20,6 @@ use axum::extract::Request;
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::Response;
 use serde_json::Value;
-use tokio::task::futures::TaskLocalFuture;
 use tower::Service;
 
 use super::layer::LayerFuture;
@@ -30,7 +29,7 @@ use crate::server::Server;
 use crate::telemetry::request_log;
 use runtime_model::locale::Locale;
 
-pub use super::peer::PublicOrigin;
+pub use super::peer::{ClientAddr, PublicOrigin};
 
 /// The elements of a `Forwarded` header (each a list of `key=value` pairs), in order.
 fn forwarded_elements(h: &HeaderMap) -> Vec<Vec<(String, String)>> {
@@ -156,10 +155,10 @@ impl<S> tower::Layer<S> for ClientLayer {
     }
 }
 
-/// Notes the client address (and the trusted public origin), applies the per-IP limit before
-/// anything else runs, then runs the request with that address in scope for every layer and log
-/// line below it ([`request_log::with_client_ip`]). A hand-written service rather than an axum
-/// `from_fn` layer: that one boxed a future, built a `Next` and cloned its state per request.
+/// Notes the client address (and the trusted public origin) in the request's extensions
+/// ([`ClientAddr`], [`PublicOrigin`]), where every layer and handler below it reads it, and
+/// applies the per-IP limit before anything else runs. A hand-written service rather than an
+/// axum `from_fn` layer: that one boxed a future, built a `Next` and cloned its state per request.
 #[derive(Clone)]
 pub struct Client<S> {
     server: Arc<Server>,
@@ -183,7 +182,7 @@ where
 {
     type Response = Response;
     type Error = Infallible;
-    type Future = TaskLocalFuture<Option<IpAddr>, LayerFuture<S::Future>>;
+    type Future = LayerFuture<S::Future>;
 
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
         self.inner.poll_ready(cx)
@@ -197,12 +196,13 @@ where
             None
         };
         let ip = forwarded.or(self.peer.map(|p| p.ip()));
+        req.extensions_mut().insert(ClientAddr(ip));
         if trust {
             if let Some(origin) = forwarded_origin(req.headers()) {
                 req.extensions_mut().insert(PublicOrigin(origin));
             }
         }
-        let answer = match (ip, &self.server.config.rate_limiter) {
+        match (ip, &self.server.config.rate_limiter) {
             (Some(ip), Some(limiter)) => {
                 let limiter = limiter.clone();
                 let server = self.server.clone();
@@ -217,13 +217,8 @@ where
                     }
                 }))
             }
-            // The inner layers' `call` runs in the address's scope too: the guard refuses (and
-            // logs) there, before any future is polled.
-            _ => LayerFuture::Inner(request_log::with_client_ip_sync(ip, || {
-                self.inner.call(req)
-            })),
-        };
-        request_log::with_client_ip(ip, answer)
+            _ => LayerFuture::Inner(self.inner.call(req)),
+        }
     }
 }
 

@@ -156,7 +156,7 @@ where
         match refusal(&self.server, req.headers()) {
             None => LayerFuture::Inner(self.inner.call(req)),
             Some(msg) => {
-                let ip = crate::telemetry::request_log::current_client_ip();
+                let ip = super::peer::ClientAddr::of(req.extensions());
                 crate::telemetry::request_log::log_refused(
                     "",
                     "",

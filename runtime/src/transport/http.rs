@@ -482,6 +482,7 @@ fn caller(route: &Route, ext: &axum::http::Extensions, headers: &HeaderMap) -> C
             selection: None,
             names_selection: false,
             accept_language,
+            client_ip: super::peer::ClientAddr::of(ext),
         },
         None => Caller {
             identity: route.server.config.default_identity.clone(),
@@ -489,6 +490,7 @@ fn caller(route: &Route, ext: &axum::http::Extensions, headers: &HeaderMap) -> C
             selection: None,
             names_selection: false,
             accept_language,
+            client_ip: super::peer::ClientAddr::of(ext),
         },
     }
 }
@@ -527,7 +529,7 @@ async fn post_answer(
         Some(b) => b,
         None => {
             let status = StatusCode::PAYLOAD_TOO_LARGE;
-            let ip = crate::telemetry::request_log::current_client_ip();
+            let ip = super::peer::ClientAddr::of(&parts.extensions);
             crate::telemetry::request_log::log_refused("", "", status.as_u16(), ip);
             let err = RpcError::invalid_request(format!(
                 "Request body exceeds the limit of {limit} bytes"
@@ -625,7 +627,7 @@ async fn post_answer(
             // Refused before any method ran (not JSON-RPC, an unknown session or revision): no
             // engine logs it, so its line is written here.
             let status = status_of_refusal(why);
-            let ip = crate::telemetry::request_log::current_client_ip();
+            let ip = super::peer::ClientAddr::of(&parts.extensions);
             crate::telemetry::request_log::log_refused("", "", status.as_u16(), ip);
             (error_response(status, &id, &error), None)
         }
@@ -633,7 +635,8 @@ async fn post_answer(
             let locale = route
                 .engine
                 .locale_for(handshake.accept_language.as_deref());
-            (initialize(&route, &who.owner(), &handshake), Some(locale))
+            let answer = initialize(&route, &who.owner(), &handshake, who.client_ip);
+            (answer, Some(locale))
         }
         Step::Serve(req, call) => {
             let locale = route.engine.locale(&call);
@@ -657,13 +660,18 @@ async fn post_answer(
 }
 
 /// Opens a 2025 session and answers `initialize` with its `Mcp-Session-Id`.
-fn initialize(route: &Route, owner: &str, handshake: &Handshake) -> Response {
+fn initialize(
+    route: &Route,
+    owner: &str,
+    handshake: &Handshake,
+    client_ip: Option<std::net::IpAddr>,
+) -> Response {
     let started = std::time::Instant::now();
     let response = open_session(route, owner, handshake);
     // Both refusals (too many sessions, a fault) are internal errors.
     let code =
         (response.status() != StatusCode::OK).then_some(crate::contract::error::INTERNAL_ERROR);
-    crate::telemetry::request_log::log_initialize(started, code);
+    crate::telemetry::request_log::log_initialize(started, code, client_ip);
     response
 }
 
@@ -714,12 +722,10 @@ async fn run(
     mut call: Call,
     coding: encoding::Accepted,
 ) -> Response {
-    use crate::telemetry::request_log::with_client_ip;
     let era = call.era;
     let limit = route.server.config.request_timeout;
     if !connection::may_send_before_answer(&call) {
         // Nothing can reach the client before the answer: answer JSON without a message channel.
-        // (The client address of its log line is in scope: [`Client`].)
         let reply = connection::answer(&route.engine, &req, &call, limit).await;
         return reply_response(era, &req.id, reply, coding).await;
     }
@@ -727,11 +733,10 @@ async fn run(
     connection::attach(&mut call, tx);
     let id = req.id.clone();
     let engine = route.engine.clone();
-    // Polled by a task of its own once the answer streams: the client address goes with it.
-    let ip = crate::telemetry::request_log::current_client_ip();
-    let mut fut: ReplyFuture = Box::pin(async move {
-        with_client_ip(ip, connection::answer(&engine, &req, &call, limit)).await
-    });
+    // Polled by a task of its own once the answer streams (the client address goes with it, in
+    // the call).
+    let mut fut: ReplyFuture =
+        Box::pin(async move { connection::answer(&engine, &req, &call, limit).await });
     let first = tokio::select! {
         biased;
         reply = &mut fut => {

@@ -215,6 +215,7 @@ where
         selection: None,
         names_selection: false,
         accept_language: None,
+        client_ip: None,
     };
     let limit = server.config.request_timeout;
     let bounds = server.config.batch_bounds();
@@ -283,7 +284,7 @@ where
                 let started = std::time::Instant::now();
                 session = Some(handshake.session("stdio".into()));
                 let _ = out_tx.send(handshake.answer(&engine));
-                crate::telemetry::request_log::log_initialize(started, None);
+                crate::telemetry::request_log::log_initialize(started, None, None);
                 continue;
             }
             Step::Refused { id, error, .. } => {

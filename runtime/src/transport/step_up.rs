@@ -66,7 +66,7 @@ pub fn challenge(
             scopes.push(s);
         }
     }
-    let ip = crate::telemetry::request_log::current_client_ip();
+    let ip = super::peer::ClientAddr::of(&parts.extensions);
     crate::telemetry::request_log::log_refused(&req.method, name, 403, ip);
     Some(auth.insufficient_scope(
         super::auth::public_origin(&parts.extensions),

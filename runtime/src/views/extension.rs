@@ -108,7 +108,8 @@ pub fn negotiated(client_caps: &Value) -> bool {
 }
 
 /// A result as a JSON value to change: a pre-serialized one is parsed (only for clients with
-/// the extension); anything else (an error, a request for input) is passed on untouched.
+/// the extension); anything else (an error, an `isError` tool result, a request for input) is
+/// passed on untouched.
 fn result_value(reply: Reply) -> Result<Value, Reply> {
     match reply {
         Reply::Value(v) => Ok(v),
