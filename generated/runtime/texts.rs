@@ -60,20 +60,22 @@ pub enum Text {
     FormAction,
     /// `form_record`: "Record"
     FormRecord,
-    /// `form_new_record`: "new record of"
-    FormNewRecord,
     /// `form_every_record`: "every record the details below select"
     FormEveryRecord,
     /// `form_why`: "Why we ask: “{action}” cannot be undone."
     FormWhy,
     /// `form_why_update`: "Why we ask: “{action}” changes where data or money goes; check the before and after."
     FormWhyUpdate,
-    /// `form_fields`: "What the call sends"
+    /// `form_fields`: "Details that will be sent"
     FormFields,
     /// `form_hidden`: "(hidden)"
     FormHidden,
     /// `form_facts_unread`: "The record's details could not be fetched right now: check them before you confirm."
     FormFactsUnread,
+    /// `form_reference_unread`: "{id} (this record could not be read right now)"
+    FormReferenceUnread,
+    /// `form_reference_missing`: "{id} (does not exist or is not within your reach)"
+    FormReferenceMissing,
     /// `confirm_not_found`: "{record} {id} does not exist or is not within your reach; nothing was asked or run"
     ConfirmNotFound,
     /// `confirm_terminal`: "{record} {id} is “{state}”, a state in which “{action}” is not possible; nothing was asked or run"
@@ -86,8 +88,10 @@ pub enum Text {
     FormNo,
     /// `form_field_title`: "Run"
     FormFieldTitle,
-    /// `form_field_description`: "Yes runs the action once, with the details shown; no leaves everything as it is."
+    /// `form_field_description`: "Yes: the action runs once, with the details shown; No: nothing is changed."
     FormFieldDescription,
+    /// `output_schema_mismatch`: "The operation was carried out (HTTP 2xx) but its answer does not match the declared output schema at `{path}`: {problem}. Do not repeat the call to retry it. The answer as it came is in `answer`."
+    OutputSchemaMismatch,
     /// `unknown_tool`: "Unknown tool: {name}"
     UnknownTool,
     /// `replayed_note`: "Note: the Kobana API answered with the stored result of an earlier identical call (same tool, arguments, person, organization and workspace) instead of running it again, so nothing new ran now. The result below is that earlier call's. To run it again on purpose, call the tool again: the next call is a new one."
@@ -238,6 +242,10 @@ pub enum Text {
     DetailWorkspaceUnreachable,
     /// `detail_no_schema`: "no schema named `{name}`; known: {known}"
     DetailNoSchema,
+    /// `detail_not_listed`: "`{id}` (not among the records {list} lists)"
+    DetailNotListed,
+    /// `detail_not_listed_recent`: "`{id}` (not among the {count} most recent records {list} lists; the API has no read by id)"
+    DetailNotListedRecent,
     /// `detail_limitation_note`: "{tool}: see the limitation note of its resource template in the product docs"
     DetailLimitationNote,
     /// `detail_argument_required_path`: "`{argument}` is required (path of {path})"
@@ -350,7 +358,7 @@ pub enum Text {
 
 impl Text {
     /// Every text, in the table's order.
-    pub const ALL: [Text; 171] = [
+    pub const ALL: [Text; 175] = [
         Text::ErrorInsufficientScope,
         Text::ErrorInsufficientPermission,
         Text::ErrorWorkspaceRequired,
@@ -379,13 +387,14 @@ impl Text {
         Text::FormAsk,
         Text::FormAction,
         Text::FormRecord,
-        Text::FormNewRecord,
         Text::FormEveryRecord,
         Text::FormWhy,
         Text::FormWhyUpdate,
         Text::FormFields,
         Text::FormHidden,
         Text::FormFactsUnread,
+        Text::FormReferenceUnread,
+        Text::FormReferenceMissing,
         Text::ConfirmNotFound,
         Text::ConfirmTerminal,
         Text::FormNoFields,
@@ -393,6 +402,7 @@ impl Text {
         Text::FormNo,
         Text::FormFieldTitle,
         Text::FormFieldDescription,
+        Text::OutputSchemaMismatch,
         Text::UnknownTool,
         Text::ReplayedNote,
         Text::TaskUnknown,
@@ -468,6 +478,8 @@ impl Text {
         Text::DetailWorkspaceNeeded,
         Text::DetailWorkspaceUnreachable,
         Text::DetailNoSchema,
+        Text::DetailNotListed,
+        Text::DetailNotListedRecent,
         Text::DetailLimitationNote,
         Text::DetailArgumentRequiredPath,
         Text::DetailArgumentRequired,
@@ -540,7 +552,7 @@ impl Text {
     }
 }
 
-const KEYS: [&str; 171] = [
+const KEYS: [&str; 175] = [
     "error_insufficient_scope",
     "error_insufficient_permission",
     "error_workspace_required",
@@ -569,13 +581,14 @@ const KEYS: [&str; 171] = [
     "form_ask",
     "form_action",
     "form_record",
-    "form_new_record",
     "form_every_record",
     "form_why",
     "form_why_update",
     "form_fields",
     "form_hidden",
     "form_facts_unread",
+    "form_reference_unread",
+    "form_reference_missing",
     "confirm_not_found",
     "confirm_terminal",
     "form_no_fields",
@@ -583,6 +596,7 @@ const KEYS: [&str; 171] = [
     "form_no",
     "form_field_title",
     "form_field_description",
+    "output_schema_mismatch",
     "unknown_tool",
     "replayed_note",
     "task_unknown",
@@ -658,6 +672,8 @@ const KEYS: [&str; 171] = [
     "detail_workspace_needed",
     "detail_workspace_unreachable",
     "detail_no_schema",
+    "detail_not_listed",
+    "detail_not_listed_recent",
     "detail_limitation_note",
     "detail_argument_required_path",
     "detail_argument_required",
@@ -715,7 +731,7 @@ const KEYS: [&str; 171] = [
 ];
 
 /// Per text, its versions in `Locale::ALL` order (pt-BR, es, en).
-const TEXTS: [[&str; 3]; 171] = [
+const TEXTS: [[&str; 3]; 175] = [
     [
         "O token de acesso não tem o escopo de que esta operação precisa",
         "El token de acceso no tiene el alcance (scope) que esta operación necesita",
@@ -857,11 +873,6 @@ const TEXTS: [[&str; 3]; 171] = [
         "Record",
     ],
     [
-        "novo registro de",
-        "nuevo registro de",
-        "new record of",
-    ],
-    [
         "todos os registros selecionados pelos dados abaixo",
         "todos los registros que seleccionan los datos de abajo",
         "every record the details below select",
@@ -877,9 +888,9 @@ const TEXTS: [[&str; 3]; 171] = [
         "Why we ask: “{action}” changes where data or money goes; check the before and after.",
     ],
     [
-        "Dados que a chamada envia",
-        "Datos que envía la llamada",
-        "What the call sends",
+        "Dados que serão enviados",
+        "Datos que se enviarán",
+        "Details that will be sent",
     ],
     [
         "(oculto)",
@@ -890,6 +901,16 @@ const TEXTS: [[&str; 3]; 171] = [
         "Não foi possível consultar os dados deste registro agora: confira-os antes de confirmar.",
         "No se pudieron consultar los datos de este registro ahora: compruébalos antes de confirmar.",
         "The record's details could not be fetched right now: check them before you confirm.",
+    ],
+    [
+        "{id} (não foi possível consultar este registro agora)",
+        "{id} (no se pudo consultar este registro ahora)",
+        "{id} (this record could not be read right now)",
+    ],
+    [
+        "{id} (não existe ou não está ao seu alcance)",
+        "{id} (no existe o no está a tu alcance)",
+        "{id} (does not exist or is not within your reach)",
     ],
     [
         "{record} {id} não existe ou não está ao seu alcance; nada foi perguntado nem executado",
@@ -922,9 +943,14 @@ const TEXTS: [[&str; 3]; 171] = [
         "Run",
     ],
     [
-        "Sim executa a ação uma única vez, com os dados mostrados; não deixa tudo como está.",
-        "Sí ejecuta la acción una sola vez, con los datos mostrados; no deja todo como está.",
-        "Yes runs the action once, with the details shown; no leaves everything as it is.",
+        "Sim: a ação é executada uma única vez, com os dados mostrados; Não: nada é alterado.",
+        "Sí: la acción se ejecuta una sola vez, con los datos mostrados; No: no se cambia nada.",
+        "Yes: the action runs once, with the details shown; No: nothing is changed.",
+    ],
+    [
+        "A operação foi executada (HTTP 2xx), mas a resposta dela não segue o esquema de saída declarado, em `{path}`: {problem}. Não repita a chamada para tentar de novo. A resposta, como veio, está em `answer`.",
+        "La operación se ejecutó (HTTP 2xx), pero su respuesta no sigue el esquema de salida declarado, en `{path}`: {problem}. No repitas la llamada para reintentarla. La respuesta, tal como llegó, está en `answer`.",
+        "The operation was carried out (HTTP 2xx) but its answer does not match the declared output schema at `{path}`: {problem}. Do not repeat the call to retry it. The answer as it came is in `answer`.",
     ],
     [
         "Ferramenta desconhecida: {name}",
@@ -1302,6 +1328,16 @@ const TEXTS: [[&str; 3]; 171] = [
         "no schema named `{name}`; known: {known}",
     ],
     [
+        "`{id}` (não está entre os registros que {list} lista)",
+        "`{id}` (no está entre los registros que lista {list})",
+        "`{id}` (not among the records {list} lists)",
+    ],
+    [
+        "`{id}` (não está entre os {count} registros mais recentes que {list} lista; a API não tem consulta por id)",
+        "`{id}` (no está entre los {count} registros más recientes que lista {list}; la API no tiene consulta por id)",
+        "`{id}` (not among the {count} most recent records {list} lists; the API has no read by id)",
+    ],
+    [
         "{tool}: veja a nota de limitação do seu modelo de recurso na documentação do produto",
         "{tool}: consulta la nota de limitación de su plantilla de recurso en la documentación del producto",
         "{tool}: see the limitation note of its resource template in the product docs",
@@ -1573,8 +1609,7 @@ const TEXTS: [[&str; 3]; 171] = [
     ],
 ];
 
-const PLACEHOLDERS: [&[&str]; 171] = [
-    &[],
+const PLACEHOLDERS: [&[&str]; 175] = [
     &[],
     &[],
     &[],
@@ -1609,6 +1644,8 @@ const PLACEHOLDERS: [&[&str]; 171] = [
     &[],
     &[],
     &[],
+    &["id"],
+    &["id"],
     &["record", "id"],
     &["record", "id", "state", "action"],
     &[],
@@ -1616,6 +1653,7 @@ const PLACEHOLDERS: [&[&str]; 171] = [
     &[],
     &[],
     &[],
+    &["path", "problem"],
     &["name"],
     &[],
     &["id"],
@@ -1691,6 +1729,8 @@ const PLACEHOLDERS: [&[&str]; 171] = [
     &["product"],
     &["workspace"],
     &["name", "known"],
+    &["id", "list"],
+    &["id", "count", "list"],
     &["tool"],
     &["argument", "path"],
     &["argument"],
