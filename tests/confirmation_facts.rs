@@ -304,7 +304,9 @@ async fn every_destructive_tool_asks_with_the_records_facts_or_refuses_at_once()
         refs_named >= 30,
         "only {refs_named} references were checked for their record's name"
     );
-    eprintln!("asked about {asked} tools; without a list tool to find records: {no_list:?}");
+    eprintln!(
+        "asked about {asked} tools, {refs_named} references named; without a list tool to find records: {no_list:?}"
+    );
 }
 
 /// Prints the questions quoted in the closing note (run with `--nocapture`).
@@ -455,6 +457,60 @@ async fn a_transfer_names_its_accounts() {
             "{tag}:\n{q}"
         );
     }
+}
+
+/// A mailbox channel, which no listing finds (so the walk above does not reach it), names its
+/// mailbox in the question too.
+#[tokio::test]
+async fn a_mailbox_channel_names_its_mailbox() {
+    let s = start(Options::all_products()).await;
+    let banking = s.client("banking", "demo-full");
+    let entries = records_of(
+        &banking
+            .call_tool("banking_mailbox_entry_list", json!({}), None, None)
+            .await,
+    );
+    let mut asked = 0;
+    for entry in &entries {
+        let (uid, name) = (
+            entry["uid"].as_str().expect("an entry uid"),
+            entry["name"].as_str().expect("an entry name"),
+        );
+        for tag in ["pt-BR", "en"] {
+            let a = banking
+                .clone()
+                .with_language(tag)
+                .call_tool(
+                    "banking_mailbox_channels_email_delete",
+                    json!({"entry_id": uid}),
+                    None,
+                    None,
+                )
+                .await;
+            if !a.is_input_required() {
+                // This mailbox has no e-mail channel: refused at once.
+                assert_eq!(
+                    a.tool_error_code().as_deref(),
+                    Some("not_found"),
+                    "{}",
+                    a.body
+                );
+                continue;
+            }
+            let label = per_language(tag, ["Caixa postal", "Buzón", "Mailbox"]);
+            let q = a.question();
+            assert!(
+                q.contains(&format!("• {label}: {name} ({uid})")),
+                "{tag}:\n{q}"
+            );
+            asked += 1;
+        }
+    }
+    assert!(
+        asked > 0,
+        "no mailbox with an e-mail channel among {}",
+        entries.len()
+    );
 }
 
 /// A Pix transfer's question shows its key type by its label and its source account by its
