@@ -75,11 +75,13 @@ fn id_of(case: &Case, record: &Value) -> Value {
     }
 }
 
-/// The facts of `record` as the question must write them in `locale`.
+/// The facts of `record` as the question must write them in `locale` (a reference's are checked
+/// by [`unnamed_references`]).
 fn expected_facts(case: &Case, record: &Value, locale: Locale) -> Vec<String> {
     case.facts
         .facts
         .iter()
+        .filter(|f| f.kind != FactKind::Ref)
         .filter_map(|f| {
             let v = record_facts::field_value(record, f.field)?;
             let shown = f.show(v, locale, ("", ""))?;
@@ -88,10 +90,40 @@ fn expected_facts(case: &Case, record: &Value, locale: Locale) -> Vec<String> {
         .collect()
 }
 
+/// The `ref` facts of `record` the question does not show by the referenced record's name,
+/// with the id beside it (`• Conta: Conta principal (fa-1)`).
+fn unnamed_references(
+    facts: &record_facts::RecordFacts,
+    record: &Value,
+    locale: Locale,
+    q: &str,
+) -> Vec<String> {
+    facts
+        .facts
+        .iter()
+        .filter(|f| f.kind == FactKind::Ref)
+        .filter_map(|f| {
+            let id = match record_facts::field_value(record, f.field)? {
+                Value::String(s) if !s.is_empty() => s.clone(),
+                Value::Number(n) => n.to_string(),
+                _ => return None,
+            };
+            let prefix = format!("• {}: ", f.label(locale));
+            let named = q.lines().any(|l| {
+                l.strip_prefix(prefix.as_str())
+                    .and_then(|rest| rest.strip_suffix(&format!(" ({id})")))
+                    .is_some_and(|name| !name.is_empty() && name != id)
+            });
+            (!named).then(|| format!("{} {id}", f.field))
+        })
+        .collect()
+}
+
 #[tokio::test]
 async fn every_destructive_tool_asks_with_the_records_facts_or_refuses_at_once() {
     let s = start(Options::all_products()).await;
     let mut asked = 0;
+    let mut refs_named = 0;
     let mut problems = Vec::new();
     let mut no_list = Vec::new();
     for p in generated::PRODUCTS.iter().copied() {
@@ -144,6 +176,23 @@ async fn every_destructive_tool_asks_with_the_records_facts_or_refuses_at_once()
                     let q = a.question();
                     let want = expected_facts(&case, record, locale);
                     let shown = want.iter().filter(|f| q.contains(f.as_str())).count();
+                    let unnamed = unnamed_references(case.facts, record, locale, &q);
+                    if !unnamed.is_empty() {
+                        problems.push(format!(
+                            "{} ({tag}): references shown without their record's name {unnamed:?}:\n{q}",
+                            case.tool.name
+                        ));
+                    }
+                    refs_named += case
+                        .facts
+                        .facts
+                        .iter()
+                        .filter(|f| {
+                            f.kind == FactKind::Ref
+                                && record_facts::field_value(record, f.field)
+                                    .is_some_and(|v| !v.is_null())
+                        })
+                        .count();
                     if shown < 2 {
                         problems.push(format!(
                             "{} ({tag}): {shown} of the record's facts {want:?} in the question:\n{q}",
@@ -249,7 +298,15 @@ async fn every_destructive_tool_asks_with_the_records_facts_or_refuses_at_once()
         problems.join("\n\n")
     );
     assert!(asked > 100, "only {asked} tools were asked about");
-    eprintln!("asked about {asked} tools; without a list tool to find records: {no_list:?}");
+    // Finance's payables, receivables, transactions and transfers, banking's Pix transfers and
+    // mailbox channels, billing's invoices and payments, each in three languages.
+    assert!(
+        refs_named >= 30,
+        "only {refs_named} references were checked for their record's name"
+    );
+    eprintln!(
+        "asked about {asked} tools, {refs_named} references named; without a list tool to find records: {no_list:?}"
+    );
 }
 
 /// Prints the questions quoted in the issue's closing note (run with `--nocapture`).
@@ -275,6 +332,7 @@ async fn the_closing_notes_questions() {
     let webhook = first(&banking, "banking_data_webhook_list").await;
     // Ids as the listing gives them (integers here): the tools take them as they are.
     let billet_id = billet["id"].clone();
+    let account = first(&banking, "banking_financial_account_list").await;
     let billing = s.client("billing", "demo-full");
     let customer = first(&billing, "billing_customers_list").await;
     let calls = [
@@ -291,7 +349,7 @@ async fn the_closing_notes_questions() {
         (
             "banking",
             "banking_transfer_pix_create",
-            json!({"amount": 1500.5, "financial_account_uid": "3f1c2a9e-5b7d-4e21-9c0a-7d2b8e4f6a10", "type": "key", "key_type": "email", "key": "maria@example.com", "beneficiary": {"name": "Maria Souza", "document_number": "12345678909"}, "scheduled_to": "2026-05-10"}),
+            json!({"amount": 1500.5, "financial_account_uid": account["uid"], "type": "key", "key_type": "email", "key": "maria@example.com", "beneficiary": {"name": "Maria Souza", "document_number": "12345678909"}, "scheduled_to": "2026-05-10"}),
         ),
         (
             "billing",
@@ -332,6 +390,266 @@ async fn the_closing_notes_questions() {
             .await;
         assert!(a.is_input_required(), "{}", a.body);
         println!("----- finance_transfers_create ({tag})\n{}\n", a.question());
+    }
+}
+
+/// The `(pt-BR, es, en)` word for each language tag.
+fn per_language<'a>(tag: &str, words: [&'a str; 3]) -> &'a str {
+    match tag {
+        "pt-BR" => words[0],
+        "es" => words[1],
+        _ => words[2],
+    }
+}
+
+/// A finance transfer's question names both accounts, with their ids beside, in the three
+/// languages; an account that cannot be found is shown by its id, said so, and the question is
+/// still asked (issue 35: accounts were shown by their id only).
+#[tokio::test]
+async fn a_transfer_names_its_accounts() {
+    let s = start(Options::all_products()).await;
+    let finance = s.client("finance", "demo-full");
+    let accounts = records_of(
+        &finance
+            .call_tool("finance_financial_accounts_list", json!({}), None, None)
+            .await,
+    );
+    let named = |r: &Value| {
+        let uid = r["uid"].as_str().expect("an account uid").to_string();
+        let name = r["name"].as_str().expect("an account name").to_string();
+        (uid, name)
+    };
+    let ((from, from_name), (to, to_name)) = (named(&accounts[0]), named(&accounts[1]));
+    assert_ne!(from_name, to_name);
+    for tag in ["pt-BR", "es", "en"] {
+        let from_label = per_language(tag, ["Conta de origem", "Cuenta de origen", "From account"]);
+        let to_label = per_language(tag, ["Conta de destino", "Cuenta de destino", "To account"]);
+        let c = finance.clone().with_language(tag);
+        let ask = |to: &str| {
+            c.call_tool(
+                "finance_transfers_create",
+                json!({"from_account_id": from, "to_account_id": to, "amount": 2500, "description": "Reforço de caixa"}),
+                None,
+                None,
+            )
+        };
+        let a = ask(&to).await;
+        assert!(a.is_input_required(), "{tag}: {}", a.body);
+        let q = a.question();
+        assert!(
+            q.contains(&format!("• {from_label}: {from_name} ({from})")),
+            "{tag}:\n{q}"
+        );
+        assert!(
+            q.contains(&format!("• {to_label}: {to_name} ({to})")),
+            "{tag}:\n{q}"
+        );
+        // An account the read does not find: its id, and why it has no name; still asked.
+        let a = ask("conta-que-nao-existe").await;
+        assert!(a.is_input_required(), "{tag}: {}", a.body);
+        let q = a.question();
+        let missing = per_language(tag, ["não existe", "no existe", "does not exist"]);
+        assert!(
+            q.lines().any(
+                |l| l.starts_with(&format!("• {to_label}: conta-que-nao-existe ("))
+                    && l.contains(missing)
+            ),
+            "{tag}:\n{q}"
+        );
+    }
+}
+
+/// A mailbox channel, which no listing finds (so the walk above does not reach it), names its
+/// mailbox in the question too.
+#[tokio::test]
+async fn a_mailbox_channel_names_its_mailbox() {
+    let s = start(Options::all_products()).await;
+    let banking = s.client("banking", "demo-full");
+    let entries = records_of(
+        &banking
+            .call_tool("banking_mailbox_entry_list", json!({}), None, None)
+            .await,
+    );
+    let mut asked = 0;
+    for entry in &entries {
+        let (uid, name) = (
+            entry["uid"].as_str().expect("an entry uid"),
+            entry["name"].as_str().expect("an entry name"),
+        );
+        for tag in ["pt-BR", "en"] {
+            let a = banking
+                .clone()
+                .with_language(tag)
+                .call_tool(
+                    "banking_mailbox_channels_email_delete",
+                    json!({"entry_id": uid}),
+                    None,
+                    None,
+                )
+                .await;
+            if !a.is_input_required() {
+                // This mailbox has no e-mail channel: refused at once.
+                assert_eq!(
+                    a.tool_error_code().as_deref(),
+                    Some("not_found"),
+                    "{}",
+                    a.body
+                );
+                continue;
+            }
+            let label = per_language(tag, ["Caixa postal", "Buzón", "Mailbox"]);
+            let q = a.question();
+            assert!(
+                q.contains(&format!("• {label}: {name} ({uid})")),
+                "{tag}:\n{q}"
+            );
+            asked += 1;
+        }
+    }
+    assert!(
+        asked > 0,
+        "no mailbox with an e-mail channel among {}",
+        entries.len()
+    );
+}
+
+/// A Pix transfer's question shows its key type by its label and its source account by its
+/// name, for a new transfer (from the arguments) and a seeded one (from the record, whose key
+/// type follows its key), and a destination bank's code with the bank's name.
+#[tokio::test]
+async fn a_pix_transfer_shows_its_key_type_and_accounts_in_words() {
+    let s = start(Options::all_products()).await;
+    let banking = s.client("banking", "demo-full");
+    let accounts = records_of(
+        &banking
+            .call_tool("banking_financial_account_list", json!({}), None, None)
+            .await,
+    );
+    let account = accounts[0]["uid"].as_str().expect("an account uid");
+    let account_name = accounts[0]["name"].as_str().expect("an account name");
+    let transfers = records_of(
+        &banking
+            .call_tool("banking_transfer_pix_list", json!({}), None, None)
+            .await,
+    );
+    let product = generated::product("banking").expect("banking");
+    let facts = product
+        .facts_of("transfer_pix")
+        .expect("transfer_pix facts");
+    let key_type = facts
+        .facts
+        .iter()
+        .find(|f| f.field == "key_type")
+        .expect("a key type fact");
+    let open = transfers
+        .iter()
+        .find(|r| r["status"] == "awaiting_approval" || r["status"] == "scheduled")
+        .expect("a transfer that can be cancelled");
+    let seeded_type = open["key_type"].as_str().expect("a seeded key type");
+    let key = open["key"].as_str().unwrap_or_default();
+    if key.contains('@') {
+        assert_eq!(seeded_type, "email", "{open}");
+    }
+    for (locale, tag) in [
+        (Locale::PtBr, "pt-BR"),
+        (Locale::Es, "es"),
+        (Locale::En, "en"),
+    ] {
+        let c = banking.clone().with_language(tag);
+        let type_label = per_language(tag, ["Tipo de chave", "Tipo de clave", "Key type"]);
+        let from_label = per_language(tag, ["Conta de origem", "Cuenta de origen", "From account"]);
+        let email = per_language(tag, ["E-mail", "Correo electrónico", "E-mail"]);
+        let a = c
+            .call_tool(
+                "banking_transfer_pix_create",
+                json!({"amount": 1500.5, "financial_account_uid": account, "type": "key", "key_type": "email", "key": "maria@example.com", "beneficiary": {"name": "Maria Souza", "document_number": "12345678909"}}),
+                None,
+                None,
+            )
+            .await;
+        let q = a.question();
+        assert!(
+            q.contains(&format!("• {type_label}: {email}\n")),
+            "{tag}:\n{q}"
+        );
+        assert!(
+            q.contains(&format!("• {from_label}: {account_name} ({account})")),
+            "{tag}:\n{q}"
+        );
+        // The seeded transfer, read before asking.
+        let a = c
+            .call_tool(
+                "banking_transfer_pix_cancel",
+                json!({"uid": open["uid"]}),
+                None,
+                None,
+            )
+            .await;
+        let q = a.question();
+        let label = key_type
+            .value_label(seeded_type, locale)
+            .expect("a labelled key type");
+        assert!(
+            q.contains(&format!("• {type_label}: {label}\n")),
+            "{tag}:\n{q}"
+        );
+        assert!(
+            unnamed_references(facts, open, locale, &q).is_empty(),
+            "{tag}:\n{q}"
+        );
+        // To a bank account: the bank's code with its name, as the API documents it.
+        let a = c
+            .call_tool(
+                "banking_transfer_pix_create",
+                json!({"amount": 80, "financial_account_uid": account, "type": "bank_account", "bank_account": {"compe_number": 237, "agency_number": "0001", "account_number": "12345", "account_digit": "6"}, "beneficiary": {"name": "Maria Souza", "document_number": "12345678909"}}),
+                None,
+                None,
+            )
+            .await;
+        let q = a.question();
+        assert!(q.contains("237 — Bradesco"), "{tag}:\n{q}");
+    }
+}
+
+/// The question says what will happen in the product's words, never "new record of …", and the
+/// confirmation field's answer line reads "Sim: …; Não: …" in each language.
+#[tokio::test]
+async fn the_question_and_its_answer_line_read_naturally() {
+    let s = start(Options::all_products()).await;
+    let banking = s.client("banking", "demo-full");
+    for tag in ["pt-BR", "es", "en"] {
+        let a = banking
+            .clone()
+            .with_language(tag)
+            .call_tool(
+                "banking_transfer_pix_create",
+                json!({"amount": 10, "financial_account_uid": "fa-1", "type": "key", "key_type": "cpf", "key": "12345678909", "beneficiary": {"name": "Maria Souza", "document_number": "12345678909"}}),
+                None,
+                None,
+            )
+            .await;
+        let q = a.question();
+        for machine in [
+            "registro de",
+            "record of",
+            "a chamada",
+            "la llamada",
+            "the call",
+        ] {
+            assert!(!q.contains(machine), "{tag}: `{machine}` in:\n{q}");
+        }
+        let field = &a.result()["inputRequests"]["confirm"]["params"]["requestedSchema"]
+            ["properties"]["confirm"];
+        let answer = field["description"].as_str().unwrap_or_default();
+        let (yes, no) = match tag {
+            "pt-BR" => ("Sim: ", "; Não: "),
+            "es" => ("Sí: ", "; No: "),
+            _ => ("Yes: ", "; No: "),
+        };
+        assert!(
+            answer.starts_with(yes) && answer.contains(no),
+            "{tag}: {answer}"
+        );
     }
 }
 

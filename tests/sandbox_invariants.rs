@@ -421,18 +421,25 @@ fn cross_record_violations(records: &Records) -> Vec<String> {
                         }
                     } else if let Some(spec) = f.seed.strip_prefix("same:") {
                         let (via, from) = spec.split_once('.').expect("same:<via>.<field>");
-                        let source = match rt.fields.iter().find(|g| g.name == via) {
+                        let agrees = match rt.fields.iter().find(|g| g.name == via) {
                             Some(g) => {
                                 let target = g.seed.strip_prefix("ref:").expect("a ref field");
                                 r.get(via)
                                     .and_then(id_text)
                                     .and_then(|k| by_id(records, p.name, target).get(&k).copied())
+                                    .and_then(|x| x.get(from))
+                                    == Some(v)
                             }
+                            // The first record of that type as seeded (the organization; the
+                            // first financial account), which the listing need not give first:
+                            // one of them.
                             None => records
                                 .get(&(p.name, p.record(via).expect("declared").name))
-                                .and_then(|x| x.first()),
+                                .into_iter()
+                                .flatten()
+                                .any(|x| x.get(from) == Some(v)),
                         };
-                        if source.and_then(|x| x.get(from)) != Some(v) {
+                        if !agrees {
                             bad.push(format!("{at}: {} {v} is not its {via}'s {from}", f.name));
                         }
                     }

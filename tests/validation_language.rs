@@ -554,6 +554,71 @@ async fn the_text_of_an_error_is_its_structured_content() {
     );
 }
 
+/// Stands in for the Kobana API where the sandbox never goes: every listing is empty, the reads of
+/// record types the API cannot read by id are not offered (so the proxy scans their listing), and
+/// a Pix charge's read answers a status its output schema does not allow.
+struct DriftingApi;
+
+impl runtime_model::backend::Backend for DriftingApi {
+    fn call<'a>(
+        &'a self,
+        _ctx: &'a runtime_model::backend::CallContext,
+        tool: &'static runtime::catalog::Tool,
+        _args: &'a serde_json::Map<String, Value>,
+    ) -> runtime_model::backend::BoxFuture<
+        'a,
+        Result<runtime_model::backend::Output, runtime_model::backend::BackendError>,
+    > {
+        use runtime_model::backend::{BackendError, Output};
+        let answer = match (tool.name, tool.operation) {
+            ("banking_charge_pix_get", _) => Ok(Output::Json(
+                json!({"status": 200, "data": {"uid": "u1", "amount": 10.0, "status": "lost"}}),
+            )),
+            (_, Operation::List { .. }) => Ok(Output::Json(json!([]))),
+            (name, _) => Err(BackendError::Unsupported(name.to_string())),
+        };
+        Box::pin(async move { answer })
+    }
+}
+
+/// The errors only an API answer provokes, which the sandbox never gives: an answer that breaks
+/// the tool's output schema, and a record a proxy looks for in a listing and does not find. In
+/// es and pt-BR neither holds English, and the text block is the structured error.
+#[tokio::test]
+async fn no_english_in_the_errors_of_an_api_answer() {
+    let mut opts = Options::all_products();
+    opts.backend = Some(std::sync::Arc::new(DriftingApi));
+    let s = start(opts).await;
+    let mut problems = Vec::new();
+    for lang in ["pt-BR", "es"] {
+        let c = s.client("banking", "demo-full").with_language(lang);
+        for (tool, args, what) in [
+            (
+                "banking_charge_pix_get",
+                json!({"uid": "u1"}),
+                "an answer off its output schema",
+            ),
+            (
+                "banking_data_bank_billet_query_get",
+                json!({"uid": "consulta-que-nao-existe"}),
+                "a record its listing does not hold",
+            ),
+        ] {
+            let a = c.call_tool(tool, args, None, None).await;
+            let r = a.result();
+            assert_eq!(r["isError"], json!(true), "{lang} {tool}: {}", a.body);
+            let text: Value =
+                serde_json::from_str(r["content"][0]["text"].as_str().unwrap_or_default())
+                    .unwrap_or_else(|_| {
+                        panic!("the text block is the structured JSON: {}", a.body)
+                    });
+            assert_eq!(text, r["structuredContent"], "{lang} {tool}: {}", a.body);
+            problems.extend(problems_in(lang, &format!("{tool} ({what})"), &a));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
 /// A refused token is answered in the language of the product the path names (finance: es;
 /// banking: pt-BR), or the one the request asks for.
 #[tokio::test]
@@ -587,4 +652,14 @@ fn the_marker_check_finds_the_old_english() {
         ["argument", "is", "not", "of", "type"]
     );
     assert!(english("argumento `page`: \"x\" não é do tipo inteiro").is_empty());
+    // The two English texts an API answer provoked (issue 35), caught word by word.
+    assert_eq!(
+        english("Registro não encontrado: `u1` (not among the records banking_x_list lists)"),
+        ["not", "the"]
+    );
+    assert!(english(
+        "The operation was carried out (HTTP 2xx) but its answer does not match the declared \
+         output schema at `/data/status`"
+    )
+    .contains(&"match".to_string()));
 }

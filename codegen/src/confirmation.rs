@@ -107,6 +107,7 @@ pub fn validate(l: &Loaded) -> Vec<Diagnostic> {
             for (v, w) in &f.values {
                 words_check(l, &key_path(&key_path(&fpath, "values"), v), w, &mut out);
             }
+            reference_check(l, &fpath, rname, f, &field.seed, &mut out);
             if f.kind == FactKind::Status {
                 for v in &field.enum_values {
                     if !f.values.contains_key(v) && !conf.values.contains_key(v) {
@@ -197,6 +198,109 @@ pub fn validate(l: &Loaded) -> Vec<Diagnostic> {
     out
 }
 
+/// A `ref` fact names a record type of this catalog that the product can read, and a field of
+/// it to show; any other fact names neither.
+fn reference_check(
+    l: &Loaded,
+    fpath: &str,
+    rname: &str,
+    f: &crate::model::FactDecl,
+    seed: &str,
+    out: &mut Vec<Diagnostic>,
+) {
+    let c = &l.catalog;
+    // A field seeded as another record's id holds a reference: a person knows that record by its
+    // name, not its id.
+    if let Some(seeded) = seed.strip_prefix("ref:").map(str::trim) {
+        if f.kind != FactKind::Ref || f.record.as_deref() != Some(seeded) {
+            out.push(l.at_value(
+                &key_path(fpath, "field"),
+                format!(
+                    "`{rname}.{}` holds the id of a `{seeded}` record: show that record's name",
+                    f.field
+                ),
+                Some(format!(
+                    "`kind: ref, record: {seeded}, show: <the field it is known by>`"
+                )),
+            ));
+        }
+    }
+    if f.kind != FactKind::Ref {
+        for (key, given) in [("record", &f.record), ("show", &f.show)] {
+            if given.is_some() {
+                out.push(l.at_key(
+                    &key_path(fpath, key),
+                    format!(
+                        "`{key}` belongs to a `ref` fact; `{rname}.{}` is not one",
+                        f.field
+                    ),
+                    Some("add `kind: ref`, or remove it".into()),
+                ));
+            }
+        }
+        return;
+    }
+    let Some(target) = &f.record else {
+        out.push(l.at_key(
+            fpath,
+            format!("the `ref` fact `{rname}.{}` names no `record`", f.field),
+            Some("the record type whose id the field holds".into()),
+        ));
+        return;
+    };
+    let Some(record) = c.records.get(target) else {
+        out.push(l.at_value(
+            &key_path(fpath, "record"),
+            format!("unknown record type `{target}`"),
+            Some(format!(
+                "one of {}",
+                crate::validate::grammar::one_of(
+                    &c.records.keys().map(String::as_str).collect::<Vec<_>>()
+                )
+            )),
+        ));
+        return;
+    };
+    let readable = c
+        .tools
+        .iter()
+        .filter_map(|t| t.operation.as_ref())
+        .any(|o| {
+            o.record.as_deref() == Some(target.as_str())
+                && matches!(o.kind, OperationKind::Get | OperationKind::List)
+        });
+    if !readable {
+        out.push(l.at_value(
+            &key_path(fpath, "record"),
+            format!("no tool of this catalog reads `{target}`, so its records cannot be shown"),
+            Some("a get or list tool of that record type".into()),
+        ));
+    }
+    match &f.show {
+        None => out.push(l.at_key(
+            fpath,
+            format!("the `ref` fact `{rname}.{}` names no `show` field", f.field),
+            Some(format!(
+                "the field of `{target}` a person knows it by (its name)"
+            )),
+        )),
+        Some(show)
+            if !record
+                .fields
+                .contains_key(show.split('.').next().unwrap_or_default()) =>
+        {
+            out.push(l.at_value(
+                &key_path(fpath, "show"),
+                format!("`{show}` is not a field of `{target}`"),
+                Some(crate::validate::grammar::one_of(
+                    &record.fields.keys().map(String::as_str).collect::<Vec<_>>(),
+                )),
+            ))
+        }
+        Some(_) => {}
+    }
+}
+
 fn words_check(l: &Loaded, path: &str, w: &Words, out: &mut Vec<Diagnostic>) {
     let missing = w.missing();
     if !missing.is_empty() {
@@ -254,6 +358,11 @@ pub fn tokens(c: &Catalog) -> TokenStream {
                 FactKind::Document => quote!(Document),
                 FactKind::Status => quote!(Status),
                 FactKind::Flag => quote!(Flag),
+                FactKind::Ref => quote!(Ref),
+            };
+            let reference = match (&f.record, &f.show) {
+                (Some(r), Some(s)) => quote!(Some((#r, #s))),
+                _ => quote!(None),
             };
             let label = f.label.tokens();
             let values = labels_of(c, rname, &f.field, &f.values);
@@ -267,6 +376,7 @@ pub fn tokens(c: &Catalog) -> TokenStream {
                     kind: runtime_model::record_facts::FactKind::#kind,
                     label: #label,
                     values: &[#(#values),*],
+                    reference: #reference,
                 }
             }
         });

@@ -965,6 +965,12 @@ pub struct FactDecl {
     /// Labels of this field's documented values.
     #[serde(default)]
     pub values: BTreeMap<String, Words>,
+    /// For a `ref` fact: the record type whose id the field holds (`financial_accounts`).
+    #[serde(default)]
+    pub record: Option<String>,
+    /// For a `ref` fact: the field of the referenced record a person knows it by (`name`).
+    #[serde(default)]
+    pub show: Option<String>,
 }
 
 /// How a fact is written (`runtime_model::record_facts::FactKind`).
@@ -979,6 +985,9 @@ pub enum FactKind {
     Document,
     Status,
     Flag,
+    /// The id of another record, shown by that record's `show` field (read for the caller)
+    /// with the id beside it.
+    Ref,
 }
 
 /// A word in the three locales; each is required (checked, so the refusal names the key).

@@ -1475,3 +1475,62 @@ fn a_record_keyed_by_a_field_naming_no_owner_is_refused() {
         "    id_field: amount",
     );
 }
+
+/// A fact holding another record's id is a `ref` to it, naming the record type and the field a
+/// person knows it by; each is checked (issue 35: accounts shown by their name, not their id).
+#[test]
+fn a_reference_fact_names_a_readable_record_and_a_field_of_it() {
+    const STATUS: &str =
+        "        - {field: status, kind: status, label: {en: Status, pt-BR: Situação, es: Estado}}\n";
+    let with = |fact: &str| mutate(STATUS, &format!("{STATUS}        - {fact}\n"));
+    // The id shown as it is: refused, the seed says whose id it is.
+    let plain = with("{field: customer_uid, label: {en: Customer, pt-BR: Cliente, es: Cliente}}");
+    let d = expect(
+        &plain,
+        "confirmation.records.orders.facts[2].field",
+        "holds the id of a `customers` record",
+        "field: customer_uid",
+    );
+    assert!(hint(&d).contains("kind: ref, record: customers"), "{d}");
+    let label = "label: {en: Customer, pt-BR: Cliente, es: Cliente}";
+    let good = with(&format!(
+        "{{field: customer_uid, kind: ref, record: customers, show: name, {label}}}"
+    ));
+    let diags = diagnostics_for("tiny.yaml", &good);
+    assert!(diags.is_empty(), "{diags:?}");
+    expect(
+        &with(&format!(
+            "{{field: customer_uid, kind: ref, record: clients, show: name, {label}}}"
+        )),
+        "confirmation.records.orders.facts[2].record",
+        "unknown record type `clients`",
+        "record: clients",
+    );
+    expect(
+        &with(&format!(
+            "{{field: customer_uid, kind: ref, record: customers, show: full_name, {label}}}"
+        )),
+        "confirmation.records.orders.facts[2].show",
+        "`full_name` is not a field of `customers`",
+        "show: full_name",
+    );
+    expect(
+        &with(&format!(
+            "{{field: customer_uid, kind: ref, record: customers, {label}}}"
+        )),
+        "confirmation.records.orders.facts[2]",
+        "names no `show` field",
+        "field: customer_uid",
+    );
+    // A record type no tool reads cannot be named.
+    let unread = good.replace(
+        "operation: {kind: list, record: customers}",
+        "operation: {kind: list, record: orders}",
+    );
+    expect(
+        &unread,
+        "confirmation.records.orders.facts[2].record",
+        "no tool of this catalog reads `customers`",
+        "record: customers",
+    );
+}

@@ -60,20 +60,22 @@ pub enum Text {
     FormAction,
     /// `form_record`: "Record"
     FormRecord,
-    /// `form_new_record`: "new record of"
-    FormNewRecord,
     /// `form_every_record`: "every record the details below select"
     FormEveryRecord,
     /// `form_why`: "Why we ask: “{action}” cannot be undone."
     FormWhy,
     /// `form_why_update`: "Why we ask: “{action}” changes where data or money goes; check the before and after."
     FormWhyUpdate,
-    /// `form_fields`: "What the call sends"
+    /// `form_fields`: "Details that will be sent"
     FormFields,
     /// `form_hidden`: "(hidden)"
     FormHidden,
     /// `form_facts_unread`: "The record's details could not be fetched right now: check them before you confirm."
     FormFactsUnread,
+    /// `form_reference_unread`: "{id} (this record could not be read right now)"
+    FormReferenceUnread,
+    /// `form_reference_missing`: "{id} (does not exist or is not within your reach)"
+    FormReferenceMissing,
     /// `confirm_not_found`: "{record} {id} does not exist or is not within your reach; nothing was asked or run"
     ConfirmNotFound,
     /// `confirm_terminal`: "{record} {id} is “{state}”, a state in which “{action}” is not possible; nothing was asked or run"
@@ -86,8 +88,10 @@ pub enum Text {
     FormNo,
     /// `form_field_title`: "Run"
     FormFieldTitle,
-    /// `form_field_description`: "Yes runs the action once, with the details shown; no leaves everything as it is."
+    /// `form_field_description`: "Yes: the action runs once, with the details shown; No: nothing is changed."
     FormFieldDescription,
+    /// `output_schema_mismatch`: "The operation was carried out (HTTP 2xx) but its answer does not match the declared output schema at `{path}`: {problem}. Do not repeat the call to retry it. The answer as it came is in `answer`."
+    OutputSchemaMismatch,
     /// `unknown_tool`: "Unknown tool: {name}"
     UnknownTool,
     /// `replayed_note`: "Note: the Kobana API answered with the stored result of an earlier identical call (same tool, arguments, person, organization and workspace) instead of running it again, so nothing new ran now. The result below is that earlier call's. To run it again on purpose, call the tool again: the next call is a new one."
@@ -244,6 +248,10 @@ pub enum Text {
     HintOwnerKeyFoundUri,
     /// `hint_owner_key_found_tool`: "`{given}` is the own `uid` of {record} of {owner} `{key}`: call {tool} with `{id_arg}` = `{key}`"
     HintOwnerKeyFoundTool,
+    /// `detail_not_listed`: "`{id}` (not among the records {list} lists)"
+    DetailNotListed,
+    /// `detail_not_listed_recent`: "`{id}` (not among the {count} most recent records {list} lists; the API has no read by id)"
+    DetailNotListedRecent,
     /// `detail_limitation_note`: "{tool}: see the limitation note of its resource template in the product docs"
     DetailLimitationNote,
     /// `detail_argument_required_path`: "`{argument}` is required (path of {path})"
@@ -356,7 +364,7 @@ pub enum Text {
 
 impl Text {
     /// Every text, in the table's order.
-    pub const ALL: [Text; 174] = [
+    pub const ALL: [Text; 178] = [
         Text::ErrorInsufficientScope,
         Text::ErrorInsufficientPermission,
         Text::ErrorWorkspaceRequired,
@@ -385,13 +393,14 @@ impl Text {
         Text::FormAsk,
         Text::FormAction,
         Text::FormRecord,
-        Text::FormNewRecord,
         Text::FormEveryRecord,
         Text::FormWhy,
         Text::FormWhyUpdate,
         Text::FormFields,
         Text::FormHidden,
         Text::FormFactsUnread,
+        Text::FormReferenceUnread,
+        Text::FormReferenceMissing,
         Text::ConfirmNotFound,
         Text::ConfirmTerminal,
         Text::FormNoFields,
@@ -399,6 +408,7 @@ impl Text {
         Text::FormNo,
         Text::FormFieldTitle,
         Text::FormFieldDescription,
+        Text::OutputSchemaMismatch,
         Text::UnknownTool,
         Text::ReplayedNote,
         Text::TaskUnknown,
@@ -477,6 +487,8 @@ impl Text {
         Text::HintOwnerKey,
         Text::HintOwnerKeyFoundUri,
         Text::HintOwnerKeyFoundTool,
+        Text::DetailNotListed,
+        Text::DetailNotListedRecent,
         Text::DetailLimitationNote,
         Text::DetailArgumentRequiredPath,
         Text::DetailArgumentRequired,
@@ -549,7 +561,7 @@ impl Text {
     }
 }
 
-const KEYS: [&str; 174] = [
+const KEYS: [&str; 178] = [
     "error_insufficient_scope",
     "error_insufficient_permission",
     "error_workspace_required",
@@ -578,13 +590,14 @@ const KEYS: [&str; 174] = [
     "form_ask",
     "form_action",
     "form_record",
-    "form_new_record",
     "form_every_record",
     "form_why",
     "form_why_update",
     "form_fields",
     "form_hidden",
     "form_facts_unread",
+    "form_reference_unread",
+    "form_reference_missing",
     "confirm_not_found",
     "confirm_terminal",
     "form_no_fields",
@@ -592,6 +605,7 @@ const KEYS: [&str; 174] = [
     "form_no",
     "form_field_title",
     "form_field_description",
+    "output_schema_mismatch",
     "unknown_tool",
     "replayed_note",
     "task_unknown",
@@ -670,6 +684,8 @@ const KEYS: [&str; 174] = [
     "hint_owner_key",
     "hint_owner_key_found_uri",
     "hint_owner_key_found_tool",
+    "detail_not_listed",
+    "detail_not_listed_recent",
     "detail_limitation_note",
     "detail_argument_required_path",
     "detail_argument_required",
@@ -727,7 +743,7 @@ const KEYS: [&str; 174] = [
 ];
 
 /// Per text, its versions in `Locale::ALL` order (pt-BR, es, en).
-const TEXTS: [[&str; 3]; 174] = [
+const TEXTS: [[&str; 3]; 178] = [
     [
         "O token de acesso não tem o escopo de que esta operação precisa",
         "El token de acceso no tiene el alcance (scope) que esta operación necesita",
@@ -869,11 +885,6 @@ const TEXTS: [[&str; 3]; 174] = [
         "Record",
     ],
     [
-        "novo registro de",
-        "nuevo registro de",
-        "new record of",
-    ],
-    [
         "todos os registros selecionados pelos dados abaixo",
         "todos los registros que seleccionan los datos de abajo",
         "every record the details below select",
@@ -889,9 +900,9 @@ const TEXTS: [[&str; 3]; 174] = [
         "Why we ask: “{action}” changes where data or money goes; check the before and after.",
     ],
     [
-        "Dados que a chamada envia",
-        "Datos que envía la llamada",
-        "What the call sends",
+        "Dados que serão enviados",
+        "Datos que se enviarán",
+        "Details that will be sent",
     ],
     [
         "(oculto)",
@@ -902,6 +913,16 @@ const TEXTS: [[&str; 3]; 174] = [
         "Não foi possível consultar os dados deste registro agora: confira-os antes de confirmar.",
         "No se pudieron consultar los datos de este registro ahora: compruébalos antes de confirmar.",
         "The record's details could not be fetched right now: check them before you confirm.",
+    ],
+    [
+        "{id} (não foi possível consultar este registro agora)",
+        "{id} (no se pudo consultar este registro ahora)",
+        "{id} (this record could not be read right now)",
+    ],
+    [
+        "{id} (não existe ou não está ao seu alcance)",
+        "{id} (no existe o no está a tu alcance)",
+        "{id} (does not exist or is not within your reach)",
     ],
     [
         "{record} {id} não existe ou não está ao seu alcance; nada foi perguntado nem executado",
@@ -934,9 +955,14 @@ const TEXTS: [[&str; 3]; 174] = [
         "Run",
     ],
     [
-        "Sim executa a ação uma única vez, com os dados mostrados; não deixa tudo como está.",
-        "Sí ejecuta la acción una sola vez, con los datos mostrados; no deja todo como está.",
-        "Yes runs the action once, with the details shown; no leaves everything as it is.",
+        "Sim: a ação é executada uma única vez, com os dados mostrados; Não: nada é alterado.",
+        "Sí: la acción se ejecuta una sola vez, con los datos mostrados; No: no se cambia nada.",
+        "Yes: the action runs once, with the details shown; No: nothing is changed.",
+    ],
+    [
+        "A operação foi executada (HTTP 2xx), mas a resposta dela não segue o esquema de saída declarado, em `{path}`: {problem}. Não repita a chamada para tentar de novo. A resposta, como veio, está em `answer`.",
+        "La operación se ejecutó (HTTP 2xx), pero su respuesta no sigue el esquema de salida declarado, en `{path}`: {problem}. No repitas la llamada para reintentarla. La respuesta, tal como llegó, está en `answer`.",
+        "The operation was carried out (HTTP 2xx) but its answer does not match the declared output schema at `{path}`: {problem}. Do not repeat the call to retry it. The answer as it came is in `answer`.",
     ],
     [
         "Ferramenta desconhecida: {name}",
@@ -1329,6 +1355,16 @@ const TEXTS: [[&str; 3]; 174] = [
         "`{given}` is the own `uid` of {record} of {owner} `{key}`: call {tool} with `{id_arg}` = `{key}`",
     ],
     [
+        "`{id}` (não está entre os registros que {list} lista)",
+        "`{id}` (no está entre los registros que lista {list})",
+        "`{id}` (not among the records {list} lists)",
+    ],
+    [
+        "`{id}` (não está entre os {count} registros mais recentes que {list} lista; a API não tem consulta por id)",
+        "`{id}` (no está entre los {count} registros más recientes que lista {list}; la API no tiene consulta por id)",
+        "`{id}` (not among the {count} most recent records {list} lists; the API has no read by id)",
+    ],
+    [
         "{tool}: veja a nota de limitação do seu modelo de recurso na documentação do produto",
         "{tool}: consulta la nota de limitación de su plantilla de recurso en la documentación del producto",
         "{tool}: see the limitation note of its resource template in the product docs",
@@ -1600,8 +1636,7 @@ const TEXTS: [[&str; 3]; 174] = [
     ],
 ];
 
-const PLACEHOLDERS: [&[&str]; 174] = [
-    &[],
+const PLACEHOLDERS: [&[&str]; 178] = [
     &[],
     &[],
     &[],
@@ -1636,6 +1671,8 @@ const PLACEHOLDERS: [&[&str]; 174] = [
     &[],
     &[],
     &[],
+    &["id"],
+    &["id"],
     &["record", "id"],
     &["record", "id", "state", "action"],
     &[],
@@ -1643,6 +1680,7 @@ const PLACEHOLDERS: [&[&str]; 174] = [
     &[],
     &[],
     &[],
+    &["path", "problem"],
     &["name"],
     &[],
     &["id"],
@@ -1721,6 +1759,8 @@ const PLACEHOLDERS: [&[&str]; 174] = [
     &["record", "owner", "id_arg", "list_tool"],
     &["given", "record", "owner", "key", "uri"],
     &["given", "record", "owner", "key", "tool", "id_arg"],
+    &["id", "list"],
+    &["id", "count", "list"],
     &["tool"],
     &["argument", "path"],
     &["argument"],

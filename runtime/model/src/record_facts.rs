@@ -37,6 +37,9 @@ pub struct Fact {
     pub label: Words,
     /// Labels of the field's values (a status's), when it has documented values.
     pub values: &'static [(&'static str, Words)],
+    /// A [`FactKind::Ref`]'s record type and the field of it a person knows a record by
+    /// (`("financial_accounts", "name")`): the confirmation reads that record for the caller.
+    pub reference: Option<(&'static str, &'static str)>,
 }
 
 /// How a fact's value is written.
@@ -54,6 +57,9 @@ pub enum FactKind {
     Status,
     /// A yes/no, in words.
     Flag,
+    /// The id of another record, shown by that record's name with the id beside it (the
+    /// question reads it; alone, the id as it is).
+    Ref,
 }
 
 impl Fact {
@@ -165,6 +171,7 @@ mod tests {
         kind: FactKind::Status,
         label: ["Situação", "Estado", "Status"],
         values: &[("canceled", ["Cancelado", "Cancelado", "Cancelled"])],
+        reference: None,
     };
 
     #[test]
@@ -174,6 +181,7 @@ mod tests {
             kind: FactKind::Money,
             label: ["Valor", "Importe", "Amount"],
             values: &[],
+            reference: None,
         };
         let yn = ("sim", "não");
         assert_eq!(
@@ -198,6 +206,7 @@ mod tests {
             kind: FactKind::Date,
             label: ["Vencimento", "Vencimiento", "Due date"],
             values: &[],
+            reference: None,
         };
         assert_eq!(
             date.show(&json!("2026-12-01"), Locale::PtBr, yn).as_deref(),

@@ -159,6 +159,7 @@ pub fn harmonize(
     models(json);
     access_key(json, created);
     statement_lines(json);
+    pix_key_types(json);
 }
 
 /// Fields holding a CPF or CNPJ (also as the end of a name: `customer_cnpj_cpf`).
@@ -372,6 +373,33 @@ fn due_dates(rt: &RecordType, json: &mut Map<String, Value>, now: OffsetDateTime
             json.insert(f.to_string(), Value::String(stamp_like(&old, t)));
         }
     }
+}
+
+/// A Pix key's type is the one its shape says (a CPF's 11 digits, a CNPJ's 14, an e-mail, a
+/// `+55` phone, otherwise a random key), so a transfer's question labels the key it shows.
+fn pix_key_types(json: &mut Map<String, Value>) {
+    if !json.contains_key("key_type") {
+        return;
+    }
+    let Some(key) = text(json, "key") else {
+        return;
+    };
+    let digits = key.chars().filter(char::is_ascii_digit).count();
+    let only_digits = key
+        .chars()
+        .all(|c| c.is_ascii_digit() || matches!(c, '.' | '-' | '/'));
+    let kind = if key.contains('@') {
+        "email"
+    } else if key.starts_with('+') {
+        "phone"
+    } else if only_digits && digits == 11 {
+        "cpf"
+    } else if only_digits && digits == 14 {
+        "cnpj"
+    } else {
+        "random"
+    };
+    json.insert("key_type".into(), Value::String(kind.into()));
 }
 
 /// What happened to a record with an expiry happened by then: an invite was sent and accepted

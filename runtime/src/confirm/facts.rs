@@ -165,14 +165,25 @@ pub async fn look(
     let (Some(reader), Some(id)) = (reader, args.get(id_arg)) else {
         return Looked::Nothing;
     };
+    match read(product, record, id, args, reader).await {
+        Looked::Record(value) => judged(product, record, action, value),
+        other => other,
+    }
+}
+
+/// Reads the record `id` of type `record` for the caller, by its get tool (the other arguments
+/// of the call it also takes go with it), or among its list's pages when it has none.
+async fn read(
+    product: &'static Product,
+    record: &str,
+    id: &Value,
+    args: &Map<String, Value>,
+    reader: &dyn RecordReader,
+) -> Looked {
     let Some((get, get_id)) = get_tool(product, record) else {
-        let Some(list) = list_tool(product, record) else {
-            return Looked::Nothing;
-        };
-        let looked = find_listed(product, record, list, id, reader).await;
-        return match looked {
-            Looked::Record(value) => judged(product, record, action, value),
-            other => other,
+        return match list_tool(product, record) {
+            Some(list) => find_listed(product, record, list, id, reader).await,
+            None => Looked::Nothing,
         };
     };
     let out = reader.read(get, read_args(get, get_id, id, args)).await;
@@ -189,7 +200,7 @@ pub async fn look(
             ..
         })) => return Looked::NotFound,
         Err(e) => {
-            tracing::debug!(tool = tool.name, read = get.name, error = ?e, "the record to confirm could not be read; asking without its facts");
+            tracing::debug!(record, read = get.name, error = ?e, "a record to confirm could not be read; asking without its facts");
             return Looked::Unread;
         }
     };
@@ -197,7 +208,102 @@ pub async fn look(
     if !value.is_object() {
         return Looked::Unread;
     }
-    judged(product, record, action, value)
+    Looked::Record(value)
+}
+
+/// How many other records one question reads to name them (a transfer's two accounts): the rest
+/// are shown by their id.
+pub const MAX_REFERENCES: usize = 4;
+// `references` reads them in this many `tokio::join!` slots.
+const _: () = assert!(MAX_REFERENCES == 4);
+
+/// What the read of a record a fact refers to found.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Referenced {
+    /// The referenced record's `show` field (its name).
+    Named(String),
+    /// No such record for this caller.
+    NotFound,
+    /// The read failed, or found a record without that field.
+    Unread,
+}
+
+/// The records the `ref` facts of `record` point at, read for the caller: by (record type, id),
+/// at most [`MAX_REFERENCES`] of them, concurrently. `record` is the record the question is
+/// about (read, or a create's arguments).
+pub async fn references(
+    product: &'static Product,
+    facts: &RecordFacts,
+    record: &Value,
+    args: &Map<String, Value>,
+    reader: Option<&dyn RecordReader>,
+) -> References {
+    let Some(reader) = reader else {
+        return References::default();
+    };
+    let mut wanted: Vec<(&'static str, &'static str, Value)> = Vec::new();
+    for f in facts.facts {
+        let Some((target, show)) = f.reference else {
+            continue;
+        };
+        let Some(id) = record_facts::field_value(record, f.field).filter(|v| is_id(v)) else {
+            continue;
+        };
+        if !wanted.iter().any(|(t, _, i)| *t == target && i == id) {
+            wanted.push((target, show, id.clone()));
+        }
+    }
+    wanted.truncate(MAX_REFERENCES);
+    let one = |(target, show, id): (&'static str, &'static str, Value)| async move {
+        let found = match read(product, target, &id, args, reader).await {
+            Looked::Record(r) => match record_facts::field_value(&r, show) {
+                Some(Value::String(s)) if !s.trim().is_empty() => Referenced::Named(s.clone()),
+                Some(v @ Value::Number(_)) => Referenced::Named(v.to_string()),
+                _ => Referenced::Unread,
+            },
+            Looked::NotFound => Referenced::NotFound,
+            _ => Referenced::Unread,
+        };
+        (target, id, found)
+    };
+    async fn slot<F: std::future::Future>(f: Option<F>) -> Option<F::Output> {
+        match f {
+            Some(f) => Some(f.await),
+            None => None,
+        }
+    }
+    // Concurrently, in as many slots as `MAX_REFERENCES`.
+    let mut it = wanted.into_iter().map(one);
+    let (a, b, c, d) = tokio::join!(
+        slot(it.next()),
+        slot(it.next()),
+        slot(it.next()),
+        slot(it.next())
+    );
+    References([a, b, c, d].into_iter().flatten().collect())
+}
+
+/// An id a reference can hold: a non-empty string or a number.
+fn is_id(v: &Value) -> bool {
+    match v {
+        Value::String(s) => !s.trim().is_empty(),
+        Value::Number(_) => true,
+        _ => false,
+    }
+}
+
+/// The records a question's `ref` facts point at, as read ([`references`]).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct References(Vec<(&'static str, Value, Referenced)>);
+
+impl References {
+    /// What the read of the record `id` of type `record` found; `None` when it was not read.
+    pub fn get(&self, record: &str, id: &Value) -> Option<&Referenced> {
+        self.0
+            .iter()
+            .find(|(r, i, _)| *r == record && i == id)
+            .map(|(_, _, f)| f)
+    }
 }
 
 /// A record read: terminal for `action`, or to ask about.
@@ -234,6 +340,7 @@ fn terminal_state(facts: &RecordFacts, action: &str, record: &Value) -> Option<S
 #[cfg(test)]
 mod tests {
     use super::*;
+    use runtime_model::locale::Locale;
     use serde_json::json;
 
     struct Canned(Result<Output, Option<BackendError>>);
@@ -268,6 +375,104 @@ mod tests {
             Some(&Canned(answer)),
         )
         .await
+    }
+
+    /// Counts its reads; answers each with a record named after the id it was asked for, or
+    /// fails them all (the API down).
+    struct Counting {
+        reads: std::sync::atomic::AtomicUsize,
+        down: bool,
+    }
+
+    impl RecordReader for Counting {
+        fn read<'a>(
+            &'a self,
+            _tool: &'static Tool,
+            args: Map<String, Value>,
+        ) -> BoxFuture<'a, Result<Output, Option<BackendError>>> {
+            self.reads.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            let id = args.values().find_map(Value::as_str).unwrap_or_default();
+            let answer = if self.down {
+                Err(Some(BackendError::Unavailable("down".into())))
+            } else {
+                Ok(Output::Json(
+                    json!({"uid": id, "name": format!("Conta {id}")}),
+                ))
+            };
+            Box::pin(async move { answer })
+        }
+    }
+
+    const fn account(field: &'static str) -> record_facts::Fact {
+        record_facts::Fact {
+            field,
+            kind: record_facts::FactKind::Ref,
+            label: ["Conta", "Cuenta", "Account"],
+            values: &[],
+            reference: Some(("financial_accounts", "name")),
+        }
+    }
+
+    /// Six references to accounts, two of them the same one.
+    static SIX: RecordFacts = RecordFacts {
+        record: "transfer_pix",
+        facts: &[
+            account("a"),
+            account("b"),
+            account("c"),
+            account("d"),
+            account("e"),
+            account("f"),
+        ],
+        state_field: "",
+        terminal: &[],
+    };
+
+    #[tokio::test]
+    async fn references_are_read_once_each_and_at_most_a_few_per_question() {
+        let record = json!({"a": "1", "b": "1", "c": "2", "d": "3", "e": "4", "f": "5"});
+        let reader = Counting {
+            reads: Default::default(),
+            down: false,
+        };
+        let refs = references(banking(), &SIX, &record, &Map::new(), Some(&reader)).await;
+        // Five distinct accounts, the first four read.
+        assert_eq!(
+            reader.reads.load(std::sync::atomic::Ordering::SeqCst),
+            MAX_REFERENCES
+        );
+        let lines = super::super::form::fact_lines(&SIX, &record, Locale::PtBr, &refs);
+        assert_eq!(lines[0], "Conta: Conta 1 (1)");
+        assert_eq!(lines[1], "Conta: Conta 1 (1)");
+        assert_eq!(lines[4], "Conta: Conta 4 (4)");
+        // The one left unread is shown by its id.
+        assert_eq!(lines[5], "Conta: 5");
+        // Without a reader nothing is read.
+        assert_eq!(
+            references(banking(), &SIX, &record, &Map::new(), None).await,
+            References::default()
+        );
+    }
+
+    #[tokio::test]
+    async fn a_reference_that_cannot_be_read_is_said_so_beside_its_id() {
+        let record = json!({"a": "fa-1"});
+        let reader = Counting {
+            reads: Default::default(),
+            down: true,
+        };
+        let refs = references(banking(), &SIX, &record, &Map::new(), Some(&reader)).await;
+        assert_eq!(
+            refs.get("financial_accounts", &json!("fa-1")),
+            Some(&Referenced::Unread)
+        );
+        for locale in Locale::ALL {
+            let lines = super::super::form::fact_lines(&SIX, &record, locale, &refs);
+            let want =
+                runtime_model::texts::Text::FormReferenceUnread.fill(locale, &[("id", &"fa-1")]);
+            assert_eq!(lines, [format!("{}: {want}", SIX.facts[0].label(locale))]);
+            assert!(want.starts_with("fa-1 ("), "{want}");
+        }
     }
 
     #[tokio::test]

@@ -15,7 +15,7 @@ use runtime_model::secrets::REDACTED;
 use runtime_model::texts::Text;
 use serde_json::{Map, Value};
 
-use super::facts::Looked;
+use super::facts::{Looked, Referenced, References};
 
 /// The tool's title (its name when it has none) in `locale`.
 pub fn action_title(product: &Product, tool: &'static Tool, locale: Locale) -> &'static str {
@@ -56,6 +56,7 @@ pub fn question(
     locale: Locale,
     notice: Option<&str>,
     looked: &Looked,
+    refs: &References,
 ) -> String {
     let p = |t: Text| t.get(locale);
     let texts = tool_index(product, tool).and_then(|i| Some(&product.texts(locale)?.tools[i]));
@@ -76,24 +77,13 @@ pub fn question(
     }
     let schema: Value = serde_json::from_str(tool.input_schema_json).unwrap_or(Value::Null);
     let facts = tool.record_type().and_then(|r| product.facts_of(r));
-    match (looked, facts) {
-        (Looked::Record(record), Some(facts)) => {
-            for line in fact_lines(facts, record, locale) {
-                text.push_str(&format!("\n• {line}"));
-            }
+    if let Looked::Unread = looked {
+        text.push('\n');
+        text.push_str(p(Text::FormFactsUnread));
+    } else if let (Some(facts), Some(record)) = (facts, facts_source(tool, args, looked)) {
+        for line in fact_lines(facts, &record, locale, refs) {
+            text.push_str(&format!("\n• {line}"));
         }
-        (Looked::Unread, _) => {
-            text.push('\n');
-            text.push_str(p(Text::FormFactsUnread));
-        }
-        // A new record: its facts are the arguments that give them.
-        (Looked::Nothing, Some(facts)) if matches!(tool.operation, Operation::Create { .. }) => {
-            let shown = Value::Object(flattened(hidden(&schema, args)));
-            for line in fact_lines(facts, &shown, locale) {
-                text.push_str(&format!("\n• {line}"));
-            }
-        }
-        _ => {}
     }
     text.push('\n');
     // An update is the change of where data or money goes (a webhook's URL, an account's bank
@@ -156,9 +146,28 @@ pub fn question(
     text
 }
 
+/// The record the question's facts are read from: the record read, or a create's arguments
+/// (a new record's facts are the arguments that give them, secrets hidden); `None` otherwise.
+pub fn facts_source(tool: &Tool, args: &Map<String, Value>, looked: &Looked) -> Option<Value> {
+    match looked {
+        Looked::Record(record) => Some(record.clone()),
+        Looked::Nothing if matches!(tool.operation, Operation::Create { .. }) => {
+            let schema: Value = serde_json::from_str(tool.input_schema_json).unwrap_or(Value::Null);
+            Some(Value::Object(flattened(hidden(&schema, args))))
+        }
+        _ => None,
+    }
+}
+
 /// The record's facts, one `Label: value` line each, in `locale`; facts the record has no value
-/// for are left out.
-pub fn fact_lines(facts: &RecordFacts, record: &Value, locale: Locale) -> Vec<String> {
+/// for are left out. A reference to another record shows that record's name with the id beside
+/// it, as `refs` read it, or the id and why it has no name.
+pub fn fact_lines(
+    facts: &RecordFacts,
+    record: &Value,
+    locale: Locale,
+    refs: &References,
+) -> Vec<String> {
     let yes_no = (Text::FormYes.get(locale), Text::FormNo.get(locale));
     facts
         .facts
@@ -168,7 +177,17 @@ pub fn fact_lines(facts: &RecordFacts, record: &Value, locale: Locale) -> Vec<St
             let shown = if v.as_str() == Some(REDACTED) {
                 Text::FormHidden.get(locale).to_string()
             } else {
-                f.show(v, locale, yes_no)?
+                let shown = f.show(v, locale, yes_no)?;
+                match f.reference.and_then(|(target, _)| refs.get(target, v)) {
+                    Some(Referenced::Named(name)) => format!("{name} ({shown})"),
+                    Some(Referenced::NotFound) => {
+                        Text::FormReferenceMissing.fill(locale, &[("id", &shown)])
+                    }
+                    Some(Referenced::Unread) => {
+                        Text::FormReferenceUnread.fill(locale, &[("id", &shown)])
+                    }
+                    None => shown,
+                }
             };
             Some(format!("{}: {shown}", f.label(locale)))
         })
@@ -217,25 +236,22 @@ fn show_labelled(
     locale: Locale,
     labels: &[(&str, &str)],
 ) -> String {
-    if v.as_str() == Some(REDACTED) {
-        return Text::FormHidden.get(locale).to_string();
-    }
-    let shown = in_words(name, name, v, locale, labels);
-    let documented = prop
-        .and_then(|p| p.get("description"))
-        .and_then(Value::as_str)
-        .and_then(|d| documented_label(d, &plain(v)));
-    match documented {
-        Some(label) => format!("{shown} — {label}"),
-        None => shown,
-    }
+    in_words(name, name, v, prop, locale, labels)
 }
 
 /// A value in words: an object (a Pix transfer's `beneficiary`) as `label: value` pairs (each
 /// part's label from `labels`, by its path `beneficiary.name`; its key when it has none) and a
 /// list as its items, each written the locale's way ([`show`]), never as JSON; a secret inside
-/// (`credentials.client_secret`) is said hidden.
-fn in_words(name: &str, path: &str, v: &Value, locale: Locale, labels: &[(&str, &str)]) -> String {
+/// (`credentials.client_secret`) is said hidden. A value the schema (`prop`, the part's own
+/// inside an object) documents gets its label (a bank's code: `237 — Bradesco`).
+fn in_words(
+    name: &str,
+    path: &str,
+    v: &Value,
+    prop: Option<&Value>,
+    locale: Locale,
+    labels: &[(&str, &str)],
+) -> String {
     match v {
         Value::String(s) if s == REDACTED => Text::FormHidden.get(locale).to_string(),
         Value::Object(m) if !m.is_empty() => m
@@ -247,7 +263,10 @@ fn in_words(name: &str, path: &str, v: &Value, locale: Locale, labels: &[(&str, 
                     .iter()
                     .find(|(a, _)| *a == path)
                     .map_or(k.as_str(), |(_, l)| *l);
-                let words = in_words(k, &path, v, locale, labels);
+                let part = prop
+                    .and_then(|p| p.get("properties"))
+                    .and_then(|p| p.get(k));
+                let words = in_words(k, &path, v, part, locale, labels);
                 match v {
                     Value::Object(_) => format!("{label} ({words})"),
                     _ => format!("{label}: {words}"),
@@ -257,10 +276,29 @@ fn in_words(name: &str, path: &str, v: &Value, locale: Locale, labels: &[(&str, 
             .join("; "),
         Value::Array(items) if !items.is_empty() => items
             .iter()
-            .map(|i| in_words(name, path, i, locale, labels))
+            .map(|i| {
+                in_words(
+                    name,
+                    path,
+                    i,
+                    prop.and_then(|p| p.get("items")),
+                    locale,
+                    labels,
+                )
+            })
             .collect::<Vec<_>>()
             .join(", "),
-        _ => show(name, v, locale),
+        _ => {
+            let shown = show(name, v, locale);
+            let documented = prop
+                .and_then(|p| p.get("description"))
+                .and_then(Value::as_str)
+                .and_then(|d| documented_label(d, &plain(v)));
+            match documented {
+                Some(label) => format!("{shown} — {label}"),
+                None => shown,
+            }
+        }
     }
 }
 
@@ -279,6 +317,13 @@ pub fn documented_label(description: &str, value: &str) -> Option<String> {
         .trim_start_matches([':', '-', '—', '='])
         .trim()
         .trim_end_matches(['.', ',', ':'])
+        .trim();
+    // `237` (Bradesco): the label in parentheses.
+    let label = label
+        .strip_prefix('(')
+        .and_then(|l| l.strip_suffix(')'))
+        .filter(|l| !l.contains(['(', ')']))
+        .unwrap_or(label)
         .trim();
     (!label.is_empty() && label.chars().count() <= 60).then(|| label.to_string())
 }
@@ -323,8 +368,8 @@ pub fn refusal(
     }
 }
 
-/// "Boleto bancário `abc`", "new record of Boleto bancário", or nothing when the tool names no
-/// record.
+/// "Boleto bancário `abc`", or nothing when the tool names no existing record (a create: the
+/// action's own words, "Criar uma transferência Pix", say what it makes).
 fn record_line(
     product: &Product,
     tool: &Tool,
@@ -358,7 +403,7 @@ fn record_line(
             Some(v) => format!("{t} {}", plain(v)),
             None => t,
         }),
-        (Some(t), None) => Some(format!("{} {t}", Text::FormNewRecord.get(locale))),
+        (Some(_), None) => None,
         (None, Some(a)) => args.get(a).map(|v| format!("{a} {}", plain(v))),
         (None, None) => None,
     }
@@ -514,6 +559,7 @@ mod tests {
             Locale::PtBr,
             None,
             &Looked::Nothing,
+            &References::default(),
         );
         assert!(!q.contains("s3cr3t-value"), "{q}");
         assert!(q.contains(Text::FormHidden.get(Locale::PtBr)), "{q}");
@@ -536,6 +582,7 @@ mod tests {
             Locale::PtBr,
             None,
             &Looked::Nothing,
+            &References::default(),
         );
         assert!(!q.contains('{') && !q.contains('"'), "{q}");
         // The parts by their labels, in the question's language, not their keys.
@@ -563,6 +610,7 @@ mod tests {
                 locale,
                 None,
                 &Looked::Nothing,
+                &References::default(),
             )
         };
         for locale in Locale::ALL {

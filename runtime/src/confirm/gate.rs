@@ -431,6 +431,16 @@ impl Confirmer {
                 message,
             };
         }
+        // The other records its facts name (a transfer's accounts), read to show their names.
+        let refs = match (
+            req.tool.record_type().and_then(|r| req.product.facts_of(r)),
+            form::facts_source(req.tool, req.args, &looked),
+        ) {
+            (Some(facts), Some(record)) => {
+                facts::references(req.product, facts, &record, req.args, req.reader).await
+            }
+            _ => facts::References::default(),
+        };
         let Ok(nonce) = new_nonce() else {
             // Without randomness no single-use key can be minted: refuse, nothing runs.
             req.notes.confirmation(ConfirmEvent::Unavailable, None);
@@ -478,7 +488,7 @@ impl Confirmer {
                 "method": "elicitation/create",
                 "params": {
                     "mode": "form",
-                    "message": form::question(req.product, req.tool, req.args, req.locale, notice, &looked),
+                    "message": form::question(req.product, req.tool, req.args, req.locale, notice, &looked, &refs),
                     "requestedSchema": {
                         "type": "object",
                         "properties": {

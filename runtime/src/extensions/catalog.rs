@@ -210,15 +210,20 @@ async fn scan(
             return Ok(Output::Json(found.clone()));
         }
         if (items.len() as u64) < SCAN_PAGE {
-            return Err(BackendError::NotFound(format!(
-                "`{id}` (not among the records {} lists)",
-                list.name
+            // In English, as every detail is made; the caller's language replaces it
+            // (`protocol_errors::DETAIL_PATTERNS`), in the text and `structuredContent` alike.
+            return Err(BackendError::NotFound(Text::DetailNotListed.fill(
+                Locale::En,
+                &[("id", &id as &dyn std::fmt::Display), ("list", &list.name)],
             )));
         }
     }
-    Err(BackendError::NotFound(format!(
-        "`{id}` (not among the {} most recent records {} lists; the API has no read by id)",
-        SCAN_PAGES * SCAN_PAGE,
-        list.name
+    Err(BackendError::NotFound(Text::DetailNotListedRecent.fill(
+        Locale::En,
+        &[
+            ("id", &id as &dyn std::fmt::Display),
+            ("count", &(SCAN_PAGES * SCAN_PAGE)),
+            ("list", &list.name),
+        ],
     )))
 }

@@ -5,7 +5,7 @@
 //! (`runtime_model::errors`); this is the one place that rewrites it into the locale, so no
 //! method needs to carry the locale down to where an error is made. The detail after the message
 //! is translated when it is one a backend writes in fixed words; argument validation writes its
-//! findings in the locale where it makes them (`tools::validation_problem`).
+//! findings in the locale where it makes them (`validation_words::validation_problem`).
 
 use runtime_model::errors;
 use runtime_model::locale::Locale;

@@ -29,6 +29,7 @@ pub mod resources;
 pub mod result_budget;
 pub(crate) mod schemas;
 pub mod tools;
+mod validation_words;
 
 pub use engine::{Engine, EngineOptions};
 

@@ -2,26 +2,32 @@
 //!
 //! MCP: when a tool declares an output schema, its `structuredContent` MUST conform, and clients
 //! may reject a result that does not. Banking's schemas come from Kobana's OpenAPI specs, so an
-//! upstream answer can drift from them. Such an answer is not passed on as structured content:
-//! the caller gets an `isError` result saying the operation *was carried out* (HTTP 2xx — it must
-//! not be retried blindly) but its answer does not match the schema at a given place, with the raw
-//! answer as text so nothing is lost; a warning is logged.
+//! upstream answer can drift from them. Such an answer is not passed on as the result: the caller
+//! gets an `isError` result, in its language, saying the operation *was carried out* (HTTP 2xx —
+//! it must not be retried blindly) but its answer does not match the schema at a given place,
+//! with the raw answer beside it so nothing is lost; a warning is logged. Like every tool error,
+//! its `structuredContent` is `{"error": {code, message, …}}` and its text block is that JSON, so
+//! the two say the same thing in the same language.
 //!
 //! The schema comes compiled from the engine's `ToolSchemas` (`protocol::schemas`).
 
 use runtime_model::catalog::Tool;
+use runtime_model::errors::UPSTREAM_ERROR;
+use runtime_model::locale::Locale;
+use runtime_model::texts::Text;
 use serde_json::{json, Value};
 
 use super::schemas::Compiled;
 use crate::contract::ToolOutput;
 
 /// `Ok` when `tool` declares no output schema or `answer` conforms to it; otherwise the
-/// `isError` result to send instead of the answer (no `structuredContent`).
+/// `isError` result to send instead of the answer, in `locale`.
 /// `schema` is the tool's compiled output schema, `None` when it declares none.
 pub(crate) fn check(
     tool: &Tool,
     schema: Option<&Compiled>,
     answer: &Value,
+    locale: Locale,
 ) -> Result<(), ToolOutput> {
     let Some(compiled) = schema else {
         return Ok(());
@@ -54,13 +60,23 @@ pub(crate) fn check(
         error = %error,
         "the answer does not match the tool's declared output schema"
     );
-    let text = format!(
-        "The operation was carried out (HTTP 2xx) but its answer does not match the declared \
-         output schema at `{path}`: {error}. Do not repeat the call to retry it. Raw answer: {answer}"
+    let problem = super::validation_words::validation_finding(&error, locale);
+    let message = Text::OutputSchemaMismatch.fill(
+        locale,
+        &[
+            ("path", &path as &dyn std::fmt::Display),
+            ("problem", &problem),
+        ],
     );
+    let structured = json!({"error": {
+        "code": UPSTREAM_ERROR.code,
+        "message": message,
+        "path": path,
+        "answer": answer,
+    }});
     Err(ToolOutput {
-        content: vec![json!({"type": "text", "text": text})],
-        structured: None,
+        content: vec![json!({"type": "text", "text": structured.to_string()})],
+        structured: Some(structured),
         is_error: true,
     })
 }
@@ -88,7 +104,7 @@ mod tests {
     }
 
     fn check(tool: &Tool, answer: &Value) -> Result<(), ToolOutput> {
-        super::check(tool, validator(tool), answer)
+        super::check(tool, validator(tool), answer, Locale::En)
     }
 
     #[test]
@@ -111,17 +127,35 @@ mod tests {
         let bad = json!({"status": 200, "data": {"uid": "u1", "amount": "12,50"}});
         let out = check(pix_get, &bad).unwrap_err();
         assert!(out.is_error);
-        assert!(out.structured.is_none());
+        let structured = out.structured.clone().expect("a structured error");
         let text = out.content[0]["text"].as_str().unwrap();
+        // The text block is the structured error, word for word.
+        assert_eq!(serde_json::from_str::<Value>(text).unwrap(), structured);
+        let message = structured["error"]["message"].as_str().unwrap();
         assert!(
-            text.starts_with("The operation was carried out (HTTP 2xx)"),
-            "{text}"
+            message.starts_with("The operation was carried out (HTTP 2xx)"),
+            "{message}"
         );
-        assert!(text.contains("at `/data/amount`"), "{text}");
-        assert!(text.contains(&bad.to_string()), "{text}");
+        assert!(message.contains("at `/data/amount`"), "{message}");
+        assert_eq!(structured["error"]["answer"], bad);
         // a non-object answer breaks the object root
         let out = check(pix_get, &json!([1])).unwrap_err();
         assert!(out.content[0]["text"].as_str().unwrap().contains("at `/`"));
+        // In the caller's language, the validator's finding too (no English).
+        for locale in [Locale::PtBr, Locale::Es] {
+            let out = super::check(pix_get, validator(pix_get), &bad, locale).unwrap_err();
+            let s = out.structured.expect("a structured error");
+            let message = s["error"]["message"].as_str().unwrap();
+            assert!(message.contains("HTTP 2xx") && message.contains("`/data/amount`"));
+            for english in [
+                "carried out",
+                "does not match",
+                "is not of type",
+                "answer as it came",
+            ] {
+                assert!(!message.contains(english), "{locale}: {message}");
+            }
+        }
     }
 
     #[test]
@@ -218,11 +252,21 @@ mod engine_tests {
         for era in [Era::Legacy("2025-11-25"), Era::Modern] {
             let r = call_pix_get(bad.clone(), era).await;
             assert_eq!(r["isError"], true, "{r}");
-            assert!(r.get("structuredContent").is_none(), "{r}");
             let text = r["content"][0]["text"].as_str().unwrap();
-            assert!(text.contains("carried out (HTTP 2xx)"), "{text}");
-            assert!(text.contains("at `/data/status`"), "{text}");
-            assert!(text.contains("\"lost\""), "{text}");
+            assert_eq!(
+                serde_json::from_str::<Value>(text).unwrap(),
+                r["structuredContent"],
+                "{r}"
+            );
+            let message = r["structuredContent"]["error"]["message"].as_str().unwrap();
+            // In banking's language (pt-BR), the validator's finding too.
+            assert!(message.contains("executada (HTTP 2xx)"), "{message}");
+            assert!(message.contains("em `/data/status`"), "{message}");
+            assert!(
+                message.contains("não é um dos valores aceitos"),
+                "{message}"
+            );
+            assert_eq!(r["structuredContent"]["error"]["answer"], bad, "{r}");
         }
     }
 }

@@ -55,91 +55,6 @@ pub fn app_error_output(
     ToolOutput::app_error(err, detail, extra)
 }
 
-/// One problem the input schema found, in `locale`: the argument it is about, and what is wrong
-/// with the value, each kind of the validator's findings a text of the runtime's table; a kind
-/// without its own text gets a general sentence naming the argument, never the validator's
-/// English.
-fn validation_problem(e: &jsonschema::ValidationError<'_>, locale: Locale) -> String {
-    use jsonschema::error::{TypeKind, ValidationErrorKind as K};
-    let value = e.instance().to_string();
-    let value = value.as_str();
-    let type_name = |t: &dyn std::fmt::Display| {
-        let text = match t.to_string().as_str() {
-            "string" => Text::TypeString,
-            "integer" => Text::TypeInteger,
-            "number" => Text::TypeNumber,
-            "boolean" => Text::TypeBoolean,
-            "object" => Text::TypeObject,
-            "array" => Text::TypeArray,
-            _ => Text::TypeNull,
-        };
-        text.get(locale)
-    };
-    let limit = |l: &dyn std::fmt::Display| l.to_string();
-    let problem = match e.kind() {
-        K::Required { property } => {
-            let argument = property.as_str().unwrap_or_default();
-            return Text::ValidationRequired.fill(locale, &[("argument", &argument)]);
-        }
-        K::AdditionalProperties { unexpected } => {
-            let names = unexpected.join(", ");
-            return Text::ValidationUnknown.fill(locale, &[("names", &names)]);
-        }
-        K::Type { kind } => {
-            let expected = match kind {
-                TypeKind::Single(t) => type_name(t).to_string(),
-                TypeKind::Multiple(ts) => ts
-                    .iter()
-                    .map(|t| type_name(&t))
-                    .collect::<Vec<_>>()
-                    .join(" | "),
-            };
-            Text::ValidationType.fill(locale, &[("value", &value), ("expected", &expected)])
-        }
-        K::MinLength { limit: l } => {
-            Text::ValidationMinLength.fill(locale, &[("value", &value), ("limit", l)])
-        }
-        K::MaxLength { limit: l } => {
-            Text::ValidationMaxLength.fill(locale, &[("value", &value), ("limit", l)])
-        }
-        K::Minimum { limit: l } => {
-            Text::ValidationMinimum.fill(locale, &[("value", &value), ("limit", &limit(l))])
-        }
-        K::Maximum { limit: l } => {
-            Text::ValidationMaximum.fill(locale, &[("value", &value), ("limit", &limit(l))])
-        }
-        K::ExclusiveMinimum { limit: l } => Text::ValidationExclusiveMinimum
-            .fill(locale, &[("value", &value), ("limit", &limit(l))]),
-        K::ExclusiveMaximum { limit: l } => Text::ValidationExclusiveMaximum
-            .fill(locale, &[("value", &value), ("limit", &limit(l))]),
-        K::Enum { options } => {
-            let options = options.to_string();
-            Text::ValidationEnum.fill(locale, &[("value", &value), ("options", &options)])
-        }
-        K::Constant { expected_value } => {
-            let expected = expected_value.to_string();
-            Text::ValidationConst.fill(locale, &[("value", &value), ("expected", &expected)])
-        }
-        K::Format { format } => {
-            Text::ValidationFormat.fill(locale, &[("value", &value), ("format", format)])
-        }
-        K::Pattern { pattern } => {
-            Text::ValidationPattern.fill(locale, &[("value", &value), ("pattern", pattern)])
-        }
-        K::MinItems { limit: l } => Text::ValidationMinItems.fill(locale, &[("limit", l)]),
-        K::MaxItems { limit: l } => Text::ValidationMaxItems.fill(locale, &[("limit", l)]),
-        K::UniqueItems => Text::ValidationUniqueItems.get(locale).to_string(),
-        _ => Text::ValidationOther.fill(locale, &[("value", &value)]),
-    };
-    let arg = e.instance_path().as_str().trim_start_matches('/');
-    if arg.is_empty() {
-        Text::ValidationAtRoot.fill(locale, &[("problem", &problem)])
-    } else {
-        let argument = arg.replace('/', ".");
-        Text::ValidationAtArgument.fill(locale, &[("argument", &argument), ("problem", &problem)])
-    }
-}
-
 /// Reads the record a call to confirm touches, for the gate: with the caller's identity, token
 /// and permissions, through the same backend the call would go to. Only bound (HTTP) read tools:
 /// a handler's read is not run on the way to a question.
@@ -523,7 +438,12 @@ impl Engine {
                 call.notes.replayed();
                 let mut out = match *inner {
                     Output::Json(answer) => {
-                        match super::output_schema::check(tool, self.schemas.output(idx), &answer) {
+                        match super::output_schema::check(
+                            tool,
+                            self.schemas.output(idx),
+                            &answer,
+                            self.locale(call),
+                        ) {
                             Ok(()) => self.budgeted(call, tool, args, answer),
                             Err(mismatch) => mismatch,
                         }
@@ -545,7 +465,12 @@ impl Engine {
                     _ => (idx, answer),
                 };
                 let tool = &self.product.tools[idx];
-                match super::output_schema::check(tool, self.schemas.output(idx), &answer) {
+                match super::output_schema::check(
+                    tool,
+                    self.schemas.output(idx),
+                    &answer,
+                    self.locale(call),
+                ) {
                     Ok(()) => self.budgeted_json_reply(call, tool, args, answer),
                     Err(mismatch) => self.tool_reply(call, mismatch),
                 }
@@ -607,7 +532,7 @@ impl Engine {
     }
 
     /// `None` when the arguments satisfy the tool's input schema; else one line per problem, each
-    /// naming the argument, in `locale` ([`validation_problem`]).
+    /// naming the argument, in `locale` (`validation_words::validation_problem`).
     pub(crate) fn validate_args(
         &self,
         idx: usize,
@@ -624,7 +549,7 @@ impl Engine {
         Some(
             validator
                 .iter_errors(args)
-                .map(|e| validation_problem(&e, locale))
+                .map(|e| super::validation_words::validation_problem(&e, locale))
                 .collect(),
         )
     }

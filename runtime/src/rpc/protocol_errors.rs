@@ -56,6 +56,8 @@ const PATTERNS: &[Text] = &[
 const DETAIL_PATTERNS: &[Text] = &[
     Text::DetailNothingToUpdate,
     Text::DetailNoSchema,
+    Text::DetailNotListedRecent,
+    Text::DetailNotListed,
     Text::DetailLimitationNote,
     Text::DetailWorkspaceNeeded,
     Text::DetailWorkspaceUnreachable,
