@@ -27,6 +27,10 @@
 #   classic  scripts/bench_http.sh (with bench_more.py's sandbox section: billing_invoices_list
 #            vs the fixture tool) and scripts/bench_scale.sh, unchanged, their output as is.
 #
+# A missed target is followed by a `missed, …: CPU seconds …` line: the user + system CPU time of
+# each process of that run (server or servers, load generator, fake API, its origin, HAProxy,
+# Redis) beside the core-seconds the machine had meanwhile, so the miss shows what bounds it.
+#
 # Env: CLIENTS (1000), DURATION (seconds counted, 10), WARMUP (seconds, 2), LATENCY_MS (50),
 # JITTER_MS (10), SLOW_MS (2000), FANOUT_RUNS (10), ERAS ("2026-07-28 2025-11-25"), REDIS_PORT
 # (6506), OUT (results, default /tmp/kobana-bench/proxy), and KOBANA / FAKE / LOAD to measure

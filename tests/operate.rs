@@ -1064,3 +1064,85 @@ async fn a_failed_listing_leaves_out_only_its_type_and_is_counted() {
     );
     assert_eq!(left_out, 1.0, "{scrape}");
 }
+
+/// Issue 40: a fan-out listing is sent once, a tool call keeps the read retries. The API here
+/// (a fake: every list answers an empty page) answers 503 for bank billets and counts how often
+/// it was asked. Banking's `resources/list` asks for bank billets once, leaves them out and says
+/// so; a `tools/call` of the same list tool is retried per `max_attempts` (3). Before, the
+/// listing retried with backoff too (three asks, the whole answer waiting for them).
+#[tokio::test]
+async fn a_failing_listing_is_asked_once_while_a_tool_call_is_retried() {
+    use runtime::backend::upstream::{Upstream, UpstreamConfig};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let api = format!("http://{}", listener.local_addr().expect("addr"));
+    let asked = Arc::new(AtomicUsize::new(0));
+    let counted = asked.clone();
+    let app = axum::Router::new().fallback(move |uri: axum::http::Uri| {
+        let counted = counted.clone();
+        async move {
+            use axum::response::IntoResponse;
+            let json = [("content-type", "application/json")];
+            if uri.path().ends_with("/v1/bank_billets") {
+                counted.fetch_add(1, Ordering::SeqCst);
+                let down = r#"{"message":"bank billets are down"}"#;
+                return (axum::http::StatusCode::SERVICE_UNAVAILABLE, json, down).into_response();
+            }
+            (axum::http::StatusCode::OK, json, "[]").into_response()
+        }
+    });
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    let upstream = Upstream::new(UpstreamConfig {
+        base_url: Some(format!("{api}/{{product}}")),
+        timeout: Duration::from_secs(10),
+        max_attempts: 3,
+        backoff: Duration::from_millis(1),
+        ..UpstreamConfig::default()
+    })
+    .expect("upstream");
+    let telemetry = Telemetry::new(TelemetryConfig::default()).expect("telemetry");
+    let s = start(Options {
+        products: vec![banking()],
+        backend: Some(Arc::new(upstream)),
+        configure: Some(Box::new(move |c| c.telemetry = Some(telemetry))),
+        ..Options::all_products()
+    })
+    .await;
+    let client = s.client("banking", "demo-full");
+    let listed = client.request("resources/list", json!({})).await;
+    let r = listed.result();
+    let template = "kobana://banking/charge/bank_billets/{uid}";
+    assert_eq!(
+        r["_meta"]["br.com.kobana/incomplete"]["missing"],
+        json!([{"uriTemplate": template, "tool": "banking_charge_bank_billet_list",
+                "reason": "the Kobana API answered HTTP 503"}]),
+        "{r}"
+    );
+    assert_eq!(
+        asked.load(Ordering::SeqCst),
+        1,
+        "the listing asked for bank billets once, no retry"
+    );
+    let (_, scrape) = get(&format!("{}/metrics", s.base)).await;
+    let left_out = value(
+        &scrape,
+        "kobana_resources_listings_left_out_total",
+        &[
+            ("kobana_product", "banking"),
+            ("kobana_resource_template", template),
+        ],
+    );
+    assert_eq!(left_out, 1.0, "{scrape}");
+
+    let called = client
+        .call_tool("banking_charge_bank_billet_list", json!({}), None, None)
+        .await;
+    assert_eq!(called.result()["isError"], json!(true), "{:?}", called.body);
+    assert_eq!(
+        asked.load(Ordering::SeqCst),
+        1 + 3,
+        "the tool call's read was retried per max_attempts"
+    );
+}

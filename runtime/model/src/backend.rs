@@ -202,6 +202,21 @@ pub trait Backend: Send + Sync + 'static {
         self.call(ctx, tool, args)
     }
 
+    /// [`Backend::call`] with a single attempt: for one part of a fan-out (`resources/list`'s
+    /// listings), whose answer waits for its slowest part. A backend that retries a failed read
+    /// with backoff (the upstream proxy) must not do it here: the whole answer would wait for
+    /// the retries of one failing part, while the fan-out already leaves out a failed part,
+    /// says so and is not cached, so the client's next call is the retry. The default, for
+    /// backends that never retry, is `call`.
+    fn call_once<'a>(
+        &'a self,
+        ctx: &'a CallContext,
+        tool: &'static Tool,
+        args: &'a Map<String, Value>,
+    ) -> BoxFuture<'a, Result<Output, BackendError>> {
+        self.call(ctx, tool, args)
+    }
+
     /// Whether this backend executes the catalog's operations itself (the sandbox), so tools with
     /// no Kobana endpoint work; a proxy only forwards HTTP bindings.
     fn executes_operations(&self) -> bool {

@@ -9,7 +9,12 @@
 //!
 //! A listing that fails or times out leaves out only its type's records: the answer holds the
 //! records that came and [`Recent::missing`] names each listing left out (the engine says so in
-//! the result's `_meta`, never caches it, and logs and counts each one). Only when every listing
+//! the result's `_meta`, never caches it, and logs and counts each one). Each listing is sent
+//! once ([`Backend::call_once`]): the upstream's retries of a failed read, with their backoff,
+//! would make the whole answer wait for one failing type (13× its slowest healthy call with
+//! one type answering 503, issue 40), while an answer that names a type missing and is not
+//! cached already tells the client to list again, which is the retry. A tool call reading the
+//! same path keeps the upstream's retries. Only when every listing
 //! failed is the whole answer an error (the API is down, or refuses the token): a list of the
 //! fixed resources alone would pass for a complete one. Results keep template order, then the
 //! list's order (newest first).
@@ -218,7 +223,9 @@ pub async fn recent_resources(
             let Ok(_permit) = gate.acquire_owned().await else {
                 return Err((index, missing("not started".into())));
             };
-            let call = backend.call(&ctx, list, &args);
+            // One attempt: a failed part is left out now, not retried with backoff while the
+            // whole answer waits (see the module doc).
+            let call = backend.call_once(&ctx, list, &args);
             match tokio::time::timeout(timeout, call)
                 .await
                 .map(|r| r.and_then(Output::parsed))

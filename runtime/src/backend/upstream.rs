@@ -14,7 +14,8 @@
 //!   exponential backoff, honouring `Retry-After`. A write (a tool that is not read-only) is
 //!   sent once — unless it carries an idempotency key and [`UpstreamConfig::retry_keyed_writes`]
 //!   says the upstream honours keys. A connection that could not be opened sent nothing and may
-//!   always be retried.
+//!   always be retried. A fan-out part ([`Backend::call_once`], `resources/list`'s listings) is
+//!   never retried: one failing part would hold up the whole answer for its backoff.
 //! - The idempotency key is the engine's ([`CallContext::idempotency_key`]; its one home is
 //!   `confirm::idempotency`), sent as `Idempotency-Key` and `X-Idempotency-Key` on every attempt.
 //! - Answers: 2xx JSON → [`Output::Json`]; 2xx non-JSON (PDF, XML) → [`Output::Bytes`]; a
@@ -659,11 +660,14 @@ impl Upstream {
         }
     }
 
+    /// One call: `retries` says whether a failed read may be sent again per the config
+    /// (`false` for [`Backend::call_once`]: a fan-out part gets one attempt).
     async fn forward(
         &self,
         ctx: &CallContext,
         tool: &'static Tool,
         args: &Map<String, Value>,
+        retries: bool,
     ) -> Result<Output, BackendError> {
         let Binding::Http(ref binding) = tool.binding else {
             return Err(BackendError::Unsupported(format!(
@@ -722,7 +726,7 @@ impl Upstream {
         } else {
             binding.method.is_idempotent()
         };
-        let attempts = if retryable {
+        let attempts = if retryable && retries {
             self.config.max_attempts.max(1)
         } else {
             1
@@ -783,35 +787,57 @@ impl Backend for Upstream {
         tool: &'static Tool,
         args: &'a Map<String, Value>,
     ) -> BoxFuture<'a, Result<Output, BackendError>> {
-        Box::pin(async move {
-            let out = self.forward(ctx, tool, args).await?;
-            if let (
-                Operation::GetWhere {
-                    record,
-                    id_arg,
-                    field,
-                    value,
-                },
-                Output::Json(v),
-            ) = (tool.operation, &out)
-            {
-                // The endpoint reads a wider type (any payment): answer only records of this
-                // tool's kind, as the sandbox does.
-                let rec = v.get("data").filter(|d| d.is_object()).unwrap_or(v);
-                let got = rec.get(field).map(|g| match g {
-                    Value::String(s) => s.clone(),
-                    other => other.to_string(),
-                });
-                if got.as_deref() != Some(value) {
-                    let id = args.get(id_arg).map(|v| v.to_string()).unwrap_or_default();
-                    return Err(BackendError::NotFound(format!(
-                        "{record} {id} with {field} `{value}` (its {field} is `{}`)",
-                        got.unwrap_or_default()
-                    )));
-                }
+        Box::pin(self.answer(ctx, tool, args, true))
+    }
+
+    /// One attempt, whatever [`UpstreamConfig::max_attempts`] says: a fan-out part's failure
+    /// is left out of its answer at once, not retried with backoff while the others wait.
+    fn call_once<'a>(
+        &'a self,
+        ctx: &'a CallContext,
+        tool: &'static Tool,
+        args: &'a Map<String, Value>,
+    ) -> BoxFuture<'a, Result<Output, BackendError>> {
+        Box::pin(self.answer(ctx, tool, args, false))
+    }
+}
+
+impl Upstream {
+    /// [`Backend::call`]'s answer, the failed reads retried when `retries` holds.
+    async fn answer(
+        &self,
+        ctx: &CallContext,
+        tool: &'static Tool,
+        args: &Map<String, Value>,
+        retries: bool,
+    ) -> Result<Output, BackendError> {
+        let out = self.forward(ctx, tool, args, retries).await?;
+        if let (
+            Operation::GetWhere {
+                record,
+                id_arg,
+                field,
+                value,
+            },
+            Output::Json(v),
+        ) = (tool.operation, &out)
+        {
+            // The endpoint reads a wider type (any payment): answer only records of this
+            // tool's kind, as the sandbox does.
+            let rec = v.get("data").filter(|d| d.is_object()).unwrap_or(v);
+            let got = rec.get(field).map(|g| match g {
+                Value::String(s) => s.clone(),
+                other => other.to_string(),
+            });
+            if got.as_deref() != Some(value) {
+                let id = args.get(id_arg).map(|v| v.to_string()).unwrap_or_default();
+                return Err(BackendError::NotFound(format!(
+                    "{record} {id} with {field} `{value}` (its {field} is `{}`)",
+                    got.unwrap_or_default()
+                )));
             }
-            Ok(out)
-        })
+        }
+        Ok(out)
     }
 }
 
