@@ -612,3 +612,7 @@ mod tests {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "form_tests.rs"]
+mod rule_tests;
