@@ -221,6 +221,8 @@ while IFS=';' read -r file package test_package test_args filter examine; do
   read -ra cargo_args <<<"$test_args"
   for a in "${cargo_args[@]}"; do args+=("--cargo-arg=$a"); done
   [ -n "$filter" ] && args+=(-- -- "$filter")
+  # A run that finds no mutant writes no outcomes: an earlier run's must not be counted as its.
+  rm -rf "$out/$name/mutants.out" "$out/$name/mutants.out.old"
   mkdir -p "$out/$name"
   echo "== $file (cargo test -p $test_package $test_args${filter:+ -- $filter}) =="
   started=$SECONDS

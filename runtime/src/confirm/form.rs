@@ -660,3 +660,7 @@ mod tests {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "form_tests.rs"]
+mod rule_tests;

@@ -583,6 +583,34 @@ mod tests {
         assert_eq!(l.put_new("b", "x", short, "o").await, Ok(None));
     }
 
+    /// Owner `""` is never charged, whatever the quota (records the server keeps for itself).
+    #[tokio::test]
+    async fn the_uncharged_owner_has_no_quota() {
+        let l = MemoryLedger::with_limits(10, 0);
+        let ttl = Duration::from_secs(30);
+        assert_eq!(l.put_new("a", "x", ttl, "").await, Ok(None));
+        assert_eq!(
+            l.put_new("b", "x", ttl, "o").await,
+            Err(LedgerError::QuotaExceeded(0))
+        );
+    }
+
+    /// A release by someone the record is not charged to changes nothing: the record stays
+    /// charged to its owner until it expires, and then gives the owner its room back.
+    #[tokio::test]
+    async fn a_release_by_another_owner_leaves_the_charge_alone() {
+        let l = MemoryLedger::with_limits(100, 1);
+        let short = Duration::from_millis(10);
+        assert_eq!(l.put_new("a", "x", short, "o").await, Ok(None));
+        assert_eq!(l.release("a", "someone-else").await, Ok(()));
+        assert_eq!(
+            l.put_new("b", "x", short, "o").await,
+            Err(LedgerError::QuotaExceeded(1))
+        );
+        tokio::time::sleep(Duration::from_millis(30)).await;
+        assert_eq!(l.put_new("b", "x", short, "o").await, Ok(None));
+    }
+
     #[tokio::test]
     async fn the_failing_ledger_fails() {
         let l = FailingLedger("down".into());

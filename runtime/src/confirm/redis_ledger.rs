@@ -356,7 +356,7 @@ mod tests {
     /// The Redis tests need a running Redis (scripts/test.sh starts one). Without one they fail
     /// with a message saying how to start it, unless `KOBANA_TEST_SKIP=redis` (the tests' one
     /// opt-out, see tests/support/skip.rs) says to skip them, which they then say.
-    async fn ledger_or_skip() -> Option<RedisLedger> {
+    pub(super) async fn ledger_or_skip() -> Option<RedisLedger> {
         let skip = std::env::var("KOBANA_TEST_SKIP").unwrap_or_default();
         if skip.split(',').any(|w| w.trim() == "redis") {
             use std::io::Write;
@@ -430,3 +430,7 @@ mod tests {
         assert!(RedisLedger::new("not a url").is_err());
     }
 }
+
+#[cfg(test)]
+#[path = "redis_ledger_tests.rs"]
+mod failure_tests;
