@@ -23,6 +23,7 @@ fn ask(name: &str, args: Value, locale: Locale, looked: &Looked) -> String {
         locale,
         None,
         looked,
+        &References::default(),
     )
 }
 
@@ -120,7 +121,8 @@ fn the_record_line_names_the_record_type_and_its_id() {
     // A string id without its quotes.
     let q = ask(WEBHOOK_UPDATE, json!({"id": "wh-7"}), l, &Looked::Nothing);
     assert_eq!(record(&q), Some(format!("{webhook} wh-7")), "{q}");
-    // A create names a new record, not the `*_uid` of another one it uses.
+    // A create has no record line (its action line says what it makes), and does not name the
+    // `*_uid` of another record it uses as if it were the record.
     let pix = "banking_transfer_pix_create";
     let q = ask(
         pix,
@@ -128,15 +130,7 @@ fn the_record_line_names_the_record_type_and_its_id() {
         l,
         &Looked::Nothing,
     );
-    assert_eq!(
-        record(&q),
-        Some(format!(
-            "{} {}",
-            Text::FormNewRecord.get(l),
-            record_title_in("transfer_pix", l)
-        )),
-        "{q}"
-    );
+    assert_eq!(record(&q), None, "{q}");
     // A tool of no one record (a list) names the id-like argument it was given.
     let list = "banking_charge_bank_billet_list";
     assert!(tool(list).record_type().is_none());
@@ -205,7 +199,7 @@ fn a_read_records_facts_come_under_the_record_line() {
     let l = Locale::PtBr;
     let facts = banking().facts_of("data_webhooks").expect("facts");
     let record = json!({"url": "https://hooks.example.com/old", "status": "active"});
-    let lines = fact_lines(facts, &record, l);
+    let lines = fact_lines(facts, &record, l, &References::default());
     assert!(
         lines.contains(&"URL: https://hooks.example.com/old".to_string()),
         "{lines:?}"
@@ -236,7 +230,7 @@ fn only_a_creates_arguments_are_shown_as_its_facts() {
     let l = Locale::PtBr;
     let url = "https://hooks.example.com/new";
     let facts = banking().facts_of("data_webhooks").expect("facts");
-    let fact = fact_lines(facts, &json!({ "url": url }), l);
+    let fact = fact_lines(facts, &json!({ "url": url }), l, &References::default());
     assert_eq!(fact.len(), 1, "{fact:?}");
     // An update read nothing: its arguments are not the record's facts (they are the change).
     let q = ask(
@@ -255,7 +249,7 @@ fn only_a_creates_arguments_are_shown_as_its_facts() {
     let flat = flattened(args.as_object().expect("object").clone());
     assert_eq!(flat.get("beneficiary_name"), Some(&json!("Maria Souza")));
     assert_eq!(flat.get("amount"), Some(&json!(1500.5)));
-    let lines = fact_lines(facts, &Value::Object(flat), l);
+    let lines = fact_lines(facts, &Value::Object(flat), l, &References::default());
     assert!(
         lines.iter().any(|f| f.ends_with(": Maria Souza")),
         "{lines:?}"
@@ -277,7 +271,12 @@ fn only_a_creates_arguments_are_shown_as_its_facts() {
 fn a_fact_holding_a_secret_is_said_hidden() {
     let l = Locale::En;
     let facts = banking().facts_of("data_webhooks").expect("facts");
-    let lines = fact_lines(facts, &json!({ "url": REDACTED }), l);
+    let lines = fact_lines(
+        facts,
+        &json!({ "url": REDACTED }),
+        l,
+        &References::default(),
+    );
     assert_eq!(
         lines,
         vec![format!(
@@ -286,7 +285,7 @@ fn a_fact_holding_a_secret_is_said_hidden() {
             Text::FormHidden.get(l)
         )]
     );
-    assert!(fact_lines(facts, &json!({}), l).is_empty());
+    assert!(fact_lines(facts, &json!({}), l, &References::default()).is_empty());
 }
 
 #[test]
@@ -417,18 +416,18 @@ fn a_secret_inside_an_object_is_said_hidden_and_the_rest_in_words() {
     let labels: &[(&str, &str)] = &[("payer.name", "Full name")];
     let v = json!({"name": "Maria", "token": REDACTED, "gone": null,
         "address": {"city": "Recife"}});
-    let words = in_words("payer", "payer", &v, l, labels);
+    let words = in_words("payer", "payer", &v, None, l, labels);
     let hidden = Text::FormHidden.get(l);
     assert_eq!(
         words,
         format!("Full name: Maria; token: {hidden}; address (city: Recife)")
     );
-    assert_eq!(in_words("x", "x", &json!(REDACTED), l, &[]), hidden);
-    assert_eq!(in_words("x", "x", &json!("plain"), l, &[]), "plain");
-    assert_eq!(in_words("x", "x", &json!({}), l, &[]), "{}");
-    assert_eq!(in_words("x", "x", &json!([]), l, &[]), "[]");
+    assert_eq!(in_words("x", "x", &json!(REDACTED), None, l, &[]), hidden);
+    assert_eq!(in_words("x", "x", &json!("plain"), None, l, &[]), "plain");
+    assert_eq!(in_words("x", "x", &json!({}), None, l, &[]), "{}");
+    assert_eq!(in_words("x", "x", &json!([]), None, l, &[]), "[]");
     assert_eq!(
-        in_words("amount", "amount", &json!([1, "b"]), l, &[]),
+        in_words("amount", "amount", &json!([1, "b"]), None, l, &[]),
         "R$1.00, b"
     );
 }
