@@ -649,12 +649,14 @@ async fn attempts_without_an_answer_say_why() {
         "{result:?}"
     );
 
-    // Nothing listens: the connection is refused, nothing was sent, even for a write.
+    // Nothing listens: the connection is refused and nothing was sent, so even a write is not
+    // an unknown outcome; a keyed one, where keys are honoured, is tried max_attempts times.
     let closed = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let nowhere = format!("http://{}", closed.local_addr().unwrap());
     drop(closed);
     let up = upstream(UpstreamConfig {
         base_url: Some(nowhere),
+        retry_keyed_writes: true,
         ..config(&api)
     });
     let err = up.call(&ctx, &WRITE, &payment()).await.unwrap_err();
@@ -670,6 +672,8 @@ async fn attempts_without_an_answer_say_why() {
             (None, Some("timeout")),
             (None, Some("connection_broken")),
             (None, Some("timeout")),
+            (None, Some("connect_error")),
+            (None, Some("connect_error")),
             (None, Some("connect_error")),
         ]
     );
