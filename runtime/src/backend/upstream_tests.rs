@@ -158,7 +158,11 @@ async fn read_request(stream: &mut TcpStream) -> Option<Request> {
 /// An API that answers its requests with `script`, in order; a request beyond the script gets
 /// HTTP 418, so a test that counts requests sees any extra one.
 async fn api(script: Vec<Act>) -> Api {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    serve(TcpListener::bind("127.0.0.1:0").await.unwrap(), script)
+}
+
+/// [`api`] on a given listener.
+fn serve(listener: TcpListener, script: Vec<Act>) -> Api {
     let base = format!("http://{}", listener.local_addr().unwrap());
     let seen = Arc::new(Mutex::new(Vec::new()));
     let log = seen.clone();
@@ -203,7 +207,7 @@ impl AttemptSink for Reports {
     }
 }
 
-fn ctx_with(key: Option<&str>, reports: Option<Arc<Reports>>) -> CallContext {
+fn ctx_with(key: Option<&str>, attempts: Attempts) -> CallContext {
     CallContext {
         product: &PRODUCT,
         identity: Identity {
@@ -221,16 +225,13 @@ fn ctx_with(key: Option<&str>, reports: Option<Arc<Reports>>) -> CallContext {
         idempotency_key: key.map(str::to_string),
         locale: runtime_model::locale::Locale::En,
         progress: Default::default(),
-        attempts: match reports {
-            Some(r) => Attempts::to(r),
-            None => Attempts::default(),
-        },
+        attempts,
     }
 }
 
 /// A call carrying the engine's idempotency key, as every confirmed write does.
 fn ctx() -> CallContext {
-    ctx_with(Some(KEY), None)
+    ctx_with(Some(KEY), Attempts::default())
 }
 
 /// The default settings but a short backoff: three attempts for a retried call.
@@ -406,7 +407,9 @@ async fn a_write_without_a_key_is_sent_once_even_where_keys_are_honoured() {
     .await;
     let up = honouring_keys(&api);
     for key in [None, Some("")] {
-        let result = up.call(&ctx_with(key, None), &WRITE, &payment()).await;
+        let result = up
+            .call(&ctx_with(key, Attempts::default()), &WRITE, &payment())
+            .await;
         unknown(&result);
     }
     let requests = api.requests();
@@ -619,13 +622,13 @@ async fn an_answer_of_exactly_the_cap_is_read() {
     }
 }
 
-/// No answer at all: a refused connection sent nothing; a dropped one or a silent one may have
-/// run a write. Each attempt reports why it got no answer.
+/// No answer at all: a dropped connection or a silent one may have run a write (a refused one:
+/// below). Each attempt reports why it got no answer.
 #[tokio::test]
 async fn attempts_without_an_answer_say_why() {
     let api = api(vec![Act::Drop, Act::Hang, Act::Drop, Act::Hang]).await;
     let reports = Arc::new(Reports::default());
-    let ctx = ctx_with(Some(KEY), Some(reports.clone()));
+    let ctx = ctx_with(Some(KEY), Attempts::to(reports.clone()));
     let up = upstream(UpstreamConfig {
         timeout: Duration::from_millis(300),
         max_attempts: 1,
@@ -649,22 +652,6 @@ async fn attempts_without_an_answer_say_why() {
         "{result:?}"
     );
 
-    // Nothing listens: the connection is refused and nothing was sent, so even a write is not
-    // an unknown outcome; a keyed one, where keys are honoured, is tried max_attempts times.
-    let closed = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let nowhere = format!("http://{}", closed.local_addr().unwrap());
-    drop(closed);
-    let up = upstream(UpstreamConfig {
-        base_url: Some(nowhere),
-        retry_keyed_writes: true,
-        ..config(&api)
-    });
-    let err = up.call(&ctx, &WRITE, &payment()).await.unwrap_err();
-    assert!(
-        matches!(&err, BackendError::Unavailable(m) if m.contains("cannot reach") && m.contains("nothing was sent")),
-        "{err:?}"
-    );
-
     assert_eq!(
         *reports.0.lock().unwrap(),
         vec![
@@ -672,11 +659,109 @@ async fn attempts_without_an_answer_say_why() {
             (None, Some("timeout")),
             (None, Some("connection_broken")),
             (None, Some("timeout")),
-            (None, Some("connect_error")),
-            (None, Some("connect_error")),
-            (None, Some("connect_error")),
         ]
     );
+}
+
+/// An address nothing listens on until an attempt to it is refused: then the API starts there
+/// and answers its script. A call that tries once sees only the refusal; one that tries again
+/// is answered, so a call that would retry forever ends on the script instead of hanging.
+struct OpensWhenRefused {
+    address: std::net::SocketAddr,
+    script: Mutex<Option<Vec<Act>>>,
+    api: Mutex<Option<Api>>,
+    reports: Reports,
+}
+
+impl OpensWhenRefused {
+    async fn new(script: Vec<Act>) -> Arc<Self> {
+        let closed = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = closed.local_addr().unwrap();
+        drop(closed);
+        Arc::new(OpensWhenRefused {
+            address,
+            script: Mutex::new(Some(script)),
+            api: Mutex::new(None),
+            reports: Reports::default(),
+        })
+    }
+
+    fn base(&self) -> String {
+        format!("http://{}", self.address)
+    }
+
+    /// The requests the API received once it started.
+    fn requests(&self) -> Vec<Request> {
+        self.api
+            .lock()
+            .unwrap()
+            .as_ref()
+            .map(Api::requests)
+            .unwrap_or_default()
+    }
+
+    fn reports(&self) -> Vec<(Option<u16>, Option<&'static str>)> {
+        self.reports.0.lock().unwrap().clone()
+    }
+}
+
+impl AttemptSink for OpensWhenRefused {
+    fn attempt(&self, attempt: &HttpAttempt<'_>) {
+        self.reports.attempt(attempt);
+        if attempt.error == Some("connect_error") {
+            if let Some(script) = self.script.lock().unwrap().take() {
+                let listener = std::net::TcpListener::bind(self.address).unwrap();
+                listener.set_nonblocking(true).unwrap();
+                let api = serve(TcpListener::from_std(listener).unwrap(), script);
+                *self.api.lock().unwrap() = Some(api);
+            }
+        }
+    }
+}
+
+/// A refused connection sent nothing: the error says so (never an unknown outcome), and a
+/// fan-out part, which gets one attempt, is not sent again.
+#[tokio::test]
+async fn a_refused_connection_sent_nothing() {
+    let api = OpensWhenRefused::new(vec![json_answer(200, "[]")]).await;
+    let up = upstream(UpstreamConfig {
+        base_url: Some(api.base()),
+        timeout: Duration::from_secs(10),
+        backoff: Duration::from_millis(10),
+        ..UpstreamConfig::default()
+    });
+    let ctx = ctx_with(Some(KEY), Attempts::to(api.clone()));
+    let err = up.call_once(&ctx, &READ, &Map::new()).await.unwrap_err();
+    assert!(
+        matches!(&err, BackendError::Unavailable(m) if m.contains("cannot reach") && m.contains("nothing was sent")),
+        "{err:?}"
+    );
+    assert_eq!(api.reports(), vec![(None, Some("connect_error"))]);
+    assert_eq!(api.requests().len(), 0);
+}
+
+/// A keyed write whose connection was refused is tried again where keys are honoured: the
+/// second attempt reaches the API and the payment is made once.
+#[tokio::test]
+async fn a_refused_keyed_write_is_tried_again_where_keys_are_honoured() {
+    let api = OpensWhenRefused::new(vec![json_answer(201, r#"{"uid":"pay_1"}"#)]).await;
+    let up = upstream(UpstreamConfig {
+        base_url: Some(api.base()),
+        timeout: Duration::from_secs(10),
+        backoff: Duration::from_millis(10),
+        retry_keyed_writes: true,
+        ..UpstreamConfig::default()
+    });
+    let ctx = ctx_with(Some(KEY), Attempts::to(api.clone()));
+    let out = up.call(&ctx, &WRITE, &payment()).await.unwrap();
+    assert_eq!(out, Output::Json(json!({"uid": "pay_1"})));
+    assert_eq!(
+        api.reports(),
+        vec![(None, Some("connect_error")), (Some(201), None)]
+    );
+    let requests = api.requests();
+    assert_eq!(requests.len(), 1);
+    assert_eq!(requests[0].header("idempotency-key"), Some(KEY));
 }
 
 #[tokio::test]
@@ -687,7 +772,7 @@ async fn answered_attempts_report_their_status() {
     ])
     .await;
     let reports = Arc::new(Reports::default());
-    let ctx = ctx_with(None, Some(reports.clone()));
+    let ctx = ctx_with(None, Attempts::to(reports.clone()));
     upstream(config(&api))
         .call(&ctx, &READ, &Map::new())
         .await
