@@ -1400,3 +1400,7 @@ mod tests {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "upstream_tests.rs"]
+mod write_path_tests;
