@@ -13,8 +13,9 @@
 //!   bounded number of times on timeouts, connection failures, 429, 500, 502, 503 and 504, with
 //!   exponential backoff, honouring `Retry-After`. A write (a tool that is not read-only) is
 //!   sent once — unless it carries an idempotency key and [`UpstreamConfig::retry_keyed_writes`]
-//!   says the upstream honours keys. A connection that could not be opened sent nothing and may
-//!   always be retried. A fan-out part ([`Backend::call_once`], `resources/list`'s listings) is
+//!   says the upstream honours keys. A connection that could not be opened sent nothing: a call
+//!   that is retried tries again, and one sent once (an unkeyed write) reports it as
+//!   [`BackendError::Unavailable`], "nothing was sent", never as an unknown outcome. A fan-out part ([`Backend::call_once`], `resources/list`'s listings) is
 //!   never retried: one failing part would hold up the whole answer for its backoff.
 //! - The idempotency key is the engine's ([`CallContext::idempotency_key`]; its one home is
 //!   `confirm::idempotency`), sent as `Idempotency-Key` and `X-Idempotency-Key` on every attempt.
