@@ -560,6 +560,7 @@ fn ledger_refusal(tool: &Tool, e: &LedgerError, notes: &Notes) -> Gate {
 mod tests {
     use super::*;
     use crate::confirm::ledger::{FailingLedger, MemoryLedger};
+    use runtime_model::backend::{BackendError, BoxFuture, Output};
     use runtime_model::errors;
     use std::collections::BTreeSet;
     use test_support::policies::{tool, LENIENT, STRICT};
@@ -1172,5 +1173,90 @@ mod tests {
         assert!(text.contains("<file: 20000 base64 characters>"), "{text}");
         assert!(text.contains("retorno.ret"));
         assert!(!text.contains(&content[..64]));
+    }
+
+    /// The documents' rule under a ledger outage: a write that needs no confirmation still
+    /// runs, with its call's generation-0 key, so a retry during the outage cannot run twice.
+    #[tokio::test]
+    async fn an_unconfirmed_write_runs_through_a_ledger_outage_with_its_generation_0_key() {
+        let c = Confirmer::new(
+            Arc::new(StateSealer::new(vec![("k1".into(), vec![9; 32])]).unwrap()),
+            Arc::new(FailingLedger("redis is down".into())),
+        );
+        let owner = idempotency::owner(&person("p", "o"));
+        let sent = c
+            .run_once(Some("fp"), None, &owner, &Notes::NONE, |key| async move {
+                (key, Outcome::Ran)
+            })
+            .await;
+        assert_eq!(sent, Ok(Some(idempotency::call_key("fp", 0))));
+    }
+
+    /// A caller over its quota is refused whatever the call, confirmed or not: a quota is not an
+    /// outage, and nothing runs.
+    #[tokio::test]
+    async fn an_unconfirmed_write_over_its_callers_quota_runs_nothing() {
+        let c = Confirmer::new(
+            Arc::new(StateSealer::new(vec![("k1".into(), vec![9; 32])]).unwrap()),
+            Arc::new(MemoryLedger::with_limits(1000, 0)),
+        );
+        let owner = idempotency::owner(&person("p", "o"));
+        let ran = c
+            .run_once(Some("fp"), None, &owner, &Notes::NONE, |_| async {
+                panic!("nothing runs over the quota")
+            })
+            .await;
+        assert_eq!(ran, Err::<(), _>(LedgerError::QuotaExceeded(0)));
+    }
+
+    /// Answers every read with a record named after the id it was asked for.
+    struct Named;
+
+    impl RecordReader for Named {
+        fn read<'a>(
+            &'a self,
+            _tool: &'static Tool,
+            args: Map<String, Value>,
+        ) -> BoxFuture<'a, Result<Output, Option<BackendError>>> {
+            let id = args.values().find_map(Value::as_str).unwrap_or_default();
+            let record = json!({"uid": id, "name": format!("Conta {id}")});
+            Box::pin(async move { Ok(Output::Json(record)) })
+        }
+    }
+
+    /// The question names the records its facts refer to (a Pix transfer's source account), read
+    /// through the caller's reader, not only their ids.
+    #[tokio::test]
+    async fn the_question_names_the_records_its_facts_refer_to() {
+        let banking = generated::product("banking").unwrap();
+        let pix = banking.tool("banking_transfer_pix_create").unwrap();
+        assert!(pix.annotations.destructive);
+        let a = json!({"financial_account_uid": "acc-7", "amount": 10.5, "key": "a@b.com", "key_type": "email"})
+            .as_object()
+            .unwrap()
+            .clone();
+        let id = person("p", "o");
+        let g = confirmer()
+            .gate(GateRequest {
+                product: banking,
+                tool: pix,
+                args: &a,
+                identity: &id,
+                workspace: None,
+                modern: true,
+                form_elicitation: true,
+                input_responses: None,
+                request_state: None,
+                now: NOW,
+                locale: runtime_model::locale::Locale::En,
+                reader: Some(&Named),
+                notes: &Notes::NONE,
+            })
+            .await;
+        let Gate::InputRequired(v) = g else {
+            panic!("expected a question, got {g:?}")
+        };
+        let text = v.to_string();
+        assert!(text.contains("Conta acc-7 (acc-7)"), "{text}");
     }
 }

@@ -175,11 +175,6 @@ impl Claimed {
             seen: None,
         }
     }
-
-    /// Claimed while the ledger could not record ([`Claimed::during_outage`]).
-    pub fn ledger_was_down(&self) -> bool {
-        self.seen.is_none()
-    }
 }
 
 /// Whether a ledger error means the ledger cannot record at all (down, or a full memory ledger),
