@@ -6,10 +6,14 @@
 #   scripts/mutants.sh [--all] [FILE…]     every mutant of the money-path files (or of FILE…; with
 #                                          --all also connection/ and the selection rule), then a
 #                                          table: caught / missed / unviable / timeouts per file
-#   scripts/mutants.sh --diff [BASE]       only the mutants on lines changed since BASE (default:
-#                                          the merge base with origin/main; on main itself, the
-#                                          last commit's first parent): for CI. Nothing to do, and
-#                                          no build, when no listed file changed.
+#   scripts/mutants.sh --diff [BASE]       only the mutants on lines changed since BASE, or without
+#                                          BASE since each file was last examined whole with none
+#                                          missed (scripts/mutants-checked.txt): for CI, which so
+#                                          examines a landing of several commits whole. Nothing to
+#                                          do, and no build, when no listed file changed.
+#
+# A whole run of a file (no --diff, no --re) with none missed and no timeout records the file's
+# blob in scripts/mutants-checked.txt; commit it with the file.
 #   --re REGEX                             only the mutants whose name REGEX matches
 #   --install                              installs the pinned cargo-mutants (in target/) when
 #                                          it is missing and there is something to test
@@ -121,38 +125,59 @@ while IFS= read -r line; do
   equivalent_res+=("^$(printf '%s' "$file" | sed 's/[][\.*^$(){}?+|]/\\&/g'):[0-9]+(:[0-9]+)?: $re\$")
 done <"$equivalent_file"
 
-# The diff to examine, and the files of the table it touches.
+# The diff to examine, and the files of the table it touches. Without a base, each file's lines
+# changed since it was last examined whole with no missed mutant (its blob in $checked_file): a
+# landing of several merges is examined whole, not only its last commit, and a file never
+# examined whole is examined whole. With a base: the lines changed since that commit.
+checked_file=scripts/mutants-checked.txt
+checked_blob() { awk -v f="$1" '$1 == f { print $2 }' "$checked_file" 2>/dev/null; }
 diff_file=
 if [ "$mode" = diff ]; then
-  if [ -z "$base" ]; then
-    upstream=origin/main
-    git rev-parse -q --verify "$upstream" >/dev/null || upstream=main
-    base=$(git merge-base HEAD "$upstream" 2>/dev/null || true)
-    if [ -z "$base" ] || [ "$base" = "$(git rev-parse HEAD)" ]; then
-      # On main itself: what its last commit (a merge: what it brought in) changed.
-      base=$(git rev-parse -q --verify 'HEAD^' || true)
-    fi
-    if [ -z "$base" ]; then
-      say "no base to compare with (no origin/main, main or parent commit): pass one to --diff"
-      exit 1
-    fi
-  fi
-  changed=$(git diff --name-only "$base" --)
+  mkdir -p "$out"
+  diff_file=$out/changes.diff
+  : >"$diff_file"
   touched=
   while IFS=';' read -r file rest; do
-    # shellcheck disable=SC2053 # $file may be a glob (connection/*.rs)
-    for c in $changed; do
-      if [[ $c == $file ]]; then touched+=${touched:+$'\n'}$file\;$rest; break; fi
+    [ -n "$file" ] || continue
+    changed=no
+    # shellcheck disable=SC2086 # $file may be a glob (connection/*.rs)
+    for f in $file; do
+      [ -f "$f" ] || continue
+      if [ -n "$base" ]; then
+        git diff "$base" -- "$f" >>"$diff_file.part"
+      else
+        was=$(checked_blob "$f")
+        [ "$was" = "$(git hash-object "$f")" ] && continue
+        old=$(mktemp)
+        if [ -n "$was" ] && git cat-file -e "$was" 2>/dev/null; then
+          git cat-file blob "$was" >"$old"
+        else
+          if [ -n "$was" ]; then
+            echo "mutants: $f was last examined whole as blob $was, which this clone does not hold: examined whole"
+          else
+            echo "mutants: $f has no record in $checked_file of a whole run: examined whole"
+          fi
+        fi
+        diff -u --label "a/$f" --label "b/$f" "$old" "$f" >>"$diff_file.part" || true
+        rm -f "$old"
+      fi
+      if [ -s "$diff_file.part" ]; then
+        changed=yes
+        cat "$diff_file.part" >>"$diff_file"
+      fi
+      rm -f "$diff_file.part"
     done
+    [ "$changed" = yes ] && touched+=${touched:+$'\n'}$file\;$rest
   done <<<"$table"
   if [ -z "$touched" ]; then
-    echo "mutants: no change to the money path since $(git rev-parse --short "$base"): nothing to test"
+    if [ -n "$base" ]; then
+      echo "mutants: no change to the money path since $(git rev-parse --short "$base"): nothing to test"
+    else
+      echo "mutants: every money-path file is as it was when last examined whole ($checked_file): nothing to test"
+    fi
     exit 0
   fi
   table=$touched
-  mkdir -p "$out"
-  diff_file=$out/changes.diff
-  git diff "$base" -- >"$diff_file"
 fi
 
 # The cargo-mutants this script is written for (its options and exit codes).
@@ -206,6 +231,7 @@ count() {
 
 status=0
 results=()
+recorded=()
 while IFS=';' read -r file package test_package test_args filter examine; do
   [ -n "$file" ] || continue
   name=$(printf '%s' "$file" | tr '/*' '__')
@@ -238,11 +264,30 @@ while IFS=';' read -r file package test_package test_args filter examine; do
   if [ -s "$out/$name/mutants.out/missed.txt" ]; then
     sed 's/^/  MISSED: /' "$out/$name/mutants.out/missed.txt"
   fi
+  # A whole run (every mutant of the row) with none missed and no timeout is recorded: --diff
+  # then examines only what changes after it. Only a committed file's blob is recorded, so that
+  # a clone of the commit holds it.
+  if [ "$mode" = full ] && [ -z "$only" ] && [ "$rc" = 0 ]; then
+    # shellcheck disable=SC2086 # $file may be a glob (connection/*.rs)
+    for f in $file; do
+      if git ls-files --error-unmatch -- "$f" >/dev/null 2>&1 && git diff --quiet HEAD -- "$f"; then
+        blob=$(git hash-object "$f")
+        { grep -v "^$f " "$checked_file" 2>/dev/null || true; echo "$f $blob"; } | LC_ALL=C sort >"$checked_file.new"
+        mv "$checked_file.new" "$checked_file"
+        recorded+=("$f")
+      else
+        say "$f differs from HEAD: its whole run is not recorded in $checked_file (commit, then run again)"
+      fi
+    done
+  fi
 done <<<"$table"
 
 echo
 printf '%-40s %6s %6s %8s %8s %7s\n' file caught missed unviable timeouts time
 printf '%s\n' "${results[@]}"
+if [ ${#recorded[@]} -gt 0 ]; then
+  echo "recorded in $checked_file as examined whole with none missed (commit it): ${recorded[*]}"
+fi
 if [ "$status" != 0 ]; then
   say "missed mutants (above): add a test that fails on each, or list it with its reason in $equivalent_file"
 fi
