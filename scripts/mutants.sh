@@ -237,9 +237,16 @@ while IFS=';' read -r file package test_package test_args filter examine; do
   name=$(printf '%s' "$file" | tr '/*' '__')
   args=(--in-place --baseline skip --no-shuffle --timeout "$timeout" --package "$package"
     --test-package "$test_package" --file "$file" --output "$out/$name")
-  # Both filters hold: cargo-mutants examines what any --re matches, so the two are one regex.
+  # Both filters hold: cargo-mutants examines what any --re matches, so the mutants both match
+  # are listed here and named exactly (one regex could not say "and" when both match one word).
   if [ -n "$examine" ] && [ -n "$only" ]; then
-    args+=(--re "(?:$examine).*(?:$only)|(?:$only).*(?:$examine)")
+    picked=$("$mutants" mutants --list --package "$package" --file "$file" --re "$examine" |
+      grep -E -- "$only" || true)
+    if [ -z "$picked" ]; then
+      echo "== $file: no mutant the row examines matches --re $only =="
+      continue
+    fi
+    args+=(--re "$(printf '%s\n' "$picked" | sed 's/[][\.*^$(){}?+|]/\\&/g; s/^/^/; s/$/$/' | paste -sd'|')")
   elif [ -n "$examine$only" ]; then
     args+=(--re "$examine$only")
   fi
