@@ -32,9 +32,10 @@ say() { echo "scripts/mutants.sh: $*" >&2; }
 # The files, and the tests that cover each, `;`-separated: the file's package; the package whose
 # tests run; their `cargo test` arguments; the test name filter; the mutants examined (a regex on
 # cargo-mutants' names; empty: all of the file's). The proxy's upstream is examined on its write
-# path (attempts, retries, unknown outcomes, the idempotency headers), the sandbox's API where it
-# handles idempotency keys (its `run` handler and the request print): both with the tests that
-# drive writes through them (the proxy's and the exactly-once walk).
+# path (attempts, retries, unknown outcomes, the idempotency headers) with the tests that drive
+# writes through it (the proxy's and the exactly-once walk); the sandbox's API where it handles
+# idempotency keys (its `run` handler, the request print, the replay mark, and the bearer token
+# a key belongs to) with its own tests, which call the handler directly (api_tests.rs).
 money_path() {
   cat <<'EOF'
 runtime/src/confirm/idempotency.rs;runtime;runtime;--lib;;
@@ -43,7 +44,7 @@ runtime/src/confirm/ledger.rs;runtime;runtime;--lib;;
 runtime/src/confirm/redis_ledger.rs;runtime;runtime;--lib;;
 runtime/src/confirm/form.rs;runtime;runtime;--lib;;
 runtime/src/backend/upstream.rs;runtime;kobana-mcp;--test proxy --test exactly_once;;attempt|forward|e_is_retryable|retry_after|is_write|for Upstream>::call
-runtime/sandbox/src/api.rs;runtime-sandbox;kobana-mcp;--test proxy --test exactly_once;;in run$|RequestPrint|Slot::
+runtime/sandbox/src/api.rs;runtime-sandbox;runtime-sandbox;--lib;api::;in run$|replace run -> |RequestPrint|Slot::|mark_replayed|bearer
 EOF
 }
 # Who may call what: figures on request (--all), not yet held to zero missed.
