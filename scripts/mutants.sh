@@ -210,9 +210,13 @@ while IFS=';' read -r file package test_package test_args filter examine; do
   name=$(printf '%s' "$file" | tr '/*' '__')
   args=(--in-place --baseline skip --no-shuffle --timeout "$timeout" --package "$package"
     --test-package "$test_package" --file "$file" --output "$out/$name")
-  # Both filters hold: cargo-mutants examines what any --re matches, so the two are one regex.
+  # Both filters hold: cargo-mutants examines what any --re matches, so the mutants both match
+  # are listed and named one by one (a regex made of the two would miss a name both match in
+  # the same place, `in run$` and `delete ! in run`).
   if [ -n "$examine" ] && [ -n "$only" ]; then
-    args+=(--re "(?:$examine).*(?:$only)|(?:$only).*(?:$examine)")
+    both=$("$mutants" mutants --list --package "$package" --file "$file" --re "$examine" |
+      grep -E -- "$only" | sed 's/[][\.*^$(){}?+|]/\\&/g' | paste -sd'|' || true)
+    args+=(--re "^(?:$both)\$")
   elif [ -n "$examine$only" ]; then
     args+=(--re "$examine$only")
   fi
