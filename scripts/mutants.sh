@@ -39,8 +39,9 @@ say() { echo "scripts/mutants.sh: $*" >&2; }
 # path (attempts, retries, unknown outcomes, the idempotency headers) with its own tests against
 # a scripted API (upstream_tests.rs; a mutant costs a rebuild of the runtime crate alone; only
 # those, whose scripts end, so a mutant that retries forever fails them instead of hanging); the
-# sandbox's API where it handles idempotency keys (its `run` handler and the request print) with
-# the tests that drive writes through it (the proxy's and the exactly-once walk).
+# sandbox's API where it handles idempotency keys (its `run` handler, the request print, the
+# replay mark, and the bearer token a key belongs to) with its own tests, which call the handler
+# directly (api_tests.rs).
 money_path() {
   cat <<'EOF'
 runtime/src/confirm/idempotency.rs;runtime;runtime;--lib;;
@@ -49,7 +50,7 @@ runtime/src/confirm/ledger.rs;runtime;runtime;--lib;;
 runtime/src/confirm/redis_ledger.rs;runtime;runtime;--lib;;
 runtime/src/confirm/form.rs;runtime;runtime;--lib;;
 runtime/src/backend/upstream.rs;runtime;runtime;--lib;backend::upstream::write_path_tests::;attempt|forward|e_is_retryable|retry_after|is_write|for Upstream>::call
-runtime/sandbox/src/api.rs;runtime-sandbox;kobana-mcp;--test proxy --test exactly_once;;in run$|RequestPrint|Slot::
+runtime/sandbox/src/api.rs;runtime-sandbox;runtime-sandbox;--lib;api::;in run$|replace run -> |RequestPrint|Slot::|mark_replayed|bearer
 EOF
 }
 # Who may call what: figures on request (--all), not yet held to zero missed.

@@ -18,7 +18,9 @@
 //! request (method, path, query, body) answers the first response again without running
 //! anything; the same key with another request is 422 `idempotency_key_reused`; while the first
 //! request runs, the same key is 409 `idempotency_key_in_use`. A request that failed (nothing
-//! changed) frees its key. Keys are kept for the life of the process.
+//! changed) frees its key. Keys are kept for the life of the process; beyond it, the sandbox's
+//! store keeps a keyed write's answer for 24 h, so the same key sent to the same operation after a
+//! restart is answered that first response too (marked replayed).
 //!
 //! Fault injection (serve-api only; never reachable from the MCP side): the request header
 //! `X-Sandbox-Fault`, or faults queued through [`Faults`] (tests) or `POST /_sandbox/faults`
@@ -625,10 +627,7 @@ async fn run(
                     Body::from(bytes.clone()),
                 )
                     .into_response();
-                resp.headers_mut().insert(
-                    runtime_model::backend::IDEMPOTENT_REPLAYED,
-                    header::HeaderValue::from_static("true"),
-                );
+                mark_replayed(&mut resp);
                 return resp;
             }
             None => {
@@ -668,19 +667,27 @@ async fn run(
         StatusCode::OK
     };
     let json_type = || "application/json".to_string();
-    let (status, ct, bytes) = match outcome {
-        Ok(Output::Json(v)) => (ok_status, json_type(), Bytes::from(v.to_string())),
-        Ok(Output::JsonText(text)) => (ok_status, json_type(), Bytes::from(text.into_string())),
-        Ok(Output::Bytes { mime_type, data }) => (StatusCode::OK, mime_type, Bytes::from(data)),
-        // The sandbox runs every call it is given; only an upstream replays.
-        Ok(Output::Replayed(_)) => {
-            return error(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                "internal",
-                "the sandbox answered a replayed result",
-            )
-        }
-        Err(e) => {
+    // The sandbox's store keeps a keyed write's answer (24 h) beyond this process's memory of
+    // its keys: when it answers a key it already ran (serve-api restarted since, or another
+    // token of the same organization used the key), that is the first answer again.
+    let (outcome, replayed) = match outcome {
+        Ok(Output::Replayed(first)) => (Ok(*first), true),
+        other => (other, false),
+    };
+    let answer = match outcome {
+        Ok(Output::Json(v)) => Ok((ok_status, json_type(), Bytes::from(v.to_string()))),
+        Ok(Output::JsonText(text)) => Ok((ok_status, json_type(), Bytes::from(text.into_string()))),
+        Ok(Output::Bytes { mime_type, data }) => Ok((StatusCode::OK, mime_type, Bytes::from(data))),
+        Ok(Output::Replayed(_)) => Err(error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "internal",
+            "the sandbox answered a replay of a replay",
+        )),
+        Err(e) => Err(backend_error(&e)),
+    };
+    let (status, ct, bytes) = match answer {
+        Ok(a) => a,
+        Err(resp) => {
             // Nothing changed: the key is free for a retry of the same request.
             if let Some(key) = &replay_key {
                 state
@@ -689,7 +696,7 @@ async fn run(
                     .unwrap_or_else(|p| p.into_inner())
                     .remove(key);
             }
-            return backend_error(&e);
+            return resp;
         }
     };
     if let Some(key) = replay_key {
@@ -702,7 +709,19 @@ async fn run(
                 Slot::Done(request, (status, ct.clone(), bytes.clone())),
             );
     }
-    (status, [(header::CONTENT_TYPE, ct)], Body::from(bytes)).into_response()
+    let mut resp = (status, [(header::CONTENT_TYPE, ct)], Body::from(bytes)).into_response();
+    if replayed {
+        mark_replayed(&mut resp);
+    }
+    resp
+}
+
+/// Marks an answer as the first answer of its idempotency key again (nothing ran).
+fn mark_replayed(resp: &mut Response) {
+    resp.headers_mut().insert(
+        runtime_model::backend::IDEMPOTENT_REPLAYED,
+        header::HeaderValue::from_static("true"),
+    );
 }
 
 /// What identifies a request for its idempotency key: method, path, query and body.
@@ -887,3 +906,7 @@ async fn download(
 pub async fn serve(listener: tokio::net::TcpListener, state: ApiState) -> std::io::Result<()> {
     axum::serve(listener, router(state)).await
 }
+
+#[cfg(test)]
+#[path = "api_tests.rs"]
+mod tests;

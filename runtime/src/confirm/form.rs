@@ -382,11 +382,12 @@ fn record_line(
         | Operation::Update { record, id_arg }
         | Operation::Delete { record, id_arg }
         | Operation::Action { record, id_arg, .. } => (Some(record), Some(id_arg)),
-        Operation::Create { record } => (Some(record), None),
+        // A create names no existing record, nor its type (the action's title does).
         _ => (None, None),
     };
     let title = record.map(|r| record_title(product, r, locale));
-    // A create names no existing record (its `*_uid` arguments are other records it uses).
+    // Nor does a create name an id-like argument (its `*_uid` arguments are other records it
+    // uses).
     let creates = matches!(tool.operation, Operation::Create { .. });
     let id_arg = id_arg.or_else(|| {
         if creates {
@@ -403,9 +404,8 @@ fn record_line(
             Some(v) => format!("{t} {}", plain(v)),
             None => t,
         }),
-        (Some(_), None) => None,
         (None, Some(a)) => args.get(a).map(|v| format!("{a} {}", plain(v))),
-        (None, None) => None,
+        (_, None) => None,
     }
 }
 

@@ -531,3 +531,28 @@ fn a_replay_is_told_what_became_of_the_first_use() {
         );
     }
 }
+
+#[test]
+fn a_label_in_parentheses_is_the_label_alone() {
+    let banks = "Código do banco: * `237` (Bradesco) * `341` (Itaú Unibanco) * `1` (a) (b)";
+    assert_eq!(documented_label(banks, "237").as_deref(), Some("Bradesco"));
+    assert_eq!(
+        documented_label(banks, "341").as_deref(),
+        Some("Itaú Unibanco")
+    );
+    // Two parenthesized parts are not one label in parentheses: kept as written.
+    assert_eq!(documented_label(banks, "1").as_deref(), Some("(a) (b)"));
+    // A part of an object argument gets the label its own schema documents.
+    let prop = json!({"properties": {"bank": {"description": banks}}});
+    assert_eq!(
+        in_words(
+            "to",
+            "to",
+            &json!({"bank": "237"}),
+            Some(&prop),
+            Locale::PtBr,
+            &[]
+        ),
+        "bank: 237 — Bradesco"
+    );
+}
