@@ -687,3 +687,7 @@ mod tests {
         assert_eq!(reached(&ceilings[1], &OTHER), ["y_list"]);
     }
 }
+
+#[cfg(test)]
+#[path = "selection_tests.rs"]
+mod rule_tests;

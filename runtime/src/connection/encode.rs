@@ -235,4 +235,30 @@ mod tests {
             encode(&json!(1), Reply::Raw(Page::from(result.to_vec()))).into_vec()
         );
     }
+
+    /// An answer's length is the number of bytes it sends, spliced or whole; no answer is empty.
+    #[test]
+    fn an_answer_s_length_is_what_it_sends() {
+        let small = br#"{"content":[]}"#.to_vec();
+        let large = format!(
+            r#"{{"content":[{{"type":"text","text":"{}"}}]}}"#,
+            "z".repeat(COPY_LIMIT)
+        );
+        for id in [json!(3), json!("a-much-longer-request-id")] {
+            for page in [
+                Page::kept(small.clone()),
+                Page::from(small.clone()),
+                Page::from(large.clone().into_bytes()),
+            ] {
+                let encoded = encode(&id, Reply::Raw(page));
+                let len = encoded.len();
+                assert!(!encoded.is_empty());
+                let bytes = encoded.into_vec();
+                assert_eq!(len, bytes.len(), "{id}");
+                let v: Value = serde_json::from_slice(&bytes).unwrap();
+                assert_eq!(v["id"], id);
+            }
+        }
+        assert!(Encoded::Whole(Vec::new()).is_empty());
+    }
 }

@@ -44,6 +44,25 @@ pub struct SessionLimits {
 pub struct SessionTable {
     limits: SessionLimits,
     inner: Mutex<Inner>,
+    clock: Clock,
+}
+
+/// The time the table reads: the system's, or (in tests) one the test moves, so idle times and
+/// sweeps are tested at exact instants rather than by sleeping.
+enum Clock {
+    System,
+    #[cfg(test)]
+    Manual(Arc<Mutex<Instant>>),
+}
+
+impl Clock {
+    fn now(&self) -> Instant {
+        match self {
+            Clock::System => Instant::now(),
+            #[cfg(test)]
+            Clock::Manual(now) => *now.lock().unwrap_or_else(|e| e.into_inner()),
+        }
+    }
 }
 
 struct Inner {
@@ -65,6 +84,11 @@ impl Entry {
     fn is(&self, product: &str, owner: &str) -> bool {
         self.product == product && &*self.owner == owner
     }
+
+    /// Whether it has been unused for the idle time (at `now`): then it has ended.
+    fn expired(&self, now: Instant, idle: Duration) -> bool {
+        now.duration_since(self.last_used) >= idle
+    }
 }
 
 /// Why a session could not be opened.
@@ -78,12 +102,17 @@ pub enum OpenError {
 
 impl SessionTable {
     pub fn new(limits: SessionLimits) -> Self {
+        Self::with_clock(limits, Clock::System)
+    }
+
+    fn with_clock(limits: SessionLimits, clock: Clock) -> Self {
         Self {
             limits,
             inner: Mutex::new(Inner {
                 map: HashMap::new(),
-                last_sweep: Instant::now(),
+                last_sweep: clock.now(),
             }),
+            clock,
         }
     }
 
@@ -97,9 +126,9 @@ impl SessionTable {
             return SessionRef::Unknown;
         };
         let idle = self.limits.idle;
-        let now = Instant::now();
+        let now = self.clock.now();
         match inner.map.get_mut(id) {
-            Some(e) if now.duration_since(e.last_used) >= idle => {
+            Some(e) if e.expired(now, idle) => {
                 inner.map.remove(id);
                 SessionRef::Unknown
             }
@@ -125,13 +154,11 @@ impl SessionTable {
             .inner
             .lock()
             .map_err(|_| OpenError::Fault(RpcError::internal("session table poisoned")))?;
-        let now = Instant::now();
+        let now = self.clock.now();
         let idle = self.limits.idle;
         // Expired sessions go at most four times per idle period, or when the table is full.
         if inner.map.len() >= self.limits.max || now.duration_since(inner.last_sweep) >= idle / 4 {
-            inner
-                .map
-                .retain(|_, e| now.duration_since(e.last_used) < idle);
+            inner.map.retain(|_, e| !e.expired(now, idle));
             inner.last_sweep = now;
         }
         let mut own = 0;
@@ -225,19 +252,53 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn table(max: usize, per_identity: usize, idle: Duration) -> SessionTable {
-        SessionTable::new(SessionLimits {
-            max,
-            per_identity,
-            idle,
+    /// A table whose clock the test moves (`tick`), starting at `now`.
+    struct Timed {
+        table: SessionTable,
+        now: Arc<Mutex<Instant>>,
+    }
+
+    impl Timed {
+        fn new(max: usize, per_identity: usize, idle: Duration) -> Self {
+            let now = Arc::new(Mutex::new(Instant::now()));
+            let limits = SessionLimits {
+                max,
+                per_identity,
+                idle,
+            };
+            Timed {
+                table: SessionTable::with_clock(limits, Clock::Manual(now.clone())),
+                now,
+            }
+        }
+        fn tick(&self, by: Duration) {
+            *self.now.lock().unwrap() += by;
+        }
+    }
+
+    impl std::ops::Deref for Timed {
+        type Target = SessionTable;
+        fn deref(&self) -> &SessionTable {
+            &self.table
+        }
+    }
+
+    fn table(max: usize, per_identity: usize, idle: Duration) -> Timed {
+        Timed::new(max, per_identity, idle)
+    }
+
+    fn try_open(t: &SessionTable, owner: &str) -> Result<String, OpenError> {
+        t.open("p", owner, |id| {
+            Arc::new(Session::new(id, "2025-06-18", json!({})))
         })
     }
 
     fn open(t: &SessionTable, owner: &str) -> String {
-        t.open("p", owner, |id| {
-            Arc::new(Session::new(id, "2025-06-18", json!({})))
-        })
-        .unwrap()
+        try_open(t, owner).unwrap()
+    }
+
+    fn found(t: &SessionTable, id: &str, owner: &str) -> bool {
+        matches!(t.lookup(Some(id), "p", owner), SessionRef::Found(_))
     }
 
     /// Finding 7: a session presented by another identity is not found and cannot be ended.
@@ -252,45 +313,137 @@ mod tests {
         assert!(!t.close(&id, "p", "mallory"));
         let (tx, _rx) = mpsc::channel(1);
         assert!(!t.attach_stream(&id, "p", "mallory", tx));
-        assert!(matches!(
-            t.lookup(Some(&id), "p", "alice"),
-            SessionRef::Found(_)
-        ));
+        assert!(found(&t, &id, "alice"));
         assert!(t.close(&id, "p", "alice"));
+        assert!(!found(&t, &id, "alice"), "ended");
+        assert!(!t.close(&id, "p", "alice"), "already ended");
     }
 
-    /// Finding 7: one identity's flood ends only its own oldest sessions; others still open one.
+    /// A session belongs to the product whose endpoint opened it: its owner on another product's
+    /// endpoint finds nothing, and cannot end it or attach a stream to it there.
+    #[test]
+    fn a_session_belongs_to_the_product_that_opened_it() {
+        let t = table(10, 10, Duration::from_secs(60));
+        let id = open(&t, "alice");
+        assert!(matches!(
+            t.lookup(Some(&id), "q", "alice"),
+            SessionRef::Unknown
+        ));
+        let (tx, _rx) = mpsc::channel(1);
+        assert!(!t.attach_stream(&id, "q", "alice", tx));
+        assert!(!t.close(&id, "q", "alice"));
+        assert!(found(&t, &id, "alice"));
+        assert!(matches!(t.lookup(None, "p", "alice"), SessionRef::None));
+    }
+
+    /// A GET stream lives as long as its session: ending the session (or every session, at
+    /// shutdown) closes it.
+    #[test]
+    fn a_session_s_stream_closes_when_the_session_ends() {
+        // Closed: its sender is gone (no waiting: an open stream would answer `Empty`).
+        let closed = |rx: &mut mpsc::Receiver<Bytes>| {
+            matches!(rx.try_recv(), Err(mpsc::error::TryRecvError::Disconnected))
+        };
+        let t = table(10, 10, Duration::from_secs(60));
+        let id = open(&t, "alice");
+        let (tx, mut rx) = mpsc::channel(1);
+        assert!(t.attach_stream(&id, "p", "alice", tx));
+        assert!(t.close(&id, "p", "alice"));
+        assert!(closed(&mut rx), "the stream closed with its session");
+
+        let ids = [open(&t, "alice"), open(&t, "bob")];
+        let (tx, mut rx) = mpsc::channel(1);
+        assert!(t.attach_stream(&ids[1], "p", "bob", tx));
+        assert!(!t.is_empty());
+        assert_eq!(t.len(), 2);
+        t.close_all();
+        assert!(t.is_empty());
+        assert_eq!(t.len(), 0);
+        assert!(closed(&mut rx), "closed at shutdown");
+        assert!(!found(&t, &ids[0], "alice") && !found(&t, &ids[1], "bob"));
+    }
+
+    /// Finding 7: one identity's flood ends only its own least recently used sessions; others
+    /// still open one.
     #[test]
     fn one_identity_is_capped_without_touching_others() {
         let t = table(5, 3, Duration::from_secs(60));
         let bob = open(&t, "bob");
         let first = open(&t, "flood");
         for _ in 0..1000 {
+            t.tick(Duration::from_millis(1));
             open(&t, "flood");
         }
         assert_eq!(t.len(), 4);
-        assert!(matches!(
-            t.lookup(Some(&first), "p", "flood"),
-            SessionRef::Unknown
-        ));
-        assert!(matches!(
-            t.lookup(Some(&bob), "p", "bob"),
-            SessionRef::Found(_)
-        ));
+        assert!(!found(&t, &first, "flood"));
+        assert!(found(&t, &bob, "bob"));
         open(&t, "carol");
     }
 
-    /// Finding 7: an idle session ends; a used one stays.
+    /// The session an identity over its cap loses is the one it used least recently, not the
+    /// oldest opened (several rounds: the table's order differs from one to the next).
+    #[test]
+    fn the_least_recently_used_session_is_the_one_that_ends() {
+        for _ in 0..20 {
+            let t = table(10, 4, Duration::from_secs(60));
+            let mut ids = Vec::new();
+            for _ in 0..4 {
+                ids.push(open(&t, "alice"));
+                t.tick(Duration::from_secs(1));
+            }
+            // Used in the order 0, 2, 3: the second opened is now the least recently used.
+            for i in [0, 2, 3] {
+                assert!(found(&t, &ids[i], "alice"));
+                t.tick(Duration::from_secs(1));
+            }
+            let fifth = open(&t, "alice");
+            assert!(!found(&t, &ids[1], "alice"));
+            for id in [&ids[0], &ids[2], &ids[3], &fifth] {
+                assert!(found(&t, id, "alice"));
+            }
+            assert_eq!(t.len(), 4);
+        }
+    }
+
+    /// Finding 7: a session unused for the idle time ends; using it keeps it; an ended one is
+    /// swept from the table at the next open.
     #[test]
     fn idle_sessions_expire() {
-        let t = table(10, 10, Duration::from_millis(50));
+        let idle = Duration::from_secs(60);
+        let t = table(10, 10, idle);
         let id = open(&t, "alice");
-        std::thread::sleep(Duration::from_millis(80));
-        assert!(matches!(
-            t.lookup(Some(&id), "p", "alice"),
-            SessionRef::Unknown
-        ));
+        t.tick(idle - Duration::from_millis(1));
+        assert!(
+            found(&t, &id, "alice"),
+            "used in time: kept, and now recent"
+        );
+        t.tick(idle - Duration::from_millis(1));
+        assert!(found(&t, &id, "alice"));
+        t.tick(idle);
+        assert!(!found(&t, &id, "alice"), "unused for the idle time");
+        let kept = open(&t, "bob");
+        t.tick(idle);
         open(&t, "alice");
         assert_eq!(t.len(), 1, "the expired session was swept");
+        assert!(!found(&t, &kept, "bob"));
+    }
+
+    /// A full table first ends the sessions that expired, even right after a sweep, before it
+    /// refuses a new one; a session idle for exactly the idle time has expired.
+    #[test]
+    fn a_full_table_sweeps_before_refusing() {
+        let idle = Duration::from_secs(60);
+        let t = table(2, 10, idle);
+        open(&t, "a");
+        t.tick(Duration::from_secs(50));
+        // Swept here (50 s since the last sweep), nothing expired yet.
+        open(&t, "b");
+        t.tick(Duration::from_secs(10));
+        // 10 s since the sweep (less than idle / 4), full, and "a" expired just now.
+        let c = open(&t, "c");
+        assert_eq!(t.len(), 2);
+        assert!(found(&t, &c, "c"));
+        // Full of live sessions: refused.
+        assert!(matches!(try_open(&t, "d"), Err(OpenError::Full)));
     }
 }

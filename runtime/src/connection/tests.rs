@@ -319,3 +319,441 @@ async fn a_batch_answer_stops_at_its_byte_limit() {
         .contains("max_batch_answer_bytes"));
     assert_eq!(v[19]["id"], 19);
 }
+
+fn person(organization: &str, person: &str) -> Caller {
+    let mut identity = unrestricted_identity(person);
+    identity.organization = organization.to_string();
+    Caller {
+        identity: Arc::new(identity),
+        ..caller()
+    }
+}
+
+/// A session belongs to the person within the organization: the same person with another token
+/// (other name, scopes or bearer) finds it; another person of the organization, or the same
+/// person id in another organization, does not (HTTP answers 404 and the session stays theirs).
+#[test]
+fn a_session_is_found_by_its_person_in_its_organization_only() {
+    let alice = person("acme", "alice");
+    let mut rotated_identity = (*alice.identity).clone();
+    rotated_identity.name = "Alice S.".into();
+    rotated_identity.scopes = ["read".to_string()].into_iter().collect();
+    let rotated = Caller {
+        identity: Arc::new(rotated_identity),
+        bearer: Some(Arc::from("another-token")),
+        ..alice.clone()
+    };
+    assert_eq!(alice.owner(), rotated.owner());
+    let others = [
+        person("acme", "bob"),
+        person("globex", "alice"),
+        // No run-together of the two names: ("acme", "alice") is not ("acmea", "lice").
+        person("acmea", "lice"),
+    ];
+    let table = SessionTable::new(SessionLimits {
+        max: 10,
+        per_identity: 10,
+        idle: Duration::from_secs(3600),
+    });
+    let id = table
+        .open("conformance", &alice.owner(), |id| {
+            Arc::new(Session::new(id, "2025-06-18", json!({})))
+        })
+        .unwrap();
+    for other in &others {
+        assert_ne!(other.owner(), alice.owner());
+        assert!(matches!(
+            table.lookup(Some(&id), "conformance", &other.owner()),
+            SessionRef::Unknown
+        ));
+        assert!(!table.close(&id, "conformance", &other.owner()));
+    }
+    assert!(matches!(
+        table.lookup(Some(&id), "conformance", &rotated.owner()),
+        SessionRef::Found(_)
+    ));
+    assert!(table.close(&id, "conformance", &rotated.owner()));
+}
+
+/// The `initialize` answer is the JSON-RPC result for the request's id, at the negotiated
+/// version.
+#[test]
+fn the_handshake_answers_its_request_with_the_negotiated_version() {
+    let engine = conformance_engine();
+    let init = msg(
+        json!({"jsonrpc": "2.0", "id": "init-7", "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {}}}),
+    );
+    let Step::Initialize(h) = route(init, SessionRef::None, Outer::Absent, &caller()) else {
+        panic!("a handshake");
+    };
+    let v: Value = serde_json::from_slice(&h.answer(&engine)).unwrap();
+    assert_eq!(v["jsonrpc"], "2.0");
+    assert_eq!(v["id"], "init-7");
+    assert_eq!(v["result"]["protocolVersion"], "2025-06-18");
+    assert!(v["result"]["serverInfo"]["name"].is_string(), "{v}");
+}
+
+/// A body is a batch when its first non-blank byte opens an array.
+#[test]
+fn a_batch_is_a_body_that_opens_an_array() {
+    assert!(is_batch(
+        b"[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}]"
+    ));
+    assert!(is_batch(b" \r\n\t[]"));
+    assert!(!is_batch(b"{\"params\":[1]}"));
+    assert!(!is_batch(b"  {\"a\":1}"));
+    assert!(!is_batch(b""));
+    assert!(!is_batch(b"   "));
+}
+
+/// A version header naming no revision we know, on a request whose body does not say 2026, is
+/// refused naming the header (with or without a session); with a 2026 body, or on
+/// `server/discover`, the request is 2026 and the header must then match its `_meta`.
+#[test]
+fn an_unknown_version_header_is_refused_unless_the_body_says_2026() {
+    let unknown = Outer::Header("1999-01-01");
+    for s in [SessionRef::None, SessionRef::Found(session("2025-06-18"))] {
+        match route(request("tools/list", json!({})), s, unknown, &caller()) {
+            Step::Refused { error, why, .. } => {
+                assert_eq!(why, Refusal::UnsupportedVersion);
+                assert_eq!(error.code, -32600);
+                assert_eq!(error.data.unwrap()["requested"], "1999-01-01");
+            }
+            _ => panic!("refused"),
+        }
+    }
+    let era = era_of(
+        request("tools/list", modern_params()),
+        SessionRef::None,
+        unknown,
+    );
+    assert_eq!(
+        era,
+        Err((Refusal::Modern, -32020)),
+        "the header differs from _meta"
+    );
+    let era = era_of(
+        request("server/discover", modern_params()),
+        SessionRef::None,
+        unknown,
+    );
+    assert_eq!(era, Err((Refusal::Modern, -32020)));
+    // A known header still routes: the 2026 one with a 2026 body is served.
+    let era = era_of(
+        request("server/discover", modern_params()),
+        SessionRef::None,
+        Outer::Header("2026-07-28"),
+    );
+    assert_eq!(era, Ok(Era::Modern));
+}
+
+fn selection_of(toolsets: &[&str]) -> Arc<Selection> {
+    use runtime_model::selection::{Ceiling, SelectionSpec};
+    let product = generated::product("conformance").unwrap();
+    let spec = SelectionSpec {
+        toolsets: Some(toolsets.iter().map(|s| s.to_string()).collect()),
+        ..Default::default()
+    };
+    Ceiling::everything(product).narrow(&spec).unwrap()
+}
+
+/// A 2025 session keeps the selection its `initialize` named: a later request may repeat it or
+/// name none (and is then served with the session's), never name another.
+#[test]
+fn a_session_s_selection_is_fixed_by_its_initialize() {
+    let fixed = selection_of(&["all"]);
+    let other = selection_of(&["discovery"]);
+    assert_ne!(fixed, other);
+    let s = || {
+        let s =
+            Session::new("s".into(), "2025-06-18", json!({})).with_selection(Some(fixed.clone()));
+        SessionRef::Found(Arc::new(s))
+    };
+    let naming = |selection: &Arc<Selection>| Caller {
+        selection: Some(selection.clone()),
+        names_selection: true,
+        ..caller()
+    };
+    let served_with =
+        |caller: &Caller| match route(request("tools/list", json!({})), s(), Outer::Absent, caller)
+        {
+            Step::Serve(_, call) => Ok(call.selection),
+            Step::Refused { why, error, .. } => Err((why, error.code)),
+            _ => panic!("a request"),
+        };
+    assert_eq!(served_with(&naming(&fixed)), Ok(Some(fixed.clone())));
+    assert_eq!(
+        served_with(&caller()),
+        Ok(Some(fixed.clone())),
+        "names none"
+    );
+    assert_eq!(
+        served_with(&naming(&other)),
+        Err((Refusal::SelectionChanged, -32600))
+    );
+    // A sessionless request is served with the selection it names.
+    match route(
+        request("tools/list", json!({})),
+        SessionRef::None,
+        Outer::Absent,
+        &naming(&other),
+    ) {
+        Step::Serve(_, call) => assert_eq!(call.selection, Some(other)),
+        _ => panic!("served"),
+    }
+}
+
+fn served(m: Incoming, s: SessionRef) -> Call {
+    match route(m, s, Outer::NotCarried, &caller()) {
+        Step::Serve(_, call) => call,
+        _ => panic!("served"),
+    }
+}
+
+/// A client that states no capabilities has `{}`, one shared value whichever era and whether or
+/// not its `_meta` says so; capabilities it states are its own.
+#[test]
+fn no_capabilities_are_one_shared_empty_object() {
+    let sessionless = served(request("tools/list", json!({})), SessionRef::None);
+    let mut p = modern_params();
+    p["_meta"]["io.modelcontextprotocol/clientCapabilities"] = json!({});
+    let modern = served(request("tools/list", p), SessionRef::None);
+    assert_eq!(*sessionless.client_caps, json!({}));
+    assert_eq!(*modern.client_caps, json!({}));
+    assert!(Arc::ptr_eq(&sessionless.client_caps, &modern.client_caps));
+    let stated = served(request("tools/list", modern_params()), SessionRef::None);
+    assert_eq!(*stated.client_caps, json!({"sampling": {}}));
+}
+
+/// A request needs a channel before its answer only when something can come through it: a
+/// progress token, a log level, or its session's server→client requests. Attached, the channel
+/// carries its progress notifications.
+#[tokio::test]
+async fn a_request_gets_a_channel_when_something_may_come_before_its_answer() {
+    let plain = served(request("tools/list", json!({})), SessionRef::None);
+    assert!(!may_send_before_answer(&plain));
+    let mut progress = served(
+        request("tools/list", json!({"_meta": {"progressToken": "p-1"}})),
+        SessionRef::None,
+    );
+    assert!(may_send_before_answer(&progress));
+    let mut p = modern_params();
+    p["_meta"]["io.modelcontextprotocol/logLevel"] = json!("debug");
+    let logging = served(request("tools/list", p), SessionRef::None);
+    assert!(may_send_before_answer(&logging));
+    let mut in_session = served(
+        request("tools/list", json!({})),
+        SessionRef::Found(session("2025-06-18")),
+    );
+    assert!(may_send_before_answer(&in_session));
+
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    attach(&mut progress, tx);
+    assert!(
+        !progress.peer.can_request(),
+        "no session: notifications only"
+    );
+    progress.progress(1.0, Some(2.0), None);
+    let note: Value = serde_json::from_slice(&rx.try_recv().unwrap()).unwrap();
+    assert_eq!(note["method"], "notifications/progress");
+    assert_eq!(note["params"]["progressToken"], "p-1");
+    let (tx, _rx) = mpsc::unbounded_channel();
+    attach(&mut in_session, tx);
+    assert!(
+        in_session.peer.can_request(),
+        "a session's request may ask the client"
+    );
+}
+
+/// A progress token is a string or a number (anything else is ignored); the language preference
+/// in `_meta` is a string, kept as sent, and wins over the transport's.
+#[test]
+fn progress_tokens_and_languages_are_read_from_meta() {
+    for (token, kept) in [
+        (json!("t-1"), Some(json!("t-1"))),
+        (json!(42), Some(json!(42))),
+        (json!(true), None),
+        (json!({"a": 1}), None),
+        (json!(null), None),
+    ] {
+        let call = served(
+            request("tools/list", json!({"_meta": {"progressToken": token}})),
+            SessionRef::None,
+        );
+        assert_eq!(call.progress_token, kept, "{token}");
+    }
+    let with_language = |language: Value| {
+        let c = Caller {
+            accept_language: Some(Arc::from("es")),
+            ..caller()
+        };
+        let m = request(
+            "tools/list",
+            json!({"_meta": {"io.modelcontextprotocol/acceptLanguage": language}}),
+        );
+        match route(m, SessionRef::None, Outer::NotCarried, &c) {
+            Step::Serve(_, call) => call.accept_language.map(|l| l.to_string()),
+            _ => panic!("served"),
+        }
+    };
+    assert_eq!(
+        with_language(json!("pt-BR, en;q=0.5")).as_deref(),
+        Some("pt-BR, en;q=0.5")
+    );
+    assert_eq!(
+        with_language(json!(7)).as_deref(),
+        Some("es"),
+        "not a string"
+    );
+}
+
+/// An empty batch is refused whole (JSON-RPC: an empty array is an invalid request).
+#[tokio::test]
+async fn an_empty_batch_is_refused() {
+    let engine = conformance_engine();
+    let b = bounds(Duration::from_secs(60), Duration::from_secs(60));
+    let err = batch(
+        &engine,
+        b" [ ] ",
+        SessionRef::None,
+        Outer::NotCarried,
+        &caller(),
+        &b,
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(err.code, -32600);
+    assert!(err.message.contains("empty batch"), "{}", err.message);
+}
+
+/// The byte limit is the answer's exact length: an answer of exactly the limit is sent whole,
+/// one byte less and its last member is withheld (it ran: the error says so).
+#[tokio::test]
+async fn a_batch_answer_may_be_exactly_its_byte_limit() {
+    let engine = conformance_engine();
+    let mut b = bounds(Duration::from_secs(60), Duration::from_secs(60));
+    let run = |b: BatchBounds| {
+        let engine = engine.clone();
+        async move {
+            let out = batch(
+                &engine,
+                &pings(3),
+                SessionRef::None,
+                Outer::NotCarried,
+                &caller(),
+                &b,
+            )
+            .await
+            .unwrap()
+            .unwrap();
+            serde_json::from_slice::<Vec<Value>>(&out).unwrap()
+        }
+    };
+    let whole = batch(
+        &engine,
+        &pings(3),
+        SessionRef::None,
+        Outer::NotCarried,
+        &caller(),
+        &b,
+    )
+    .await
+    .unwrap()
+    .unwrap();
+    b.max_answer_bytes = whole.len();
+    let at_limit = run(b.clone()).await;
+    assert!(
+        at_limit.iter().all(|m| m["result"].is_object()),
+        "{at_limit:?}"
+    );
+    b.max_answer_bytes = whole.len() - 1;
+    let over = run(b.clone()).await;
+    assert!(
+        over[..2].iter().all(|m| m["result"].is_object()),
+        "{over:?}"
+    );
+    assert_eq!(over[2]["error"]["data"]["ran"], true, "{over:?}");
+    assert_eq!(over[2]["id"], 2);
+}
+
+/// A backend whose calls never end: only a time limit stops them.
+struct Stuck;
+
+impl runtime_model::backend::Backend for Stuck {
+    fn call<'a>(
+        &'a self,
+        _ctx: &'a runtime_model::backend::CallContext,
+        _tool: &'static runtime_model::catalog::Tool,
+        _args: &'a serde_json::Map<String, Value>,
+    ) -> runtime_model::backend::BoxFuture<
+        'a,
+        Result<runtime_model::backend::Output, runtime_model::backend::BackendError>,
+    > {
+        Box::pin(std::future::pending())
+    }
+}
+
+/// The answers of a batch of `n` calls that never end, run within `b` (a batch still running
+/// after a minute ran past both its limits: the test fails rather than hang).
+async fn stuck_batch(n: usize, b: &BatchBounds) -> Vec<Value> {
+    let product = generated::product("banking").unwrap();
+    let tool = product
+        .tools
+        .iter()
+        .find(|t| t.annotations.read_only && !t.input_schema_json.contains("\"required\""))
+        .expect("a read tool without required arguments");
+    let cfg = ServerConfig::new(vec![product], Arc::new(Stuck), unrestricted_identity("t"));
+    let engine = Server::new(cfg).unwrap().engine("banking").unwrap().clone();
+    let members: Vec<Value> = (0..n)
+        .map(|i| {
+            json!({"jsonrpc": "2.0", "id": i, "method": "tools/call",
+                "params": {"name": tool.name, "arguments": {}}})
+        })
+        .collect();
+    let body = serde_json::to_vec(&members).unwrap();
+    let caller = caller();
+    let run = batch(
+        &engine,
+        &body,
+        SessionRef::None,
+        Outer::NotCarried,
+        &caller,
+        b,
+    );
+    let out = tokio::time::timeout(Duration::from_secs(60), run)
+        .await
+        .expect("the batch ended within its limits")
+        .unwrap()
+        .unwrap();
+    serde_json::from_slice(&out).unwrap()
+}
+
+/// Each member runs within the request time limit while the batch has more time than that left;
+/// within what the batch has left when that is shorter, and the members after it are not run.
+#[tokio::test]
+async fn batch_members_run_within_the_shorter_of_the_two_time_limits() {
+    let message = |v: &Value| v["error"]["message"].as_str().unwrap_or("").to_string();
+    let members = stuck_batch(
+        2,
+        &bounds(Duration::from_millis(300), Duration::from_secs(3600)),
+    )
+    .await;
+    for m in &members {
+        assert!(
+            message(m).contains("after 300 ms (the request time limit)"),
+            "{members:?}"
+        );
+    }
+    let members = stuck_batch(
+        2,
+        &bounds(Duration::from_secs(3600), Duration::from_secs(1)),
+    )
+    .await;
+    assert!(
+        message(&members[0]).contains("(the batch's time limit (batch_timeout))"),
+        "{members:?}"
+    );
+    assert!(message(&members[1]).starts_with("Not run"), "{members:?}");
+    assert_eq!(members[1]["error"]["data"]["limit"], "batch_timeout");
+}
