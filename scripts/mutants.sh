@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Mutation testing of the money path (issue 42): do the tests notice when the code is wrong?
+# Mutation testing of the money path and of who may call what (issue 42): do the tests notice
+# when the code is wrong?
 # cargo-mutants changes one expression at a time and runs the tests that cover the file; a change
 # they do not notice is a missed mutant.
 #
-#   scripts/mutants.sh [--all] [FILE…]     every mutant of the money-path files (or of FILE…; with
-#                                          --all also connection/ and the selection rule), then a
+#   scripts/mutants.sh [FILE…]             every mutant of the money-path files and of the rule
+#                                          of who may call what (or of FILE…), then a
 #                                          table: caught / missed / unviable / timeouts per file
 #   scripts/mutants.sh --diff [BASE]       only the mutants on lines changed since BASE, or without
 #                                          BASE since each file was last examined whole with none
@@ -53,7 +54,8 @@ runtime/src/backend/upstream.rs;runtime;runtime;--lib;backend::upstream::write_p
 runtime/sandbox/src/api.rs;runtime-sandbox;runtime-sandbox;--lib;api::;in run$|replace run -> |RequestPrint|Slot::|mark_replayed|bearer
 EOF
 }
-# Who may call what: figures on request (--all), not yet held to zero missed.
+# Who may call what (sessions, eras, batches; the selection of tools a request may call): held
+# to zero missed like the money path.
 who_may_call() {
   cat <<'EOF'
 runtime/src/connection/*.rs;runtime;runtime;--lib;connection::;
@@ -73,7 +75,6 @@ mode=full
 install=no
 only=
 base=
-table_all=no
 wanted=()
 while [ $# -gt 0 ]; do
   case $1 in
@@ -81,7 +82,6 @@ while [ $# -gt 0 ]; do
       mode=diff
       if [ $# -gt 1 ] && [ "${2#-}" = "$2" ]; then base=$2; shift; fi
       ;;
-    --all) table_all=yes ;;
     --install) install=yes ;;
     --re)
       [ $# -gt 1 ] || { say "--re needs a regex"; exit 1; }
@@ -95,8 +95,7 @@ while [ $# -gt 0 ]; do
   shift
 done
 
-table=$(money_path)
-if [ "$table_all" = yes ]; then table+=$'\n'$(who_may_call); fi
+table=$(money_path; who_may_call)
 if [ ${#wanted[@]} -gt 0 ]; then
   picked=
   for f in "${wanted[@]}"; do
@@ -172,9 +171,9 @@ if [ "$mode" = diff ]; then
   done <<<"$table"
   if [ -z "$touched" ]; then
     if [ -n "$base" ]; then
-      echo "mutants: no change to the money path since $(git rev-parse --short "$base"): nothing to test"
+      echo "mutants: no change to the money path or to who may call what since $(git rev-parse --short "$base"): nothing to test"
     else
-      echo "mutants: every money-path file is as it was when last examined whole ($checked_file): nothing to test"
+      echo "mutants: every file of the money path and of who may call what is as it was when last examined whole ($checked_file): nothing to test"
     fi
     exit 0
   fi
