@@ -1,9 +1,9 @@
-//! The context a backend test calls tools with.
+//! The context a backend test calls tools with, and a tool it can call with no arguments.
 
 use std::collections::BTreeSet;
 
 use runtime_model::backend::CallContext;
-use runtime_model::catalog::Product;
+use runtime_model::catalog::{Product, Tool};
 use runtime_model::identity::Identity;
 use runtime_model::locale::Locale;
 
@@ -30,4 +30,13 @@ pub fn admin(product: &'static Product, org: &str) -> CallContext {
         progress: Default::default(),
         attempts: Default::default(),
     }
+}
+
+/// A read-only tool of `product` that requires no argument, so `{}` calls it.
+pub fn argless_read(product: &'static Product) -> &'static Tool {
+    product
+        .tools
+        .iter()
+        .find(|t| t.annotations.read_only && !t.input_schema_json.contains("\"required\""))
+        .expect("a read tool without required arguments")
 }

@@ -489,7 +489,8 @@ mod tests {
     use super::*;
     use crate::catalog::{Annotations, Binding, Tool, Toolset};
 
-    const fn tool(name: &'static str, read_only: bool) -> Tool {
+    /// A bare tool, read-only or not (also the fixture of `rule_tests`).
+    pub(super) const fn tool(name: &'static str, read_only: bool) -> Tool {
         Tool {
             annotations: Annotations {
                 read_only,
@@ -533,7 +534,8 @@ mod tests {
         ..Product::bare("p", &TOOLS)
     };
 
-    fn spec(toolsets: &[&str]) -> SelectionSpec {
+    /// A selection of `toolsets` by name (also used by `rule_tests`).
+    pub(super) fn spec(toolsets: &[&str]) -> SelectionSpec {
         SelectionSpec {
             toolsets: Some(toolsets.iter().map(|s| s.to_string()).collect()),
             ..Default::default()

@@ -1,18 +1,9 @@
 //! Tests of the selection rule piece by piece (issue 42: each fails on some change cargo-mutants
 //! makes to `selection.rs`).
 
+use super::tests::{spec, tool};
 use super::*;
-use crate::catalog::{Annotations, Binding, Tool, Toolset};
-
-const fn tool(name: &'static str, read_only: bool) -> Tool {
-    Tool {
-        annotations: Annotations {
-            read_only,
-            ..Annotations::NONE
-        },
-        ..Tool::bare(name, Binding::Extension("x"))
-    }
-}
+use crate::catalog::{Tool, Toolset};
 
 static TOOLS: [Tool; 3] = [
     tool("p_list", true),
@@ -42,13 +33,6 @@ static PRODUCT: Product = Product {
 
 fn names(s: &Selection) -> Vec<&'static str> {
     s.visible_names(&PRODUCT)
-}
-
-fn toolsets(names: &[&str]) -> SelectionSpec {
-    SelectionSpec {
-        toolsets: Some(names.iter().map(|s| s.to_string()).collect()),
-        ..Default::default()
-    }
 }
 
 /// A header's or path's list: names trimmed, empty ones dropped, order kept.
@@ -132,9 +116,9 @@ fn a_tool_set_counts_its_members() {
 fn the_visible_count_is_the_number_of_tools_listed() {
     let c = Ceiling::new(&PRODUCT, &SelectionSpec::default()).unwrap();
     assert_eq!(c.default_selection().visible_count(), 2);
-    assert_eq!(c.narrow(&toolsets(&["all"])).unwrap().visible_count(), 3);
-    assert_eq!(c.narrow(&toolsets(&["extra"])).unwrap().visible_count(), 1);
-    let none = c.narrow(&toolsets(&["discovery"])).unwrap();
+    assert_eq!(c.narrow(&spec(&["all"])).unwrap().visible_count(), 3);
+    assert_eq!(c.narrow(&spec(&["extra"])).unwrap().visible_count(), 1);
+    let none = c.narrow(&spec(&["discovery"])).unwrap();
     assert_eq!(none.visible_count(), 0);
     assert_eq!(Selection::everything(&PRODUCT).visible_count(), 3);
 }
@@ -157,15 +141,15 @@ fn discovery_is_on_only_where_it_was_named() {
         ..Default::default()
     };
     assert!(!plain.narrow(&ro).unwrap().discovery());
-    assert!(!plain.narrow(&toolsets(&["extra"])).unwrap().discovery());
+    assert!(!plain.narrow(&spec(&["extra"])).unwrap().discovery());
 
-    let with = Ceiling::new(&PRODUCT, &toolsets(&["main"]).with_discovery()).unwrap();
+    let with = Ceiling::new(&PRODUCT, &spec(&["main"]).with_discovery()).unwrap();
     assert!(with.default_selection().discovery());
     // Naming no toolset keeps the server's discovery; naming toolsets without it turns it off.
     assert!(with.narrow(&tools_only).unwrap().discovery());
     assert!(with.narrow(&ro).unwrap().discovery());
-    assert!(!with.narrow(&toolsets(&["main"])).unwrap().discovery());
-    assert!(with.narrow(&toolsets(&["discovery"])).unwrap().discovery());
+    assert!(!with.narrow(&spec(&["main"])).unwrap().discovery());
+    assert!(with.narrow(&spec(&["discovery"])).unwrap().discovery());
 }
 
 /// Two sources of one request (its URL path and its headers) get discovery only when both ask
@@ -173,8 +157,8 @@ fn discovery_is_on_only_where_it_was_named() {
 #[test]
 fn an_intersection_has_discovery_only_when_both_have_it() {
     let c = Ceiling::new(&PRODUCT, &SelectionSpec::default()).unwrap();
-    let on = c.narrow(&toolsets(&["main", "discovery"])).unwrap();
-    let off = c.narrow(&toolsets(&["main"])).unwrap();
+    let on = c.narrow(&spec(&["main", "discovery"])).unwrap();
+    let off = c.narrow(&spec(&["main"])).unwrap();
     assert!(on.discovery() && !off.discovery());
     assert!(!on.intersect(&off).discovery());
     assert!(!off.intersect(&on).discovery());

@@ -183,12 +183,17 @@ impl Api {
         self.billets().await.len()
     }
 
+    /// A `POST` of `body` to the demo product's billets.
+    async fn post_billet(&self, headers: &[(&str, &str)], body: &str) -> Answer {
+        self.send("POST", "/demo/v1/bank_billets", headers, body)
+            .await
+    }
+
     /// Creates a billet under `key` (when given), the body wrapped as the API takes it.
     async fn create(&self, key: Option<&str>, amount: f64, description: &str) -> Answer {
         let body = json!({"bank_billet": {"amount": amount, "description": description}});
         let headers: Vec<(&str, &str)> = key.map(|k| ("idempotency-key", k)).into_iter().collect();
-        self.send("POST", "/demo/v1/bank_billets", &headers, &body.to_string())
-            .await
+        self.post_billet(&headers, &body.to_string()).await
     }
 }
 
@@ -225,9 +230,7 @@ async fn the_same_key_and_request_answer_the_first_response_without_running_agai
 
     // The older header name is the same key.
     let x = api
-        .send(
-            "POST",
-            "/demo/v1/bank_billets",
+        .post_billet(
             &[("x-idempotency-key", "k-1")],
             &json!({"bank_billet": {"amount": 12.5, "description": "once"}}).to_string(),
         )
@@ -304,7 +307,7 @@ async fn the_same_key_with_another_request_is_refused_and_changes_nothing() {
     assert_eq!(billet.status, StatusCode::OK, "not deleted");
     assert_eq!(billet.json()["description"], "first", "not updated");
     // The key still answers its own request.
-    let again = api.send("POST", "/demo/v1/bank_billets", &key, &body).await;
+    let again = api.post_billet(&key, &body).await;
     assert!(again.replayed() && again.bytes == first.bytes);
 }
 
@@ -317,7 +320,7 @@ async fn a_query_is_part_of_the_request_and_an_empty_one_is_none() {
         .send("POST", "/demo/v1/bank_billets?description=a", &key, &body)
         .await;
     assert_eq!(first.status, StatusCode::CREATED);
-    let without = api.send("POST", "/demo/v1/bank_billets", &key, &body).await;
+    let without = api.post_billet(&key, &body).await;
     assert_eq!(without.error(), "idempotency_key_reused");
     assert!(
         without.json()["message"]
@@ -333,7 +336,7 @@ async fn a_query_is_part_of_the_request_and_an_empty_one_is_none() {
 
     // `/path?` and `/path` are the same request.
     let key = [("idempotency-key", "no-query")];
-    let first = api.send("POST", "/demo/v1/bank_billets", &key, &body).await;
+    let first = api.post_billet(&key, &body).await;
     assert_eq!(first.status, StatusCode::CREATED);
     let count = api.billet_count().await;
     let again = api
@@ -351,17 +354,10 @@ async fn keys_belong_to_their_token() {
     let api = api();
     let body = json!({"bank_billet": {"amount": 5.0, "description": "mine"}}).to_string();
     let a = api
-        .send(
-            "POST",
-            "/demo/v1/bank_billets",
-            &[("idempotency-key", "shared")],
-            &body,
-        )
+        .post_billet(&[("idempotency-key", "shared")], &body)
         .await;
     let b = api
-        .send(
-            "POST",
-            "/demo/v1/bank_billets",
+        .post_billet(
             &[
                 ("idempotency-key", "shared"),
                 ("authorization", "Bearer tok-b"),
@@ -549,21 +545,12 @@ async fn a_key_in_use_is_refused_until_its_request_ends() {
         tokio::task::yield_now().await;
     }
 
-    let busy = api
-        .send(
-            "POST",
-            "/demo/v1/bank_billets",
-            &[("idempotency-key", "busy")],
-            &body,
-        )
-        .await;
+    let busy = api.post_billet(&[("idempotency-key", "busy")], &body).await;
     assert_eq!(busy.status, StatusCode::CONFLICT, "{:?}", busy.json());
     assert_eq!(busy.error(), "idempotency_key_in_use");
     // Another request under the key in use is still another request.
     let other = api
-        .send(
-            "POST",
-            "/demo/v1/bank_billets",
+        .post_billet(
             &[("idempotency-key", "busy")],
             &json!({"bank_billet": {"amount": 7.0}}).to_string(),
         )
@@ -573,14 +560,7 @@ async fn a_key_in_use_is_refused_until_its_request_ends() {
     drop(held);
     let first = first.await.expect("first request");
     assert_eq!(first.status, StatusCode::CREATED);
-    let after = api
-        .send(
-            "POST",
-            "/demo/v1/bank_billets",
-            &[("idempotency-key", "busy")],
-            &body,
-        )
-        .await;
+    let after = api.post_billet(&[("idempotency-key", "busy")], &body).await;
     assert!(after.replayed() && after.bytes == first.bytes);
     assert_eq!(api.billet_count().await, before + 1, "ran once");
 }
@@ -589,9 +569,7 @@ async fn a_key_in_use_is_refused_until_its_request_ends() {
 async fn a_wrapped_body_is_read_from_its_wrapper_only() {
     let api = api();
     let created = api
-        .send(
-            "POST",
-            "/demo/v1/bank_billets",
+        .post_billet(
             &[],
             &json!({
                 "bank_billet": {"amount": 21.0, "description": "wrapped"},

@@ -913,7 +913,6 @@ mod tests {
         use std::time::Duration;
 
         use runtime_model::catalog::FileField;
-        use runtime_model::identity::Identity;
 
         static FILES: &[FileField] = &[
             FileField {
@@ -940,7 +939,6 @@ mod tests {
             operation_ref: None,
         };
         static TOOL: Tool = Tool::bare("upload", Binding::Http(BINDING));
-        static PRODUCT: Product = Product::bare("banking", &[]);
 
         /// One part as the test server parsed it: name, filename, content type, bytes.
         type SeenPart = (String, Option<String>, Option<String>, Vec<u8>);
@@ -1008,25 +1006,10 @@ mod tests {
         }
 
         pub(super) fn ctx() -> CallContext {
-            CallContext {
-                product: &PRODUCT,
-                identity: Identity {
-                    person: "p".into(),
-                    name: "P".into(),
-                    organization: "o".into(),
-                    scopes: Default::default(),
-                    permissions: Default::default(),
-                    workspaces: Default::default(),
-                    default_workspace: None,
-                }
-                .into(),
-                bearer_token: Some("tok".into()),
-                workspace: None,
-                idempotency_key: Some("k".repeat(64)),
-                locale: runtime_model::locale::Locale::En,
-                progress: Default::default(),
-                attempts: Default::default(),
-            }
+            crate::backend::upstream::write_path_tests::ctx_with(
+                Some(&"k".repeat(64)),
+                Default::default(),
+            )
         }
 
         fn args() -> Map<String, Value> {

@@ -8,7 +8,6 @@
 use super::*;
 use runtime_model::backend::{AttemptSink, Attempts, HttpAttempt};
 use runtime_model::catalog::Annotations;
-use runtime_model::identity::Identity;
 use serde_json::json;
 use std::sync::{Arc, Mutex};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -207,25 +206,14 @@ impl AttemptSink for Reports {
     }
 }
 
-fn ctx_with(key: Option<&str>, attempts: Attempts) -> CallContext {
+/// A call with the bearer token `tok` and `key` (also the multipart tests' context): the
+/// upstream reads no more of its caller.
+pub(super) fn ctx_with(key: Option<&str>, attempts: Attempts) -> CallContext {
     CallContext {
-        product: &PRODUCT,
-        identity: Identity {
-            person: "p".into(),
-            name: "P".into(),
-            organization: "o".into(),
-            scopes: Default::default(),
-            permissions: Default::default(),
-            workspaces: Default::default(),
-            default_workspace: None,
-        }
-        .into(),
         bearer_token: Some("tok".into()),
-        workspace: None,
         idempotency_key: key.map(str::to_string),
-        locale: runtime_model::locale::Locale::En,
-        progress: Default::default(),
         attempts,
+        ..test_support::calls::admin(&PRODUCT, "o")
     }
 }
 

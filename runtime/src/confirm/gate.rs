@@ -580,9 +580,14 @@ mod tests {
     }
 
     fn confirmer() -> Confirmer {
+        confirmer_on(Arc::new(MemoryLedger::new()))
+    }
+
+    /// The tests' confirmer (one sealing key) on `ledger`.
+    fn confirmer_on(ledger: Arc<dyn Ledger>) -> Confirmer {
         Confirmer::new(
             Arc::new(StateSealer::new(vec![("k1".into(), vec![9; 32])]).unwrap()),
-            Arc::new(MemoryLedger::new()),
+            ledger,
         )
     }
 
@@ -639,6 +644,37 @@ mod tests {
                 notes: &Notes::NONE,
             }
         }
+    }
+
+    /// The question a banking `tool`'s first call with `args` asks (modern era, form elicitation,
+    /// no workspace), as text; its records read through `reader`.
+    async fn banking_question(
+        tool: &'static Tool,
+        args: &Map<String, Value>,
+        reader: Option<&dyn RecordReader>,
+    ) -> String {
+        let id = person("p", "o");
+        let g = confirmer()
+            .gate(GateRequest {
+                product: generated::product("banking").unwrap(),
+                tool,
+                args,
+                identity: &id,
+                workspace: None,
+                modern: true,
+                form_elicitation: true,
+                input_responses: None,
+                request_state: None,
+                now: NOW,
+                locale: runtime_model::locale::Locale::En,
+                reader,
+                notes: &Notes::NONE,
+            })
+            .await;
+        let Gate::InputRequired(v) = g else {
+            panic!("expected a question, got {g:?}")
+        };
+        v.to_string()
     }
 
     fn state_of(g: &Gate) -> String {
@@ -950,10 +986,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_failing_ledger_runs_nothing() {
-        let c = Confirmer::new(
-            Arc::new(StateSealer::new(vec![("k1".into(), vec![9; 32])]).unwrap()),
-            Arc::new(FailingLedger("redis down".into())),
-        );
+        let c = confirmer_on(Arc::new(FailingLedger("redis down".into())));
         for product in [&LENIENT, &STRICT] {
             let a = args("x");
             let id = person("p", "o");
@@ -1064,10 +1097,7 @@ mod tests {
     #[tokio::test]
     async fn a_confirmation_whose_key_cannot_be_recorded_is_given_back() {
         // Room for the confirmation's record only: the call's key is over the caller's quota.
-        let c = Confirmer::new(
-            Arc::new(StateSealer::new(vec![("k1".into(), vec![9; 32])]).unwrap()),
-            Arc::new(MemoryLedger::with_limits(1000, 1)),
-        );
+        let c = confirmer_on(Arc::new(MemoryLedger::with_limits(1000, 1)));
         let a = args("x");
         let id = person("p", "o");
         let state = state_of(&c.gate(Call::new(&STRICT, &a, &id).req()).await);
@@ -1102,10 +1132,7 @@ mod tests {
     /// Finding 6: one caller over its quota is refused; another organization still confirms.
     #[tokio::test]
     async fn a_flooding_caller_cannot_deny_confirmations_to_others() {
-        let c = Confirmer::new(
-            Arc::new(StateSealer::new(vec![("k1".into(), vec![9; 32])]).unwrap()),
-            Arc::new(MemoryLedger::with_limits(1000, 3)),
-        );
+        let c = confirmer_on(Arc::new(MemoryLedger::with_limits(1000, 3)));
         let flooder = person("f", "org-a");
         let victim = person("v", "org-b");
         let responses = yes();
@@ -1137,39 +1164,14 @@ mod tests {
     #[tokio::test]
     async fn an_uploaded_file_is_described_in_the_question_not_pasted() {
         let banking = generated::product("banking").unwrap();
-        let upload = banking
-            .tools
-            .iter()
-            .find(|t| t.name == "banking_charge_discharge_create")
-            .unwrap();
+        let upload = banking.tool("banking_charge_discharge_create").unwrap();
         assert!(upload.annotations.destructive);
         let content = "QUJD".repeat(5000);
         let a = json!({"file": content, "filename": "retorno.ret"})
             .as_object()
             .unwrap()
             .clone();
-        let id = person("p", "o");
-        let g = confirmer()
-            .gate(GateRequest {
-                product: banking,
-                tool: upload,
-                args: &a,
-                identity: &id,
-                workspace: None,
-                modern: true,
-                form_elicitation: true,
-                input_responses: None,
-                request_state: None,
-                now: NOW,
-                locale: runtime_model::locale::Locale::En,
-                reader: None,
-                notes: &Notes::NONE,
-            })
-            .await;
-        let Gate::InputRequired(v) = g else {
-            panic!("expected a question, got {g:?}")
-        };
-        let text = v.to_string();
+        let text = banking_question(upload, &a, None).await;
         assert!(text.contains("<file: 20000 base64 characters>"), "{text}");
         assert!(text.contains("retorno.ret"));
         assert!(!text.contains(&content[..64]));
@@ -1179,10 +1181,7 @@ mod tests {
     /// runs, with its call's generation-0 key, so a retry during the outage cannot run twice.
     #[tokio::test]
     async fn an_unconfirmed_write_runs_through_a_ledger_outage_with_its_generation_0_key() {
-        let c = Confirmer::new(
-            Arc::new(StateSealer::new(vec![("k1".into(), vec![9; 32])]).unwrap()),
-            Arc::new(FailingLedger("redis is down".into())),
-        );
+        let c = confirmer_on(Arc::new(FailingLedger("redis is down".into())));
         let owner = idempotency::owner(&person("p", "o"));
         let sent = c
             .run_once(Some("fp"), None, &owner, &Notes::NONE, |key| async move {
@@ -1196,10 +1195,7 @@ mod tests {
     /// outage, and nothing runs.
     #[tokio::test]
     async fn an_unconfirmed_write_over_its_callers_quota_runs_nothing() {
-        let c = Confirmer::new(
-            Arc::new(StateSealer::new(vec![("k1".into(), vec![9; 32])]).unwrap()),
-            Arc::new(MemoryLedger::with_limits(1000, 0)),
-        );
+        let c = confirmer_on(Arc::new(MemoryLedger::with_limits(1000, 0)));
         let owner = idempotency::owner(&person("p", "o"));
         let ran = c
             .run_once(Some("fp"), None, &owner, &Notes::NONE, |_| async {
@@ -1235,28 +1231,7 @@ mod tests {
             .as_object()
             .unwrap()
             .clone();
-        let id = person("p", "o");
-        let g = confirmer()
-            .gate(GateRequest {
-                product: banking,
-                tool: pix,
-                args: &a,
-                identity: &id,
-                workspace: None,
-                modern: true,
-                form_elicitation: true,
-                input_responses: None,
-                request_state: None,
-                now: NOW,
-                locale: runtime_model::locale::Locale::En,
-                reader: Some(&Named),
-                notes: &Notes::NONE,
-            })
-            .await;
-        let Gate::InputRequired(v) = g else {
-            panic!("expected a question, got {g:?}")
-        };
-        let text = v.to_string();
+        let text = banking_question(pix, &a, Some(&Named)).await;
         assert!(text.contains("Conta acc-7 (acc-7)"), "{text}");
     }
 }

@@ -232,35 +232,39 @@ fn pings(n: usize) -> Vec<u8> {
     serde_json::to_vec(&members).unwrap()
 }
 
+/// `bytes` run as a batch outside any session, with no version outside its body, by the test
+/// caller within `b`.
+async fn sessionless_batch(
+    engine: &Engine,
+    bytes: &[u8],
+    b: &BatchBounds,
+) -> Result<Option<Vec<u8>>, RpcError> {
+    batch(
+        engine,
+        bytes,
+        SessionRef::None,
+        Outer::NotCarried,
+        &caller(),
+        b,
+    )
+    .await
+}
+
 /// Finding 5: a batch of more members than the limit is refused whole, naming the limit, before
 /// any member runs (a 1,000-member batch used to be answered member by member).
 #[tokio::test]
 async fn a_batch_over_the_member_limit_is_refused_naming_it() {
     let engine = conformance_engine();
     let b = bounds(Duration::from_secs(60), Duration::from_secs(60));
-    let at_limit = batch(
-        &engine,
-        &pings(100),
-        SessionRef::None,
-        Outer::NotCarried,
-        &caller(),
-        &b,
-    )
-    .await
-    .unwrap()
-    .unwrap();
+    let at_limit = sessionless_batch(&engine, &pings(100), &b)
+        .await
+        .unwrap()
+        .unwrap();
     let v: Value = serde_json::from_slice(&at_limit).unwrap();
     assert_eq!(v.as_array().unwrap().len(), 100);
-    let err = batch(
-        &engine,
-        &pings(101),
-        SessionRef::None,
-        Outer::NotCarried,
-        &caller(),
-        &b,
-    )
-    .await
-    .unwrap_err();
+    let err = sessionless_batch(&engine, &pings(101), &b)
+        .await
+        .unwrap_err();
     assert_eq!(err.code, -32600);
     assert!(
         err.message.contains("at most 100 members"),
@@ -280,30 +284,16 @@ async fn a_batch_answer_stops_at_its_byte_limit() {
         .map(|i| json!({"jsonrpc": "2.0", "id": i, "method": "tools/list"}))
         .collect();
     let body = serde_json::to_vec(&members).unwrap();
-    let whole = batch(
-        &engine,
-        &body,
-        SessionRef::None,
-        Outer::NotCarried,
-        &caller(),
-        &b,
-    )
-    .await
-    .unwrap()
-    .unwrap();
+    let whole = sessionless_batch(&engine, &body, &b)
+        .await
+        .unwrap()
+        .unwrap();
     let one_listing = whole.len() / 20;
     b.max_answer_bytes = one_listing * 3;
-    let out = batch(
-        &engine,
-        &body,
-        SessionRef::None,
-        Outer::NotCarried,
-        &caller(),
-        &b,
-    )
-    .await
-    .unwrap()
-    .unwrap();
+    let out = sessionless_batch(&engine, &body, &b)
+        .await
+        .unwrap()
+        .unwrap();
     assert!(
         out.len() <= b.max_answer_bytes + 20 * 400,
         "{} bytes",
@@ -613,16 +603,7 @@ fn progress_tokens_and_languages_are_read_from_meta() {
 async fn an_empty_batch_is_refused() {
     let engine = conformance_engine();
     let b = bounds(Duration::from_secs(60), Duration::from_secs(60));
-    let err = batch(
-        &engine,
-        b" [ ] ",
-        SessionRef::None,
-        Outer::NotCarried,
-        &caller(),
-        &b,
-    )
-    .await
-    .unwrap_err();
+    let err = sessionless_batch(&engine, b" [ ] ", &b).await.unwrap_err();
     assert_eq!(err.code, -32600);
     assert!(err.message.contains("empty batch"), "{}", err.message);
 }
@@ -636,39 +617,25 @@ async fn a_batch_answer_may_be_exactly_its_byte_limit() {
     let run = |b: BatchBounds| {
         let engine = engine.clone();
         async move {
-            let out = batch(
-                &engine,
-                &pings(3),
-                SessionRef::None,
-                Outer::NotCarried,
-                &caller(),
-                &b,
+            let out = sessionless_batch(&engine, &pings(3), &b)
+                .await
+                .unwrap()
+                .unwrap();
+            (
+                out.len(),
+                serde_json::from_slice::<Vec<Value>>(&out).unwrap(),
             )
-            .await
-            .unwrap()
-            .unwrap();
-            serde_json::from_slice::<Vec<Value>>(&out).unwrap()
         }
     };
-    let whole = batch(
-        &engine,
-        &pings(3),
-        SessionRef::None,
-        Outer::NotCarried,
-        &caller(),
-        &b,
-    )
-    .await
-    .unwrap()
-    .unwrap();
-    b.max_answer_bytes = whole.len();
-    let at_limit = run(b.clone()).await;
+    let (whole, _) = run(b.clone()).await;
+    b.max_answer_bytes = whole;
+    let (_, at_limit) = run(b.clone()).await;
     assert!(
         at_limit.iter().all(|m| m["result"].is_object()),
         "{at_limit:?}"
     );
-    b.max_answer_bytes = whole.len() - 1;
-    let over = run(b.clone()).await;
+    b.max_answer_bytes = whole - 1;
+    let (_, over) = run(b.clone()).await;
     assert!(
         over[..2].iter().all(|m| m["result"].is_object()),
         "{over:?}"
@@ -698,11 +665,7 @@ impl runtime_model::backend::Backend for Stuck {
 /// after a minute ran past both its limits: the test fails rather than hang).
 async fn stuck_batch(n: usize, b: &BatchBounds) -> Vec<Value> {
     let product = generated::product("banking").unwrap();
-    let tool = product
-        .tools
-        .iter()
-        .find(|t| t.annotations.read_only && !t.input_schema_json.contains("\"required\""))
-        .expect("a read tool without required arguments");
+    let tool = test_support::calls::argless_read(product);
     let cfg = ServerConfig::new(vec![product], Arc::new(Stuck), unrestricted_identity("t"));
     let engine = Server::new(cfg).unwrap().engine("banking").unwrap().clone();
     let members: Vec<Value> = (0..n)
@@ -712,15 +675,7 @@ async fn stuck_batch(n: usize, b: &BatchBounds) -> Vec<Value> {
         })
         .collect();
     let body = serde_json::to_vec(&members).unwrap();
-    let caller = caller();
-    let run = batch(
-        &engine,
-        &body,
-        SessionRef::None,
-        Outer::NotCarried,
-        &caller,
-        b,
-    );
+    let run = sessionless_batch(&engine, &body, b);
     let out = tokio::time::timeout(Duration::from_secs(60), run)
         .await
         .expect("the batch ended within its limits")
