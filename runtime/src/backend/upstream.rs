@@ -15,8 +15,9 @@
 //!   sent once — unless it carries an idempotency key and [`UpstreamConfig::retry_keyed_writes`]
 //!   says the upstream honours keys. A connection that could not be opened sent nothing: a call
 //!   that is retried tries again, and one sent once (an unkeyed write) reports it as
-//!   [`BackendError::Unavailable`], "nothing was sent", never as an unknown outcome. A fan-out part ([`Backend::call_once`], `resources/list`'s listings) is
-//!   never retried: one failing part would hold up the whole answer for its backoff.
+//!   [`BackendError::Unavailable`], "nothing was sent", never as an unknown outcome. A fan-out
+//!   part ([`Backend::call_once`], `resources/list`'s listings) is never retried: one failing
+//!   part would hold up the whole answer for its backoff.
 //! - The idempotency key is the engine's ([`CallContext::idempotency_key`]; its one home is
 //!   `confirm::idempotency`), sent as `Idempotency-Key` and `X-Idempotency-Key` on every attempt.
 //! - Answers: 2xx JSON → [`Output::Json`]; 2xx non-JSON (PDF, XML) → [`Output::Bytes`]; a
